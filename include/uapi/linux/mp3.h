@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * mp3: page-fault and CPU-time profiler, user/kernel ABI.
+ *
+ * This is the only definition of everything user space shares with the
+ * mp3.ko module: the control file, the character device and the layout of
+ * the two regions that the device maps.
+ *
+ * Control file /proc/mp3/status
+ *   write "R <pid>"   register the process <pid> (a thread-group id in the
+ *                     writer's PID namespace)
+ *   write "U <pid>"   unregister it
+ *   read             registered PIDs, one per line, as the reader's PID
+ *                     namespace numbers them
+ *   One command per write(); leading/trailing white space is ignored.
+ *   Errors: EINVAL malformed or longer than MP3_STATUS_MAX_WRITE bytes,
+ *   ESRCH no such process, EPERM the writer may not read that process
+ *   (ptrace read rules), EEXIST already registered, ENOENT not registered.
+ *
+ * Character device (major MP3_CHRDEV_MAJOR, minor 0, /dev/mp3) and mmap:
+ *   offset MP3_CLASSIC_OFFSET  the classic region (read-write, see below)
+ *   offset MP3_RING_OFFSET     the versioned region (read-only)
+ *   A mapping must start at a region's offset and must not extend past its
+ *   end; anything else fails with EINVAL. Asking for write access to the
+ *   versioned region fails with EPERM.
+ *   read() of 8 bytes returns the versioned header's head and remembers it
+ *   for this open file; poll() reports EPOLLIN while head is beyond the
+ *   value last read. read() blocks until that is so, or fails with EAGAIN
+ *   under O_NONBLOCK.
+ *
+ * Every sample covers one sampling period and holds the sums, over all
+ * registered processes and all their threads, of what happened in it.
+ */
+#ifndef _UAPI_LINUX_MP3_H
+#define _UAPI_LINUX_MP3_H
+
+#include <linux/types.h>
+
+#define MP3_PROC_DIR		"mp3"
+#define MP3_PROC_STATUS		"status"
+#define MP3_STATUS_PATH		"/proc/mp3/status"
+#define MP3_STATUS_MAX_WRITE	64
+
+#define MP3_CHRDEV_MAJOR	423
+#define MP3_CHRDEV_MINOR	0
+#define MP3_DEVICE_NAME		"mp3"
+#define MP3_DEVICE_PATH		"/dev/mp3"
+
+/*
+ * Classic region: MP3_CLASSIC_SAMPLES samples of four unsigned longs in
+ * MP3_CLASSIC_PAGES pages (4 KiB pages: MP3_CLASSIC_SIZE bytes). Every slot
+ * starts as all ones (-1). Sample n goes to slot n % MP3_CLASSIC_SAMPLES;
+ * its jiffies field is stored last, after a write barrier, so a reader that
+ * sees a jiffies value other than -1 sees the whole sample. Readers may
+ * write -1 back into slots they consumed; the kernel never reads this region.
+ */
+#define MP3_CLASSIC_OFFSET	0
+#define MP3_CLASSIC_SAMPLES	12000
+#define MP3_CLASSIC_PAGES	128
+#define MP3_CLASSIC_SIZE	(MP3_CLASSIC_PAGES * 4096)
+#define MP3_CLASSIC_EMPTY	(~0UL)
+
+struct mp3_classic_sample {
+	__kernel_ulong_t jiffies;	/* jiffies when the sample was taken */
+	__kernel_ulong_t minor_faults;	/* minor faults in the period */
+	__kernel_ulong_t major_faults;	/* major faults in the period */
+	__kernel_ulong_t cpu_jiffies;	/* utime + stime in the period */
+};
+
+/*
+ * Versioned region, mapped read-only at MP3_RING_OFFSET: struct
+ * mp3_ring_header at byte 0, then hdr->capacity samples of hdr->sample_size
+ * bytes starting at byte hdr->data_offset. Map hdr->region_size bytes.
+ *
+ * Compatibility: a reader built for version V may use the region when
+ * magic == MP3_RING_MAGIC and compat_version <= V. Newer versions only add
+ * fields at the end of the header or of a sample (sample_size grows).
+ *
+ * Reader protocol (single writer, any number of readers):
+ *  1. h = load-acquire(hdr->head): samples 0 .. h-1 have been published.
+ *  2. Sample n lives in slot n % capacity. Samples before h - capacity have
+ *     been overwritten: a reader whose next wanted sample is t < h - capacity
+ *     missed (h - capacity - t) samples and continues from h - capacity.
+ *  3. To copy sample n: s1 = load-acquire(slot->seq); copy the slot;
+ *     read barrier; s2 = slot->seq. The copy is valid only if
+ *     s1 == s2 == n; otherwise the writer lapped the reader during the copy
+ *     and sample n is missed too.
+ *  4. load_id changes whenever the module is loaded: positions saved under
+ *     another load_id are meaningless.
+ * The writer stores seq = MP3_SEQ_WRITING, write barrier, the sample, then
+ * store-release seq = n, then store-release head = n + 1.
+ */
+#define MP3_RING_OFFSET		0x10000000UL
+#define MP3_RING_MAGIC		0x5233504dU	/* "MP3R" little-endian */
+#define MP3_RING_VERSION	1
+#define MP3_RING_COMPAT_VERSION	1
+#define MP3_RING_CAPACITY	16384
+#define MP3_SEQ_WRITING		(~0ULL)
+
+struct mp3_ring_header {
+	__u32 magic;
+	__u16 version;
+	__u16 compat_version;
+	__u64 load_id;		/* random, changes at every module load */
+	__u32 header_size;	/* sizeof(struct mp3_ring_header) */
+	__u32 sample_size;	/* sizeof(struct mp3_ring_sample) */
+	__u32 data_offset;	/* byte offset of slot 0 from the region start */
+	__u32 capacity;		/* number of slots, a power of two */
+	__u64 region_size;	/* bytes to map at MP3_RING_OFFSET */
+	__u64 period_ns;	/* sampling period */
+	__u32 hz;		/* the kernel's HZ, to interpret jiffies */
+	__u32 reserved0;
+	__u64 head;		/* samples ever published; store-release */
+	/* Sampler cost, updated after each published sample. */
+	__u64 sampler_ticks;	/* work handler runs that took a sample */
+	__u64 sampler_ns_total;	/* time spent in them */
+	__u64 sampler_ns_last;
+	__u64 sampler_ns_max;
+	__u64 reserved[16];
+};
+
+struct mp3_ring_sample {
+	__u64 seq;		/* n for sample n; MP3_SEQ_WRITING while written */
+	__u64 time_ns;		/* CLOCK_MONOTONIC when taken */
+	__u64 jiffies;
+	__u64 minor_faults;	/* in this period */
+	__u64 major_faults;	/* in this period */
+	__u64 cpu_ns;		/* utime + stime in this period */
+	__u64 minor_total;	/* running sums of the three deltas since load */
+	__u64 major_total;
+	__u64 cpu_ns_total;
+	__u32 nr_procs;		/* processes summed into this sample */
+	__u32 reserved;
+};
+
+#endif /* _UAPI_LINUX_MP3_H */

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sample buffer: one vmalloc() area that user space maps.
+ *
+ *   [0, MP3_CLASSIC_SIZE)            classic region, read-write for users
+ *   [MP3_CLASSIC_SIZE, + ring size)  versioned region, read-only for users:
+ *                                    header page, then the ring of samples
+ *
+ * User space may write anything into the classic region, so the kernel only
+ * ever stores into the buffer; the positions and totals it needs live in
+ * kernel-private variables.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/string.h>
+#include <linux/ktime.h>
+#include <linux/vmalloc.h>
+
+#include "internal.h"
+
+#define MP3_RING_DATA_OFFSET	PAGE_SIZE
+#define MP3_RING_SIZE		PAGE_ALIGN(MP3_RING_DATA_OFFSET + \
+				MP3_RING_CAPACITY * sizeof(struct mp3_ring_sample))
+#define MP3_BUFFER_SIZE		(MP3_CLASSIC_SIZE + MP3_RING_SIZE)
+
+static_assert((MP3_RING_CAPACITY & (MP3_RING_CAPACITY - 1)) == 0);
+static_assert(sizeof(struct mp3_ring_header) <= MP3_RING_DATA_OFFSET);
+static_assert(MP3_CLASSIC_SAMPLES * sizeof(struct mp3_classic_sample) <=
+	      MP3_CLASSIC_SIZE);
+static_assert(PAGE_ALIGNED(MP3_CLASSIC_SIZE));
+
+static void *mp3_buffer;
+static struct mp3_classic_sample *mp3_classic;
+static struct mp3_ring_header *mp3_header;
+static struct mp3_ring_sample *mp3_ring;
+
+/*
+ * Written under mp3_lock by the single publisher. mp3_published is also
+ * read locklessly by readers waiting for new samples.
+ */
+static u64 mp3_published;
+static struct mp3_sample_values mp3_totals;
+static u64 mp3_cost_max;
+
+static void mp3_buffer_set_reserved(bool reserved)
+{
+	unsigned long offset;
+	struct page *page;
+
+	/* Reserved pages are left alone by the VM while user space maps them. */
+	for (offset = 0; offset < MP3_BUFFER_SIZE; offset += PAGE_SIZE) {
+		page = vmalloc_to_page(mp3_buffer + offset);
+		if (reserved)
+			SetPageReserved(page);
+		else
+			ClearPageReserved(page);
+	}
+}
+
+static void mp3_header_init(u64 period_ns)
+{
+	struct mp3_ring_header *hdr = mp3_header;
+
+	hdr->magic = MP3_RING_MAGIC;
+	hdr->version = MP3_RING_VERSION;
+	hdr->compat_version = MP3_RING_COMPAT_VERSION;
+	hdr->load_id = get_random_u64();
+	hdr->header_size = sizeof(*hdr);
+	hdr->sample_size = sizeof(struct mp3_ring_sample);
+	hdr->data_offset = MP3_RING_DATA_OFFSET;
+	hdr->capacity = MP3_RING_CAPACITY;
+	hdr->region_size = MP3_RING_SIZE;
+	hdr->period_ns = period_ns;
+	hdr->hz = HZ;
+}
+
+int mp3_buffer_create(u64 period_ns)
+{
+	mp3_buffer = vzalloc(MP3_BUFFER_SIZE);
+	if (!mp3_buffer)
+		return -ENOMEM;
+
+	mp3_classic = mp3_buffer;
+	mp3_header = mp3_buffer + MP3_CLASSIC_SIZE;
+	mp3_ring = (void *)mp3_header + MP3_RING_DATA_OFFSET;
+
+	memset(mp3_classic, 0xff, MP3_CLASSIC_SIZE);
+	mp3_header_init(period_ns);
+	mp3_published = 0;
+	memset(&mp3_totals, 0, sizeof(mp3_totals));
+	mp3_cost_max = 0;
+
+	mp3_buffer_set_reserved(true);
+	return 0;
+}
+
+void mp3_buffer_destroy(void)
+{
+	mp3_buffer_set_reserved(false);
+	vfree(mp3_buffer);
+	mp3_buffer = NULL;
+}
+
+u64 mp3_buffer_head(void)
+{
+	return READ_ONCE(mp3_published);
+}
+
+static void __mp3_ring_store(u64 n, const struct mp3_sample_values *values)
+{
+	struct mp3_ring_sample *slot = &mp3_ring[n & (MP3_RING_CAPACITY - 1)];
+
+	WRITE_ONCE(slot->seq, MP3_SEQ_WRITING);
+	smp_wmb();	/* pairs with the reader's seq re-check after its copy */
+	slot->time_ns = ktime_get_ns();
+	slot->jiffies = get_jiffies_64();
+	slot->minor_faults = values->minor_faults;
+	slot->major_faults = values->major_faults;
+	slot->cpu_ns = values->cpu_ns;
+	slot->minor_total = mp3_totals.minor_faults;
+	slot->major_total = mp3_totals.major_faults;
+	slot->cpu_ns_total = mp3_totals.cpu_ns;
+	slot->nr_procs = values->nr_procs;
+	slot->reserved = 0;
+	/* Pairs with the reader's load-acquire of seq before its copy. */
+	smp_store_release(&slot->seq, n);
+}
+
+/*
+ * Classic CPU time is in jiffies; converting the running total rather than
+ * each delta keeps rounding errors from piling up.
+ */
+static void __mp3_classic_store(u64 n, const struct mp3_sample_values *values,
+				u64 cpu_ns_before)
+{
+	struct mp3_classic_sample *slot = &mp3_classic[n % MP3_CLASSIC_SAMPLES];
+
+	WRITE_ONCE(slot->jiffies, MP3_CLASSIC_EMPTY);
+	smp_wmb();	/* a reader never sees new fields beside an old jiffies */
+	slot->minor_faults = values->minor_faults;
+	slot->major_faults = values->major_faults;
+	slot->cpu_jiffies = nsecs_to_jiffies64(mp3_totals.cpu_ns) -
+			    nsecs_to_jiffies64(cpu_ns_before);
+	smp_wmb();	/* jiffies last: it marks the slot as filled */
+	WRITE_ONCE(slot->jiffies, jiffies);
+}
+
+static void __mp3_header_account(u64 cost_ns)
+{
+	struct mp3_ring_header *hdr = mp3_header;
+	u64 ticks = mp3_published;
+
+	mp3_cost_max = max(mp3_cost_max, cost_ns);
+	WRITE_ONCE(hdr->sampler_ticks, ticks);
+	WRITE_ONCE(hdr->sampler_ns_total, READ_ONCE(hdr->sampler_ns_total) + cost_ns);
+	WRITE_ONCE(hdr->sampler_ns_last, cost_ns);
+	WRITE_ONCE(hdr->sampler_ns_max, mp3_cost_max);
+}
+
+void __mp3_buffer_publish(const struct mp3_sample_values *values, u64 cost_ns)
+{
+	u64 n = mp3_published;
+	u64 cpu_ns_before = mp3_totals.cpu_ns;
+
+	lockdep_assert_held(&mp3_lock);
+
+	mp3_totals.minor_faults += values->minor_faults;
+	mp3_totals.major_faults += values->major_faults;
+	mp3_totals.cpu_ns += values->cpu_ns;
+
+	__mp3_ring_store(n, values);
+	__mp3_classic_store(n, values, cpu_ns_before);
+
+	WRITE_ONCE(mp3_published, n + 1);
+	/* Pairs with the reader's load-acquire of head: the slot is complete. */
+	smp_store_release(&mp3_header->head, n + 1);
+	__mp3_header_account(cost_ns);
+}
+
+struct mp3_region {
+	unsigned long buffer_offset;
+	unsigned long size;
+	bool writable;
+};
+
+static const struct mp3_region mp3_classic_region = {
+	.buffer_offset = 0,
+	.size = MP3_CLASSIC_SIZE,
+	.writable = true,
+};
+
+static const struct mp3_region mp3_ring_region = {
+	.buffer_offset = MP3_CLASSIC_SIZE,
+	.size = MP3_RING_SIZE,
+	.writable = false,
+};
+
+static const struct mp3_region *mp3_region_at(unsigned long pgoff)
+{
+	if (pgoff == MP3_CLASSIC_OFFSET >> PAGE_SHIFT)
+		return &mp3_classic_region;
+	if (pgoff == MP3_RING_OFFSET >> PAGE_SHIFT)
+		return &mp3_ring_region;
+	return NULL;
+}
+
+static int mp3_region_check(const struct mp3_region *region,
+			    struct vm_area_struct *vma)
+{
+	if (!region || vma->vm_end - vma->vm_start > region->size)
+		return -EINVAL;
+	if (region->writable) {
+		/* A private mapping would copy-on-write pages that are not ours. */
+		if (!(vma->vm_flags & VM_SHARED))
+			return -EINVAL;
+		return 0;
+	}
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	/* Nor may mprotect() add write access later. */
+	vma->vm_flags &= ~VM_MAYWRITE;
+	return 0;
+}
+
+int mp3_buffer_mmap(struct vm_area_struct *vma)
+{
+	const struct mp3_region *region = mp3_region_at(vma->vm_pgoff);
+	unsigned long offset, pfn;
+	int err;
+
+	err = mp3_region_check(region, vma);
+	if (err)
+		return err;
+
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	for (offset = 0; offset < vma->vm_end - vma->vm_start; offset += PAGE_SIZE) {
+		pfn = vmalloc_to_pfn(mp3_buffer + region->buffer_offset + offset);
+		err = remap_pfn_range(vma, vma->vm_start + offset, pfn, PAGE_SIZE,
+				      vma->vm_page_prot);
+		if (err)
+			return err;
+	}
+	return 0;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mp3: internal interfaces between the parts of the module.
+ *
+ * main.c     load/unload and the period_ms parameter
+ * buffer.c   the vmalloc()ed buffer and sample publication
+ * tasks.c    registered processes and their fault/CPU counters
+ * sampler.c  the periodic delayed work item
+ * status.c   /proc/mp3/status
+ * chardev.c  the character device: mmap, read and poll
+ */
+#ifndef MP3_INTERNAL_H
+#define MP3_INTERNAL_H
+
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/mp3.h>
+
+/* What one sampling period adds up to over all registered processes. */
+struct mp3_sample_values {
+	u64 minor_faults;
+	u64 major_faults;
+	u64 cpu_ns;
+	u32 nr_procs;
+};
+
+/*
+ * mp3_lock protects the list of registered processes and their counter
+ * snapshots (tasks.c), the sampler's running state (sampler.c) and makes
+ * sample publication single-writer (buffer.c). Functions named __mp3_*
+ * expect it held.
+ */
+extern struct mutex mp3_lock;
+
+int mp3_buffer_create(u64 period_ns);
+void mp3_buffer_destroy(void);
+void __mp3_buffer_publish(const struct mp3_sample_values *values, u64 cost_ns);
+u64 mp3_buffer_head(void);
+int mp3_buffer_mmap(struct vm_area_struct *vma);
+
+int mp3_tasks_register(pid_t nr);
+int mp3_tasks_unregister(pid_t nr);
+void mp3_tasks_show(struct seq_file *m);
+bool __mp3_tasks_collect(struct mp3_sample_values *values);
+void mp3_tasks_release_all(void);
+
+void mp3_sampler_init(u64 period_ns);
+void __mp3_sampler_start(void);
+void mp3_sampler_stop_sync(void);
+
+int mp3_status_create(void);
+void mp3_status_remove(void);
+
+int mp3_chardev_create(void);
+void mp3_chardev_remove(void);
+void mp3_chardev_notify(void);
+
+#endif /* MP3_INTERNAL_H */

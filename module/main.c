@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mp3: sums the page faults and CPU time of registered processes every
+ * sampling period and shares the samples with user space through a mapped
+ * buffer. See include/uapi/linux/mp3.h for the interface.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/time64.h>
+
+#include "internal.h"
+
+#define MP3_PERIOD_MS_MIN	1
+#define MP3_PERIOD_MS_MAX	10000
+
+static unsigned int period_ms = 50;
+
+static int period_ms_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+	int err;
+
+	err = kstrtouint(val, 10, &ms);
+	if (err)
+		return err;
+	if (ms < MP3_PERIOD_MS_MIN || ms > MP3_PERIOD_MS_MAX)
+		return -EINVAL;
+	*(unsigned int *)kp->arg = ms;
+	return 0;
+}
+
+static const struct kernel_param_ops period_ms_ops = {
+	.set = period_ms_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(period_ms, &period_ms_ops, &period_ms, 0444);
+MODULE_PARM_DESC(period_ms, "Sampling period in milliseconds, 1..10000 (default 50)");
+
+static int __init mp3_init(void)
+{
+	u64 period_ns = (u64)period_ms * NSEC_PER_MSEC;
+	int err;
+
+	err = mp3_buffer_create(period_ns);
+	if (err)
+		return err;
+	mp3_sampler_init(period_ns);
+
+	err = mp3_chardev_create();
+	if (err)
+		goto destroy_buffer;
+
+	/* Last: a registration starts the sampler, which needs all the rest. */
+	err = mp3_status_create();
+	if (err)
+		goto remove_chardev;
+
+	pr_info("loaded, sampling every %u ms\n", period_ms);
+	return 0;
+
+remove_chardev:
+	mp3_chardev_remove();
+destroy_buffer:
+	mp3_buffer_destroy();
+	return err;
+}
+
+static void __exit mp3_exit(void)
+{
+	/* User-visible interfaces first, so nothing new can start... */
+	mp3_status_remove();
+	mp3_chardev_remove();
+	/* ...then the sampler, which may still re-arm itself until cancelled. */
+	mp3_sampler_stop_sync();
+	mp3_tasks_release_all();
+	mp3_buffer_destroy();
+	pr_info("unloaded\n");
+}
+
+module_init(mp3_init);
+module_exit(mp3_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("pfprof developers");
+MODULE_DESCRIPTION("Page-fault and CPU-time profiler with a shared sample buffer");

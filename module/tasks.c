@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Registered processes. Each is held by a struct pid reference, so a process
+ * that exits simply stops resolving to a task and a reused PID number never
+ * resolves to the old entry. Counters are only ever read: the task's own
+ * fields are what /proc/<pid>/stat, getrusage() and time(1) report.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cred.h>
+#include <linux/list.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+
+/* Protects what internal.h lists beside its declaration. */
+DEFINE_MUTEX(mp3_lock);
+
+struct mp3_counters {
+	u64 minor_faults;
+	u64 major_faults;
+	u64 cpu_ns;
+};
+
+struct mp3_task {
+	struct list_head node;		/* in mp3_tasks, under mp3_lock */
+	struct pid *pid;		/* the thread-group leader's pid */
+	struct mp3_counters last;	/* at the previous sample, under mp3_lock */
+};
+
+/* Registered processes in registration order, protected by mp3_lock. */
+static LIST_HEAD(mp3_tasks);
+
+/*
+ * Sums the counters of a whole thread group as /proc/<pid>/stat does: live
+ * threads plus what exited threads left in the signal struct, consistent
+ * under stats_lock's sequence count.
+ * CPU time is sum_exec_runtime, which utime + stime in /proc/<pid>/stat are
+ * scaled to add up to. Returns false if the group has exited entirely.
+ */
+static bool mp3_read_group(struct task_struct *leader, struct mp3_counters *sum)
+{
+	struct signal_struct *sig = leader->signal;
+	struct task_struct *t;
+	unsigned int seq;
+	bool alive;
+
+	rcu_read_lock();
+	/* Retry if a thread moved its counts to the signal struct meanwhile. */
+	do {
+		seq = read_seqbegin(&sig->stats_lock);
+		sum->minor_faults = sig->min_flt;
+		sum->major_faults = sig->maj_flt;
+		sum->cpu_ns = sig->sum_sched_runtime;
+		for_each_thread(leader, t) {
+			sum->minor_faults += READ_ONCE(t->min_flt);
+			sum->major_faults += READ_ONCE(t->maj_flt);
+			sum->cpu_ns += READ_ONCE(t->se.sum_exec_runtime);
+		}
+	} while (read_seqretry(&sig->stats_lock, seq));
+	alive = !(READ_ONCE(leader->exit_state) && thread_group_empty(leader));
+	rcu_read_unlock();
+	return alive;
+}
+
+/*
+ * The rule of ptrace_may_access(task, PTRACE_MODE_READ_FSCREDS), which is
+ * not exported to modules: same credentials or CAP_SYS_PTRACE over the
+ * task's user namespace, and a dumpable mm unless CAP_SYS_PTRACE over the
+ * mm's. The LSM hook it also calls is not reachable from a module.
+ */
+static bool mp3_may_read(struct task_struct *task)
+{
+	const struct cred *cred = current_cred(), *tcred;
+	struct mm_struct *mm;
+	bool allowed;
+
+	if (same_thread_group(task, current))
+		return true;
+
+	rcu_read_lock();
+	tcred = __task_cred(task);
+	allowed = (uid_eq(cred->fsuid, tcred->euid) &&
+		   uid_eq(cred->fsuid, tcred->suid) &&
+		   uid_eq(cred->fsuid, tcred->uid) &&
+		   gid_eq(cred->fsgid, tcred->egid) &&
+		   gid_eq(cred->fsgid, tcred->sgid) &&
+		   gid_eq(cred->fsgid, tcred->gid)) ||
+		  ns_capable_noaudit(tcred->user_ns, CAP_SYS_PTRACE);
+	rcu_read_unlock();
+	if (!allowed)
+		return false;
+
+	task_lock(task);
+	mm = task->mm;
+	if (mm && get_dumpable(mm) != SUID_DUMP_USER &&
+	    !ns_capable_noaudit(mm->user_ns, CAP_SYS_PTRACE))
+		allowed = false;
+	task_unlock(task);
+	return allowed;
+}
+
+static struct mp3_task *__mp3_tasks_find(struct pid *pid)
+{
+	struct mp3_task *entry;
+
+	list_for_each_entry(entry, &mp3_tasks, node)
+		if (entry->pid == pid)
+			return entry;
+	return NULL;
+}
+
+/* The live thread-group leader with this PID in the caller's namespace. */
+static struct task_struct *mp3_get_leader(pid_t nr, struct pid **pidp)
+{
+	struct task_struct *leader;
+	struct pid *pid;
+
+	pid = find_get_pid(nr);
+	if (!pid)
+		return NULL;
+	leader = get_pid_task(pid, PIDTYPE_TGID);
+	if (!leader) {
+		put_pid(pid);
+		return NULL;
+	}
+	*pidp = pid;
+	return leader;
+}
+
+int mp3_tasks_register(pid_t nr)
+{
+	struct mp3_task *entry;
+	struct task_struct *leader;
+	struct pid *pid;
+	int err;
+
+	leader = mp3_get_leader(nr, &pid);
+	if (!leader)
+		return -ESRCH;
+	if (!mp3_may_read(leader)) {
+		err = -EPERM;
+		goto put_leader;
+	}
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry) {
+		err = -ENOMEM;
+		goto put_leader;
+	}
+	entry->pid = pid;
+
+	mutex_lock(&mp3_lock);
+	if (__mp3_tasks_find(pid)) {
+		err = -EEXIST;
+		goto unlock;
+	}
+	/* Deltas start from now; an exited group is as good as gone. */
+	if (!mp3_read_group(leader, &entry->last)) {
+		err = -ESRCH;
+		goto unlock;
+	}
+	list_add_tail(&entry->node, &mp3_tasks);
+	__mp3_sampler_start();
+	mutex_unlock(&mp3_lock);
+	put_task_struct(leader);
+	return 0;
+
+unlock:
+	mutex_unlock(&mp3_lock);
+	kfree(entry);
+put_leader:
+	put_task_struct(leader);
+	put_pid(pid);
+	return err;
+}
+
+static void mp3_task_free(struct mp3_task *entry)
+{
+	put_pid(entry->pid);
+	kfree(entry);
+}
+
+int mp3_tasks_unregister(pid_t nr)
+{
+	struct mp3_task *entry;
+	struct task_struct *leader;
+	struct pid *pid;
+	int err = 0;
+
+	leader = mp3_get_leader(nr, &pid);
+	if (!leader)
+		return -ENOENT;
+
+	mutex_lock(&mp3_lock);
+	entry = __mp3_tasks_find(pid);
+	if (!entry)
+		err = -ENOENT;
+	else if (!mp3_may_read(leader))
+		err = -EPERM;
+	else
+		list_del(&entry->node);
+	mutex_unlock(&mp3_lock);
+
+	if (!err)
+		mp3_task_free(entry);
+	put_task_struct(leader);
+	put_pid(pid);
+	return err;
+}
+
+void mp3_tasks_show(struct seq_file *m)
+{
+	struct mp3_task *entry;
+	pid_t nr;
+
+	mutex_lock(&mp3_lock);
+	list_for_each_entry(entry, &mp3_tasks, node) {
+		/* 0: not visible from the reader's PID namespace. */
+		nr = pid_vnr(entry->pid);
+		if (nr)
+			seq_printf(m, "%d\n", nr);
+	}
+	mutex_unlock(&mp3_lock);
+}
+
+/* Counters never go backwards; a racing read must not make them. */
+static u64 mp3_advance(u64 *last, u64 now)
+{
+	u64 delta = now > *last ? now - *last : 0;
+
+	*last += delta;
+	return delta;
+}
+
+static void __mp3_task_account(struct mp3_task *entry, const struct mp3_counters *now,
+			       struct mp3_sample_values *values)
+{
+	values->minor_faults += mp3_advance(&entry->last.minor_faults, now->minor_faults);
+	values->major_faults += mp3_advance(&entry->last.major_faults, now->major_faults);
+	values->cpu_ns += mp3_advance(&entry->last.cpu_ns, now->cpu_ns);
+	values->nr_procs++;
+}
+
+/*
+ * Adds this period's deltas of every registered process to @values and
+ * drops the processes that have exited. Returns whether any remain.
+ */
+bool __mp3_tasks_collect(struct mp3_sample_values *values)
+{
+	struct mp3_task *entry, *next;
+	struct mp3_counters now;
+	struct task_struct *leader;
+	bool alive;
+
+	lockdep_assert_held(&mp3_lock);
+
+	list_for_each_entry_safe(entry, next, &mp3_tasks, node) {
+		leader = get_pid_task(entry->pid, PIDTYPE_TGID);
+		alive = false;
+		if (leader) {
+			alive = mp3_read_group(leader, &now);
+			__mp3_task_account(entry, &now, values);
+			put_task_struct(leader);
+		}
+		if (!alive) {
+			list_del(&entry->node);
+			mp3_task_free(entry);
+		}
+	}
+	return !list_empty(&mp3_tasks);
+}
+
+void mp3_tasks_release_all(void)
+{
+	struct mp3_task *entry, *next;
+
+	mutex_lock(&mp3_lock);
+	list_for_each_entry_safe(entry, next, &mp3_tasks, node) {
+		list_del(&entry->node);
+		mp3_task_free(entry);
+	}
+	mutex_unlock(&mp3_lock);
+}
