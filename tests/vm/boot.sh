@@ -1,0 +1,142 @@
+#!/bin/bash
+# Usage: tests/vm/boot.sh [--mem MB] [--smp N] [--timeout SEC] [--append "ARGS"] KERNEL INITRD LOGDIR
+#
+# Boots KERNEL (vmlinux.sh) + INITRD (mkinitramfs.sh) under QEMU/TCG, console live
+# on stdout.  Writes to LOGDIR: console.log (ttyS0), result.txt (ttyS1, raw),
+# payload.txt and dmesg.txt (sections of result.txt).  Verdict on stderr.
+# Kernel args: console=ttyS0 panic=-1 oops=panic quiet loglevel=4 printk.time=1
+#   log_buf_len=8M rdinit=/init + --append (8M: a chatty payload must not push
+#   early-boot splats out of the 128K default ring buffer before dmesg is read).
+# Exit: 0 payload rc=0 and no kernel splat
+#       1 payload rc!=0 (no splat)
+#       2 kernel splat (WARNING/BUG/Oops/lockdep/KASAN/...) in dmesg or console, whatever rc
+#       3 guest hung (timeout), panicked or died (no RESULT line)
+#      64 usage error
+set -euo pipefail
+
+usage() { sed -n '2s/^# //p' "$0" >&2; exit 64; }
+log() { printf 'boot.sh: %s\n' "$*" >&2; }
+
+mem=512 smp=2 timeout_s=600 extra=""
+while (($#)); do
+    case $1 in
+        --mem | --smp | --timeout | --append)
+            (($# >= 2)) || usage
+            case $1 in
+                --mem) mem=$2 ;;
+                --smp) smp=$2 ;;
+                --timeout) timeout_s=$2 ;;
+                --append) extra=$2 ;;
+            esac
+            shift 2 ;;
+        -h | --help) usage ;;
+        --) shift; break ;;
+        -*) log "unknown option $1"; usage ;;
+        *) break ;;
+    esac
+done
+(($# == 3)) || usage
+kernel=$1 initrd=$2 logdir=$3
+for n in "$mem" "$smp" "$timeout_s"; do
+    [[ "$n" =~ ^[1-9][0-9]*$ ]] || { log "not a positive number: $n"; usage; }
+done
+for f in "$kernel" "$initrd"; do
+    [[ -f "$f" ]] || { log "no such file: $f"; exit 64; }
+done
+command -v qemu-system-x86_64 >/dev/null || { log "qemu-system-x86_64 not installed (run prepare-host.sh)"; exit 64; }
+
+mkdir -p "$logdir"
+console=$logdir/console.log result=$logdir/result.txt
+rm -f "$console" "$result" "$logdir/dmesg.txt" "$logdir/payload.txt"
+
+# printk.time=1: kernel lines on the console get a "[ secs]" prefix, which is
+# how the console scan tells them from the payload's own output.
+cmdline="console=ttyS0 panic=-1 oops=panic quiet loglevel=4 printk.time=1 log_buf_len=8M rdinit=/init${extra:+ $extra}"
+t0=$(date +%s%N)
+set +e
+# --foreground keeps QEMU in our process group, so Ctrl-C or a CI runner
+# killing the group also stops QEMU (plain timeout would setpgid it away).
+timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
+    -accel tcg,thread=multi -M pc -cpu max -m "$mem" -smp "$smp" \
+    -nodefaults -no-user-config -display none -no-reboot \
+    -serial stdio -serial "file:${result//,/,,}" \
+    -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+    -kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
+    </dev/null | tee "$console"
+qemu_rc=${PIPESTATUS[0]}
+set -e
+t1=$(date +%s%N)
+wall=$(awk -v ns=$((t1 - t0)) 'BEGIN { printf "%.1f", ns / 1e9 }')
+log "boot wall time ${wall} s (qemu exit $qemu_rc)"
+touch "$console" "$result"
+
+section() { # section NAME < result.txt: lines of one section, CRs stripped
+    awk -v want="$1" '{ sub(/\r$/, "") }
+        /^=== PAYLOAD OUTPUT ===$/ { s = "payload"; next }
+        /^=== DMESG ===$/          { s = "dmesg"; next }
+        /^=== END ===$/            { s = ""; next }
+        s == want' "$result"
+}
+section payload >"$logdir/payload.txt"
+section dmesg >"$logdir/dmesg.txt"
+
+if ((qemu_rc == 124 || qemu_rc == 137)); then
+    log "FAIL: guest hung (timeout after ${timeout_s} s)"
+    exit 3
+fi
+
+rc_line=$(tr -d '\r' <"$result" | grep -aE '^RESULT rc=[0-9]+$' | tail -n1 || true)
+if [[ -z "$rc_line" ]]; then
+    log "last 40 console lines:"
+    tail -n 40 "$console" | tr -d '\r' | sed 's/^/    /' >&2
+    log "FAIL: guest kernel panicked or died (no RESULT line; qemu exit $qemu_rc)"
+    exit 3
+fi
+rc=${rc_line#RESULT rc=}
+
+splat_re='WARNING:|BUG:|Oops|general protection fault|Kernel panic|Call Trace|KASAN|UBSAN'
+splat_re+='|possible circular locking|possible recursive locking|inconsistent lock state'
+splat_re+='|suspicious RCU usage|rcu: INFO|INFO: task .* blocked|kmemleak'
+splat_re+='|sleeping function called from invalid context|list_add corruption|list_del corruption'
+splat_re+='|refcount_t:|segfault at'
+# Known harmless lines (none of them is a splat).
+noise_re='loading out-of-tree module taints kernel|module verification failed: signature and/or required key missing'
+noise_re+='|kmemleak: Kernel memory leak detector (initialized|disabled)|kmemleak: Automatic memory scanning thread'
+
+# dmesg hits, with 10 lines of context either side (">>" marks the hits).
+dmesg_hits=$(awk -v pat="$splat_re" -v noise="$noise_re" '
+    { line[NR] = $0; if ($0 ~ pat && $0 !~ noise) hit[NR] = 1 }
+    END {
+        last = 0
+        for (i = 1; i <= NR; i++) {
+            if (!hit[i]) continue
+            lo = i - 10; if (lo < 1) lo = 1; if (lo <= last) lo = last + 1
+            hi = i + 10; if (hi > NR) hi = NR
+            if (last && lo > last + 1) print "    --"
+            for (j = lo; j <= hi; j++) printf "%s %s\n", (hit[j] ? ">>" : "  "), line[j]
+            last = hi
+        }
+    }' "$logdir/dmesg.txt")
+# Console: only kernel lines ("[ secs] ..."), not the payload's echoed output.
+console_hits=$(tr -d '\r' <"$console" | grep -aE '^\[ *[0-9]+\.[0-9]+\] ' \
+    | grep -aE "$splat_re" | grep -avE "$noise_re" || true)
+
+if [[ -n "$dmesg_hits" || -n "$console_hits" ]]; then
+    if [[ -n "$dmesg_hits" ]]; then
+        log "kernel splat in dmesg ($logdir/dmesg.txt):"
+        printf '%s\n' "$dmesg_hits" >&2
+    fi
+    if [[ -n "$console_hits" ]]; then
+        log "kernel splat on console ($logdir/console.log):"
+        while IFS= read -r l; do printf '>> %s\n' "$l"; done <<<"$console_hits" >&2
+    fi
+    log "FAIL: kernel splat (payload rc=$rc)"
+    exit 2
+fi
+
+if ((rc == 0)); then
+    log "PASS: payload rc=0, no kernel splats in dmesg or console"
+    exit 0
+fi
+log "FAIL: payload rc=$rc (no kernel splats in dmesg or console)"
+exit 1

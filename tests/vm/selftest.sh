@@ -1,0 +1,65 @@
+#!/bin/bash
+# Usage: tests/vm/selftest.sh
+#
+# Self-test of the VM harness: boots three tiny payloads and checks boot.sh's
+# exit-code contract.  (1) prints "hello from guest" + uname -r, exits 7 -> 1;
+# (2) crashes the kernel via sysrq -> 3; (3) logs a fake WARNING to /dev/kmsg
+# and exits 0 -> 2.  Exits 0 if all pass.  Logs are kept only on failure
+# (or with PFPROF_KEEP_LOGS=1).
+set -euo pipefail
+
+here=$(cd "$(dirname -- "$0")" && pwd)
+log() { printf 'selftest: %s\n' "$*" >&2; }
+
+kver=$("$here/prepare-host.sh")
+kernel=$("$here/vmlinux.sh" "$kver")
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/pfprof-selftest.XXXXXX")
+failed=0
+cleanup() {
+    if ((failed)) || [[ "${PFPROF_KEEP_LOGS:-}" == 1 ]]; then
+        log "logs kept in $work"
+    else
+        rm -rf "$work"
+    fi
+}
+trap cleanup EXIT
+
+# run_case NAME EXPECTED_EXIT RUN_SCRIPT_BODY: boots the payload, checks the exit.
+run_case() {
+    local name=$1 want=$2 body=$3 dir=$work/$1 got=0
+    mkdir -p "$dir/payload"
+    printf '#!/bin/sh\n%s\n' "$body" >"$dir/payload/run"
+    chmod 755 "$dir/payload/run"
+    "$here/mkinitramfs.sh" "$dir/initrd.cpio" "$dir/payload"
+    "$here/boot.sh" --timeout 120 "$kernel" "$dir/initrd.cpio" "$dir/log" \
+        >"$dir/stdout" 2>"$dir/stderr" || got=$?
+    if ((got != want)); then
+        log "FAIL $name: boot.sh exited $got, expected $want; its stderr:"
+        sed 's/^/    /' "$dir/stderr" >&2
+        failed=1
+        return 1
+    fi
+    log "ok   $name: exit $got; $(grep -h 'wall time' "$dir/stderr" | sed 's/^boot.sh: //')"
+}
+
+run_case hello 1 'echo "hello from guest"; uname -r; exit 7' || true
+if ! grep -qx 'hello from guest' "$work/hello/log/payload.txt" 2>/dev/null \
+    || ! grep -qx "$kver" "$work/hello/log/payload.txt"; then
+    log "FAIL hello: payload.txt lacks 'hello from guest' or '$kver'"
+    failed=1
+fi
+
+run_case crash 3 'echo c > /proc/sysrq-trigger; sleep 30; exit 0' || true
+
+run_case warning 2 "echo 'WARNING: fake splat' > /dev/kmsg; exit 0" || true
+if ! grep -q 'WARNING: fake splat' "$work/warning/log/dmesg.txt" 2>/dev/null; then
+    log "FAIL warning: dmesg.txt lacks the fake splat"
+    failed=1
+fi
+
+if ((failed)); then
+    log "FAILED"
+    exit 1
+fi
+log "all harness checks passed (kernel $kver, $kernel)"
