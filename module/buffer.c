@@ -214,8 +214,12 @@ static int mp3_region_check(const struct mp3_region *region,
 	if (!region || vma->vm_end - vma->vm_start > region->size)
 		return -EINVAL;
 	if (region->writable) {
-		/* A private mapping would copy-on-write pages that are not ours. */
-		if (!(vma->vm_flags & VM_SHARED))
+		/*
+		 * A private mapping would copy-on-write pages that are not
+		 * ours. VM_MAYSHARE, not VM_SHARED: the latter is clear on a
+		 * MAP_SHARED mapping of a file opened read-only.
+		 */
+		if (!(vma->vm_flags & VM_MAYSHARE))
 			return -EINVAL;
 		return 0;
 	}
