@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "mp3ring.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* The header lives in the first page of the region; map that much first. */
+#define MP3RING_HEADER_MAP 4096
+
+static int header_is_usable(const struct mp3_ring_header *hdr, size_t size)
+{
+	uint64_t capacity = hdr->capacity;
+	uint64_t data_end;
+
+	if (hdr->magic != MP3_RING_MAGIC ||
+	    hdr->compat_version > MP3_RING_VERSION ||
+	    hdr->header_size < sizeof(*hdr) ||
+	    hdr->sample_size < sizeof(struct mp3_ring_sample) ||
+	    hdr->sample_size % 8 != 0 ||
+	    capacity == 0 || (capacity & (capacity - 1)) != 0 ||
+	    hdr->data_offset < hdr->header_size || hdr->data_offset % 8 != 0)
+		return 0;
+	/* capacity <= 2^32 and sample_size < 2^32: no overflow in 64 bits. */
+	data_end = hdr->data_offset + capacity * hdr->sample_size;
+	return data_end <= hdr->region_size && hdr->region_size <= size;
+}
+
+int mp3ring_attach(struct mp3ring *ring, const void *region, size_t size)
+{
+	const struct mp3_ring_header *hdr = region;
+
+	memset(ring, 0, sizeof(*ring));
+	if (size < sizeof(*hdr) || !header_is_usable(hdr, size))
+		return -EPROTO;
+	ring->hdr = hdr;
+	ring->slots = (const unsigned char *)region + hdr->data_offset;
+	ring->region_size = hdr->region_size;
+	ring->capacity = hdr->capacity;
+	ring->sample_size = hdr->sample_size;
+	ring->load_id = hdr->load_id;
+	return 0;
+}
+
+static void *map_region(int fd, size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, MP3_RING_OFFSET);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int mp3ring_map(struct mp3ring *ring, int fd)
+{
+	const struct mp3_ring_header *hdr;
+	size_t size;
+	void *region;
+	int err;
+
+	hdr = map_region(fd, MP3RING_HEADER_MAP);
+	if (!hdr)
+		return -errno;
+	size = hdr->region_size;
+	if (hdr->magic != MP3_RING_MAGIC || size < MP3RING_HEADER_MAP)
+		size = 0;
+	munmap((void *)hdr, MP3RING_HEADER_MAP);
+	if (!size)
+		return -EPROTO;
+
+	region = map_region(fd, size);
+	if (!region)
+		return -errno;
+	err = mp3ring_attach(ring, region, size);
+	if (err) {
+		munmap(region, size);
+		return err;
+	}
+	ring->mapped = 1;
+	return 0;
+}
+
+void mp3ring_unmap(struct mp3ring *ring)
+{
+	if (ring->mapped)
+		munmap((void *)ring->hdr, ring->region_size);
+	memset(ring, 0, sizeof(*ring));
+}
+
+uint64_t mp3ring_head(const struct mp3ring *ring)
+{
+	return __atomic_load_n(&ring->hdr->head, __ATOMIC_ACQUIRE);
+}
+
+static const struct mp3_ring_sample *slot_of(const struct mp3ring *ring,
+					     uint64_t n)
+{
+	size_t index = n & (ring->capacity - 1);
+
+	return (const void *)(ring->slots + index * ring->sample_size);
+}
+
+/* Copies sample n if the writer did not touch its slot during the copy. */
+static int copy_sample(const struct mp3ring *ring, uint64_t n,
+		       struct mp3_ring_sample *out)
+{
+	const struct mp3_ring_sample *slot = slot_of(ring, n);
+	uint64_t before, after;
+
+	before = __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE);
+	if (before != n)
+		return 0;
+	memcpy(out, slot, sizeof(*out));
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	after = __atomic_load_n(&slot->seq, __ATOMIC_RELAXED);
+	return after == n && out->seq == n;
+}
+
+enum mp3ring_status mp3ring_read(const struct mp3ring *ring, uint64_t *next,
+				 struct mp3_ring_sample *out, uint64_t *missed)
+{
+	for (;;) {
+		uint64_t head = mp3ring_head(ring);
+		uint64_t n = *next;
+
+		if (n >= head)
+			return MP3RING_EMPTY;
+		if (head - n > ring->capacity) {
+			*missed += head - ring->capacity - n;
+			n = head - ring->capacity;
+		}
+		*next = n + 1;
+		if (copy_sample(ring, n, out))
+			return MP3RING_SAMPLE;
+		++*missed;	/* lapped while we copied it */
+	}
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reader side of the mp3 versioned region (see <linux/mp3.h>): validates the
+ * header and copies samples out with the seqcount protocol, counting exactly
+ * the samples it could not get.
+ */
+#ifndef PFPROF_MP3RING_H
+#define PFPROF_MP3RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/mp3.h>
+
+struct mp3ring {
+	const struct mp3_ring_header *hdr;
+	const unsigned char *slots;	/* slot 0 */
+	size_t region_size;		/* bytes mapped, as the header says */
+	uint64_t capacity;
+	uint32_t sample_size;
+	uint64_t load_id;
+	int mapped;			/* region is ours to munmap() */
+};
+
+/* Where mp3ring_read() found the next sample. */
+enum mp3ring_status {
+	MP3RING_EMPTY,		/* nothing new published yet */
+	MP3RING_SAMPLE,		/* *out holds the sample *next - 1 */
+};
+
+/*
+ * Maps the versioned region of the open mp3 device fd read-only.
+ * Returns 0, or a negative errno: -EPROTO if the header is not one this
+ * reader understands (bad magic, newer compat_version, inconsistent sizes).
+ */
+int mp3ring_map(struct mp3ring *ring, int fd);
+
+/*
+ * Uses a region already in memory (size bytes at region), e.g. one that a
+ * test laid out. Same checks and return values as mp3ring_map().
+ */
+int mp3ring_attach(struct mp3ring *ring, const void *region, size_t size);
+
+void mp3ring_unmap(struct mp3ring *ring);
+
+/* Samples published so far (load-acquire of hdr->head). */
+uint64_t mp3ring_head(const struct mp3ring *ring);
+
+/*
+ * Copies the next sample the reader wants, *next, into *out and advances
+ * *next past it. Samples that were overwritten before they could be copied
+ * are skipped and added to *missed. Never blocks.
+ */
+enum mp3ring_status mp3ring_read(const struct mp3ring *ring, uint64_t *next,
+				 struct mp3_ring_sample *out, uint64_t *missed);
+
+#endif /* PFPROF_MP3RING_H */

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * work: load generator for the mp3 profiler. Maps an anonymous buffer and
+ * touches it, randomly (R) or with locality (L), so that the page faults it
+ * takes show up in the profile.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/mp3.h>
+
+#define PROG "work"
+#define VERSION "0.1"
+
+#define EXIT_USAGE 2
+
+#define MIB_SHIFT 20
+#define DEFAULT_ITERATIONS 20
+#define DEFAULT_SEED 1
+
+/* L mode: the window holds this many pages and moves one page forward
+ * every LOCAL_SLIDE_EVERY accesses. */
+#define LOCAL_WINDOW_PAGES 256
+#define LOCAL_SLIDE_EVERY 64
+
+/* Long options without a short form. */
+enum { OPT_STATUS_FILE = 256, OPT_SLEEP_MS };
+
+struct options {
+	uint64_t megabytes;
+	bool local;
+	uint64_t accesses;
+	uint64_t iterations;
+	uint64_t seed;
+	uint64_t sleep_ms;
+	bool do_register;
+	const char *status_file;
+	bool quiet;
+};
+
+struct access_pattern {
+	volatile unsigned long *words;
+	uint64_t pages;
+	uint64_t words_per_page;
+	bool local;
+	uint64_t window_pages;
+	uint64_t window_start;
+	uint64_t since_slide;
+	uint64_t rng_state;
+};
+
+static void print_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: " PROG " [options] <MB> <R|L> <accesses-per-iteration>\n"
+		"\n"
+		"Map <MB> MiB of anonymous memory (without prefaulting it) and, for\n"
+		"each of N iterations, make <accesses-per-iteration> read-modify-write\n"
+		"accesses to one word of it:\n"
+		"  R  each access goes to a random word of a random page of the whole\n"
+		"     buffer.\n"
+		"  L  each access goes to a random word of a random page in a window of\n"
+		"     %d pages (1 MiB with 4 KiB pages; the whole buffer if smaller)\n"
+		"     that moves forward by one page every %d accesses and wraps\n"
+		"     around at the end of the buffer.\n"
+		"\n"
+		"Options:\n"
+		"  -n, --iterations N   run N iterations (default %d)\n"
+		"  -s, --seed N         seed of the random generator (default %d; runs\n"
+		"                       with the same seed make the same accesses)\n"
+		"  -r, --register       register this process with the mp3 profiler\n"
+		"                       (write \"R <pid>\" to the status file) before the\n"
+		"                       first access\n"
+		"      --status-file PATH\n"
+		"                       status file for --register (default\n"
+		"                       " MP3_STATUS_PATH ")\n"
+		"      --sleep-ms N     sleep N ms between iterations (default 0)\n"
+		"  -q, --quiet          no progress or summary on standard error\n"
+		"  -h, --help           show this help and exit\n"
+		"  -V, --version        show the version and exit\n"
+		"\n"
+		"Exit status: 0 success, 1 runtime failure, 2 usage error.\n",
+		LOCAL_WINDOW_PAGES, LOCAL_SLIDE_EVERY, DEFAULT_ITERATIONS,
+		DEFAULT_SEED);
+}
+
+static _Noreturn __attribute__((format(printf, 1, 2)))
+void usage_error(const char *format, ...)
+{
+	va_list args;
+
+	fputs(PROG ": ", stderr);
+	va_start(args, format);
+	vfprintf(stderr, format, args);
+	va_end(args);
+	fputs("\nTry '" PROG " --help' for more information.\n", stderr);
+	exit(EXIT_USAGE);
+}
+
+/* stdout may be a full disk or a closed pipe, and fclose's flush is where
+ * buffered output meets it. */
+static int finish_stdout(void)
+{
+	if (fclose(stdout) == 0)
+		return EXIT_SUCCESS;
+	fprintf(stderr, PROG ": cannot write standard output: %s\n", strerror(errno));
+	return EXIT_FAILURE;
+}
+
+/* strtoull alone accepts "", " 5" and "-1" (which wraps), so check the
+ * first character and the end as well as the range. */
+static bool parse_u64(const char *text, uint64_t min, uint64_t max,
+		      uint64_t *value)
+{
+	unsigned long long parsed;
+	char *end;
+
+	if (!isdigit((unsigned char)text[0]))
+		return false;
+	errno = 0;
+	parsed = strtoull(text, &end, 10);
+	if (errno != 0 || *end != '\0' || parsed < min || parsed > max)
+		return false;
+	*value = parsed;
+	return true;
+}
+
+static uint64_t parse_number_or_exit(const char *text, uint64_t min,
+				     uint64_t max, const char *what)
+{
+	uint64_t value;
+
+	if (!parse_u64(text, min, max, &value))
+		usage_error("invalid %s '%s': expected an integer from %llu to %llu",
+			    what, text, (unsigned long long)min,
+			    (unsigned long long)max);
+	return value;
+}
+
+static void parse_options(int argc, char *argv[], struct options *opts)
+{
+	static const struct option long_options[] = {
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "register", no_argument, NULL, 'r' },
+		{ "status-file", required_argument, NULL, OPT_STATUS_FILE },
+		{ "sleep-ms", required_argument, NULL, OPT_SLEEP_MS },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "n:s:rqhV", long_options,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			opts->iterations = parse_number_or_exit(optarg, 1,
+					UINT64_MAX, "iteration count");
+			break;
+		case 's':
+			opts->seed = parse_number_or_exit(optarg, 0,
+					UINT64_MAX, "seed");
+			break;
+		case 'r':
+			opts->do_register = true;
+			break;
+		case OPT_STATUS_FILE:
+			opts->status_file = optarg;
+			break;
+		case OPT_SLEEP_MS:
+			/* 32 bits keep the seconds within any time_t. */
+			opts->sleep_ms = parse_number_or_exit(optarg, 0,
+					UINT32_MAX, "sleep time");
+			break;
+		case 'q':
+			opts->quiet = true;
+			break;
+		case 'h':
+			print_usage(stdout);
+			exit(finish_stdout());
+		case 'V':
+			printf(PROG " (pfprof) " VERSION "\n");
+			exit(finish_stdout());
+		default:
+			/* getopt_long has already said what was wrong. */
+			fprintf(stderr, "Try '" PROG " --help' for more information.\n");
+			exit(EXIT_USAGE);
+		}
+	}
+}
+
+static void parse_positionals(int argc, char *argv[], struct options *opts)
+{
+	const char *mode;
+
+	if (argc - optind < 3)
+		usage_error("missing arguments: expected <MB> <R|L> <accesses-per-iteration>");
+	if (argc - optind > 3)
+		usage_error("unexpected argument '%s'", argv[optind + 3]);
+	/* The byte count must fit in a size_t for mmap. */
+	opts->megabytes = parse_number_or_exit(argv[optind], 1,
+					       SIZE_MAX >> MIB_SHIFT, "size in MB");
+	mode = argv[optind + 1];
+	if (strcmp(mode, "R") != 0 && strcmp(mode, "L") != 0)
+		usage_error("invalid access mode '%s': expected R or L", mode);
+	opts->local = mode[0] == 'L';
+	opts->accesses = parse_number_or_exit(argv[optind + 2], 1, UINT64_MAX,
+					      "access count");
+}
+
+/* splitmix64: any seed, 0 included, gives a full-period stream. */
+static uint64_t next_random(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Modulo bias is below n / 2^53: irrelevant for a load generator. */
+static uint64_t random_below(uint64_t *state, uint64_t n)
+{
+	return (next_random(state) >> 11) % n;
+}
+
+static uint64_t next_page(struct access_pattern *p)
+{
+	uint64_t page;
+
+	if (!p->local)
+		return random_below(&p->rng_state, p->pages);
+	page = (p->window_start + random_below(&p->rng_state, p->window_pages)) %
+	       p->pages;
+	if (++p->since_slide == LOCAL_SLIDE_EVERY) {
+		p->since_slide = 0;
+		p->window_start = (p->window_start + 1) % p->pages;
+	}
+	return page;
+}
+
+static void access_once(struct access_pattern *p)
+{
+	uint64_t page = next_page(p);
+	uint64_t word = random_below(&p->rng_state, p->words_per_page);
+	volatile unsigned long *target = p->words + page * p->words_per_page + word;
+
+	/* One instruction that both reads and writes takes one write fault
+	 * per new page. A separate load would first map the shared zero page
+	 * and the store would then fault again, doubling every count. */
+	__atomic_fetch_add(target, 1, __ATOMIC_RELAXED);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void sleep_ms(uint64_t ms)
+{
+	struct timespec left = {
+		.tv_sec = (time_t)(ms / 1000),
+		.tv_nsec = (long)(ms % 1000) * 1000000L,
+	};
+
+	while (nanosleep(&left, &left) != 0 && errno == EINTR)
+		;
+}
+
+static void print_register_hint(int error)
+{
+	if (error == ENOENT)
+		fprintf(stderr, PROG ": hint: is the mp3 module loaded? try: modprobe mp3\n");
+	else if (error == EPERM || error == EACCES)
+		fprintf(stderr, PROG ": hint: you may lack permission to write the "
+			"status file or to register this process; try as root\n");
+}
+
+static int register_self(const char *status_file)
+{
+	char command[MP3_STATUS_MAX_WRITE + 1];
+	int length = snprintf(command, sizeof(command), "R %ld", (long)getpid());
+	int fd = open(status_file, O_WRONLY | O_CLOEXEC);
+	ssize_t written;
+
+	if (fd < 0) {
+		int error = errno;
+
+		fprintf(stderr, PROG ": cannot open %s: %s\n", status_file,
+			strerror(error));
+		print_register_hint(error);
+		return -1;
+	}
+	/* The module takes exactly one command per write(). */
+	written = write(fd, command, (size_t)length);
+	if (written != length) {
+		int error = written < 0 ? errno : EIO;
+
+		fprintf(stderr, PROG ": cannot register with %s: %s\n",
+			status_file, strerror(error));
+		print_register_hint(error);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static volatile unsigned long *map_buffer(size_t bytes)
+{
+	void *buffer = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (buffer == MAP_FAILED) {
+		fprintf(stderr, PROG ": cannot map %zu MiB: %s\n",
+			bytes >> MIB_SHIFT, strerror(errno));
+		return NULL;
+	}
+	/* With THP, one fault would fill 512 pages and hide the access
+	 * pattern from the profile. EINVAL (kernel without THP) leaves
+	 * nothing to turn off, so the result does not matter. */
+	madvise(buffer, bytes, MADV_NOHUGEPAGE);
+	return buffer;
+}
+
+static void run(const struct options *opts, struct access_pattern *pattern)
+{
+	long pid = (long)getpid();
+	double start = now_ms();
+
+	for (uint64_t i = 1; i <= opts->iterations; i++) {
+		double iteration_start = now_ms();
+
+		for (uint64_t a = 0; a < opts->accesses; a++)
+			access_once(pattern);
+		if (!opts->quiet)
+			fprintf(stderr, PROG "[%ld]: iteration %llu/%llu: %llu accesses in %.3f ms\n",
+				pid, (unsigned long long)i,
+				(unsigned long long)opts->iterations,
+				(unsigned long long)opts->accesses,
+				now_ms() - iteration_start);
+		if (opts->sleep_ms > 0 && i < opts->iterations)
+			sleep_ms(opts->sleep_ms);
+	}
+	if (!opts->quiet)
+		fprintf(stderr, PROG "[%ld]: done: %llu iterations of %llu %s accesses to %llu MiB in %.3f ms\n",
+			pid, (unsigned long long)opts->iterations,
+			(unsigned long long)opts->accesses,
+			opts->local ? "local" : "random",
+			(unsigned long long)opts->megabytes, now_ms() - start);
+}
+
+int main(int argc, char *argv[])
+{
+	struct options opts = {
+		.iterations = DEFAULT_ITERATIONS,
+		.seed = DEFAULT_SEED,
+		.status_file = MP3_STATUS_PATH,
+	};
+	struct access_pattern pattern;
+	size_t bytes;
+	long page_size = sysconf(_SC_PAGESIZE);
+
+	parse_options(argc, argv, &opts);
+	parse_positionals(argc, argv, &opts);
+
+	bytes = (size_t)opts.megabytes << MIB_SHIFT;
+	pattern = (struct access_pattern){
+		.words = map_buffer(bytes),
+		.pages = bytes / (size_t)page_size,
+		.words_per_page = (size_t)page_size / sizeof(unsigned long),
+		.local = opts.local,
+		.rng_state = opts.seed,
+	};
+	if (pattern.words == NULL)
+		return EXIT_FAILURE;
+	pattern.window_pages = pattern.pages < LOCAL_WINDOW_PAGES ?
+			       pattern.pages : LOCAL_WINDOW_PAGES;
+
+	if (opts.do_register && register_self(opts.status_file) != 0)
+		return EXIT_FAILURE;
+	run(&opts, &pattern);
+	return EXIT_SUCCESS;
+}
