@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The guest test suite: each test runs in its own process against a freshly
+ * loaded mp3.ko and either returns (pass) or calls fail() with a reason.
+ */
+#ifndef PFPROF_GUEST_HARNESS_H
+#define PFPROF_GUEST_HARNESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "mp3ring.h"
+
+struct test {
+	const char *name;
+	const char *params;	/* module parameters for the fresh load */
+	unsigned int timeout_s;
+	void (*run)(void);
+};
+
+extern const struct test tests[];
+extern const size_t nr_tests;
+
+/* Ends the current test as failed with a reason (printf format). */
+__attribute__((noreturn, format(printf, 1, 2)))
+void fail(const char *fmt, ...);
+
+#define expect(cond, ...) do { if (!(cond)) fail(__VA_ARGS__); } while (0)
+
+/* Fails the test with "what: strerror" unless err is 0 (err is -errno). */
+void expect_ok(int err, const char *what);
+/* Fails the test unless err == -want (0 for success). */
+void expect_errno(int err, int want, const char *what);
+const char *errno_name(int err);
+
+/* Module control; each returns 0 or -errno. */
+int module_load(const char *params);
+int module_unload(void);
+bool module_loaded(void);
+
+/* /proc/mp3/status. */
+int status_write(const char *cmd);
+int status_write_len(const void *buf, size_t len);	/* one write() */
+int status_cmd(char cmd, pid_t pid);
+/* Fills pids (up to max) from the listing; returns how many, or fails. */
+int status_list(pid_t *pids, int max);
+bool status_lists(pid_t pid);
+/* Fails unless the listing holds exactly the n PIDs in want. */
+void expect_listing(const pid_t *want, int n, const char *when);
+
+/* Helper processes; all die with the test's process group. */
+pid_t spawn_sleeper(void);
+void kill_and_reap(pid_t pid);
+
+struct worker {
+	pid_t pid;
+	int cmd_fd;
+	int ack_fd;
+};
+void worker_spawn(struct worker *w);
+/* Runs one command in the worker and waits for it to finish:
+ * 't' n: touch n fresh pages;  'c' n: burn n ms of CPU;
+ * 'T' n: four threads each touch n/4 fresh pages and burn 100 ms of CPU. */
+void worker_do(struct worker *w, char cmd, unsigned long arg);
+
+struct proc_stat {
+	unsigned long long minflt, majflt, utime, stime;	/* clock ticks */
+};
+void read_proc_stat(const char *path, struct proc_stat *st);
+void read_pid_stat(pid_t pid, struct proc_stat *st);
+
+/* The device and its versioned region. */
+int open_device(int flags);
+void map_ring(struct mp3ring *ring, int *fd);
+/* Waits until head >= target; fails after timeout_ms. */
+uint64_t wait_head(const struct mp3ring *ring, uint64_t target, unsigned int timeout_ms);
+
+struct sample_sum {
+	uint64_t minor, major, cpu_ns, samples;
+	uint32_t max_procs;
+};
+/* Sums samples [from, to) of the ring; fails if any of them was missed. */
+void sum_samples(const struct mp3ring *ring, uint64_t from, uint64_t to,
+		 struct sample_sum *sum);
+
+void sleep_ms(unsigned int ms);
+uint64_t now_ns(void);
+/* Runs argv with stdout to out_path (may be NULL); returns the exit status. */
+int run_program(char *const argv[], const char *out_path);
+/* |a - b| <= pct % of b */
+bool within_pct(double a, double b, double pct);
+
+#endif /* PFPROF_GUEST_HARNESS_H */

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What the guest tests share: module control, the proc file, helpers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define MODULE_FILE "mp3.ko"	/* the suite runs in the directory holding it */
+
+void expect_ok(int err, const char *what)
+{
+	if (err)
+		fail("%s: %s", what, strerror(-err));
+}
+
+const char *errno_name(int err)
+{
+	static const struct { int err; const char *name; } names[] = {
+		{ 0, "success" }, { EINVAL, "EINVAL" }, { ESRCH, "ESRCH" },
+		{ EPERM, "EPERM" }, { EEXIST, "EEXIST" }, { ENOENT, "ENOENT" },
+		{ EACCES, "EACCES" }, { EAGAIN, "EAGAIN" }, { EBUSY, "EBUSY" },
+		{ EFAULT, "EFAULT" }, { ENXIO, "ENXIO" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].err == (err < 0 ? -err : err))
+			return names[i].name;
+	return strerror(err < 0 ? -err : err);
+}
+
+void expect_errno(int err, int want, const char *what)
+{
+	if (err != -want)
+		fail("%s: got %s, want %s", what, errno_name(err), errno_name(want));
+}
+
+int module_load(const char *params)
+{
+	int fd = open(MODULE_FILE, O_RDONLY | O_CLOEXEC);
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_finit_module, fd, params ? params : "", 0))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+int module_unload(void)
+{
+	return syscall(SYS_delete_module, "mp3", O_NONBLOCK) ? -errno : 0;
+}
+
+bool module_loaded(void)
+{
+	return access("/sys/module/mp3", F_OK) == 0;
+}
+
+int status_write_len(const void *buf, size_t len)
+{
+	int fd = open(MP3_STATUS_PATH, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, len);
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != len)
+		fail("short write of %zu bytes to %s: %zd", len, MP3_STATUS_PATH, n);
+	close(fd);
+	return err;
+}
+
+int status_write(const char *cmd)
+{
+	return status_write_len(cmd, strlen(cmd));
+}
+
+int status_cmd(char cmd, pid_t pid)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%c %d\n", cmd, (int)pid);
+	return status_write(buf);
+}
+
+int status_list(pid_t *pids, int max)
+{
+	FILE *f = fopen(MP3_STATUS_PATH, "re");
+	char line[64];
+	int n = 0;
+
+	if (!f)
+		fail("open %s: %s", MP3_STATUS_PATH, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		char *end;
+		long v = strtol(line, &end, 10);
+
+		if (end == line || strcmp(end, "\n") || v <= 0)
+			fail("bad line in %s: '%s'", MP3_STATUS_PATH, line);
+		if (n >= max)
+			fail("%s lists more than %d PIDs", MP3_STATUS_PATH, max);
+		pids[n++] = (pid_t)v;
+	}
+	fclose(f);
+	return n;
+}
+
+bool status_lists(pid_t pid)
+{
+	pid_t pids[256];
+	int n = status_list(pids, 256);
+
+	for (int i = 0; i < n; i++)
+		if (pids[i] == pid)
+			return true;
+	return false;
+}
+
+pid_t spawn_sleeper(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+void kill_and_reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	if (waitpid(pid, NULL, 0) != pid)
+		fail("waitpid %d: %s", (int)pid, strerror(errno));
+}
+
+static void touch_pages(unsigned long pages)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, pages * page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		_exit(3);
+	/* One fault per 4 KiB page, whatever the THP setting. */
+	madvise(p, pages * page, MADV_NOHUGEPAGE);
+	for (unsigned long i = 0; i < pages; i++)
+		((volatile char *)p)[i * page] = 1;
+	/* Kept mapped: unmapping is not what is measured. */
+}
+
+static void burn_cpu_ms(unsigned long ms)
+{
+	struct timespec t;
+	uint64_t start, now;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	start = t.tv_sec * 1000000000ULL + t.tv_nsec;
+	do {
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+		now = t.tv_sec * 1000000000ULL + t.tv_nsec;
+	} while (now - start < ms * 1000000ULL);
+}
+
+static void *thread_work(void *arg)
+{
+	touch_pages((unsigned long)arg);
+	burn_cpu_ms(100);
+	return NULL;
+}
+
+static void threaded_work(unsigned long pages)
+{
+	pthread_t threads[4];
+
+	for (int i = 0; i < 4; i++)
+		if (pthread_create(&threads[i], NULL, thread_work, (void *)(pages / 4)))
+			_exit(4);
+	for (int i = 0; i < 4; i++)
+		pthread_join(threads[i], NULL);
+}
+
+struct worker_cmd {
+	char cmd;
+	unsigned long arg;
+};
+
+static void worker_loop(int cmd_fd, int ack_fd)
+{
+	struct worker_cmd c;
+
+	while (read(cmd_fd, &c, sizeof(c)) == sizeof(c)) {
+		switch (c.cmd) {
+		case 't':
+			touch_pages(c.arg);
+			break;
+		case 'c':
+			burn_cpu_ms(c.arg);
+			break;
+		case 'T':
+			threaded_work(c.arg);
+			break;
+		}
+		if (write(ack_fd, "k", 1) != 1)
+			_exit(5);
+	}
+	_exit(0);
+}
+
+void worker_spawn(struct worker *w)
+{
+	int cmd[2], ack[2];
+
+	if (pipe(cmd) || pipe(ack))
+		fail("pipe: %s", strerror(errno));
+	w->pid = fork();
+	if (w->pid < 0)
+		fail("fork: %s", strerror(errno));
+	if (w->pid == 0) {
+		close(cmd[1]);
+		close(ack[0]);
+		worker_loop(cmd[0], ack[1]);
+	}
+	close(cmd[0]);
+	close(ack[1]);
+	w->cmd_fd = cmd[1];
+	w->ack_fd = ack[0];
+}
+
+void worker_do(struct worker *w, char cmd, unsigned long arg)
+{
+	struct worker_cmd c = { .cmd = cmd, .arg = arg };
+	char ack;
+
+	if (write(w->cmd_fd, &c, sizeof(c)) != sizeof(c))
+		fail("sending '%c' to worker %d: %s", cmd, (int)w->pid, strerror(errno));
+	if (read(w->ack_fd, &ack, 1) != 1)
+		fail("worker %d died during '%c'", (int)w->pid, cmd);
+}
+
+void read_proc_stat(const char *path, struct proc_stat *st)
+{
+	char buf[1024], *p;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		fail("open %s: %s", path, strerror(errno));
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		fail("read %s: %s", path, n ? strerror(errno) : "empty");
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* comm may hold spaces and parentheses */
+	/* Fields 3..: state ppid pgrp session tty tpgid flags minflt cminflt
+	 * majflt cmajflt utime stime */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %llu %*u %llu %*u %llu %llu",
+			 &st->minflt, &st->majflt, &st->utime, &st->stime) != 4)
+		fail("cannot parse %s: '%s'", path, buf);
+}
+
+void read_pid_stat(pid_t pid, struct proc_stat *st)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	read_proc_stat(path, st);
+}
+
+int open_device(int flags)
+{
+	int fd = open(MP3_DEVICE_PATH, flags | O_CLOEXEC);
+
+	if (fd < 0)
+		fail("open %s: %s", MP3_DEVICE_PATH, strerror(errno));
+	return fd;
+}
+
+void map_ring(struct mp3ring *ring, int *fd)
+{
+	*fd = open_device(O_RDONLY);
+	expect_ok(mp3ring_map(ring, *fd), "mapping the versioned region");
+}
+
+uint64_t wait_head(const struct mp3ring *ring, uint64_t target, unsigned int timeout_ms)
+{
+	uint64_t deadline = now_ns() + timeout_ms * 1000000ULL;
+	uint64_t head;
+
+	while ((head = mp3ring_head(ring)) < target) {
+		if (now_ns() > deadline)
+			fail("head stayed at %llu, waited %u ms for %llu",
+			     (unsigned long long)head, timeout_ms, (unsigned long long)target);
+		sleep_ms(2);
+	}
+	return head;
+}
+
+void sum_samples(const struct mp3ring *ring, uint64_t from, uint64_t to,
+		 struct sample_sum *sum)
+{
+	struct mp3_ring_sample s;
+	uint64_t next = from, missed = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	while (next < to) {
+		if (mp3ring_read(ring, &next, &s, &missed) != MP3RING_SAMPLE)
+			fail("sample %llu is not published", (unsigned long long)next);
+		if (missed)
+			fail("missed %llu samples before %llu", (unsigned long long)missed,
+			     (unsigned long long)s.seq);
+		sum->minor += s.minor_faults;
+		sum->major += s.major_faults;
+		sum->cpu_ns += s.cpu_ns;
+		sum->samples++;
+		if (s.nr_procs > sum->max_procs)
+			sum->max_procs = s.nr_procs;
+	}
+}
+
+void sleep_ms(unsigned int ms)
+{
+	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&t, &t) && errno == EINTR)
+		;
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
+int run_program(char *const argv[], const char *out_path)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (out_path) {
+			int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+			if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
+				_exit(126);
+		}
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		fail("waitpid %s: %s", argv[0], strerror(errno));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+bool within_pct(double a, double b, double pct)
+{
+	double d = a > b ? a - b : b - a;
+
+	return d <= b * pct / 100.0;
+}

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The sampler: its rate, what it counts, and which processes it counts. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "tests.h"
+
+#define FRESH_PAGES 4096
+#define RATE_WINDOW_MS 4000
+
+void test_sample_rate(void)
+{
+	struct mp3_ring_sample first, last;
+	uint64_t next, missed = 0, head, n;
+	struct mp3ring ring;
+	double rate, jiffy_rate;
+	int fd;
+
+	map_ring(&ring, &fd);
+	expect_ok(status_cmd('R', spawn_sleeper()), "R sleeper");
+	head = wait_head(&ring, 2, 2000);
+	next = head - 1;
+	expect(mp3ring_read(&ring, &next, &first, &missed) == MP3RING_SAMPLE,
+	       "sample %llu unreadable", (unsigned long long)head - 1);
+	sleep_ms(RATE_WINDOW_MS);
+	head = mp3ring_head(&ring);
+	next = head - 1;
+	expect(mp3ring_read(&ring, &next, &last, &missed) == MP3RING_SAMPLE,
+	       "sample %llu unreadable", (unsigned long long)head - 1);
+	n = last.seq - first.seq;
+	rate = n * 1e9 / (double)(last.time_ns - first.time_ns);
+	jiffy_rate = n * (double)ring.hdr->hz / (double)(last.jiffies - first.jiffies);
+	printf("  sample_rate: %llu samples in %.3f s: %.3f/s (%.3f/s by jiffies, HZ=%u)\n",
+	       (unsigned long long)n, (last.time_ns - first.time_ns) / 1e9, rate,
+	       jiffy_rate, ring.hdr->hz);
+	expect(within_pct(rate, 20.0, 1.0), "%.3f samples/s, want 20.0 +- 1%%", rate);
+	expect(within_pct(jiffy_rate, 20.0, 2.0), "%.3f samples per HZ second", jiffy_rate);
+	expect(ring.hdr->period_ns == 50000000, "period_ns %llu",
+	       (unsigned long long)ring.hdr->period_ns);
+	close(fd);
+}
+
+/* Samples [from, to) against /proc/<pid>/stat deltas of the same window. */
+struct window {
+	uint64_t from, to;
+	struct proc_stat before, after;
+	struct sample_sum sum;
+};
+
+/* Opens a window once a sample shows the idle, registered worker. */
+static void window_open(struct window *w, const struct mp3ring *ring, pid_t pid)
+{
+	w->from = wait_head(ring, mp3ring_head(ring) + 1, 2000);
+	read_pid_stat(pid, &w->before);
+}
+
+/* Closes it two samples after the worker went idle again. */
+static void window_close(struct window *w, const struct mp3ring *ring, pid_t pid)
+{
+	read_pid_stat(pid, &w->after);
+	w->to = wait_head(ring, mp3ring_head(ring) + 2, 2000);
+	sum_samples(ring, w->from, w->to, &w->sum);
+}
+
+void test_fault_accuracy(void)
+{
+	struct mp3ring ring;
+	struct worker w;
+	struct window win;
+	unsigned long long stat_minor;
+	int fd;
+
+	map_ring(&ring, &fd);
+	worker_spawn(&w);
+	expect_ok(status_cmd('R', w.pid), "R worker");
+	window_open(&win, &ring, w.pid);
+	worker_do(&w, 't', FRESH_PAGES);
+	window_close(&win, &ring, w.pid);
+	stat_minor = win.after.minflt - win.before.minflt;
+	printf("  fault_accuracy: %d pages touched: samples say %llu minor, /proc says %llu\n",
+	       FRESH_PAGES, (unsigned long long)win.sum.minor, stat_minor);
+	expect(win.sum.minor >= FRESH_PAGES, "%llu minor faults for %d fresh pages",
+	       (unsigned long long)win.sum.minor, FRESH_PAGES);
+	expect(within_pct(win.sum.minor, stat_minor, 5.0),
+	       "samples %llu minor, /proc/pid/stat %llu", (unsigned long long)win.sum.minor,
+	       stat_minor);
+	expect(win.sum.major == win.after.majflt - win.before.majflt,
+	       "samples %llu major, /proc/pid/stat %llu", (unsigned long long)win.sum.major,
+	       win.after.majflt - win.before.majflt);
+	close(fd);
+}
+
+static double stat_cpu_ns(const struct window *w)
+{
+	unsigned long long ticks = w->after.utime + w->after.stime -
+				   w->before.utime - w->before.stime;
+
+	return ticks * 1e9 / sysconf(_SC_CLK_TCK);
+}
+
+void test_cpu_accuracy(void)
+{
+	struct mp3ring ring;
+	struct worker w;
+	struct window win;
+	int fd;
+
+	map_ring(&ring, &fd);
+	worker_spawn(&w);
+	expect_ok(status_cmd('R', w.pid), "R worker");
+	window_open(&win, &ring, w.pid);
+	worker_do(&w, 'c', 1000);
+	window_close(&win, &ring, w.pid);
+	printf("  cpu_accuracy: 1000 ms burnt: samples say %.1f ms, /proc says %.1f ms\n",
+	       win.sum.cpu_ns / 1e6, stat_cpu_ns(&win) / 1e6);
+	expect(win.sum.cpu_ns >= 950000000ULL, "%.1f ms of CPU for 1000 ms burnt",
+	       win.sum.cpu_ns / 1e6);
+	expect(within_pct(win.sum.cpu_ns, stat_cpu_ns(&win), 5.0),
+	       "samples %.1f ms CPU, /proc/pid/stat %.1f ms", win.sum.cpu_ns / 1e6,
+	       stat_cpu_ns(&win) / 1e6);
+	close(fd);
+}
+
+void test_threads_summed(void)
+{
+	struct proc_stat leader_before, leader_after;
+	char leader_path[64];
+	struct mp3ring ring;
+	struct worker w;
+	struct window win;
+	unsigned long long stat_minor, leader_minor;
+	int fd;
+
+	map_ring(&ring, &fd);
+	worker_spawn(&w);
+	snprintf(leader_path, sizeof(leader_path), "/proc/%d/task/%d/stat", (int)w.pid, (int)w.pid);
+	expect_ok(status_cmd('R', w.pid), "R worker");
+	window_open(&win, &ring, w.pid);
+	read_proc_stat(leader_path, &leader_before);
+	worker_do(&w, 'T', FRESH_PAGES);	/* four threads, joined before the ack */
+	read_proc_stat(leader_path, &leader_after);
+	window_close(&win, &ring, w.pid);
+	stat_minor = win.after.minflt - win.before.minflt;
+	leader_minor = leader_after.minflt - leader_before.minflt;
+	printf("  threads_summed: samples %llu minor, %.1f ms; process %llu minor, %.1f ms; main thread %llu minor\n",
+	       (unsigned long long)win.sum.minor, win.sum.cpu_ns / 1e6, stat_minor,
+	       stat_cpu_ns(&win) / 1e6, leader_minor);
+	expect(win.sum.minor >= FRESH_PAGES, "%llu minor faults for %d pages touched by threads",
+	       (unsigned long long)win.sum.minor, FRESH_PAGES);
+	expect(win.sum.minor > 4 * leader_minor, "samples (%llu) count hardly more than the main thread (%llu)",
+	       (unsigned long long)win.sum.minor, leader_minor);
+	expect(within_pct(win.sum.minor, stat_minor, 5.0), "samples %llu minor, /proc/pid/stat %llu",
+	       (unsigned long long)win.sum.minor, stat_minor);
+	expect(win.sum.cpu_ns >= 380000000ULL, "%.1f ms CPU for 4 x 100 ms in threads",
+	       win.sum.cpu_ns / 1e6);
+	expect(within_pct(win.sum.cpu_ns, stat_cpu_ns(&win), 5.0),
+	       "samples %.1f ms CPU, /proc/pid/stat %.1f ms", win.sum.cpu_ns / 1e6,
+	       stat_cpu_ns(&win) / 1e6);
+	close(fd);
+}
+
+static void expect_same_stat(const struct proc_stat *a, const struct proc_stat *b)
+{
+	expect(a->minflt == b->minflt && a->majflt == b->majflt &&
+	       a->utime == b->utime && a->stime == b->stime,
+	       "/proc/pid/stat of an idle profiled process changed: minflt %llu->%llu majflt %llu->%llu utime %llu->%llu stime %llu->%llu",
+	       a->minflt, b->minflt, a->majflt, b->majflt, a->utime, b->utime, a->stime, b->stime);
+}
+
+void test_stat_unchanged(void)
+{
+	struct proc_stat before, during, after;
+	struct mp3ring ring;
+	struct worker w;
+	int fd;
+
+	map_ring(&ring, &fd);
+	worker_spawn(&w);
+	worker_do(&w, 't', FRESH_PAGES);
+	worker_do(&w, 'c', 100);
+	read_pid_stat(w.pid, &before);
+	expect_ok(status_cmd('R', w.pid), "R worker");
+	wait_head(&ring, 10, 3000);
+	read_pid_stat(w.pid, &during);
+	expect_same_stat(&before, &during);
+	worker_do(&w, 't', FRESH_PAGES);
+	wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
+	read_pid_stat(w.pid, &after);
+	expect(after.minflt >= before.minflt + FRESH_PAGES,
+	       "minflt went from %llu to %llu over %d more pages: the counters were reset",
+	       before.minflt, after.minflt, FRESH_PAGES);
+	close(fd);
+}
+
+/* Waits until the listing no longer has pid; fails after timeout_ms. */
+static void wait_unlisted(pid_t pid, unsigned int timeout_ms)
+{
+	uint64_t deadline = now_ns() + timeout_ms * 1000000ULL;
+
+	while (status_lists(pid)) {
+		expect(now_ns() < deadline, "PID %d still listed %u ms after it exited",
+		       (int)pid, timeout_ms);
+		sleep_ms(10);
+	}
+}
+
+void test_exit_dropped(void)
+{
+	struct mp3ring ring;
+	pid_t stays = spawn_sleeper(), leaves = spawn_sleeper();
+	uint64_t head;
+	int fd;
+
+	map_ring(&ring, &fd);
+	expect_ok(status_cmd('R', stays), "R stays");
+	expect_ok(status_cmd('R', leaves), "R leaves");
+	wait_head(&ring, 1, 2000);
+	kill_and_reap(leaves);
+	wait_unlisted(leaves, 1000);
+	expect_listing(&stays, 1, "after one of two exited");
+	expect_errno(status_cmd('U', leaves), ENOENT, "U of the dropped PID");
+	/* The last one leaving stops the sampler. */
+	kill(stays, SIGKILL);
+	wait_unlisted(stays, 1000);
+	head = mp3ring_head(&ring);
+	sleep_ms(500);
+	expect(mp3ring_head(&ring) == head, "sampler still running with no process: head %llu -> %llu",
+	       (unsigned long long)head, (unsigned long long)mp3ring_head(&ring));
+	close(fd);
+}
+
+static void set_last_pid(pid_t pid)
+{
+	char buf[32];
+	int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+	int len = snprintf(buf, sizeof(buf), "%d", (int)pid);
+
+	if (fd < 0 || write(fd, buf, len) != len)
+		fail("writing /proc/sys/kernel/ns_last_pid: %s", strerror(errno));
+	close(fd);
+}
+
+void test_pid_reuse(void)
+{
+	struct mp3ring ring;
+	struct sample_sum sum;
+	struct worker w;
+	pid_t old = spawn_sleeper();
+	uint64_t from;
+	int fd;
+
+	map_ring(&ring, &fd);
+	expect_ok(status_cmd('R', old), "R old");
+	wait_head(&ring, 1, 2000);
+	kill_and_reap(old);
+	set_last_pid(old - 1);
+	worker_spawn(&w);	/* a stranger with the old number */
+	expect(w.pid == old, "the PID was not reused: got %d, wanted %d", (int)w.pid, (int)old);
+	from = mp3ring_head(&ring);
+	worker_do(&w, 't', FRESH_PAGES);
+	sleep_ms(300);
+	sum_samples(&ring, from, mp3ring_head(&ring), &sum);
+	expect(sum.minor < FRESH_PAGES / 2, "the stranger's %d faults were counted (%llu minor)",
+	       FRESH_PAGES, (unsigned long long)sum.minor);
+	expect(!status_lists(w.pid), "the stranger with the reused PID %d is listed", (int)w.pid);
+	expect_ok(status_cmd('R', w.pid), "R of the new process with the reused PID");
+}

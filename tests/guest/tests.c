@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The guest suite, in running order, with each test's module parameters. */
+#include "harness.h"
+#include "tests.h"
+
+const struct test tests[] = {
+	{ "load_params",	NULL,		20,	test_load_params },
+	{ "proc_mode",		NULL,		10,	test_proc_mode },
+	{ "proc_register_list",	NULL,		10,	test_proc_register_list },
+	{ "proc_errors",	NULL,		10,	test_proc_errors },
+	{ "proc_unprivileged",	NULL,		10,	test_proc_unprivileged },
+	{ "proc_pidns",		NULL,		10,	test_proc_pidns },
+	{ "header_fields",	NULL,		20,	test_header_fields },
+	{ "mmap_checks",	NULL,		10,	test_mmap_checks },
+	{ "read_poll",		NULL,		10,	test_read_poll },
+	{ "sample_rate",	NULL,		20,	test_sample_rate },
+	{ "fault_accuracy",	NULL,		30,	test_fault_accuracy },
+	{ "cpu_accuracy",	NULL,		30,	test_cpu_accuracy },
+	{ "threads_summed",	NULL,		30,	test_threads_summed },
+	{ "stat_unchanged",	NULL,		30,	test_stat_unchanged },
+	{ "exit_dropped",	NULL,		10,	test_exit_dropped },
+	{ "pid_reuse",		NULL,		10,	test_pid_reuse },
+	{ "classic_protocol",	NULL,		30,	test_classic_protocol },
+	{ "classic_wrap",	"period_ms=1",	90,	test_classic_wrap },
+	{ "ring_missed",	"period_ms=1",	90,	test_ring_missed },
+	{ "unload_busy",	NULL,		10,	test_unload_busy },
+	{ "load_cycles",	NULL,		120,	test_load_cycles },
+	{ "work_locality",	NULL,		120,	test_work_locality },
+	{ "tool_errors",	NULL,		10,	test_tool_errors },
+};
+
+const size_t nr_tests = sizeof(tests) / sizeof(tests[0]);
