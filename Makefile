@@ -1,0 +1,23 @@
+# pfprof top-level Makefile: delegates to the parts.
+#   make                build mp3.ko (for KVER, default the running kernel) and the tools
+#   make check          build everything and run the test suite in a QEMU guest
+#                       (guest kernel: Debian's linux-image-amd64, or KVER=... if given)
+#   make clean
+all: module tools
+
+module:
+	$(MAKE) -C module
+
+tools:
+	$(MAKE) -C tools
+
+check:
+	tests/check.sh
+
+clean:
+	$(MAKE) -C module clean
+	$(MAKE) -C tools clean
+	$(MAKE) -C tests/guest clean
+	rm -rf build
+
+.PHONY: all module tools check clean

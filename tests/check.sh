@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Builds mp3.ko, the tools and the guest test suite, boots Debian's kernel in
+# QEMU with them and runs the suite there. Ends with "N passed, N failed" and
+# exits non-zero if anything failed, including a kernel splat in the guest.
+#   tests/check.sh [TEST...]     TEST names limit the guest suite (see
+#                                 tests/guest/mp3-tests --list)
+# Environment: KVER (guest kernel, default: Debian's linux-image-amd64),
+# PFPROF_CACHE (default /var/cache/pfprof-test), BUILD (default ./build).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+guest=$build/guest
+
+KVER=$(KVER=${KVER:-} "$top/tests/vm/prepare-host.sh")
+export KVER
+echo "check: guest kernel $KVER" >&2
+
+make -s -C "$top/module" KVER="$KVER"
+make -s -C "$top/tools" STATIC=1
+make -s -C "$top/tests/guest"
+
+rm -rf "$guest"
+mkdir -p "$guest/payload" "$guest/log"
+install -m 0644 "$top/module/mp3.ko" "$guest/payload/"
+install -m 0755 "$top/tools/work" "$top/tools/monitor" \
+	"$top/tests/guest/mp3-tests" "$top/tests/guest/run" "$guest/payload/"
+printf '%s\n' "$@" > "$guest/payload/tests.list"
+
+vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER")
+"$top/tests/vm/mkinitramfs.sh" "$guest/test.cpio" "$guest/payload"
+
+status=0
+"$top/tests/vm/boot.sh" "$vmlinux" "$guest/test.cpio" "$guest/log" || status=$?
+
+# The guest suite's own tally, plus one check of our own: the kernel log.
+summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$guest/log/payload.txt" | tail -n 1 || true)
+passed=${summary%% passed*}
+failed=${summary#*passed, }
+failed=${failed%% failed*}
+if [ -z "$summary" ]; then
+	echo "check: the guest suite did not report a result" >&2
+	passed=0
+	failed=1
+fi
+case $status in
+0|1)	passed=$((passed + 1))
+	echo "PASS guest kernel log has no warning, BUG, oops or lockdep report" ;;
+2)	failed=$((failed + 1))
+	echo "FAIL guest kernel log has a splat (see $guest/log/dmesg.txt)" ;;
+*)	failed=$((failed + 1))
+	echo "FAIL guest did not finish (see $guest/log/console.log)" ;;
+esac
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$status" -eq 0 ]
