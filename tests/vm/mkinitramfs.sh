@@ -2,7 +2,8 @@
 # Usage: tests/vm/mkinitramfs.sh OUT.cpio PAYLOAD_DIR
 #
 # Builds an uncompressed newc initramfs: static busybox + applet links, /init,
-# /dev/console + /dev/null, and PAYLOAD_DIR copied (modes kept) to /t.
+# /dev/console + /dev/null, and PAYLOAD_DIR copied (modes kept) to /t, with
+# the shared libraries of its dynamically linked programs.
 # The guest's /init runs /t/run (cwd /t, PATH=/t:/bin:/sbin, stdin /dev/null),
 # showing its output live on ttyS0, then writes to ttyS1:
 #   === PAYLOAD OUTPUT ===  <output>  === DMESG ===  <dmesg>  === END ===
@@ -49,6 +50,15 @@ if ! { mknod -m 600 "$root/dev/console" c 5 1 && mknod -m 666 "$root/dev/null" c
 fi
 
 cp -a "$payload"/. "$root/t/"
+
+# Dynamically linked payload programs get their shared libraries (and the
+# dynamic loader) at the paths they were linked against.
+while IFS= read -r -d '' prog; do
+    LC_ALL=C readelf -l "$prog" 2>/dev/null | grep -q INTERP || continue
+    ldd "$prog" | grep -oE '/[^ ]+' | while read -r lib; do
+        [[ -e "$root$lib" ]] || cp -L --parents "$lib" "$root"
+    done
+done < <(find "$payload" -type f -perm -u+x -print0)
 
 cat >"$root/init" <<'INIT'
 #!/bin/sh
