@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "pidlist.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Bad lines are quoted in reports up to this length. */
+#define QUOTE_MAX 80
+
+enum line_kind { LINE_BLANK, LINE_PID, LINE_BAD };
+
+/* What pidlist_add() or pidlist_remove() does to the file. */
+struct edit {
+	const pid_t *pids;
+	size_t count;
+	bool removing;
+	bool *present;		/* adding: pids[i] is in the file already */
+	bool changed;
+};
+
+static const char *skip_space(const char *p, const char *end)
+{
+	while (p < end && isspace((unsigned char)*p))
+		p++;
+	return p;
+}
+
+/*
+ * A line is blank, a comment, or a PID with optional white space and comment.
+ * line[len] must be '\0' (getline() ensures it) so strtol() stops in the buffer.
+ */
+static enum line_kind parse_line(const char *line, size_t len, pid_t *pid)
+{
+	const char *end = line + len;
+	const char *p = skip_space(line, end);
+	char *number_end;
+	long value;
+
+	if (p == end || *p == '#')
+		return LINE_BLANK;
+	/* strtol() would also take a sign; a PID file holds digits only. */
+	if (!isdigit((unsigned char)*p))
+		return LINE_BAD;
+	errno = 0;
+	value = strtol(p, &number_end, 10);
+	if (errno || value < 1 || value > INT_MAX)
+		return LINE_BAD;
+	/* An embedded NUL stops here too, since it is neither space nor '#'. */
+	p = skip_space(number_end, end);
+	if (p != end && *p != '#')
+		return LINE_BAD;
+	*pid = value;
+	return LINE_PID;
+}
+
+static bool holds(const pid_t *pids, size_t count, pid_t pid)
+{
+	for (size_t i = 0; i < count; i++) {
+		if (pids[i] == pid)
+			return true;
+	}
+	return false;
+}
+
+/* getline() returns -1 both at the end and on errors; only errors leave feof() unset. */
+static int read_error(FILE *f)
+{
+	if (feof(f))
+		return 0;
+	return errno ? -errno : -EIO;
+}
+
+static int append_pid(struct pidlist *list, size_t *capacity, pid_t pid)
+{
+	if (list->count == *capacity) {
+		size_t grown = *capacity ? 2 * *capacity : 16;
+		pid_t *pids = reallocarray(list->pids, grown, sizeof(*pids));
+
+		if (!pids)
+			return -ENOMEM;
+		list->pids = pids;
+		*capacity = grown;
+	}
+	list->pids[list->count++] = pid;
+	return 0;
+}
+
+static void report_bad_line(pidlist_report_fn *report, void *ctx, const char *path,
+			    unsigned int lineno, const char *line, size_t len)
+{
+	char message[QUOTE_MAX + 128];
+
+	if (len > 0 && line[len - 1] == '\n')
+		len--;
+	snprintf(message, sizeof(message), "bad line '%.*s%s': expected a PID or a '#' comment",
+		 len > QUOTE_MAX ? QUOTE_MAX : (int)len, line, len > QUOTE_MAX ? "..." : "");
+	report(ctx, path, lineno, message);
+}
+
+static int read_pids(FILE *f, const char *path, struct pidlist *list,
+		     pidlist_report_fn *report, void *ctx)
+{
+	unsigned int lineno = 0;
+	size_t capacity = 0, size = 0;
+	char *line = NULL;
+	ssize_t len;
+	int err = 0;
+	pid_t pid;
+
+	while (!err && (len = getline(&line, &size, f)) >= 0) {
+		lineno++;
+		switch (parse_line(line, len, &pid)) {
+		case LINE_PID:
+			if (!holds(list->pids, list->count, pid))
+				err = append_pid(list, &capacity, pid);
+			break;
+		case LINE_BAD:
+			if (report)
+				report_bad_line(report, ctx, path, lineno, line, len);
+			break;
+		case LINE_BLANK:
+			break;
+		}
+	}
+	free(line);
+	return err ? err : read_error(f);
+}
+
+int pidlist_read(const char *path, struct pidlist *list,
+		 pidlist_report_fn *report, void *ctx)
+{
+	FILE *f = fopen(path, "re");
+	int err;
+
+	list->pids = NULL;
+	list->count = 0;
+	if (!f)
+		return errno == ENOENT ? 0 : -errno;
+	err = read_pids(f, path, list, report, ctx);
+	fclose(f);
+	if (err)
+		pidlist_free(list);
+	return err;
+}
+
+void pidlist_free(struct pidlist *list)
+{
+	free(list->pids);
+	list->pids = NULL;
+	list->count = 0;
+}
+
+static int path_with_suffix(char *buf, const char *path, const char *suffix)
+{
+	if (snprintf(buf, PATH_MAX, "%s%s", path, suffix) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Returns the locked file descriptor (close it to unlock) or -errno. */
+static int lock_pidlist(const char *path)
+{
+	char lock_path[PATH_MAX];
+	int fd, err = path_with_suffix(lock_path, path, ".lock");
+
+	if (err)
+		return err;
+	fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	while (flock(fd, LOCK_EX)) {
+		if (errno != EINTR) {
+			err = -errno;
+			close(fd);
+			return err;
+		}
+	}
+	return fd;
+}
+
+/* Makes a rename() in path's directory durable. */
+static int sync_directory(const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+	int fd, err = 0;
+
+	strcpy(dir, path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Writes one line of the old file to out, or drops it if it holds a PID being removed. */
+static int copy_line(FILE *out, const char *line, size_t len, struct edit *edit)
+{
+	pid_t pid;
+
+	if (parse_line(line, len, &pid) == LINE_PID) {
+		for (size_t i = 0; i < edit->count; i++) {
+			if (edit->pids[i] != pid)
+				continue;
+			if (edit->removing) {
+				edit->changed = true;
+				return 0;
+			}
+			edit->present[i] = true;
+		}
+	}
+	if (fwrite(line, 1, len, out) != len)
+		return -errno;
+	/* The last line may lack its newline; added lines must not join it. */
+	if (len && line[len - 1] != '\n' && putc('\n', out) == EOF)
+		return -errno;
+	return 0;
+}
+
+static int copy_lines(FILE *in, FILE *out, struct edit *edit)
+{
+	char *line = NULL;
+	size_t size = 0;
+	ssize_t len;
+	int err = 0;
+
+	while (!err && (len = getline(&line, &size, in)) >= 0)
+		err = copy_line(out, line, len, edit);
+	free(line);
+	return err ? err : read_error(in);
+}
+
+/* Appends the PIDs being added that the file did not hold, each once. */
+static int append_new_pids(FILE *out, struct edit *edit)
+{
+	for (size_t i = 0; i < edit->count; i++) {
+		if (edit->present[i] || holds(edit->pids, i, edit->pids[i]))
+			continue;
+		if (fprintf(out, "%d\n", (int)edit->pids[i]) < 0)
+			return -errno;
+		edit->changed = true;
+	}
+	return 0;
+}
+
+/* Writes the edited contents of path (NULL in: the file does not exist) to out. */
+static int write_edited(FILE *in, FILE *out, struct edit *edit)
+{
+	int err = in ? copy_lines(in, out, edit) : 0;
+
+	if (!err && !edit->removing)
+		err = append_new_pids(out, edit);
+	return err;
+}
+
+/* Makes the temporary file complete and durable, world-readable like the file it replaces. */
+static int finish_temp(FILE *out)
+{
+	int err = 0;
+
+	if (fflush(out) || fchmod(fileno(out), 0644) || fsync(fileno(out)))
+		err = -errno;
+	if (fclose(out) && !err)
+		err = -errno;
+	return err;
+}
+
+/*
+ * Writes the edited file to a temporary file next to path and renames it over
+ * path, so that readers see the old or the new file, never a partial one. An
+ * existing file that the edit would not change is left alone.
+ */
+static int rewrite(const char *path, FILE *in, struct edit *edit)
+{
+	char temp_path[PATH_MAX];
+	FILE *out;
+	int fd, err = path_with_suffix(temp_path, path, ".XXXXXX");
+
+	if (err)
+		return err;
+	fd = mkostemp(temp_path, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	out = fdopen(fd, "w");
+	if (!out) {
+		err = -errno;
+		close(fd);
+		unlink(temp_path);
+		return err;
+	}
+	err = write_edited(in, out, edit);
+	if (err || (!edit->changed && in)) {
+		fclose(out);
+		unlink(temp_path);
+		return err;
+	}
+	err = finish_temp(out);
+	if (!err && rename(temp_path, path))
+		err = -errno;
+	if (err) {
+		unlink(temp_path);
+		return err;
+	}
+	return sync_directory(path);
+}
+
+/* Applies edit to path under the lock. */
+static int edit_pidlist(const char *path, struct edit *edit)
+{
+	int lock_fd = lock_pidlist(path);
+	FILE *in;
+	int err;
+
+	/* Without a directory for the lock file there is no file to remove from either. */
+	if (lock_fd == -ENOENT && edit->removing)
+		return 0;
+	if (lock_fd < 0)
+		return lock_fd;
+	in = fopen(path, "re");
+	if (!in && errno != ENOENT) {
+		err = -errno;
+	} else if (!in && edit->removing) {
+		err = 0;
+	} else {
+		err = rewrite(path, in, edit);
+		if (in)
+			fclose(in);
+	}
+	close(lock_fd);
+	return err;
+}
+
+int pidlist_add(const char *path, const pid_t *pids, size_t count)
+{
+	struct edit edit = { .pids = pids, .count = count };
+	int err;
+
+	for (size_t i = 0; i < count; i++) {
+		if (pids[i] < 1)
+			return -EINVAL;
+	}
+	edit.present = calloc(count ? count : 1, sizeof(*edit.present));
+	if (!edit.present)
+		return -ENOMEM;
+	err = edit_pidlist(path, &edit);
+	free(edit.present);
+	return err;
+}
+
+int pidlist_remove(const char *path, const pid_t *pids, size_t count)
+{
+	struct edit edit = { .pids = pids, .count = count, .removing = true };
+
+	return edit_pidlist(path, &edit);
+}

@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "unit.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pidlist.h"
+
+#define MAX_REPORTS 16
+#define ADDERS 8
+#define PIDS_PER_ADDER 50
+
+struct report {
+	unsigned int line;
+	char message[256];
+};
+
+struct reports {
+	size_t count;
+	struct report r[MAX_REPORTS];
+};
+
+static void record(void *ctx, const char *file, unsigned int line, const char *message)
+{
+	struct reports *reports = ctx;
+	struct report *r;
+
+	UNIT_CHECK(!strcmp(file, "pids"), "report names file '%s'", file);
+	UNIT_CHECK(reports->count < MAX_REPORTS, "too many reports, last: %s", message);
+	r = &reports->r[reports->count++];
+	r->line = line;
+	snprintf(r->message, sizeof(r->message), "%s", message);
+}
+
+static void check_pids(const struct pidlist *list, const pid_t *want, size_t count)
+{
+	UNIT_CHECK(list->count == count, "%zu PIDs, want %zu", list->count, count);
+	for (size_t i = 0; i < count; i++)
+		UNIT_CHECK(list->pids[i] == want[i], "PID %zu is %d, want %d", i,
+			   (int)list->pids[i], (int)want[i]);
+}
+
+static void check_file(const char *path, const char *want)
+{
+	char *text = unit_read_file(path);
+
+	UNIT_CHECK(!strcmp(text, want), "%s holds:\n%s\nwant:\n%s", path, text, want);
+	free(text);
+}
+
+static void check_missing(const char *path)
+{
+	UNIT_CHECK(access(path, F_OK) && errno == ENOENT, "%s exists", path);
+}
+
+static ino_t inode_of(const char *path)
+{
+	struct stat st;
+
+	UNIT_CHECK(!stat(path, &st), "stat %s: %s", path, strerror(errno));
+	return st.st_ino;
+}
+
+/* Fails unless dir holds exactly the PID file and its lock file. */
+static void check_no_stray_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	UNIT_CHECK(d != NULL, "opendir %s: %s", dir, strerror(errno));
+	while ((e = readdir(d))) {
+		const char *name = e->d_name;
+
+		UNIT_CHECK(!strcmp(name, ".") || !strcmp(name, "..") || !strcmp(name, "pids") ||
+			   !strcmp(name, "pids.lock"), "stray file %s/%s", dir, name);
+	}
+	closedir(d);
+}
+
+static void test_read_missing_file(void)
+{
+	struct pidlist list = { (pid_t *)1, 5 };
+	struct reports reports = { 0 };
+
+	UNIT_CHECK(pidlist_read("pids", &list, record, &reports) == 0, "read failed");
+	UNIT_CHECK(list.count == 0 && list.pids == NULL, "missing file gave %zu PIDs", list.count);
+	UNIT_CHECK(reports.count == 0, "unexpected report: %s", reports.r[0].message);
+	check_missing("pids");
+	check_missing("pids.lock");
+}
+
+#define BAD(text) "bad line '" text "': expected a PID or a '#' comment"
+
+static const struct bad_line {
+	unsigned int line;
+	const char *message;
+} bad_lines[] = {
+	{ 6, BAD("abc") },
+	{ 7, BAD("12x") },
+	{ 8, BAD("-5") },
+	{ 9, BAD("0") },
+	{ 10, BAD("2147483648") },
+	{ 12, BAD("+7") },
+	{ 14, BAD("1 2") },
+	{ 15, BAD("99999999999999999999") },
+};
+
+static void test_read_mixed_lines(void)
+{
+	static const pid_t want[] = { 123, 456, 789, 2147483647, 99, 8 };
+	struct pidlist list;
+	struct reports reports = { 0 };
+
+	unit_write_file("pids",
+			"# registered by pfprofctl\n"	/* 1 */
+			"123\n"
+			"  456  # web server\n"
+			"\t789\t\n"
+			"\n"				/* 5 */
+			"abc\n"
+			"12x\n"
+			"-5\n"
+			"0\n"
+			"2147483648\n"			/* 10 */
+			"2147483647\n"
+			"+7\n"
+			" 99#tight\n"
+			"1 2\n"
+			"99999999999999999999\n"	/* 15 */
+			"123\n"
+			"   \t  \n"
+			"8");
+	UNIT_CHECK(pidlist_read("pids", &list, record, &reports) == 0, "read failed");
+	check_pids(&list, want, sizeof(want) / sizeof(want[0]));
+	UNIT_CHECK(reports.count == sizeof(bad_lines) / sizeof(bad_lines[0]), "%zu reports",
+		   reports.count);
+	for (size_t i = 0; i < reports.count; i++) {
+		UNIT_CHECK(reports.r[i].line == bad_lines[i].line, "report %zu on line %u, want %u",
+			   i, reports.r[i].line, bad_lines[i].line);
+		UNIT_CHECK(!strcmp(reports.r[i].message, bad_lines[i].message),
+			   "report %zu is '%s', want '%s'", i, reports.r[i].message,
+			   bad_lines[i].message);
+	}
+	pidlist_free(&list);
+	UNIT_CHECK(list.pids == NULL && list.count == 0, "pidlist_free left a list");
+}
+
+static void test_read_without_report(void)
+{
+	static const pid_t want[] = { 4 };
+	struct pidlist list;
+
+	unit_write_file("pids", "junk\n4\n");
+	UNIT_CHECK(pidlist_read("pids", &list, NULL, NULL) == 0, "read failed");
+	check_pids(&list, want, 1);
+	pidlist_free(&list);
+}
+
+static void test_read_error(void)
+{
+	struct pidlist list;
+	int err;
+
+	UNIT_CHECK(!mkdir("pids", 0755), "mkdir failed");
+	err = pidlist_read("pids", &list, NULL, NULL);
+	UNIT_CHECK(err == -EISDIR, "read of a directory returned %d", err);
+	UNIT_CHECK(list.pids == NULL && list.count == 0, "failed read left a list");
+}
+
+static void test_add_creates_file(void)
+{
+	static const pid_t pids[] = { 5, 6 };
+	struct stat st;
+	int err;
+
+	/* The file must be 0644 whatever the umask: pfprofctl users read it. */
+	umask(077);
+	UNIT_CHECK(!mkdir("d", 0755), "mkdir failed");
+	err = pidlist_add("d/pids", pids, 2);
+	UNIT_CHECK(err == 0, "add returned %d", err);
+	check_file("d/pids", "5\n6\n");
+	UNIT_CHECK(!stat("d/pids", &st) && (st.st_mode & 07777) == 0644, "mode %o",
+		   st.st_mode & 07777);
+	UNIT_CHECK(!stat("d/pids.lock", &st), "no lock file");
+	check_no_stray_files("d");
+}
+
+static void test_add_without_directory(void)
+{
+	static const pid_t pid = 5;
+	int err = pidlist_add("no-dir/pids", &pid, 1);
+
+	UNIT_CHECK(err == -ENOENT, "add returned %d, want %d", err, -ENOENT);
+	check_missing("no-dir");
+}
+
+static void test_add_rejects_bad_pid(void)
+{
+	static const pid_t pids[] = { 5, 0 };
+	int err = pidlist_add("pids", pids, 2);
+
+	UNIT_CHECK(err == -EINVAL, "add returned %d, want %d", err, -EINVAL);
+	check_missing("pids");
+}
+
+static void test_add_path_too_long(void)
+{
+	static const pid_t pid = 5;
+	char path[PATH_MAX];
+	int err;
+
+	memset(path, 'p', sizeof(path) - 1);
+	path[sizeof(path) - 1] = '\0';
+	err = pidlist_add(path, &pid, 1);
+	UNIT_CHECK(err == -ENAMETOOLONG, "add returned %d, want %d", err, -ENAMETOOLONG);
+}
+
+static const struct edit_case {
+	const char *before;
+	pid_t pids[5];
+	size_t count;
+	const char *after;
+} add_cases[] = {
+	{ "# c\n10\n  20 # x\nbad\n\n", { 20, 30, 10, 30, 40 }, 5,
+	  "# c\n10\n  20 # x\nbad\n\n30\n40\n" },
+	{ "7", { 8 }, 1, "7\n8\n" },
+	{ "", { 1 }, 1, "1\n" },
+	{ "3\n1\n", { 2 }, 1, "3\n1\n2\n" },
+	{ "# only\n", { 0 }, 0, "# only\n" },
+}, remove_cases[] = {
+	{ "# c\n10\n20 # x\n\nbad\n30\n10\n", { 10, 99 }, 2, "# c\n20 # x\n\nbad\n30\n" },
+	{ "1\n2\n3", { 3 }, 1, "1\n2\n" },
+	{ "1\n2\n3\n", { 3, 1, 2 }, 3, "" },
+	{ "# c\n5\n", { 6 }, 1, "# c\n5\n" },
+};
+
+static void run_edit_cases(const struct edit_case *cases, size_t count,
+			   int (*edit)(const char *, const pid_t *, size_t))
+{
+	for (size_t i = 0; i < count; i++) {
+		int err;
+
+		unit_write_file("pids", cases[i].before);
+		err = edit("pids", cases[i].pids, cases[i].count);
+		UNIT_CHECK(err == 0, "case %zu returned %d", i, err);
+		check_file("pids", cases[i].after);
+		check_no_stray_files(".");
+	}
+}
+
+static void test_add_keeps_lines(void)
+{
+	run_edit_cases(add_cases, sizeof(add_cases) / sizeof(add_cases[0]), pidlist_add);
+}
+
+static void test_remove_keeps_lines(void)
+{
+	run_edit_cases(remove_cases, sizeof(remove_cases) / sizeof(remove_cases[0]),
+		       pidlist_remove);
+}
+
+static void test_remove_from_missing_file(void)
+{
+	static const pid_t pid = 5;
+	int err = pidlist_remove("pids", &pid, 1);
+
+	UNIT_CHECK(err == 0, "remove returned %d", err);
+	check_missing("pids");
+	err = pidlist_remove("no-dir/pids", &pid, 1);
+	UNIT_CHECK(err == 0, "remove without directory returned %d", err);
+	check_missing("no-dir");
+}
+
+/* The old file must stay whole: an open descriptor still reads the old text. */
+static void check_replaced(int (*edit)(const char *, const pid_t *, size_t), pid_t pid,
+			   const char *after)
+{
+	const char *before = "# c\n1\n2\n";
+	char old_text[64] = "";
+	ino_t old_inode;
+	int fd, err;
+
+	UNIT_CHECK(!mkdir("d", 0755), "mkdir failed");
+	unit_write_file("d/pids", before);
+	old_inode = inode_of("d/pids");
+	fd = open("d/pids", O_RDONLY);
+	UNIT_CHECK(fd >= 0, "open: %s", strerror(errno));
+	err = edit("d/pids", &pid, 1);
+	UNIT_CHECK(err == 0, "edit returned %d", err);
+	UNIT_CHECK(inode_of("d/pids") != old_inode, "file rewritten in place");
+	UNIT_CHECK(pread(fd, old_text, sizeof(old_text) - 1, 0) > 0, "pread failed");
+	UNIT_CHECK(!strcmp(old_text, before), "old file changed to:\n%s", old_text);
+	close(fd);
+	check_file("d/pids", after);
+	check_no_stray_files("d");
+}
+
+static void test_add_replaces_atomically(void)
+{
+	check_replaced(pidlist_add, 3, "# c\n1\n2\n3\n");
+}
+
+static void test_remove_replaces_atomically(void)
+{
+	check_replaced(pidlist_remove, 1, "# c\n2\n");
+}
+
+/* Edits that change nothing leave the file alone. */
+static void test_no_change_no_rewrite(void)
+{
+	static const pid_t present = 1, absent = 9;
+	ino_t inode;
+	int fd;
+
+	unit_write_file("pids", "1\n");
+	inode = inode_of("pids");
+	/* Held open so that a replacement could not be given the same inode number. */
+	fd = open("pids", O_RDONLY);
+	UNIT_CHECK(fd >= 0, "open: %s", strerror(errno));
+	UNIT_CHECK(pidlist_add("pids", &present, 1) == 0, "add failed");
+	UNIT_CHECK(inode_of("pids") == inode, "add rewrote the file");
+	UNIT_CHECK(pidlist_remove("pids", &absent, 1) == 0, "remove failed");
+	UNIT_CHECK(inode_of("pids") == inode, "remove rewrote the file");
+	close(fd);
+	check_file("pids", "1\n");
+	check_no_stray_files(".");
+}
+
+/* One child: waits for the start signal, then adds its PIDs one call at a time. */
+static void run_adder(int start_fd, int child)
+{
+	char c;
+
+	if (read(start_fd, &c, 1) != 0)
+		_exit(2);
+	for (int i = 0; i < PIDS_PER_ADDER; i++) {
+		pid_t pid = 1000 + child * PIDS_PER_ADDER + i;
+
+		if (pidlist_add("pids", &pid, 1))
+			_exit(3);
+	}
+	_exit(0);
+}
+
+static void check_each_pid_once(void)
+{
+	char *text = unit_read_file("pids");
+	int seen[ADDERS * PIDS_PER_ADDER] = { 0 };
+	char *line, *save;
+
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		int pid = atoi(line);
+
+		UNIT_CHECK(pid >= 1000 && pid < 1000 + ADDERS * PIDS_PER_ADDER, "line '%s'", line);
+		UNIT_CHECK(++seen[pid - 1000] == 1, "PID %d written twice", pid);
+	}
+	for (int i = 0; i < ADDERS * PIDS_PER_ADDER; i++)
+		UNIT_CHECK(seen[i] == 1, "PID %d lost", 1000 + i);
+	free(text);
+}
+
+static void test_concurrent_adders(void)
+{
+	int start[2], status;
+	pid_t children[ADDERS];
+
+	UNIT_CHECK(!pipe(start), "pipe: %s", strerror(errno));
+	for (int i = 0; i < ADDERS; i++) {
+		children[i] = fork();
+		UNIT_CHECK(children[i] >= 0, "fork: %s", strerror(errno));
+		if (children[i] == 0) {
+			close(start[1]);
+			run_adder(start[0], i);
+		}
+	}
+	/* Closing the write end releases every child at once. */
+	close(start[1]);
+	for (int i = 0; i < ADDERS; i++) {
+		UNIT_CHECK(waitpid(children[i], &status, 0) == children[i], "waitpid failed");
+		UNIT_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "adder %d status %#x",
+			   i, status);
+	}
+	check_each_pid_once();
+	check_no_stray_files(".");
+}
+
+UNIT_TESTS(
+	{ "read_missing_file", test_read_missing_file },
+	{ "read_mixed_lines", test_read_mixed_lines },
+	{ "read_without_report", test_read_without_report },
+	{ "read_error", test_read_error },
+	{ "add_creates_file", test_add_creates_file },
+	{ "add_without_directory", test_add_without_directory },
+	{ "add_rejects_bad_pid", test_add_rejects_bad_pid },
+	{ "add_path_too_long", test_add_path_too_long },
+	{ "add_keeps_lines", test_add_keeps_lines },
+	{ "remove_keeps_lines", test_remove_keeps_lines },
+	{ "remove_from_missing_file", test_remove_from_missing_file },
+	{ "add_replaces_atomically", test_add_replaces_atomically },
+	{ "remove_replaces_atomically", test_remove_replaces_atomically },
+	{ "no_change_no_rewrite", test_no_change_no_rewrite },
+	{ "concurrent_adders", test_concurrent_adders }
+);
