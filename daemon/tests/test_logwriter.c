@@ -1,0 +1,931 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "unit.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "logwriter.h"
+
+#define DIR_NAME "logs"
+#define PATH(name) DIR_NAME "/" name
+#define COLUMNS_LINE "# columns: seq wall_time_s monotonic_s jiffies minor_faults " \
+	"major_faults cpu_ms processes minor_total major_total cpu_total_ms"
+#define MAX_SEQS 4096
+
+static const struct log_stream stream_a = { 0x0123456789abcdefULL, 250, 50000000 };
+static const struct log_stream stream_b = { 0xfedcba9876543210ULL, 1000, 1000000 };
+
+/* ---- helpers ---- */
+
+/* Every field derived from seq, so that a line read back can be checked. */
+static struct mp3_ring_sample sample_of(uint64_t seq)
+{
+	struct mp3_ring_sample s = {
+		.seq = seq,
+		.time_ns = 100000000000ULL + seq * 50000000 + 123,
+		.jiffies = 4294667296ULL + seq * 12,
+		.minor_faults = seq * 3,
+		.major_faults = seq % 7,
+		.cpu_ns = seq * 1234567,
+		.minor_total = seq * 30,
+		.major_total = seq * 5,
+		.cpu_ns_total = seq * 987654321,
+		.nr_procs = 1 + seq % 5,
+	};
+
+	return s;
+}
+
+static uint64_t wall_of(uint64_t seq)
+{
+	return 1700000000000000000ULL + seq * 50000000 + 789;
+}
+
+static struct logwriter *new_writer(const char *dir, uint64_t size, uint64_t age,
+				    unsigned int keep)
+{
+	struct logwriter_config c = { dir, size, age, keep };
+	struct logwriter *w = logwriter_new(&c);
+
+	UNIT_CHECK(w, "logwriter_new: %s", strerror(errno));
+	return w;
+}
+
+static void make_dir(const char *dir)
+{
+	UNIT_CHECK(!mkdir(dir, 0755), "mkdir %s: %s", dir, strerror(errno));
+}
+
+static void add_samples(struct logwriter *w, uint64_t from, uint64_t to)
+{
+	for (uint64_t seq = from; seq < to; seq++) {
+		struct mp3_ring_sample s = sample_of(seq);
+
+		UNIT_CHECK(logwriter_add_sample(w, &s, wall_of(seq)),
+			   "add_sample %" PRIu64 " failed", seq);
+	}
+}
+
+static void flush_ok(struct logwriter *w, uint64_t now)
+{
+	int err = logwriter_flush(w, now);
+
+	UNIT_CHECK(!err, "flush: %s", strerror(-err));
+	UNIT_CHECK(!logwriter_queued(w), "%zu lines still queued", logwriter_queued(w));
+}
+
+static bool exists(const char *path)
+{
+	return !access(path, F_OK);
+}
+
+static char *rotated(const char *dir, unsigned int n)
+{
+	static char path[256];
+
+	if (n)
+		snprintf(path, sizeof(path), "%s/%s.%u", dir, LOGWRITER_FILE, n);
+	else
+		snprintf(path, sizeof(path), "%s/%s", dir, LOGWRITER_FILE);
+	return path;
+}
+
+/* A file split into lines; fails unless it ends with '\n' (no torn line). */
+struct lines {
+	char *text;
+	char **line;
+	size_t n;
+};
+
+static struct lines read_lines(const char *path)
+{
+	struct lines l = { unit_read_file(path), NULL, 0 };
+	size_t len = strlen(l.text);
+	char *p = l.text;
+
+	UNIT_CHECK(!len || l.text[len - 1] == '\n', "%s does not end with a newline", path);
+	while (*p) {
+		char *nl = strchr(p, '\n');
+
+		l.line = realloc(l.line, (l.n + 1) * sizeof(*l.line));
+		UNIT_CHECK(l.line, "out of memory");
+		l.line[l.n++] = p;
+		*nl = '\0';
+		p = nl + 1;
+	}
+	return l;
+}
+
+static void free_lines(struct lines *l)
+{
+	free(l->text);
+	free(l->line);
+}
+
+static bool is_sample(const char *line)
+{
+	return line[0] >= '0' && line[0] <= '9';
+}
+
+static void format_stream(char *buf, size_t size, const struct log_stream *st)
+{
+	snprintf(buf, size, "# load_id %016" PRIx64 " hz %" PRIu32 " period_ns %" PRIu64,
+		 st->load_id, st->hz, st->period_ns);
+}
+
+/* Checks the four header lines at l->line[0]; returns the created second. */
+static uint64_t check_header(const struct lines *l, const char *path)
+{
+	static const char *const columns[] = {
+		"seq", "wall_time_s", "monotonic_s", "jiffies", "minor_faults", "major_faults",
+		"cpu_ms", "processes", "minor_total", "major_total", "cpu_total_ms",
+	};
+	unsigned long long created;
+	int end = 0;
+
+	UNIT_CHECK(l->n >= 4, "%s: %zu lines, no header", path, l->n);
+	UNIT_CHECK(!strcmp(l->line[0], "# pfprof log format 1"), "%s line 1: %s", path,
+		   l->line[0]);
+	UNIT_CHECK(sscanf(l->line[1], "# created %llu%n", &created, &end) == 1 &&
+		   !l->line[1][end], "%s line 2: %s", path, l->line[1]);
+	UNIT_CHECK(!strcmp(l->line[2], COLUMNS_LINE), "%s line 3: %s", path, l->line[2]);
+	UNIT_CHECK(!strncmp(l->line[3], "# units: ", 9), "%s line 4: %s", path, l->line[3]);
+	for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
+		UNIT_CHECK(strstr(l->line[3], columns[i]), "the units line misses %s: %s",
+			   columns[i], l->line[3]);
+	return created;
+}
+
+static bool near(double a, double b, double tolerance)
+{
+	return a - b < tolerance && b - a < tolerance;
+}
+
+/* Parses a sample line and compares every field with sample_of(seq). */
+static uint64_t check_sample_line(const char *line)
+{
+	unsigned long long seq, jiffies, minor, major, minor_total, major_total;
+	double wall, mono, cpu, cpu_total;
+	struct mp3_ring_sample s;
+	unsigned int procs;
+	int end = 0;
+
+	UNIT_CHECK(sscanf(line, "%llu %lf %lf %llu %llu %llu %lf %u %llu %llu %lf%n", &seq, &wall,
+			  &mono, &jiffies, &minor, &major, &cpu, &procs, &minor_total,
+			  &major_total, &cpu_total, &end) == 11 && !line[end],
+		   "not a sample line: '%s'", line);
+	s = sample_of(seq);
+	UNIT_CHECK(near(wall, wall_of(seq) / 1e9, 1e-6) && near(mono, s.time_ns / 1e9, 1e-6) &&
+		   jiffies == s.jiffies && minor == s.minor_faults && major == s.major_faults &&
+		   near(cpu, s.cpu_ns / 1e6, 0.6e-3) && procs == s.nr_procs &&
+		   minor_total == s.minor_total && major_total == s.major_total &&
+		   near(cpu_total, s.cpu_ns_total / 1e6, 0.6e-3),
+		   "sample line does not match seq %llu: %s", seq, line);
+	return seq;
+}
+
+/* All samples of the files in dir, oldest first; every file starts with header + load_id. */
+struct seqs {
+	uint64_t seq[MAX_SEQS];
+	size_t n;
+	unsigned int files;
+};
+
+static void collect(const char *dir, unsigned int keep, struct seqs *out)
+{
+	out->n = 0;
+	out->files = 0;
+	for (unsigned int n = keep + 1; n-- > 0;) {
+		const char *path = rotated(dir, n);
+		struct lines l;
+
+		if (!exists(path))
+			continue;
+		l = read_lines(path);
+		check_header(&l, path);
+		UNIT_CHECK(l.n >= 5 && !strncmp(l.line[4], "# load_id ", 10),
+			   "%s: no load_id line after the header", path);
+		for (size_t i = 5; i < l.n; i++) {
+			if (!is_sample(l.line[i]))
+				continue;
+			UNIT_CHECK(out->n < MAX_SEQS, "too many samples");
+			out->seq[out->n++] = check_sample_line(l.line[i]);
+		}
+		out->files++;
+		free_lines(&l);
+	}
+}
+
+/* Fails unless s holds exactly first..last in order. */
+static void check_seqs(const struct seqs *s, uint64_t first, uint64_t last)
+{
+	UNIT_CHECK(s->n == last - first + 1, "%zu samples, want %" PRIu64 "..%" PRIu64, s->n,
+		   first, last);
+	for (size_t i = 0; i < s->n; i++)
+		UNIT_CHECK(s->seq[i] == first + i, "sample %zu is seq %" PRIu64 ", want %" PRIu64,
+			   i, s->seq[i], first + i);
+}
+
+static unsigned int count_log_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	unsigned int n = 0;
+	struct dirent *e;
+
+	UNIT_CHECK(d, "opendir %s: %s", dir, strerror(errno));
+	while ((e = readdir(d)))
+		n += !strncmp(e->d_name, LOGWRITER_FILE, strlen(LOGWRITER_FILE));
+	closedir(d);
+	return n;
+}
+
+/* Mounts happen in a private mount namespace: they vanish with the test's process. */
+static void private_mounts(void)
+{
+	UNIT_CHECK(!unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS): %s (the mount tests need root)",
+		   strerror(errno));
+	UNIT_CHECK(!mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL),
+		   "making / private: %s", strerror(errno));
+}
+
+static void mount_tmpfs(const char *dir, const char *options)
+{
+	make_dir(dir);
+	UNIT_CHECK(!mount("tmpfs", dir, "tmpfs", 0, options),
+		   "mount -t tmpfs -o %s tmpfs %s: %s%s", options, dir, strerror(errno),
+		   errno == EPERM ? " (this test must run as root)" : "");
+}
+
+static void remount(const char *dir, unsigned long flags)
+{
+	UNIT_CHECK(!mount(NULL, dir, NULL, MS_REMOUNT | flags, NULL), "remounting %s: %s", dir,
+		   strerror(errno));
+}
+
+static void unmount(const char *dir)
+{
+	UNIT_CHECK(!umount(dir), "umount %s: %s", dir, strerror(errno));
+}
+
+/* ---- tests ---- */
+
+static const struct {
+	uint64_t wall_ns;
+	struct mp3_ring_sample s;
+	const char *line;
+} format_cases[] = {
+	{ 1700000000123456789ULL,
+	  { 0, 5000000000ULL, 4294967296ULL, 12, 3, 1234567, 100, 7, 999999999, 2, 0 },
+	  "0 1700000000.123457 5.000000 4294967296 12 3 1.235 2 100 7 1000.000" },
+	{ 0, { 1, 999999, 0, 0, 0, 499, 0, 0, 500, 0, 0 },
+	  "1 0.000000 0.001000 0 0 0 0.000 0 0 0 0.001" },
+	{ 999, { 18446744073709551614ULL, 1, 1, 1, 1, 1000000, 1, 1, 1000000000000ULL,
+		 4294967295U, 0 },
+	  "18446744073709551614 0.000001 0.000000 1 1 1 1.000 4294967295 1 1 1000000.000" },
+};
+
+static void test_format(void)
+{
+	size_t ncases = sizeof(format_cases) / sizeof(format_cases[0]);
+	struct logwriter *w;
+	char want[256];
+	struct lines l;
+
+	make_dir(DIR_NAME);
+	w = new_writer(DIR_NAME, 0, 0, 3);
+	UNIT_CHECK(!strcmp(logwriter_path(w), PATH(LOGWRITER_FILE)), "path %s",
+		   logwriter_path(w));
+	logwriter_set_stream(w, &stream_a);
+	UNIT_CHECK(!logwriter_open(w, 1234), "open failed");
+	for (size_t i = 0; i < ncases; i++)
+		UNIT_CHECK(logwriter_add_sample(w, &format_cases[i].s, format_cases[i].wall_ns),
+			   "add failed");
+	add_samples(w, 10, 20);
+	UNIT_CHECK(logwriter_queued(w) == ncases + 11, "%zu queued", logwriter_queued(w));
+	flush_ok(w, 1234);
+	logwriter_free(w);
+
+	l = read_lines(PATH(LOGWRITER_FILE));
+	UNIT_CHECK(check_header(&l, "log") == 1234, "created is not 1234: %s", l.line[1]);
+	UNIT_CHECK(l.n == 5 + ncases + 10, "%zu lines", l.n);
+	format_stream(want, sizeof(want), &stream_a);
+	UNIT_CHECK(!strcmp(l.line[4], want), "line 5: '%s', want '%s'", l.line[4], want);
+	UNIT_CHECK(!strcmp(want, "# load_id 0123456789abcdef hz 250 period_ns 50000000"),
+		   "load_id line '%s'", want);
+	for (size_t i = 0; i < ncases; i++)
+		UNIT_CHECK(!strcmp(l.line[5 + i], format_cases[i].line),
+			   "case %zu: '%s', want '%s'", i, l.line[5 + i], format_cases[i].line);
+	for (uint64_t seq = 10; seq < 20; seq++)
+		UNIT_CHECK(check_sample_line(l.line[5 + ncases + seq - 10]) == seq, "seq order");
+	free_lines(&l);
+}
+
+static void test_missed(void)
+{
+	struct logwriter *w;
+	struct lines l;
+
+	make_dir(DIR_NAME);
+	w = new_writer(DIR_NAME, 0, 0, 0);
+	logwriter_set_stream(w, &stream_a);
+	add_samples(w, 0, 1);
+	UNIT_CHECK(logwriter_add_missed(w, 1, 5), "add_missed failed");
+	UNIT_CHECK(logwriter_add_missed(w, 9, 0), "add_missed of nothing failed");
+	add_samples(w, 6, 7);
+	UNIT_CHECK(logwriter_add_missed(w, 7, 1), "add_missed failed");
+	flush_ok(w, 1);
+	logwriter_free(w);
+
+	l = read_lines(PATH(LOGWRITER_FILE));
+	UNIT_CHECK(l.n == 9, "%zu lines", l.n);
+	UNIT_CHECK(!strcmp(l.line[6], "# missed 5 samples (seq 1..5)"), "line 7: %s", l.line[6]);
+	UNIT_CHECK(check_sample_line(l.line[7]) == 6, "line 8: %s", l.line[7]);
+	UNIT_CHECK(!strcmp(l.line[8], "# missed 1 samples (seq 7..7)"), "line 9: %s", l.line[8]);
+	free_lines(&l);
+}
+
+static void test_stream_change(void)
+{
+	struct log_position pos;
+	struct logwriter *w;
+	char a[128], b[128];
+	struct lines l;
+	int err;
+
+	make_dir(DIR_NAME);
+	w = new_writer(DIR_NAME, 0, 0, 0);
+	UNIT_CHECK(!logwriter_open(w, 5), "open failed");
+	logwriter_set_stream(w, &stream_a);
+	add_samples(w, 0, 2);
+	logwriter_set_stream(w, &stream_a);	/* the same: no new line */
+	add_samples(w, 2, 3);
+	flush_ok(w, 5);
+	logwriter_set_stream(w, &stream_b);
+	add_samples(w, 0, 1);
+	flush_ok(w, 6);
+	logwriter_free(w);
+
+	format_stream(a, sizeof(a), &stream_a);
+	format_stream(b, sizeof(b), &stream_b);
+	l = read_lines(PATH(LOGWRITER_FILE));
+	check_header(&l, "log");
+	UNIT_CHECK(l.n == 10, "%zu lines", l.n);
+	UNIT_CHECK(!strcmp(l.line[4], a), "line 5: %s", l.line[4]);
+	UNIT_CHECK(check_sample_line(l.line[7]) == 2, "line 8: %s", l.line[7]);
+	UNIT_CHECK(!strcmp(l.line[8], b), "line 9: %s", l.line[8]);
+	UNIT_CHECK(check_sample_line(l.line[9]) == 0, "line 10: %s", l.line[9]);
+	free_lines(&l);
+
+	w = new_writer(DIR_NAME, 0, 0, 0);
+	err = logwriter_last_position(w, &pos);
+	UNIT_CHECK(!err && pos.load_id == stream_b.load_id && pos.next_seq == 1,
+		   "last_position: %d %" PRIx64 " %" PRIu64, err, pos.load_id, pos.next_seq);
+	logwriter_free(w);
+}
+
+static const struct {
+	uint64_t rotate_size;
+	unsigned int keep;
+	uint64_t samples;
+	unsigned int min_files, max_files;	/* log files expected */
+	bool all_kept;
+} size_cases[] = {
+	/* The header alone passes 300 bytes: one sample per file. */
+	{ 300, 1000, 1000, 1000, 1000, true },
+	{ 2000, 1000, 1000, 50, 200, true },
+	{ 2000, 3, 1000, 4, 4, false },
+	{ 2000, 0, 1000, 1, 1, false },
+	{ 0, 3, 1000, 1, 1, true },
+};
+
+static void test_size_rotation(void)
+{
+	static struct seqs s;
+
+	for (size_t c = 0; c < sizeof(size_cases) / sizeof(size_cases[0]); c++) {
+		char dir[32];
+		struct logwriter *w;
+		unsigned int files;
+
+		snprintf(dir, sizeof(dir), "case%zu", c);
+		make_dir(dir);
+		w = new_writer(dir, size_cases[c].rotate_size, 0, size_cases[c].keep);
+		logwriter_set_stream(w, &stream_a);
+		UNIT_CHECK(!logwriter_open(w, 100), "open failed");
+		/* Flushing in batches of 7 mixes rotation with queue refills. */
+		for (uint64_t seq = 0; seq < size_cases[c].samples; seq += 7) {
+			uint64_t end = seq + 7 < size_cases[c].samples ? seq + 7 :
+				       size_cases[c].samples;
+
+			add_samples(w, seq, end);
+			flush_ok(w, 100);
+		}
+		logwriter_free(w);
+
+		files = count_log_files(dir);
+		UNIT_CHECK(files >= size_cases[c].min_files && files <= size_cases[c].max_files,
+			   "case %zu: %u files", c, files);
+		collect(dir, size_cases[c].keep, &s);
+		UNIT_CHECK(s.files == files, "case %zu: %u files read, %u there", c, s.files,
+			   files);
+		if (size_cases[c].all_kept)
+			check_seqs(&s, 0, size_cases[c].samples - 1);
+		else
+			check_seqs(&s, size_cases[c].samples - s.n, size_cases[c].samples - 1);
+		if (size_cases[c].rotate_size == 300)
+			UNIT_CHECK(s.n == files, "case %zu: not one sample per file", c);
+	}
+}
+
+/* Rotated files were rotated at the first line boundary at or past rotate_size. */
+static void test_size_rotation_boundary(void)
+{
+	struct logwriter *w;
+
+	make_dir(DIR_NAME);
+	w = new_writer(DIR_NAME, 1500, 0, 100);
+	logwriter_set_stream(w, &stream_a);
+	add_samples(w, 0, 200);
+	flush_ok(w, 1);
+	logwriter_free(w);
+	for (unsigned int n = 1; exists(rotated(DIR_NAME, n)); n++) {
+		struct lines l = read_lines(rotated(DIR_NAME, n));
+		struct stat st;
+		size_t size;
+
+		UNIT_CHECK(!stat(rotated(DIR_NAME, n), &st), "stat: %s", strerror(errno));
+		size = st.st_size;
+		UNIT_CHECK(size >= 1500, ".%u has %zu bytes", n, size);
+		UNIT_CHECK(size - strlen(l.line[l.n - 1]) - 1 < 1500,
+			   ".%u was not rotated at the first line past 1500 bytes (%zu)", n, size);
+		free_lines(&l);
+	}
+}
+
+static void test_age_rotation(void)
+{
+	struct seqs s;
+	struct logwriter *w;
+	struct lines l;
+
+	make_dir(DIR_NAME);
+	w = new_writer(DIR_NAME, 0, 60, 10);
+	UNIT_CHECK(!logwriter_rotation_due(w), "rotation due before open");
+	logwriter_set_stream(w, &stream_a);
+	UNIT_CHECK(!logwriter_open(w, 1000), "open failed");
+	UNIT_CHECK(logwriter_rotation_due(w) == 1060, "due %" PRIu64, logwriter_rotation_due(w));
+	/* Without a sample the file is not rotated however old. */
+	UNIT_CHECK(logwriter_add_missed(w, 0, 3), "add_missed failed");
+	flush_ok(w, 5000);
+	UNIT_CHECK(!exists(rotated(DIR_NAME, 1)), "a file without samples was rotated");
+	add_samples(w, 3, 4);
+	flush_ok(w, 1001);
+	add_samples(w, 4, 5);
+	flush_ok(w, 1059);
+	UNIT_CHECK(!exists(rotated(DIR_NAME, 1)), "rotated before its age");
+	add_samples(w, 5, 6);
+	flush_ok(w, 1060);
+	UNIT_CHECK(exists(rotated(DIR_NAME, 1)), "not rotated at its age");
+	UNIT_CHECK(logwriter_rotation_due(w) == 1120, "due %" PRIu64, logwriter_rotation_due(w));
+	flush_ok(w, 3000);	/* nothing to write: nothing rotates */
+	UNIT_CHECK(!exists(rotated(DIR_NAME, 2)), "rotated without a line to write");
+	logwriter_free(w);
+
+	/* A restarted writer takes the age from "# created". */
+	w = new_writer(DIR_NAME, 0, 60, 10);
+	UNIT_CHECK(!logwriter_open(w, 5000), "reopen failed");
+	UNIT_CHECK(logwriter_rotation_due(w) == 1120, "due %" PRIu64, logwriter_rotation_due(w));
+	logwriter_set_stream(w, &stream_a);
+	add_samples(w, 6, 7);
+	flush_ok(w, 5000);
+	UNIT_CHECK(logwriter_rotation_due(w) == 5060, "due %" PRIu64, logwriter_rotation_due(w));
+	logwriter_free(w);
+
+	collect(DIR_NAME, 10, &s);
+	UNIT_CHECK(s.files == 3, "%u files", s.files);
+	check_seqs(&s, 3, 6);
+	l = read_lines(rotated(DIR_NAME, 1));
+	UNIT_CHECK(check_header(&l, ".1") == 1060, ".1 created %s", l.line[1]);
+	UNIT_CHECK(l.n == 6 && check_sample_line(l.line[5]) == 5, ".1 holds %zu lines", l.n);
+	free_lines(&l);
+}
+
+/* Without "# created" the age starts at the file's mtime. */
+static void test_age_from_mtime(void)
+{
+	struct timespec times[2] = { { 777, 0 }, { 777, 0 } };
+	struct logwriter *w;
+
+	make_dir(DIR_NAME);
+	unit_write_file(PATH(LOGWRITER_FILE), "# load_id 0000000000000001 hz 100 period_ns 1\n"
+			"0 1.0 1.0 1 1 1 1.0 1 1 1 1.0\n");
+	UNIT_CHECK(!utimensat(AT_FDCWD, PATH(LOGWRITER_FILE), times, 0), "utimensat: %s",
+		   strerror(errno));
+	w = new_writer(DIR_NAME, 0, 60, 1);
+	UNIT_CHECK(!logwriter_open(w, 800), "open failed");
+	UNIT_CHECK(logwriter_rotation_due(w) == 837, "due %" PRIu64, logwriter_rotation_due(w));
+	logwriter_free(w);
+}
+
+static const struct {
+	const char *text;	/* the file before */
+	const char *torn;	/* appended without newline */
+	bool header_after;	/* the file held nothing whole: a header is written */
+} torn_cases[] = {
+	{ NULL, "123 4.5", false },
+	{ NULL, "1", false },
+	{ "", "1 2 3", true },
+	{ "", "# load_id 00", true },
+};
+
+static void test_torn_tail(void)
+{
+	for (size_t c = 0; c < sizeof(torn_cases) / sizeof(torn_cases[0]); c++) {
+		char dir[32], path[64];
+		struct log_position pos = { 0 };
+		struct logwriter *w;
+		char *before, *after;
+		FILE *f;
+		int err;
+
+		snprintf(dir, sizeof(dir), "case%zu", c);
+		snprintf(path, sizeof(path), "%s/%s", dir, LOGWRITER_FILE);
+		make_dir(dir);
+		if (torn_cases[c].text) {
+			unit_write_file(path, torn_cases[c].text);
+		} else {
+			w = new_writer(dir, 0, 0, 1);
+			logwriter_set_stream(w, &stream_a);
+			add_samples(w, 0, 5);
+			flush_ok(w, 7);
+			logwriter_free(w);
+		}
+		before = unit_read_file(path);
+		f = fopen(path, "a");
+		UNIT_CHECK(f && fputs(torn_cases[c].torn, f) >= 0 && !fclose(f),
+			   "appending failed");
+
+		w = new_writer(dir, 0, 0, 1);
+		err = logwriter_last_position(w, &pos);
+		if (torn_cases[c].text)
+			UNIT_CHECK(err == -ENOENT, "case %zu: last_position %d", c, err);
+		else
+			UNIT_CHECK(!err && pos.next_seq == 5 && pos.load_id == stream_a.load_id,
+				   "case %zu: last_position %d, next %" PRIu64, c, err,
+				   pos.next_seq);
+		UNIT_CHECK(!logwriter_open(w, 8), "case %zu: open failed", c);
+		logwriter_free(w);
+		after = unit_read_file(path);
+		if (torn_cases[c].header_after)
+			UNIT_CHECK(!strncmp(after, "# pfprof log format 1\n# created 8\n", 34),
+				   "case %zu: no new header:\n%s", c, after);
+		else
+			UNIT_CHECK(!strcmp(before, after), "case %zu: torn line not cut:\n%s", c,
+				   after);
+		free(before);
+		free(after);
+	}
+}
+
+static const struct {
+	const char *name;
+	const char *files[4];	/* pfprof.log, .1, .2, .3; NULL: missing */
+	int err;
+	uint64_t load_id, next_seq;
+} position_cases[] = {
+	{ "no files", { NULL }, -ENOENT, 0, 0 },
+	{ "header only", { "# pfprof log format 1\n# created 1\n" }, -ENOENT, 0, 0 },
+	{ "current",
+	  { "# load_id 00000000000000aa hz 1 period_ns 1\n4 x\n5 x\n# missed 2 samples\n" },
+	  0, 0xaa, 6 },
+	{ "current header only: .1",
+	  { "# pfprof log format 1\n# load_id 00000000000000cc hz 1 period_ns 1\n",
+	    "# load_id 00000000000000aa hz 1 period_ns 1\n7 x\n"
+	    "# load_id 00000000000000bb hz 1 period_ns 1\n0 x\n1 x\n" },
+	  0, 0xbb, 2 },
+	{ "load_id after the last sample belongs to the next one",
+	  { "# load_id 00000000000000aa hz 1 period_ns 1\n9 x\n"
+	    "# load_id 00000000000000bb hz 1 period_ns 1\n" },
+	  0, 0xaa, 10 },
+	{ "gap after a crash: .2",
+	  { NULL, NULL, "# load_id 00000000000000dd hz 1 period_ns 1\n41 x\n",
+	    "# load_id 00000000000000ee hz 1 period_ns 1\n1 x\n" },
+	  0, 0xdd, 42 },
+	{ "no load_id line", { "3 x\n" }, 0, 0, 4 },
+	{ "torn sample ignored", { "# load_id 00000000000000aa hz 1 period_ns 1\n1 x\n2 x" },
+	  0, 0xaa, 2 },
+	{ "no sample anywhere", { "# a\n", "# b\n", "# c\n", "# d\n" }, -ENOENT, 0, 0 },
+};
+
+static void test_last_position(void)
+{
+	for (size_t c = 0; c < sizeof(position_cases) / sizeof(position_cases[0]); c++) {
+		struct log_position pos = { 0 };
+		struct logwriter *w;
+		char dir[32];
+		int err;
+
+		snprintf(dir, sizeof(dir), "case%zu", c);
+		make_dir(dir);
+		for (unsigned int n = 0; n < 4; n++)
+			if (position_cases[c].files[n])
+				unit_write_file(rotated(dir, n), position_cases[c].files[n]);
+		w = new_writer(dir, 0, 0, 3);
+		err = logwriter_last_position(w, &pos);
+		logwriter_free(w);
+		UNIT_CHECK(err == position_cases[c].err, "%s: error %d", position_cases[c].name,
+			   err);
+		UNIT_CHECK(err || (pos.load_id == position_cases[c].load_id &&
+				   pos.next_seq == position_cases[c].next_seq),
+			   "%s: load_id %" PRIx64 " next %" PRIu64, position_cases[c].name,
+			   pos.load_id, pos.next_seq);
+	}
+}
+
+/* Big files are read backwards in chunks; lines cross chunk borders, long lines are skipped. */
+static void test_last_position_large_file(void)
+{
+	struct log_position pos;
+	struct logwriter *w;
+	FILE *f;
+	int err;
+
+	make_dir(DIR_NAME);
+	f = fopen(PATH(LOGWRITER_FILE), "w");
+	UNIT_CHECK(f, "fopen: %s", strerror(errno));
+	fprintf(f, "# %0100000d\n", 0);
+	fprintf(f, "# load_id 0000000000001234 hz 100 period_ns 10\n# %070000d\n", 0);
+	for (int i = 0; i < 30000; i++)
+		fprintf(f, "%d 1.000000 2.000000 3 4 5 6.000 7 8 9 10.000\n", i);
+	fprintf(f, "# %0200000d\n", 0);
+	UNIT_CHECK(!fclose(f), "fclose: %s", strerror(errno));
+	w = new_writer(DIR_NAME, 0, 0, 0);
+	err = logwriter_last_position(w, &pos);
+	UNIT_CHECK(!err && pos.load_id == 0x1234 && pos.next_seq == 30000,
+		   "last_position %d: %" PRIx64 " %" PRIu64, err, pos.load_id, pos.next_seq);
+	logwriter_free(w);
+}
+
+static void test_resume(void)
+{
+	struct log_position pos;
+	struct logwriter *w;
+	struct lines l;
+	struct seqs s;
+	size_t headers = 0;
+
+	make_dir(DIR_NAME);
+	w = new_writer(DIR_NAME, 0, 0, 2);
+	logwriter_set_stream(w, &stream_a);
+	UNIT_CHECK(!logwriter_open(w, 10), "open failed");
+	add_samples(w, 0, 10);
+	flush_ok(w, 10);
+	logwriter_free(w);
+
+	w = new_writer(DIR_NAME, 0, 0, 2);
+	UNIT_CHECK(!logwriter_last_position(w, &pos) && pos.next_seq == 10 &&
+		   pos.load_id == stream_a.load_id, "last_position wrong");
+	UNIT_CHECK(!logwriter_open(w, 20), "reopen failed");
+	logwriter_set_stream(w, &stream_a);
+	add_samples(w, pos.next_seq, 20);
+	flush_ok(w, 20);
+	logwriter_free(w);
+
+	collect(DIR_NAME, 2, &s);
+	UNIT_CHECK(s.files == 1, "%u files", s.files);
+	check_seqs(&s, 0, 19);
+	l = read_lines(PATH(LOGWRITER_FILE));
+	UNIT_CHECK(check_header(&l, "log") == 10, "created changed: %s", l.line[1]);
+	for (size_t i = 0; i < l.n; i++)
+		headers += !strcmp(l.line[i], "# pfprof log format 1");
+	UNIT_CHECK(headers == 1, "%zu headers", headers);
+	free_lines(&l);
+}
+
+/* The writer never creates the directory; lines wait until it is there. */
+static void test_missing_dir(void)
+{
+	struct logwriter *w = new_writer(DIR_NAME, 0, 0, 1);
+	struct seqs s;
+	int err;
+
+	logwriter_set_stream(w, &stream_a);
+	err = logwriter_open(w, 1);
+	UNIT_CHECK(err == -ENOENT, "open: %d", err);
+	add_samples(w, 0, 50);
+	for (int i = 0; i < 2; i++) {
+		err = logwriter_flush(w, 2);
+		UNIT_CHECK(err == -ENOENT, "flush: %d", err);
+		UNIT_CHECK(logwriter_queued(w) == 51, "%zu queued", logwriter_queued(w));
+	}
+	UNIT_CHECK(!exists(DIR_NAME), "the writer created the directory");
+	make_dir(DIR_NAME);
+	add_samples(w, 50, 60);
+	flush_ok(w, 3);
+	logwriter_free(w);
+	collect(DIR_NAME, 1, &s);
+	check_seqs(&s, 0, 59);
+}
+
+static void test_unwritable_dir(void)
+{
+	struct logwriter *w = new_writer(DIR_NAME, 0, 0, 1);
+	struct seqs s;
+	int err;
+
+	private_mounts();
+	mount_tmpfs(DIR_NAME, "size=1m");
+	remount(DIR_NAME, MS_RDONLY);
+	logwriter_set_stream(w, &stream_a);
+	err = logwriter_open(w, 1);
+	UNIT_CHECK(err == -EROFS, "open: %d", err);
+	add_samples(w, 0, 30);
+	err = logwriter_flush(w, 2);
+	UNIT_CHECK(err == -EROFS, "flush: %d", err);
+	UNIT_CHECK(logwriter_queued(w) == 31, "%zu queued", logwriter_queued(w));
+	remount(DIR_NAME, 0);
+	flush_ok(w, 3);
+	logwriter_free(w);
+	collect(DIR_NAME, 1, &s);
+	check_seqs(&s, 0, 29);
+	unmount(DIR_NAME);
+}
+
+/* Fills the file system with a file; returns its size. */
+static size_t fill(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	char block[4096] = { 0 };
+	size_t total = 0, len = sizeof(block);
+
+	UNIT_CHECK(fd >= 0, "open %s: %s", path, strerror(errno));
+	while (len) {
+		ssize_t n = write(fd, block, len);
+
+		if (n < 0) {
+			UNIT_CHECK(errno == ENOSPC, "filling: %s", strerror(errno));
+			len /= 2;	/* down to single bytes for the last page */
+			continue;
+		}
+		total += n;
+	}
+	close(fd);
+	return total;
+}
+
+static void test_enospc(void)
+{
+	struct logwriter *w = new_writer(DIR_NAME, 0, 0, 1);
+	char *text;
+	struct seqs s;
+	size_t written, len;
+	int err;
+
+	private_mounts();
+	mount_tmpfs(DIR_NAME, "size=64k");
+	logwriter_set_stream(w, &stream_a);
+	UNIT_CHECK(!logwriter_open(w, 1), "open failed");
+	UNIT_CHECK(fill(PATH("filler")) > 0, "could not fill the file system");
+	add_samples(w, 0, 200);
+	for (int i = 0; i < 2; i++) {
+		err = logwriter_flush(w, 2);
+		UNIT_CHECK(err == -ENOSPC, "flush on a full disk: %d", err);
+	}
+	text = unit_read_file(PATH(LOGWRITER_FILE));
+	len = strlen(text);
+	UNIT_CHECK(len && text[len - 1] == '\n', "the log ends in a torn line");
+	free(text);
+	collect(DIR_NAME, 1, &s);
+	written = s.n;
+	UNIT_CHECK(written > 0 && written < 200, "%zu samples written to a full disk", written);
+	check_seqs(&s, 0, written - 1);
+	UNIT_CHECK(logwriter_queued(w) == 200 - written, "%zu queued, %zu written",
+		   logwriter_queued(w), written);
+
+	UNIT_CHECK(!unlink(PATH("filler")), "unlink: %s", strerror(errno));
+	flush_ok(w, 3);
+	logwriter_free(w);
+	collect(DIR_NAME, 1, &s);
+	check_seqs(&s, 0, 199);
+	unmount(DIR_NAME);
+}
+
+static void test_queue_full(void)
+{
+	struct mp3_ring_sample smp = sample_of(0);
+	struct logwriter *w = new_writer(DIR_NAME, 0, 0, 0);
+	struct lines l;
+	char b[128];
+
+	logwriter_set_stream(w, &stream_a);
+	UNIT_CHECK(logwriter_queued(w) == 1, "%zu queued", logwriter_queued(w));
+	for (size_t i = 1; i < LOGWRITER_QUEUE_MAX; i++)
+		UNIT_CHECK(logwriter_add_sample(w, &smp, 0), "add %zu failed", i);
+	UNIT_CHECK(!logwriter_add_sample(w, &smp, 0), "add past the limit succeeded");
+	UNIT_CHECK(!logwriter_add_missed(w, 1, 1), "add_missed past the limit succeeded");
+	UNIT_CHECK(logwriter_queued(w) == LOGWRITER_QUEUE_MAX, "%zu queued", logwriter_queued(w));
+	/* A stream set now waits for room, and counts as queued. */
+	logwriter_set_stream(w, &stream_b);
+	UNIT_CHECK(logwriter_queued(w) == LOGWRITER_QUEUE_MAX + 1, "%zu queued",
+		   logwriter_queued(w));
+	make_dir(DIR_NAME);
+	flush_ok(w, 1);
+	UNIT_CHECK(logwriter_add_sample(w, &smp, 0), "add after flush failed");
+	flush_ok(w, 1);
+	logwriter_free(w);
+
+	l = read_lines(PATH(LOGWRITER_FILE));
+	format_stream(b, sizeof(b), &stream_b);
+	UNIT_CHECK(l.n == 4 + LOGWRITER_QUEUE_MAX + 2, "%zu lines", l.n);
+	UNIT_CHECK(!strcmp(l.line[l.n - 2], b), "line before the last: %s", l.line[l.n - 2]);
+	free_lines(&l);
+}
+
+/* A crash between the renames of a rotation left a gap; the next rotation still works. */
+static void test_rotation_after_crash(void)
+{
+	static const char *const before[4] = {
+		"# load_id 00000000000000aa hz 1 period_ns 1\n30 x\n",
+		"# load_id 00000000000000aa hz 1 period_ns 1\n20 x\n",
+		NULL,
+		"# load_id 00000000000000aa hz 1 period_ns 1\n0 x\n",
+	};
+	static const char *const after[4] = { NULL, before[0], before[1], NULL };
+	struct logwriter *w;
+	struct lines l;
+
+	make_dir(DIR_NAME);
+	for (unsigned int n = 0; n < 4; n++)
+		if (before[n])
+			unit_write_file(rotated(DIR_NAME, n), before[n]);
+	w = new_writer(DIR_NAME, 10, 0, 3);
+	logwriter_set_stream(w, &stream_a);
+	add_samples(w, 40, 41);
+	flush_ok(w, 50);
+	logwriter_free(w);
+	for (unsigned int n = 1; n < 4; n++) {
+		char *text;
+
+		if (!after[n]) {
+			UNIT_CHECK(!exists(rotated(DIR_NAME, n)), ".%u exists", n);
+			continue;
+		}
+		text = unit_read_file(rotated(DIR_NAME, n));
+		UNIT_CHECK(!strcmp(text, after[n]), ".%u holds %s", n, text);
+		free(text);
+	}
+	l = read_lines(PATH(LOGWRITER_FILE));
+	check_header(&l, "log");
+	UNIT_CHECK(l.n == 6 && check_sample_line(l.line[5]) == 40, "%zu lines", l.n);
+	free_lines(&l);
+
+	/* The crash came right after the current file became .1: a new one is started. */
+	for (unsigned int n = 3; n > 0; n--) {
+		char from[256];
+
+		snprintf(from, sizeof(from), "%s", rotated(DIR_NAME, n - 1));
+		UNIT_CHECK(!rename(from, rotated(DIR_NAME, n)), "rename %s: %s", from,
+			   strerror(errno));
+	}
+	w = new_writer(DIR_NAME, 10, 0, 3);
+	logwriter_set_stream(w, &stream_a);
+	add_samples(w, 41, 42);
+	flush_ok(w, 50);
+	logwriter_free(w);
+	l = read_lines(PATH(LOGWRITER_FILE));
+	check_header(&l, "log");
+	UNIT_CHECK(l.n == 6 && check_sample_line(l.line[5]) == 41, "%zu lines", l.n);
+	free_lines(&l);
+	l = read_lines(rotated(DIR_NAME, 1));
+	UNIT_CHECK(l.n == 6 && check_sample_line(l.line[5]) == 40, ".1: %zu lines", l.n);
+	free_lines(&l);
+}
+
+UNIT_TESTS(
+	{ "format", test_format },
+	{ "missed", test_missed },
+	{ "stream_change", test_stream_change },
+	{ "size_rotation", test_size_rotation },
+	{ "size_rotation_boundary", test_size_rotation_boundary },
+	{ "age_rotation", test_age_rotation },
+	{ "age_from_mtime", test_age_from_mtime },
+	{ "torn_tail", test_torn_tail },
+	{ "last_position", test_last_position },
+	{ "last_position_large_file", test_last_position_large_file },
+	{ "resume", test_resume },
+	{ "missing_dir", test_missing_dir },
+	{ "unwritable_dir", test_unwritable_dir },
+	{ "enospc", test_enospc },
+	{ "queue_full", test_queue_full },
+	{ "rotation_after_crash", test_rotation_after_crash },
+);

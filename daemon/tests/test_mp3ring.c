@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "unit.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mp3ring.h"
+
+#define SLACK 4096		/* bytes allocated past region_size */
+#define CONCURRENT_SAMPLES 2000000ULL
+#define EXACT ((size_t)-1)
+
+/* A region laid out as the module does, in aligned heap memory. */
+struct region {
+	unsigned char *mem;
+	size_t alloc;			/* bytes allocated: region_size + SLACK */
+	struct mp3_ring_header *hdr;
+};
+
+static uint64_t round_up(uint64_t v, uint64_t to)
+{
+	return (v + to - 1) / to * to;
+}
+
+static struct region make_region(uint32_t capacity, uint32_t sample_size, uint32_t header_size)
+{
+	uint32_t data_offset = round_up(header_size, 64);
+	uint64_t size = data_offset + (uint64_t)capacity * sample_size;
+	struct region r;
+
+	r.alloc = round_up(size + SLACK, 4096);
+	r.mem = aligned_alloc(4096, r.alloc);
+	UNIT_CHECK(r.mem, "aligned_alloc(%zu) failed", r.alloc);
+	/* Bytes the reader must not care about: future fields, unused slots. */
+	memset(r.mem, 0xee, r.alloc);
+	r.hdr = (struct mp3_ring_header *)r.mem;
+	memset(r.hdr, 0, header_size);
+	r.hdr->magic = MP3_RING_MAGIC;
+	r.hdr->version = MP3_RING_VERSION;
+	r.hdr->compat_version = MP3_RING_COMPAT_VERSION;
+	r.hdr->load_id = 0x1122334455667788ULL;
+	r.hdr->header_size = header_size;
+	r.hdr->sample_size = sample_size;
+	r.hdr->data_offset = data_offset;
+	r.hdr->capacity = capacity;
+	r.hdr->region_size = size;
+	r.hdr->period_ns = 50000000;
+	r.hdr->hz = 250;
+	return r;
+}
+
+static struct region make_default(uint32_t capacity)
+{
+	return make_region(capacity, sizeof(struct mp3_ring_sample),
+			   sizeof(struct mp3_ring_header));
+}
+
+static void attach(struct mp3ring *ring, const struct region *r)
+{
+	int err = mp3ring_attach(ring, r->mem, r->alloc);
+
+	UNIT_CHECK(!err, "attach: %s", strerror(-err));
+}
+
+/* ---- the writer, as the module's protocol in <linux/mp3.h> says ---- */
+
+static struct mp3_ring_sample *slot_at(const struct region *r, uint64_t n)
+{
+	uint64_t index = n & (r->hdr->capacity - 1);
+
+	return (void *)(r->mem + r->hdr->data_offset + index * r->hdr->sample_size);
+}
+
+static void begin_write(struct mp3_ring_sample *slot)
+{
+	__atomic_store_n(&slot->seq, MP3_SEQ_WRITING, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);	/* the kernel's smp_wmb() */
+}
+
+#define STORE(field, value) __atomic_store_n(&(field), (value), __ATOMIC_RELAXED)
+
+/* Every field derived from n, so that a torn copy shows. */
+static void fill(struct mp3_ring_sample *slot, uint64_t n)
+{
+	STORE(slot->time_ns, n * 1000 + 1);
+	STORE(slot->jiffies, n / 4);
+	STORE(slot->minor_faults, n * 3);
+	STORE(slot->major_faults, n * 5 + 1);
+	STORE(slot->cpu_ns, n * 7);
+	STORE(slot->minor_total, n * 11);
+	STORE(slot->major_total, n * 13);
+	STORE(slot->cpu_ns_total, n * 17);
+	STORE(slot->nr_procs, (uint32_t)(n * 19));
+}
+
+static void end_write(struct mp3_ring_sample *slot, uint64_t n)
+{
+	__atomic_store_n(&slot->seq, n, __ATOMIC_RELEASE);
+}
+
+static void publish_head(const struct region *r, uint64_t head)
+{
+	__atomic_store_n(&r->hdr->head, head, __ATOMIC_RELEASE);
+}
+
+static void publish(const struct region *r, uint64_t n)
+{
+	struct mp3_ring_sample *slot = slot_at(r, n);
+
+	begin_write(slot);
+	fill(slot, n);
+	end_write(slot, n);
+	publish_head(r, n + 1);
+}
+
+static void publish_range(const struct region *r, uint64_t from, uint64_t to)
+{
+	for (uint64_t n = from; n < to; n++)
+		publish(r, n);
+}
+
+static bool sample_ok(const struct mp3_ring_sample *s, uint64_t n)
+{
+	return s->seq == n && s->time_ns == n * 1000 + 1 && s->jiffies == n / 4 &&
+	       s->minor_faults == n * 3 && s->major_faults == n * 5 + 1 && s->cpu_ns == n * 7 &&
+	       s->minor_total == n * 11 && s->major_total == n * 13 &&
+	       s->cpu_ns_total == n * 17 && s->nr_procs == (uint32_t)(n * 19);
+}
+
+/* Reads one sample and fails unless it is n with the missed count now want_missed. */
+static void expect_sample(const struct mp3ring *ring, uint64_t *next, uint64_t *missed,
+			  uint64_t n, uint64_t want_missed)
+{
+	struct mp3_ring_sample s;
+	enum mp3ring_status st = mp3ring_read(ring, next, &s, missed);
+
+	UNIT_CHECK(st == MP3RING_SAMPLE, "no sample %" PRIu64 " (next %" PRIu64 ")", n, *next);
+	UNIT_CHECK(sample_ok(&s, n), "got seq %" PRIu64 " or a wrong field, want %" PRIu64,
+		   (uint64_t)s.seq, n);
+	UNIT_CHECK(*next == n + 1, "next %" PRIu64 " after %" PRIu64, *next, n);
+	UNIT_CHECK(*missed == want_missed, "missed %" PRIu64 ", want %" PRIu64, *missed,
+		   want_missed);
+}
+
+static void expect_empty(const struct mp3ring *ring, uint64_t *next, uint64_t *missed)
+{
+	uint64_t before = *next, missed_before = *missed;
+	struct mp3_ring_sample s;
+
+	UNIT_CHECK(mp3ring_read(ring, next, &s, missed) == MP3RING_EMPTY,
+		   "a sample at next %" PRIu64 " of an empty ring", before);
+	UNIT_CHECK(*next == before && *missed == missed_before, "an empty read moved next/missed");
+}
+
+/* ---- header checks ---- */
+
+static void no_change(struct mp3_ring_header *h)
+{
+	(void)h;
+}
+
+static void bad_magic(struct mp3_ring_header *h)
+{
+	h->magic ^= 0x100;
+}
+
+static void newer_compat(struct mp3_ring_header *h)
+{
+	h->compat_version = MP3_RING_VERSION + 1;
+}
+
+static void zero_compat(struct mp3_ring_header *h)
+{
+	h->compat_version = 0;
+}
+
+static void newer_version(struct mp3_ring_header *h)
+{
+	h->version = MP3_RING_VERSION + 5;
+}
+
+static void capacity_not_pow2(struct mp3_ring_header *h)
+{
+	h->capacity -= 1;
+}
+
+static void capacity_zero(struct mp3_ring_header *h)
+{
+	h->capacity = 0;
+}
+
+static void region_short(struct mp3_ring_header *h)
+{
+	h->region_size -= 1;
+}
+
+static void region_past_memory(struct mp3_ring_header *h)
+{
+	h->region_size += SLACK + 4096;
+}
+
+static void small_sample(struct mp3_ring_header *h)
+{
+	h->sample_size -= 8;
+}
+
+/* region_size grows too: only the alignment is wrong. */
+static void odd_sample(struct mp3_ring_header *h)
+{
+	h->sample_size += 4;
+	h->region_size += h->capacity * 4;
+}
+
+static void small_header(struct mp3_ring_header *h)
+{
+	h->header_size -= 8;
+}
+
+static void data_in_header(struct mp3_ring_header *h)
+{
+	h->data_offset = h->header_size - 8;
+}
+
+static void odd_data_offset(struct mp3_ring_header *h)
+{
+	h->data_offset += 4;
+	h->region_size += 8;
+}
+
+/* A newer module's longer header: the slots start later. */
+static void longer_header(struct mp3_ring_header *h)
+{
+	h->header_size += 64;
+	h->data_offset += 64;
+	h->region_size += 64;
+}
+
+static const struct {
+	const char *name;
+	void (*change)(struct mp3_ring_header *h);
+	size_t size;		/* bytes given to attach; 0: all allocated, EXACT: region_size */
+	int err;
+} header_cases[] = {
+	{ "valid", no_change, 0, 0 },
+	{ "exact size", no_change, EXACT, 0 },
+	{ "bad magic", bad_magic, 0, -EPROTO },
+	{ "compat_version newer", newer_compat, 0, -EPROTO },
+	{ "compat_version 0", zero_compat, 0, 0 },
+	{ "version newer, same compat", newer_version, 0, 0 },
+	{ "capacity not a power of two", capacity_not_pow2, 0, -EPROTO },
+	{ "capacity 0", capacity_zero, 0, -EPROTO },
+	{ "region_size too small for the slots", region_short, 0, -EPROTO },
+	{ "region_size past the memory", region_past_memory, 0, -EPROTO },
+	{ "sample_size smaller than the struct", small_sample, 0, -EPROTO },
+	{ "sample_size not a multiple of 8", odd_sample, 0, -EPROTO },
+	{ "header_size smaller than the struct", small_header, 0, -EPROTO },
+	{ "data_offset inside the header", data_in_header, 0, -EPROTO },
+	{ "data_offset not a multiple of 8", odd_data_offset, 0, -EPROTO },
+	{ "longer header", longer_header, 0, 0 },
+	{ "memory smaller than a header", no_change, sizeof(struct mp3_ring_header) - 1, -EPROTO },
+};
+
+static void test_header_validation(void)
+{
+	for (size_t c = 0; c < sizeof(header_cases) / sizeof(header_cases[0]); c++) {
+		struct region r = make_default(64);
+		size_t size = header_cases[c].size;
+		struct mp3ring ring;
+		int err;
+
+		header_cases[c].change(r.hdr);
+		if (size == EXACT)
+			size = r.hdr->region_size;
+		err = mp3ring_attach(&ring, r.mem, size ? size : r.alloc);
+		UNIT_CHECK(err == header_cases[c].err, "%s: attach returned %d, want %d",
+			   header_cases[c].name, err, header_cases[c].err);
+		if (!err) {
+			UNIT_CHECK(ring.capacity == r.hdr->capacity &&
+				   ring.load_id == r.hdr->load_id &&
+				   ring.slots == r.mem + r.hdr->data_offset,
+				   "%s: ring fields wrong", header_cases[c].name);
+			mp3ring_unmap(&ring);	/* not mapped: must leave the memory alone */
+		}
+		free(r.mem);
+	}
+}
+
+/* ---- reading ---- */
+
+static void test_empty(void)
+{
+	struct region r = make_default(16);
+	uint64_t next = 0, missed = 0;
+	struct mp3ring ring;
+
+	attach(&ring, &r);
+	UNIT_CHECK(mp3ring_head(&ring) == 0, "head %" PRIu64, mp3ring_head(&ring));
+	expect_empty(&ring, &next, &missed);
+	/* A position past head (saved from later) waits for head to get there. */
+	next = 5;
+	publish_range(&r, 0, 3);
+	expect_empty(&ring, &next, &missed);
+	free(r.mem);
+}
+
+static void test_in_order(void)
+{
+	struct region r = make_default(16);
+	uint64_t next = 0, missed = 0;
+	struct mp3ring ring;
+
+	attach(&ring, &r);
+	publish_range(&r, 0, 10);
+	for (uint64_t n = 0; n < 10; n++)
+		expect_sample(&ring, &next, &missed, n, 0);
+	expect_empty(&ring, &next, &missed);
+	/* Interleaved with the writer for several laps. */
+	for (uint64_t n = 10; n < 200; n++) {
+		publish(&r, n);
+		if (n % 3 == 0)
+			continue;
+		while (next <= n)
+			expect_sample(&ring, &next, &missed, next, 0);
+	}
+	expect_empty(&ring, &next, &missed);
+	free(r.mem);
+}
+
+/* A newer module's bigger samples: slots are stepped by sample_size, extra bytes ignored. */
+static void test_bigger_samples(void)
+{
+	struct region r = make_region(8, sizeof(struct mp3_ring_sample) + 48,
+				      sizeof(struct mp3_ring_header) + 32);
+	uint64_t next = 0, missed = 0;
+	struct mp3ring ring;
+
+	attach(&ring, &r);
+	for (uint64_t n = 0; n < 50; n++) {
+		publish(&r, n);
+		if (n % 5 == 4)
+			while (next <= n)
+				expect_sample(&ring, &next, &missed, next, 0);
+	}
+	expect_empty(&ring, &next, &missed);
+	free(r.mem);
+}
+
+/* The writer got capacity + k ahead: exactly k are missed, reading goes on at head - capacity. */
+static void test_lapped(void)
+{
+	static const uint64_t ks[] = { 1, 2, 15, 16, 17, 50 };
+	const uint64_t capacity = 16;
+
+	for (size_t c = 0; c < sizeof(ks) / sizeof(ks[0]); c++) {
+		struct region r = make_default(capacity);
+		uint64_t next = 0, missed = 0, k = ks[c];
+		struct mp3ring ring;
+
+		attach(&ring, &r);
+		publish_range(&r, 0, capacity + k);
+		for (uint64_t n = k; n < capacity + k; n++)
+			expect_sample(&ring, &next, &missed, n, k);
+		expect_empty(&ring, &next, &missed);
+		/* And again from the middle of the stream. */
+		publish_range(&r, capacity + k, 3 * capacity + 2 * k);
+		expect_sample(&ring, &next, &missed, 2 * capacity + 2 * k, capacity + 2 * k);
+		free(r.mem);
+	}
+}
+
+/* The writer is rewriting the slot of the sample the reader wants: missed once. */
+static void test_torn_writing(void)
+{
+	struct region r = make_default(8);
+	uint64_t next = 0, missed = 0;
+	struct mp3_ring_sample *slot;
+	struct mp3ring ring;
+
+	attach(&ring, &r);
+	publish_range(&r, 0, 11);
+	expect_sample(&ring, &next, &missed, 3, 3);
+	publish(&r, 11);
+	/* Head 12: sample 12 goes into the slot of sample 4, which is not lapped yet. */
+	slot = slot_at(&r, 12);
+	begin_write(slot);
+	fill(slot, 12);
+	expect_sample(&ring, &next, &missed, 5, 4);
+	end_write(slot, 12);
+	publish_head(&r, 13);
+	for (uint64_t n = 6; n <= 12; n++)
+		expect_sample(&ring, &next, &missed, n, 4);
+	expect_empty(&ring, &next, &missed);
+	free(r.mem);
+}
+
+/* The slot already holds the next lap's sample but head does not say so yet: missed once. */
+static void test_torn_later_lap(void)
+{
+	struct region r = make_default(8);
+	uint64_t next = 0, missed = 0;
+	struct mp3_ring_sample *slot;
+	struct mp3ring ring;
+
+	attach(&ring, &r);
+	publish_range(&r, 0, 8);
+	expect_sample(&ring, &next, &missed, 0, 0);
+	publish(&r, 8);
+	/* Sample 9 is complete in the slot of sample 1; head is still 9. */
+	slot = slot_at(&r, 9);
+	begin_write(slot);
+	fill(slot, 9);
+	end_write(slot, 9);
+	expect_sample(&ring, &next, &missed, 2, 1);
+	publish_head(&r, 10);
+	for (uint64_t n = 3; n <= 9; n++)
+		expect_sample(&ring, &next, &missed, n, 1);
+	expect_empty(&ring, &next, &missed);
+	free(r.mem);
+}
+
+/* ---- a writer thread against a reader ---- */
+
+struct concurrent {
+	struct region r;
+	uint64_t total;
+	unsigned int pause;	/* busy-loop rounds between samples: lets the reader keep up */
+};
+
+static void *writer_thread(void *arg)
+{
+	const struct concurrent *c = arg;
+
+	for (uint64_t n = 0; n < c->total; n++) {
+		for (volatile unsigned int i = 0; i < c->pause; i++)
+			;
+		publish(&c->r, n);
+	}
+	return NULL;
+}
+
+/*
+ * A small ring laps the reader all the time and overwrites slots while they
+ * are copied (hundreds of thousands of torn copies per run); a paced writer
+ * lets the reader read most samples.
+ */
+static void run_concurrent(uint32_t capacity, unsigned int pause)
+{
+	struct concurrent c = { make_default(capacity), CONCURRENT_SAMPLES, pause };
+	uint64_t next = 0, missed = 0, read = 0;
+	struct mp3_ring_sample s;
+	struct mp3ring ring;
+	pthread_t writer;
+	int err;
+
+	attach(&ring, &c.r);
+	err = pthread_create(&writer, NULL, writer_thread, &c);
+	UNIT_CHECK(!err, "pthread_create: %s", strerror(err));
+	while (next < c.total) {
+		uint64_t before = next, missed_before = missed;
+		enum mp3ring_status st = mp3ring_read(&ring, &next, &s, &missed);
+
+		if (st == MP3RING_EMPTY) {
+			UNIT_CHECK(next == before && missed == missed_before, "empty read moved");
+			sched_yield();
+			continue;
+		}
+		/* Everything between the last read and this one was counted as missed. */
+		UNIT_CHECK(next - 1 - before == missed - missed_before,
+			   "skipped %" PRIu64 "..%" PRIu64 " but counted %" PRIu64, before,
+			   next - 1, missed - missed_before);
+		UNIT_CHECK(sample_ok(&s, next - 1), "sample %" PRIu64 " torn (seq %" PRIu64 ")",
+			   next - 1, (uint64_t)s.seq);
+		read++;
+	}
+	pthread_join(writer, NULL);
+	UNIT_CHECK(read + missed == c.total, "read %" PRIu64 " + missed %" PRIu64 " != %" PRIu64,
+		   read, missed, c.total);
+	UNIT_CHECK(read > 0, "nothing read");
+	free(c.r.mem);
+}
+
+static void test_concurrent_small(void)
+{
+	run_concurrent(64, 0);
+}
+
+static void test_concurrent_tiny(void)
+{
+	run_concurrent(2, 0);
+}
+
+static void test_concurrent_paced(void)
+{
+	run_concurrent(MP3_RING_CAPACITY, 100);
+}
+
+UNIT_TESTS(
+	{ "header_validation", test_header_validation },
+	{ "empty", test_empty },
+	{ "in_order", test_in_order },
+	{ "bigger_samples", test_bigger_samples },
+	{ "lapped", test_lapped },
+	{ "torn_writing", test_torn_writing },
+	{ "torn_later_lap", test_torn_later_lap },
+	{ "concurrent_small", test_concurrent_small },
+	{ "concurrent_tiny", test_concurrent_tiny },
+	{ "concurrent_paced", test_concurrent_paced },
+);
