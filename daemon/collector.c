@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "collector.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon_log.h"
+
+static uint64_t clock_ns(clockid_t clock)
+{
+	struct timespec t;
+
+	clock_gettime(clock, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
+static void set_stream(struct collector *c)
+{
+	const struct mp3_ring_header *h = c->ring.hdr;
+	struct log_stream stream = {
+		.load_id = c->ring.load_id,
+		.hz = h->hz,
+		.period_ns = h->period_ns,
+	};
+
+	logwriter_set_stream(c->log, &stream);
+}
+
+/* Where to begin: resume after the logs if they come from this load. */
+static uint64_t start_position(const struct collector *c)
+{
+	uint64_t head = mp3ring_head(&c->ring);
+	struct log_position pos;
+	int err = logwriter_last_position(c->log, &pos);
+
+	if (!err && pos.load_id == c->ring.load_id && pos.next_seq <= head) {
+		dlog(LOG_INFO, "resuming after sample %" PRIu64 " of module load %016" PRIx64,
+		     pos.next_seq - 1, pos.load_id);
+		return pos.next_seq;
+	}
+	if (err && err != -ENOENT)
+		dlog(LOG_WARNING, "cannot read where the logs end: %s", strerror(-err));
+	/* Samples of this load that are already gone show up as missed. */
+	return 0;
+}
+
+int collector_open(struct collector *c, const char *device, struct logwriter *log)
+{
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	c->log = log;
+	c->fd = open(device, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (c->fd < 0)
+		return -errno;
+	err = mp3ring_map(&c->ring, c->fd);
+	if (err) {
+		close(c->fd);
+		c->fd = -1;
+		return err;
+	}
+	set_stream(c);
+	c->next = start_position(c);
+	return 0;
+}
+
+void collector_set_log(struct collector *c, struct logwriter *log)
+{
+	c->log = log;
+	set_stream(c);
+}
+
+/* Clears poll()'s readiness: it is set again by the next sample. */
+static void rearm(const struct collector *c)
+{
+	uint64_t head;
+
+	if (read(c->fd, &head, sizeof(head)) < 0 && errno != EAGAIN)
+		dlog(LOG_WARNING, "reading the device: %s", strerror(errno));
+}
+
+void collector_drain(struct collector *c)
+{
+	/* Samples carry CLOCK_MONOTONIC; the log wants the wall clock too. */
+	uint64_t wall_offset = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+	struct mp3_ring_sample s;
+
+	rearm(c);
+	while (logwriter_queued(c->log) + 2 <= LOGWRITER_QUEUE_MAX) {
+		uint64_t first = c->next, missed = 0;
+		enum mp3ring_status got = mp3ring_read(&c->ring, &c->next, &s, &missed);
+
+		if (missed) {
+			logwriter_add_missed(c->log, first, missed);
+			c->missed += missed;
+		}
+		if (got == MP3RING_EMPTY)
+			break;
+		logwriter_add_sample(c->log, &s, s.time_ns + wall_offset);
+		c->logged++;
+	}
+}
+
+void collector_close(struct collector *c)
+{
+	if (c->fd >= 0) {
+		mp3ring_unmap(&c->ring);
+		close(c->fd);
+	}
+	c->fd = -1;
+}

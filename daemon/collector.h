@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Moves samples from the module's versioned region into the log writer, in
+ * order, turning every sample it could not get into a "missed" line.
+ */
+#ifndef PFPROF_COLLECTOR_H
+#define PFPROF_COLLECTOR_H
+
+#include <stdint.h>
+
+#include "logwriter.h"
+#include "mp3ring.h"
+
+struct collector {
+	int fd;			/* the device, for poll() and read() */
+	struct mp3ring ring;
+	uint64_t next;		/* seq of the next sample to log */
+	uint64_t logged;	/* samples queued for the log since start */
+	uint64_t missed;	/* samples lost since start */
+	struct logwriter *log;
+};
+
+/*
+ * Opens and maps the device and decides where to start: after the last
+ * sample already logged if the logs are from this module load, else at the
+ * oldest sample still in the ring. Returns 0 or -errno.
+ */
+int collector_open(struct collector *c, const char *device, struct logwriter *log);
+
+/* Re-arms poll() and queues every new sample while the log has room. */
+void collector_drain(struct collector *c);
+
+/* Hands the collector a new log writer (after a reload). */
+void collector_set_log(struct collector *c, struct logwriter *log);
+
+void collector_close(struct collector *c);
+
+#endif /* PFPROF_COLLECTOR_H */
