@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pfprofctl status: is everything in place, and how far has it got? */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "mp3ring.h"
+#include "procstatus.h"
+#include "state.h"
+
+#define LIST_MAX 4096
+
+/* Prints the module's own view; false if it is not loaded. */
+static bool show_module(const struct ctl *ctl)
+{
+	struct mp3ring ring;
+	pid_t pids[LIST_MAX];
+	int fd, n;
+	int err;
+
+	if (access("/sys/module/mp3", F_OK)) {
+		printf("module:    not loaded (load it with: modprobe mp3)\n");
+		return false;
+	}
+	fd = open(ctl->config.device, O_RDONLY | O_CLOEXEC);
+	err = fd < 0 ? -errno : mp3ring_map(&ring, fd);
+	if (err) {
+		printf("module:    loaded\ndevice:    %s: %s\n", ctl->config.device, strerror(-err));
+	} else {
+		printf("module:    loaded, load %016" PRIx64 ", period %" PRIu64 " ms, HZ %u\n",
+		       ring.load_id, (uint64_t)ring.hdr->period_ns / 1000000, ring.hdr->hz);
+		printf("device:    %s, %" PRIu64 " samples taken since load\n", ctl->config.device,
+		       mp3ring_head(&ring));
+		mp3ring_unmap(&ring);
+	}
+	if (fd >= 0)
+		close(fd);
+	n = procstatus_list(ctl->config.status_file, pids, LIST_MAX);
+	if (n >= 0)
+		printf("processes: %d profiled\n", n);
+	return true;
+}
+
+/* Prints the daemon's view; false if it is not running. */
+static bool show_daemon(const struct ctl *ctl)
+{
+	struct pfprof_state st;
+	pid_t pid;
+	int err = state_daemon_pid(ctl->config.runtime_dir, &pid);
+
+	if (err) {
+		printf("daemon:    not running%s%s (start it with: systemctl start pfprofd)\n",
+		       err == -ESRCH ? "" : ": ", err == -ESRCH ? "" : strerror(-err));
+		return false;
+	}
+	printf("daemon:    running, PID %d\n", (int)pid);
+	err = state_read(ctl->config.runtime_dir, &st);
+	if (err) {
+		printf("logs:      unknown (%s/state: %s)\n", ctl->config.runtime_dir, strerror(-err));
+		return true;
+	}
+	printf("logged:    %" PRIu64 " samples, %" PRIu64 " missed, %" PRIu64
+	       " waiting for the disk (as of %lld s ago)\n", st.logged, st.missed, st.queued,
+	       (long long)time(NULL) - (long long)st.updated_s);
+	printf("log file:  %s%s%s\n", st.log_file, st.log_error[0] ? ": cannot write: " : "",
+	       st.log_error);
+	return true;
+}
+
+int ctl_status(struct ctl *ctl, int argc, char **argv)
+{
+	static const char details[] =
+		"Exit status: 0 all is running, 3 the module is not loaded, 4 pfprofd is not\n"
+		"running.\n";
+	int status = ctl_options(ctl_find_command("status"), details, argc, argv, NULL, NULL,
+				 NULL, NULL);
+	bool module, daemon;
+
+	if (status >= 0)
+		return status;
+	if (optind < argc)
+		return ctl_unexpected_argument(ctl_find_command("status"), argv[optind]);
+	module = show_module(ctl);
+	daemon = show_daemon(ctl);
+	if (!module)
+		return CTL_NO_MODULE;
+	return daemon ? CTL_OK : CTL_NO_DAEMON;
+}

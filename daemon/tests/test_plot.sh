@@ -1,0 +1,59 @@
+#!/bin/sh
+# Host test of `pfprofctl plot` with the real gnuplot script: a log laid out
+# in the documented format becomes a PNG; no logs is an error with a hint.
+# Prints "PASS name" / "FAIL name: reason" and "N passed, N failed".
+here=$(cd "$(dirname "$0")" && pwd)
+ctl=$here/../pfprofctl
+export PFPROF_PLOT_SCRIPT="$here/../../plots/pfprof-log.gp"
+dir=$(mktemp -d "${TMPDIR:-/tmp}/pfprof-plot-test.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+passed=0
+failed=0
+
+check() {	# name, then a command that must succeed
+	name=$1
+	shift
+	if "$@"; then
+		echo "PASS $name"
+		passed=$((passed + 1))
+	else
+		echo "FAIL $name: $*"
+		failed=$((failed + 1))
+	fi
+}
+
+is_png() {
+	[ "$(od -An -tx1 -N8 "$1" 2>/dev/null | tr -d ' \n')" = 89504e470d0a1a0a ]
+}
+
+mkdir "$dir/log"
+printf 'log_dir = %s/log\n' "$dir" > "$dir/pfprofd.conf"
+
+# No logs yet: exit 1 and a hint.
+"$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/none.png" 2> "$dir/err"
+check no_logs_fails [ $? -eq 1 ]
+check no_logs_hint grep -q 'hint: pfprofd writes them' "$dir/err"
+
+# Two rotated files and the current one, 20 samples each.
+for f in pfprof.log.2 pfprof.log.1 pfprof.log; do
+	awk -v base="$n" 'BEGIN {
+		print "# pfprof log format 1"
+		print "# load_id 00000000deadbeef hz 250 period_ns 50000000"
+		for (i = base; i < base + 20; i++)
+			printf "%d %.6f %.6f %d %d %d %.3f 1 %d %d %.3f\n", i,
+				1763890000 + i * 0.05, 100 + i * 0.05, 1000 + i * 12,
+				30, i % 7 == 0, 12.5, 30 * (i + 1), 0, 12.5 * (i + 1)
+	}' > "$dir/log/$f"
+	n=$((${n:-0} + 20))
+done
+"$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/out.png" > "$dir/out" 2>&1
+check plot_succeeds [ $? -eq 0 ]
+check plot_says_what grep -q 'from 3 log files' "$dir/out"
+check plot_is_png is_png "$dir/out.png"
+check plot_not_empty [ "$(wc -c < "$dir/out.png")" -gt 10000 ]
+
+"$ctl" -c "$dir/pfprofd.conf" plot extra 2> /dev/null
+check plot_rejects_arguments [ $? -eq 2 ]
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

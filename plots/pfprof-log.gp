@@ -1,0 +1,43 @@
+# pfprof: cumulative page faults and CPU time from pfprofd's logs.
+#   gnuplot -e "files='pfprof.log.1 pfprof.log'; out='pfprof.png'" pfprof-log.gp
+# files: the logs, oldest first (pfprofctl plot passes one file holding them
+# all); label: what the title names them (default: files). Columns are those
+# of the log format: 2 wall_time_s, 5 minor_faults, 6 major_faults, 7 cpu_ms.
+# The per-period columns are summed here, so a module reload (its totals
+# restart at 0) does not break the curves.
+if (!exists("files")) files = 'pfprof.log'
+if (!exists("out")) out = 'pfprof.png'
+if (!exists("label")) label = files
+data = '< cat ' . files
+
+stats data using 2 nooutput
+t0 = STATS_min
+samples = STATS_records
+
+set terminal pngcairo size 1200,800 font ",10"
+set output out
+set datafile commentschars "#"
+set multiplot layout 2,1 title sprintf("pfprof: %d samples from %s", samples, label) noenhanced
+set grid
+set rmargin 12   # the same plot width above and below
+set key top left
+set xlabel "time since the first sample (s)"
+
+# Major faults are usually far fewer: they get their own axis, on the right.
+set ylabel "minor and all faults (cumulative)"
+set y2label "major faults (cumulative)"
+set ytics nomirror
+set y2tics
+minor = 0; major = 0; both = 0
+plot data using ($2 - t0):(minor = minor + $5) axes x1y1 with lines lw 2 title "minor (left)", \
+     data using ($2 - t0):(both = both + $5 + $6) axes x1y1 with lines lw 1 dt 2 \
+          title "minor + major (left)", \
+     data using ($2 - t0):(major = major + $6) axes x1y2 with lines lw 2 title "major (right)"
+unset y2label
+unset y2tics
+set ytics mirror
+
+set ylabel "CPU time, utime + stime (s, cumulative)"
+cpu = 0
+plot data using ($2 - t0):(cpu = cpu + $7 / 1000.0) with lines lw 2 title "CPU"
+unset multiplot
