@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds mp3.ko, the tools and the guest test suite, boots Debian's kernel in
-# QEMU with them and runs the suite there. Ends with "N passed, N failed" and
+# Builds mp3.ko, the tools, pfprofd/pfprofctl and the guest test suite, runs
+# the daemon's host unit tests, boots Debian's kernel in QEMU with the rest
+# and runs the guest suite there. Ends with "N passed, N failed" and
 # exits non-zero if anything failed, including a kernel splat in the guest.
 #   tests/check.sh [TEST...]     TEST names limit the guest suite (see
 #                                 tests/guest/mp3-tests --list)
@@ -18,12 +19,28 @@ echo "check: guest kernel $KVER" >&2
 
 make -s -C "$top/module" KVER="$KVER"
 make -s -C "$top/tools" STATIC=1
+make -s -C "$top/daemon"
 make -s -C "$top/tests/guest"
+
+# Host unit tests of the daemon's parts first; their tally joins the guest's.
+host_status=0
+host_out=$(make -s -C "$top/daemon" test) || host_status=$?
+printf '%s\n' "$host_out" | grep -v -E '^[0-9]+ passed, [0-9]+ failed$' || true
+host_summary=$(printf '%s\n' "$host_out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1 || true)
+host_passed=${host_summary%% passed*}
+host_failed=${host_summary#*passed, }
+host_failed=${host_failed%% failed*}
+if [ -z "$host_summary" ]; then
+	echo "FAIL host unit tests did not report a result"
+	host_passed=0
+	host_failed=1
+fi
 
 rm -rf "$guest"
 mkdir -p "$guest/payload" "$guest/log"
 install -m 0644 "$top/module/mp3.ko" "$guest/payload/"
 install -m 0755 "$top/tools/work" "$top/tools/monitor" \
+	"$top/daemon/pfprofd" "$top/daemon/pfprofctl" \
 	"$top/tests/guest/mp3-tests" "$top/tests/guest/run" "$guest/payload/"
 printf '%s\n' "$@" > "$guest/payload/tests.list"
 
@@ -51,5 +68,7 @@ case $status in
 *)	failed=$((failed + 1))
 	echo "FAIL guest did not finish (see $guest/log/console.log)" ;;
 esac
+passed=$((passed + host_passed))
+failed=$((failed + host_failed))
 echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$status" -eq 0 ]
+[ "$failed" -eq 0 ] && [ "$status" -eq 0 ] && [ "$host_status" -eq 0 ]

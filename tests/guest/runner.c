@@ -39,15 +39,31 @@ void fail(const char *fmt, ...)
 	_exit(1);
 }
 
+/* The module must unload once the test's processes are gone. */
+static int release_module(char *why, size_t size)
+{
+	int err = 0;
+
+	for (int i = 0; i < 200; i++) {
+		err = module_unload();
+		if (err != -EAGAIN && err != -EBUSY)
+			break;
+		sleep_ms(10);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+	}
+	if (err && why)
+		snprintf(why, size, "mp3 does not unload: %s", strerror(-err));
+	return err;
+}
+
 /* Loads mp3.ko afresh, unloading a copy a previous test left behind. */
 static int prepare_module(const struct test *t, char *why, size_t size)
 {
 	int err;
 
-	if (module_loaded() && (err = module_unload())) {
-		snprintf(why, size, "a loaded mp3 cannot be unloaded: %s", strerror(-err));
+	if (module_loaded() && release_module(why, size))
 		return -1;
-	}
 	err = module_load(t->params);
 	if (err) {
 		snprintf(why, size, "loading mp3.ko %s: %s", t->params, strerror(-err));
@@ -76,24 +92,6 @@ static int wait_test(pid_t pid, unsigned int timeout_s, int *timed_out)
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
 	return status;
-}
-
-/* The module must unload once the test's processes are gone. */
-static int release_module(char *why, size_t size)
-{
-	int err = 0;
-
-	for (int i = 0; i < 200; i++) {
-		err = module_unload();
-		if (err != -EAGAIN && err != -EBUSY)
-			break;
-		sleep_ms(10);
-		while (waitpid(-1, NULL, WNOHANG) > 0)
-			;
-	}
-	if (err)
-		snprintf(why, size, "mp3 does not unload after the test: %s", strerror(-err));
-	return err;
 }
 
 static int run_one(const struct test *t)
@@ -135,7 +133,8 @@ static int run_one(const struct test *t)
 		snprintf(why, sizeof(why), "killed by signal %d", WTERMSIG(status));
 	else if (WEXITSTATUS(status) && !why[0])
 		snprintf(why, sizeof(why), "exit status %d", WEXITSTATUS(status));
-	if (why[0] || release_module(why, sizeof(why)))
+	/* Even after a failure: the next test needs a fresh module. */
+	if (release_module(why[0] ? NULL : why, sizeof(why)) || why[0])
 		goto failed;
 	printf("PASS %s\n", t->name);
 	return 0;

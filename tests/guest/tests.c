@@ -27,6 +27,15 @@ const struct test tests[] = {
 	{ "load_cycles",	NULL,		120,	test_load_cycles },
 	{ "work_locality",	NULL,		120,	test_work_locality },
 	{ "tool_errors",	NULL,		10,	test_tool_errors },
+	{ "daemon_logs_samples", NULL,		20,	test_daemon_logs_samples },
+	{ "daemon_rotation",	NULL,		20,	test_daemon_rotation },
+	{ "daemon_restart_resumes", NULL,	20,	test_daemon_restart_resumes },
+	{ "daemon_module_reload", NULL,		20,	test_daemon_module_reload },
+	{ "daemon_disk_full",	NULL,		20,	test_daemon_disk_full },
+	{ "daemon_pid_file",	NULL,		20,	test_daemon_pid_file },
+	{ "daemon_bad_config",	NULL,		20,	test_daemon_bad_config },
+	{ "ctl_without_module",	NULL,		20,	test_ctl_without_module },
+	{ "ctl_commands",	NULL,		30,	test_ctl_commands },
 };
 
 const size_t nr_tests = sizeof(tests) / sizeof(tests[0]);

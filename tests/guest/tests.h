@@ -26,5 +26,14 @@ void test_exit_dropped(void);
 void test_pid_reuse(void);
 void test_work_locality(void);
 void test_tool_errors(void);
+void test_daemon_logs_samples(void);
+void test_daemon_rotation(void);
+void test_daemon_restart_resumes(void);
+void test_daemon_module_reload(void);
+void test_daemon_disk_full(void);
+void test_daemon_pid_file(void);
+void test_daemon_bad_config(void);
+void test_ctl_without_module(void);
+void test_ctl_commands(void);
 
 #endif /* PFPROF_GUEST_TESTS_H */

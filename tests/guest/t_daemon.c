@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pfprofd and pfprofctl against the real module. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "tests.h"
+
+#define DIR "/tmp/pfprof"
+#define CONF DIR "/pfprofd.conf"
+#define LOG_DIR DIR "/log"
+#define PID_FILE DIR "/pids"
+#define RUN_DIR DIR "/run"
+#define STDERR_FILE DIR "/pfprofd.stderr"
+#define MAX_LINES 20000
+#define MAX_FILES 1000
+
+struct log_line {
+	unsigned long long seq, jiffies, minor, major, minor_total, major_total;
+	double wall, mono, cpu_ms, cpu_total_ms;
+	unsigned int procs;
+};
+
+struct log_summary {
+	struct log_line *lines;	/* samples, oldest first */
+	int count;
+	int files;
+	int missed_markers;
+	int load_id_lines;
+};
+
+static void write_text(const char *path, const char *text, const char *mode)
+{
+	FILE *f = fopen(path, mode);
+
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		fail("writing %s: %s", path, strerror(errno));
+}
+
+/* A fresh directory and a config pointing everything into it. */
+static void setup(const char *extra_config)
+{
+	char conf[1024];
+	char *argv[] = { "/bin/rm", "-rf", DIR, NULL };
+
+	run_program(argv, NULL);
+	if (mkdir(DIR, 0755) || mkdir(LOG_DIR, 0755))
+		fail("mkdir %s: %s", DIR, strerror(errno));
+	snprintf(conf, sizeof(conf),
+		 "# written by the guest test\nlog_dir = %s\npid_file = %s\nruntime_dir = %s\n%s",
+		 LOG_DIR, PID_FILE, RUN_DIR, extra_config);
+	write_text(CONF, conf, "w");
+}
+
+static pid_t start_daemon(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		int fd = open(STDERR_FILE, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
+			_exit(126);
+		execl("./pfprofd", "pfprofd", "--foreground", "--config", CONF, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* pfprofd writes its state file once it is ready (log open, device mapped). */
+static void wait_ready(pid_t daemon)
+{
+	uint64_t deadline = now_ns() + 5000000000ULL;
+
+	while (access(RUN_DIR "/state", F_OK)) {
+		expect(waitpid(daemon, NULL, WNOHANG) == 0, "pfprofd exited before it was ready");
+		expect(now_ns() < deadline, "pfprofd not ready after 5 s");
+		sleep_ms(10);
+	}
+}
+
+static pid_t start_ready_daemon(void)
+{
+	pid_t pid;
+
+	unlink(RUN_DIR "/state");
+	pid = start_daemon();
+	wait_ready(pid);
+	return pid;
+}
+
+static void stop_daemon(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGTERM);
+	expect(waitpid(pid, &status, 0) == pid, "waitpid pfprofd: %s", strerror(errno));
+	expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	       "pfprofd stopped with status %#x on SIGTERM", status);
+}
+
+/* Runs pfprofctl with the test config; stdout to out (may be NULL). */
+static int ctl(const char *out, const char *a1, const char *a2, const char *a3)
+{
+	char *argv[] = { "./pfprofctl", "--config", CONF, (char *)a1, (char *)a2, (char *)a3,
+			 NULL };
+	int fd = dup(STDERR_FILENO), rc;
+	int err_fd = open(DIR "/ctl.stderr", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	dup2(err_fd, STDERR_FILENO);
+	rc = run_program(argv, out);
+	dup2(fd, STDERR_FILENO);
+	close(fd);
+	close(err_fd);
+	return rc;
+}
+
+static bool file_contains(const char *path, const char *needle)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, needle) != NULL;
+	fclose(f);
+	return found;
+}
+
+static void parse_sample(const char *path, int lineno, const char *line, struct log_line *l)
+{
+	int end = 0;
+
+	if (sscanf(line, "%llu %lf %lf %llu %llu %llu %lf %u %llu %llu %lf%n", &l->seq, &l->wall,
+		   &l->mono, &l->jiffies, &l->minor, &l->major, &l->cpu_ms, &l->procs,
+		   &l->minor_total, &l->major_total, &l->cpu_total_ms, &end) != 11 ||
+	    strcmp(line + end, "\n"))
+		fail("%s:%d: not a whole sample line: '%s'", path, lineno, line);
+}
+
+static void read_one_log(const char *path, struct log_summary *sum)
+{
+	char line[512];
+	int lineno = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		fail("open %s: %s", path, strerror(errno));
+	sum->files++;
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		expect(strchr(line, '\n'), "%s:%d: torn line '%s'", path, lineno, line);
+		if (!strncmp(line, "# missed ", 9))
+			sum->missed_markers++;
+		if (!strncmp(line, "# load_id ", 10))
+			sum->load_id_lines++;
+		if (line[0] == '#')
+			continue;
+		expect(sum->count < MAX_LINES, "more than %d samples logged", MAX_LINES);
+		parse_sample(path, lineno, line, &sum->lines[sum->count++]);
+	}
+	fclose(f);
+}
+
+/* Reads every log file, oldest first. */
+static void read_logs(struct log_summary *sum)
+{
+	char path[256];
+
+	memset(sum, 0, sizeof(*sum));
+	sum->lines = calloc(MAX_LINES, sizeof(*sum->lines));
+	expect(sum->lines != NULL, "out of memory");
+	for (int i = MAX_FILES; i >= 0; i--) {
+		if (i)
+			snprintf(path, sizeof(path), LOG_DIR "/pfprof.log.%d", i);
+		else
+			snprintf(path, sizeof(path), LOG_DIR "/pfprof.log");
+		if (!access(path, F_OK))
+			read_one_log(path, sum);
+	}
+}
+
+/* Every sample exactly once, in order, times moving forward. */
+static void expect_continuous(const struct log_summary *sum, const char *when)
+{
+	expect(sum->count > 0, "%s: no samples logged", when);
+	for (int i = 1; i < sum->count; i++) {
+		const struct log_line *a = &sum->lines[i - 1], *b = &sum->lines[i];
+
+		expect(b->seq == a->seq + 1, "%s: seq %llu follows %llu", when, b->seq, a->seq);
+		expect(b->mono > a->mono && b->jiffies >= a->jiffies,
+		       "%s: time goes backwards at seq %llu", when, b->seq);
+	}
+	expect(sum->missed_markers == 0, "%s: %d missed-sample markers", when,
+	       sum->missed_markers);
+}
+
+/* The seq of the last sample logged, -1 if none. */
+static long long last_seq_logged(void)
+{
+	struct log_summary sum;
+	long long seq;
+
+	read_logs(&sum);
+	seq = sum.count ? (long long)sum.lines[sum.count - 1].seq : -1;
+	free(sum.lines);
+	return seq;
+}
+
+/* Waits until the logs hold sample seq; returns the milliseconds it took. */
+static double wait_logged(long long seq, unsigned int timeout_ms)
+{
+	uint64_t start = now_ns();
+
+	while (last_seq_logged() < seq) {
+		expect(now_ns() - start < timeout_ms * 1000000ULL,
+		       "sample %lld not logged within %u ms", seq, timeout_ms);
+		sleep_ms(10);
+	}
+	return (now_ns() - start) / 1e6;
+}
+
+/* Logs for a while, then waits until the daemon has caught up. */
+static void log_for(unsigned int ms)
+{
+	struct mp3ring ring;
+	int fd;
+
+	sleep_ms(ms);
+	map_ring(&ring, &fd);
+	wait_logged((long long)mp3ring_head(&ring) - 1, 2000);
+	mp3ring_unmap(&ring);
+	close(fd);
+}
+
+static pid_t add_worker(struct worker *w)
+{
+	char pid[16];
+
+	worker_spawn(w);
+	snprintf(pid, sizeof(pid), "%d", (int)w->pid);
+	expect(ctl(NULL, "add", pid, NULL) == 0, "pfprofctl add %s failed", pid);
+	return w->pid;
+}
+
+void test_daemon_logs_samples(void)
+{
+	struct log_summary sum;
+	struct worker w;
+	char pid[16];
+	double ms;
+	pid_t daemon;
+
+	setup("");
+	daemon = start_ready_daemon();
+	add_worker(&w);
+	ms = wait_logged(0, 1000);
+	printf("  daemon_logs_samples: first sample logged %.0f ms after pfprofctl add\n", ms);
+	snprintf(pid, sizeof(pid), "%d", (int)w.pid);
+	expect(status_lists(w.pid), "pfprofctl add did not register PID %s", pid);
+	expect(file_contains(PID_FILE, pid), "pfprofctl add did not write %s", PID_FILE);
+	worker_do(&w, 't', 1000);
+	log_for(500);
+	stop_daemon(daemon);
+	read_logs(&sum);
+	expect_continuous(&sum, "one run");
+	expect(sum.lines[0].seq == 0 && sum.lines[0].procs == 1,
+	       "first sample logged is %llu (%u processes)", sum.lines[0].seq, sum.lines[0].procs);
+	expect(sum.lines[sum.count - 1].minor_total >= 1000,
+	       "the worker's 1000 faults are not in the log");
+	expect(file_contains(LOG_DIR "/pfprof.log", "# columns: seq wall_time_s monotonic_s jiffies"),
+	       "the log has no column header");
+}
+
+void test_daemon_rotation(void)
+{
+	struct log_summary sum;
+	struct worker w;
+	pid_t daemon;
+
+	setup("rotate_size = 1K\nkeep = 1000\n");
+	daemon = start_ready_daemon();
+	add_worker(&w);
+	log_for(3000);
+	stop_daemon(daemon);
+	read_logs(&sum);
+	printf("  daemon_rotation: %d samples in %d files\n", sum.count, sum.files);
+	expect(sum.files >= 5, "only %d files with rotate_size = 1K", sum.files);
+	expect(sum.load_id_lines == sum.files, "%d files but %d load_id lines", sum.files,
+	       sum.load_id_lines);
+	expect_continuous(&sum, "across rotations");
+}
+
+void test_daemon_restart_resumes(void)
+{
+	struct log_summary sum;
+	struct worker w;
+	pid_t daemon;
+	int killed_at;
+
+	setup("");
+	daemon = start_ready_daemon();
+	add_worker(&w);
+	log_for(1000);
+	kill(daemon, SIGKILL);
+	waitpid(daemon, NULL, 0);
+	killed_at = (int)last_seq_logged();
+	/* What a kill in the middle of a write would have left. */
+	write_text(LOG_DIR "/pfprof.log", "123456 17", "a");
+	sleep_ms(500);
+	daemon = start_ready_daemon();
+	log_for(1000);
+	stop_daemon(daemon);
+	read_logs(&sum);
+	printf("  daemon_restart_resumes: killed after sample %d, %d samples logged in all\n",
+	       killed_at, sum.count);
+	expect(sum.lines[sum.count - 1].seq > (unsigned long long)killed_at + 10,
+	       "nothing logged after the restart");
+	expect_continuous(&sum, "across kill -9 and restart");
+	expect(file_contains(STDERR_FILE, "resuming after sample"),
+	       "pfprofd did not say where it resumed");
+}
+
+void test_daemon_module_reload(void)
+{
+	struct log_summary sum;
+	struct worker w;
+	pid_t daemon, pid;
+
+	setup("");
+	daemon = start_ready_daemon();
+	pid = add_worker(&w);
+	log_for(300);
+	stop_daemon(daemon);
+	expect_ok(module_unload(), "rmmod once pfprofd has stopped");
+	expect_ok(module_load(NULL), "insmod again");
+	expect(!status_lists(pid), "a fresh module lists PID %d", (int)pid);
+	daemon = start_ready_daemon();
+	expect(status_lists(pid), "pfprofd did not register PID %d again", (int)pid);
+	log_for(300);
+	stop_daemon(daemon);
+	read_logs(&sum);
+	expect(sum.load_id_lines == 2, "%d load_id lines for two module loads", sum.load_id_lines);
+	for (int i = 1; i < sum.count; i++)
+		expect(sum.lines[i].seq == sum.lines[i - 1].seq + 1 || sum.lines[i].seq == 0,
+		       "seq %llu follows %llu", sum.lines[i].seq, sum.lines[i - 1].seq);
+}
+
+void test_daemon_pid_file(void)
+{
+	struct worker live, later;
+	pid_t dead = spawn_sleeper(), daemon;
+	char text[64];
+
+	setup("");
+	kill_and_reap(dead);
+	worker_spawn(&live);
+	snprintf(text, sizeof(text), "# kept\n%d\n%d\n", (int)dead, (int)live.pid);
+	write_text(PID_FILE, text, "w");
+	daemon = start_ready_daemon();
+	expect(status_lists(live.pid), "the live PID %d from the file is not registered",
+	       (int)live.pid);
+	snprintf(text, sizeof(text), "%d\n", (int)dead);
+	expect(!file_contains(PID_FILE, text), "dead PID %d still in %s", (int)dead, PID_FILE);
+	expect(file_contains(PID_FILE, "# kept"), "the comment in %s was lost", PID_FILE);
+	expect(file_contains(STDERR_FILE, "has exited"), "dropping the dead PID was not logged");
+	/* Editing the file by hand is noticed (inotify). */
+	worker_spawn(&later);
+	snprintf(text, sizeof(text), "%d\n", (int)later.pid);
+	write_text(PID_FILE, text, "a");
+	for (int i = 0; i < 100 && !status_lists(later.pid); i++)
+		sleep_ms(10);
+	expect(status_lists(later.pid), "PID %d appended to %s was not registered within 1 s",
+	       (int)later.pid, PID_FILE);
+	stop_daemon(daemon);
+}
+
+void test_daemon_bad_config(void)
+{
+	pid_t daemon;
+
+	setup("bogus = 1\nrotate_size = lots\nkeep = 3\n");
+	daemon = start_ready_daemon();
+	stop_daemon(daemon);
+	expect(file_contains(STDERR_FILE, CONF ":5:") && file_contains(STDERR_FILE, "bogus"),
+	       "the unknown key on line 5 was not reported with file and line");
+	expect(file_contains(STDERR_FILE, CONF ":6:") && file_contains(STDERR_FILE, "lots"),
+	       "the bad value on line 6 was not reported with file and line");
+}
+
+void test_ctl_without_module(void)
+{
+	pid_t daemon;
+	int status, rc;
+
+	setup("");
+	expect_ok(module_unload(), "rmmod");
+	rc = ctl(NULL, "add", "1", NULL);
+	expect(rc == 3, "pfprofctl add without the module exited with %d, want 3", rc);
+	expect(file_contains(DIR "/ctl.stderr", "modprobe mp3"), "pfprofctl add gave no hint");
+	rc = ctl(DIR "/status.out", "status", NULL, NULL);
+	expect(rc == 3, "pfprofctl status without the module exited with %d, want 3", rc);
+	expect(file_contains(DIR "/status.out", "not loaded"), "pfprofctl status did not say why");
+	daemon = start_daemon();
+	waitpid(daemon, &status, 0);
+	expect(WIFEXITED(status) && WEXITSTATUS(status) == 3,
+	       "pfprofd without the module: status %#x, want exit 3", status);
+	expect(file_contains(STDERR_FILE, "modprobe mp3"), "pfprofd gave no hint");
+	expect_ok(module_load(NULL), "insmod");
+	rc = ctl(NULL, "frobnicate", NULL, NULL);
+	expect(rc == 2, "an unknown command exited with %d, want 2", rc);
+	rc = ctl(NULL, "add", "12x", NULL);
+	expect(rc == 2, "add 12x exited with %d, want 2", rc);
+}
+
+void test_ctl_commands(void)
+{
+	struct mp3ring ring;
+	struct sample_sum sum;
+	struct worker w;
+	pid_t daemon;
+	char pid[16];
+	int rc, fd, lines = 0;
+	char line[256];
+	FILE *f;
+
+	setup("");
+	daemon = start_ready_daemon();
+	map_ring(&ring, &fd);
+	{
+		char *argv[] = { "./pfprofctl", "--config", CONF, "run", "--", "./work", "-q",
+				 "16", "R", "20000", NULL };
+
+		rc = run_program(argv, NULL);
+	}
+	expect(rc == 0, "pfprofctl run -- ./work exited with %d", rc);
+	sleep_ms(200);
+	sum_samples(&ring, 0, mp3ring_head(&ring), &sum);
+	expect(sum.minor >= 4096, "run: only %llu minor faults of work's 4096 pages profiled",
+	       (unsigned long long)sum.minor);
+	add_worker(&w);
+	snprintf(pid, sizeof(pid), "%d", (int)w.pid);
+	rc = ctl(DIR "/list.out", "list", NULL, NULL);
+	expect(rc == 0 && file_contains(DIR "/list.out", "profiled, kept"),
+	       "pfprofctl list: exit %d, no 'profiled, kept' line", rc);
+	rc = ctl(DIR "/status.out", "status", NULL, NULL);
+	expect(rc == 0 && file_contains(DIR "/status.out", "daemon:    running") &&
+	       file_contains(DIR "/status.out", LOG_DIR "/pfprof.log"),
+	       "pfprofctl status: exit %d or missing lines", rc);
+	rc = ctl(DIR "/follow.out", "follow", "--count", "5");
+	expect(rc == 0, "pfprofctl follow --count 5 exited with %d", rc);
+	f = fopen(DIR "/follow.out", "r");
+	expect(f != NULL, "no follow output");
+	while (fgets(line, sizeof(line), f))
+		lines += line[0] != '#';
+	fclose(f);
+	expect(lines == 5, "follow --count 5 printed %d samples", lines);
+	expect(ctl(NULL, "del", pid, NULL) == 0, "pfprofctl del failed");
+	expect(!status_lists(w.pid) && !file_contains(PID_FILE, pid),
+	       "pfprofctl del left PID %s registered or in the file", pid);
+	stop_daemon(daemon);
+	rc = ctl(DIR "/status.out", "status", NULL, NULL);
+	expect(rc == 4, "pfprofctl status with no daemon exited with %d, want 4", rc);
+	close(fd);
+}
+
+/* Fills the file system holding path until it refuses more. */
+static void fill_up(const char *path)
+{
+	static const char block[4096];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	expect(fd >= 0, "open %s: %s", path, strerror(errno));
+	while (write(fd, block, sizeof(block)) > 0)
+		;
+	expect(errno == ENOSPC, "filling %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+void test_daemon_disk_full(void)
+{
+	struct log_summary sum;
+	struct worker w;
+	pid_t daemon;
+	int status;
+
+	setup("");
+	expect(mount("tmpfs", LOG_DIR, "tmpfs", 0, "size=64k") == 0, "mount tmpfs: %s",
+	       strerror(errno));
+	daemon = start_ready_daemon();
+	fill_up(LOG_DIR "/filler");
+	add_worker(&w);
+	/* The file's last page takes a few dozen lines before the disk refuses. */
+	for (int i = 0; i < 500 && !file_contains(STDERR_FILE, "No space left on device"); i++)
+		sleep_ms(10);
+	expect(file_contains(STDERR_FILE, "No space left on device"),
+	       "the full disk was not reported within 5 s");
+	sleep_ms(1000);
+	expect(waitpid(daemon, &status, WNOHANG) == 0, "pfprofd exited on a full disk");
+	expect(unlink(LOG_DIR "/filler") == 0, "unlink filler: %s", strerror(errno));
+	log_for(1500);	/* the retry writes what was held */
+	stop_daemon(daemon);
+	read_logs(&sum);
+	printf("  daemon_disk_full: %d samples logged, first %llu, last %llu\n", sum.count,
+	       sum.lines[0].seq, sum.lines[sum.count - 1].seq);
+	expect_continuous(&sum, "across a full disk");
+	expect(sum.lines[0].seq == 0, "the log starts at sample %llu", sum.lines[0].seq);
+	umount(LOG_DIR);
+}
