@@ -46,7 +46,7 @@ __attribute__((format(printf, 1, 2)))
 void ctl_hint(const char *fmt, ...);
 
 /* Exit status for a failure to reach the module (err is -errno), with a hint. */
-int ctl_module_error(const struct ctl *ctl, int err, const char *object);
+int ctl_module_error(int err, const char *object);
 
 /* Parses "<pid>" (decimal, 1..INT_MAX); false if malformed. */
 bool ctl_parse_pid(const char *arg, pid_t *pid);

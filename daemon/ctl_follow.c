@@ -116,11 +116,11 @@ int ctl_follow(struct ctl *ctl, int argc, char **argv)
 		return ctl_unexpected_argument(ctl_find_command("follow"), argv[optind]);
 	fd = open(ctl->config.device, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return ctl_module_error(ctl, -errno, ctl->config.device);
+		return ctl_module_error(-errno, ctl->config.device);
 	err = mp3ring_map(&ring, fd);
 	if (err) {
 		close(fd);
-		return ctl_module_error(ctl, err, ctl->config.device);
+		return ctl_module_error(err, ctl->config.device);
 	}
 	err = follow(&ring, fd, &o);
 	if (err)

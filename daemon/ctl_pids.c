@@ -59,7 +59,7 @@ static int send_commands(const struct ctl *ctl, char command, const pid_t *pids,
 
 	/* ENOENT from a write means "not registered"; from here, "no module". */
 	if (access(ctl->config.status_file, F_OK))
-		return ctl_module_error(ctl, -errno, ctl->config.status_file);
+		return ctl_module_error(-errno, ctl->config.status_file);
 	for (int i = 0; i < n; i++) {
 		int err = procstatus_command(ctl->config.status_file, command, pids[i]);
 		char object[64];
@@ -162,7 +162,7 @@ int ctl_list(struct ctl *ctl, int argc, char **argv)
 		return ctl_unexpected_argument(ctl_find_command("list"), argv[optind]);
 	n = procstatus_list(ctl->config.status_file, registered, LIST_MAX);
 	if (n < 0)
-		return ctl_module_error(ctl, n, ctl->config.status_file);
+		return ctl_module_error(n, ctl->config.status_file);
 	err = pidlist_read(ctl->config.pid_file, &kept, NULL, NULL);
 	if (err)
 		ctl_error(err, "reading %s", ctl->config.pid_file);

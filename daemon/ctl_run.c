@@ -76,7 +76,7 @@ int ctl_run(struct ctl *ctl, int argc, char **argv)
 	if (err) {
 		close(go[1]);	/* the child exits without running anything */
 		waitpid(pid, NULL, 0);
-		return ctl_module_error(ctl, err, ctl->config.status_file);
+		return ctl_module_error(err, ctl->config.status_file);
 	}
 	/* Ctrl-C is for the command; we stay to report how it ended. */
 	signal(SIGINT, SIG_IGN);

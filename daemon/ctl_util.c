@@ -37,7 +37,7 @@ void ctl_hint(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-int ctl_module_error(const struct ctl *ctl, int err, const char *object)
+int ctl_module_error(int err, const char *object)
 {
 	ctl_error(err, "%s", object);
 	if (err == -ENOENT || err == -ENXIO || err == -ENODEV) {
@@ -45,8 +45,8 @@ int ctl_module_error(const struct ctl *ctl, int err, const char *object)
 		return CTL_NO_MODULE;
 	}
 	if (err == -EACCES || err == -EPERM)
-		ctl_hint("%s needs more privileges (root, or the group that owns %s)",
-			 object, ctl->config.device);
+		ctl_hint("you need more privileges for %s (root, or the group that owns it)",
+			 object);
 	return CTL_FAILED;
 }
 
