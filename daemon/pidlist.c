@@ -174,7 +174,8 @@ static int lock_pidlist(const char *path)
 
 	if (err)
 		return err;
-	fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	/* Read-only is enough for flock(), and works on a lock file another user created. */
+	fd = open(lock_path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	while (flock(fd, LOCK_EX)) {
