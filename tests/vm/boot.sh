@@ -1,9 +1,11 @@
 #!/bin/bash
-# Usage: tests/vm/boot.sh [--mem MB] [--smp N] [--timeout SEC] [--append "ARGS"] KERNEL INITRD LOGDIR
+# Usage: tests/vm/boot.sh [--mem MB] [--smp N] [--timeout SEC] [--append "ARGS"] [--drive IMG] [--share DIR] KERNEL INITRD LOGDIR
 #
 # Boots KERNEL (vmlinux.sh) + INITRD (mkinitramfs.sh) under QEMU/TCG, console live
 # on stdout.  Writes to LOGDIR: console.log (ttyS0), result.txt (ttyS1, raw),
 # payload.txt and dmesg.txt (sections of result.txt).  Verdict on stderr.
+# --drive IMG: a raw disk as /dev/vda (-snapshot: the image is never written);
+# --share DIR: DIR as the 9p share with mount tag "host".
 # Kernel args: console=ttyS0 panic=-1 oops=panic quiet loglevel=4 printk.time=1
 #   log_buf_len=8M rdinit=/init + --append (8M: a chatty payload must not push
 #   early-boot splats out of the 128K default ring buffer before dmesg is read).
@@ -18,15 +20,18 @@ usage() { sed -n '2s/^# //p' "$0" >&2; exit 64; }
 log() { printf 'boot.sh: %s\n' "$*" >&2; }
 
 mem=512 smp=2 timeout_s=600 extra=""
+devices=()
 while (($#)); do
     case $1 in
-        --mem | --smp | --timeout | --append)
+        --mem | --smp | --timeout | --append | --drive | --share)
             (($# >= 2)) || usage
             case $1 in
                 --mem) mem=$2 ;;
                 --smp) smp=$2 ;;
                 --timeout) timeout_s=$2 ;;
                 --append) extra=$2 ;;
+                --drive) devices+=(-snapshot -drive "file=${2//,/,,},if=virtio,format=raw,cache=unsafe") ;;
+                --share) devices+=(-virtfs "local,path=${2//,/,,},mount_tag=host,security_model=none") ;;
             esac
             shift 2 ;;
         -h | --help) usage ;;
@@ -61,7 +66,7 @@ timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
     -nodefaults -no-user-config -display none -no-reboot \
     -serial stdio -serial "file:${result//,/,,}" \
     -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-    -kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
+    -kernel "$kernel" -initrd "$initrd" -append "$cmdline" "${devices[@]}" \
     </dev/null | tee "$console"
 qemu_rc=${PIPESTATUS[0]}
 set -e

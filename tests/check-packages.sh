@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Builds the Debian packages, boots Debian's kernel with systemd as init on a
+# Debian 12 root file system in QEMU, installs them there with apt and runs
+# tests/systemd/run. Ends with "N passed, N failed"; non-zero if anything failed.
+# Environment: KVER, PFPROF_CACHE, BUILD as for tests/check.sh.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+out=$build/systemd
+
+KVER=$(KVER=${KVER:-} "$top/tests/vm/prepare-host.sh")
+export KVER
+missing=()
+for p in mmdebstrap e2fsprogs dpkg-dev debhelper dh-dkms dkms fakeroot lintian rsync; do
+	[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	echo "check-packages: installing ${missing[*]}" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends \
+		-o Dpkg::Use-Pty=0 "${missing[@]}" </dev/null >&2
+fi
+
+# Build from a copy, so that dpkg-buildpackage's ../ outputs land in build/.
+rm -rf "$out"
+mkdir -p "$out/src" "$out/share/debs" "$out/log"
+rsync -a --exclude=/build --exclude=.git "$top/" "$out/src/pfprof/"
+echo "check-packages: building the packages" >&2
+(cd "$out/src/pfprof" && make -s clean >/dev/null 2>&1; dpkg-buildpackage -us -uc -b) \
+	> "$out/log/dpkg-buildpackage.log" 2>&1 ||
+	{ tail -n 30 "$out/log/dpkg-buildpackage.log" >&2; echo "0 passed, 1 failed"; exit 1; }
+cp "$out"/src/*.deb "$out/share/debs/"
+install -m 0755 "$top/tests/systemd/run" "$out/share/run"
+
+image=$("$top/tests/vm/rootfs.sh" "$KVER")
+vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER")
+"$top/tests/vm/mkinitramfs-root.sh" "$KVER" "$out/initrd.cpio"
+
+status=0
+"$top/tests/vm/boot.sh" --mem 2048 --timeout 1500 --drive "$image" --share "$out/share" \
+	"$vmlinux" "$out/initrd.cpio" "$out/log" || status=$?
+
+summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out/log/payload.txt" | tail -n 1 || true)
+passed=${summary%% passed*}
+failed=${summary#*passed, }
+failed=${failed%% failed*}
+if [ -z "$summary" ]; then
+	echo "check-packages: the systemd guest did not report a result" >&2
+	passed=0
+	failed=1
+fi
+case $status in
+0|1)	passed=$((passed + 1))
+	echo "PASS systemd guest kernel log has no warning, BUG, oops or lockdep report" ;;
+2)	failed=$((failed + 1))
+	echo "FAIL systemd guest kernel log has a splat (see $out/log/dmesg.txt)" ;;
+*)	failed=$((failed + 1))
+	echo "FAIL systemd guest did not finish (see $out/log/console.log)" ;;
+esac
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$status" -eq 0 ]

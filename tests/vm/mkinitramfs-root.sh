@@ -1,0 +1,48 @@
+#!/bin/bash
+# Usage: tests/vm/mkinitramfs-root.sh KVER OUT.cpio
+#
+# A small initramfs that loads the disk drivers of kernel KVER (from the
+# host's /lib/modules/KVER), mounts /dev/vda and hands over to systemd on it:
+# the first stage of the systemd guest (rootfs.sh builds the disk).
+set -euo pipefail
+
+[[ $# -eq 2 ]] || { sed -n '2s/^# //p' "$0" >&2; exit 64; }
+kver=$1
+out=$2
+modules=(virtio_pci virtio_blk ext4)
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/pfprof-initramfs-root.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+root=$work/root
+mkdir -p "$root"/{bin,sbin,dev,proc,sys,newroot,lib/modules/"$kver"}
+cp /bin/busybox "$root/bin/busybox"
+for applet in sh mount umount switch_root modprobe insmod sleep echo cat; do
+    ln -s busybox "$root/bin/$applet"
+done
+ln -s ../bin/busybox "$root/sbin/modprobe"
+
+# Each module and what it depends on, in load order.
+for m in "${modules[@]}"; do
+    modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
+done | awk '!seen[$0]++' > "$work/load-order"
+while read -r ko; do
+    mkdir -p "$root$(dirname "$ko")"
+    cp "$ko" "$root$ko"
+done < "$work/load-order"
+sed "s|^|insmod |" "$work/load-order" > "$root/load-modules"
+
+cat > "$root/init" <<'INIT'
+#!/bin/sh
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+# Built-in drivers make insmod say "File exists"; that is fine.
+while read -r cmd ko; do insmod "$ko" 2>/dev/null; done < /load-modules
+for i in 1 2 3 4 5 6 7 8 9 10; do [ -b /dev/vda ] && break; sleep 0.2; done
+mount -t ext4 /dev/vda /newroot || { echo "init: cannot mount /dev/vda"; exec sh; }
+umount /proc /sys
+mount --move /dev /newroot/dev 2>/dev/null || umount /dev
+exec switch_root /newroot /lib/systemd/systemd
+INIT
+chmod 755 "$root/init"
+(cd "$root" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) > "$out"

@@ -1,0 +1,105 @@
+#!/bin/bash
+# Usage: tests/vm/rootfs.sh KVER
+#
+# Prints the path of a Debian 12 root file system image (ext4, raw) with
+# systemd as init, for the systemd guest: built with mmdebstrap from Debian's
+# archive, with the kernel KVER's headers, modules and what DKMS needs, so that
+# `apt install ./*.deb` of pfprof works offline inside it. Cached under
+# ${PFPROF_CACHE:-/var/cache/pfprof-test}/rootfs/, keyed by KVER and this
+# script's contents; rebuilt when missing. Progress goes to stderr.
+#
+# The image runs /mnt/host/run (a 9p share, tag "host") as the unit
+# pfprof-test.service and powers off when it ends; its output goes to the
+# console. run reports to /dev/ttyS1 in boot.sh's format.
+set -euo pipefail
+
+[[ $# -eq 1 ]] || { sed -n '2s/^# //p' "$0" >&2; exit 64; }
+kver=$1
+log() { printf 'rootfs: %s\n' "$*" >&2; }
+
+key=$(sha256sum < "$0" | cut -c1-12)
+cache=${PFPROF_CACHE:-/var/cache/pfprof-test}/rootfs
+image=$cache/bookworm-$kver-$key.img
+if [[ -f "$image" ]]; then
+    log "cached: $image"
+    printf '%s\n' "$image"
+    exit 0
+fi
+[[ -d /lib/modules/$kver/kernel ]] || { log "error: /lib/modules/$kver missing"; exit 1; }
+command -v mmdebstrap >/dev/null || { log "error: mmdebstrap is not installed"; exit 1; }
+
+mkdir -p "$cache"
+work=$(mktemp -d "$cache/.build.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+root=$work/root
+
+packages=systemd,systemd-sysv,udev,kmod,libsystemd0,dbus,dkms,gcc,make,libc6-dev
+packages+=,linux-headers-$kver,procps
+log "mmdebstrap bookworm ($packages)"
+# shellcheck disable=SC2016 # "$1" belongs to the hook, expanded by mmdebstrap
+mmdebstrap --variant=minbase --include="$packages" \
+    --aptopt='APT::Install-Recommends "false"' \
+    --customize-hook='rm -rf "$1"/var/cache/apt/archives/*.deb "$1"/var/lib/apt/lists/*' \
+    bookworm "$root" \
+    "deb http://deb.debian.org/debian bookworm main" \
+    "deb http://deb.debian.org/debian bookworm-updates main" \
+    "deb http://deb.debian.org/debian-security bookworm-security main" >&2
+
+# The guest boots the host's copy of Debian's kernel: bring the modules the
+# guest needs (disk, 9p, file systems), not the 300 MB of hardware drivers.
+log "modules for $kver"
+src=/lib/modules/$kver
+dst=$root/lib/modules/$kver
+mkdir -p "$dst/kernel/drivers" "$dst/kernel/net"
+cp -a "$src"/kernel/{arch,block,crypto,fs,lib,mm,virt} "$dst/kernel/"
+rm -rf "$dst/kernel/arch/x86/kvm"	# needs drivers not copied; no use in a guest
+cp -a "$src"/kernel/net/9p "$dst/kernel/net/"
+cp -a "$src"/kernel/drivers/{virtio,block,char,input,hid} "$dst/kernel/drivers/"
+cp -a "$src"/modules.{order,builtin,builtin.modinfo} "$dst/"
+depmod -b "$root" "$kver"
+
+log "test unit and settings"
+echo 0123456789abcdef0123456789abcdef > "$root/etc/machine-id"
+echo pfprof-test > "$root/etc/hostname"
+ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyS0.service"
+ln -sf /dev/null "$root/etc/systemd/system/getty@tty1.service"
+ln -sf /dev/null "$root/etc/systemd/system/apt-daily.timer"
+ln -sf /dev/null "$root/etc/systemd/system/apt-daily-upgrade.timer"
+mkdir -p "$root/mnt/host"
+cat > "$root/etc/systemd/system/mnt-host.mount" <<'UNIT'
+[Unit]
+Description=Test files from the host (9p)
+
+[Mount]
+What=host
+Where=/mnt/host
+Type=9p
+Options=trans=virtio,version=9p2000.L,msize=262144
+UNIT
+cat > "$root/etc/systemd/system/pfprof-test.service" <<'UNIT'
+[Unit]
+Description=pfprof systemd-guest test
+Requires=mnt-host.mount
+After=mnt-host.mount multi-user.target
+# In [Unit], or systemd ignores them and the guest never powers off.
+SuccessAction=poweroff-force
+FailureAction=poweroff-force
+
+[Service]
+Type=oneshot
+ExecStart=/mnt/host/run
+StandardOutput=journal+console
+TimeoutStartSec=1200
+
+[Install]
+WantedBy=multi-user.target
+UNIT
+ln -sf ../pfprof-test.service "$root/etc/systemd/system/multi-user.target.wants/pfprof-test.service"
+
+log "ext4 image"
+size_mb=$(( $(du -sm "$root" | cut -f1) + 768 ))
+mkfs.ext4 -q -F -L root -d "$root" "$work/image" "${size_mb}M"
+rm -f "$cache/bookworm-$kver-"*.img	# older versions of this script's image
+mv -f "$work/image" "$image"
+log "built $image (${size_mb} MB)"
+printf '%s\n' "$image"
