@@ -11,52 +11,28 @@
 #include "config.h"
 
 #define CONF "pfprofd.conf"
-#define MAX_REPORTS 16
-
-struct report {
-	char file[64];
-	unsigned int line;
-	char message[256];
-};
-
-struct reports {
-	size_t count;
-	struct report r[MAX_REPORTS];
-};
-
-static void record(void *ctx, const char *file, unsigned int line, const char *message)
-{
-	struct reports *reports = ctx;
-	struct report *r;
-
-	UNIT_CHECK(reports->count < MAX_REPORTS, "too many reports, last: %s", message);
-	r = &reports->r[reports->count++];
-	snprintf(r->file, sizeof(r->file), "%s", file);
-	r->line = line;
-	snprintf(r->message, sizeof(r->message), "%s", message);
-}
 
 /* Writes text to CONF and loads it; the load itself must succeed. */
-static void load_text(const char *text, struct pfprof_config *config, struct reports *reports)
+static void load_text(const char *text, struct pfprof_config *config, struct unit_reports *reports)
 {
 	int err;
 
 	unit_write_file(CONF, text);
 	memset(reports, 0, sizeof(*reports));
-	err = config_load(config, CONF, record, reports);
+	err = config_load(config, CONF, unit_record_report, reports);
 	UNIT_CHECK(err == 0, "config_load returned %d for:\n%s", err, text);
 }
 
-static void check_no_reports(const struct reports *reports)
+static void check_no_reports(const struct unit_reports *reports)
 {
 	UNIT_CHECK(reports->count == 0, "unexpected report, line %u: %s", reports->r[0].line,
 		   reports->r[0].message);
 }
 
-static void check_report(const struct reports *reports, size_t i, unsigned int line,
+static void check_report(const struct unit_reports *reports, size_t i, unsigned int line,
 			 const char *message)
 {
-	const struct report *r = &reports->r[i];
+	const struct unit_report *r = &reports->r[i];
 
 	UNIT_CHECK(i < reports->count, "report %zu missing (want line %u: %s)", i, line, message);
 	UNIT_CHECK(!strcmp(r->file, CONF), "report %zu names file '%s'", i, r->file);
@@ -123,11 +99,11 @@ static void test_defaults(void)
 static void test_missing_file(void)
 {
 	struct pfprof_config got, want;
-	struct reports reports = { 0 };
+	struct unit_reports reports = { 0 };
 	int err;
 
 	scribble(&got);
-	err = config_load(&got, "no-such.conf", record, &reports);
+	err = config_load(&got, "no-such.conf", unit_record_report, &reports);
 	UNIT_CHECK(err == -ENOENT, "config_load returned %d, want %d", err, -ENOENT);
 	expected_defaults(&want);
 	check_same_config(&got, &want);
@@ -142,7 +118,7 @@ static void test_unreadable_file(void)
 	/* A directory opens but cannot be read: the read error must come back. */
 	UNIT_CHECK(mkdir("dir.conf", 0755) == 0, "mkdir failed");
 	scribble(&got);
-	err = config_load(&got, "dir.conf", record, NULL);
+	err = config_load(&got, "dir.conf", unit_record_report, NULL);
 	UNIT_CHECK(err == -EISDIR, "config_load returned %d, want %d", err, -EISDIR);
 	expected_defaults(&want);
 	check_same_config(&got, &want);
@@ -151,7 +127,7 @@ static void test_unreadable_file(void)
 static void test_empty_file(void)
 {
 	struct pfprof_config got, want;
-	struct reports reports;
+	struct unit_reports reports;
 
 	scribble(&got);
 	load_text("", &got, &reports);
@@ -163,7 +139,7 @@ static void test_empty_file(void)
 static void test_comments_and_blank_lines(void)
 {
 	struct pfprof_config got, want;
-	struct reports reports;
+	struct unit_reports reports;
 
 	load_text("# keep = 3\n\n   \t\n\t# rotate_size = 1K\n#\nkeep = 4\n", &got, &reports);
 	expected_defaults(&want);
@@ -255,7 +231,7 @@ static void test_good_values(void)
 	for (size_t i = 0; i < sizeof(good_cases) / sizeof(good_cases[0]); i++) {
 		const struct good_case *c = &good_cases[i];
 		struct pfprof_config got, want;
-		struct reports reports;
+		struct unit_reports reports;
 
 		load_text(c->text, &got, &reports);
 		check_no_reports(&reports);
@@ -268,7 +244,7 @@ static void test_good_values(void)
 static void test_bad_line_keeps_earlier_value(void)
 {
 	struct pfprof_config got, want;
-	struct reports reports;
+	struct unit_reports reports;
 
 	load_text("keep = 3\nkeep = many\n", &got, &reports);
 	expected_defaults(&want);
@@ -339,7 +315,7 @@ static void test_bad_values(void)
 	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
 		const struct bad_case *c = &bad_cases[i];
 		struct pfprof_config got, want;
-		struct reports reports;
+		struct unit_reports reports;
 		char text[256];
 
 		snprintf(text, sizeof(text), "# test\n\n%s\n", c->line);
@@ -355,7 +331,7 @@ static void test_long_value_is_cut_in_report(void)
 {
 	char value[101], text[256], want[256];
 	struct pfprof_config config;
-	struct reports reports;
+	struct unit_reports reports;
 
 	memset(value, 'x', 100);
 	value[100] = '\0';
@@ -383,7 +359,7 @@ static char *line_of_length(size_t len)
 static void test_line_length_limit(void)
 {
 	struct pfprof_config got, want;
-	struct reports reports;
+	struct unit_reports reports;
 	char *longest = line_of_length(4096), *too_long = line_of_length(4097);
 	char *text;
 
@@ -404,12 +380,12 @@ static void test_line_length_limit(void)
 static void test_nul_byte(void)
 {
 	struct pfprof_config got, want;
-	struct reports reports = { 0 };
+	struct unit_reports reports = { 0 };
 	FILE *f = fopen(CONF, "w");
 
 	UNIT_CHECK(f && fwrite("keep = 3\0junk\nkeep = 4\n", 1, 23, f) == 23 && !fclose(f),
 		   "writing " CONF);
-	UNIT_CHECK(config_load(&got, CONF, record, &reports) == 0, "config_load failed");
+	UNIT_CHECK(config_load(&got, CONF, unit_record_report, &reports) == 0, "config_load failed");
 	check_report(&reports, 0, 1, "NUL byte in line");
 	expected_defaults(&want);
 	want.keep = 4;
@@ -419,7 +395,7 @@ static void test_nul_byte(void)
 static void test_problems_keep_their_line_numbers(void)
 {
 	struct pfprof_config got, want;
-	struct reports reports;
+	struct unit_reports reports;
 
 	load_text("# pfprofd.conf\n"
 		  "bogus = 1\n"

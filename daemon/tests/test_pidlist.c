@@ -14,31 +14,8 @@
 
 #include "pidlist.h"
 
-#define MAX_REPORTS 16
 #define ADDERS 8
 #define PIDS_PER_ADDER 50
-
-struct report {
-	unsigned int line;
-	char message[256];
-};
-
-struct reports {
-	size_t count;
-	struct report r[MAX_REPORTS];
-};
-
-static void record(void *ctx, const char *file, unsigned int line, const char *message)
-{
-	struct reports *reports = ctx;
-	struct report *r;
-
-	UNIT_CHECK(!strcmp(file, "pids"), "report names file '%s'", file);
-	UNIT_CHECK(reports->count < MAX_REPORTS, "too many reports, last: %s", message);
-	r = &reports->r[reports->count++];
-	r->line = line;
-	snprintf(r->message, sizeof(r->message), "%s", message);
-}
 
 static void check_pids(const struct pidlist *list, const pid_t *want, size_t count)
 {
@@ -88,9 +65,9 @@ static void check_no_stray_files(const char *dir)
 static void test_read_missing_file(void)
 {
 	struct pidlist list = { (pid_t *)1, 5 };
-	struct reports reports = { 0 };
+	struct unit_reports reports = { 0 };
 
-	UNIT_CHECK(pidlist_read("pids", &list, record, &reports) == 0, "read failed");
+	UNIT_CHECK(pidlist_read("pids", &list, unit_record_report, &reports) == 0, "read failed");
 	UNIT_CHECK(list.count == 0 && list.pids == NULL, "missing file gave %zu PIDs", list.count);
 	UNIT_CHECK(reports.count == 0, "unexpected report: %s", reports.r[0].message);
 	check_missing("pids");
@@ -117,7 +94,7 @@ static void test_read_mixed_lines(void)
 {
 	static const pid_t want[] = { 123, 456, 789, 2147483647, 99, 8 };
 	struct pidlist list;
-	struct reports reports = { 0 };
+	struct unit_reports reports = { 0 };
 
 	unit_write_file("pids",
 			"# registered by pfprofctl\n"	/* 1 */
@@ -138,11 +115,13 @@ static void test_read_mixed_lines(void)
 			"123\n"
 			"   \t  \n"
 			"8");
-	UNIT_CHECK(pidlist_read("pids", &list, record, &reports) == 0, "read failed");
+	UNIT_CHECK(pidlist_read("pids", &list, unit_record_report, &reports) == 0, "read failed");
 	check_pids(&list, want, sizeof(want) / sizeof(want[0]));
 	UNIT_CHECK(reports.count == sizeof(bad_lines) / sizeof(bad_lines[0]), "%zu reports",
 		   reports.count);
 	for (size_t i = 0; i < reports.count; i++) {
+		UNIT_CHECK(!strcmp(reports.r[i].file, "pids"), "report names file '%s'",
+			   reports.r[i].file);
 		UNIT_CHECK(reports.r[i].line == bad_lines[i].line, "report %zu on line %u, want %u",
 			   i, reports.r[i].line, bad_lines[i].line);
 		UNIT_CHECK(!strcmp(reports.r[i].message, bad_lines[i].message),

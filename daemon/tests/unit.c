@@ -76,6 +76,18 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
 	return remove(path);
 }
 
+void unit_record_report(void *ctx, const char *file, unsigned int line, const char *message)
+{
+	struct unit_reports *reports = ctx;
+	struct unit_report *r;
+
+	UNIT_CHECK(reports->count < UNIT_MAX_REPORTS, "too many reports, last: %s", message);
+	r = &reports->r[reports->count++];
+	snprintf(r->file, sizeof(r->file), "%s", file);
+	r->line = line;
+	snprintf(r->message, sizeof(r->message), "%s", message);
+}
+
 /* Runs one test in a child; returns 0 if it passed. */
 static int run_test(const struct unit_test *t)
 {

@@ -37,4 +37,21 @@ void unit_write_file(const char *path, const char *text);
 /* Reads a whole file into a malloc()ed NUL-terminated string, or fails. */
 char *unit_read_file(const char *path);
 
+/* Collects what a config_report_fn / pidlist_report_fn is told. */
+#define UNIT_MAX_REPORTS 16
+
+struct unit_report {
+	char file[64];
+	unsigned int line;
+	char message[256];
+};
+
+struct unit_reports {
+	size_t count;
+	struct unit_report r[UNIT_MAX_REPORTS];
+};
+
+/* The report callback; ctx is a struct unit_reports. Fails on overflow. */
+void unit_record_report(void *ctx, const char *file, unsigned int line, const char *message);
+
 #endif /* PFPROF_UNIT_H */
