@@ -1,9 +1,44 @@
 # pfprof top-level Makefile: delegates to the parts.
-#   make                build mp3.ko (for KVER, default the running kernel), the tools,
-#                       pfprofd and pfprofctl
-#   make check          build everything and run the test suite in a QEMU guest
-#                       (guest kernel: Debian's linux-image-amd64, or KVER=... if given)
+#   make                  build mp3.ko (for KVER, default the running kernel), the tools,
+#                         pfprofd and pfprofctl
+#   make install          install pfprofd, pfprofctl, the tools, man pages, the udev rule,
+#                         the systemd unit and its sysusers/tmpfiles fragments (PREFIX,
+#                         default /usr/local; DESTDIR for staging)
+#   make dkms-install     install the module's source under /usr/src and let DKMS build
+#                         and install it for the running kernel (and future ones)
+#   make uninstall        undo both
+#   make check            everything, tested in QEMU guests: the module and daemon suite
+#                         (check-module) then the Debian packages in a systemd guest
+#                         (check-packages)
 #   make clean
+# Without DESTDIR the install targets also apply what they installed (create the user,
+# reload udev and systemd); the Debian packages (debian/rules) use DESTDIR.
+
+# The one place the version is kept is dkms.conf.
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
+
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+BINDIR ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec/pfprof
+DATADIR ?= $(PREFIX)/share/pfprof
+MANDIR ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+# systemd and udev also read these directories under /usr/local/lib.
+SYSTEMDLIBDIR ?= $(PREFIX)/lib
+UDEVRULESDIR ?= $(SYSTEMDLIBDIR)/udev/rules.d
+UNITDIR ?= $(SYSTEMDLIBDIR)/systemd/system
+SYSUSERSDIR ?= $(SYSTEMDLIBDIR)/sysusers.d
+TMPFILESDIR ?= $(SYSTEMDLIBDIR)/tmpfiles.d
+MODULESLOADDIR ?= $(SYSTEMDLIBDIR)/modules-load.d
+DKMSSRCDIR ?= /usr/src/pfprof-$(VERSION)
+
+daemon_paths = SBINDIR=$(SBINDIR) BINDIR=$(BINDIR) MANDIR=$(MANDIR) DATADIR=$(DATADIR)
+module_source = module/Kbuild module/Makefile \
+	$(filter-out %.mod.c,$(wildcard module/*.c)) $(wildcard module/*.h)
+# Systemd is running: apply what was installed.
+on_systemd = [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]
+
 all: module tools daemon
 
 module:
@@ -13,10 +48,59 @@ tools:
 	$(MAKE) -C tools
 
 daemon:
-	$(MAKE) -C daemon
+	$(MAKE) -C daemon $(daemon_paths)
+
+install: tools daemon
+	$(MAKE) -C tools install BINDIR=$(LIBEXECDIR) MAN1DIR=$(MANDIR)/man1
+	$(MAKE) -C daemon install $(daemon_paths)
+	install -D -m 0644 udev/60-pfprof.rules $(DESTDIR)$(UDEVRULESDIR)/60-pfprof.rules
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|/usr/sbin/pfprofd|$(SBINDIR)/pfprofd|' systemd/pfprofd.service \
+		> $(DESTDIR)$(UNITDIR)/pfprofd.service
+	install -D -m 0644 systemd/pfprof-sysusers.conf $(DESTDIR)$(SYSUSERSDIR)/pfprof.conf
+	install -D -m 0644 systemd/pfprof-tmpfiles.conf $(DESTDIR)$(TMPFILESDIR)/pfprof.conf
+	@# An existing configuration is the administrator's: never overwritten.
+	[ -e $(DESTDIR)$(SYSCONFDIR)/pfprof/pfprofd.conf ] || \
+		install -D -m 0644 daemon/pfprofd.conf $(DESTDIR)$(SYSCONFDIR)/pfprof/pfprofd.conf
+	if $(on_systemd); then \
+		systemd-sysusers $(SYSUSERSDIR)/pfprof.conf && \
+		systemd-tmpfiles --create $(TMPFILESDIR)/pfprof.conf && \
+		udevadm control --reload && systemctl daemon-reload && \
+		systemctl enable pfprofd.service; fi
+
+dkms-install:
+	install -d $(DESTDIR)$(DKMSSRCDIR)/module $(DESTDIR)$(DKMSSRCDIR)/include/uapi/linux
+	install -m 0644 dkms.conf $(DESTDIR)$(DKMSSRCDIR)/
+	install -m 0644 $(module_source) $(DESTDIR)$(DKMSSRCDIR)/module/
+	install -m 0644 include/uapi/linux/mp3.h $(DESTDIR)$(DKMSSRCDIR)/include/uapi/linux/
+	install -D -m 0644 systemd/pfprof-modules-load.conf \
+		$(DESTDIR)$(MODULESLOADDIR)/pfprof.conf
+	if [ -z "$(DESTDIR)" ]; then \
+		{ dkms status pfprof/$(VERSION) | grep . >/dev/null || dkms add pfprof/$(VERSION); } && \
+		dkms install pfprof/$(VERSION); fi
+
+uninstall:
+	if $(on_systemd); then systemctl disable --now pfprofd.service || :; fi
+	if [ -z "$(DESTDIR)" ] && dkms status pfprof/$(VERSION) | grep . >/dev/null; then \
+		dkms remove pfprof/$(VERSION) --all; fi
+	rm -rf $(DESTDIR)$(DKMSSRCDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR)
+	rm -f $(DESTDIR)$(SBINDIR)/pfprofd $(DESTDIR)$(BINDIR)/pfprofctl \
+		$(addprefix $(DESTDIR)$(MANDIR)/,man1/work.1 man1/monitor.1 \
+			man5/pfprofd.conf.5 man8/pfprofd.8 man8/pfprofctl.8) \
+		$(DESTDIR)$(UDEVRULESDIR)/60-pfprof.rules $(DESTDIR)$(UNITDIR)/pfprofd.service \
+		$(DESTDIR)$(SYSUSERSDIR)/pfprof.conf $(DESTDIR)$(TMPFILESDIR)/pfprof.conf \
+		$(DESTDIR)$(MODULESLOADDIR)/pfprof.conf
+	if $(on_systemd); then systemctl daemon-reload; fi
+	@echo "kept: $(SYSCONFDIR)/pfprof, /var/lib/pfprof, /var/log/pfprof and the user pfprof"
 
 check:
+	tests/check-all.sh
+
+check-module:
 	tests/check.sh
+
+check-packages:
+	tests/check-packages.sh
 
 clean:
 	$(MAKE) -C module clean
@@ -25,4 +109,5 @@ clean:
 	$(MAKE) -C tests/guest clean
 	rm -rf build
 
-.PHONY: all module tools daemon check clean
+.PHONY: all module tools daemon install dkms-install uninstall check check-module \
+	check-packages clean
