@@ -30,6 +30,11 @@ echo "check-packages: building the packages" >&2
 	> "$out/log/dpkg-buildpackage.log" 2>&1 ||
 	{ tail -n 30 "$out/log/dpkg-buildpackage.log" >&2; echo "0 passed, 1 failed"; exit 1; }
 cp "$out"/src/*.deb "$out/share/debs/"
+# A tree built with the default paths, for `make install` in the guest.
+rsync -a --exclude=/build --exclude=.git "$top/" "$out/share/src/"
+make -s -C "$out/share/src" clean >/dev/null 2>&1
+make -s -C "$out/share/src" tools daemon > "$out/log/make.log" 2>&1 ||
+	{ tail -n 30 "$out/log/make.log" >&2; echo "0 passed, 1 failed"; exit 1; }
 install -m 0755 "$top/tests/systemd/run" "$out/share/run"
 
 image=$("$top/tests/vm/rootfs.sh" "$KVER")

@@ -16,13 +16,15 @@ set -euo pipefail
 [[ $# -eq 1 ]] || { sed -n '2s/^# //p' "$0" >&2; exit 64; }
 kver=$1
 log() { printf 'rootfs: %s\n' "$*" >&2; }
+# Only the image's path goes to stdout (fd 3); mmdebstrap, mkfs and the rest to stderr.
+exec 3>&1 1>&2
 
 key=$(sha256sum < "$0" | cut -c1-12)
 cache=${PFPROF_CACHE:-/var/cache/pfprof-test}/rootfs
 image=$cache/bookworm-$kver-$key.img
 if [[ -f "$image" ]]; then
     log "cached: $image"
-    printf '%s\n' "$image"
+    printf '%s\n' "$image" >&3
     exit 0
 fi
 [[ -d /lib/modules/$kver/kernel ]] || { log "error: /lib/modules/$kver missing"; exit 1; }
@@ -102,4 +104,4 @@ mkfs.ext4 -q -F -L root -d "$root" "$work/image" "${size_mb}M"
 rm -f "$cache/bookworm-$kver-"*.img	# older versions of this script's image
 mv -f "$work/image" "$image"
 log "built $image (${size_mb} MB)"
-printf '%s\n' "$image"
+printf '%s\n' "$image" >&3
