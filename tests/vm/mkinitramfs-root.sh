@@ -21,15 +21,7 @@ for applet in sh mount umount switch_root modprobe insmod sleep echo cat; do
 done
 ln -s ../bin/busybox "$root/sbin/modprobe"
 
-# Each module and what it depends on, in load order.
-for m in "${modules[@]}"; do
-    modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
-done | awk '!seen[$0]++' > "$work/load-order"
-while read -r ko; do
-    mkdir -p "$root$(dirname "$ko")"
-    cp "$ko" "$root$ko"
-done < "$work/load-order"
-sed "s|^|insmod |" "$work/load-order" > "$root/load-modules"
+"$(dirname "$0")/kmods.sh" "$kver" "$root" "${modules[@]}"
 
 cat > "$root/init" <<'INIT'
 #!/bin/sh
