@@ -10,6 +10,8 @@
 #   make check            everything, tested in QEMU guests: the module and daemon suite
 #                         (check-module) then the Debian packages in a systemd guest
 #                         (check-packages)
+#   make case-studies     run the case studies in QEMU guests with swap (13 minutes here)
+#                         and render plots/*.png from plots/data/ (see docs/analysis.md)
 #   make clean
 # Without DESTDIR the install targets also apply what they installed (create the user,
 # reload udev and systemd); the Debian packages (debian/rules) use DESTDIR.
@@ -102,6 +104,9 @@ check-module:
 check-packages:
 	tests/check-packages.sh
 
+case-studies:
+	plots/case-studies.sh
+
 clean:
 	$(MAKE) -C module clean
 	$(MAKE) -C tools clean
@@ -110,4 +115,4 @@ clean:
 	rm -rf build
 
 .PHONY: all module tools daemon install dkms-install uninstall check check-module \
-	check-packages clean
+	check-packages case-studies clean

@@ -1,0 +1,43 @@
+#!/bin/sh
+# Usage: plots/case-1-table.sh DATA_DIR
+#
+# The figures of case 1 that docs/analysis.md quotes, one block per
+# case_1_*.log/.times/.vmstat set in DATA_DIR: each process's completion time,
+# the faults and CPU time summed from the log, the mean and peak fault rates
+# (peak: the largest sum over 20 consecutive samples, i.e. 1 s), when the
+# first major fault came and how many minor faults (4 KiB pages) preceded it, the CPU
+# utilisation (% of one CPU) over the whole run, and the system's swap
+# traffic (pages) from /proc/vmstat.
+set -eu
+[ $# -eq 1 ] || { sed -n '2s/^# //p' "$0" >&2; exit 64; }
+for log in "$1"/case_1_*.log; do
+	[ -e "$log" ] || continue
+	base=${log%.log}
+	echo "== ${base##*/}"
+	awk '{ printf "%s: %.2f s (exit status %s)\n", $1, $3 - $2, $4 }' "$base.times"
+	awk 'FNR == NR {
+			if (first == "" || $2 < first) first = $2
+			if ($3 > last) last = $3
+			next
+		}
+		!/^#/ {
+			n++; minor += $5; major += $6; cpu += $7
+			if (major && first_major == "") { first_major = $3 - first; minor_before = minor - $5 }
+			m[n % 20] = $5; j[n % 20] = $6
+			wm = 0; wj = 0
+			for (i = 0; i < 20; i++) { wm += m[i]; wj += j[i] }
+			if (wm > peak_minor) peak_minor = wm
+			if (wj > peak_major) peak_major = wj
+		}
+		END {
+			wall = last - first
+			printf "wall: %.1f s, %d samples\n", wall, n
+			printf "minor: %d (%.0f/s mean, %d/s peak)\n", minor, minor / wall, peak_minor
+			printf "major: %d (%.0f/s mean, %d/s peak)\n", major, major / wall, peak_major
+			if (first_major != "")
+				printf "first major fault: %.1f s after the start, after %d minor faults (%.0f MiB)\n",
+					first_major, minor_before, minor_before * 4 / 1024
+			printf "cpu: %.1f s, %.0f %% of one CPU\n", cpu / 1000, 100 * cpu / 1000 / wall
+		}' "$base.times" "$log"
+	awk '{ printf "%s %s%s", $1, $2, NR % 4 ? ", " : "\n" }' "$base.vmstat"
+done

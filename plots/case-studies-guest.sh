@@ -1,0 +1,153 @@
+#!/bin/sh
+# The case studies, inside the guest (plots/case-studies.sh boots it): swap on
+# /dev/vda, results to the 9p share "host". Each experiment starts with empty
+# swap and page cache and a freshly loaded module, and runs under its own
+# pfprofd, whose log is copied out as <name>.log; every work process's start
+# and end (seconds since boot, /proc/uptime) go to <name>.times as
+# "label start end exit_status"; the system's swap and fault counters over the
+# experiment to <name>.vmstat. CASES (file "cases"): which experiments;
+# N_LIST (file "n-list"): the N of case 2.
+cd /t || exit 1
+PATH=/t:$PATH
+out=/mnt
+
+fail() { echo "case-studies: $*"; exit 1; }
+now() { read -r up _ < /proc/uptime; echo "$up"; }
+
+while read -r _ ko; do insmod "/t$ko" 2>/dev/null; done < load-modules
+mkswap /dev/vda >/dev/null || fail "mkswap /dev/vda failed"
+swapon /dev/vda || fail "swapon /dev/vda failed"
+mount -t 9p -o trans=virtio,version=9p2000.L host "$out" || fail "cannot mount the 9p share"
+
+cat > /tmp/pfprofd.conf <<EOF
+log_dir = /tmp/logs
+pid_file = /tmp/pids
+runtime_dir = /tmp/run
+rotate_size = 0
+rotate_age = 0
+EOF
+
+# A clean start for each experiment: nothing left in swap or the page cache.
+settle() {
+	swapoff /dev/vda || fail "swapoff /dev/vda failed"
+	swapon /dev/vda || fail "swapon /dev/vda failed"
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+}
+
+# A fresh module for each experiment: its ring, and so the log, starts empty.
+# System-wide counters: pages swapped in and out, faults (all processes).
+vmstat_now() { grep -E '^(pswpin|pswpout|pgfault|pgmajfault) ' /proc/vmstat; }
+vmstat_delta() { vmstat_now | awk 'FNR == NR { before[$1] = $2; next }
+	{ print $1, $2 - before[$1] }' "$1" -; }
+
+start_collector() {
+	insmod mp3.ko || fail "cannot load mp3.ko"
+	rm -rf /tmp/logs /tmp/run
+	mkdir -p /tmp/logs /tmp/run
+	: > /tmp/pids
+	pfprofd -f -c /tmp/pfprofd.conf 2> /tmp/pfprofd.err &
+	collector=$!
+	for _ in $(seq 50); do [ -s /tmp/logs/pfprof.log ] && return; sleep 0.1; done
+	cat /tmp/pfprofd.err
+	fail "pfprofd did not start"
+}
+
+# stop_collector NAME: pfprofd writes everything on SIGTERM; its log goes out.
+stop_collector() {
+	kill -TERM "$collector"
+	wait "$collector" || { cat /tmp/pfprofd.err; fail "pfprofd failed"; }
+	cp /tmp/logs/pfprof.log "$out/$1.log" || fail "cannot copy the log of $1"
+	rmmod mp3 || fail "cannot unload mp3"
+}
+
+# timed TIMES LABEL ARGS...: a niced, registered work process, timed.
+timed() {
+	times=$1 label=$2
+	shift 2
+	(
+		start=$(now)
+		# busybox has no nice(1): the shell renices itself, then becomes work.
+		# shellcheck disable=SC2016 # $$ and $@ belong to that shell
+		sh -c 'renice -n 10 -p $$ >/dev/null && exec work --register --quiet "$@"' work "$@"
+		rc=$?
+		echo "$label $start $(now) $rc" >> "$times"
+	) &
+}
+
+# report_progress NAME COUNT TIMES: a line every 15 s until COUNT processes
+# have written their line to TIMES (kill -0 cannot tell: zombies answer it).
+report_progress() {
+	name=$1 count=$2 started=$(now) ticks=0
+	while :; do
+		done_count=0
+		[ -f "$3" ] && done_count=$(wc -l < "$3")
+		[ "$done_count" -ge "$count" ] && return
+		sleep 1
+		ticks=$((ticks + 1))
+		[ $((ticks % 15)) -eq 0 ] || continue
+		echo "case-studies: $name: $(awk -v a="$started" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }') s," \
+			"$done_count of $count done," \
+			"$(vmstat_delta /tmp/vmstat.before | awk '$1 == "pgmajfault" { print $2 }') major faults"
+	done
+}
+
+# experiment NAME "LABEL ARGS" ...: runs the work processes together.
+experiment() {
+	name=$1
+	shift
+	settle
+	start_collector
+	vmstat_now > /tmp/vmstat.before
+	rm -f "/tmp/$name.times"
+	pids=
+	for spec in "$@"; do
+		# shellcheck disable=SC2086 # a spec is a label and work's arguments
+		timed "/tmp/$name.times" $spec
+		pids="$pids $!"
+	done
+	echo "case-studies: $name: $# work processes started at $(now) s"
+	report_progress "$name" "$#" "/tmp/$name.times"
+	# shellcheck disable=SC2086 # a list of PIDs
+	wait $pids
+	stop_collector "$name"
+	cp "/tmp/$name.times" "$out/$name.times"
+	awk '$4 != 0 { print "case-studies: " $1 " exited with status " $4; bad = 1 }
+		END { exit bad }' "/tmp/$name.times" || fail "$name: a work process failed"
+	grep -qv '^#' "$out/$name.log" || fail "$name: no sample logged"
+	vmstat_delta /tmp/vmstat.before > "$out/$name.vmstat"
+	echo "case-studies: $name: done at $(now) s; $(grep -vc '^#' "$out/$name.log") samples;" \
+		"$(tr '\n' ' ' < "$out/$name.vmstat")"
+}
+
+# Case 2: N copies of `work 200 R 10000`.
+case_2() {
+	read -r n_list < n-list
+	for n in $n_list; do
+		specs=
+		for i in $(seq "$n"); do specs="$specs|work$i 200 R 10000"; done
+		IFS='|'
+		# shellcheck disable=SC2086 # the specs, split at '|'
+		set -- ${specs#|}
+		unset IFS
+		experiment "case_2_n$n" "$@"
+	done
+}
+
+{
+	echo "cpus $(nproc)"
+	echo "kernel $(uname -r)"
+	awk '/MemTotal|SwapTotal/ { print $1, $2, $3 }' /proc/meminfo
+} > "$out/guest.txt"
+echo "case-studies: guest: $(tr '\n' ' ' < "$out/guest.txt")"
+
+read -r case_list < cases
+for c in $case_list; do
+	case $c in
+	1a) experiment case_1_work_1_2 "work1 1024 R 50000" "work2 1024 R 10000" ;;
+	1b) experiment case_1_work_3_4 "work3 1024 R 50000" "work4 1024 L 10000" ;;
+	2) case_2 ;;
+	*) fail "unknown case $c" ;;
+	esac
+done
+umount "$out"

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Usage: plots/case-studies.sh [--render-only]
+#
+# `make case-studies`: boots Debian's kernel in QEMU with a swap disk, runs the
+# case studies there (plots/case-studies-guest.sh) under pfprofd, copies the
+# raw data to plots/data/ and renders plots/case_1_work_1_2.png,
+# plots/case_1_work_3_4.png and plots/case_2.png from it. Case 1 and case 2
+# each get their own boot, with their own memory size. --render-only renders
+# the data in plots/data/ again without running anything.
+# Environment (the defaults are the configuration of the committed data):
+#   CASE1_MEM_MB (1024), CASE2_MEM_MB (2048), CASE_SWAP_MB (8192),
+#   CASE_SMP (2): the guests
+#   CASES ("1 2"), N_LIST ("1 5 11 16 20 22"): what to run
+#   KVER, PFPROF_CACHE, BUILD: as for tests/check.sh
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}/case-studies
+data=$top/plots/data
+swap=${CASE_SWAP_MB:-8192}
+smp=${CASE_SMP:-2}
+cases=${CASES:-1 2}
+n_list=${N_LIST:-1 5 11 16 20 22}
+
+case_1_title() {
+	case $1 in
+	1_2) echo "case 1a: work 1024 R 50000 (work1) and work 1024 R 10000 (work2), together, nice 10" ;;
+	3_4) echo "case 1b: work 1024 R 50000 (work3) and work 1024 L 10000 (work4), together, nice 10" ;;
+	esac
+}
+
+render() {
+	command -v gnuplot >/dev/null || { echo "case-studies: gnuplot is not installed" >&2; exit 1; }
+	local pair
+	for pair in 1_2 3_4; do
+		[ -f "$data/case_1_work_$pair.log" ] || continue
+		gnuplot -e "log='$data/case_1_work_$pair.log'; times='$data/case_1_work_$pair.times'" \
+			-e "out='$top/plots/case_1_work_$pair.png'; config='$(cat "$data/case_1.config")'" \
+			-e "title='$(case_1_title "$pair")'" "$top/plots/case_1.gp"
+	done
+	if [ -f "$data/case_2.config" ]; then
+		"$top/plots/case-2-table.sh" "$data" > "$data/case_2.dat"
+		gnuplot -e "table='$data/case_2.dat'; out='$top/plots/case_2.png'" \
+			-e "config='$(cat "$data/case_2.config")'" "$top/plots/case_2.gp"
+	fi
+	echo "case-studies: plots in $top/plots/ from the data in $data/" >&2
+}
+
+# run_case CASE MEM_MB GUEST_CASES: one boot; its data goes to plots/data/.
+run_case() {
+	local name=$1 mem=$2 guest_cases=$3 dir=$build/case_$1 cpus
+	rm -rf "$dir"
+	mkdir -p "$dir/payload" "$dir/share" "$dir/log"
+	install -m 0644 "$top/module/mp3.ko" "$dir/payload/"
+	install -m 0755 "$top/tools/work" "$top/daemon/pfprofd" "$dir/payload/"
+	install -m 0755 "$top/plots/case-studies-guest.sh" "$dir/payload/run"
+	echo "$guest_cases" > "$dir/payload/cases"
+	echo "$n_list" > "$dir/payload/n-list"
+	"$top/tests/vm/kmods.sh" "$KVER" "$dir/payload" virtio_pci virtio_blk 9pnet_virtio 9p
+	truncate -s "${swap}M" "$dir/swap.img"
+	"$top/tests/vm/mkinitramfs.sh" "$dir/guest.cpio" "$dir/payload"
+
+	echo "case-studies: case $name: guest ${mem} MiB RAM, ${swap} MiB swap, $smp CPUs," \
+		"kernel $KVER" >&2
+	"$top/tests/vm/boot.sh" --mem "$mem" --smp "$smp" --timeout 7200 --drive "$dir/swap.img" \
+		--share "$dir/share" "$vmlinux" "$dir/guest.cpio" "$dir/log"
+	rm -f "$dir/swap.img"
+
+	mkdir -p "$data"
+	rm -f "$data/case_$name"[._]*
+	cp "$dir"/share/case_*.log "$dir"/share/case_*.times "$dir"/share/case_*.vmstat "$data/"
+	cp "$dir/share/guest.txt" "$data/case_$name.guest"
+	cpus=$(awk '$1 == "cpus" { print $2 }' "$dir/share/guest.txt")
+	echo "guest: $cpus CPUs, ${mem} MiB RAM, ${swap} MiB swap on a virtio disk," \
+		"Linux $KVER, QEMU TCG" > "$data/case_$name.config"
+}
+
+case ${1:-} in
+--render-only) render; exit 0 ;;
+"") ;;
+*) sed -n '2s/^# //p' "$0" >&2; exit 64 ;;
+esac
+
+KVER=$(KVER=${KVER:-} "$top/tests/vm/prepare-host.sh")
+make -s -C "$top/module" KVER="$KVER"
+make -s -C "$top/tools" STATIC=1
+make -s -C "$top/daemon"
+vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER")
+
+for c in $cases; do
+	case $c in
+	1) run_case 1 "${CASE1_MEM_MB:-1024}" "1a 1b" ;;
+	2) run_case 2 "${CASE2_MEM_MB:-2048}" "2" ;;
+	*) echo "case-studies: unknown case $c (1 or 2)" >&2; exit 64 ;;
+	esac
+done
+render

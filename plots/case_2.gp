@@ -1,0 +1,27 @@
+# Case study 2: multiprogramming. N copies of `work 200 R 10000` at once.
+#   gnuplot -e "table='case_2.dat'; out='case_2.png'; config='2 CPUs, ...'" case_2.gp
+# table: plots/case-2-table.sh's output (N wall_s cpu_s utilisation_pct
+# mean_completion_s max_completion_s minor major failed).
+if (!exists("out")) out = 'case_2.png'
+if (!exists("config")) config = ''
+
+set terminal pngcairo size 1200,800 font ",10"
+set output out
+set title sprintf("case 2: N copies of work 200 R 10000, profiled together\n%s", config) noenhanced
+set datafile commentschars "#"
+set grid
+set key top center
+set xlabel "N (processes)"
+set ylabel "total CPU utilisation of the N processes (% of one CPU)"
+set y2label "completion time (s)"
+set ytics nomirror
+set y2tics
+set yrange [0:*]
+set y2range [0:*]
+set xrange [0:23]
+set xtics 1, 1
+set mxtics 1
+plot table using 1:4 with linespoints lw 2 pt 7 title "CPU utilisation (left)", \
+     table using 1:4:(sprintf("%.0f %%", $4)) with labels offset 0, 1 notitle, \
+     table using 1:6 axes x1y2 with linespoints lw 2 pt 5 dt 2 title "completion time, last process (right)", \
+     table using 1:5 axes x1y2 with linespoints lw 1 pt 4 dt 3 title "completion time, mean (right)"
