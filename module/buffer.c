@@ -110,14 +110,14 @@ u64 mp3_buffer_head(void)
 	return READ_ONCE(mp3_published);
 }
 
-static void __mp3_ring_store(u64 n, const struct mp3_sample_values *values)
+static void __mp3_ring_store(u64 n, const struct mp3_sample_values *values, u64 now_jiffies)
 {
 	struct mp3_ring_sample *slot = &mp3_ring[n & (MP3_RING_CAPACITY - 1)];
 
 	WRITE_ONCE(slot->seq, MP3_SEQ_WRITING);
 	smp_wmb();	/* pairs with the reader's seq re-check after its copy */
 	slot->time_ns = ktime_get_ns();
-	slot->jiffies = get_jiffies_64();
+	slot->jiffies = now_jiffies;
 	slot->minor_faults = values->minor_faults;
 	slot->major_faults = values->major_faults;
 	slot->cpu_ns = values->cpu_ns;
@@ -135,7 +135,7 @@ static void __mp3_ring_store(u64 n, const struct mp3_sample_values *values)
  * each delta keeps rounding errors from piling up.
  */
 static void __mp3_classic_store(u64 n, const struct mp3_sample_values *values,
-				u64 cpu_ns_before)
+				u64 cpu_ns_before, u64 now_jiffies)
 {
 	struct mp3_classic_sample *slot = &mp3_classic[n % MP3_CLASSIC_SAMPLES];
 
@@ -146,7 +146,7 @@ static void __mp3_classic_store(u64 n, const struct mp3_sample_values *values,
 	slot->cpu_jiffies = nsecs_to_jiffies64(mp3_totals.cpu_ns) -
 			    nsecs_to_jiffies64(cpu_ns_before);
 	smp_wmb();	/* jiffies last: it marks the slot as filled */
-	WRITE_ONCE(slot->jiffies, jiffies);
+	WRITE_ONCE(slot->jiffies, (unsigned long)now_jiffies);
 }
 
 static void __mp3_header_account(u64 cost_ns)
@@ -165,6 +165,8 @@ void __mp3_buffer_publish(const struct mp3_sample_values *values, u64 cost_ns)
 {
 	u64 n = mp3_published;
 	u64 cpu_ns_before = mp3_totals.cpu_ns;
+	/* Read once: both regions must show the same time for sample n. */
+	u64 now_jiffies = get_jiffies_64();
 
 	lockdep_assert_held(&mp3_lock);
 
@@ -172,8 +174,8 @@ void __mp3_buffer_publish(const struct mp3_sample_values *values, u64 cost_ns)
 	mp3_totals.major_faults += values->major_faults;
 	mp3_totals.cpu_ns += values->cpu_ns;
 
-	__mp3_ring_store(n, values);
-	__mp3_classic_store(n, values, cpu_ns_before);
+	__mp3_ring_store(n, values, now_jiffies);
+	__mp3_classic_store(n, values, cpu_ns_before, now_jiffies);
 
 	WRITE_ONCE(mp3_published, n + 1);
 	/* Pairs with the reader's load-acquire of head: the slot is complete. */
