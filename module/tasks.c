@@ -44,15 +44,16 @@ static LIST_HEAD(mp3_tasks);
  * under stats_lock's sequence count.
  * CPU time is sum_exec_runtime, which utime + stime in /proc/<pid>/stat are
  * scaled to add up to. Returns false if the group has exited entirely.
+ * Called under rcu_read_lock(), which keeps the thread list, the tasks and
+ * their signal struct alive (tasks are freed after a grace period).
  */
 static bool mp3_read_group(struct task_struct *leader, struct mp3_counters *sum)
 {
 	struct signal_struct *sig = leader->signal;
 	struct task_struct *t;
 	unsigned int seq;
-	bool alive;
 
-	rcu_read_lock();
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "needs rcu_read_lock()");
 	/* Retry if a thread moved its counts to the signal struct meanwhile. */
 	do {
 		seq = read_seqbegin(&sig->stats_lock);
@@ -65,9 +66,7 @@ static bool mp3_read_group(struct task_struct *leader, struct mp3_counters *sum)
 			sum->cpu_ns += READ_ONCE(t->se.sum_exec_runtime);
 		}
 	} while (read_seqretry(&sig->stats_lock, seq));
-	alive = !(READ_ONCE(leader->exit_state) && thread_group_empty(leader));
-	rcu_read_unlock();
-	return alive;
+	return !(READ_ONCE(leader->exit_state) && thread_group_empty(leader));
 }
 
 /*
@@ -140,6 +139,7 @@ int mp3_tasks_register(pid_t nr)
 	struct mp3_task *entry;
 	struct task_struct *leader;
 	struct pid *pid;
+	bool alive;
 	int err;
 
 	leader = mp3_get_leader(nr, &pid);
@@ -162,7 +162,10 @@ int mp3_tasks_register(pid_t nr)
 		goto unlock;
 	}
 	/* Deltas start from now; an exited group is as good as gone. */
-	if (!mp3_read_group(leader, &entry->last)) {
+	rcu_read_lock();
+	alive = mp3_read_group(leader, &entry->last);
+	rcu_read_unlock();
+	if (!alive) {
 		err = -ESRCH;
 		goto unlock;
 	}
@@ -248,32 +251,43 @@ static void __mp3_task_account(struct mp3_task *entry, const struct mp3_counters
 	values->nr_procs++;
 }
 
+/* Processes summed per RCU read-side section, between chances to reschedule. */
+#define MP3_COLLECT_BATCH 256
+
 /*
  * Adds this period's deltas of every registered process to @values and
  * drops the processes that have exited. Returns whether any remain.
+ * The leaders are looked up under RCU rather than pinned with a reference:
+ * no atomic operation per process, which is most of the per-process cost.
+ * mp3_lock keeps the list stable across the RCU sections.
  */
 bool __mp3_tasks_collect(struct mp3_sample_values *values)
 {
 	struct mp3_task *entry, *next;
 	struct mp3_counters now;
 	struct task_struct *leader;
+	unsigned int batch = 0;
 	bool alive;
 
 	lockdep_assert_held(&mp3_lock);
 
+	rcu_read_lock();
 	list_for_each_entry_safe(entry, next, &mp3_tasks, node) {
-		leader = get_pid_task(entry->pid, PIDTYPE_TGID);
-		alive = false;
-		if (leader) {
-			alive = mp3_read_group(leader, &now);
-			__mp3_task_account(entry, &now, values);
-			put_task_struct(leader);
+		if (++batch % MP3_COLLECT_BATCH == 0) {
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
 		}
+		leader = pid_task(entry->pid, PIDTYPE_TGID);
+		alive = leader && mp3_read_group(leader, &now);
+		if (leader)
+			__mp3_task_account(entry, &now, values);
 		if (!alive) {
 			list_del(&entry->node);
 			mp3_task_free(entry);
 		}
 	}
+	rcu_read_unlock();
 	return !list_empty(&mp3_tasks);
 }
 
