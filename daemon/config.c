@@ -120,6 +120,7 @@ static const struct key keys[] = {
 	KEY(rotate_size, size_type),
 	{ "rotate_age", offsetof(struct pfprof_config, rotate_age_s), &age_type },
 	KEY(keep, keep_type),
+	{ "write_interval", offsetof(struct pfprof_config, write_interval_s), &age_type },
 	KEY(pid_file, path_type),
 	KEY(device, path_type),
 	KEY(status_file, path_type),
@@ -133,6 +134,7 @@ void config_defaults(struct pfprof_config *config)
 	config->rotate_size = 16 * 1024 * 1024;
 	config->rotate_age_s = 86400;
 	config->keep = 10;
+	config->write_interval_s = 1;
 	strcpy(config->pid_file, "/var/lib/pfprof/pids");
 	strcpy(config->device, MP3_DEVICE_PATH);
 	strcpy(config->status_file, MP3_STATUS_PATH);

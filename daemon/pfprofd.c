@@ -46,6 +46,9 @@ struct daemon {
 	struct logwriter *log;
 	struct collector collector;
 	sd_event_source *retry;		/* armed while lines wait for the disk */
+	sd_event_source *samples;	/* the device: off while a batch is gathering */
+	sd_event_source *batch;		/* writes a batch once write_interval has passed */
+	uint64_t next_write_usec;	/* CLOCK_MONOTONIC: no write before this */
 	sd_event_source *pid_watch;
 	int lock_fd;
 	int log_error;			/* last error reported, 0 once writing works */
@@ -156,18 +159,56 @@ static void flush_log(struct daemon *d)
 	become_ready(d);
 }
 
-static int on_sample(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+/* Drains the ring into the log; returns whether there was anything new. */
+static bool write_samples(struct daemon *d)
 {
-	struct daemon *d = userdata;
+	uint64_t before = d->collector.logged + d->collector.missed, now;
 
-	(void)s;
-	(void)fd;
-	(void)revents;
 	collector_drain(&d->collector);
 	/* While the log fails, the retry timer writes, not every sample. */
 	if (!d->log_error)
 		flush_log(d);
+	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
+	d->next_write_usec = now + d->config.write_interval_s * 1000000ULL;
+	return d->collector.logged + d->collector.missed != before;
+}
+
+/*
+ * A sample arrived. After a quiet spell it is written at once; while samples
+ * keep coming they are written once per write_interval, by the batch timer,
+ * with the device left unwatched meanwhile: one wakeup per interval rather
+ * than one per sample.
+ */
+static int on_sample(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct daemon *d = userdata;
+	uint64_t now;
+
+	(void)s;
+	(void)fd;
+	(void)revents;
+	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
+	if (now < d->next_write_usec) {
+		sd_event_source_set_enabled(d->samples, SD_EVENT_OFF);
+		sd_event_source_set_time(d->batch, d->next_write_usec);
+		sd_event_source_set_enabled(d->batch, SD_EVENT_ONESHOT);
+		return 0;
+	}
+	write_samples(d);
 	return 0;
+}
+
+static int on_batch_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct daemon *d = userdata;
+
+	(void)usec;
+	/* Still busy: the next batch too is written by this timer. */
+	if (write_samples(d) && d->config.write_interval_s) {
+		sd_event_source_set_time(s, d->next_write_usec);
+		return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	}
+	return sd_event_source_set_enabled(d->samples, SD_EVENT_ON);
 }
 
 static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
@@ -301,14 +342,18 @@ static int add_sources(struct daemon *d)
 	if ((err = sd_event_add_signal(d->loop, NULL, SIGTERM, on_stop, d)) < 0 ||
 	    (err = sd_event_add_signal(d->loop, NULL, SIGINT, on_stop, d)) < 0 ||
 	    (err = sd_event_add_signal(d->loop, NULL, SIGHUP, on_reload, d)) < 0 ||
-	    (err = sd_event_add_io(d->loop, NULL, d->collector.fd, EPOLLIN, on_sample, d)) < 0 ||
+	    (err = sd_event_add_io(d->loop, &d->samples, d->collector.fd, EPOLLIN, on_sample,
+				   d)) < 0 ||
 	    (err = sd_event_add_time_relative(d->loop, &d->retry, CLOCK_MONOTONIC, RETRY_USEC,
 					      0, on_retry, d)) < 0 ||
+	    (err = sd_event_add_time_relative(d->loop, &d->batch, CLOCK_MONOTONIC, 0,
+					      0, on_batch_timer, d)) < 0 ||
 	    (err = sd_event_add_time_relative(d->loop, NULL, CLOCK_MONOTONIC, STATUS_USEC,
 					      0, on_status_timer, d)) < 0 ||
 	    (err = sd_event_set_watchdog(d->loop, true)) < 0)
 		return err;
 	sd_event_source_set_enabled(d->retry, SD_EVENT_OFF);
+	sd_event_source_set_enabled(d->batch, SD_EVENT_OFF);
 	watch_pid_file(d);
 	return 0;
 }

@@ -51,6 +51,9 @@ static void check_same_config(const struct pfprof_config *got, const struct pfpr
 	UNIT_CHECK(got->rotate_age_s == want->rotate_age_s, "rotate_age %" PRIu64 ", want %" PRIu64,
 		   got->rotate_age_s, want->rotate_age_s);
 	UNIT_CHECK(got->keep == want->keep, "keep %u, want %u", got->keep, want->keep);
+	UNIT_CHECK(got->write_interval_s == want->write_interval_s,
+		   "write_interval %" PRIu64 ", want %" PRIu64, got->write_interval_s,
+		   want->write_interval_s);
 	UNIT_CHECK(!strcmp(got->pid_file, want->pid_file), "pid_file '%s', want '%s'",
 		   got->pid_file, want->pid_file);
 	UNIT_CHECK(!strcmp(got->device, want->device), "device '%s', want '%s'", got->device,
@@ -69,6 +72,7 @@ static void expected_defaults(struct pfprof_config *config)
 	config->rotate_size = 16 * 1024 * 1024;
 	config->rotate_age_s = 86400;
 	config->keep = 10;
+	config->write_interval_s = 1;
 	strcpy(config->pid_file, "/var/lib/pfprof/pids");
 	strcpy(config->device, "/dev/mp3");
 	strcpy(config->status_file, "/proc/mp3/status");
@@ -148,7 +152,7 @@ static void test_comments_and_blank_lines(void)
 	check_no_reports(&reports);
 }
 
-enum field { LOG_DIR, ROTATE_SIZE, ROTATE_AGE, KEEP, PID_FILE, DEVICE, STATUS_FILE, RUNTIME_DIR };
+enum field { LOG_DIR, ROTATE_SIZE, ROTATE_AGE, KEEP, WRITE_INTERVAL, PID_FILE, DEVICE, STATUS_FILE, RUNTIME_DIR };
 
 static void set_field(struct pfprof_config *config, enum field field, uint64_t number,
 		      const char *path)
@@ -165,6 +169,9 @@ static void set_field(struct pfprof_config *config, enum field field, uint64_t n
 		break;
 	case KEEP:
 		config->keep = number;
+		break;
+	case WRITE_INTERVAL:
+		config->write_interval_s = number;
 		break;
 	case PID_FILE:
 		strcpy(config->pid_file, path);
@@ -210,6 +217,9 @@ static const struct good_case {
 	{ "keep = 0\n", KEEP, 0, NULL },
 	{ "keep = 7\n", KEEP, 7, NULL },
 	{ "keep = 1000\n", KEEP, 1000, NULL },
+	{ "write_interval = 0\n", WRITE_INTERVAL, 0, NULL },
+	{ "write_interval = 5s\n", WRITE_INTERVAL, 5, NULL },
+	{ "write_interval = 2m\n", WRITE_INTERVAL, 120, NULL },
 	{ "pid_file = /tmp/pids\n", PID_FILE, 0, "/tmp/pids" },
 	{ "device = /dev/mp3-test\n", DEVICE, 0, "/dev/mp3-test" },
 	{ "status_file = /proc/other/status\n", STATUS_FILE, 0, "/proc/other/status" },
@@ -279,6 +289,7 @@ static const struct bad_case {
 	{ "rotate_size = 17179869184G",
 	  "bad value '17179869184G' for rotate_size: " SIZE_EXPECTED },
 	{ "rotate_age = soon", "bad value 'soon' for rotate_age: " AGE_EXPECTED },
+	{ "write_interval = 500ms", "bad value '500ms' for write_interval: " AGE_EXPECTED },
 	{ "rotate_age = -5", "bad value '-5' for rotate_age: " AGE_EXPECTED },
 	{ "rotate_age = ", "bad value '' for rotate_age: " AGE_EXPECTED },
 	{ "rotate_age = 1w", "bad value '1w' for rotate_age: " AGE_EXPECTED },
