@@ -18,6 +18,7 @@
 #define HEADER_READ 4096
 #define LINE_BUF LOGWRITER_LINE_MAX
 #define HEADER_BUF 2048	/* the header and a load_id line */
+#define BATCH_BUF (64 * 1024)	/* lines written with one write() */
 #define QUEUE_FIRST 64		/* the queue grows as needed, up to LOGWRITER_QUEUE_MAX */
 
 static const char header_format[] =
@@ -198,9 +199,14 @@ static struct entry *queue_push(struct logwriter *w, enum entry_kind kind)
 	return e;
 }
 
+static const struct entry *queue_at(const struct logwriter *w, size_t i)
+{
+	return i < w->count ? &w->queue[(w->head + i) % w->cap] : NULL;
+}
+
 static const struct entry *queue_front(const struct logwriter *w)
 {
-	return w->count ? &w->queue[w->head] : NULL;
+	return queue_at(w, 0);
 }
 
 static void queue_pop(struct logwriter *w)
@@ -510,14 +516,21 @@ int logwriter_open(struct logwriter *w, uint64_t now_s)
 
 /* ---- rotation ---- */
 
-static bool rotation_needed(const struct logwriter *w, uint64_t now_s)
+/* Whether the current file is due for rotation once it has size bytes. */
+static bool rotation_due(const struct logwriter *w, uint64_t size, bool has_sample,
+			 uint64_t now_s)
 {
-	if (!w->has_sample)
+	if (!has_sample)
 		return false;
 	/* Differences, not sums: a huge rotate_age_s must not wrap around. */
-	return (w->rotate_size && w->size >= w->rotate_size) ||
+	return (w->rotate_size && size >= w->rotate_size) ||
 	       (w->rotate_age_s && now_s >= w->created &&
 		now_s - w->created >= w->rotate_age_s);
+}
+
+static bool rotation_needed(const struct logwriter *w, uint64_t now_s)
+{
+	return rotation_due(w, w->size, w->has_sample, now_s);
 }
 
 /* A crash between renames leaves gaps in .1 ... .keep: missing files are fine. */
@@ -714,6 +727,58 @@ static int write_entry(struct logwriter *w, const struct entry *e, uint64_t now_
 	return 0;
 }
 
+/*
+ * Formats the sample and missed lines at the front of the queue into buf, as
+ * many as write_entry() would write one by one into the current file: up to
+ * a load_id line, the line after which the file is due for rotation, or a
+ * full buf. Returns how many entries buf holds (0: the front is none of them).
+ */
+static size_t gather_lines(const struct logwriter *w, uint64_t now_s, char *buf, size_t size,
+			   size_t *len)
+{
+	bool has_sample = w->has_sample;
+	const struct entry *e;
+	size_t n = 0;
+
+	*len = 0;
+	while ((e = queue_at(w, n)) && e->kind != ENTRY_STREAM) {
+		int line;
+
+		if (rotation_due(w, w->size + *len, has_sample, now_s) ||
+		    size - *len < LINE_BUF)
+			break;
+		line = format_entry(buf + *len, LINE_BUF, e);
+		if (line < 0 || line >= LINE_BUF)
+			break;	/* cannot happen: the longest line is ~240 bytes */
+		*len += line;
+		has_sample |= e->kind == ENTRY_SAMPLE;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Writes a run of lines with one write(); all or none of it reaches the file
+ * (write_text()). Returns how many entries went out, or -errno.
+ */
+static int write_lines(struct logwriter *w, uint64_t now_s)
+{
+	char buf[BATCH_BUF];
+	size_t len, n = gather_lines(w, now_s, buf, sizeof(buf), &len);
+	int err;
+
+	if (!n)
+		return 0;
+	err = write_text(w, buf, len);
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		w->has_sample |= queue_front(w)->kind == ENTRY_SAMPLE;
+		queue_pop(w);
+	}
+	return n;
+}
+
 int logwriter_flush(struct logwriter *w, uint64_t now_s)
 {
 	int err = logwriter_open(w, now_s);
@@ -726,6 +791,15 @@ int logwriter_flush(struct logwriter *w, uint64_t now_s)
 		/* A stream that changed while the queue was full goes in once there is room. */
 		if (w->stream_pending)
 			reserve_after_stream(w, 0);
+		/* Rotation, load_id lines and full-buffer ends go one entry at a time. */
+		if (w->fd >= 0 && !rotation_needed(w, now_s)) {
+			err = write_lines(w, now_s);
+			if (err > 0)
+				continue;
+			/* A refused run is retried line by line: as much as fits goes in. */
+			if (err < 0 && w->fd < 0)
+				return err;
+		}
 		e = queue_front(w);
 		if (!e)
 			return 0;

@@ -938,6 +938,46 @@ static void test_rotation_after_crash(void)
 	free_lines(&l);
 }
 
+/* Adds samples [from, to) with a missed marker after each 50th, flushing after each if asked. */
+static void add_with_gaps(struct logwriter *w, uint64_t from, uint64_t to, bool flush_each)
+{
+	for (uint64_t seq = from; seq < to; seq++) {
+		add_samples(w, seq, seq + 1);
+		if (seq % 50 == 49)
+			UNIT_CHECK(logwriter_add_missed(w, seq + 1000, 3), "add_missed failed");
+		if (flush_each)
+			flush_ok(w, 5);
+	}
+}
+
+/* Lines written many per write() land exactly where one per write() would. */
+static void test_batched_equals_single(void)
+{
+	struct logwriter *single = new_writer("single", 1024, 0, 100);
+	struct logwriter *batched = new_writer("batched", 1024, 0, 100);
+	unsigned int files = 0;
+
+	make_dir("single");
+	make_dir("batched");
+	logwriter_set_stream(single, &stream_a);
+	logwriter_set_stream(batched, &stream_a);
+	add_with_gaps(single, 0, 300, true);
+	add_with_gaps(batched, 0, 300, false);
+	flush_ok(batched, 5);
+	logwriter_free(single);
+	logwriter_free(batched);
+	for (unsigned int i = 0; access(rotated("single", i), F_OK) == 0; i++, files++) {
+		char *a = unit_read_file(rotated("single", i));
+		char *b = access(rotated("batched", i), F_OK) ? NULL : unit_read_file(rotated("batched", i));
+
+		UNIT_CHECK(b && !strcmp(a, b), "file %u differs", i);
+		free(a);
+		free(b);
+	}
+	UNIT_CHECK(files > 5, "only %u files: rotation was not exercised", files);
+	UNIT_CHECK(access(rotated("batched", files), F_OK), "batched has more files than %u", files);
+}
+
 UNIT_TESTS(
 	{ "format", test_format },
 	{ "missed", test_missed },
@@ -955,4 +995,5 @@ UNIT_TESTS(
 	{ "enospc", test_enospc },
 	{ "queue_full", test_queue_full },
 	{ "rotation_after_crash", test_rotation_after_crash },
+	{ "batched_equals_single", test_batched_equals_single },
 );
