@@ -12,6 +12,8 @@
 #                         (check-packages)
 #   make case-studies     run the case studies in QEMU guests with swap (13 minutes here)
 #                         and render plots/*.png from plots/data/ (see docs/analysis.md)
+#   make bench            measure what profiling costs, in a QEMU guest (about 6 minutes);
+#                         prints the results and writes bench/results.md
 #   make clean
 # Without DESTDIR the install targets also apply what they installed (create the user,
 # reload udev and systemd); the Debian packages (debian/rules) use DESTDIR.
@@ -107,12 +109,16 @@ check-packages:
 case-studies:
 	plots/case-studies.sh
 
+bench:
+	bench/run.sh
+
 clean:
 	$(MAKE) -C module clean
 	$(MAKE) -C tools clean
 	$(MAKE) -C daemon clean
 	$(MAKE) -C tests/guest clean
+	$(MAKE) -C bench clean
 	rm -rf build
 
 .PHONY: all module tools daemon install dkms-install uninstall check check-module \
-	check-packages case-studies clean
+	check-packages case-studies bench clean

@@ -1,0 +1,123 @@
+#!/bin/sh
+# Usage: bench/report.sh PAYLOAD_OUTPUT HOST_REFERENCE
+#
+# Turns the benchmark guest's output (bench/guest.sh) and the host's run of
+# the reference workload (bench/run.sh) into bench/results.md's Markdown on
+# stdout: the figures, the ratios, and each target met or not.
+set -eu
+[ $# -eq 2 ] || { sed -n '2s/^# //p' "$0" >&2; exit 64; }
+
+awk -v date="$(date -u +%Y-%m-%d)" -v commit="$(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo unknown)" '
+function kv(line, key,    i, n, f, p) {
+	n = split(line, f, " ")
+	for (i = 1; i <= n; i++) {
+		p = index(f[i], "=")
+		if (p && substr(f[i], 1, p - 1) == key) return substr(f[i], p + 1)
+	}
+	return ""
+}
+function median(list,    n, v, i, j, t) {
+	n = split(list, v, " ")
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+}
+function verdict(ok) { return ok ? "**met**" : "**not met**" }
+/^guest / { guest = $0; sub(/^guest /, "", guest) }
+/^workload / { workload = $0; sub(/^workload /, "", workload) }
+/^reference / { reference = $0; sub(/^reference /, "", reference) }
+/^poller / { n = kv($0, "n"); poller[n] = $0; ns[++nn] = n }
+/^sampler / { sampler[kv($0, "n")] = $0 }
+/^timing / { timing = $0 }
+/^overhead / { m = kv($0, "mode"); walls[m] = walls[m] " " kv($0, "wall_ns") / 1e6; runs[m]++ }
+/^consumer / { consumer = $0 }
+/^traced / { traced = $0 }
+/^missed / { missed = $2 }
+/^host_reference / { host_ref = host_ref " " kv($0, "wall_ns") / 1e6 }
+/^guest_reference / { guest_ref = guest_ref " " kv($0, "wall_ns") / 1e6 }
+/^strace end$/ { in_strace = 0 }
+in_strace { strace = strace "    " $0 "\n"; if ($NF == "total") calls = $4 }
+/^strace begin$/ { in_strace = 1 }
+END {
+	print "# pfprof benchmark results"
+	print ""
+	printf "Run of %s (commit %s) by `make bench`. Guest: %s.\n", date, commit, guest
+	print "Absolute times under QEMU TCG (software emulation) are not hardware times:"
+	print "every instruction, page fault and system call is emulated. The ratios, measured"
+	print "side by side in the same guest, are the figures to compare."
+	emulation = median(guest_ref) / median(host_ref)
+	printf "For scale: the same CPU-bound run (`work %s`, cache-resident) took %.0f ms\n", reference, median(guest_ref)
+	printf "in the guest and %.0f ms on the host (medians of 3): user code runs about %.0f times\n", median(host_ref), emulation
+	print "slower emulated. Kernel paths (atomics, device accesses) slow down differently, so"
+	print "dividing a guest time by this factor gives an order of magnitude, not a measurement."
+	print ""
+	print "## 1. Sampler cost against a /proc poller"
+	print ""
+	print "N idle processes. The module: its work handler time per tick (from the versioned"
+	print "header, 5 s of ticks). The poller: open, read, parse and close `/proc/<pid>/stat` of"
+	print "each process at 20 Hz for 5 s, its own CPU time (CLOCK_PROCESS_CPUTIME_ID)."
+	print ""
+	print "| N | module ns/tick | module ns/process | module CPU at 20 Hz | poller ns/process | poller rate | poller CPU | poller/module per process |"
+	print "|---:|---:|---:|---:|---:|---:|---:|---:|"
+	for (i = 1; i <= nn; i++) {
+		n = ns[i]; s = sampler[n]; p = poller[n]
+		printf "| %d | %d | %.1f | %.4f %% | %d | %.1f Hz | %.2f %% | %.1f× |\n", n,
+			kv(s, "ns_per_tick"), kv(s, "ns_per_proc"), kv(s, "cpu_pct_at_20hz"),
+			kv(p, "ns_per_proc"), kv(p, "rate_hz"), kv(p, "cpu_pct"),
+			kv(p, "ns_per_proc") / kv(s, "ns_per_proc")
+	}
+	print ""
+	print "## 2. Workload overhead"
+	print ""
+	printf "`%s`, %d runs of each, interleaved (the order rotates every round); each run\n", workload, runs["bare"]
+	print "starts 1.5 s after its observer, so that the observer is attached; wall time from"
+	print "the exec to the exit."
+	print ""
+	print "| run | median wall | vs bare | runs (ms) |"
+	print "|---|---:|---:|---|"
+	bare = median(walls["bare"])
+	split("bare pfprof perf pidstat", modes, " ")
+	names["bare"] = "alone"; names["pfprof"] = "under pfprof (registered, pfprofd logging)"
+	names["perf"] = "under `perf stat -e minor-faults,major-faults -I 50`"
+	names["pidstat"] = "under `pidstat -r -p <pid> 1`"
+	for (i = 1; i <= 4; i++) {
+		m = modes[i]; med = median(walls[m])
+		printf "| %s | %.1f ms | %+.2f %% |%s |\n", names[m], med, 100 * (med / bare - 1), walls[m]
+	}
+	print ""
+	print "## 3. Timing"
+	print ""
+	printf "One registered process, pfprofd consuming: %d samples in %d s; intervals between\n",
+		kv(timing, "samples"), kv(timing, "seconds")
+	printf "consecutive samples p50 %.3f ms, p99 %.3f ms, max %.3f ms, min %.3f ms (HZ=%d: one\n",
+		kv(timing, "p50_ms"), kv(timing, "p99_ms"), kv(timing, "max_ms"), kv(timing, "min_ms"), kv(timing, "hz")
+	printf "jiffy is %.1f ms, so single intervals are whole jiffies; the deadlines are absolute).\n",
+		1000 / kv(timing, "hz")
+	print ""
+	print "## 4. Consumer cost"
+	print ""
+	printf "pfprofd over those 60 s at 20 Hz: %.1f ms of CPU, %.4f %% of one CPU.\n",
+		kv(timing, "consumer_cpu_ns") / 1e6, kv(timing, "consumer_cpu_pct")
+	printf "At 1000 samples/s (module parameter period_ms=1), 10 s: %d samples, %.0f ns of\n",
+		kv(consumer, "samples"), kv(consumer, "ns_per_sample")
+	printf "pfprofd CPU per sample, %.1f ms per 10 000 samples; %s `# missed` markers in its log.\n",
+		kv(consumer, "ms_per_10000"), missed
+	printf "System calls under `strace -c -f` over 10 s more: %d calls for %d samples, %.3f per sample:\n\n",
+		calls, kv(traced, "samples"), calls / kv(traced, "samples")
+	printf "%s\n", strace
+	print "## Targets"
+	print ""
+	print "| target | measured | |"
+	print "|---|---|---|"
+	slow = 100 * (median(walls["pfprof"]) / bare - 1)
+	printf "| workload slowdown under pfprof ≤ 0.5 %% | %+.2f %% | %s |\n", slow, verdict(slow <= 0.5)
+	s = sampler[10000]; p = poller[10000]
+	r = kv(p, "ns_per_proc") / kv(s, "ns_per_proc")
+	printf "| sampler per process ≤ 1/10 of one `/proc/<pid>/stat` read (N = 10000) | 1/%.1f | %s |\n", r, verdict(r >= 10)
+	c = kv(s, "cpu_pct_at_20hz")
+	printf "| 10000 processes at 20 Hz < 1 %% of one CPU | %.3f %% | %s |\n", c, verdict(c < 1)
+	n = kv(timing, "samples") * 60 / kv(timing, "seconds")
+	printf "| 1200 ± 1 samples per 60 s | %d | %s |\n", n, verdict(n >= 1199 && n <= 1201)
+	c = kv(timing, "consumer_cpu_pct")
+	printf "| pfprofd ≤ 0.1 %% CPU | %.4f %% | %s |\n", c, verdict(c <= 0.1)
+}' "$1" "$2"

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "sleepers.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/mp3.h>
+
+int sleepers_spawn(struct sleepers *s, size_t count)
+{
+	s->pids = calloc(count ? count : 1, sizeof(*s->pids));
+	s->count = 0;
+	if (!s->pids)
+		return -ENOMEM;
+	while (s->count < count) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			int err = -errno;
+
+			sleepers_kill(s);
+			return err;
+		}
+		if (!pid) {
+			/* Gone with the benchmark, whatever happens to it. */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				pause();
+		}
+		s->pids[s->count++] = pid;
+	}
+	return 0;
+}
+
+int sleepers_register(const struct sleepers *s, char command)
+{
+	int fd = open(MP3_STATUS_PATH, O_WRONLY | O_CLOEXEC);
+	char line[32];
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (size_t i = 0; i < s->count && !err; i++) {
+		int len = snprintf(line, sizeof(line), "%c %d", command, (int)s->pids[i]);
+
+		if (write(fd, line, len) != len)
+			err = -errno;
+	}
+	close(fd);
+	return err;
+}
+
+void sleepers_kill(struct sleepers *s)
+{
+	for (size_t i = 0; i < s->count; i++)
+		kill(s->pids[i], SIGKILL);
+	for (size_t i = 0; i < s->count; i++)
+		waitpid(s->pids[i], NULL, 0);
+	free(s->pids);
+	s->pids = NULL;
+	s->count = 0;
+}

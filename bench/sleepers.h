@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Idle processes to profile or poll, and their registration with mp3. */
+#ifndef PFPROF_BENCH_SLEEPERS_H
+#define PFPROF_BENCH_SLEEPERS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct sleepers {
+	pid_t *pids;
+	size_t count;
+};
+
+/* Forks count processes that wait in pause() until killed. 0 or -errno. */
+int sleepers_spawn(struct sleepers *s, size_t count);
+
+/* Writes "R <pid>" (or "U <pid>") for each to /proc/mp3/status. 0 or -errno. */
+int sleepers_register(const struct sleepers *s, char command);
+
+/* Kills and reaps them all. */
+void sleepers_kill(struct sleepers *s);
+
+#endif
