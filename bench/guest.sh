@@ -6,7 +6,7 @@
 cd /t || exit 1
 PATH=/t:$PATH
 WORKLOAD="work --quiet 256 R 100000"
-ROUNDS=5
+ROUNDS=11
 
 fail() { echo "bench: $*"; exit 1; }
 
