@@ -40,6 +40,8 @@ install -m 0755 "$top/bench/guest.sh" "$build/payload/run"
 for _ in 1 2 3; do
 	"$top/bench/pfprof-bench" overhead bare 0 "$top/tools/work" "${reference_run[@]}"
 done | sed 's/^overhead/host_reference/' > "$build/host-reference.txt"
+echo "commit $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)" \
+	>> "$build/host-reference.txt"
 echo "${reference_run[*]}" > "$build/payload/reference"
 
 vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER")
@@ -52,7 +54,12 @@ echo "bench: guest 2 CPUs, 2048 MiB, kernel $KVER, QEMU TCG, tsc=reliable" >&2
 "$top/tests/vm/boot.sh" --mem 2048 --smp 2 --timeout 1800 --append tsc=reliable \
 	"$vmlinux" "$build/bench.cpio" "$build/log"
 
-"$top/bench/report.sh" "$build/log/payload.txt" "$build/host-reference.txt" \
+# The raw figures are kept beside the results, which they regenerate:
+# bench/report.sh bench/raw/guest-output.txt bench/raw/host.txt
+mkdir -p "$top/bench/raw"
+cp "$build/log/payload.txt" "$top/bench/raw/guest-output.txt"
+cp "$build/host-reference.txt" "$top/bench/raw/host.txt"
+"$top/bench/report.sh" "$top/bench/raw/guest-output.txt" "$top/bench/raw/host.txt" \
 	> "$top/bench/results.md"
 cat "$top/bench/results.md"
 echo "bench: written to bench/results.md" >&2
