@@ -203,6 +203,17 @@ static void read_samples(const struct mp3ring *ring, uint64_t first, uint64_t co
 	}
 }
 
+/* One idle process, registered: keeps the sampler publishing. */
+static void start_registered_sleeper(struct sleepers *s)
+{
+	int err = sleepers_spawn(s, 1);
+
+	if (!err)
+		err = sleepers_register(s, 'R');
+	if (err)
+		die("starting a registered sleeper", -err);
+}
+
 /*
  * timing SECONDS [CONSUMER_PID]: samples produced in SECONDS from one sample
  * on, the intervals between them, and the consumer's CPU time meanwhile.
@@ -212,14 +223,9 @@ static int cmd_timing(unsigned int seconds, pid_t consumer)
 	uint64_t first, t0, cpu0 = 0, cpu = 0, count, *times, *gaps, cap;
 	struct sleepers s;
 	struct mp3ring ring;
-	int err;
 
 	map_ring(&ring);
-	err = sleepers_spawn(&s, 1);
-	if (!err)
-		err = sleepers_register(&s, 'R');
-	if (err)
-		die("starting a registered sleeper", -err);
+	start_registered_sleeper(&s);
 	/*
 	 * Samples before the registration belong to earlier runs (the sampler
 	 * restarts its schedule when it has nothing to sample): start at the
@@ -264,14 +270,9 @@ static int cmd_consumer(pid_t consumer, unsigned int seconds)
 	uint64_t head0, cpu0, samples, cpu;
 	struct sleepers s;
 	struct mp3ring ring;
-	int err;
 
 	map_ring(&ring);
-	err = sleepers_spawn(&s, 1);
-	if (!err)
-		err = sleepers_register(&s, 'R');
-	if (err)
-		die("starting a registered sleeper", -err);
+	start_registered_sleeper(&s);
 	sleep(1);
 	head0 = mp3ring_head(&ring);
 	cpu0 = task_cpu_ns(consumer);
