@@ -7,12 +7,12 @@
 #   make dkms-install     install the module's source under /usr/src and let DKMS build
 #                         and install it for the running kernel (and future ones)
 #   make uninstall        undo both
-#   make check            everything, tested in QEMU guests: the module and daemon suite
-#                         (check-module) then the Debian packages in a systemd guest
-#                         (check-packages)
+#   make check            everything: static analysis and sanitizers (check-static), then
+#                         in QEMU guests the module and daemon suite (check-module) and
+#                         the Debian packages in a systemd guest (check-packages)
 #   make case-studies     run the case studies in QEMU guests with swap (13 minutes here)
 #                         and render plots/*.png from plots/data/ (see docs/analysis.md)
-#   make bench            measure what profiling costs, in a QEMU guest (about 6 minutes);
+#   make bench            measure what profiling costs, in a QEMU guest (5-6 minutes here);
 #                         prints the results and writes bench/results.md
 #   make clean
 # Without DESTDIR the install targets also apply what they installed (create the user,
@@ -100,6 +100,9 @@ uninstall:
 check:
 	tests/check-all.sh
 
+check-static:
+	tests/static.sh
+
 check-module:
 	tests/check.sh
 
@@ -120,5 +123,5 @@ clean:
 	$(MAKE) -C bench clean
 	rm -rf build
 
-.PHONY: all module tools daemon install dkms-install uninstall check check-module \
+.PHONY: all module tools daemon install dkms-install uninstall check check-static check-module \
 	check-packages case-studies bench clean

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `make check`: the module/daemon suite (check.sh) and the packaging test in
-# a systemd guest (check-packages.sh), one after the other, whatever the first
-# gave. Ends with the sum of their "N passed, N failed" lines.
+# `make check`: static analysis and sanitizers (static.sh), the module/daemon
+# suite (check.sh) and the packaging test in a systemd guest
+# (check-packages.sh), one after the other, whatever the others gave. Ends
+# with the sum of their "N passed, N failed" lines.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -9,7 +10,7 @@ passed=0
 failed=0
 status=0
 
-for suite in check.sh check-packages.sh; do
+for suite in static.sh check.sh check-packages.sh; do
 	log=$(mktemp)
 	"$here/$suite" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}

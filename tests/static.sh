@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Usage: tests/static.sh
+#
+# Static analysis and sanitizers, on the host: checkpatch.pl --strict and the
+# Coccinelle scripts of Debian's linux-source-6.1 on the module, sparse
+# (make C=2), cppcheck and gcc -fanalyzer on the user-space C, and the
+# daemon's unit tests built with ASan and UBSan. One PASS/FAIL line per
+# check (findings printed under it), then "N passed, N failed".
+# Environment: KVER, PFPROF_CACHE, BUILD as for tests/check.sh.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}/static
+cache=${PFPROF_CACHE:-/var/cache/pfprof-test}
+passed=0
+failed=0
+exec 3>&2	# progress notes, outside what check() captures
+
+# check NAME COMMAND...: passes when the command succeeds and prints nothing.
+check() {
+	local name=$1 out status
+	shift
+	out=$("$@" 2>&1)
+	status=$?
+	if [ "$status" -eq 0 ] && [ -z "$out" ]; then
+		echo "PASS $name"
+		passed=$((passed + 1))
+	else
+		echo "FAIL $name (exit $status)"
+		printf '%s\n' "$out" | head -n 40 | sed 's/^/    /'
+		failed=$((failed + 1))
+	fi
+}
+
+install_missing() {
+	local missing=() p
+	for p in "$@"; do
+		[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] ||
+			missing+=("$p")
+	done
+	((${#missing[@]})) || return 0
+	echo "static: installing ${missing[*]}" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends \
+		-o Dpkg::Use-Pty=0 "${missing[@]}" </dev/null >&2
+}
+
+# The kernel's scripts/ (checkpatch, Coccinelle), from Debian's source package.
+kernel_scripts() {
+	local src=$cache/src/linux-source-6.1
+	if [ ! -f "$src/scripts/checkpatch.pl" ]; then
+		mkdir -p "$cache/src"
+		tar -C "$cache/src" -xf /usr/src/linux-source-6.1.tar.xz linux-source-6.1/scripts >&2 ||
+			return 1
+	fi
+	echo "$src"
+}
+
+module_sources() {
+	find "$top/module" -maxdepth 1 -name '*.[ch]' ! -name '*.mod.c' | sort
+	echo "$top/include/uapi/linux/mp3.h"
+}
+
+run_checkpatch() {
+	local f
+	module_sources | while read -r f; do
+		perl "$kernel/scripts/checkpatch.pl" --strict --no-tree --quiet --no-summary \
+			--ignore FILE_PATH_CHANGES -f "$f"
+	done
+}
+
+# sparse's findings are the "warning:"/"error:" lines of a C=2 build.
+run_sparse() {
+	make -s -C "$top/module" KVER="$KVER" sparse 2>&1 | grep -E '(warning|error):'
+	return 0
+}
+
+# Each script in report mode over the module; its findings name a file:line.
+# Scripts that need OCaml (not packaged with Debian's spatch) are listed.
+run_coccinelle() {
+	local cocci out
+	while read -r cocci; do
+		out=$(timeout 300 spatch -D report --no-show-diff --very-quiet --cocci-file "$cocci" \
+			--dir "$top/module" --no-includes --include-headers 2>&1)
+		if grep -q 'No OCaml compiler found' <<<"$out"; then
+			echo "static: skipped ${cocci#"$kernel"/} (needs OCaml)" >&3
+			continue
+		fi
+		grep -E "^$top/module/[^:]+:[0-9]+" <<<"$out" | grep -v '\.mod\.c:'
+	done < <(find "$kernel/scripts/coccinelle" -name '*.cocci' | sort)
+	return 0
+}
+
+user_sources() {
+	ls "$top"/daemon/*.c "$top"/lib/*.c "$top"/tools/*.c "$top"/bench/*.c
+}
+
+run_cppcheck() {
+	# shellcheck disable=SC2046 # one file per word
+	cppcheck --quiet --error-exitcode=1 --enable=warning,style,performance,portability \
+		--std=c11 --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE \
+		-I "$top/include/uapi" -I "$top/lib" -I "$top/daemon" -I "$top/bench" \
+		$(user_sources)
+}
+
+# A copy of the tree, so that these builds never mix with the normal objects.
+fresh_copy() {
+	rm -rf "${build:?}/${1:?}"
+	mkdir -p "$build/$1"
+	cp -r "$top"/{daemon,lib,include,tools,bench,plots} "$build/$1/"
+	make -s -C "$build/$1/daemon" clean >/dev/null
+	make -s -C "$build/$1/tools" clean >/dev/null
+	make -s -C "$build/$1/bench" clean >/dev/null
+}
+
+run_analyzer() {
+	local part
+	fresh_copy analyzer
+	for part in daemon tools bench; do
+		make -s -C "$build/analyzer/$part" CFLAGS="-O2 -g -fanalyzer" 2>&1
+	done
+}
+
+# Only what is not a PASS line is shown; make's status is the verdict.
+run_sanitizers() {
+	local flags="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+	local out status
+	fresh_copy sanitizers
+	out=$(make -s -C "$build/sanitizers/daemon" CFLAGS="$flags" \
+		LDFLAGS="-fsanitize=address,undefined" test 2>&1)
+	status=$?
+	grep -v -E '^PASS |^[0-9]+ passed, 0 failed$' <<<"$out"
+	return "$status"
+}
+
+KVER=$(KVER=${KVER:-} "$top/tests/vm/prepare-host.sh")
+export KVER
+install_missing linux-source-6.1 sparse coccinelle cppcheck gcc make libsystemd-dev pkg-config \
+	gnuplot-nox
+kernel=$(kernel_scripts) || { echo "FAIL cannot unpack the kernel's scripts"; echo "0 passed, 1 failed"; exit 1; }
+
+check checkpatch_strict run_checkpatch
+check sparse run_sparse
+check coccinelle run_coccinelle
+check cppcheck run_cppcheck
+check gcc_analyzer run_analyzer
+check daemon_unit_tests_asan_ubsan run_sanitizers
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
