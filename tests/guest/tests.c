@@ -36,6 +36,9 @@ const struct test tests[] = {
 	{ "daemon_bad_config",	NULL,		20,	test_daemon_bad_config },
 	{ "ctl_without_module",	NULL,		20,	test_ctl_without_module },
 	{ "ctl_commands",	NULL,		30,	test_ctl_commands },
+	{ "fuzz_status",	NULL,		300,	test_fuzz_status },
+	{ "fuzz_mmap",		NULL,		120,	test_fuzz_mmap },
+	{ "storm",		NULL,		180,	test_storm },
 };
 
 const size_t nr_tests = sizeof(tests) / sizeof(tests[0]);

@@ -35,5 +35,8 @@ void test_daemon_pid_file(void);
 void test_daemon_bad_config(void);
 void test_ctl_without_module(void);
 void test_ctl_commands(void);
+void test_fuzz_status(void);
+void test_fuzz_mmap(void);
+void test_storm(void);
 
 #endif /* PFPROF_GUEST_TESTS_H */
