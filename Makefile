@@ -106,6 +106,9 @@ check-static:
 check-module:
 	tests/check.sh
 
+check-debug:
+	PFPROF_KERNEL=debug tests/check.sh
+
 check-packages:
 	tests/check-packages.sh
 
@@ -124,4 +127,4 @@ clean:
 	rm -rf build
 
 .PHONY: all module tools daemon install dkms-install uninstall check check-static check-module \
-	check-packages case-studies bench clean
+	check-debug check-packages case-studies bench clean
