@@ -53,6 +53,11 @@ void expect_listing(const pid_t *want, int n, const char *when);
 /* Helper processes; all die with the test's process group. */
 pid_t spawn_sleeper(void);
 void kill_and_reap(pid_t pid);
+/* Runs fn(arg) in a child; fails with "what failed" if the child fails. */
+void in_child(void (*fn)(int), int arg, const char *what);
+/* Drops the calling process to uid and gid 65534 (nobody), kept dumpable. */
+#define NOBODY_ID 65534
+void become_nobody(void);
 
 struct worker {
 	pid_t pid;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -149,6 +150,31 @@ void kill_and_reap(pid_t pid)
 	kill(pid, SIGKILL);
 	if (waitpid(pid, NULL, 0) != pid)
 		fail("waitpid %d: %s", (int)pid, strerror(errno));
+}
+
+void in_child(void (*fn)(int), int arg, const char *what)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		fn(arg);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s failed", what);
+}
+
+void become_nobody(void)
+{
+	if (setresgid(NOBODY_ID, NOBODY_ID, NOBODY_ID) || setresuid(NOBODY_ID, NOBODY_ID, NOBODY_ID))
+		fail("dropping to uid %d: %s", NOBODY_ID, strerror(errno));
+	/* Changing credentials made us undumpable like a setuid program;
+	 * an ordinary user's processes are dumpable. */
+	if (prctl(PR_SET_DUMPABLE, 1))
+		fail("PR_SET_DUMPABLE: %s", strerror(errno));
 }
 
 static void touch_pages(unsigned long pages)

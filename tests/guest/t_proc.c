@@ -4,9 +4,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -94,32 +92,11 @@ void test_proc_errors(void)
 	expect(!status_lists(a), "PID %d still listed after U", (int)a);
 }
 
-/* Runs fn in a child and fails with the child's reason if it fails. */
-static void in_child(void (*fn)(pid_t), pid_t arg, const char *what)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		fail("fork: %s", strerror(errno));
-	if (pid == 0) {
-		fn(arg);
-		_exit(0);
-	}
-	waitpid(pid, &status, 0);
-	expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s failed", what);
-}
-
 static void register_as_nobody(pid_t root_pid)
 {
 	pid_t self;
 
-	if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
-		fail("dropping to uid 65534: %s", strerror(errno));
-	/* Changing credentials made us undumpable like a setuid program;
-	 * an ordinary user's processes are dumpable. */
-	if (prctl(PR_SET_DUMPABLE, 1))
-		fail("PR_SET_DUMPABLE: %s", strerror(errno));
+	become_nobody();
 	expect_errno(status_cmd('R', root_pid), EPERM, "uid 65534 registering root's process");
 	expect_errno(status_cmd('R', 1), EPERM, "uid 65534 registering init");
 	self = spawn_sleeper();

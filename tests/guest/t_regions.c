@@ -278,6 +278,53 @@ void test_mmap_checks(void)
 	close(fd);
 }
 
+/*
+ * Tries each way of writing into the versioned region that fd could offer:
+ * a writable mapping, mprotect() of a read-only one, and the ptrace path,
+ * /proc/self/mem, which writes through read-only mappings with FOLL_FORCE.
+ */
+static void expect_ring_unwritable(int fd)
+{
+	const char *who = geteuid() ? "uid 65534" : "root";
+	uint32_t forged = ~MP3_RING_MAGIC;
+	struct mp3ring ring;
+	void *p;
+	int mem;
+
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, MP3_RING_OFFSET);
+	expect(p == MAP_FAILED && errno == EPERM, "%s mapping the ring writable: got %s, want EPERM",
+	       who, p == MAP_FAILED ? errno_name(errno) : "a mapping");
+	expect_ok(mp3ring_map(&ring, fd), "mapping the ring read-only");
+	expect(mprotect((void *)ring.hdr, 4096, PROT_READ | PROT_WRITE) == -1 && errno == EACCES,
+	       "%s making the ring writable with mprotect(): got %s, want EACCES", who,
+	       errno_name(errno));
+	mem = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	if (mem < 0)
+		fail("open /proc/self/mem: %s", strerror(errno));
+	expect(pwrite(mem, &forged, sizeof(forged), (off_t)(uintptr_t)ring.hdr) == -1 && errno == EIO,
+	       "%s writing the ring through /proc/self/mem: got %s, want EIO", who,
+	       errno_name(errno));
+	close(mem);
+	expect(ring.hdr->magic == MP3_RING_MAGIC, "the ring's magic changed to %#x", ring.hdr->magic);
+	mp3ring_unmap(&ring);
+}
+
+static void ring_unwritable_as_nobody(int fd)
+{
+	become_nobody();
+	expect_ring_unwritable(fd);
+}
+
+void test_ring_unwritable(void)
+{
+	/* The strongest descriptor there is, handed to an unprivileged user. */
+	int fd = open_device(O_RDWR);
+
+	expect_ring_unwritable(fd);
+	in_child(ring_unwritable_as_nobody, fd, "the unprivileged writer");
+	close(fd);
+}
+
 void test_read_poll(void)
 {
 	struct pollfd pfd[2];

@@ -12,6 +12,7 @@ const struct test tests[] = {
 	{ "proc_pidns",		NULL,		10,	test_proc_pidns },
 	{ "header_fields",	NULL,		20,	test_header_fields },
 	{ "mmap_checks",	NULL,		10,	test_mmap_checks },
+	{ "ring_unwritable",	NULL,		10,	test_ring_unwritable },
 	{ "read_poll",		NULL,		10,	test_read_poll },
 	{ "sample_rate",	NULL,		20,	test_sample_rate },
 	{ "fault_accuracy",	NULL,		30,	test_fault_accuracy },

@@ -15,6 +15,7 @@ void test_classic_protocol(void);
 void test_classic_wrap(void);
 void test_ring_missed(void);
 void test_mmap_checks(void);
+void test_ring_unwritable(void);
 void test_read_poll(void);
 void test_unload_busy(void);
 void test_sample_rate(void);
