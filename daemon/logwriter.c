@@ -544,19 +544,46 @@ static int unlink_if_there(const char *path)
 	return unlink(path) && errno != ENOENT ? -errno : 0;
 }
 
-/* Shifts pfprof.log.N to .N+1 (dropping .keep) and the current file to .1; keep > 0. */
+/* How many of .1, .2, ... exist without a gap, at most keep; -errno on error. */
+static int rotated_run(const struct logwriter *w, char *buf, size_t size)
+{
+	unsigned int n;
+	int err;
+
+	for (n = 1; n <= w->keep; n++) {
+		err = rotated_path(w, n, buf, size);
+		if (err)
+			return err;
+		if (access(buf, F_OK))
+			return errno == ENOENT ? (int)n - 1 : -errno;
+	}
+	return (int)w->keep;
+}
+
+/*
+ * Shifts pfprof.log.N to .N+1 and the current file to .1; keep > 0. Only the
+ * run of files up to the first gap moves: a crash between two renames leaves
+ * a gap, which this fills without touching the older files above it, and a
+ * keep of thousands costs no more than the files there are. With all keep
+ * files there, .keep is dropped.
+ */
 static int shift_files(const struct logwriter *w)
 {
 	size_t size = strlen(w->path) + 16;
 	char *from = malloc(size), *to = malloc(size);
-	int err = -ENOMEM;
+	int top, err = -ENOMEM;
 
 	if (!from || !to)
 		goto out;
-	err = rotated_path(w, w->keep, to, size);
-	if (!err)
-		err = unlink_if_there(to);
-	for (unsigned int n = w->keep - 1; !err && n >= 1; n--) {
+	top = rotated_run(w, to, size);
+	err = top < 0 ? top : 0;
+	if (!err && (unsigned int)top == w->keep) {
+		err = rotated_path(w, w->keep, to, size);
+		if (!err)
+			err = unlink_if_there(to);
+		top--;
+	}
+	for (int n = top; !err && n >= 1; n--) {
 		err = rotated_path(w, n, from, size);
 		if (!err)
 			err = rotated_path(w, n + 1, to, size);

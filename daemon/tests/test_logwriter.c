@@ -878,7 +878,10 @@ static void test_queue_full(void)
 	free_lines(&l);
 }
 
-/* A crash between the renames of a rotation left a gap; the next rotation still works. */
+/*
+ * A crash between the renames of a rotation left a gap; the next rotation
+ * fills it and leaves the older file above it where it is.
+ */
 static void test_rotation_after_crash(void)
 {
 	static const char *const before[4] = {
@@ -887,7 +890,7 @@ static void test_rotation_after_crash(void)
 		NULL,
 		"# load_id 00000000000000aa hz 1 period_ns 1\n0 x\n",
 	};
-	static const char *const after[4] = { NULL, before[0], before[1], NULL };
+	static const char *const after[4] = { NULL, before[0], before[1], before[3] };
 	struct logwriter *w;
 	struct lines l;
 
