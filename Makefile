@@ -107,7 +107,7 @@ check-module:
 	tests/check.sh
 
 check-debug:
-	PFPROF_KERNEL=debug tests/check.sh
+	tests/check-debug.sh
 
 check-packages:
 	tests/check-packages.sh

@@ -6,6 +6,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/tests/lib/tally.sh"
 build=${BUILD:-$top/build}
 out=$build/systemd
 
@@ -45,22 +46,6 @@ status=0
 "$top/tests/vm/boot.sh" --mem 2048 --timeout 1500 --drive "$image" --share "$out/share" \
 	"$vmlinux" "$out/initrd.cpio" "$out/log" || status=$?
 
-summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out/log/payload.txt" | tail -n 1 || true)
-passed=${summary%% passed*}
-failed=${summary#*passed, }
-failed=${failed%% failed*}
-if [ -z "$summary" ]; then
-	echo "check-packages: the systemd guest did not report a result" >&2
-	passed=0
-	failed=1
-fi
-case $status in
-0|1)	passed=$((passed + 1))
-	echo "PASS systemd guest kernel log has no warning, BUG, oops or lockdep report" ;;
-2)	failed=$((failed + 1))
-	echo "FAIL systemd guest kernel log has a splat (see $out/log/dmesg.txt)" ;;
-*)	failed=$((failed + 1))
-	echo "FAIL systemd guest did not finish (see $out/log/console.log)" ;;
-esac
+guest_tally "$out/log" "$status" "systemd guest"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$status" -eq 0 ]
