@@ -3,8 +3,8 @@
 #
 # Static analysis and sanitizers, on the host: checkpatch.pl --strict and the
 # Coccinelle scripts of Debian's linux-source-6.1 on the module, sparse
-# (make C=2), cppcheck and gcc -fanalyzer on the user-space C, and the
-# daemon's unit tests built with ASan and UBSan. One PASS/FAIL line per
+# (make C=2), cppcheck and gcc -fanalyzer on the user-space C, the daemon's
+# unit tests built with ASan and UBSan, and shellcheck on the shell scripts. One PASS/FAIL line per
 # check (findings printed under it), then "N passed, N failed".
 # Environment: KVER, PFPROF_CACHE, BUILD as for tests/check.sh.
 set -uo pipefail
@@ -132,10 +132,30 @@ run_sanitizers() {
 	return "$status"
 }
 
+# Every shell script of the tree: *.sh (some are only sourced) and whatever
+# starts with a sh or bash #! line.
+shell_scripts() {
+	local f
+	# debian/'s subdirectories are dpkg-buildpackage's output, or source/.
+	find "$top" \( -path "$top/.git" -o -path "$top/build" -o -path "$top/debian/*" -type d \) \
+		-prune -o -type f -print | sort |
+		while read -r f; do
+			case $f in
+			*.sh) echo "$f" ;;
+			*) head -n 1 "$f" | grep -qE '^#!.*[/ ](ba)?sh$' && echo "$f" ;;
+			esac
+		done
+}
+
+run_shellcheck() {
+	# shellcheck disable=SC2046 # one file per word
+	(cd "$top" && shellcheck -x $(shell_scripts))
+}
+
 KVER=$(KVER=${KVER:-} "$top/tests/vm/prepare-host.sh")
 export KVER
 install_missing linux-source-6.1 sparse coccinelle cppcheck gcc make libsystemd-dev pkg-config \
-	gnuplot-nox
+	gnuplot-nox shellcheck
 kernel=$(kernel_scripts) || { echo "FAIL cannot unpack the kernel's scripts"; echo "0 passed, 1 failed"; exit 1; }
 
 check checkpatch_strict run_checkpatch
@@ -144,5 +164,6 @@ check coccinelle run_coccinelle
 check cppcheck run_cppcheck
 check gcc_analyzer run_analyzer
 check daemon_unit_tests_asan_ubsan run_sanitizers
+check shellcheck run_shellcheck
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
