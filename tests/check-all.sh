@@ -7,6 +7,7 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/lib/tally.sh
 . "$here/lib/tally.sh"
 total_passed=0
 total_failed=0

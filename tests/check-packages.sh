@@ -6,6 +6,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tests/lib/tally.sh
 . "$top/tests/lib/tally.sh"
 build=${BUILD:-$top/build}
 out=$build/systemd

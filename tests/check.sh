@@ -12,6 +12,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tests/lib/tally.sh
 . "$top/tests/lib/tally.sh"
 build=${BUILD:-$top/build}
 flavour=${PFPROF_KERNEL:-debian}

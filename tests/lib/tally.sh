@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the test drivers. Every suite ends with one line,
 # "N passed, N failed"; these read it back and add to it.
 
