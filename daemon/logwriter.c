@@ -547,11 +547,9 @@ static int unlink_if_there(const char *path)
 /* How many of .1, .2, ... exist without a gap, at most keep; -errno on error. */
 static int rotated_run(const struct logwriter *w, char *buf, size_t size)
 {
-	unsigned int n;
-	int err;
+	for (unsigned int n = 1; n <= w->keep; n++) {
+		int err = rotated_path(w, n, buf, size);
 
-	for (n = 1; n <= w->keep; n++) {
-		err = rotated_path(w, n, buf, size);
 		if (err)
 			return err;
 		if (access(buf, F_OK))
