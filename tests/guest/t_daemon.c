@@ -285,6 +285,76 @@ void test_daemon_logs_samples(void)
 	       "the log has no column header");
 }
 
+/* pfprofd's voluntary context switches: it sleeps once per wakeup. */
+static unsigned long long daemon_sleeps(pid_t daemon)
+{
+	unsigned long long n;
+	char path[64], line[256];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)daemon);
+	f = fopen(path, "r");
+	if (!f)
+		fail("open %s: %s", path, strerror(errno));
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "voluntary_ctxt_switches: %llu", &n) == 1;
+	fclose(f);
+	expect(found, "%s has no voluntary_ctxt_switches line", path);
+	return n;
+}
+
+struct wakeups {
+	unsigned long long samples, sleeps;
+};
+
+/* How often pfprofd, with extra_config, sleeps over ms while samples come. */
+static struct wakeups wakeups_over(const char *extra_config, unsigned int ms)
+{
+	unsigned long long head, sleeps;
+	struct mp3ring ring;
+	struct wakeups got;
+	struct worker w;
+	pid_t daemon;
+	int fd;
+
+	setup(extra_config);
+	daemon = start_ready_daemon();
+	add_worker(&w);
+	/* Past the start: the first sample is written at once, then batching begins. */
+	wait_logged(10, 5000);
+	map_ring(&ring, &fd);
+	head = mp3ring_head(&ring);
+	sleeps = daemon_sleeps(daemon);
+	sleep_ms(ms);
+	got.sleeps = daemon_sleeps(daemon) - sleeps;
+	got.samples = mp3ring_head(&ring) - head;
+	mp3ring_unmap(&ring);
+	close(fd);
+	stop_daemon(daemon);
+	kill_and_reap(w.pid);
+	return got;
+}
+
+void test_daemon_wakeups(void)
+{
+	const unsigned int seconds = 4;
+	struct wakeups batched = wakeups_over("", seconds * 1000);
+	struct wakeups each = wakeups_over("write_interval = 0\n", seconds * 1000);
+
+	printf("  daemon_wakeups: over %u s, write_interval = 1s: %llu wakeups for %llu samples; write_interval = 0: %llu for %llu\n",
+	       seconds, batched.sleeps, batched.samples, each.sleeps, each.samples);
+	expect(batched.samples >= seconds * 15 && each.samples >= seconds * 15,
+	       "only %llu and %llu samples in %u s", batched.samples, each.samples, seconds);
+	/* A batch a second, the status timer every 2 s, one more of each at the edges. */
+	expect(batched.sleeps <= seconds + seconds / 2 + 2,
+	       "pfprofd woke %llu times in %u s with write_interval = 1s", batched.sleeps, seconds);
+	/* A slow kernel may hand it two samples at a wakeup, never many. */
+	expect(each.sleeps >= each.samples / 2,
+	       "pfprofd woke only %llu times for %llu samples with write_interval = 0",
+	       each.sleeps, each.samples);
+}
+
 void test_daemon_rotation(void)
 {
 	struct log_summary sum;

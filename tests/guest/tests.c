@@ -29,6 +29,7 @@ const struct test tests[] = {
 	{ "work_locality",	NULL,		120,	test_work_locality },
 	{ "tool_errors",	NULL,		10,	test_tool_errors },
 	{ "daemon_logs_samples", NULL,		20,	test_daemon_logs_samples },
+	{ "daemon_wakeups",	NULL,		40,	test_daemon_wakeups },
 	{ "daemon_rotation",	NULL,		60,	test_daemon_rotation },
 	{ "daemon_restart_resumes", NULL,	20,	test_daemon_restart_resumes },
 	{ "daemon_module_reload", NULL,		20,	test_daemon_module_reload },

@@ -28,6 +28,7 @@ void test_pid_reuse(void);
 void test_work_locality(void);
 void test_tool_errors(void);
 void test_daemon_logs_samples(void);
+void test_daemon_wakeups(void);
 void test_daemon_rotation(void);
 void test_daemon_restart_resumes(void);
 void test_daemon_module_reload(void);
