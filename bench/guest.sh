@@ -10,27 +10,9 @@ ROUNDS=11
 
 fail() { echo "bench: $*"; exit 1; }
 
-cat > /tmp/pfprofd.conf <<CONF
-log_dir = /tmp/logs
-pid_file = /tmp/pids
-runtime_dir = /tmp/run
-CONF
-
-start_pfprofd() {
-	rm -rf /tmp/logs /tmp/run
-	mkdir -p /tmp/logs /tmp/run
-	: > /tmp/pids
-	pfprofd -f -c /tmp/pfprofd.conf 2> /tmp/pfprofd.err &
-	pfprofd=$!
-	for _ in $(seq 50); do [ -s /tmp/logs/pfprof.log ] && return; sleep 0.1; done
-	cat /tmp/pfprofd.err
-	fail "pfprofd did not start"
-}
-
-stop_pfprofd() {
-	kill -TERM "$pfprofd"
-	wait "$pfprofd" || { cat /tmp/pfprofd.err; fail "pfprofd failed"; }
-}
+# shellcheck source=tests/vm/guest-pfprofd.sh # in the payload, next to this
+. ./guest-pfprofd.sh
+pfprofd_configure ""
 
 # overhead_round N: the workload bare, under pfprof, perf stat and pidstat,
 # in an order that rotates with N so that none always runs first.
@@ -69,7 +51,7 @@ for n in 1 10 100 1000 10000; do
 done
 
 echo "bench: 2/4 timing over 60 s, pfprofd consuming" >&2
-start_pfprofd
+pfprofd_start
 pfprof-bench timing 60 "$pfprofd" || fail "timing failed"
 
 echo "bench: 3/4 workload overhead, $ROUNDS rounds" >&2
@@ -77,12 +59,12 @@ echo "workload $WORKLOAD"
 for round in $(seq "$ROUNDS"); do
 	overhead_round "$round"
 done
-stop_pfprofd
+pfprofd_stop
 
 echo "bench: 4/4 pfprofd per sample, at 1000 samples/s" >&2
 rmmod mp3 || fail "cannot unload mp3"
 insmod mp3.ko period_ms=1 || fail "cannot load mp3 with period_ms=1"
-start_pfprofd
+pfprofd_start
 pfprof-bench consumer "$pfprofd" 10 || fail "consumer failed"
 strace -c -f -p "$pfprofd" -o /tmp/strace.txt &
 tracer=$!
@@ -93,6 +75,6 @@ wait "$tracer"
 echo "strace begin"
 cat /tmp/strace.txt
 echo "strace end"
-stop_pfprofd
+pfprofd_stop
 echo "missed $(grep -c '^# missed' /tmp/logs/pfprof.log)"
 rmmod mp3

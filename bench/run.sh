@@ -34,6 +34,7 @@ install -m 0644 "$top/module/mp3.ko" "$build/payload/"
 install -m 0755 "$top/tools/work" "$top/daemon/pfprofd" "$top/bench/pfprof-bench" \
 	"$(command -v perf)" "$(command -v pidstat)" "$(command -v strace)" "$build/payload/"
 install -m 0755 "$top/bench/guest.sh" "$build/payload/run"
+install -m 0644 "$top/tests/vm/guest-pfprofd.sh" "$build/payload/"
 
 # The same CPU-bound run on the host and in the guest: how much slower the
 # emulated CPU is, to read the guest's absolute times with.

@@ -19,13 +19,10 @@ mkswap /dev/vda >/dev/null || fail "mkswap /dev/vda failed"
 swapon /dev/vda || fail "swapon /dev/vda failed"
 mount -t 9p -o trans=virtio,version=9p2000.L host "$out" || fail "cannot mount the 9p share"
 
-cat > /tmp/pfprofd.conf <<EOF
-log_dir = /tmp/logs
-pid_file = /tmp/pids
-runtime_dir = /tmp/run
-rotate_size = 0
-rotate_age = 0
-EOF
+# shellcheck source=tests/vm/guest-pfprofd.sh # in the payload, next to this
+. ./guest-pfprofd.sh
+pfprofd_configure "rotate_size = 0
+rotate_age = 0"
 
 # A clean start for each experiment: nothing left in swap or the page cache.
 settle() {
@@ -43,20 +40,12 @@ vmstat_delta() { vmstat_now | awk 'FNR == NR { before[$1] = $2; next }
 
 start_collector() {
 	insmod mp3.ko || fail "cannot load mp3.ko"
-	rm -rf /tmp/logs /tmp/run
-	mkdir -p /tmp/logs /tmp/run
-	: > /tmp/pids
-	pfprofd -f -c /tmp/pfprofd.conf 2> /tmp/pfprofd.err &
-	collector=$!
-	for _ in $(seq 50); do [ -s /tmp/logs/pfprof.log ] && return; sleep 0.1; done
-	cat /tmp/pfprofd.err
-	fail "pfprofd did not start"
+	pfprofd_start
 }
 
 # stop_collector NAME: pfprofd writes everything on SIGTERM; its log goes out.
 stop_collector() {
-	kill -TERM "$collector"
-	wait "$collector" || { cat /tmp/pfprofd.err; fail "pfprofd failed"; }
+	pfprofd_stop
 	cp /tmp/logs/pfprof.log "$out/$1.log" || fail "cannot copy the log of $1"
 	rmmod mp3 || fail "cannot unload mp3"
 }

@@ -54,6 +54,7 @@ run_case() {
 	install -m 0644 "$top/module/mp3.ko" "$dir/payload/"
 	install -m 0755 "$top/tools/work" "$top/daemon/pfprofd" "$dir/payload/"
 	install -m 0755 "$top/plots/case-studies-guest.sh" "$dir/payload/run"
+	install -m 0644 "$top/tests/vm/guest-pfprofd.sh" "$dir/payload/"
 	echo "$guest_cases" > "$dir/payload/cases"
 	echo "$n_list" > "$dir/payload/n-list"
 	"$top/tests/vm/kmods.sh" "$KVER" "$dir/payload" virtio_pci virtio_blk 9pnet_virtio 9p

@@ -1,0 +1,32 @@
+# shellcheck shell=sh
+# Sourced inside a guest by payloads that run a pfprofd of their own
+# (bench/guest.sh, plots/case-studies-guest.sh); the caller defines fail().
+# Its logs go to /tmp/logs, its stderr to /tmp/pfprofd.err.
+
+# pfprofd_configure [LINES]: /tmp/pfprofd.conf, with LINES added.
+pfprofd_configure() {
+	cat > /tmp/pfprofd.conf <<CONF
+log_dir = /tmp/logs
+pid_file = /tmp/pids
+runtime_dir = /tmp/run
+${1:-}
+CONF
+}
+
+# pfprofd_start: a fresh pfprofd, its PID in $pfprofd, once its log exists.
+pfprofd_start() {
+	rm -rf /tmp/logs /tmp/run
+	mkdir -p /tmp/logs /tmp/run
+	: > /tmp/pids
+	pfprofd -f -c /tmp/pfprofd.conf 2> /tmp/pfprofd.err &
+	pfprofd=$!
+	for _ in $(seq 50); do [ -s /tmp/logs/pfprof.log ] && return; sleep 0.1; done
+	cat /tmp/pfprofd.err
+	fail "pfprofd did not start"
+}
+
+# pfprofd_stop: SIGTERM; pfprofd writes everything it has before it exits.
+pfprofd_stop() {
+	kill -TERM "$pfprofd"
+	wait "$pfprofd" || { cat /tmp/pfprofd.err; fail "pfprofd failed"; }
+}
