@@ -544,15 +544,19 @@ static int unlink_if_there(const char *path)
 	return unlink(path) && errno != ENOENT ? -errno : 0;
 }
 
-/* How many of .1, .2, ... exist without a gap, at most keep; -errno on error. */
+/*
+ * How many of .1, .2, ... exist without a gap, at most keep; -errno on error.
+ * lstat(), as rename() moves a symbolic link, dangling or not.
+ */
 static int rotated_run(const struct logwriter *w, char *buf, size_t size)
 {
 	for (unsigned int n = 1; n <= w->keep; n++) {
+		struct stat st;
 		int err = rotated_path(w, n, buf, size);
 
 		if (err)
 			return err;
-		if (access(buf, F_OK))
+		if (lstat(buf, &st))
 			return errno == ENOENT ? (int)n - 1 : -errno;
 	}
 	return (int)w->keep;
@@ -562,7 +566,7 @@ static int rotated_run(const struct logwriter *w, char *buf, size_t size)
  * Shifts pfprof.log.N to .N+1 and the current file to .1; keep > 0. Only the
  * run of files up to the first gap moves: a crash between two renames leaves
  * a gap, which this fills without touching the older files above it, and a
- * keep of thousands costs no more than the files there are. With all keep
+ * large keep costs no more than the files there are. With all keep
  * files there, .keep is dropped.
  */
 static int shift_files(const struct logwriter *w)

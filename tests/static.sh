@@ -142,7 +142,7 @@ shell_scripts() {
 		while read -r f; do
 			case $f in
 			*.sh) echo "$f" ;;
-			*) head -n 1 "$f" | grep -qE '^#!.*[/ ](ba)?sh$' && echo "$f" ;;
+			*) head -n 1 "$f" | grep -qE '^#!.*[/ ](ba)?sh( |$)' && echo "$f" ;;
 			esac
 		done
 }

@@ -878,6 +878,35 @@ static void test_queue_full(void)
 	free_lines(&l);
 }
 
+/* The crash came after the shifts, before the current file became .1. */
+static void test_rotation_gap_at_first(void)
+{
+	static const char *const before[4] = {
+		"# load_id 00000000000000aa hz 1 period_ns 1\n30 x\n",
+		NULL,
+		"# load_id 00000000000000aa hz 1 period_ns 1\n20 x\n",
+		"# load_id 00000000000000aa hz 1 period_ns 1\n10 x\n",
+	};
+	struct logwriter *w;
+
+	make_dir(DIR_NAME);
+	for (unsigned int n = 0; n < 4; n++)
+		if (before[n])
+			unit_write_file(rotated(DIR_NAME, n), before[n]);
+	w = new_writer(DIR_NAME, 10, 0, 3);
+	logwriter_set_stream(w, &stream_a);
+	add_samples(w, 40, 41);
+	flush_ok(w, 50);
+	logwriter_free(w);
+	for (unsigned int n = 1; n < 4; n++) {
+		const char *want = before[n == 1 ? 0 : n];
+		char *text = unit_read_file(rotated(DIR_NAME, n));
+
+		UNIT_CHECK(!strcmp(text, want), ".%u holds %s, want %s", n, text, want);
+		free(text);
+	}
+}
+
 /*
  * A crash between the renames of a rotation left a gap; the next rotation
  * fills it and leaves the older file above it where it is.
@@ -998,5 +1027,6 @@ UNIT_TESTS(
 	{ "enospc", test_enospc },
 	{ "queue_full", test_queue_full },
 	{ "rotation_after_crash", test_rotation_after_crash },
+	{ "rotation_gap_at_first", test_rotation_gap_at_first },
 	{ "batched_equals_single", test_batched_equals_single },
 );

@@ -163,7 +163,8 @@ void in_child(void (*fn)(int), int arg, const char *what)
 		fn(arg);
 		_exit(0);
 	}
-	waitpid(pid, &status, 0);
+	if (waitpid(pid, &status, 0) != pid)
+		fail("waitpid %d: %s", (int)pid, strerror(errno));
 	expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s failed", what);
 }
 

@@ -346,8 +346,12 @@ void test_daemon_wakeups(void)
 	       seconds, batched.sleeps, batched.samples, each.sleeps, each.samples);
 	expect(batched.samples >= seconds * 15 && each.samples >= seconds * 15,
 	       "only %llu and %llu samples in %u s", batched.samples, each.samples, seconds);
-	/* A batch a second, the status timer every 2 s, one more of each at the edges. */
-	expect(batched.sleeps <= seconds + seconds / 2 + 2,
+	/*
+	 * A batch a second and the status timer every 2 s: 6, 8 at the edges,
+	 * and 2 to spare for other sleeps on a slow kernel; one per sample
+	 * would be 80.
+	 */
+	expect(batched.sleeps <= 2 * seconds + 2,
 	       "pfprofd woke %llu times in %u s with write_interval = 1s", batched.sleeps, seconds);
 	/* A slow kernel may hand it two samples at a wakeup, never many. */
 	expect(each.sleeps >= each.samples / 2,
