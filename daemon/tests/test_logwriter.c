@@ -878,50 +878,14 @@ static void test_queue_full(void)
 	free_lines(&l);
 }
 
-/* The crash came after the shifts, before the current file became .1. */
-static void test_rotation_gap_at_first(void)
-{
-	static const char *const before[4] = {
-		"# load_id 00000000000000aa hz 1 period_ns 1\n30 x\n",
-		NULL,
-		"# load_id 00000000000000aa hz 1 period_ns 1\n20 x\n",
-		"# load_id 00000000000000aa hz 1 period_ns 1\n10 x\n",
-	};
-	struct logwriter *w;
-
-	make_dir(DIR_NAME);
-	for (unsigned int n = 0; n < 4; n++)
-		if (before[n])
-			unit_write_file(rotated(DIR_NAME, n), before[n]);
-	w = new_writer(DIR_NAME, 10, 0, 3);
-	logwriter_set_stream(w, &stream_a);
-	add_samples(w, 40, 41);
-	flush_ok(w, 50);
-	logwriter_free(w);
-	for (unsigned int n = 1; n < 4; n++) {
-		const char *want = before[n == 1 ? 0 : n];
-		char *text = unit_read_file(rotated(DIR_NAME, n));
-
-		UNIT_CHECK(!strcmp(text, want), ".%u holds %s, want %s", n, text, want);
-		free(text);
-	}
-}
-
 /*
- * A crash between the renames of a rotation left a gap; the next rotation
- * fills it and leaves the older file above it where it is.
+ * With the current file and .1 to .3 as in before (NULL: missing), writes
+ * sample 40 through a writer with keep = 3 and a 10-byte rotate_size, so
+ * that it rotates once, and checks .1 to .3 against after.
  */
-static void test_rotation_after_crash(void)
+static void rotate_once(const char *const before[4], const char *const after[4])
 {
-	static const char *const before[4] = {
-		"# load_id 00000000000000aa hz 1 period_ns 1\n30 x\n",
-		"# load_id 00000000000000aa hz 1 period_ns 1\n20 x\n",
-		NULL,
-		"# load_id 00000000000000aa hz 1 period_ns 1\n0 x\n",
-	};
-	static const char *const after[4] = { NULL, before[0], before[1], before[3] };
 	struct logwriter *w;
-	struct lines l;
 
 	make_dir(DIR_NAME);
 	for (unsigned int n = 0; n < 4; n++)
@@ -943,6 +907,39 @@ static void test_rotation_after_crash(void)
 		UNIT_CHECK(!strcmp(text, after[n]), ".%u holds %s", n, text);
 		free(text);
 	}
+}
+
+/* The crash came after the shifts, before the current file became .1. */
+static void test_rotation_gap_at_first(void)
+{
+	static const char *const before[4] = {
+		"# load_id 00000000000000aa hz 1 period_ns 1\n30 x\n",
+		NULL,
+		"# load_id 00000000000000aa hz 1 period_ns 1\n20 x\n",
+		"# load_id 00000000000000aa hz 1 period_ns 1\n10 x\n",
+	};
+	static const char *const after[4] = { NULL, before[0], before[2], before[3] };
+
+	rotate_once(before, after);
+}
+
+/*
+ * A crash between the renames of a rotation left a gap; the next rotation
+ * fills it and leaves the older file above it where it is.
+ */
+static void test_rotation_after_crash(void)
+{
+	static const char *const before[4] = {
+		"# load_id 00000000000000aa hz 1 period_ns 1\n30 x\n",
+		"# load_id 00000000000000aa hz 1 period_ns 1\n20 x\n",
+		NULL,
+		"# load_id 00000000000000aa hz 1 period_ns 1\n0 x\n",
+	};
+	static const char *const after[4] = { NULL, before[0], before[1], before[3] };
+	struct logwriter *w;
+	struct lines l;
+
+	rotate_once(before, after);
 	l = read_lines(PATH(LOGWRITER_FILE));
 	check_header(&l, "log");
 	UNIT_CHECK(l.n == 6 && check_sample_line(l.line[5]) == 40, "%zu lines", l.n);
