@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds mp3.ko, the tools, pfprofd/pfprofctl and the guest test suite, runs
 # the daemon's host unit tests (not with PFPROF_KERNEL=debug), boots Debian's
-# kernel in QEMU with the rest and runs the guest suite there. Ends with "N passed, N failed" and
-# exits non-zero if anything failed, including a kernel splat in the guest.
+# kernel in QEMU with the rest and runs the guest suite there. Ends with
+# "N passed, N failed" and exits non-zero if anything failed, including a
+# kernel splat in the guest.
 #   tests/check.sh [TEST...]     TEST names limit the guest suite (see
 #                                 tests/guest/mp3-tests --list)
 # Environment: KVER (guest kernel, default: Debian's linux-image-amd64),

@@ -4,8 +4,9 @@
 # Static analysis and sanitizers, on the host: checkpatch.pl --strict and the
 # Coccinelle scripts of Debian's linux-source-6.1 on the module, sparse
 # (make C=2), cppcheck and gcc -fanalyzer on the user-space C, the daemon's
-# unit tests built with ASan and UBSan, and shellcheck on the shell scripts. One PASS/FAIL line per
-# check (findings printed under it), then "N passed, N failed".
+# unit tests built with ASan and UBSan, and shellcheck on the shell scripts.
+# One PASS/FAIL line per check (findings printed under it), then
+# "N passed, N failed".
 # Environment: KVER, PFPROF_CACHE, BUILD as for tests/check.sh.
 set -uo pipefail
 

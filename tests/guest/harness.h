@@ -75,6 +75,9 @@ struct proc_stat {
 };
 void read_proc_stat(const char *path, struct proc_stat *st);
 void read_pid_stat(pid_t pid, struct proc_stat *st);
+/* The number on the "key: number ..." line of path (/proc/meminfo,
+ * /proc/<pid>/status); fails if there is none. */
+unsigned long long proc_key_value(const char *path, const char *key);
 
 /* The device and its versioned region. */
 int open_device(int flags);

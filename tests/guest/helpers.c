@@ -319,6 +319,24 @@ void read_pid_stat(pid_t pid, struct proc_stat *st)
 	read_proc_stat(path, st);
 }
 
+unsigned long long proc_key_value(const char *path, const char *key)
+{
+	size_t key_len = strlen(key);
+	unsigned long long value;
+	char line[256];
+	bool found = false;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		fail("open %s: %s", path, strerror(errno));
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, key, key_len) && line[key_len] == ':' &&
+			sscanf(line + key_len + 1, "%llu", &value) == 1;
+	fclose(f);
+	expect(found, "%s has no %s line", path, key);
+	return value;
+}
+
 int open_device(int flags)
 {
 	int fd = open(MP3_DEVICE_PATH, flags | O_CLOEXEC);

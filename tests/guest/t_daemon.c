@@ -288,20 +288,10 @@ void test_daemon_logs_samples(void)
 /* pfprofd's voluntary context switches: it sleeps once per wakeup. */
 static unsigned long long daemon_sleeps(pid_t daemon)
 {
-	unsigned long long n;
-	char path[64], line[256];
-	bool found = false;
-	FILE *f;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)daemon);
-	f = fopen(path, "r");
-	if (!f)
-		fail("open %s: %s", path, strerror(errno));
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "voluntary_ctxt_switches: %llu", &n) == 1;
-	fclose(f);
-	expect(found, "%s has no voluntary_ctxt_switches line", path);
-	return n;
+	return proc_key_value(path, "voluntary_ctxt_switches");
 }
 
 struct wakeups {
