@@ -20,6 +20,7 @@
 #include <linux/ktime.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "internal.h"
 
 #define MP3_RING_DATA_OFFSET	PAGE_SIZE
@@ -228,7 +229,7 @@ static int mp3_region_check(const struct mp3_region *region,
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
 	/* Nor may mprotect() add write access later. */
-	vma->vm_flags &= ~VM_MAYWRITE;
+	vm_flags_clear(vma, VM_MAYWRITE);
 	return 0;
 }
 
@@ -242,7 +243,7 @@ int mp3_buffer_mmap(struct vm_area_struct *vma)
 	if (err)
 		return err;
 
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	for (offset = 0; offset < vma->vm_end - vma->vm_start; offset += PAGE_SIZE) {
 		pfn = vmalloc_to_pfn(mp3_buffer + region->buffer_offset + offset);
 		err = remap_pfn_range(vma, vma->vm_start + offset, pfn, PAGE_SIZE,

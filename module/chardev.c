@@ -15,6 +15,7 @@
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 
+#include "compat.h"
 #include "internal.h"
 
 /* Per open file: the head it last read, 0 before its first read(). */
@@ -122,7 +123,7 @@ int mp3_chardev_create(void)
 	if (err)
 		goto unregister_region;
 
-	mp3_class = class_create(THIS_MODULE, MP3_DEVICE_NAME);
+	mp3_class = mp3_class_create(MP3_DEVICE_NAME);
 	if (IS_ERR(mp3_class)) {
 		err = PTR_ERR(mp3_class);
 		goto del_cdev;

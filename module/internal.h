@@ -8,6 +8,7 @@
  * sampler.c  the periodic delayed work item
  * status.c   /proc/mp3/status
  * chardev.c  the character device: mmap, read and poll
+ * compat.h   what differs between the kernel versions the module supports
  */
 #ifndef MP3_INTERNAL_H
 #define MP3_INTERNAL_H

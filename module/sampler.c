@@ -12,6 +12,7 @@
 #include <linux/ktime.h>
 #include <linux/workqueue.h>
 
+#include "compat.h"
 #include "internal.h"
 
 struct mp3_sampler {
@@ -41,7 +42,7 @@ static void __mp3_sampler_arm(void)
 		mp3_sampler.tick = 0;
 		deadline = now;
 	}
-	queue_delayed_work(system_unbound_wq, &mp3_sampler.work,
+	queue_delayed_work(mp3_unbound_wq, &mp3_sampler.work,
 			   time_after64(deadline, now) ? deadline - now : 0);
 	mp3_sampler.tick++;
 }

@@ -12,12 +12,12 @@
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
-#include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
+#include "compat.h"
 #include "internal.h"
 
 /* Protects what internal.h lists beside its declaration. */
@@ -72,13 +72,14 @@ static bool mp3_read_group(struct task_struct *leader, struct mp3_counters *sum)
 /*
  * The rule of ptrace_may_access(task, PTRACE_MODE_READ_FSCREDS), which is
  * not exported to modules: same credentials or CAP_SYS_PTRACE over the
- * task's user namespace, and a dumpable mm unless CAP_SYS_PTRACE over the
- * mm's. The LSM hook it also calls is not reachable from a module.
+ * task's user namespace, and a dumpable executable unless CAP_SYS_PTRACE
+ * over the executable's namespace (mp3_task_dumpable() in compat.h). The
+ * LSM hook it also calls is not reachable from a module.
  */
 static bool mp3_may_read(struct task_struct *task)
 {
 	const struct cred *cred = current_cred(), *tcred;
-	struct mm_struct *mm;
+	struct user_namespace *exec_ns;
 	bool allowed;
 
 	if (same_thread_group(task, current))
@@ -98,9 +99,8 @@ static bool mp3_may_read(struct task_struct *task)
 		return false;
 
 	task_lock(task);
-	mm = task->mm;
-	if (mm && get_dumpable(mm) != SUID_DUMP_USER &&
-	    !ns_capable_noaudit(mm->user_ns, CAP_SYS_PTRACE))
+	if (!mp3_task_dumpable(task, &exec_ns) &&
+	    !ns_capable_noaudit(exec_ns, CAP_SYS_PTRACE))
 		allowed = false;
 	task_unlock(task);
 	return allowed;

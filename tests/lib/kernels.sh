@@ -1,0 +1,186 @@
+# shellcheck shell=bash
+# Sourced by the test drivers: the kernels the suite runs on, and how to
+# build the module for each with that kernel's own headers and compiler.
+#
+#   bookworm          Debian 12: linux-image-amd64 (6.1), gcc-12, the host's own
+#   trixie            Debian 13: linux-image-amd64 (6.12), gcc-14
+#   trixie-backports  the newest: trixie-backports' linux-image-amd64 (7.x), gcc-14
+#
+# Versions are derived from the archive at run time. bookworm's kernel and
+# headers are installed on the host (tests/vm/prepare-host.sh); the others'
+# headers go into the trixie build root (tests/vm/buildroot.sh) and their
+# image and modules are unpacked under $PFPROF_CACHE/kernels/<version>/: the
+# host's apt sources never name another suite.
+
+# shellcheck disable=SC2034 # read by the scripts that source this file
+PFPROF_KERNELS="bookworm trixie trixie-backports"
+
+# kernel_prepare NAME: sets
+#   KVER             the kernel's version (uname -r), e.g. 6.12.48+deb13-amd64
+#   KERNEL_IMAGE     its bzImage (vmlinuz)
+#   KERNEL_ROOT      the directory holding lib/modules/$KVER ("/" for the host's)
+#   KERNEL_BUILDROOT the chroot that builds for it ("" for the host itself)
+kernel_prepare() {
+	local name=$1 tests_dir
+	tests_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+	case $name in
+	bookworm)
+		KVER=$(KVER='' "$tests_dir/vm/prepare-host.sh")
+		KERNEL_IMAGE=/boot/vmlinuz-$KVER
+		KERNEL_ROOT=/
+		KERNEL_BUILDROOT='' ;;
+	trixie | trixie-backports)
+		KVER='' "$tests_dir/vm/prepare-host.sh" >/dev/null
+		KERNEL_BUILDROOT=$("$tests_dir/vm/buildroot.sh")
+		KVER=$(kernel_version_in "$name")
+		kernel_fetch "$name" ;;
+	*)
+		echo "kernels: unknown kernel '$name' (one of: $PFPROF_KERNELS)" >&2
+		return 64 ;;
+	esac
+	export KVER KERNEL_IMAGE KERNEL_ROOT KERNEL_BUILDROOT
+}
+
+# in_buildroot [--bind DIR] CMD...: CMD in the build root, in a mount
+# namespace of its own with /proc mounted (7.x's objtool reads it), /dev
+# bound from the host and DIR, if given, at /build. Nothing stays mounted.
+in_buildroot() {
+	local bind=''
+
+	if [ "$1" = --bind ]; then
+		bind=$2
+		shift 2
+	fi
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare --mount --pid --fork --mount-proc="$KERNEL_BUILDROOT/proc" sh -c '
+		root=$1 bind=$2
+		shift 2
+		mount --rbind /dev "$root/dev"
+		if [ -n "$bind" ]; then
+			mkdir -p "$root/build"
+			mount --bind "$bind" "$root/build"
+		fi
+		exec chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+			LC_ALL=C.UTF-8 "$@"' sh "$KERNEL_BUILDROOT" "$bind" "$@"
+}
+
+# kernel_version_in SUITE: the version whose image SUITE's linux-image-amd64
+# depends on (trixie counts trixie-security's and trixie-updates' too).
+kernel_version_in() {
+	local suite=$1 pattern version
+
+	case $suite in
+	trixie) pattern=' trixie(-security|-updates)?/main ' ;;
+	*) pattern=" $suite/main " ;;
+	esac
+	in_buildroot apt-get -q update >&2
+	version=$(in_buildroot apt-cache madison linux-image-amd64 |
+		awk -F'|' -v re="$pattern" '$3 ~ re { gsub(/ /, "", $2); print $2 }' |
+		sort -V | tail -n 1)
+	if [ -z "$version" ]; then
+		echo "kernels: no linux-image-amd64 in $suite" >&2
+		return 1
+	fi
+	package_depends "linux-image-amd64=$version" 'linux-image-[0-9]' | awk '{
+		sub(/^linux-image-/, "", $1); print $1 }'
+}
+
+# kernel_fetch: $KVER's headers unpacked into the build root, its image and
+# modules into the cache. Unpacked, not installed: trixie's headers package
+# depends on the image, whose installation would build an initramfs for
+# nothing. 7.x splits the image into linux-binary-* (the kernel, in
+# /usr/lib/modules/$KVER/vmlinuz) and linux-modules-*.
+kernel_fetch() {
+	local dir headers image
+
+	dir=${PFPROF_CACHE:-/var/cache/pfprof-test}/kernels/$KVER
+	if [ ! -f "$dir/.complete" ]; then
+		rm -rf "$dir"
+		mkdir -p "$dir/debs" "$dir/root"
+		headers="linux-headers-$KVER $(package_depends "linux-headers-$KVER" 'linux-(headers|kbuild)-')"
+		image="linux-image-$KVER $(package_depends "linux-image-$KVER" \
+			"linux-(binary|modules)-$(sed 's/[.+]/\\&/g' <<<"$KVER")")"
+		echo "kernels: downloading $headers $image" >&2
+		# shellcheck disable=SC2086 # one package per word
+		in_buildroot --bind "$dir/debs" sh -c 'cd /build && apt-get -q download "$@"' \
+			sh $headers $image >&2
+		unpack_debs "$dir/debs" "$KERNEL_BUILDROOT" '' $headers
+		unpack_debs "$dir/debs" "$dir/root" "$guest_files" $image
+		rm -rf "$dir/debs"
+		touch "$dir/.complete"
+	fi
+	if [ ! -d "$KERNEL_BUILDROOT/lib/modules/$KVER/build" ]; then
+		echo "kernels: $KVER's headers are missing from the build root; remove $dir" >&2
+		return 1
+	fi
+	KERNEL_ROOT=$dir/root
+	for KERNEL_IMAGE in "$dir/root/boot/vmlinuz-$KVER" "$dir/root/usr/lib/modules/$KVER/vmlinuz" ''; do
+		[ -z "$KERNEL_IMAGE" ] || [ ! -f "$KERNEL_IMAGE" ] || break
+	done
+	if [ -z "$KERNEL_IMAGE" ]; then
+		echo "kernels: no vmlinuz in linux-image-$KVER" >&2
+		return 1
+	fi
+}
+
+# package_depends PACKAGE REGEX: what PACKAGE depends on that matches REGEX,
+# on one line. (No head(1) in these pipelines: under pipefail the SIGPIPE of
+# what writes into it would fail them.)
+package_depends() {
+	in_buildroot apt-cache show "$1" | awk -v re="^$2" '
+		/^Depends: / && !done {
+			done = 1
+			sub(/^Depends: /, "")
+			n = split($0, alternatives, /[,|]/)
+			for (i = 1; i <= n; i++) {
+				split(alternatives[i], words, " ")
+				if (words[1] ~ re && !seen[words[1]]++)
+					printf "%s ", words[1]
+			}
+		}'
+}
+
+# What the guests use of an image package: the kernel, and the modules the
+# systemd guest copies (tests/vm/rootfs.sh), not the 400 MB of drivers.
+guest_files='/vmlinuz[^/]*$|/modules\.[a-z.]+$'
+guest_files+='|/kernel/(arch|block|crypto|fs|lib|mm|virt|net/9p)/.*[^/]$'
+guest_files+='|/kernel/drivers/(virtio|block|char|input|hid)/.*[^/]$'
+
+# unpack_debs DIR ROOT REGEX PACKAGE...: the files of PACKAGEs' .debs in DIR
+# whose path matches REGEX (all of them if REGEX is empty), unpacked in ROOT.
+unpack_debs() {
+	local dir=$1 root=$2 regex=$3 p deb
+	shift 3
+
+	for p in "$@"; do
+		for deb in "$dir/${p}"_*.deb; do
+			if [ -z "$regex" ]; then
+				dpkg-deb -x "$deb" "$root"
+			else
+				dpkg-deb --fsys-tarfile "$deb" | tar -t | { grep -E "$regex" || :; } |
+					tar -x -C "$root" -T - -f <(dpkg-deb --fsys-tarfile "$deb")
+			fi
+		done
+	done
+}
+
+# module_build DIR [MAKE ARGUMENTS...]: a copy of module/ and include/ in
+# DIR, built for $KVER with its own headers and compiler: DIR/module/mp3.ko.
+module_build() {
+	local dir=$1 top
+	shift
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+	rm -rf "$dir"
+	mkdir -p "$dir/module"
+	cp -r "$top/include" "$dir/"
+	# The sources only: objects of another kernel's build must not mix in.
+	cp "$top/module/Kbuild" "$top/module/Makefile" "$top"/module/*.h "$dir/module/"
+	find "$top/module" -maxdepth 1 -name '*.c' ! -name '*.mod.c' -exec cp -t "$dir/module/" {} +
+	if [ -z "$KERNEL_BUILDROOT" ]; then
+		make -s -C "$dir/module" KVER="$KVER" "$@"
+	else
+		in_buildroot --bind "$dir" make -s -C /build/module KVER="$KVER" "$@"
+	fi
+}
