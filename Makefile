@@ -1,6 +1,8 @@
 # pfprof top-level Makefile: delegates to the parts.
-#   make                  build mp3.ko (for KVER, default the running kernel), the tools,
-#                         pfprofd and pfprofctl
+#   make                  build the tools, pfprofd and pfprofctl, and mp3.ko (for KVER,
+#                         default the running kernel) if that kernel's headers are
+#                         installed; without them, say which package gives them
+#   make module           build mp3.ko, and fail without the headers
 #   make install          install pfprofd, pfprofctl, the tools, man pages, the udev rule,
 #                         the systemd unit and its sysusers/tmpfiles fragments (PREFIX,
 #                         default /usr/local; DESTDIR for staging)
@@ -43,7 +45,13 @@ module_source = module/Kbuild module/Makefile \
 # Systemd is running: apply what was installed.
 on_systemd = [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]
 
-all: module tools daemon
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
+
+all: tools daemon
+	@if [ -d "$(KDIR)" ]; then $(MAKE) -C module; \
+	else $(MAKE) -s --no-print-directory -C module no-headers-note; \
+		echo "The tools, pfprofd and pfprofctl are built; mp3.ko is not." >&2; fi
 
 module:
 	$(MAKE) -C module

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make check`: static analysis and sanitizers (static.sh), the module/daemon
-# suite (check.sh), the packaging test in a systemd guest (check-packages.sh)
-# and the guest suite again on the debug kernel (check-debug.sh), one after
-# the other, whatever the others gave. Ends with the sum of their
+# suite on every supported kernel (check.sh), the packages in Debian 12 and
+# Debian 13 systemd guests (check-packages.sh) and the guest suite again on
+# the debug kernel (check-debug.sh), one after the other, whatever the others
+# gave. Ends with the time each stage took and the sum of their
 # "N passed, N failed" lines.
 set -uo pipefail
 
@@ -12,6 +13,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 total_passed=0
 total_failed=0
 status=0
+PFPROF_STAGES=$(mktemp)
+export PFPROF_STAGES
+trap 'rm -f "$PFPROF_STAGES"' EXIT
 
 for suite in static.sh check.sh check-packages.sh check-debug.sh; do
 	log=$(mktemp)
@@ -23,6 +27,10 @@ for suite in static.sh check.sh check-packages.sh check-debug.sh; do
 	total_failed=$((total_failed + failed))
 	[ "$rc" -eq 0 ] || status=1
 done
+
+echo "Time taken by each stage:"
+awk -F'\t' '{ printf "  %-44s %3dm%02ds\n", $1, $2 / 60, $2 % 60; total += $2 }
+	END { printf "  %-44s %3dm%02ds\n", "total", total / 60, total % 60 }' "$PFPROF_STAGES"
 echo "$total_passed passed, $total_failed failed"
 [ "$total_failed" -eq 0 ] && exit "$status"
 exit 1

@@ -1,88 +1,112 @@
 #!/usr/bin/env bash
-# Builds mp3.ko, the tools, pfprofd/pfprofctl and the guest test suite, runs
-# the daemon's host unit tests (not with PFPROF_KERNEL=debug), boots Debian's
-# kernel in QEMU with the rest and runs the guest suite there. Ends with
-# "N passed, N failed" and exits non-zero if anything failed, including a
-# kernel splat in the guest.
+# Builds the tools, pfprofd/pfprofctl and the guest test suite once, runs the
+# daemon's host unit tests, then for each kernel builds mp3.ko with that
+# kernel's own headers and compiler, boots the kernel in QEMU with the rest
+# and runs the guest suite there. Every line of a kernel's result names the
+# kernel. Ends with "N passed, N failed" and exits non-zero if anything
+# failed, including a kernel splat in a guest.
 #   tests/check.sh [TEST...]     TEST names limit the guest suite (see
 #                                 tests/guest/mp3-tests --list)
-# Environment: KVER (guest kernel, default: Debian's linux-image-amd64),
-# PFPROF_KERNEL=debug (the debug kernel of tests/debug-kernel/ instead, with
-# the module built against it in build/debug-module/),
-# PFPROF_CACHE (default /var/cache/pfprof-test), BUILD (default ./build).
+# Environment:
+#   PFPROF_KERNELS  the kernels, among bookworm (Debian 12, 6.1), trixie
+#                   (Debian 13, 6.12), trixie-backports (the newest 7.x) and
+#                   debug (tests/debug-kernel/: KASAN, lockdep, kmemleak,
+#                   UBSAN); default: the first three (tests/lib/kernels.sh)
+#   PFPROF_CACHE    downloads, kernels and images (default /var/cache/pfprof-test)
+#   BUILD           build and log directory (default ./build)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/lib/tally.sh
 . "$top/tests/lib/tally.sh"
+# shellcheck source=tests/lib/kernels.sh
+. "$top/tests/lib/kernels.sh"
 build=${BUILD:-$top/build}
-flavour=${PFPROF_KERNEL:-debian}
-guest=$build/guest-$flavour
-mem=512
-timeout_s=600
+kernels=${PFPROF_KERNELS:-$PFPROF_ALL_KERNELS}
 
-KVER=$(KVER=${KVER:-} "$top/tests/vm/prepare-host.sh")
-export KVER
-case $flavour in
-debian)
-	echo "check: guest kernel $KVER" >&2
-	make -s -C "$top/module" KVER="$KVER"
-	module=$top/module/mp3.ko
-	vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER") ;;
-debug)
-	tree=$("$top/tests/debug-kernel/build.sh")
-	echo "check: debug guest kernel $tree" >&2
-	# A copy: the objects must not mix with those built for Debian's kernel.
-	rm -rf "$build/debug-module"
-	mkdir -p "$build/debug-module"
-	cp -r "$top/module" "$top/include" "$build/debug-module/"
-	make -s -C "$build/debug-module/module" clean KDIR="$tree" >/dev/null
-	make -s -C "$build/debug-module/module" KDIR="$tree"
-	module=$build/debug-module/module/mp3.ko
-	vmlinux=$tree/arch/x86/boot/bzImage
-	# KASAN's shadow and the checkers' bookkeeping need memory and time.
-	mem=1024
-	timeout_s=2400 ;;
-*)
-	echo "check: PFPROF_KERNEL must be debian or debug" >&2
-	exit 64 ;;
-esac
-
+"$top/tests/vm/prepare-host.sh" >/dev/null
 make -s -C "$top/tools" STATIC=1
 make -s -C "$top/daemon"
 make -s -C "$top/tests/guest"
 
-# The daemon's host unit tests first; their tally joins the guest's. They do
-# not depend on the kernel: the debug kernel's run leaves them to the other.
-host_passed=0
-host_failed=0
-host_status=0
-if [ "$flavour" = debian ]; then
+total_passed=0
+total_failed=0
+status=0
+
+# The daemon's host unit tests, once: they do not depend on the kernel.
+if [ "$kernels" != debug ]; then
 	host_log=$build/host-tests.log
 	mkdir -p "$build"
-	make -s -C "$top/daemon" test > "$host_log" || host_status=$?
+	make -s -C "$top/daemon" test > "$host_log" || status=1
 	grep -v -E '^[0-9]+ passed, [0-9]+ failed$' "$host_log" || true
 	tally_of "$host_log" || echo "FAIL host unit tests did not report a result"
-	host_passed=$passed
-	host_failed=$failed
+	total_passed=$passed
+	total_failed=$failed
 fi
+stage_time "builds and host unit tests"
 
-rm -rf "$guest"
-mkdir -p "$guest/payload" "$guest/log"
-install -m 0644 "$module" "$guest/payload/"
-install -m 0755 "$top/tools/work" "$top/tools/monitor" \
-	"$top/daemon/pfprofd" "$top/daemon/pfprofctl" \
-	"$top/tests/guest/mp3-tests" "$top/tests/guest/run" "$guest/payload/"
-printf '%s\n' "$@" > "$guest/payload/tests.list"
+# guest_suite NAME: the guest suite on kernel NAME; adds to the totals.
+guest_suite() {
+	local name=$1 guest=$build/guest-$1 mem=512 timeout_s=600 append='' who
+	local module vmlinux boot_status=0
 
-"$top/tests/vm/mkinitramfs.sh" "$guest/test.cpio" "$guest/payload"
+	mkdir -p "$build"
 
-status=0
-"$top/tests/vm/boot.sh" --mem "$mem" --timeout "$timeout_s" "$vmlinux" "$guest/test.cpio" \
-	"$guest/log" || status=$?
+	echo "check: kernel $name" >&2
+	if [ "$name" = debug ]; then
+		debug_kernel_prepare
+		module_build "$build/module-debug"
+		vmlinux=$KERNEL_IMAGE
+		# KASAN's shadow and the checkers' bookkeeping need memory and time.
+		mem=1024
+		timeout_s=2400
+		append=acpi=noirq
+	else
+		kernel_prepare "$name"
+		module_build "$build/module-$name"
+		vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER" "$KERNEL_IMAGE")
+	fi
+	module=$build/module-$name/module/mp3.ko
+	who="$name $KVER"
+	echo "check: guest kernel $who" >&2
 
-guest_tally "$guest/log" "$status" "$flavour guest"
-passed=$((passed + host_passed))
-failed=$((failed + host_failed))
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$status" -eq 0 ] && [ "$host_status" -eq 0 ]
+	rm -rf "$guest"
+	mkdir -p "$guest/payload" "$guest/log"
+	install -m 0644 "$module" "$guest/payload/"
+	install -m 0755 "$top/tools/work" "$top/tools/monitor" \
+		"$top/daemon/pfprofd" "$top/daemon/pfprofctl" \
+		"$top/tests/guest/mp3-tests" "$top/tests/guest/run" "$guest/payload/"
+	printf '%s\n' "${tests[@]}" > "$guest/payload/tests.list"
+	"$top/tests/vm/mkinitramfs.sh" "$guest/test.cpio" "$guest/payload"
+
+	"$top/tests/vm/boot.sh" --mem "$mem" --timeout "$timeout_s" ${append:+--append "$append"} \
+		"$vmlinux" "$guest/test.cpio" "$guest/log" || boot_status=$?
+
+	# The console showed the guest's lines; its failures again, naming the kernel.
+	sed -n "s/^FAIL /FAIL [$who] /p" "$guest/log/payload.txt"
+	guest_tally "$guest/log" "$boot_status" "[$who]"
+	echo "check: [$who] $passed passed, $failed failed"
+	echo "$passed $failed $boot_status" > "$build/suite-$name.result"
+}
+
+tests=("$@")
+for name in $kernels; do
+	rm -f "$build/suite-$name.result"
+	# In a subshell that stops at the first error: a kernel that cannot be
+	# prepared fails as one test, and the other kernels still run.
+	set +e
+	(set -e; guest_suite "$name")
+	set -e
+	if [ -f "$build/suite-$name.result" ]; then
+		read -r passed failed boot_status < "$build/suite-$name.result"
+	else
+		echo "FAIL [$name] the kernel could not be prepared or the module not built"
+		passed=0 failed=1 boot_status=1
+	fi
+	total_passed=$((total_passed + passed))
+	total_failed=$((total_failed + failed))
+	[ "$boot_status" -eq 0 ] || status=1
+	stage_time "kernel $name"
+done
+echo "$total_passed passed, $total_failed failed"
+[ "$total_failed" -eq 0 ] && [ "$status" -eq 0 ]

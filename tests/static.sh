@@ -2,15 +2,21 @@
 # Usage: tests/static.sh
 #
 # Static analysis and sanitizers, on the host: checkpatch.pl --strict and the
-# Coccinelle scripts of Debian's linux-source-6.1 on the module, sparse
-# (make C=2), cppcheck and gcc -fanalyzer on the user-space C, the daemon's
-# unit tests built with ASan and UBSan, and shellcheck on the shell scripts.
+# Coccinelle scripts of Debian's linux-source-6.1 on the module; the module
+# built with W=1 and checked by sparse (make C=2) against every supported
+# kernel (tests/lib/kernels.sh), with that kernel's headers and compiler;
+# cppcheck and gcc -fanalyzer on the user-space C, the daemon's unit tests
+# built with ASan and UBSan, and shellcheck on the shell scripts.
 # One PASS/FAIL line per check (findings printed under it), then
 # "N passed, N failed".
-# Environment: KVER, PFPROF_CACHE, BUILD as for tests/check.sh.
+# Environment: PFPROF_KERNELS, PFPROF_CACHE, BUILD as for tests/check.sh.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tests/lib/kernels.sh
+. "$top/tests/lib/kernels.sh"
+# shellcheck source=tests/lib/tally.sh
+. "$top/tests/lib/tally.sh"
 build=${BUILD:-$top/build}/static
 cache=${PFPROF_CACHE:-/var/cache/pfprof-test}
 passed=0
@@ -69,9 +75,15 @@ run_checkpatch() {
 	done
 }
 
-# sparse's findings are the "warning:"/"error:" lines of a C=2 build.
+# A W=1 build of the module for kernel $1 with its headers and compiler, and
+# sparse over it: findings are the "warning:"/"error:" lines and a failed build.
 run_sparse() {
-	make -s -C "$top/module" KVER="$KVER" sparse 2>&1 | grep -E '(warning|error):'
+	local out status
+	kernel_prepare "$1" 2>/dev/null || { echo "cannot prepare kernel $1"; return 1; }
+	out=$(module_build "$build/sparse-$1" sparse 2>&1)
+	status=$?
+	grep -E '(warning|error):' <<<"$out"
+	[ "$status" -eq 0 ] || { tail -n 20 <<<"$out"; return "$status"; }
 	return 0
 }
 
@@ -153,18 +165,20 @@ run_shellcheck() {
 	(cd "$top" && shellcheck -x $(shell_scripts))
 }
 
-KVER=$(KVER=${KVER:-} "$top/tests/vm/prepare-host.sh")
-export KVER
+"$top/tests/vm/prepare-host.sh" >/dev/null
 install_missing linux-source-6.1 sparse coccinelle cppcheck gcc make libsystemd-dev pkg-config \
 	gnuplot-nox shellcheck
 kernel=$(kernel_scripts) || { echo "FAIL cannot unpack the kernel's scripts"; echo "0 passed, 1 failed"; exit 1; }
 
 check checkpatch_strict run_checkpatch
-check sparse run_sparse
+for name in ${PFPROF_KERNELS:-$PFPROF_ALL_KERNELS}; do
+	check "w1_build_and_sparse_$name" run_sparse "$name"
+done
 check coccinelle run_coccinelle
 check cppcheck run_cppcheck
 check gcc_analyzer run_analyzer
 check daemon_unit_tests_asan_ubsan run_sanitizers
 check shellcheck run_shellcheck
+stage_time "static analysis"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -13,7 +13,7 @@
 # host's apt sources never name another suite.
 
 # shellcheck disable=SC2034 # read by the scripts that source this file
-PFPROF_KERNELS="bookworm trixie trixie-backports"
+PFPROF_ALL_KERNELS="bookworm trixie trixie-backports"
 
 # kernel_prepare NAME: sets
 #   KVER             the kernel's version (uname -r), e.g. 6.12.48+deb13-amd64
@@ -36,33 +36,37 @@ kernel_prepare() {
 		KVER=$(kernel_version_in "$name")
 		kernel_fetch "$name" ;;
 	*)
-		echo "kernels: unknown kernel '$name' (one of: $PFPROF_KERNELS)" >&2
+		echo "kernels: unknown kernel '$name' (one of: $PFPROF_ALL_KERNELS)" >&2
 		return 64 ;;
 	esac
 	export KVER KERNEL_IMAGE KERNEL_ROOT KERNEL_BUILDROOT
 }
 
-# in_buildroot [--bind DIR] CMD...: CMD in the build root, in a mount
-# namespace of its own with /proc mounted (7.x's objtool reads it), /dev
-# bound from the host and DIR, if given, at /build. Nothing stays mounted.
+# in_buildroot [--bind DIR[:PATH]]... CMD...: CMD in the build root, in a
+# mount namespace of its own with /proc mounted (7.x's objtool reads it),
+# /dev bound from the host and each DIR at PATH (default /build). Nothing
+# stays mounted.
 in_buildroot() {
-	local bind=''
+	local binds=''
 
-	if [ "$1" = --bind ]; then
-		bind=$2
+	while [ "$1" = --bind ]; do
+		case $2 in
+		*:*) binds+="$2 " ;;
+		*) binds+="$2:/build " ;;
+		esac
 		shift 2
-	fi
+	done
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	unshare --mount --pid --fork --mount-proc="$KERNEL_BUILDROOT/proc" sh -c '
-		root=$1 bind=$2
+		root=$1 binds=$2
 		shift 2
 		mount --rbind /dev "$root/dev"
-		if [ -n "$bind" ]; then
-			mkdir -p "$root/build"
-			mount --bind "$bind" "$root/build"
-		fi
+		for bind in $binds; do
+			mkdir -p "$root${bind#*:}"
+			mount --bind "${bind%%:*}" "$root${bind#*:}"
+		done
 		exec chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-			LC_ALL=C.UTF-8 "$@"' sh "$KERNEL_BUILDROOT" "$bind" "$@"
+			LC_ALL=C.UTF-8 "$@"' sh "$KERNEL_BUILDROOT" "$binds" "$@"
 }
 
 # kernel_version_in SUITE: the version whose image SUITE's linux-image-amd64
@@ -74,7 +78,11 @@ kernel_version_in() {
 	trixie) pattern=' trixie(-security|-updates)?/main ' ;;
 	*) pattern=" $suite/main " ;;
 	esac
-	in_buildroot apt-get -q update >&2
+	# One update per run of make check is enough to follow the archive.
+	if [ -z "$(find "$KERNEL_BUILDROOT/var/lib/apt/lists" -maxdepth 1 -name '*InRelease' \
+		-mmin -60 2>/dev/null)" ]; then
+		in_buildroot apt-get -q update >&2
+	fi
 	version=$(in_buildroot apt-cache madison linux-image-amd64 |
 		awk -F'|' -v re="$pattern" '$3 ~ re { gsub(/ /, "", $2); print $2 }' |
 		sort -V | tail -n 1)
@@ -92,7 +100,7 @@ kernel_version_in() {
 # nothing. 7.x splits the image into linux-binary-* (the kernel, in
 # /usr/lib/modules/$KVER/vmlinuz) and linux-modules-*.
 kernel_fetch() {
-	local dir headers image
+	local dir headers image kver_re=${KVER//./\\.}
 
 	dir=${PFPROF_CACHE:-/var/cache/pfprof-test}/kernels/$KVER
 	if [ ! -f "$dir/.complete" ]; then
@@ -100,13 +108,15 @@ kernel_fetch() {
 		mkdir -p "$dir/debs" "$dir/root"
 		headers="linux-headers-$KVER $(package_depends "linux-headers-$KVER" 'linux-(headers|kbuild)-')"
 		image="linux-image-$KVER $(package_depends "linux-image-$KVER" \
-			"linux-(binary|modules)-$(sed 's/[.+]/\\&/g' <<<"$KVER")")"
+			"linux-(binary|modules)-${kver_re//+/\\+}")"
 		echo "kernels: downloading $headers $image" >&2
 		# shellcheck disable=SC2086 # one package per word
-		in_buildroot --bind "$dir/debs" sh -c 'cd /build && apt-get -q download "$@"' \
-			sh $headers $image >&2
-		unpack_debs "$dir/debs" "$KERNEL_BUILDROOT" '' $headers
-		unpack_debs "$dir/debs" "$dir/root" "$guest_files" $image
+		{
+			in_buildroot --bind "$dir/debs" sh -c 'cd /build && apt-get -q download "$@"' \
+				sh $headers $image >&2
+			unpack_debs "$dir/debs" "$KERNEL_BUILDROOT" '' $headers
+			unpack_debs "$dir/debs" "$dir/root" "$guest_files" $image
+		}
 		rm -rf "$dir/debs"
 		touch "$dir/.complete"
 	fi
@@ -165,6 +175,21 @@ unpack_debs() {
 	done
 }
 
+# debug_kernel_prepare: as kernel_prepare, for the debug kernel that
+# tests/debug-kernel/build.sh builds in the build root, plus KERNEL_TREE,
+# the built tree that modules are built against.
+debug_kernel_prepare() {
+	local tests_dir
+	tests_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+	KERNEL_BUILDROOT=$("$tests_dir/vm/buildroot.sh")
+	KERNEL_TREE=$("$tests_dir/debug-kernel/build.sh")
+	KERNEL_IMAGE=$KERNEL_TREE/arch/x86/boot/bzImage
+	KERNEL_ROOT=''
+	KVER=$(cat "$KERNEL_TREE/include/config/kernel.release")
+	export KVER KERNEL_IMAGE KERNEL_ROOT KERNEL_BUILDROOT KERNEL_TREE
+}
+
 # module_build DIR [MAKE ARGUMENTS...]: a copy of module/ and include/ in
 # DIR, built for $KVER with its own headers and compiler: DIR/module/mp3.ko.
 module_build() {
@@ -178,7 +203,10 @@ module_build() {
 	# The sources only: objects of another kernel's build must not mix in.
 	cp "$top/module/Kbuild" "$top/module/Makefile" "$top"/module/*.h "$dir/module/"
 	find "$top/module" -maxdepth 1 -name '*.c' ! -name '*.mod.c' -exec cp -t "$dir/module/" {} +
-	if [ -z "$KERNEL_BUILDROOT" ]; then
+	if [ -n "${KERNEL_TREE:-}" ]; then
+		in_buildroot --bind "$dir" --bind "$KERNEL_TREE:/tree" \
+			make -s -C /build/module KDIR=/tree "$@"
+	elif [ -z "$KERNEL_BUILDROOT" ]; then
 		make -s -C "$dir/module" KVER="$KVER" "$@"
 	else
 		in_buildroot --bind "$dir" make -s -C /build/module KVER="$KVER" "$@"

@@ -35,3 +35,16 @@ guest_tally() {
 		echo "FAIL $who did not finish (see $log/console.log)" ;;
 	esac
 }
+
+# stage_time NAME: the time since the previous stage of this script ended
+# (or since it started), on stderr, and as "NAME<TAB>seconds" in the file
+# $PFPROF_STAGES if that is set (tests/check-all.sh prints them at the end).
+stage_time() {
+	local took=$((SECONDS - ${stage_start:-0}))
+
+	stage_start=$SECONDS
+	printf 'stage: %s took %dm%02ds\n' "$1" $((took / 60)) $((took % 60)) >&2
+	if [ -n "${PFPROF_STAGES:-}" ]; then
+		printf '%s\t%d\n' "$1" "$took" >> "$PFPROF_STAGES"
+	fi
+}

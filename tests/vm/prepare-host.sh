@@ -15,7 +15,7 @@ set -euo pipefail
 log() { printf 'prepare-host: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-pkgs=(qemu-system-x86 busybox-static kmod cpio xz-utils gcc make libc6-dev binutils
+pkgs=(qemu-system-x86 busybox-static kmod cpio xz-utils zstd gcc make libc6-dev binutils
       libsystemd-dev pkg-config gnuplot-nox)
 if [[ -z "${KVER:-}" ]]; then
     pkgs+=(linux-image-amd64 linux-headers-amd64)
