@@ -1,12 +1,20 @@
 #!/bin/bash
-# Usage: tests/vm/mkinitramfs-root.sh KVER OUT.cpio
+# Usage: tests/vm/mkinitramfs-root.sh [-d MODROOT] KVER OUT.cpio
 #
-# A small initramfs that loads the disk drivers of kernel KVER (from the
-# host's /lib/modules/KVER), mounts /dev/vda and hands over to systemd on it:
-# the first stage of the systemd guest (rootfs.sh builds the disk).
+# A small initramfs that loads the disk drivers of kernel KVER (from
+# MODROOT/lib/modules/KVER or MODROOT/usr/lib/modules/KVER; MODROOT is the
+# host's "/" unless given, see kmods.sh), mounts /dev/vda and hands over to
+# systemd on it: the first stage of the systemd guest (rootfs.sh builds the disk).
 set -euo pipefail
 
-[[ $# -eq 2 ]] || { sed -n '2s/^# //p' "$0" >&2; exit 64; }
+usage() { sed -n '2s/^# //p' "$0" >&2; exit 64; }
+modroot=/
+if [[ ${1:-} == -d ]]; then
+    [[ $# -ge 2 ]] || usage
+    modroot=$2
+    shift 2
+fi
+[[ $# -eq 2 ]] || usage
 kver=$1
 out=$2
 modules=(virtio_pci virtio_blk ext4)
@@ -21,7 +29,7 @@ for applet in sh mount umount switch_root modprobe insmod sleep echo cat; do
 done
 ln -s ../bin/busybox "$root/sbin/modprobe"
 
-"$(dirname "$0")/kmods.sh" "$kver" "$root" "${modules[@]}"
+"$(dirname "$0")/kmods.sh" -d "$modroot" "$kver" "$root" "${modules[@]}"
 
 cat > "$root/init" <<'INIT'
 #!/bin/sh

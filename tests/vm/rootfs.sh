@@ -1,33 +1,55 @@
 #!/bin/bash
-# Usage: tests/vm/rootfs.sh KVER
+# Usage: tests/vm/rootfs.sh SUITE KVER [MODROOT]   (or, as before: tests/vm/rootfs.sh KVER)
 #
-# Prints the path of a Debian 12 root file system image (ext4, raw) with
-# systemd as init, for the systemd guest: built with mmdebstrap from Debian's
-# archive, with the kernel KVER's headers, modules and what DKMS needs, so that
-# `apt install ./*.deb` of pfprof works offline inside it. Cached under
-# ${PFPROF_CACHE:-/var/cache/pfprof-test}/rootfs/, keyed by KVER and this
-# script's contents; rebuilt when missing. Progress goes to stderr.
+# Prints the path of a Debian root file system image (ext4, raw) of SUITE
+# (bookworm = Debian 12, trixie = Debian 13) with systemd as init, for the
+# systemd guest: built with mmdebstrap from Debian's archive, with the kernel
+# KVER's headers, modules and what DKMS needs, so that `apt install ./*.deb` of
+# pfprof works offline inside it. MODROOT holds KVER's modules
+# (MODROOT/lib/modules/KVER or MODROOT/usr/lib/modules/KVER; default "/", the
+# host's), as tests/lib/kernels.sh's KERNEL_ROOT. The single-argument form is
+# "bookworm KVER /". Cached under ${PFPROF_CACHE:-/var/cache/pfprof-test}/rootfs/,
+# keyed by SUITE, KVER and this script's contents; rebuilt when missing.
+# Progress goes to stderr.
+#
+# bookworm: the host's kernel; its headers come from the archive and the
+# modules the guest needs are copied from MODROOT. trixie: Debian 13's
+# linux-headers-KVER depends on linux-image-KVER, so the image holds the real
+# kernel package (modules included; its initramfs is not built, the guest
+# boots with mkinitramfs-root.sh's) and MODROOT is only checked to exist.
 #
 # The image runs /mnt/host/run (a 9p share, tag "host") as the unit
 # pfprof-test.service and powers off when it ends; its output goes to the
 # console. run reports to /dev/ttyS1 in boot.sh's format.
 set -euo pipefail
 
-[[ $# -eq 1 ]] || { sed -n '2s/^# //p' "$0" >&2; exit 64; }
-kver=$1
+usage() { sed -n '2s/^# //p' "$0" >&2; exit 64; }
+case $# in
+    1) suite=bookworm kver=$1 modroot=/ ;;
+    2 | 3) suite=$1 kver=$2 modroot=${3:-/} ;;
+    *) usage ;;
+esac
+case $suite in
+    bookworm | trixie) ;;
+    *) echo "rootfs: unknown suite '$suite' (bookworm or trixie)" >&2; usage ;;
+esac
 log() { printf 'rootfs: %s\n' "$*" >&2; }
 # Only the image's path goes to stdout (fd 3); mmdebstrap, mkfs and the rest to stderr.
 exec 3>&1 1>&2
 
 key=$(sha256sum < "$0" | cut -c1-12)
 cache=${PFPROF_CACHE:-/var/cache/pfprof-test}/rootfs
-image=$cache/bookworm-$kver-$key.img
+image=$cache/$suite-$kver-$key.img
 if [[ -f "$image" ]]; then
     log "cached: $image"
     printf '%s\n' "$image" >&3
     exit 0
 fi
-[[ -d /lib/modules/$kver/kernel ]] || { log "error: /lib/modules/$kver missing"; exit 1; }
+src=
+for d in "$modroot/lib/modules/$kver" "$modroot/usr/lib/modules/$kver"; do
+    [[ -d "$d/kernel" ]] && { src=$d; break; }
+done
+[[ -n "$src" ]] || { log "error: no lib/modules/$kver under $modroot"; exit 1; }
 command -v mmdebstrap >/dev/null || { log "error: mmdebstrap is not installed"; exit 1; }
 
 mkdir -p "$cache"
@@ -37,28 +59,36 @@ root=$work/root
 
 packages=systemd,systemd-sysv,udev,kmod,libsystemd0,dbus,dkms,gcc,make,libc6-dev
 packages+=,linux-headers-$kver,procps
-log "mmdebstrap bookworm ($packages)"
+if [[ $suite == trixie ]]; then
+    # What linux-headers-KVER depends on; INITRD=No (below) skips its initramfs.
+    packages+=,linux-image-$kver
+fi
+log "mmdebstrap $suite ($packages)"
+# INITRD=No: initramfs-tools' kernel hook then builds no initramfs for an
+# image nobody boots with it (the guest uses mkinitramfs-root.sh's).
 # shellcheck disable=SC2016 # "$1" belongs to the hook, expanded by mmdebstrap
-mmdebstrap --variant=minbase --include="$packages" \
+INITRD=No mmdebstrap --variant=minbase --include="$packages" --dpkgopt=force-unsafe-io \
     --aptopt='APT::Install-Recommends "false"' \
     --customize-hook='rm -rf "$1"/var/cache/apt/archives/*.deb "$1"/var/lib/apt/lists/*' \
-    bookworm "$root" \
-    "deb http://deb.debian.org/debian bookworm main" \
-    "deb http://deb.debian.org/debian bookworm-updates main" \
-    "deb http://deb.debian.org/debian-security bookworm-security main" >&2
+    "$suite" "$root" \
+    "deb http://deb.debian.org/debian $suite main" \
+    "deb http://deb.debian.org/debian $suite-updates main" \
+    "deb http://deb.debian.org/debian-security $suite-security main" >&2
 
-# The guest boots the host's copy of Debian's kernel: bring the modules the
-# guest needs (disk, 9p, file systems), not the 300 MB of hardware drivers.
-log "modules for $kver"
-src=/lib/modules/$kver
-dst=$root/lib/modules/$kver
-mkdir -p "$dst/kernel/drivers" "$dst/kernel/net"
-cp -a "$src"/kernel/{arch,block,crypto,fs,lib,mm,virt} "$dst/kernel/"
-rm -rf "$dst/kernel/arch/x86/kvm"	# needs drivers not copied; no use in a guest
-cp -a "$src"/kernel/net/9p "$dst/kernel/net/"
-cp -a "$src"/kernel/drivers/{virtio,block,char,input,hid} "$dst/kernel/drivers/"
-cp -a "$src"/modules.{order,builtin,builtin.modinfo} "$dst/"
-depmod -b "$root" "$kver"
+if [[ ! -d "$root/lib/modules/$kver/kernel" ]]; then
+    # The guest boots the host's copy of Debian's kernel: bring the modules the
+    # guest needs (disk, 9p, file systems), not the 300 MB of hardware drivers.
+    log "modules for $kver from $src"
+    dst=$root/lib/modules/$kver
+    mkdir -p "$dst/kernel/drivers" "$dst/kernel/net"
+    cp -a "$src"/kernel/{arch,block,crypto,fs,lib,mm,virt} "$dst/kernel/"
+    rm -rf "$dst/kernel/arch/x86/kvm"	# needs drivers not copied; no use in a guest
+    cp -a "$src"/kernel/net/9p "$dst/kernel/net/"
+    cp -a "$src"/kernel/drivers/{virtio,block,char,input,hid} "$dst/kernel/drivers/"
+    cp -a "$src"/modules.{order,builtin,builtin.modinfo} "$dst/"
+    depmod -b "$root" "$kver"
+fi
+rm -f "$root/boot/initrd.img-$kver"*
 
 log "test unit and settings"
 echo 0123456789abcdef0123456789abcdef > "$root/etc/machine-id"
@@ -101,7 +131,7 @@ ln -sf ../pfprof-test.service "$root/etc/systemd/system/multi-user.target.wants/
 log "ext4 image"
 size_mb=$(( $(du -sm "$root" | cut -f1) + 768 ))
 mkfs.ext4 -q -F -L root -d "$root" "$work/image" "${size_mb}M"
-rm -f "$cache/bookworm-$kver-"*.img	# older versions of this script's image
+rm -f "$cache/$suite-$kver-"*.img	# older versions of this script's image
 mv -f "$work/image" "$image"
 log "built $image (${size_mb} MB)"
 printf '%s\n' "$image" >&3
