@@ -1,18 +1,35 @@
 #!/usr/bin/env bash
-# Builds the Debian packages, boots Debian's kernel with systemd as init on a
-# Debian 12 root file system in QEMU, installs them there with apt and runs
-# tests/systemd/run. Ends with "N passed, N failed"; non-zero if anything failed.
-# Environment: KVER, PFPROF_CACHE, BUILD as for tests/check.sh.
+# Builds the Debian packages once, checks them with the lintian of each
+# release, then, for each release, boots that release's kernel with systemd
+# as init on that release's root file system in QEMU, installs the same .debs
+# there with apt and runs tests/systemd/run. Every PASS/FAIL line names its
+# release. Ends with one "N passed, N failed" for all releases; non-zero if
+# anything failed.
+# Environment:
+#   PFPROF_RELEASES  the releases to test, in order (default "bookworm trixie"):
+#                    bookworm = Debian 12 (6.1, the host's kernel and lintian),
+#                    trixie = Debian 13 (6.12; lintian of the trixie build root)
+#   PFPROF_CACHE, BUILD as for tests/check.sh.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/lib/tally.sh
 . "$top/tests/lib/tally.sh"
+# shellcheck source=tests/lib/kernels.sh
+. "$top/tests/lib/kernels.sh"
 build=${BUILD:-$top/build}
 out=$build/systemd
 
-KVER=$(KVER=${KVER:-} "$top/tests/vm/prepare-host.sh")
-export KVER
+read -r -a releases <<<"${PFPROF_RELEASES:-bookworm trixie}"
+((${#releases[@]})) || { echo "check-packages: PFPROF_RELEASES names no release" >&2; exit 64; }
+for r in "${releases[@]}"; do
+	case $r in
+	bookworm | trixie) ;;
+	*) echo "check-packages: unknown release '$r' (bookworm or trixie)" >&2; exit 64 ;;
+	esac
+done
+
+KVER='' "$top/tests/vm/prepare-host.sh" >/dev/null
 missing=()
 for p in mmdebstrap e2fsprogs dpkg-dev debhelper dh-dkms dkms fakeroot lintian rsync; do
 	[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] || missing+=("$p")
@@ -39,14 +56,70 @@ make -s -C "$out/share/src" tools daemon > "$out/log/make.log" 2>&1 ||
 	{ tail -n 30 "$out/log/make.log" >&2; echo "0 passed, 1 failed"; exit 1; }
 install -m 0755 "$top/tests/systemd/run" "$out/share/run"
 
-image=$("$top/tests/vm/rootfs.sh" "$KVER")
-vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER")
-"$top/tests/vm/mkinitramfs-root.sh" "$KVER" "$out/initrd.cpio"
+total_passed=0
+total_failed=0
+pass() { echo "PASS $1"; total_passed=$((total_passed + 1)); }
+fail() { echo "FAIL $1"; total_failed=$((total_failed + 1)); }
 
-status=0
-"$top/tests/vm/boot.sh" --mem 2048 --timeout 1500 --drive "$image" --share "$out/share" \
-	"$vmlinux" "$out/initrd.cpio" "$out/log" || status=$?
+# lintian RELEASE CMD...: the packages checked by that release's lintian (CMD
+# runs it), which must report no error and no warning. Info tags are logged,
+# not failed on.
+lintian_check() {
+	local release=$1 log=$out/log/lintian-$1.log
+	shift
+	if "$@" > "$log" 2>&1; then
+		pass "$release: lintian ($(grep -m1 -io 'lintian v[^ ]*' "$log" || echo lintian)) reports no error or warning"
+	else
+		fail "$release: lintian reports errors or warnings (see $log):"
+		grep -E '^[EW]: ' "$log" | sed 's/^/    /' || tail -n 20 "$log" | sed 's/^/    /'
+	fi
+	grep -E '^I: ' "$log" | sed 's/^/    info: /' || :
+}
+lintian_opts=(--fail-on 'error,warning' --display-info --tag-display-limit 0)
 
-guest_tally "$out/log" "$status" "systemd guest"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$status" -eq 0 ]
+# guest RELEASE: tests/systemd/run in a booted RELEASE guest, with a copy of
+# the share of its own (the .debs are the same files for every release).
+guest() {
+	local release=$1 share=$out/$1/share log=$out/log/$1 image vmlinux status t0
+	shift
+
+	kernel_prepare "$release" || { fail "$release: no kernel to boot"; return; }
+	echo "check-packages: $release guest, kernel $KVER" >&2
+	if [ "$release" = trixie ]; then
+		# shellcheck disable=SC2016 # expanded in the build root
+		lintian_check "$release" in_buildroot --bind "$out/share/debs" \
+			sh -c 'lintian -V && exec lintian "$@" /build/*.deb' sh "${lintian_opts[@]}"
+	fi
+	image=$("$top/tests/vm/rootfs.sh" "$release" "$KVER" "$KERNEL_ROOT") ||
+		{ fail "$release: no root file system image (tests/vm/rootfs.sh)"; return; }
+	vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER" "$KERNEL_IMAGE") || {
+		echo "check-packages: no vmlinux for $KVER; booting $KERNEL_IMAGE" >&2
+		vmlinux=$KERNEL_IMAGE
+	}
+	mkdir -p "$out/$release" "$log"
+	"$top/tests/vm/mkinitramfs-root.sh" -d "$KERNEL_ROOT" "$KVER" "$out/$release/initrd.cpio" ||
+		{ fail "$release: no initramfs (tests/vm/mkinitramfs-root.sh)"; return; }
+	rm -rf "$share"
+	cp -a "$out/share" "$share"
+
+	status=0
+	t0=$SECONDS
+	"$top/tests/vm/boot.sh" --mem 2048 --timeout 1500 --drive "$image" --share "$share" \
+		"$vmlinux" "$out/$release/initrd.cpio" "$log" || status=$?
+	echo "check-packages: $release guest took $((SECONDS - t0)) s" >&2
+	guest_tally "$log" "$status" "$release: systemd guest"
+	total_passed=$((total_passed + passed))
+	total_failed=$((total_failed + failed))
+}
+
+for r in "${releases[@]}"; do
+	if [ "$r" = bookworm ]; then
+		# shellcheck disable=SC2016 # expanded by sh
+		lintian_check bookworm sh -c 'lintian -V && exec lintian "$@" "$0"/*.deb' \
+			"$out/share/debs" "${lintian_opts[@]}"
+	fi
+	guest "$r"
+done
+
+echo "$total_passed passed, $total_failed failed"
+[ "$total_failed" -eq 0 ]
