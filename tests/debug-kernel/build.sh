@@ -14,8 +14,8 @@
 #   KERNEL_BUILDROOT=$(tests/vm/buildroot.sh)
 #   in_buildroot --bind TREE make -C /build M=DIR modules
 # where DIR is a path inside the build root ($KERNEL_BUILDROOT/DIR on the
-# host). The tree also works bound elsewhere (make -C reads its path at run
-# time), but the host's gcc-12 must not build against it.
+# host). Bind the tree at /build, where it was built (bound elsewhere it has
+# not been tried), and never build against it with the host's gcc-12.
 #
 # Cached under ${PFPROF_CACHE:-/var/cache/pfprof-test}/debug-kernel/, keyed
 # by the source package's version and debug.config; built when missing.
