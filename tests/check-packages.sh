@@ -97,7 +97,7 @@ guest() {
 		vmlinux=$KERNEL_IMAGE
 	}
 	mkdir -p "$out/$release" "$log"
-	"$top/tests/vm/mkinitramfs-root.sh" -d "$KERNEL_ROOT" "$KVER" "$out/$release/initrd.cpio" ||
+	"$top/tests/vm/mkinitramfs-root.sh" "$KVER" "$out/$release/initrd.cpio" "$KERNEL_ROOT" ||
 		{ fail "$release: no initramfs (tests/vm/mkinitramfs-root.sh)"; return; }
 	rm -rf "$share"
 	cp -a "$out/share" "$share"

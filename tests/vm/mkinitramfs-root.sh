@@ -1,5 +1,5 @@
 #!/bin/bash
-# Usage: tests/vm/mkinitramfs-root.sh [-d MODROOT] KVER OUT.cpio
+# Usage: tests/vm/mkinitramfs-root.sh KVER OUT.cpio [MODROOT]
 #
 # A small initramfs that loads the disk drivers of kernel KVER (from
 # MODROOT/lib/modules/KVER or MODROOT/usr/lib/modules/KVER; MODROOT is the
@@ -7,16 +7,10 @@
 # systemd on it: the first stage of the systemd guest (rootfs.sh builds the disk).
 set -euo pipefail
 
-usage() { sed -n '2s/^# //p' "$0" >&2; exit 64; }
-modroot=/
-if [[ ${1:-} == -d ]]; then
-    [[ $# -ge 2 ]] || usage
-    modroot=$2
-    shift 2
-fi
-[[ $# -eq 2 ]] || usage
+[[ $# -eq 2 || $# -eq 3 ]] || { sed -n '2s/^# //p' "$0" >&2; exit 64; }
 kver=$1
 out=$2
+modroot=${3:-/}
 modules=(virtio_pci virtio_blk ext4)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/pfprof-initramfs-root.XXXXXX")
