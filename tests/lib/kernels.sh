@@ -204,8 +204,9 @@ module_build() {
 	cp "$top/module/Kbuild" "$top/module/Makefile" "$top"/module/*.h "$dir/module/"
 	find "$top/module" -maxdepth 1 -name '*.c' ! -name '*.mod.c' -exec cp -t "$dir/module/" {} +
 	if [ -n "${KERNEL_TREE:-}" ]; then
-		in_buildroot --bind "$dir" --bind "$KERNEL_TREE:/tree" \
-			make -s -C /build/module KDIR=/tree "$@"
+		# At /build, where tests/debug-kernel/build.sh built it.
+		in_buildroot --bind "$KERNEL_TREE" --bind "$dir:/module-build" \
+			make -s -C /module-build/module KDIR=/build "$@"
 	elif [ -z "$KERNEL_BUILDROOT" ]; then
 		make -s -C "$dir/module" KVER="$KVER" "$@"
 	else
