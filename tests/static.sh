@@ -2,23 +2,19 @@
 # Usage: tests/static.sh
 #
 # Static analysis and sanitizers, on the host: checkpatch.pl --strict and the
-# Coccinelle scripts of Debian's linux-source-6.1 on the module; the module
-# built with W=1 and checked by sparse (make C=2) against every supported
-# kernel (tests/lib/kernels.sh), with that kernel's headers and compiler;
-# cppcheck and gcc -fanalyzer on the user-space C, the daemon's unit tests
-# built with ASan and UBSan, and shellcheck on the shell scripts.
+# Coccinelle scripts of Debian 13's linux-source-6.12 on the module (the W=1
+# and sparse build against each kernel is tests/check.sh's first check of
+# that kernel); cppcheck and gcc -fanalyzer on the user-space C, the daemon's
+# unit tests built with ASan and UBSan, and shellcheck on the shell scripts.
 # One PASS/FAIL line per check (findings printed under it), then
 # "N passed, N failed".
-# Environment: PFPROF_KERNELS, PFPROF_CACHE, BUILD as for tests/check.sh.
+# Environment: PFPROF_CACHE, BUILD as for tests/check.sh.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source=tests/lib/kernels.sh
-. "$top/tests/lib/kernels.sh"
 # shellcheck source=tests/lib/tally.sh
 . "$top/tests/lib/tally.sh"
 build=${BUILD:-$top/build}/static
-cache=${PFPROF_CACHE:-/var/cache/pfprof-test}
 passed=0
 failed=0
 exec 3>&2	# progress notes, outside what check() captures
@@ -39,29 +35,6 @@ check() {
 	fi
 }
 
-install_missing() {
-	local missing=() p
-	for p in "$@"; do
-		[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] ||
-			missing+=("$p")
-	done
-	((${#missing[@]})) || return 0
-	echo "static: installing ${missing[*]}" >&2
-	DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends \
-		-o Dpkg::Use-Pty=0 "${missing[@]}" </dev/null >&2
-}
-
-# The kernel's scripts/ (checkpatch, Coccinelle), from Debian's source package.
-kernel_scripts() {
-	local src=$cache/src/linux-source-6.1
-	if [ ! -f "$src/scripts/checkpatch.pl" ]; then
-		mkdir -p "$cache/src"
-		tar -C "$cache/src" -xf /usr/src/linux-source-6.1.tar.xz linux-source-6.1/scripts >&2 ||
-			return 1
-	fi
-	echo "$src"
-}
-
 module_sources() {
 	find "$top/module" -maxdepth 1 -name '*.[ch]' ! -name '*.mod.c' | sort
 	echo "$top/include/uapi/linux/mp3.h"
@@ -78,18 +51,6 @@ run_checkpatch() {
 		perl "$kernel/scripts/checkpatch.pl" --strict --no-tree --quiet --no-summary \
 			--ignore "$ignore" -f "$f"
 	done
-}
-
-# A W=1 build of the module for kernel $1 with its headers and compiler, and
-# sparse over it: findings are the "warning:"/"error:" lines and a failed build.
-run_sparse() {
-	local out status
-	kernel_prepare "$1" 2>/dev/null || { echo "cannot prepare kernel $1"; return 1; }
-	out=$(module_build "$build/sparse-$1" sparse 2>&1)
-	status=$?
-	grep -E '(warning|error):' <<<"$out"
-	[ "$status" -eq 0 ] || { tail -n 20 <<<"$out"; return "$status"; }
-	return 0
 }
 
 # Each script in report mode over the module; its findings name a file:line.
@@ -171,14 +132,11 @@ run_shellcheck() {
 }
 
 "$top/tests/vm/prepare-host.sh" >/dev/null
-install_missing linux-source-6.1 sparse coccinelle cppcheck gcc make libsystemd-dev pkg-config \
-	gnuplot-nox shellcheck
-kernel=$(kernel_scripts) || { echo "FAIL cannot unpack the kernel's scripts"; echo "0 passed, 1 failed"; exit 1; }
+# checkpatch.pl and the Coccinelle scripts come with the debug kernel's source.
+kernel=$("$top/tests/debug-kernel/source.sh") ||
+	{ echo "FAIL cannot unpack the kernel's source"; echo "0 passed, 1 failed"; exit 1; }
 
 check checkpatch_strict run_checkpatch
-for name in ${PFPROF_KERNELS:-$PFPROF_ALL_KERNELS}; do
-	check "w1_build_and_sparse_$name" run_sparse "$name"
-done
 check coccinelle run_coccinelle
 check cppcheck run_cppcheck
 check gcc_analyzer run_analyzer
