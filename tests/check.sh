@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the tools, pfprofd/pfprofctl and the guest test suite once, runs the
 # daemon's host unit tests, then for each kernel builds mp3.ko with that
-# kernel's own headers and compiler, boots the kernel in QEMU with the rest
-# and runs the guest suite there. Every line of a kernel's result names the
+# kernel's own headers and compiler, W=1 and sparse (a check of its own),
+# boots the kernel in QEMU with the rest and runs the guest suite there. Every line of a kernel's result names the
 # kernel. Ends with "N passed, N failed" and exits non-zero if anything
 # failed, including a kernel splat in a guest.
 #   tests/check.sh [TEST...]     TEST names limit the guest suite (see
@@ -45,17 +45,40 @@ if [ "$kernels" != debug ]; then
 fi
 stage_time "builds and host unit tests"
 
+# module_check NAME WHO: mp3.ko built for kernel NAME ($KVER, prepared) with
+# W=1 and checked by sparse (make C=2), with that kernel's headers and
+# compiler: one PASS/FAIL line, the findings under it. Sets build_passed and
+# build_failed; fails if no module came out of it.
+module_check() {
+	local dir=$build/module-$1 who=$2 out status=0 findings
+
+	out=$(module_build "$dir" sparse 2>&1) || status=$?
+	findings=$(grep -E '(warning|error):' <<<"$out" || :)
+	if [ "$status" -eq 0 ] && [ -z "$findings" ]; then
+		echo "PASS [$who] w1_build_and_sparse"
+		build_passed=1 build_failed=0
+	else
+		echo "FAIL [$who] w1_build_and_sparse (exit $status)"
+		if [ -n "$findings" ]; then
+			echo "$findings"
+		else
+			tail -n 20 <<<"$out"
+		fi | sed 's/^/    /'
+		build_passed=0 build_failed=1
+	fi
+	[ -f "$dir/module/mp3.ko" ]
+}
+
 # guest_suite NAME: the guest suite on kernel NAME; adds to the totals.
 guest_suite() {
 	local name=$1 guest=$build/guest-$1 mem=512 timeout_s=600 append='' who
-	local module vmlinux boot_status=0
+	local module vmlinux boot_status=0 build_passed build_failed
 
 	mkdir -p "$build"
 
 	echo "check: kernel $name" >&2
 	if [ "$name" = debug ]; then
 		debug_kernel_prepare
-		module_build "$build/module-debug"
 		vmlinux=$KERNEL_IMAGE
 		# KASAN's shadow and the checkers' bookkeeping need memory and time.
 		mem=1024
@@ -63,11 +86,11 @@ guest_suite() {
 		append=acpi=noirq
 	else
 		kernel_prepare "$name"
-		module_build "$build/module-$name"
 		vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER" "$KERNEL_IMAGE")
 	fi
-	module=$build/module-$name/module/mp3.ko
 	who="$name $KVER"
+	module_check "$name" "$who"
+	module=$build/module-$name/module/mp3.ko
 	echo "check: guest kernel $who" >&2
 
 	rm -rf "$guest"
@@ -85,6 +108,8 @@ guest_suite() {
 	# The console showed the guest's lines; its failures again, naming the kernel.
 	sed -n "s/^FAIL /FAIL [$who] /p" "$guest/log/payload.txt"
 	guest_tally "$guest/log" "$boot_status" "[$who]"
+	passed=$((passed + build_passed))
+	failed=$((failed + build_failed))
 	echo "check: [$who] $passed passed, $failed failed"
 	echo "$passed $failed $boot_status" > "$build/suite-$name.result"
 }
