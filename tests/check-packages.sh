@@ -30,15 +30,6 @@ for r in "${releases[@]}"; do
 done
 
 KVER='' "$top/tests/vm/prepare-host.sh" >/dev/null
-missing=()
-for p in mmdebstrap e2fsprogs dpkg-dev debhelper dh-dkms dkms fakeroot lintian rsync; do
-	[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] || missing+=("$p")
-done
-if ((${#missing[@]})); then
-	echo "check-packages: installing ${missing[*]}" >&2
-	DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends \
-		-o Dpkg::Use-Pty=0 "${missing[@]}" </dev/null >&2
-fi
 
 # Build from a copy, so that dpkg-buildpackage's ../ outputs land in build/.
 rm -rf "$out"

@@ -12,6 +12,9 @@
 # image and modules are unpacked under $PFPROF_CACHE/kernels/<version>/: the
 # host's apt sources never name another suite.
 
+# shellcheck source=tests/lib/cache.sh
+. "$(dirname "${BASH_SOURCE[0]}")/cache.sh"
+
 # shellcheck disable=SC2034 # read by the scripts that source this file
 PFPROF_ALL_KERNELS="bookworm trixie trixie-backports"
 
@@ -69,6 +72,14 @@ in_buildroot() {
 			LC_ALL=C.UTF-8 "$@"' sh "$KERNEL_BUILDROOT" "$binds" "$@"
 }
 
+# buildroot_apt_update: apt-get update in the build root, one process at a time.
+buildroot_apt_update() {
+	(
+		cache_lock buildroot-apt
+		in_buildroot apt-get -q update
+	) >&2
+}
+
 # kernel_version_in SUITE: the version whose image SUITE's linux-image-amd64
 # depends on (trixie counts trixie-security's and trixie-updates' too).
 kernel_version_in() {
@@ -81,7 +92,7 @@ kernel_version_in() {
 	# One update per run of make check is enough to follow the archive.
 	if [ -z "$(find "$KERNEL_BUILDROOT/var/lib/apt/lists" -maxdepth 1 -name '*InRelease' \
 		-mmin -60 2>/dev/null)" ]; then
-		in_buildroot apt-get -q update >&2
+		buildroot_apt_update
 	fi
 	version=$(in_buildroot apt-cache madison linux-image-amd64 |
 		awk -F'|' -v re="$pattern" '$3 ~ re { gsub(/ /, "", $2); print $2 }' |
@@ -103,7 +114,10 @@ kernel_fetch() {
 	local dir headers image kver_re=${KVER//./\\.}
 
 	dir=${PFPROF_CACHE:-/var/cache/pfprof-test}/kernels/$KVER
-	if [ ! -f "$dir/.complete" ]; then
+	(
+		set -e
+		cache_lock "kernels-$KVER"
+		[ ! -f "$dir/.complete" ] || exit 0
 		rm -rf "$dir"
 		mkdir -p "$dir/debs" "$dir/root"
 		headers="linux-headers-$KVER $(package_depends "linux-headers-$KVER" 'linux-(headers|kbuild)-')"
@@ -119,7 +133,7 @@ kernel_fetch() {
 		}
 		rm -rf "$dir/debs"
 		touch "$dir/.complete"
-	fi
+	) || return 1
 	if [ ! -d "$KERNEL_BUILDROOT/lib/modules/$KVER/build" ]; then
 		echo "kernels: $KVER's headers are missing from the build root; remove $dir" >&2
 		return 1
@@ -176,18 +190,19 @@ unpack_debs() {
 }
 
 # debug_kernel_prepare: as kernel_prepare, for the debug kernel that
-# tests/debug-kernel/build.sh builds in the build root, plus KERNEL_TREE,
-# the built tree that modules are built against.
+# tests/debug-kernel/build.sh builds in the build root, plus KERNEL_SOURCE
+# and KERNEL_TREE, the source and the objects modules are built against.
 debug_kernel_prepare() {
 	local tests_dir
 	tests_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 	KERNEL_BUILDROOT=$("$tests_dir/vm/buildroot.sh")
 	KERNEL_TREE=$("$tests_dir/debug-kernel/build.sh")
+	KERNEL_SOURCE=$("$tests_dir/debug-kernel/source.sh")
 	KERNEL_IMAGE=$KERNEL_TREE/arch/x86/boot/bzImage
 	KERNEL_ROOT=''
 	KVER=$(cat "$KERNEL_TREE/include/config/kernel.release")
-	export KVER KERNEL_IMAGE KERNEL_ROOT KERNEL_BUILDROOT KERNEL_TREE
+	export KVER KERNEL_IMAGE KERNEL_ROOT KERNEL_BUILDROOT KERNEL_TREE KERNEL_SOURCE
 }
 
 # module_build DIR [MAKE ARGUMENTS...]: a copy of module/ and include/ in
@@ -204,8 +219,9 @@ module_build() {
 	cp "$top/module/Kbuild" "$top/module/Makefile" "$top"/module/*.h "$dir/module/"
 	find "$top/module" -maxdepth 1 -name '*.c' ! -name '*.mod.c' -exec cp -t "$dir/module/" {} +
 	if [ -n "${KERNEL_TREE:-}" ]; then
-		# At /build, where tests/debug-kernel/build.sh built it.
-		in_buildroot --bind "$KERNEL_TREE" --bind "$dir:/module-build" \
+		# Where tests/debug-kernel/build.sh built it.
+		in_buildroot --bind "$KERNEL_SOURCE:/usr/src/linux-source-6.12" \
+			--bind "$KERNEL_TREE" --bind "$dir:/module-build" \
 			make -s -C /module-build/module KDIR=/build "$@"
 	elif [ -z "$KERNEL_BUILDROOT" ]; then
 		make -s -C "$dir/module" KVER="$KVER" "$@"

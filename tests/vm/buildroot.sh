@@ -12,6 +12,10 @@
 # goes to stderr.
 set -euo pipefail
 
+# shellcheck source=tests/lib/cache.sh
+. "$(dirname "$0")/../lib/cache.sh"
+# shellcheck source=tests/lib/debian-tree.sh
+. "$(dirname "$0")/../lib/debian-tree.sh"
 log() { printf 'buildroot: %s\n' "$*" >&2; }
 exec 3>&1 1>&2
 
@@ -27,6 +31,7 @@ key=$(printf '%s\n' "$packages" "${sources[@]}" | sha256sum | cut -c1-12)
 cache=${PFPROF_CACHE:-/var/cache/pfprof-test}/buildroot
 root=$cache/trixie-$key
 
+cache_lock buildroot
 if [[ -f "$root/.complete" ]]; then
     log "cached: $root"
     printf '%s\n' "$root" >&3
@@ -40,8 +45,7 @@ trap 'rm -rf "$work"' EXIT
 
 log "mmdebstrap trixie ($packages)"
 # shellcheck disable=SC2016 # "$1" belongs to the hook, expanded by mmdebstrap
-mmdebstrap --variant=minbase --include="$packages" --dpkgopt=force-unsafe-io \
-    --aptopt='APT::Install-Recommends "false"' \
+debian_tree --include="$packages" \
     --customize-hook='rm -rf "$1"/var/cache/apt/archives/*.deb' \
     trixie "$work/root" "${sources[@]}" >&2
 touch "$work/root/.complete"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Usage: tests/vm/prepare-host.sh
 #
-# Installs (only if missing) what the QEMU guest tests need, then prints the
+# Installs (only if missing) what make check needs, then prints the
 # guest kernel version (e.g. 6.1.0-56-amd64) on stdout -- nothing else goes to
 # stdout; progress goes to stderr.  Safe to run with no stdin and CI=true.
 #
@@ -15,8 +15,13 @@ set -euo pipefail
 log() { printf 'prepare-host: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
+# The guests and builds; static analysis (tests/static.sh); the build root
+# and root file systems (mmdebstrap, e2fsprogs); the packages and Debian 12's
+# lintian (tests/check-packages.sh). All in one apt run.
 pkgs=(qemu-system-x86 busybox-static kmod cpio xz-utils zstd gcc make libc6-dev binutils
-      libsystemd-dev pkg-config gnuplot-nox)
+      libsystemd-dev pkg-config gnuplot-nox
+      sparse coccinelle cppcheck shellcheck
+      mmdebstrap e2fsprogs dpkg-dev debhelper dh-dkms dkms fakeroot lintian rsync)
 if [[ -z "${KVER:-}" ]]; then
     pkgs+=(linux-image-amd64 linux-headers-amd64)
 fi

@@ -33,6 +33,10 @@ case $suite in
     bookworm | trixie) ;;
     *) echo "rootfs: unknown suite '$suite' (bookworm or trixie)" >&2; usage ;;
 esac
+# shellcheck source=tests/lib/cache.sh
+. "$(dirname "$0")/../lib/cache.sh"
+# shellcheck source=tests/lib/debian-tree.sh
+. "$(dirname "$0")/../lib/debian-tree.sh"
 log() { printf 'rootfs: %s\n' "$*" >&2; }
 # Only the image's path goes to stdout (fd 3); mmdebstrap, mkfs and the rest to stderr.
 exec 3>&1 1>&2
@@ -40,6 +44,7 @@ exec 3>&1 1>&2
 key=$(sha256sum < "$0" | cut -c1-12)
 cache=${PFPROF_CACHE:-/var/cache/pfprof-test}/rootfs
 image=$cache/$suite-$kver-$key.img
+cache_lock "rootfs-$suite"
 if [[ -f "$image" ]]; then
     log "cached: $image"
     printf '%s\n' "$image" >&3
@@ -67,8 +72,7 @@ log "mmdebstrap $suite ($packages)"
 # INITRD=No: initramfs-tools' kernel hook then builds no initramfs for an
 # image nobody boots with it (the guest uses mkinitramfs-root.sh's).
 # shellcheck disable=SC2016 # "$1" belongs to the hook, expanded by mmdebstrap
-INITRD=No mmdebstrap --variant=minbase --include="$packages" --dpkgopt=force-unsafe-io \
-    --aptopt='APT::Install-Recommends "false"' \
+INITRD=No debian_tree --include="$packages" \
     --customize-hook='rm -rf "$1"/var/cache/apt/archives/*.deb "$1"/var/lib/apt/lists/*' \
     "$suite" "$root" \
     "deb http://deb.debian.org/debian $suite main" \

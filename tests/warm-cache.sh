@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Usage: tests/warm-cache.sh
+#
+# Builds what make check's suites will ask the test cache for, longest
+# first: the trixie build root, the kernels of Debian 13 and of
+# trixie-backports, linux-source-6.12 and the debug kernel, then the root
+# file systems of the packaging guests. tests/check-all.sh runs it in the
+# background at nice 19 while the suites start on what needs none of it
+# (Debian 12's kernel): the suites ask for the same entries and wait for
+# them (tests/lib/cache.sh). A step that fails here is only reported: the
+# suite that needs it builds it again and fails in its own name.
+# One line per step, with the seconds it took.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/lib/kernels.sh
+. "$here/lib/kernels.sh"
+
+# step NAME COMMAND...: COMMAND, its output dropped, reported with its time.
+step() {
+	local name=$1 start=$SECONDS
+	shift
+	if "$@" >/dev/null; then
+		echo "warm-cache: $name in $((SECONDS - start)) s"
+	else
+		echo "warm-cache: $name failed after $((SECONDS - start)) s (exit $?)"
+	fi
+}
+
+guest_rootfs() {
+	kernel_prepare "$1" && "$here/vm/rootfs.sh" "$1" "$KVER" "$KERNEL_ROOT"
+}
+
+step "build root" "$here/vm/buildroot.sh"
+step "kernel trixie" kernel_prepare trixie
+step "kernel trixie-backports" kernel_prepare trixie-backports
+step "linux-source-6.12" "$here/debug-kernel/source.sh"
+step "debug kernel" "$here/debug-kernel/build.sh"
+step "Debian 13 root file system" guest_rootfs trixie
+step "Debian 12 root file system" guest_rootfs bookworm
