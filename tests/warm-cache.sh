@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Usage: tests/warm-cache.sh
 #
-# Builds what make check's suites will ask the test cache for, longest
-# first: the trixie build root, the kernels of Debian 13 and of
-# trixie-backports, linux-source-6.12 and the debug kernel, then the root
-# file systems of the packaging guests. tests/check-all.sh runs it in the
-# background at nice 19 while the suites start on what needs none of it
-# (Debian 12's kernel): the suites ask for the same entries and wait for
-# them (tests/lib/cache.sh). A step that fails here is only reported: the
-# suite that needs it builds it again and fails in its own name.
-# One line per step, with the seconds it took.
+# Builds what make check's suites will ask the test cache for: the trixie
+# build root, the kernels of Debian 13 and of trixie-backports,
+# linux-source-6.12 and the debug kernel, the root file systems of the
+# packaging guests. tests/check-all.sh runs it before the suites, so that
+# what a cold cache costs shows as a stage of its own. Entries are built
+# under a lock (tests/lib/cache.sh), so concurrent runs share them. A step
+# that fails here is only reported: the suite that needs it builds it again
+# and fails in its own name. One line per step on stdout, with the seconds
+# it took; the builders' progress on stderr.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
