@@ -95,7 +95,8 @@ guest() {
 
 	status=0
 	t0=$SECONDS
-	"$top/tests/vm/boot.sh" --mem 2048 --timeout 1500 --drive "$image" --share "$share" \
+	# A hang guard, above the test unit's TimeoutStartSec (tests/vm/rootfs.sh).
+	"$top/tests/vm/boot.sh" --mem 2048 --timeout 3300 --drive "$image" --share "$share" \
 		"$vmlinux" "$out/$release/initrd.cpio" "$log" || status=$?
 	echo "check-packages: $release guest took $((SECONDS - t0)) s" >&2
 	guest_tally "$log" "$status" "$release: systemd guest"
