@@ -17,6 +17,9 @@
 #include <linux/types.h>
 #include <linux/mp3.h>
 
+struct file;
+struct seq_file;
+
 /* What one sampling period adds up to over all registered processes. */
 struct mp3_sample_values {
 	u64 minor_faults;
@@ -39,8 +42,8 @@ void __mp3_buffer_publish(const struct mp3_sample_values *values, u64 cost_ns);
 u64 mp3_buffer_head(void);
 int mp3_buffer_mmap(struct vm_area_struct *vma);
 
-int mp3_tasks_register(pid_t nr);
-int mp3_tasks_unregister(pid_t nr);
+int mp3_tasks_register(const struct file *file, pid_t nr);
+int mp3_tasks_unregister(const struct file *file, pid_t nr);
 void mp3_tasks_show(struct seq_file *m);
 bool __mp3_tasks_collect(struct mp3_sample_values *values);
 void mp3_tasks_release_all(void);

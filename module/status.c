@@ -16,7 +16,8 @@
 
 /*
  * World-writable on purpose, as the MP3 interface specifies: every command
- * is checked against the writer's right to read the target process.
+ * is checked against the right of whoever opened the file to read the
+ * target process (mp3_may_read() in tasks.c).
  */
 #define MP3_STATUS_MODE 0666
 
@@ -71,7 +72,7 @@ static ssize_t mp3_status_write(struct file *file, const char __user *ubuf,
 	err = mp3_parse_command(buf, count, &cmd, &nr);
 	if (err)
 		return err;
-	err = cmd == 'R' ? mp3_tasks_register(nr) : mp3_tasks_unregister(nr);
+	err = cmd == 'R' ? mp3_tasks_register(file, nr) : mp3_tasks_unregister(file, nr);
 	return err ? err : count;
 }
 

@@ -7,9 +7,13 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/fs.h>
 #include <linux/list.h>
 #include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/proc_fs.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -70,20 +74,29 @@ static bool mp3_read_group(struct task_struct *leader, struct mp3_counters *sum)
 }
 
 /*
- * The rule of ptrace_may_access(task, PTRACE_MODE_READ_FSCREDS), which is
- * not exported to modules: same credentials or CAP_SYS_PTRACE over the
- * task's user namespace, and a dumpable executable unless CAP_SYS_PTRACE
- * over the executable's namespace (mp3_task_dumpable() in compat.h). The
- * LSM hook it also calls is not reachable from a module.
+ * Whether whoever opened @file may read @task's counters: the rule of
+ * ptrace_may_access(task, PTRACE_MODE_READ_FSCREDS), which is not exported
+ * to modules: same credentials or CAP_SYS_PTRACE over the task's user
+ * namespace, and a dumpable executable unless CAP_SYS_PTRACE over the
+ * executable's namespace (mp3_task_dumpable() in compat.h). The LSM hook it
+ * also calls is not reachable from a module.
+ *
+ * The credentials are the opener's (file->f_cred), never the writer's:
+ * /proc/mp3/status is world-writable, so a descriptor opened by anyone can
+ * reach a privileged process (passed over a unix socket, inherited across
+ * the exec of a setuid program), and judging the writer would make that
+ * process a confused deputy. proc's own writers judge the opener too. So
+ * there is no exception for a task registering itself either: what counts
+ * is who opened the file, not who writes to it.
+ *
+ * file_ns_capable() does not sleep; ptrace calls the same check under RCU
+ * and task_lock() alike.
  */
-static bool mp3_may_read(struct task_struct *task)
+static bool mp3_may_read(const struct file *file, struct task_struct *task)
 {
-	const struct cred *cred = current_cred(), *tcred;
+	const struct cred *cred = file->f_cred, *tcred;
 	struct user_namespace *exec_ns;
 	bool allowed;
-
-	if (same_thread_group(task, current))
-		return true;
 
 	rcu_read_lock();
 	tcred = __task_cred(task);
@@ -93,17 +106,28 @@ static bool mp3_may_read(struct task_struct *task)
 		   gid_eq(cred->fsgid, tcred->egid) &&
 		   gid_eq(cred->fsgid, tcred->sgid) &&
 		   gid_eq(cred->fsgid, tcred->gid)) ||
-		  ns_capable_noaudit(tcred->user_ns, CAP_SYS_PTRACE);
+		  file_ns_capable(file, tcred->user_ns, CAP_SYS_PTRACE);
 	rcu_read_unlock();
 	if (!allowed)
 		return false;
 
 	task_lock(task);
 	if (!mp3_task_dumpable(task, &exec_ns) &&
-	    !ns_capable_noaudit(exec_ns, CAP_SYS_PTRACE))
+	    !file_ns_capable(file, exec_ns, CAP_SYS_PTRACE))
 		allowed = false;
 	task_unlock(task);
 	return allowed;
+}
+
+/*
+ * The PID namespace of the /proc mount @file was opened through: PIDs
+ * written to or read from it are numbered there, as in /proc/<pid> of that
+ * mount, whatever namespace the writer or reader is in. The file pins the
+ * mount's super block, which pins the namespace.
+ */
+static struct pid_namespace *mp3_file_pid_ns(const struct file *file)
+{
+	return proc_pid_ns(file_inode(file)->i_sb);
 }
 
 static struct mp3_task *__mp3_tasks_find(struct pid *pid)
@@ -116,13 +140,16 @@ static struct mp3_task *__mp3_tasks_find(struct pid *pid)
 	return NULL;
 }
 
-/* The live thread-group leader with this PID in the caller's namespace. */
-static struct task_struct *mp3_get_leader(pid_t nr, struct pid **pidp)
+/* The live thread-group leader numbered @nr in @ns. */
+static struct task_struct *mp3_get_leader(struct pid_namespace *ns, pid_t nr,
+					  struct pid **pidp)
 {
 	struct task_struct *leader;
 	struct pid *pid;
 
-	pid = find_get_pid(nr);
+	rcu_read_lock();
+	pid = get_pid(find_pid_ns(nr, ns));
+	rcu_read_unlock();
 	if (!pid)
 		return NULL;
 	leader = get_pid_task(pid, PIDTYPE_TGID);
@@ -134,7 +161,7 @@ static struct task_struct *mp3_get_leader(pid_t nr, struct pid **pidp)
 	return leader;
 }
 
-int mp3_tasks_register(pid_t nr)
+int mp3_tasks_register(const struct file *file, pid_t nr)
 {
 	struct mp3_task *entry;
 	struct task_struct *leader;
@@ -142,10 +169,10 @@ int mp3_tasks_register(pid_t nr)
 	bool alive;
 	int err;
 
-	leader = mp3_get_leader(nr, &pid);
+	leader = mp3_get_leader(mp3_file_pid_ns(file), nr, &pid);
 	if (!leader)
 		return -ESRCH;
-	if (!mp3_may_read(leader)) {
+	if (!mp3_may_read(file, leader)) {
 		err = -EPERM;
 		goto put_leader;
 	}
@@ -190,14 +217,14 @@ static void mp3_task_free(struct mp3_task *entry)
 	kfree(entry);
 }
 
-int mp3_tasks_unregister(pid_t nr)
+int mp3_tasks_unregister(const struct file *file, pid_t nr)
 {
 	struct mp3_task *entry;
 	struct task_struct *leader;
 	struct pid *pid;
 	int err = 0;
 
-	leader = mp3_get_leader(nr, &pid);
+	leader = mp3_get_leader(mp3_file_pid_ns(file), nr, &pid);
 	if (!leader)
 		return -ENOENT;
 
@@ -205,7 +232,7 @@ int mp3_tasks_unregister(pid_t nr)
 	entry = __mp3_tasks_find(pid);
 	if (!entry)
 		err = -ENOENT;
-	else if (!mp3_may_read(leader))
+	else if (!mp3_may_read(file, leader))
 		err = -EPERM;
 	else
 		list_del(&entry->node);
@@ -220,13 +247,14 @@ int mp3_tasks_unregister(pid_t nr)
 
 void mp3_tasks_show(struct seq_file *m)
 {
+	struct pid_namespace *ns = mp3_file_pid_ns(m->file);
 	struct mp3_task *entry;
 	pid_t nr;
 
 	mutex_lock(&mp3_lock);
 	list_for_each_entry(entry, &mp3_tasks, node) {
-		/* 0: not visible from the reader's PID namespace. */
-		nr = pid_vnr(entry->pid);
+		/* 0: not visible in the namespace of the file's /proc mount. */
+		nr = pid_nr_ns(entry->pid, ns);
 		if (nr)
 			seq_printf(m, "%d\n", nr);
 	}

@@ -44,6 +44,8 @@ bool module_loaded(void);
 int status_write(const char *cmd);
 int status_write_len(const void *buf, size_t len);	/* one write() */
 int status_cmd(char cmd, pid_t pid);
+/* The same command through fd, an open descriptor of the status file. */
+int status_cmd_fd(int fd, char cmd, pid_t pid);
 /* Fills pids (up to max) from the listing; returns how many, or fails. */
 int status_list(pid_t *pids, int max);
 bool status_lists(pid_t pid);
@@ -52,6 +54,8 @@ void expect_listing(const pid_t *want, int n, const char *when);
 
 /* Helper processes; all die with the test's process group. */
 pid_t spawn_sleeper(void);
+/* A sleeper running as uid and gid 65534, dumpable (become_nobody()). */
+pid_t spawn_nobody_sleeper(void);
 void kill_and_reap(pid_t pid);
 /* Runs fn(arg) in a child; fails with "what failed" if the child fails. */
 void in_child(void (*fn)(int), int arg, const char *what);

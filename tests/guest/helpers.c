@@ -69,19 +69,26 @@ bool module_loaded(void)
 	return access("/sys/module/mp3", F_OK) == 0;
 }
 
+/* One write() to a descriptor of the status file; 0 or -errno. */
+static int status_write_fd(int fd, const void *buf, size_t len)
+{
+	ssize_t n = write(fd, buf, len);
+
+	if (n < 0)
+		return -errno;
+	if ((size_t)n != len)
+		fail("short write of %zu bytes to %s: %zd", len, MP3_STATUS_PATH, n);
+	return 0;
+}
+
 int status_write_len(const void *buf, size_t len)
 {
 	int fd = open(MP3_STATUS_PATH, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-	int err = 0;
+	int err;
 
 	if (fd < 0)
 		return -errno;
-	n = write(fd, buf, len);
-	if (n < 0)
-		err = -errno;
-	else if ((size_t)n != len)
-		fail("short write of %zu bytes to %s: %zd", len, MP3_STATUS_PATH, n);
+	err = status_write_fd(fd, buf, len);
 	close(fd);
 	return err;
 }
@@ -91,12 +98,24 @@ int status_write(const char *cmd)
 	return status_write_len(cmd, strlen(cmd));
 }
 
-int status_cmd(char cmd, pid_t pid)
+int status_cmd_fd(int fd, char cmd, pid_t pid)
 {
 	char buf[32];
+	int len = snprintf(buf, sizeof(buf), "%c %d\n", cmd, (int)pid);
 
-	snprintf(buf, sizeof(buf), "%c %d\n", cmd, (int)pid);
-	return status_write(buf);
+	return status_write_fd(fd, buf, len);
+}
+
+int status_cmd(char cmd, pid_t pid)
+{
+	int fd = open(MP3_STATUS_PATH, O_WRONLY | O_CLOEXEC);
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	err = status_cmd_fd(fd, cmd, pid);
+	close(fd);
+	return err;
 }
 
 int status_list(pid_t *pids, int max)
@@ -142,6 +161,32 @@ pid_t spawn_sleeper(void)
 		for (;;)
 			pause();
 	}
+	return pid;
+}
+
+pid_t spawn_nobody_sleeper(void)
+{
+	int ready[2];
+	pid_t pid;
+	char ack;
+
+	if (pipe2(ready, O_CLOEXEC))
+		fail("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		become_nobody();
+		if (write(ready[1], "k", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	/* Until then it is still root's. */
+	if (read(ready[0], &ack, 1) != 1)
+		fail("the sleeper could not become uid %d", NOBODY_ID);
+	close(ready[0]);
 	return pid;
 }
 

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* /proc/mp3/status: commands, listing, every errno, privileges, PID ns. */
+/* /proc/mp3/status: commands, listing, every errno, privileges by opener, PID ns. */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -112,17 +115,146 @@ void test_proc_unprivileged(void)
 	expect_listing(NULL, 0, "after the refused registrations");
 }
 
-/* Runs as PID 1 of a new PID namespace; reports on ready_fd, then waits. */
+/* Hands @fd to the other end of the unix socket @sock (SCM_RIGHTS). */
+static void send_fd(int sock, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = "f", .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+	if (sendmsg(sock, &msg, 0) != 1)
+		fail("sendmsg(SCM_RIGHTS): %s", strerror(errno));
+}
+
+static int recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))], byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cmsg;
+	int fd;
+
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+		fail("recvmsg(SCM_RIGHTS): %s", strerror(errno));
+	cmsg = CMSG_FIRSTHDR(&msg);
+	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS)
+		fail("no descriptor came over the socket");
+	memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
+	return fd;
+}
+
+static void open_as_nobody(int sock)
+{
+	int fd;
+
+	become_nobody();
+	fd = open(MP3_STATUS_PATH, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		fail("uid %d opening %s: %s", NOBODY_ID, MP3_STATUS_PATH, strerror(errno));
+	send_fd(sock, fd);
+}
+
+/*
+ * Root writes through a descriptor that uid 65534 opened and passed over a
+ * unix socket: the commands are judged as uid 65534's (the opener's), not
+ * as root's. EPERM is what uid 65534 gets through its own descriptor.
+ */
+void test_proc_opener_unprivileged(void)
+{
+	pid_t root_pid = spawn_sleeper(), nobody_pid = spawn_nobody_sleeper();
+	int sv[2], fd;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		fail("socketpair: %s", strerror(errno));
+	in_child(open_as_nobody, sv[1], "the unprivileged opener");
+	fd = recv_fd(sv[0]);
+	expect_errno(status_cmd_fd(fd, 'R', root_pid), EPERM,
+		     "root writing R of root's process through uid 65534's descriptor");
+	expect_errno(status_cmd_fd(fd, 'R', 1), EPERM,
+		     "root writing R 1 through uid 65534's descriptor");
+	expect_ok(status_cmd_fd(fd, 'R', nobody_pid),
+		  "root writing R of uid 65534's process through uid 65534's descriptor");
+	expect_ok(status_cmd('R', root_pid), "root writing R through its own descriptor");
+	expect_errno(status_cmd_fd(fd, 'U', root_pid), EPERM,
+		     "root writing U of root's process through uid 65534's descriptor");
+	expect_listing((pid_t[]){ root_pid, nobody_pid }, 2, "after the commands");
+	close(fd);
+}
+
+static pid_t root_target;
+
+static void write_as_nobody(int root_fd)
+{
+	become_nobody();
+	expect_errno(status_cmd('R', root_target), EPERM,
+		     "uid 65534 writing R of root's process through its own descriptor");
+	expect_ok(status_cmd_fd(root_fd, 'R', root_target),
+		  "uid 65534 writing R of root's process through root's descriptor");
+	expect_errno(status_cmd('U', root_target), EPERM,
+		     "uid 65534 writing U of root's process through its own descriptor");
+	expect_ok(status_cmd_fd(root_fd, 'U', root_target),
+		  "uid 65534 writing U of root's process through root's descriptor");
+	expect_ok(status_cmd_fd(root_fd, 'R', root_target),
+		  "uid 65534 writing R again through root's descriptor");
+}
+
+/* The reverse: what root opened, an unprivileged writer may use as root. */
+void test_proc_opener_root(void)
+{
+	int fd = open(MP3_STATUS_PATH, O_WRONLY);
+
+	if (fd < 0)
+		fail("open %s: %s", MP3_STATUS_PATH, strerror(errno));
+	root_target = spawn_sleeper();
+	in_child(write_as_nobody, fd, "the unprivileged writer");
+	expect_listing(&root_target, 1, "after the unprivileged writer");
+	close(fd);
+}
+
+/*
+ * PID 1 of a new PID namespace with a mount namespace of its own: PIDs go
+ * by the /proc mount the status file was opened through. Reports on
+ * ready_fd, then waits.
+ */
 static void register_in_pidns(pid_t outside_pid, int ready_fd)
 {
 	pid_t self = getpid();
+	int initial_proc;
 
 	expect(self == 1, "child of unshare(CLONE_NEWPID) has PID %d", (int)self);
-	expect_ok(status_cmd('R', 1), "R 1 inside the namespace");
+	/* Opened before this namespace's /proc is mounted over the initial one. */
+	initial_proc = open(MP3_STATUS_PATH, O_WRONLY | O_CLOEXEC);
+	if (initial_proc < 0)
+		fail("open %s: %s", MP3_STATUS_PATH, strerror(errno));
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		fail("making the mounts private: %s", strerror(errno));
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+		fail("mounting the namespace's /proc: %s", strerror(errno));
+
+	expect_ok(status_cmd('R', 1), "R 1 through the namespace's /proc");
 	/* The sleeper registered outside is invisible in here. */
-	expect_listing(&self, 1, "listing inside the namespace");
+	expect_listing(&self, 1, "listing through the namespace's /proc");
 	expect_errno(status_cmd('R', outside_pid), ESRCH,
-		     "R of a PID only the parent namespace has");
+		     "R through the namespace's /proc of a PID only the parent namespace has");
+	expect_ok(status_cmd('U', 1), "U 1 through the namespace's /proc");
+	expect_listing(NULL, 0, "listing through the namespace's /proc after U 1");
+	expect_ok(status_cmd('R', 1), "R 1 again through the namespace's /proc");
+	/* Through the initial /proc, numbers are the initial namespace's. */
+	expect_errno(status_cmd_fd(initial_proc, 'R', outside_pid), EEXIST,
+		     "R through the initial /proc of the PID registered there");
+	expect_ok(status_cmd_fd(initial_proc, 'U', outside_pid),
+		  "U through the initial /proc of the PID registered there");
 	if (write(ready_fd, "k", 1) != 1)
 		_exit(1);
 	for (;;)
@@ -137,8 +269,8 @@ static void enter_pidns(pid_t outside_pid)
 
 	if (pipe(ready))
 		fail("pipe: %s", strerror(errno));
-	if (unshare(CLONE_NEWPID))
-		fail("unshare(CLONE_NEWPID): %s", strerror(errno));
+	if (unshare(CLONE_NEWPID | CLONE_NEWNS))
+		fail("unshare(CLONE_NEWPID | CLONE_NEWNS): %s", strerror(errno));
 	inner = fork();
 	if (inner < 0)
 		fail("fork into the new namespace: %s", strerror(errno));
@@ -149,8 +281,8 @@ static void enter_pidns(pid_t outside_pid)
 	close(ready[1]);
 	if (read(ready[0], &ack, 1) != 1)
 		fail("the namespace's PID 1 failed");
-	/* Seen from the initial namespace, it has its global number. */
-	expect_listing((pid_t[]){ outside_pid, inner }, 2, "listing outside the namespace");
+	/* The right task: seen from the initial namespace, by its global number. */
+	expect_listing(&inner, 1, "listing through the initial /proc");
 	kill_and_reap(inner);
 }
 

@@ -9,6 +9,8 @@ const struct test tests[] = {
 	{ "proc_register_list",	NULL,		10,	test_proc_register_list },
 	{ "proc_errors",	NULL,		10,	test_proc_errors },
 	{ "proc_unprivileged",	NULL,		10,	test_proc_unprivileged },
+	{ "proc_opener_unprivileged", NULL,	10,	test_proc_opener_unprivileged },
+	{ "proc_opener_root",	NULL,		10,	test_proc_opener_root },
 	{ "proc_pidns",		NULL,		10,	test_proc_pidns },
 	{ "header_fields",	NULL,		20,	test_header_fields },
 	{ "mmap_checks",	NULL,		10,	test_mmap_checks },

@@ -9,6 +9,8 @@ void test_proc_mode(void);
 void test_proc_register_list(void);
 void test_proc_errors(void);
 void test_proc_unprivileged(void);
+void test_proc_opener_unprivileged(void);
+void test_proc_opener_root(void);
 void test_proc_pidns(void);
 void test_header_fields(void);
 void test_classic_protocol(void);

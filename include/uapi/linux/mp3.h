@@ -7,14 +7,16 @@
  * the two regions that the device maps.
  *
  * Control file /proc/mp3/status
- *   write "R <pid>"   register the process <pid> (a thread-group id in the
- *                     writer's PID namespace)
+ *   write "R <pid>"   register the process <pid> (a thread-group id)
  *   write "U <pid>"   unregister it
- *   read             registered PIDs, one per line, as the reader's PID
- *                     namespace numbers them
+ *   read             registered PIDs, one per line
+ *   PIDs are numbered in the PID namespace of the /proc mount the file was
+ *   opened through, as /proc/<pid> of that mount numbers them.
  *   One command per write(); leading/trailing white space is ignored.
+ *   Commands are judged by the credentials of whoever opened the file, not
+ *   of whoever writes to it (as proc's own files do).
  *   Errors: EINVAL malformed or longer than MP3_STATUS_MAX_WRITE bytes,
- *   ESRCH no such process, EPERM the writer may not read that process
+ *   ESRCH no such process, EPERM the opener may not read that process
  *   (ptrace read rules), EEXIST already registered, ENOENT not registered.
  *
  * Character device (major MP3_CHRDEV_MAJOR, minor 0, /dev/mp3) and mmap:
