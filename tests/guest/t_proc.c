@@ -223,7 +223,8 @@ void test_proc_opener_root(void)
 }
 
 /*
- * PID 1 of a new PID namespace with a mount namespace of its own: PIDs go
+ * PID 1 of a new PID namespace, which mounts its own /proc in a mount
+ * namespace of its own (the parent's /proc stays the initial one): PIDs go
  * by the /proc mount the status file was opened through. Reports on
  * ready_fd, then waits.
  */
@@ -237,6 +238,8 @@ static void register_in_pidns(pid_t outside_pid, int ready_fd)
 	initial_proc = open(MP3_STATUS_PATH, O_WRONLY | O_CLOEXEC);
 	if (initial_proc < 0)
 		fail("open %s: %s", MP3_STATUS_PATH, strerror(errno));
+	if (unshare(CLONE_NEWNS))
+		fail("unshare(CLONE_NEWNS): %s", strerror(errno));
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 		fail("making the mounts private: %s", strerror(errno));
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
@@ -269,8 +272,8 @@ static void enter_pidns(pid_t outside_pid)
 
 	if (pipe(ready))
 		fail("pipe: %s", strerror(errno));
-	if (unshare(CLONE_NEWPID | CLONE_NEWNS))
-		fail("unshare(CLONE_NEWPID | CLONE_NEWNS): %s", strerror(errno));
+	if (unshare(CLONE_NEWPID))
+		fail("unshare(CLONE_NEWPID): %s", strerror(errno));
 	inner = fork();
 	if (inner < 0)
 		fail("fork into the new namespace: %s", strerror(errno));
