@@ -51,11 +51,13 @@ trap 'rm -rf "$work"' EXIT
 # Configured and built in the build root, out of tree: the source at
 # /usr/src/linux-source-6.12 and the objects at /build, the paths recorded in
 # the tree. The compiler is trixie's gcc-14. KBUILD_BUILD_*: the same sources
-# give the same image.
+# give the same image; the timestamp must be something date -d reads
+# (Documentation/kbuild/kbuild.rst), here the date of the source's Makefile.
+timestamp=$(date -u -r "$KERNEL_SOURCE/Makefile" '+%Y-%m-%d %H:%M:%S UTC')
 kmake() {
 	in_buildroot --bind "$KERNEL_SOURCE:$source_path" --bind "$work" \
 		make -C "$source_path" O=/build KBUILD_BUILD_USER=pfprof KBUILD_BUILD_HOST=buildroot \
-		KBUILD_BUILD_TIMESTAMP="$version" "$@"
+		KBUILD_BUILD_TIMESTAMP="$timestamp" "$@"
 }
 kmake -s tinyconfig
 cp "$here/debug.config" "$work/debug.config"
