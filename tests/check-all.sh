@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# `make check`: the module/daemon suite on every supported kernel (check.sh),
-# the packages in Debian 12 and Debian 13 systemd guests (check-packages.sh),
-# static analysis and sanitizers (static.sh) and the guest suite again on the
-# debug kernel (check-debug.sh), one after the other, whatever the others
+# `make check`: static analysis and sanitizers (static.sh), the module/daemon
+# suite on every supported kernel (check.sh), the packages in Debian 12 and
+# Debian 13 systemd guests (check-packages.sh) and the guest suite again on
+# the debug kernel (check-debug.sh), one after the other, whatever the others
 # gave. First tests/warm-cache.sh builds what they need into the cache
 # (build root, kernels, kernel source, debug kernel, root file systems), each
 # step timed. Not in the background: run beside a guest suite it slowed the
@@ -21,7 +21,7 @@ status=0
 PFPROF_STAGES=$(mktemp)
 export PFPROF_STAGES
 
-# Everything installed on the host before two processes could want to.
+# The host's packages, all in one apt run.
 "$here/vm/prepare-host.sh" >/dev/null || { echo "FAIL cannot prepare the host"; exit 1; }
 stage_time "host packages"
 trap 'rm -f "$PFPROF_STAGES"' EXIT
@@ -29,7 +29,7 @@ mkdir -p "$build"
 "$here/warm-cache.sh" 2> "$build/warm-cache.log"
 stage_time "cache: build root, kernels, images"
 
-for suite in check.sh check-packages.sh static.sh check-debug.sh; do
+for suite in static.sh check.sh check-packages.sh check-debug.sh; do
 	log=$(mktemp)
 	"$here/$suite" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
