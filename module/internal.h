@@ -3,8 +3,9 @@
  * mp3: internal interfaces between the parts of the module.
  *
  * main.c     load/unload and the period_ms parameter
+ * core.c     mp3_lock, and what takes it for several parts: registration
  * buffer.c   the vmalloc()ed buffer and sample publication
- * tasks.c    registered processes and their fault/CPU counters
+ * tasks.c    the list of registered processes and their fault/CPU counters
  * sampler.c  the periodic delayed work item
  * status.c   /proc/mp3/status
  * chardev.c  the character device: mmap, read and poll
@@ -18,6 +19,7 @@
 #include <linux/mp3.h>
 
 struct file;
+struct mp3_task;
 struct seq_file;
 
 /* What one sampling period adds up to over all registered processes. */
@@ -29,12 +31,17 @@ struct mp3_sample_values {
 };
 
 /*
- * mp3_lock protects the list of registered processes and their counter
- * snapshots (tasks.c), the sampler's running state (sampler.c) and makes
- * sample publication single-writer (buffer.c). Functions named __mp3_*
- * expect it held.
+ * mp3_lock (core.c) protects the list of registered processes and their
+ * counter snapshots (tasks.c), the sampler's running state (sampler.c) and
+ * makes sample publication single-writer (buffer.c). Functions named
+ * __mp3_* expect it held.
  */
 extern struct mutex mp3_lock;
+
+int mp3_register(const struct file *file, pid_t nr);
+int mp3_unregister(const struct file *file, pid_t nr);
+void mp3_show(struct seq_file *m);
+void mp3_release_all(void);
 
 int mp3_buffer_create(u64 period_ns);
 void mp3_buffer_destroy(void);
@@ -42,11 +49,14 @@ void __mp3_buffer_publish(const struct mp3_sample_values *values, u64 cost_ns);
 u64 mp3_buffer_head(void);
 int mp3_buffer_mmap(struct vm_area_struct *vma);
 
-int mp3_tasks_register(const struct file *file, pid_t nr);
-int mp3_tasks_unregister(const struct file *file, pid_t nr);
-void mp3_tasks_show(struct seq_file *m);
+/* The process numbered @nr where @file's /proc is mounted, if its opener may read it. */
+struct mp3_task *mp3_task_create(const struct file *file, pid_t nr);
+void mp3_task_destroy(struct mp3_task *entry);
+int __mp3_tasks_add(struct mp3_task *entry);
+struct mp3_task *__mp3_tasks_unlink(const struct file *file, pid_t nr);
+void __mp3_tasks_show(struct seq_file *m);
 bool __mp3_tasks_collect(struct mp3_sample_values *values);
-void mp3_tasks_release_all(void);
+void __mp3_tasks_destroy_all(void);
 
 void mp3_sampler_init(u64 period_ns);
 void __mp3_sampler_start(void);

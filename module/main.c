@@ -77,7 +77,7 @@ static void __exit mp3_exit(void)
 	mp3_chardev_remove();
 	/* ...then the sampler, which may still re-arm itself until cancelled. */
 	mp3_sampler_stop_sync();
-	mp3_tasks_release_all();
+	mp3_release_all();
 	mp3_buffer_destroy();
 	pr_info("unloaded\n");
 }

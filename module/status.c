@@ -25,7 +25,7 @@ static struct proc_dir_entry *mp3_proc_dir;
 
 static int mp3_status_show(struct seq_file *m, void *v)
 {
-	mp3_tasks_show(m);
+	mp3_show(m);
 	return 0;
 }
 
@@ -72,7 +72,7 @@ static ssize_t mp3_status_write(struct file *file, const char __user *ubuf,
 	err = mp3_parse_command(buf, count, &cmd, &nr);
 	if (err)
 		return err;
-	err = cmd == 'R' ? mp3_tasks_register(file, nr) : mp3_tasks_unregister(file, nr);
+	err = cmd == 'R' ? mp3_register(file, nr) : mp3_unregister(file, nr);
 	return err ? err : count;
 }
 

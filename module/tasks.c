@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Registered processes. Each is held by a struct pid reference, so a process
- * that exits simply stops resolving to a task and a reused PID number never
- * resolves to the old entry. Counters are only ever read: the task's own
- * fields are what /proc/<pid>/stat, getrusage() and time(1) report.
+ * Registered processes: a plain list, locked by its callers (core.c). Each
+ * is held by a struct pid reference, so a process that exits simply stops
+ * resolving to a task and a reused PID number never resolves to the old
+ * entry. Counters are only ever read: the task's own fields are what
+ * /proc/<pid>/stat, getrusage() and time(1) report.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/err.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/list.h>
@@ -23,9 +25,6 @@
 
 #include "compat.h"
 #include "internal.h"
-
-/* Protects what internal.h lists beside its declaration. */
-DEFINE_MUTEX(mp3_lock);
 
 struct mp3_counters {
 	u64 minor_faults;
@@ -161,104 +160,98 @@ static struct task_struct *mp3_get_leader(struct pid_namespace *ns, pid_t nr,
 	return leader;
 }
 
-int mp3_tasks_register(const struct file *file, pid_t nr)
+struct mp3_task *mp3_task_create(const struct file *file, pid_t nr)
 {
 	struct mp3_task *entry;
 	struct task_struct *leader;
 	struct pid *pid;
-	bool alive;
 	int err;
 
 	leader = mp3_get_leader(mp3_file_pid_ns(file), nr, &pid);
 	if (!leader)
-		return -ESRCH;
+		return ERR_PTR(-ESRCH);
 	if (!mp3_may_read(file, leader)) {
 		err = -EPERM;
-		goto put_leader;
+		goto put_pid;
 	}
 	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
 	if (!entry) {
 		err = -ENOMEM;
-		goto put_leader;
+		goto put_pid;
 	}
 	entry->pid = pid;
-
-	mutex_lock(&mp3_lock);
-	if (__mp3_tasks_find(pid)) {
-		err = -EEXIST;
-		goto unlock;
-	}
-	/* Deltas start from now; an exited group is as good as gone. */
-	rcu_read_lock();
-	alive = mp3_read_group(leader, &entry->last);
-	rcu_read_unlock();
-	if (!alive) {
-		err = -ESRCH;
-		goto unlock;
-	}
-	list_add_tail(&entry->node, &mp3_tasks);
-	__mp3_sampler_start();
-	mutex_unlock(&mp3_lock);
 	put_task_struct(leader);
-	return 0;
+	return entry;
 
-unlock:
-	mutex_unlock(&mp3_lock);
-	kfree(entry);
-put_leader:
+put_pid:
 	put_task_struct(leader);
 	put_pid(pid);
-	return err;
+	return ERR_PTR(err);
 }
 
-static void mp3_task_free(struct mp3_task *entry)
+void mp3_task_destroy(struct mp3_task *entry)
 {
 	put_pid(entry->pid);
 	kfree(entry);
 }
 
-int mp3_tasks_unregister(const struct file *file, pid_t nr)
+int __mp3_tasks_add(struct mp3_task *entry)
+{
+	struct task_struct *leader;
+	bool alive;
+
+	lockdep_assert_held(&mp3_lock);
+
+	if (__mp3_tasks_find(entry->pid))
+		return -EEXIST;
+	/* Deltas start from now; an exited group is as good as gone. */
+	rcu_read_lock();
+	leader = pid_task(entry->pid, PIDTYPE_TGID);
+	alive = leader && mp3_read_group(leader, &entry->last);
+	rcu_read_unlock();
+	if (!alive)
+		return -ESRCH;
+	list_add_tail(&entry->node, &mp3_tasks);
+	return 0;
+}
+
+struct mp3_task *__mp3_tasks_unlink(const struct file *file, pid_t nr)
 {
 	struct mp3_task *entry;
 	struct task_struct *leader;
 	struct pid *pid;
-	int err = 0;
+
+	lockdep_assert_held(&mp3_lock);
 
 	leader = mp3_get_leader(mp3_file_pid_ns(file), nr, &pid);
 	if (!leader)
-		return -ENOENT;
-
-	mutex_lock(&mp3_lock);
+		return ERR_PTR(-ENOENT);
 	entry = __mp3_tasks_find(pid);
 	if (!entry)
-		err = -ENOENT;
+		entry = ERR_PTR(-ENOENT);
 	else if (!mp3_may_read(file, leader))
-		err = -EPERM;
+		entry = ERR_PTR(-EPERM);
 	else
 		list_del(&entry->node);
-	mutex_unlock(&mp3_lock);
-
-	if (!err)
-		mp3_task_free(entry);
 	put_task_struct(leader);
 	put_pid(pid);
-	return err;
+	return entry;
 }
 
-void mp3_tasks_show(struct seq_file *m)
+void __mp3_tasks_show(struct seq_file *m)
 {
 	struct pid_namespace *ns = mp3_file_pid_ns(m->file);
 	struct mp3_task *entry;
 	pid_t nr;
 
-	mutex_lock(&mp3_lock);
+	lockdep_assert_held(&mp3_lock);
+
 	list_for_each_entry(entry, &mp3_tasks, node) {
 		/* 0: not visible in the namespace of the file's /proc mount. */
 		nr = pid_nr_ns(entry->pid, ns);
 		if (nr)
 			seq_printf(m, "%d\n", nr);
 	}
-	mutex_unlock(&mp3_lock);
 }
 
 /* Counters never go backwards; a racing read must not make them. */
@@ -312,21 +305,21 @@ bool __mp3_tasks_collect(struct mp3_sample_values *values)
 			__mp3_task_account(entry, &now, values);
 		if (!alive) {
 			list_del(&entry->node);
-			mp3_task_free(entry);
+			mp3_task_destroy(entry);
 		}
 	}
 	rcu_read_unlock();
 	return !list_empty(&mp3_tasks);
 }
 
-void mp3_tasks_release_all(void)
+void __mp3_tasks_destroy_all(void)
 {
 	struct mp3_task *entry, *next;
 
-	mutex_lock(&mp3_lock);
+	lockdep_assert_held(&mp3_lock);
+
 	list_for_each_entry_safe(entry, next, &mp3_tasks, node) {
 		list_del(&entry->node);
-		mp3_task_free(entry);
+		mp3_task_destroy(entry);
 	}
-	mutex_unlock(&mp3_lock);
 }

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the parts do together under mp3_lock: a registration, which starts
+ * the sampler; an unregistration; the listing; the release at unload.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/mutex.h>
+
+#include "internal.h"
+
+/* Protects what internal.h lists beside its declaration. */
+DEFINE_MUTEX(mp3_lock);
+
+int mp3_register(const struct file *file, pid_t nr)
+{
+	struct mp3_task *entry;
+	int err;
+
+	/* Looked up, judged and allocated before the lock is taken. */
+	entry = mp3_task_create(file, nr);
+	if (IS_ERR(entry))
+		return PTR_ERR(entry);
+
+	mutex_lock(&mp3_lock);
+	err = __mp3_tasks_add(entry);
+	if (!err)
+		__mp3_sampler_start();
+	mutex_unlock(&mp3_lock);
+
+	if (err)
+		mp3_task_destroy(entry);
+	return err;
+}
+
+int mp3_unregister(const struct file *file, pid_t nr)
+{
+	struct mp3_task *entry;
+
+	mutex_lock(&mp3_lock);
+	entry = __mp3_tasks_unlink(file, nr);
+	mutex_unlock(&mp3_lock);
+
+	if (IS_ERR(entry))
+		return PTR_ERR(entry);
+	mp3_task_destroy(entry);
+	return 0;
+}
+
+void mp3_show(struct seq_file *m)
+{
+	mutex_lock(&mp3_lock);
+	__mp3_tasks_show(m);
+	mutex_unlock(&mp3_lock);
+}
+
+void mp3_release_all(void)
+{
+	mutex_lock(&mp3_lock);
+	__mp3_tasks_destroy_all();
+	mutex_unlock(&mp3_lock);
+}
