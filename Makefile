@@ -1,14 +1,16 @@
 # pfprof top-level Makefile: delegates to the parts.
-#   make                  build the tools, pfprofd and pfprofctl, and mp3.ko (for KVER,
+#   make                  build libpfprof, the tools, pfprofd, pfprofctl and mp3.ko (for KVER,
 #                         default the running kernel) if that kernel's headers are
 #                         installed; without them, say which package gives them
 #   make module           build mp3.ko, and fail without the headers
-#   make install          install pfprofd, pfprofctl, the tools, man pages, the udev rule,
-#                         the systemd unit and its sysusers/tmpfiles fragments (PREFIX,
+#   make install          install pfprofd, pfprofctl, the tools, man pages, bash completion,
+#                         the udev rule, the systemd unit and its sysusers/tmpfiles
+#                         fragments (PREFIX,
 #                         default /usr/local; DESTDIR for staging)
 #   make dkms-install     install the module's source under /usr/src and let DKMS build
 #                         and install it for the running kernel (and future ones)
 #   make uninstall        undo both
+#   make check-unit       the host unit tests (tests/unit), in seconds
 #   make check            everything: static analysis and sanitizers (check-static), then
 #                         in QEMU guests the module and daemon suite (check-module) and
 #                         the Debian packages in a systemd guest (check-packages)
@@ -20,8 +22,7 @@
 # Without DESTDIR the install targets also apply what they installed (create the user,
 # reload udev and systemd); the Debian packages (debian/rules) use DESTDIR.
 
-# The one place the version is kept is dkms.conf.
-VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
+include version.mk
 
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
@@ -37,9 +38,11 @@ UNITDIR ?= $(SYSTEMDLIBDIR)/systemd/system
 SYSUSERSDIR ?= $(SYSTEMDLIBDIR)/sysusers.d
 TMPFILESDIR ?= $(SYSTEMDLIBDIR)/tmpfiles.d
 MODULESLOADDIR ?= $(SYSTEMDLIBDIR)/modules-load.d
-DKMSSRCDIR ?= /usr/src/pfprof-$(VERSION)
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+DKMSSRCDIR ?= /usr/src/pfprof-$(PFPROF_VERSION)
 
-daemon_paths = SBINDIR=$(SBINDIR) BINDIR=$(BINDIR) MANDIR=$(MANDIR) DATADIR=$(DATADIR)
+program_paths = SBINDIR=$(SBINDIR) BINDIR=$(BINDIR) MANDIR=$(MANDIR) DATADIR=$(DATADIR) \
+	BASHCOMPDIR=$(BASHCOMPDIR)
 module_source = module/Kbuild module/Makefile \
 	$(filter-out %.mod.c,$(wildcard module/*.c)) $(wildcard module/*.h)
 # Systemd is running: apply what was installed.
@@ -48,7 +51,7 @@ on_systemd = [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 
-all: tools daemon
+all: tools pfprofd pfprofctl
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C module; \
 	else $(MAKE) -s --no-print-directory -C module no-headers-note; \
 		echo "The tools, pfprofd and pfprofctl are built; mp3.ko is not." >&2; fi
@@ -59,12 +62,13 @@ module:
 tools:
 	$(MAKE) -C tools
 
-daemon:
-	$(MAKE) -C daemon $(daemon_paths)
+pfprofd pfprofctl:
+	$(MAKE) -C $@ $(program_paths)
 
-install: tools daemon
+install: tools pfprofd pfprofctl
 	$(MAKE) -C tools install BINDIR=$(LIBEXECDIR) MAN1DIR=$(MANDIR)/man1
-	$(MAKE) -C daemon install $(daemon_paths)
+	$(MAKE) -C pfprofd install $(program_paths)
+	$(MAKE) -C pfprofctl install $(program_paths)
 	install -D -m 0644 udev/60-pfprof.rules $(DESTDIR)$(UDEVRULESDIR)/60-pfprof.rules
 	install -d $(DESTDIR)$(UNITDIR)
 	sed 's|/usr/sbin/pfprofd|$(SBINDIR)/pfprofd|' systemd/pfprofd.service \
@@ -73,7 +77,7 @@ install: tools daemon
 	install -D -m 0644 systemd/pfprof-tmpfiles.conf $(DESTDIR)$(TMPFILESDIR)/pfprof.conf
 	@# An existing configuration is the administrator's: never overwritten.
 	[ -e $(DESTDIR)$(SYSCONFDIR)/pfprof/pfprofd.conf ] || \
-		install -D -m 0644 daemon/pfprofd.conf $(DESTDIR)$(SYSCONFDIR)/pfprof/pfprofd.conf
+		install -D -m 0644 pfprofd/pfprofd.conf $(DESTDIR)$(SYSCONFDIR)/pfprof/pfprofd.conf
 	if $(on_systemd); then \
 		systemd-sysusers $(SYSUSERSDIR)/pfprof.conf && \
 		systemd-tmpfiles --create $(TMPFILESDIR)/pfprof.conf && \
@@ -88,25 +92,29 @@ dkms-install:
 	install -D -m 0644 systemd/pfprof-modules-load.conf \
 		$(DESTDIR)$(MODULESLOADDIR)/pfprof.conf
 	if [ -z "$(DESTDIR)" ]; then \
-		{ dkms status pfprof/$(VERSION) | grep . >/dev/null || dkms add pfprof/$(VERSION); } && \
-		dkms install pfprof/$(VERSION); fi
+		{ dkms status pfprof/$(PFPROF_VERSION) | grep . >/dev/null || \
+		  dkms add pfprof/$(PFPROF_VERSION); } && \
+		dkms install pfprof/$(PFPROF_VERSION); fi
 
 uninstall:
 	if $(on_systemd); then systemctl disable --now pfprofd.service || :; fi
-	if [ -z "$(DESTDIR)" ] && dkms status pfprof/$(VERSION) | grep . >/dev/null; then \
-		dkms remove pfprof/$(VERSION) --all; fi
+	if [ -z "$(DESTDIR)" ] && dkms status pfprof/$(PFPROF_VERSION) | grep . >/dev/null; then \
+		dkms remove pfprof/$(PFPROF_VERSION) --all; fi
 	rm -rf $(DESTDIR)$(DKMSSRCDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR)
 	rm -f $(DESTDIR)$(SBINDIR)/pfprofd $(DESTDIR)$(BINDIR)/pfprofctl \
 		$(addprefix $(DESTDIR)$(MANDIR)/,man1/work.1 man1/monitor.1 \
 			man5/pfprofd.conf.5 man8/pfprofd.8 man8/pfprofctl.8) \
 		$(DESTDIR)$(UDEVRULESDIR)/60-pfprof.rules $(DESTDIR)$(UNITDIR)/pfprofd.service \
 		$(DESTDIR)$(SYSUSERSDIR)/pfprof.conf $(DESTDIR)$(TMPFILESDIR)/pfprof.conf \
-		$(DESTDIR)$(MODULESLOADDIR)/pfprof.conf
+		$(DESTDIR)$(MODULESLOADDIR)/pfprof.conf $(DESTDIR)$(BASHCOMPDIR)/pfprofctl
 	if $(on_systemd); then systemctl daemon-reload; fi
 	@echo "kept: $(SYSCONFDIR)/pfprof, /var/lib/pfprof, /var/log/pfprof and the user pfprof"
 
 check:
 	tests/check-all.sh
+
+check-unit:
+	$(MAKE) -C tests/unit test
 
 check-static:
 	tests/static.sh
@@ -129,10 +137,13 @@ bench:
 clean:
 	$(MAKE) -C module clean
 	$(MAKE) -C tools clean
-	$(MAKE) -C daemon clean
+	$(MAKE) -C lib clean
+	$(MAKE) -C pfprofd clean
+	$(MAKE) -C pfprofctl clean
+	$(MAKE) -C tests/unit clean
 	$(MAKE) -C tests/guest clean
 	$(MAKE) -C bench clean
 	rm -rf build
 
-.PHONY: all module tools daemon install dkms-install uninstall check check-static check-module \
-	check-debug check-packages case-studies bench clean
+.PHONY: all module tools pfprofd pfprofctl install dkms-install uninstall check check-unit \
+	check-static check-module check-debug check-packages case-studies bench clean

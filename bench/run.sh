@@ -25,13 +25,13 @@ if ((${#missing[@]})); then
 fi
 make -s -C "$top/module" KVER="$KVER"
 make -s -C "$top/tools" STATIC=1
-make -s -C "$top/daemon"
+make -s -C "$top/pfprofd"
 make -s -C "$top/bench"
 
 rm -rf "$build"
 mkdir -p "$build/payload" "$build/log"
 install -m 0644 "$top/module/mp3.ko" "$build/payload/"
-install -m 0755 "$top/tools/work" "$top/daemon/pfprofd" "$top/bench/pfprof-bench" \
+install -m 0755 "$top/tools/work" "$top/pfprofd/pfprofd" "$top/bench/pfprof-bench" \
 	"$(command -v perf)" "$(command -v pidstat)" "$(command -v strace)" "$build/payload/"
 install -m 0755 "$top/bench/guest.sh" "$build/payload/run"
 install -m 0644 "$top/tests/vm/guest-pfprofd.sh" "$build/payload/"

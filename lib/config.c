@@ -12,6 +12,8 @@
 
 #include <linux/mp3.h>
 
+#include "pfprof.h"
+
 #define LINE_MAX_BYTES 4096
 /* Quoted keys and values are cut to this length so that messages stay readable. */
 #define QUOTE_MAX 80
@@ -130,15 +132,15 @@ static const struct key keys[] = {
 void config_defaults(struct pfprof_config *config)
 {
 	memset(config, 0, sizeof(*config));
-	strcpy(config->log_dir, "/var/log/pfprof");
+	strcpy(config->log_dir, PFPROF_LOG_DIR);
 	config->rotate_size = 16 * 1024 * 1024;
 	config->rotate_age_s = 86400;
 	config->keep = 10;
 	config->write_interval_s = 1;
-	strcpy(config->pid_file, "/var/lib/pfprof/pids");
+	strcpy(config->pid_file, PFPROF_PID_FILE);
 	strcpy(config->device, MP3_DEVICE_PATH);
 	strcpy(config->status_file, MP3_STATUS_PATH);
-	strcpy(config->runtime_dir, "/run/pfprofd");
+	strcpy(config->runtime_dir, PFPROF_RUNTIME_DIR);
 }
 
 __attribute__((format(printf, 2, 3)))

@@ -17,18 +17,16 @@
 #include <limits.h>
 #include <stdint.h>
 
-#define PFPROF_CONFIG_PATH "/etc/pfprof/pfprofd.conf"
-
 struct pfprof_config {
-	char log_dir[PATH_MAX];		/* log_dir, default /var/log/pfprof */
+	char log_dir[PATH_MAX];		/* log_dir, default PFPROF_LOG_DIR */
 	uint64_t rotate_size;		/* rotate_size, bytes (K/M/G suffix), 0 = never; default 16M */
 	uint64_t rotate_age_s;		/* rotate_age, seconds (s/m/h/d suffix), 0 = never; default 1d */
 	unsigned int keep;		/* keep, rotated files kept, default 10 */
 	uint64_t write_interval_s;	/* write_interval: batch samples this long, 0 = each; default 1s */
-	char pid_file[PATH_MAX];	/* pid_file: PIDs to profile, default /var/lib/pfprof/pids */
+	char pid_file[PATH_MAX];	/* pid_file: PIDs to profile, default PFPROF_PID_FILE */
 	char device[PATH_MAX];		/* device, default MP3_DEVICE_PATH */
 	char status_file[PATH_MAX];	/* status_file, default MP3_STATUS_PATH */
-	char runtime_dir[PATH_MAX];	/* runtime_dir: daemon lock and state, default /run/pfprofd */
+	char runtime_dir[PATH_MAX];	/* runtime_dir: daemon lock and state, default PFPROF_RUNTIME_DIR */
 };
 
 /* Called for each problem found; line is 0 for problems with the whole file. */

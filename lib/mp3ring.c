@@ -133,3 +133,28 @@ enum mp3ring_status mp3ring_read(const struct mp3ring *ring, uint64_t *next,
 		++*missed;	/* lapped while we copied it */
 	}
 }
+
+uint64_t mp3ring_drain(const struct mp3ring *ring, uint64_t *next, uint64_t max,
+		       const struct mp3ring_sink *sink, void *ctx)
+{
+	struct mp3_ring_sample s;
+	uint64_t taken = 0;
+
+	while (!max || taken < max) {
+		uint64_t first = *next, missed = 0;
+		enum mp3ring_status got = mp3ring_read(ring, next, &s, &missed);
+
+		if (missed && !sink->missed(ctx, first, missed)) {
+			*next = first;
+			break;
+		}
+		if (got == MP3RING_EMPTY)
+			break;
+		if (!sink->sample(ctx, &s)) {
+			*next -= 1;
+			break;
+		}
+		taken++;
+	}
+	return taken;
+}

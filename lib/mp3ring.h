@@ -7,6 +7,7 @@
 #ifndef PFPROF_MP3RING_H
 #define PFPROF_MP3RING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,5 +54,22 @@ uint64_t mp3ring_head(const struct mp3ring *ring);
  */
 enum mp3ring_status mp3ring_read(const struct mp3ring *ring, uint64_t *next,
 				 struct mp3_ring_sample *out, uint64_t *missed);
+
+/* Where mp3ring_drain() hands what it reads; a callback returns false to stop it. */
+struct mp3ring_sink {
+	bool (*missed)(void *ctx, uint64_t first_seq, uint64_t count);
+	bool (*sample)(void *ctx, const struct mp3_ring_sample *s);
+};
+
+/*
+ * Reads from *next on, in order: every run of samples lost goes to
+ * sink->missed, every sample copied to sink->sample, until nothing new is
+ * published, max samples went to the sink (0: no limit) or a callback
+ * refused. *next then is where to go on: what was refused comes again (a
+ * refused sample that is overwritten meanwhile comes back as missed).
+ * Returns how many samples the sink took.
+ */
+uint64_t mp3ring_drain(const struct mp3ring *ring, uint64_t *next, uint64_t max,
+		       const struct mp3ring_sink *sink, void *ctx);
 
 #endif /* PFPROF_MP3RING_H */

@@ -11,8 +11,6 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define PFPROF_PID_FILE "/var/lib/pfprof/pids"
-
 struct pidlist {
 	pid_t *pids;
 	size_t count;

@@ -22,16 +22,41 @@ int procstatus_command(const char *status_file, char command, pid_t pid)
 	return err;
 }
 
-int procstatus_list(const char *status_file, pid_t *pids, size_t max)
+/* Makes room for one more PID, doubling the array. */
+static int grow(struct pidlist *list, size_t *cap)
+{
+	size_t want = *cap ? *cap * 2 : 64;
+	pid_t *pids;
+
+	if (list->count < *cap)
+		return 0;
+	pids = realloc(list->pids, want * sizeof(*pids));
+	if (!pids)
+		return -ENOMEM;
+	list->pids = pids;
+	*cap = want;
+	return 0;
+}
+
+int procstatus_list(const char *status_file, struct pidlist *list)
 {
 	FILE *f = fopen(status_file, "re");
-	size_t n = 0;
-	int pid;
+	size_t cap = 0;
+	int pid, err = 0;
 
+	list->pids = NULL;
+	list->count = 0;
 	if (!f)
 		return -errno;
-	while (n < max && fscanf(f, "%d", &pid) == 1)
-		pids[n++] = pid;
+	while (!err && fscanf(f, "%d", &pid) == 1) {
+		err = grow(list, &cap);
+		if (!err)
+			list->pids[list->count++] = pid;
+	}
+	if (!err && ferror(f))
+		err = -EIO;
 	fclose(f);
-	return (int)n;
+	if (err)
+		pidlist_free(list);
+	return err;
 }

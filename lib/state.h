@@ -11,8 +11,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define PFPROF_RUNTIME_DIR "/run/pfprofd"
-
 struct pfprof_state {
 	pid_t pid;
 	uint64_t load_id;

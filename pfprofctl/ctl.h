@@ -1,49 +1,73 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* pfprofctl: what its commands share. */
+/*
+ * pfprofctl: its commands and what they share. Each command file defines its
+ * struct ctl_command; main.c lists them in one table, parses the command line
+ * once against the entry and hands the result to its run().
+ * Exit statuses: enum pfprof_exit (pfprof.h), documented in pfprofctl(8).
+ */
 #ifndef PFPROF_CTL_H
 #define PFPROF_CTL_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "config.h"
-
-/* Exit status, as documented in pfprofctl(8) and --help. */
-enum {
-	CTL_OK = 0,
-	CTL_FAILED = 1,		/* the command failed (the message says why) */
-	CTL_USAGE = 2,		/* bad command line */
-	CTL_NO_MODULE = 3,	/* the mp3 module is not loaded */
-	CTL_NO_DAEMON = 4,	/* status: pfprofd is not running */
-};
+#include "pfprof.h"
 
 struct ctl {
 	struct pfprof_config config;
 	const char *config_path;
 };
 
-struct ctl_command {
-	const char *name;
-	const char *args;	/* synopsis of the arguments */
-	const char *summary;
-	int (*run)(struct ctl *ctl, int argc, char **argv);	/* argv[0] is the name */
+enum ctl_value { CTL_NUMBER, CTL_STRING };
+
+struct ctl_option {
+	const char *name;	/* the long option, --name */
+	char short_name;	/* -c, or 0 */
+	enum ctl_value type;
+	const char *metavar;	/* what the value is, in --help: "N", "FILE" */
+	const char *help;
 };
 
-int ctl_add(struct ctl *ctl, int argc, char **argv);
-int ctl_del(struct ctl *ctl, int argc, char **argv);
-int ctl_list(struct ctl *ctl, int argc, char **argv);
-int ctl_status(struct ctl *ctl, int argc, char **argv);
-int ctl_follow(struct ctl *ctl, int argc, char **argv);
-int ctl_run(struct ctl *ctl, int argc, char **argv);
-int ctl_plot(struct ctl *ctl, int argc, char **argv);
+#define CTL_MAX_OPTIONS 4
 
-/* "pfprofctl: <what>: <strerror(err)>" to stderr (err is -errno). */
+/* One command line, parsed against a command's table entry. */
+struct ctl_call {
+	char **operands;
+	int nr_operands;
+	/* Indexed like the command's options[]. */
+	struct {
+		bool set;
+		uint64_t number;
+		const char *string;
+	} option[CTL_MAX_OPTIONS];
+};
+
+struct ctl_command {
+	const char *name;
+	const char *operands;		/* synopsis of the operands, "" if none */
+	int min_operands, max_operands;	/* max -1: no limit */
+	const char *missing_operands;	/* the question when too few are given */
+	const char *summary;
+	const char *details;		/* more --help text, or NULL */
+	struct ctl_option options[CTL_MAX_OPTIONS];	/* --help is every command's */
+	int (*run)(struct ctl *ctl, const struct ctl_call *call);
+};
+
+extern const struct ctl_command ctl_add_command, ctl_del_command, ctl_list_command,
+	ctl_status_command, ctl_follow_command, ctl_run_command, ctl_plot_command;
+
+/* "pfprofctl: <what>: <strerror(err)>" to stderr (err is -errno; 0: no error text). */
 __attribute__((format(printf, 2, 3)))
 void ctl_error(int err, const char *fmt, ...);
 /* "pfprofctl: hint: ..." to stderr. */
 __attribute__((format(printf, 1, 2)))
 void ctl_hint(const char *fmt, ...);
+/* "pfprofctl <command>: ..." and the --help pointer to stderr; returns PFPROF_EXIT_USAGE. */
+__attribute__((format(printf, 2, 3)))
+int ctl_usage_error(const struct ctl_command *cmd, const char *fmt, ...);
 
 /* Exit status for a failure to reach the module (err is -errno), with a hint. */
 int ctl_module_error(int err, const char *object);
@@ -52,18 +76,13 @@ int ctl_module_error(int err, const char *object);
 bool ctl_parse_pid(const char *arg, pid_t *pid);
 
 /*
- * Parses a command's options: -h/--help plus the ones in extra (getopt_long
- * style, handled by on_option, which returns false for a bad value). Returns
- * -1 to go on (optind is at the first argument), else the exit status.
+ * Parses argv (argv[0] is the command's name) against cmd into *call.
+ * Returns -1 to run the command, else the exit status (--help printed, or a
+ * usage error reported).
  */
-struct option;
-int ctl_options(const struct ctl_command *cmd, const char *details, int argc, char **argv,
-		const char *shortopts, const struct option *extra,
-		bool (*on_option)(int opt, const char *arg, void *ctx), void *ctx);
+int ctl_parse_call(const struct ctl_command *cmd, int argc, char **argv, struct ctl_call *call);
 
-/* Usage error for an argument the command does not take. */
-int ctl_unexpected_argument(const struct ctl_command *cmd, const char *arg);
-
-const struct ctl_command *ctl_find_command(const char *name);
+/* "[options] <operands>", as --help shows it. */
+void ctl_synopsis(const struct ctl_command *cmd, char *buf, size_t size);
 
 #endif /* PFPROF_CTL_H */

@@ -2,40 +2,16 @@
 /* pfprofctl follow: samples as they are taken, in the log's format. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
-#include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ctl.h"
-#include "logwriter.h"
+#include "logformat.h"
 #include "mp3ring.h"
 
-struct follow_options {
-	uint64_t backlog;	/* samples already taken to print first */
-	uint64_t count;		/* stop after this many; 0: never */
-};
-
-static bool on_option(int opt, const char *arg, void *ctx)
-{
-	struct follow_options *o = ctx;
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (errno || end == arg || *end || *arg == '-')
-		return false;
-	if (opt == 'n')
-		o->backlog = v;
-	else
-		o->count = v;
-	return true;
-}
+enum { OPT_LINES, OPT_COUNT };
 
 static uint64_t wall_offset_ns(void)
 {
@@ -46,74 +22,54 @@ static uint64_t wall_offset_ns(void)
 	return (real.tv_sec - mono.tv_sec) * 1000000000ULL + real.tv_nsec - mono.tv_nsec;
 }
 
-/* Prints what is new; returns how many samples it printed. */
-static uint64_t print_new(const struct mp3ring *ring, uint64_t *next, uint64_t limit)
+static bool print_missed(void *ctx, uint64_t first_seq, uint64_t count)
 {
-	struct mp3_ring_sample s;
-	char line[LOGWRITER_LINE_MAX];
-	uint64_t printed = 0;
+	char line[LOGFORMAT_LINE_MAX];
 
-	while (!limit || printed < limit) {
-		uint64_t first = *next, missed = 0;
-		enum mp3ring_status got = mp3ring_read(ring, next, &s, &missed);
-
-		if (missed) {
-			logwriter_format_missed(line, sizeof(line), first, missed);
-			fputs(line, stdout);
-		}
-		if (got == MP3RING_EMPTY)
-			break;
-		logwriter_format_sample(line, sizeof(line), &s, s.time_ns + wall_offset_ns());
-		fputs(line, stdout);
-		printed++;
-	}
-	fflush(stdout);
-	return printed;
+	(void)ctx;
+	logformat_missed(line, sizeof(line), first_seq, count);
+	fputs(line, stdout);
+	return true;
 }
 
-static int follow(const struct mp3ring *ring, int fd, const struct follow_options *o)
+static bool print_sample(void *ctx, const struct mp3_ring_sample *s)
 {
+	char line[LOGFORMAT_LINE_MAX];
+
+	(void)ctx;
+	logformat_sample(line, sizeof(line), s, s->time_ns + wall_offset_ns());
+	fputs(line, stdout);
+	return true;
+}
+
+static int follow(const struct mp3ring *ring, int fd, uint64_t backlog, uint64_t count)
+{
+	static const struct mp3ring_sink to_stdout = { print_missed, print_sample };
 	uint64_t head = mp3ring_head(ring), printed = 0, dummy;
-	uint64_t next = head > o->backlog ? head - o->backlog : 0;
+	uint64_t next = head > backlog ? head - backlog : 0;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
-	printf("%s\n", LOGWRITER_COLUMNS);
+	printf("%s\n", LOGFORMAT_COLUMNS);
 	for (;;) {
 		/* read() first: poll() then waits for a sample after this one. */
 		if (read(fd, &dummy, sizeof(dummy)) < 0 && errno != EAGAIN)
 			return -errno;
-		printed += print_new(ring, &next, o->count ? o->count - printed : 0);
-		if (ferror(stdout))
+		printed += mp3ring_drain(ring, &next, count ? count - printed : 0, &to_stdout,
+					 NULL);
+		if (fflush(stdout) || ferror(stdout))
 			return -EIO;
-		if (o->count && printed >= o->count)
+		if (count && printed >= count)
 			return 0;
 		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
 			return -errno;
 	}
 }
 
-int ctl_follow(struct ctl *ctl, int argc, char **argv)
+static int run(struct ctl *ctl, const struct ctl_call *call)
 {
-	static const char details[] =
-		"Prints one line per sample in the log format (see pfprofd(8)) until\n"
-		"interrupted.\n"
-		"  -n, --lines N   first print the last N samples already taken (default 0)\n"
-		"      --count N   exit after printing N samples\n";
-	static const struct option options[] = {
-		{ "lines", required_argument, NULL, 'n' },
-		{ "count", required_argument, NULL, 'C' },
-		{ 0 }
-	};
-	struct follow_options o = { 0 };
 	struct mp3ring ring;
-	int status = ctl_options(ctl_find_command("follow"), details, argc, argv, "n:",
-				 options, on_option, &o);
 	int fd, err;
 
-	if (status >= 0)
-		return status;
-	if (optind < argc)
-		return ctl_unexpected_argument(ctl_find_command("follow"), argv[optind]);
 	fd = open(ctl->config.device, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return ctl_module_error(-errno, ctl->config.device);
@@ -122,10 +78,23 @@ int ctl_follow(struct ctl *ctl, int argc, char **argv)
 		close(fd);
 		return ctl_module_error(err, ctl->config.device);
 	}
-	err = follow(&ring, fd, &o);
+	err = follow(&ring, fd, call->option[OPT_LINES].number, call->option[OPT_COUNT].number);
 	if (err)
 		ctl_error(err, "following %s", ctl->config.device);
 	mp3ring_unmap(&ring);
 	close(fd);
-	return err ? CTL_FAILED : CTL_OK;
+	return err ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 }
+
+const struct ctl_command ctl_follow_command = {
+	.name = "follow", .operands = "",
+	.summary = "Print samples as they are taken",
+	.details = "Prints one line per sample in the log format (see pfprofd(8)) until\n"
+		   "interrupted.\n",
+	.options = {
+		[OPT_LINES] = { "lines", 'n', CTL_NUMBER, "N",
+				"first print the last N samples already taken (default 0)" },
+		[OPT_COUNT] = { "count", 0, CTL_NUMBER, "N", "exit after printing N samples" },
+	},
+	.run = run,
+};

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pfprofctl: the command people type to profile processes with pfprof.
- * Exit status: see the CTL_* values in ctl.h and pfprofctl(8).
+ * Exit status: enum pfprof_exit (pfprof.h) and pfprofctl(8).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -10,25 +10,18 @@
 
 #include "ctl.h"
 
-#define VERSION "0.1"
-
-static const struct ctl_command commands[] = {
-	{ "add", "<pid>...", "Profile these processes now and after restarts", ctl_add },
-	{ "del", "<pid>...", "Stop profiling these processes", ctl_del },
-	{ "list", "", "List the profiled processes", ctl_list },
-	{ "status", "", "Show the module, the device, the daemon and the logs", ctl_status },
-	{ "follow", "[-n N] [--count N]", "Print samples as they are taken", ctl_follow },
-	{ "run", "[--] <command> [args...]", "Run a command, profiled from its first instruction",
-	  ctl_run },
-	{ "plot", "[--out FILE]", "Plot cumulative faults and CPU time from the logs (PNG)",
-	  ctl_plot },
+static const struct ctl_command *const commands[] = {
+	&ctl_add_command, &ctl_del_command, &ctl_list_command, &ctl_status_command,
+	&ctl_follow_command, &ctl_run_command, &ctl_plot_command,
 };
 
-const struct ctl_command *ctl_find_command(const char *name)
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct ctl_command *find_command(const char *name)
 {
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(commands[i].name, name))
-			return &commands[i];
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(commands[i]->name, name))
+			return commands[i];
 	return NULL;
 }
 
@@ -37,9 +30,13 @@ static void usage(FILE *out)
 	fprintf(out, "Usage: pfprofctl [-c FILE] <command> [args...]\n"
 		"Profile page faults and CPU time of processes with the mp3 module.\n\n"
 		"Commands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-7s %-26s %s\n", commands[i].name, commands[i].args,
-			commands[i].summary);
+	for (size_t i = 0; i < NR_COMMANDS; i++) {
+		char synopsis[128];
+
+		ctl_synopsis(commands[i], synopsis, sizeof(synopsis));
+		fprintf(out, "  %-7s %-26s %s\n", commands[i]->name, synopsis,
+			commands[i]->summary);
+	}
 	fprintf(out, "\nOptions:\n"
 		"  -c, --config FILE  pfprofd's configuration (default " PFPROF_CONFIG_PATH ")\n"
 		"  -h, --help         this help; 'pfprofctl <command> --help' for a command\n"
@@ -66,18 +63,18 @@ static int parse_global(struct ctl *ctl, int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return CTL_OK;
+			return PFPROF_EXIT_OK;
 		case 'V':
-			printf("pfprofctl (pfprof) " VERSION "\n");
-			return CTL_OK;
+			printf("pfprofctl (pfprof) %s\n", pfprof_version);
+			return PFPROF_EXIT_OK;
 		default:
 			fprintf(stderr, "Try 'pfprofctl --help' for more information.\n");
-			return CTL_USAGE;
+			return PFPROF_EXIT_USAGE;
 		}
 	}
 	if (optind == argc) {
 		usage(stderr);
-		return CTL_USAGE;
+		return PFPROF_EXIT_USAGE;
 	}
 	return -1;
 }
@@ -96,29 +93,35 @@ static int load_config(struct ctl *ctl)
 	if (!err || (err == -ENOENT && !ctl->config_path))
 		return 0;
 	ctl_error(err, "reading %s", path);
-	return CTL_FAILED;
+	return PFPROF_EXIT_FAILED;
 }
 
 int main(int argc, char **argv)
 {
 	struct ctl ctl = { 0 };
 	const struct ctl_command *cmd;
+	struct ctl_call call;
 	int status = parse_global(&ctl, argc, argv);
 
 	if (status >= 0)
 		return status;
-	cmd = ctl_find_command(argv[optind]);
+	argc -= optind;
+	argv += optind;
+	cmd = find_command(argv[0]);
 	if (!cmd) {
 		fprintf(stderr, "pfprofctl: unknown command '%s'\n"
-			"Try 'pfprofctl --help' for more information.\n", argv[optind]);
-		return CTL_USAGE;
+			"Try 'pfprofctl --help' for more information.\n", argv[0]);
+		return PFPROF_EXIT_USAGE;
 	}
+	status = ctl_parse_call(cmd, argc, argv, &call);
+	if (status >= 0)
+		return status;
 	if (load_config(&ctl))
-		return CTL_FAILED;
-	status = cmd->run(&ctl, argc - optind, argv + optind);
+		return PFPROF_EXIT_FAILED;
+	status = cmd->run(&ctl, &call);
 	if (fflush(stdout) || ferror(stdout)) {
 		ctl_error(-errno, "writing to standard output");
-		return CTL_FAILED;
+		return PFPROF_EXIT_FAILED;
 	}
 	return status;
 }

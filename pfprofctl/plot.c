@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* pfprofctl plot: cumulative faults and CPU time from the logs, via gnuplot. */
 #include <errno.h>
-#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,25 +9,13 @@
 #include <unistd.h>
 
 #include "ctl.h"
-#include "logwriter.h"
+#include "logformat.h"
 
 #ifndef PFPROF_PLOT_SCRIPT
 #define PFPROF_PLOT_SCRIPT "/usr/local/share/pfprof/pfprof-log.gp"
 #endif
-#define MAX_ROTATED 1000
 
-struct plot_options {
-	const char *out;
-};
-
-static bool on_option(int opt, const char *arg, void *ctx)
-{
-	struct plot_options *o = ctx;
-
-	(void)opt;
-	o->out = arg;
-	return true;
-}
+enum { OPT_OUT };
 
 static int append_file(FILE *to, const char *path)
 {
@@ -47,19 +35,16 @@ static int append_file(FILE *to, const char *path)
  * Copies every log, oldest first, into one file for gnuplot (so that no
  * file name goes through a shell). Returns how many logs, or -errno.
  */
-static int gather_logs(const char *dir, FILE *to)
+static int gather_logs(const struct pfprof_config *config, FILE *to)
 {
-	char path[PATH_MAX + 16];
+	char path[PATH_MAX];
 	int n = 0;
 
-	for (int i = MAX_ROTATED; i >= 0; i--) {
-		int err;
+	for (int i = config->keep; i >= 0; i--) {
+		int err = logformat_path(path, sizeof(path), config->log_dir, i);
 
-		if (i)
-			snprintf(path, sizeof(path), "%s/" LOGWRITER_FILE ".%d", dir, i);
-		else
-			snprintf(path, sizeof(path), "%s/" LOGWRITER_FILE, dir);
-		err = append_file(to, path);
+		if (!err)
+			err = append_file(to, path);
 		if (err == -ENOENT)
 			continue;
 		if (err) {
@@ -102,18 +87,18 @@ static int plot(const struct ctl *ctl, const char *script, const char *out)
 
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		ctl_error(-errno, "creating %s", data);
-		return CTL_FAILED;
+		return PFPROF_EXIT_FAILED;
 	}
-	n = gather_logs(ctl->config.log_dir, f);
+	n = gather_logs(&ctl->config, f);
 	fclose(f);
 	if (n == 0) {
 		ctl_error(-ENOENT, "no logs in %s", ctl->config.log_dir);
 		ctl_hint("pfprofd writes them; see: pfprofctl status");
 	}
-	rc = n > 0 ? run_gnuplot(script, data, ctl->config.log_dir, out) : CTL_FAILED;
+	rc = n > 0 ? run_gnuplot(script, data, ctl->config.log_dir, out) : PFPROF_EXIT_FAILED;
 	unlink(data);
 	if (n <= 0)
-		return CTL_FAILED;
+		return PFPROF_EXIT_FAILED;
 	if (rc == 127)
 		ctl_hint("is gnuplot installed? apt install gnuplot-nox");
 	else if (rc < 0)
@@ -122,33 +107,31 @@ static int plot(const struct ctl *ctl, const char *script, const char *out)
 		ctl_error(0, "gnuplot %s exited with status %d", script, rc);
 	else
 		printf("wrote %s from %d log file%s\n", out, n, n == 1 ? "" : "s");
-	return rc ? CTL_FAILED : CTL_OK;
+	return rc ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 }
 
-int ctl_plot(struct ctl *ctl, int argc, char **argv)
+static int run(struct ctl *ctl, const struct ctl_call *call)
 {
-	static const char details[] =
-		"Reads every log in the log directory, oldest first, and draws the\n"
-		"cumulative minor and major faults and CPU time against time.\n"
-		"  -o, --out FILE  the PNG to write (default pfprof.png)\n"
-		"The gnuplot script is " PFPROF_PLOT_SCRIPT " (PFPROF_PLOT_SCRIPT overrides).\n";
-	static const struct option options[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ 0 }
-	};
-	struct plot_options o = { .out = "pfprof.png" };
+	const char *out = call->option[OPT_OUT].set ? call->option[OPT_OUT].string : "pfprof.png";
 	const char *script = getenv("PFPROF_PLOT_SCRIPT");
-	int status = ctl_options(ctl_find_command("plot"), details, argc, argv, "o:", options,
-				 on_option, &o);
 
-	if (status >= 0)
-		return status;
-	if (optind < argc)
-		return ctl_unexpected_argument(ctl_find_command("plot"), argv[optind]);
 	/* They go inside '...' on gnuplot's command line. */
-	if (strchr(o.out, '\'') || strchr(ctl->config.log_dir, '\'')) {
-		ctl_error(-EINVAL, "a single quote in %s or %s", o.out, ctl->config.log_dir);
-		return CTL_FAILED;
+	if (strchr(out, '\'') || strchr(ctl->config.log_dir, '\'')) {
+		ctl_error(-EINVAL, "a single quote in %s or %s", out, ctl->config.log_dir);
+		return PFPROF_EXIT_FAILED;
 	}
-	return plot(ctl, script ? script : PFPROF_PLOT_SCRIPT, o.out);
+	return plot(ctl, script ? script : PFPROF_PLOT_SCRIPT, out);
 }
+
+const struct ctl_command ctl_plot_command = {
+	.name = "plot", .operands = "",
+	.summary = "Plot cumulative faults and CPU time from the logs (PNG)",
+	.details = "Reads every log in the log directory, oldest first, and draws the\n"
+		   "cumulative minor and major faults and CPU time against time.\n"
+		   "The gnuplot script is " PFPROF_PLOT_SCRIPT " (PFPROF_PLOT_SCRIPT overrides).\n",
+	.options = {
+		[OPT_OUT] = { "out", 'o', CTL_STRING, "FILE",
+			      "the PNG to write (default pfprof.png)" },
+	},
+	.run = run,
+};

@@ -33,44 +33,31 @@ static int wait_status(pid_t pid)
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			ctl_error(-errno, "waiting for PID %d", (int)pid);
-			return CTL_FAILED;
+			return PFPROF_EXIT_FAILED;
 		}
 	}
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-int ctl_run(struct ctl *ctl, int argc, char **argv)
+static int run(struct ctl *ctl, const struct ctl_call *call)
 {
-	static const char details[] =
-		"The command is registered with the module before it starts, so its\n"
-		"very first page faults are counted; it is not added to the PID file.\n"
-		"Exit status: the command's, 128 + N if signal N killed it, 126/127 if it\n"
-		"could not be run, 3 if the module is not loaded.\n";
-	int status = ctl_options(ctl_find_command("run"), details, argc, argv, NULL, NULL,
-				 NULL, NULL);
 	int go[2], err;
 	pid_t pid;
 
-	if (status >= 0)
-		return status;
-	if (optind == argc) {
-		fprintf(stderr, "pfprofctl run: which command?\n");
-		return CTL_USAGE;
-	}
 	if (pipe2(go, O_CLOEXEC)) {
 		ctl_error(-errno, "pipe");
-		return CTL_FAILED;
+		return PFPROF_EXIT_FAILED;
 	}
 	pid = fork();
 	if (pid == 0) {
 		close(go[1]);
-		child(go[0], argv + optind);
+		child(go[0], call->operands);
 	}
 	close(go[0]);
 	if (pid < 0) {
 		ctl_error(-errno, "fork");
 		close(go[1]);
-		return CTL_FAILED;
+		return PFPROF_EXIT_FAILED;
 	}
 	err = procstatus_command(ctl->config.status_file, 'R', pid);
 	if (err) {
@@ -82,9 +69,20 @@ int ctl_run(struct ctl *ctl, int argc, char **argv)
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
 	if (write(go[1], "g", 1) != 1) {
-		ctl_error(-errno, "starting %s", argv[optind]);
+		ctl_error(-errno, "starting %s", call->operands[0]);
 		kill(pid, SIGKILL);
 	}
 	close(go[1]);
 	return wait_status(pid);
 }
+
+const struct ctl_command ctl_run_command = {
+	.name = "run", .operands = "[--] <command> [args...]", .min_operands = 1,
+	.max_operands = -1, .missing_operands = "which command?",
+	.summary = "Run a command, profiled from its first instruction",
+	.details = "The command is registered with the module before it starts, so its\n"
+		   "very first page faults are counted; it is not added to the PID file.\n"
+		   "Exit status: the command's, 128 + N if signal N killed it, 126/127 if it\n"
+		   "could not be run, 3 if the module is not loaded.\n",
+	.run = run,
+};

@@ -14,15 +14,12 @@
 #include "procstatus.h"
 #include "state.h"
 
-#define LIST_MAX 4096
-
 /* Prints the module's own view; false if it is not loaded. */
 static bool show_module(const struct ctl *ctl)
 {
 	struct mp3ring ring;
-	pid_t pids[LIST_MAX];
-	int fd, n;
-	int err;
+	struct pidlist procs;
+	int fd, err;
 
 	if (access("/sys/module/mp3", F_OK)) {
 		printf("module:    not loaded (load it with: modprobe mp3)\n");
@@ -41,9 +38,10 @@ static bool show_module(const struct ctl *ctl)
 	}
 	if (fd >= 0)
 		close(fd);
-	n = procstatus_list(ctl->config.status_file, pids, LIST_MAX);
-	if (n >= 0)
-		printf("processes: %d profiled\n", n);
+	if (!procstatus_list(ctl->config.status_file, &procs)) {
+		printf("processes: %zu profiled\n", procs.count);
+		pidlist_free(&procs);
+	}
 	return true;
 }
 
@@ -73,22 +71,22 @@ static bool show_daemon(const struct ctl *ctl)
 	return true;
 }
 
-int ctl_status(struct ctl *ctl, int argc, char **argv)
+static int status(struct ctl *ctl, const struct ctl_call *call)
 {
-	static const char details[] =
-		"Exit status: 0 all is running, 3 the module is not loaded, 4 pfprofd is not\n"
-		"running.\n";
-	int status = ctl_options(ctl_find_command("status"), details, argc, argv, NULL, NULL,
-				 NULL, NULL);
 	bool module, daemon;
 
-	if (status >= 0)
-		return status;
-	if (optind < argc)
-		return ctl_unexpected_argument(ctl_find_command("status"), argv[optind]);
+	(void)call;
 	module = show_module(ctl);
 	daemon = show_daemon(ctl);
 	if (!module)
-		return CTL_NO_MODULE;
-	return daemon ? CTL_OK : CTL_NO_DAEMON;
+		return PFPROF_EXIT_NO_MODULE;
+	return daemon ? PFPROF_EXIT_OK : PFPROF_EXIT_NO_DAEMON;
 }
+
+const struct ctl_command ctl_status_command = {
+	.name = "status", .operands = "",
+	.summary = "Show the module, the device, the daemon and the logs",
+	.details = "Exit status: 0 all is running, 3 the module is not loaded, 4 pfprofd is not\n"
+		   "running.\n",
+	.run = status,
+};

@@ -1,17 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pfprofctl: messages, hints, argument parsing. */
+/* pfprofctl: messages and hints. */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ctl.h"
-
-#define MAX_OPTIONS 8
 
 void ctl_error(int err, const char *fmt, ...)
 {
@@ -37,17 +33,29 @@ void ctl_hint(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+int ctl_usage_error(const struct ctl_command *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "pfprofctl %s: ", cmd->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'pfprofctl %s --help' for more information.\n", cmd->name);
+	return PFPROF_EXIT_USAGE;
+}
+
 int ctl_module_error(int err, const char *object)
 {
 	ctl_error(err, "%s", object);
-	if (err == -ENOENT || err == -ENXIO || err == -ENODEV) {
+	if (pfprof_module_missing(err)) {
 		ctl_hint("the mp3 module is not loaded; load it with: modprobe mp3");
-		return CTL_NO_MODULE;
+		return PFPROF_EXIT_NO_MODULE;
 	}
 	if (err == -EACCES || err == -EPERM)
 		ctl_hint("you need more privileges for %s (root, or the group that owns it)",
 			 object);
-	return CTL_FAILED;
+	return PFPROF_EXIT_FAILED;
 }
 
 bool ctl_parse_pid(const char *arg, pid_t *pid)
@@ -63,44 +71,4 @@ bool ctl_parse_pid(const char *arg, pid_t *pid)
 		return false;
 	*pid = (pid_t)v;
 	return true;
-}
-
-static void command_help(const struct ctl_command *cmd, const char *details)
-{
-	printf("Usage: pfprofctl %s %s\n%s.\n%s", cmd->name, cmd->args, cmd->summary,
-	       details ? details : "");
-}
-
-int ctl_options(const struct ctl_command *cmd, const char *details, int argc, char **argv,
-		const char *shortopts, const struct option *extra,
-		bool (*on_option)(int opt, const char *arg, void *ctx), void *ctx)
-{
-	struct option options[MAX_OPTIONS + 2] = { { "help", no_argument, NULL, 'h' } };
-	char optstring[32];
-	int n = 1, opt;
-
-	for (; extra && extra[n - 1].name && n <= MAX_OPTIONS; n++)
-		options[n] = extra[n - 1];
-	/* '+': options end at the first argument (run -- cmd takes its own). */
-	snprintf(optstring, sizeof(optstring), "+h%s", shortopts ? shortopts : "");
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, optstring, options, NULL)) != -1) {
-		if (opt == 'h') {
-			command_help(cmd, details);
-			return CTL_OK;
-		}
-		if (opt == '?' || !on_option || !on_option(opt, optarg, ctx)) {
-			fprintf(stderr, "Try 'pfprofctl %s --help' for more information.\n",
-				cmd->name);
-			return CTL_USAGE;
-		}
-	}
-	return -1;
-}
-
-int ctl_unexpected_argument(const struct ctl_command *cmd, const char *arg)
-{
-	fprintf(stderr, "pfprofctl %s: unexpected argument '%s'\n"
-		"Try 'pfprofctl %s --help' for more information.\n", cmd->name, arg, cmd->name);
-	return CTL_USAGE;
 }

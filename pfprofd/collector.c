@@ -83,26 +83,35 @@ static void rearm(const struct collector *c)
 		dlog(LOG_WARNING, "reading the device: %s", strerror(errno));
 }
 
+static bool log_missed(void *ctx, uint64_t first_seq, uint64_t count)
+{
+	struct collector *c = ctx;
+
+	if (!logwriter_add_missed(c->log, first_seq, count))
+		return false;
+	c->missed += count;
+	return true;
+}
+
+static bool log_sample(void *ctx, const struct mp3_ring_sample *s)
+{
+	struct collector *c = ctx;
+
+	if (!logwriter_add_sample(c->log, s, s->time_ns + c->wall_offset_ns))
+		return false;
+	c->logged++;
+	return true;
+}
+
 void collector_drain(struct collector *c)
 {
+	static const struct mp3ring_sink to_log = { log_missed, log_sample };
+
 	/* Samples carry CLOCK_MONOTONIC; the log wants the wall clock too. */
-	uint64_t wall_offset = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
-	struct mp3_ring_sample s;
-
+	c->wall_offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
 	rearm(c);
-	while (logwriter_queued(c->log) + 2 <= LOGWRITER_QUEUE_MAX) {
-		uint64_t first = c->next, missed = 0;
-		enum mp3ring_status got = mp3ring_read(&c->ring, &c->next, &s, &missed);
-
-		if (missed) {
-			logwriter_add_missed(c->log, first, missed);
-			c->missed += missed;
-		}
-		if (got == MP3RING_EMPTY)
-			break;
-		logwriter_add_sample(c->log, &s, s.time_ns + wall_offset);
-		c->logged++;
-	}
+	/* Stops where the log's queue is full; the rest waits in the ring. */
+	mp3ring_drain(&c->ring, &c->next, 0, &to_log, c);
 }
 
 void collector_close(struct collector *c)

@@ -17,6 +17,7 @@ struct collector {
 	uint64_t next;		/* seq of the next sample to log */
 	uint64_t logged;	/* samples queued for the log since start */
 	uint64_t missed;	/* samples lost since start */
+	uint64_t wall_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, for this drain */
 	struct logwriter *log;
 };
 
@@ -27,7 +28,7 @@ struct collector {
  */
 int collector_open(struct collector *c, const char *device, struct logwriter *log);
 
-/* Re-arms poll() and queues every new sample while the log has room. */
+/* Re-arms poll() and queues every new sample the log takes. */
 void collector_drain(struct collector *c);
 
 /* Hands the collector a new log writer (after a reload). */

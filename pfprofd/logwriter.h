@@ -1,24 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The sample logs: text files in one directory that gnuplot, awk and
- * spreadsheets read directly. The current file is "pfprof.log"; rotation
- * renames it to "pfprof.log.1" (older ones move up to .2 ... .keep, the
- * oldest is deleted) and starts a new one.
+ * Writes the sample logs (format and names: logformat.h) and rotates them.
  *
- * Every file starts with this header (all '#' lines are comments to gnuplot):
- *   # pfprof log format 1
- *   # created <unix seconds>
- *   # columns: seq wall_time_s monotonic_s jiffies minor_faults major_faults cpu_ms processes minor_total major_total cpu_total_ms
- *   # units: ...one line describing each column...
- * and "# load_id <16 hex digits> hz <HZ> period_ns <ns>" precedes the first
- * sample of every module load (again at the top of every new file).
- * A sample line: "%llu %.6f %.6f %llu %llu %llu %.3f %u %llu %llu %.3f\n".
- * Samples the reader could not get: "# missed <N> samples (seq <A>..<B>)".
- *
- * Lines are queued in memory and written whole: a line that cannot be written
- * completely (ENOSPC, EIO) is cut off again with ftruncate() and stays queued,
- * so no file ever holds a torn or duplicated line. Rotation happens between
- * lines, so none is lost or repeated across files.
+ * Lines are queued in memory (logqueue.h) and written whole: a line that
+ * cannot be written completely (ENOSPC, EIO) is cut off again with
+ * ftruncate() and stays queued, so no file ever holds a torn or duplicated
+ * line. Rotation (logrotate.h) happens between lines, so none is lost or
+ * repeated across files.
  */
 #ifndef PFPROF_LOGWRITER_H
 #define PFPROF_LOGWRITER_H
@@ -27,38 +15,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <linux/mp3.h>
-
-#define LOGWRITER_FILE "pfprof.log"
-#define LOGWRITER_QUEUE_MAX 65536	/* lines held while the disk refuses them */
-#define LOGWRITER_LINE_MAX 256		/* any sample or marker line, with its NUL */
-#define LOGWRITER_COLUMNS "# columns: seq wall_time_s monotonic_s jiffies minor_faults " \
-	"major_faults cpu_ms processes minor_total major_total cpu_total_ms"
-
-struct logwriter_config {
-	const char *dir;
-	uint64_t rotate_size;	/* bytes; 0: never */
-	uint64_t rotate_age_s;	/* seconds since the file was created; 0: never */
-	unsigned int keep;	/* rotated files kept */
-};
-
-/* Identifies the module load the samples come from. */
-struct log_stream {
-	uint64_t load_id;
-	uint32_t hz;
-	uint64_t period_ns;
-};
-
-/* Where the logs end: what a restarted daemon resumes after. */
-struct log_position {
-	uint64_t load_id;
-	uint64_t next_seq;	/* the seq after the last one logged */
-};
+#include "logformat.h"
+#include "logresume.h"
+#include "logrotate.h"
 
 struct logwriter;
 
-/* Creates a writer; nothing is opened yet. NULL with errno on failure. */
-struct logwriter *logwriter_new(const struct logwriter_config *config);
+/* Creates a writer for the logs in dir; nothing is opened yet. NULL with errno on failure. */
+struct logwriter *logwriter_new(const char *dir, const struct logrotate_policy *policy);
 void logwriter_free(struct logwriter *w);
 
 /*
@@ -69,11 +33,7 @@ void logwriter_free(struct logwriter *w);
  */
 int logwriter_open(struct logwriter *w, uint64_t now_s);
 
-/*
- * Reads the logs (current file, then pfprof.log.1, ...) for the last sample
- * line and the load_id it belongs to. Returns 0, or -ENOENT if no file holds
- * a sample, or another -errno.
- */
+/* Where the writer's logs end (logresume_last_position()). */
 int logwriter_last_position(const struct logwriter *w, struct log_position *pos);
 
 /* Samples after this call belong to stream (a load_id line is queued when it changes). */
@@ -85,19 +45,14 @@ bool logwriter_add_sample(struct logwriter *w, const struct mp3_ring_sample *s,
 bool logwriter_add_missed(struct logwriter *w, uint64_t first_seq, uint64_t count);
 
 /*
- * Writes the queued lines, rotating by size and age (now_s is the wall
- * clock). Returns 0 when the queue is empty, else -errno of what stopped it
- * (the lines stay queued).
+ * Opens the file if needed and writes the queued lines, rotating by size and
+ * age (now_s is the wall clock). Returns 0 when the queue is empty, else
+ * -errno of what stopped it (the lines stay queued).
  */
 int logwriter_flush(struct logwriter *w, uint64_t now_s);
 
-/* The text of a sample line and of a missed marker (for other printers too). */
-int logwriter_format_sample(char *buf, size_t size, const struct mp3_ring_sample *s,
-			    uint64_t wall_ns);
-int logwriter_format_missed(char *buf, size_t size, uint64_t first_seq, uint64_t count);
-
 size_t logwriter_queued(const struct logwriter *w);
-/* Wall-clock second at which the current file reaches rotate_age; 0: none. */
+/* Wall-clock second at which the current file reaches its rotation age; 0: none. */
 uint64_t logwriter_rotation_due(const struct logwriter *w);
 /* Path of the current file. */
 const char *logwriter_path(const struct logwriter *w);

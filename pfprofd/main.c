@@ -28,14 +28,12 @@
 #include "config.h"
 #include "daemon_log.h"
 #include "logwriter.h"
+#include "pfprof.h"
 #include "procstatus.h"
 #include "registrar.h"
 #include "state.h"
 
 #define PROG "pfprofd"
-#define VERSION "0.1"
-#define EXIT_USAGE 2
-#define EXIT_NO_MODULE 3
 #define RETRY_USEC 1000000ULL		/* retrying a log that cannot be written */
 #define STATUS_USEC 2000000ULL		/* refreshing STATUS= and the state file */
 
@@ -52,7 +50,6 @@ struct daemon {
 	sd_event_source *pid_watch;
 	int lock_fd;
 	int log_error;			/* last error reported, 0 once writing works */
-	bool log_open;			/* the current file is open (and has its header) */
 	bool ready;
 };
 
@@ -82,14 +79,13 @@ static int load_config(struct daemon *d)
 
 static struct logwriter *new_log(const struct pfprof_config *config)
 {
-	struct logwriter_config lc = {
-		.dir = config->log_dir,
-		.rotate_size = config->rotate_size,
-		.rotate_age_s = config->rotate_age_s,
+	struct logrotate_policy policy = {
+		.size = config->rotate_size,
+		.age_s = config->rotate_age_s,
 		.keep = config->keep,
 	};
 
-	return logwriter_new(&lc);
+	return logwriter_new(config->log_dir, &policy);
 }
 
 static void notify_status(struct daemon *d)
@@ -103,19 +99,21 @@ static void notify_status(struct daemon *d)
 		.queued = logwriter_queued(d->log),
 		.updated_s = wall_seconds(),
 	};
-	pid_t pids[1024];
-	int procs = procstatus_list(d->config.status_file, pids, 1024);
-	int err;
+	struct pidlist procs;
+	int err = procstatus_list(d->config.status_file, &procs);
 
+	if (err)
+		procs.count = 0;
 	snprintf(st.log_file, sizeof(st.log_file), "%s", logwriter_path(d->log));
 	if (d->log_error)
 		snprintf(st.log_error, sizeof(st.log_error), "%s", strerror(-d->log_error));
 	err = state_write(d->config.runtime_dir, &st);
 	if (err)
 		dlog(LOG_WARNING, "writing the state in %s: %s", d->config.runtime_dir, strerror(-err));
-	sd_notifyf(0, "STATUS=%d processes; %" PRIu64 " samples logged, %" PRIu64
-		   " missed; %s%s%s", procs < 0 ? 0 : procs, st.logged, st.missed,
+	sd_notifyf(0, "STATUS=%zu processes; %" PRIu64 " samples logged, %" PRIu64
+		   " missed; %s%s%s", procs.count, st.logged, st.missed,
 		   st.log_file, d->log_error ? ": " : "", st.log_error);
+	pidlist_free(&procs);
 }
 
 static void become_ready(struct daemon *d)
@@ -134,17 +132,11 @@ static void arm_retry(struct daemon *d)
 	sd_event_source_set_enabled(d->retry, SD_EVENT_ONESHOT);
 }
 
-/* Opens the log and writes what is queued; failures are reported once and retried. */
+/* Writes what is queued; failures are reported once and retried. */
 static void flush_log(struct daemon *d)
 {
-	int err = 0;
+	int err = logwriter_flush(d->log, wall_seconds());
 
-	if (!d->log_open) {
-		err = logwriter_open(d->log, wall_seconds());
-		d->log_open = !err;
-	}
-	if (!err)
-		err = logwriter_flush(d->log, wall_seconds());
 	if (err) {
 		if (err != d->log_error)
 			dlog(LOG_ERR, "writing %s: %s; %zu lines held, retrying every second",
@@ -284,7 +276,6 @@ static void apply_log_settings(struct daemon *d, const struct pfprof_config *old
 	}
 	logwriter_free(d->log);
 	d->log = log;
-	d->log_open = false;
 	collector_set_log(&d->collector, log);
 	flush_log(d);
 	return;
@@ -366,18 +357,18 @@ static int start_collecting(struct daemon *d)
 	d->log = new_log(&d->config);
 	if (!d->log) {
 		dlog(LOG_ERR, "log writer: %s", strerror(errno));
-		return EXIT_FAILURE;
+		return PFPROF_EXIT_FAILED;
 	}
 	err = collector_open(&d->collector, d->config.device, d->log);
-	if (err == -ENOENT || err == -ENXIO || err == -ENODEV) {
+	if (pfprof_module_missing(err)) {
 		dlog(LOG_ERR, "cannot open %s: %s; load the module first: modprobe mp3",
 		     d->config.device, strerror(-err));
-		return EXIT_NO_MODULE;
+		return PFPROF_EXIT_NO_MODULE;
 	}
 	if (err) {
 		dlog(LOG_ERR, "cannot use %s: %s%s", d->config.device, strerror(-err),
 		     err == -EPROTO ? " (module and pfprofd versions do not match)" : "");
-		return EXIT_FAILURE;
+		return PFPROF_EXIT_FAILED;
 	}
 	return -1;
 }
@@ -438,18 +429,18 @@ static int parse_args(int argc, char **argv, struct daemon *d, bool *foreground)
 			break;
 		case 'h':
 			usage(stdout);
-			exit(EXIT_SUCCESS);
+			exit(PFPROF_EXIT_OK);
 		case 'V':
-			printf(PROG " (pfprof) " VERSION "\n");
-			exit(EXIT_SUCCESS);
+			printf(PROG " (pfprof) %s\n", pfprof_version);
+			exit(PFPROF_EXIT_OK);
 		default:
 			fprintf(stderr, "Try '" PROG " --help' for more information.\n");
-			return EXIT_USAGE;
+			return PFPROF_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
-		return EXIT_USAGE;
+		return PFPROF_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -460,7 +451,7 @@ static int run(struct daemon *d)
 
 	if (err < 0 || (err = add_sources(d)) < 0) {
 		dlog(LOG_ERR, "event loop: %s", strerror(-err));
-		return EXIT_FAILURE;
+		return PFPROF_EXIT_FAILED;
 	}
 	registrar_sync(&d->config);
 	collector_drain(&d->collector);	/* what arrived before the loop runs */
@@ -473,9 +464,9 @@ static int run(struct daemon *d)
 	if (logwriter_queued(d->log)) {
 		dlog(LOG_ERR, "%zu lines could not be written to %s and are lost",
 		     logwriter_queued(d->log), logwriter_path(d->log));
-		return EXIT_FAILURE;
+		return PFPROF_EXIT_FAILED;
 	}
-	return err < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	return err < 0 ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -489,16 +480,16 @@ int main(int argc, char **argv)
 		return status;
 	dlog_to_journal(false);
 	if (load_config(&d))
-		return EXIT_FAILURE;
+		return PFPROF_EXIT_FAILED;
 	if (take_lock(&d))
-		return EXIT_FAILURE;
+		return PFPROF_EXIT_FAILED;
 	status = start_collecting(&d);
 	if (status >= 0)
 		return status;
 	/* Errors so far went to the terminal; from here on, to the journal. */
 	if (!foreground && (daemon(0, 0) || state_write_pid(d.lock_fd))) {
 		dlog(LOG_ERR, "detaching: %s", strerror(errno));
-		return EXIT_FAILURE;
+		return PFPROF_EXIT_FAILED;
 	}
 	dlog_to_journal(!foreground);
 	status = run(&d);

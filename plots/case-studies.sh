@@ -52,7 +52,7 @@ run_case() {
 	rm -rf "$dir"
 	mkdir -p "$dir/payload" "$dir/share" "$dir/log"
 	install -m 0644 "$top/module/mp3.ko" "$dir/payload/"
-	install -m 0755 "$top/tools/work" "$top/daemon/pfprofd" "$dir/payload/"
+	install -m 0755 "$top/tools/work" "$top/pfprofd/pfprofd" "$dir/payload/"
 	install -m 0755 "$top/plots/case-studies-guest.sh" "$dir/payload/run"
 	install -m 0644 "$top/tests/vm/guest-pfprofd.sh" "$dir/payload/"
 	echo "$guest_cases" > "$dir/payload/cases"
@@ -85,7 +85,7 @@ esac
 KVER=$(KVER=${KVER:-} "$top/tests/vm/prepare-host.sh")
 make -s -C "$top/module" KVER="$KVER"
 make -s -C "$top/tools" STATIC=1
-make -s -C "$top/daemon"
+make -s -C "$top/pfprofd"
 vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER")
 
 for c in $cases; do

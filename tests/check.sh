@@ -26,18 +26,19 @@ kernels=${PFPROF_KERNELS:-$PFPROF_ALL_KERNELS}
 
 "$top/tests/vm/prepare-host.sh" >/dev/null
 make -s -C "$top/tools" STATIC=1
-make -s -C "$top/daemon"
+make -s -C "$top/pfprofd"
+make -s -C "$top/pfprofctl"
 make -s -C "$top/tests/guest"
 
 total_passed=0
 total_failed=0
 status=0
 
-# The daemon's host unit tests, once: they do not depend on the kernel.
+# The host unit tests, once: they do not depend on the kernel.
 if [ "$kernels" != debug ]; then
 	host_log=$build/host-tests.log
 	mkdir -p "$build"
-	make -s -C "$top/daemon" test > "$host_log" || status=1
+	make -s -C "$top/tests/unit" test > "$host_log" || status=1
 	grep -v -E '^[0-9]+ passed, [0-9]+ failed$' "$host_log" || true
 	tally_of "$host_log" || echo "FAIL host unit tests did not report a result"
 	total_passed=$passed
@@ -97,7 +98,7 @@ guest_suite() {
 	mkdir -p "$guest/payload" "$guest/log"
 	install -m 0644 "$module" "$guest/payload/"
 	install -m 0755 "$top/tools/work" "$top/tools/monitor" \
-		"$top/daemon/pfprofd" "$top/daemon/pfprofctl" \
+		"$top/pfprofd/pfprofd" "$top/pfprofctl/pfprofctl" \
 		"$top/tests/guest/mp3-tests" "$top/tests/guest/run" "$guest/payload/"
 	printf '%s\n' "${tests[@]}" > "$guest/payload/tests.list"
 	"$top/tests/vm/mkinitramfs.sh" "$guest/test.cpio" "$guest/payload"

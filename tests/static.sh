@@ -4,7 +4,7 @@
 # Static analysis and sanitizers, on the host: checkpatch.pl --strict and the
 # Coccinelle scripts of Debian 13's linux-source-6.12 on the module (the W=1
 # and sparse build against each kernel is tests/check.sh's first check of
-# that kernel); cppcheck and gcc -fanalyzer on the user-space C, the daemon's
+# that kernel); cppcheck and gcc -fanalyzer on the user-space C, the host
 # unit tests built with ASan and UBSan, and shellcheck on the shell scripts.
 # One PASS/FAIL line per check (findings printed under it), then
 # "N passed, N failed".
@@ -70,31 +70,33 @@ run_coccinelle() {
 }
 
 user_sources() {
-	ls "$top"/daemon/*.c "$top"/lib/*.c "$top"/tools/*.c "$top"/bench/*.c
+	ls "$top"/{lib,pfprofd,pfprofctl,tools,bench}/*.c
 }
 
 run_cppcheck() {
 	# shellcheck disable=SC2046 # one file per word
 	cppcheck --quiet --error-exitcode=1 --enable=warning,style,performance,portability \
 		--std=c11 --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE \
-		-I "$top/include/uapi" -I "$top/lib" -I "$top/daemon" -I "$top/bench" \
+		-I "$top/include/uapi" -I "$top/lib" -I "$top/pfprofd" -I "$top/pfprofctl" -I "$top/bench" \
 		$(user_sources)
 }
 
 # A copy of the tree, so that these builds never mix with the normal objects.
 fresh_copy() {
+	local part
 	rm -rf "${build:?}/${1:?}"
-	mkdir -p "$build/$1"
-	cp -r "$top"/{daemon,lib,include,tools,bench,plots} "$build/$1/"
-	make -s -C "$build/$1/daemon" clean >/dev/null
-	make -s -C "$build/$1/tools" clean >/dev/null
-	make -s -C "$build/$1/bench" clean >/dev/null
+	mkdir -p "$build/$1/tests"
+	cp -r "$top"/{version.mk,dkms.conf,lib,pfprofd,pfprofctl,include,tools,bench,plots} "$build/$1/"
+	cp -r "$top"/tests/{unit,harness} "$build/$1/tests/"
+	for part in lib pfprofd pfprofctl tools bench tests/unit; do
+		make -s -C "$build/$1/$part" clean >/dev/null
+	done
 }
 
 run_analyzer() {
 	local part
 	fresh_copy analyzer
-	for part in daemon tools bench; do
+	for part in lib pfprofd pfprofctl tools bench; do
 		make -s -C "$build/analyzer/$part" CFLAGS="-O2 -g -fanalyzer" 2>&1
 	done
 }
@@ -104,7 +106,7 @@ run_sanitizers() {
 	local flags="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 	local out status
 	fresh_copy sanitizers
-	out=$(make -s -C "$build/sanitizers/daemon" CFLAGS="$flags" \
+	out=$(make -s -C "$build/sanitizers/tests/unit" CFLAGS="$flags" \
 		LDFLAGS="-fsanitize=address,undefined" test 2>&1)
 	status=$?
 	grep -v -E '^PASS |^[0-9]+ passed, 0 failed$' <<<"$out"
@@ -140,7 +142,7 @@ check checkpatch_strict run_checkpatch
 check coccinelle run_coccinelle
 check cppcheck run_cppcheck
 check gcc_analyzer run_analyzer
-check daemon_unit_tests_asan_ubsan run_sanitizers
+check unit_tests_asan_ubsan run_sanitizers
 check shellcheck run_shellcheck
 stage_time "static analysis"
 echo "$passed passed, $failed failed"

@@ -16,8 +16,9 @@
 
 #include <linux/mp3.h>
 
+#include "pfprof.h"
+
 #define PROG "monitor"
-#define VERSION "0.1"
 
 #define EXIT_USAGE 2
 
@@ -76,7 +77,7 @@ static const char *parse_arguments(int argc, char *argv[])
 			print_usage(stdout);
 			exit(finish_stdout());
 		case 'V':
-			printf(PROG " (pfprof) " VERSION "\n");
+			printf(PROG " (pfprof) %s\n", pfprof_version);
 			exit(finish_stdout());
 		default:
 			/* getopt_long has already said what was wrong. */

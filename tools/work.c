@@ -20,8 +20,9 @@
 
 #include <linux/mp3.h>
 
+#include "pfprof.h"
+
 #define PROG "work"
-#define VERSION "0.1"
 
 #define EXIT_USAGE 2
 
@@ -192,7 +193,7 @@ static void parse_options(int argc, char *argv[], struct options *opts)
 			print_usage(stdout);
 			exit(finish_stdout());
 		case 'V':
-			printf(PROG " (pfprof) " VERSION "\n");
+			printf(PROG " (pfprof) %s\n", pfprof_version);
 			exit(finish_stdout());
 		default:
 			/* getopt_long has already said what was wrong. */

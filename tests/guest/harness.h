@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The guest test suite: each test runs in its own process against a freshly
- * loaded mp3.ko and either returns (pass) or calls fail() with a reason.
+ * The guest test suite: each test runs on the shared runner
+ * (tests/harness/runner.h) against a freshly loaded mp3.ko, loaded with the
+ * test's params as module parameters.
  */
 #ifndef PFPROF_GUEST_HARNESS_H
 #define PFPROF_GUEST_HARNESS_H
@@ -12,22 +13,11 @@
 #include <sys/types.h>
 
 #include "mp3ring.h"
+#include "runner.h"
 
-struct test {
-	const char *name;
-	const char *params;	/* module parameters for the fresh load */
-	unsigned int timeout_s;
-	void (*run)(void);
-};
-
+/* The suite, in running order (tests.c). */
 extern const struct test tests[];
 extern const size_t nr_tests;
-
-/* Ends the current test as failed with a reason (printf format). */
-__attribute__((noreturn, format(printf, 1, 2)))
-void fail(const char *fmt, ...);
-
-#define expect(cond, ...) do { if (!(cond)) fail(__VA_ARGS__); } while (0)
 
 /* Fails the test with "what: strerror" unless err is 0 (err is -errno). */
 void expect_ok(int err, const char *what);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "logformat.h"
 #include "tests.h"
 
 #define DIR "/tmp/pfprof"
@@ -183,10 +184,7 @@ static void read_logs(struct log_summary *sum)
 	sum->lines = calloc(MAX_LINES, sizeof(*sum->lines));
 	expect(sum->lines != NULL, "out of memory");
 	for (int i = MAX_FILES; i >= 0; i--) {
-		if (i)
-			snprintf(path, sizeof(path), LOG_DIR "/pfprof.log.%d", i);
-		else
-			snprintf(path, sizeof(path), LOG_DIR "/pfprof.log");
+		expect(!logformat_path(path, sizeof(path), LOG_DIR, i), "log file %d: name too long", i);
 		if (!access(path, F_OK))
 			read_one_log(path, sum);
 	}
@@ -281,7 +279,7 @@ void test_daemon_logs_samples(void)
 	       "first sample logged is %llu (%u processes)", sum.lines[0].seq, sum.lines[0].procs);
 	expect(sum.lines[sum.count - 1].minor_total >= 1000,
 	       "the worker's 1000 faults are not in the log");
-	expect(file_contains(LOG_DIR "/pfprof.log", "# columns: seq wall_time_s monotonic_s jiffies"),
+	expect(file_contains(LOG_DIR "/" LOGFORMAT_FILE, "# columns: seq wall_time_s monotonic_s jiffies"),
 	       "the log has no column header");
 }
 
@@ -383,7 +381,7 @@ void test_daemon_restart_resumes(void)
 	waitpid(daemon, NULL, 0);
 	killed_at = (int)last_seq_logged();
 	/* What a kill in the middle of a write would have left. */
-	write_text(LOG_DIR "/pfprof.log", "123456 17", "a");
+	write_text(LOG_DIR "/" LOGFORMAT_FILE, "123456 17", "a");
 	sleep_ms(500);
 	daemon = start_ready_daemon();
 	log_for(1000);
@@ -522,7 +520,7 @@ void test_ctl_commands(void)
 	       "pfprofctl list: exit %d, no 'profiled, kept' line", rc);
 	rc = ctl(DIR "/status.out", "status", NULL, NULL);
 	expect(rc == 0 && file_contains(DIR "/status.out", "daemon:    running") &&
-	       file_contains(DIR "/status.out", LOG_DIR "/pfprof.log"),
+	       file_contains(DIR "/status.out", LOG_DIR "/" LOGFORMAT_FILE),
 	       "pfprofctl status: exit %d or missing lines", rc);
 	rc = ctl(DIR "/follow.out", "follow", "--count", "5");
 	expect(rc == 0, "pfprofctl follow --count 5 exited with %d", rc);

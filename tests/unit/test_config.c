@@ -20,12 +20,12 @@ static void load_text(const char *text, struct pfprof_config *config, struct uni
 	unit_write_file(CONF, text);
 	memset(reports, 0, sizeof(*reports));
 	err = config_load(config, CONF, unit_record_report, reports);
-	UNIT_CHECK(err == 0, "config_load returned %d for:\n%s", err, text);
+	expect(err == 0, "config_load returned %d for:\n%s", err, text);
 }
 
 static void check_no_reports(const struct unit_reports *reports)
 {
-	UNIT_CHECK(reports->count == 0, "unexpected report, line %u: %s", reports->r[0].line,
+	expect(reports->count == 0, "unexpected report, line %u: %s", reports->r[0].line,
 		   reports->r[0].message);
 }
 
@@ -34,33 +34,33 @@ static void check_report(const struct unit_reports *reports, size_t i, unsigned 
 {
 	const struct unit_report *r = &reports->r[i];
 
-	UNIT_CHECK(i < reports->count, "report %zu missing (want line %u: %s)", i, line, message);
-	UNIT_CHECK(!strcmp(r->file, CONF), "report %zu names file '%s'", i, r->file);
-	UNIT_CHECK(r->line == line, "report %zu on line %u, want %u (%s)", i, r->line, line,
+	expect(i < reports->count, "report %zu missing (want line %u: %s)", i, line, message);
+	expect(!strcmp(r->file, CONF), "report %zu names file '%s'", i, r->file);
+	expect(r->line == line, "report %zu on line %u, want %u (%s)", i, r->line, line,
 		   r->message);
-	UNIT_CHECK(!strcmp(r->message, message), "report %zu is '%s', want '%s'", i, r->message,
+	expect(!strcmp(r->message, message), "report %zu is '%s', want '%s'", i, r->message,
 		   message);
 }
 
 static void check_same_config(const struct pfprof_config *got, const struct pfprof_config *want)
 {
-	UNIT_CHECK(!strcmp(got->log_dir, want->log_dir), "log_dir '%s', want '%s'", got->log_dir,
+	expect(!strcmp(got->log_dir, want->log_dir), "log_dir '%s', want '%s'", got->log_dir,
 		   want->log_dir);
-	UNIT_CHECK(got->rotate_size == want->rotate_size, "rotate_size %" PRIu64 ", want %" PRIu64,
+	expect(got->rotate_size == want->rotate_size, "rotate_size %" PRIu64 ", want %" PRIu64,
 		   got->rotate_size, want->rotate_size);
-	UNIT_CHECK(got->rotate_age_s == want->rotate_age_s, "rotate_age %" PRIu64 ", want %" PRIu64,
+	expect(got->rotate_age_s == want->rotate_age_s, "rotate_age %" PRIu64 ", want %" PRIu64,
 		   got->rotate_age_s, want->rotate_age_s);
-	UNIT_CHECK(got->keep == want->keep, "keep %u, want %u", got->keep, want->keep);
-	UNIT_CHECK(got->write_interval_s == want->write_interval_s,
+	expect(got->keep == want->keep, "keep %u, want %u", got->keep, want->keep);
+	expect(got->write_interval_s == want->write_interval_s,
 		   "write_interval %" PRIu64 ", want %" PRIu64, got->write_interval_s,
 		   want->write_interval_s);
-	UNIT_CHECK(!strcmp(got->pid_file, want->pid_file), "pid_file '%s', want '%s'",
+	expect(!strcmp(got->pid_file, want->pid_file), "pid_file '%s', want '%s'",
 		   got->pid_file, want->pid_file);
-	UNIT_CHECK(!strcmp(got->device, want->device), "device '%s', want '%s'", got->device,
+	expect(!strcmp(got->device, want->device), "device '%s', want '%s'", got->device,
 		   want->device);
-	UNIT_CHECK(!strcmp(got->status_file, want->status_file), "status_file '%s', want '%s'",
+	expect(!strcmp(got->status_file, want->status_file), "status_file '%s', want '%s'",
 		   got->status_file, want->status_file);
-	UNIT_CHECK(!strcmp(got->runtime_dir, want->runtime_dir), "runtime_dir '%s', want '%s'",
+	expect(!strcmp(got->runtime_dir, want->runtime_dir), "runtime_dir '%s', want '%s'",
 		   got->runtime_dir, want->runtime_dir);
 }
 
@@ -108,7 +108,7 @@ static void test_missing_file(void)
 
 	scribble(&got);
 	err = config_load(&got, "no-such.conf", unit_record_report, &reports);
-	UNIT_CHECK(err == -ENOENT, "config_load returned %d, want %d", err, -ENOENT);
+	expect(err == -ENOENT, "config_load returned %d, want %d", err, -ENOENT);
 	expected_defaults(&want);
 	check_same_config(&got, &want);
 	check_no_reports(&reports);
@@ -120,10 +120,10 @@ static void test_unreadable_file(void)
 	int err;
 
 	/* A directory opens but cannot be read: the read error must come back. */
-	UNIT_CHECK(mkdir("dir.conf", 0755) == 0, "mkdir failed");
+	expect(mkdir("dir.conf", 0755) == 0, "mkdir failed");
 	scribble(&got);
 	err = config_load(&got, "dir.conf", unit_record_report, NULL);
-	UNIT_CHECK(err == -EISDIR, "config_load returned %d, want %d", err, -EISDIR);
+	expect(err == -EISDIR, "config_load returned %d, want %d", err, -EISDIR);
 	expected_defaults(&want);
 	check_same_config(&got, &want);
 }
@@ -331,7 +331,7 @@ static void test_bad_values(void)
 
 		snprintf(text, sizeof(text), "# test\n\n%s\n", c->line);
 		load_text(text, &got, &reports);
-		UNIT_CHECK(reports.count == 1, "%zu reports for '%s'", reports.count, c->line);
+		expect(reports.count == 1, "%zu reports for '%s'", reports.count, c->line);
 		check_report(&reports, 0, 3, c->message);
 		expected_defaults(&want);
 		check_same_config(&got, &want);
@@ -358,7 +358,7 @@ static char *line_of_length(size_t len)
 	const char *key = "log_dir=";
 	char *text = malloc(len + 2);
 
-	UNIT_CHECK(text != NULL, "out of memory");
+	expect(text != NULL, "out of memory");
 	strcpy(text, key);
 	memset(text + strlen(key), 'a', len - strlen(key));
 	text[strlen(key)] = '/';
@@ -374,9 +374,9 @@ static void test_line_length_limit(void)
 	char *longest = line_of_length(4096), *too_long = line_of_length(4097);
 	char *text;
 
-	UNIT_CHECK(asprintf(&text, "%skeep = 3\n%s", too_long, longest) > 0, "asprintf");
+	expect(asprintf(&text, "%skeep = 3\n%s", too_long, longest) > 0, "asprintf");
 	load_text(text, &got, &reports);
-	UNIT_CHECK(reports.count == 1, "%zu reports", reports.count);
+	expect(reports.count == 1, "%zu reports", reports.count);
 	check_report(&reports, 0, 1, "line longer than 4096 bytes");
 	expected_defaults(&want);
 	want.keep = 3;
@@ -394,9 +394,9 @@ static void test_nul_byte(void)
 	struct unit_reports reports = { 0 };
 	FILE *f = fopen(CONF, "w");
 
-	UNIT_CHECK(f && fwrite("keep = 3\0junk\nkeep = 4\n", 1, 23, f) == 23 && !fclose(f),
+	expect(f && fwrite("keep = 3\0junk\nkeep = 4\n", 1, 23, f) == 23 && !fclose(f),
 		   "writing " CONF);
-	UNIT_CHECK(config_load(&got, CONF, unit_record_report, &reports) == 0, "config_load failed");
+	expect(config_load(&got, CONF, unit_record_report, &reports) == 0, "config_load failed");
 	check_report(&reports, 0, 1, "NUL byte in line");
 	expected_defaults(&want);
 	want.keep = 4;
@@ -417,7 +417,7 @@ static void test_problems_keep_their_line_numbers(void)
 		  "rotate_age = 2x\n"
 		  "log_dir = /ok\n",
 		  &got, &reports);
-	UNIT_CHECK(reports.count == 3, "%zu reports, want 3", reports.count);
+	expect(reports.count == 3, "%zu reports, want 3", reports.count);
 	check_report(&reports, 0, 2, "unknown key 'bogus'");
 	check_report(&reports, 1, 5, "expected key = value");
 	check_report(&reports, 2, 7, "bad value '2x' for rotate_age: " AGE_EXPECTED);
@@ -432,24 +432,24 @@ static void test_null_report(void)
 	struct pfprof_config got, want;
 
 	unit_write_file(CONF, "nonsense\nkeep = 2\n");
-	UNIT_CHECK(config_load(&got, CONF, NULL, NULL) == 0, "config_load failed");
+	expect(config_load(&got, CONF, NULL, NULL) == 0, "config_load failed");
 	expected_defaults(&want);
 	want.keep = 2;
 	check_same_config(&got, &want);
 }
 
 UNIT_TESTS(
-	{ "defaults", test_defaults },
-	{ "missing_file", test_missing_file },
-	{ "unreadable_file", test_unreadable_file },
-	{ "empty_file", test_empty_file },
-	{ "comments_and_blank_lines", test_comments_and_blank_lines },
-	{ "good_values", test_good_values },
-	{ "bad_line_keeps_earlier_value", test_bad_line_keeps_earlier_value },
-	{ "bad_values", test_bad_values },
-	{ "long_value_is_cut_in_report", test_long_value_is_cut_in_report },
-	{ "line_length_limit", test_line_length_limit },
-	{ "nul_byte", test_nul_byte },
-	{ "problems_keep_their_line_numbers", test_problems_keep_their_line_numbers },
-	{ "null_report", test_null_report }
+	UNIT_TEST(defaults),
+	UNIT_TEST(missing_file),
+	UNIT_TEST(unreadable_file),
+	UNIT_TEST(empty_file),
+	UNIT_TEST(comments_and_blank_lines),
+	UNIT_TEST(good_values),
+	UNIT_TEST(bad_line_keeps_earlier_value),
+	UNIT_TEST(bad_values),
+	UNIT_TEST(long_value_is_cut_in_report),
+	UNIT_TEST(line_length_limit),
+	UNIT_TEST(nul_byte),
+	UNIT_TEST(problems_keep_their_line_numbers),
+	UNIT_TEST(null_report)
 );

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "logqueue.h"
 #include "logwriter.h"
 
 #define DIR_NAME "logs"
@@ -54,16 +55,16 @@ static uint64_t wall_of(uint64_t seq)
 static struct logwriter *new_writer(const char *dir, uint64_t size, uint64_t age,
 				    unsigned int keep)
 {
-	struct logwriter_config c = { dir, size, age, keep };
-	struct logwriter *w = logwriter_new(&c);
+	struct logrotate_policy policy = { size, age, keep };
+	struct logwriter *w = logwriter_new(dir, &policy);
 
-	UNIT_CHECK(w, "logwriter_new: %s", strerror(errno));
+	expect(w, "logwriter_new: %s", strerror(errno));
 	return w;
 }
 
 static void make_dir(const char *dir)
 {
-	UNIT_CHECK(!mkdir(dir, 0755), "mkdir %s: %s", dir, strerror(errno));
+	expect(!mkdir(dir, 0755), "mkdir %s: %s", dir, strerror(errno));
 }
 
 static void add_samples(struct logwriter *w, uint64_t from, uint64_t to)
@@ -71,7 +72,7 @@ static void add_samples(struct logwriter *w, uint64_t from, uint64_t to)
 	for (uint64_t seq = from; seq < to; seq++) {
 		struct mp3_ring_sample s = sample_of(seq);
 
-		UNIT_CHECK(logwriter_add_sample(w, &s, wall_of(seq)),
+		expect(logwriter_add_sample(w, &s, wall_of(seq)),
 			   "add_sample %" PRIu64 " failed", seq);
 	}
 }
@@ -80,8 +81,8 @@ static void flush_ok(struct logwriter *w, uint64_t now)
 {
 	int err = logwriter_flush(w, now);
 
-	UNIT_CHECK(!err, "flush: %s", strerror(-err));
-	UNIT_CHECK(!logwriter_queued(w), "%zu lines still queued", logwriter_queued(w));
+	expect(!err, "flush: %s", strerror(-err));
+	expect(!logwriter_queued(w), "%zu lines still queued", logwriter_queued(w));
 }
 
 static bool exists(const char *path)
@@ -92,11 +93,9 @@ static bool exists(const char *path)
 static char *rotated(const char *dir, unsigned int n)
 {
 	static char path[256];
+	int err = logformat_path(path, sizeof(path), dir, n);
 
-	if (n)
-		snprintf(path, sizeof(path), "%s/%s.%u", dir, LOGWRITER_FILE, n);
-	else
-		snprintf(path, sizeof(path), "%s/%s", dir, LOGWRITER_FILE);
+	expect(!err, "logformat_path: %s", strerror(-err));
 	return path;
 }
 
@@ -113,12 +112,12 @@ static struct lines read_lines(const char *path)
 	size_t len = strlen(l.text);
 	char *p = l.text;
 
-	UNIT_CHECK(!len || l.text[len - 1] == '\n', "%s does not end with a newline", path);
+	expect(!len || l.text[len - 1] == '\n', "%s does not end with a newline", path);
 	while (*p) {
 		char *nl = strchr(p, '\n');
 
 		l.line = realloc(l.line, (l.n + 1) * sizeof(*l.line));
-		UNIT_CHECK(l.line, "out of memory");
+		expect(l.line, "out of memory");
 		l.line[l.n++] = p;
 		*nl = '\0';
 		p = nl + 1;
@@ -153,15 +152,15 @@ static uint64_t check_header(const struct lines *l, const char *path)
 	unsigned long long created;
 	int end = 0;
 
-	UNIT_CHECK(l->n >= 4, "%s: %zu lines, no header", path, l->n);
-	UNIT_CHECK(!strcmp(l->line[0], "# pfprof log format 1"), "%s line 1: %s", path,
+	expect(l->n >= 4, "%s: %zu lines, no header", path, l->n);
+	expect(!strcmp(l->line[0], "# pfprof log format 1"), "%s line 1: %s", path,
 		   l->line[0]);
-	UNIT_CHECK(sscanf(l->line[1], "# created %llu%n", &created, &end) == 1 &&
+	expect(sscanf(l->line[1], "# created %llu%n", &created, &end) == 1 &&
 		   !l->line[1][end], "%s line 2: %s", path, l->line[1]);
-	UNIT_CHECK(!strcmp(l->line[2], COLUMNS_LINE), "%s line 3: %s", path, l->line[2]);
-	UNIT_CHECK(!strncmp(l->line[3], "# units: ", 9), "%s line 4: %s", path, l->line[3]);
+	expect(!strcmp(l->line[2], COLUMNS_LINE), "%s line 3: %s", path, l->line[2]);
+	expect(!strncmp(l->line[3], "# units: ", 9), "%s line 4: %s", path, l->line[3]);
 	for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
-		UNIT_CHECK(strstr(l->line[3], columns[i]), "the units line misses %s: %s",
+		expect(strstr(l->line[3], columns[i]), "the units line misses %s: %s",
 			   columns[i], l->line[3]);
 	return created;
 }
@@ -180,12 +179,12 @@ static uint64_t check_sample_line(const char *line)
 	unsigned int procs;
 	int end = 0;
 
-	UNIT_CHECK(sscanf(line, "%llu %lf %lf %llu %llu %llu %lf %u %llu %llu %lf%n", &seq, &wall,
+	expect(sscanf(line, "%llu %lf %lf %llu %llu %llu %lf %u %llu %llu %lf%n", &seq, &wall,
 			  &mono, &jiffies, &minor, &major, &cpu, &procs, &minor_total,
 			  &major_total, &cpu_total, &end) == 11 && !line[end],
 		   "not a sample line: '%s'", line);
 	s = sample_of(seq);
-	UNIT_CHECK(near(wall, wall_of(seq) / 1e9, 1e-6) && near(mono, s.time_ns / 1e9, 1e-6) &&
+	expect(near(wall, wall_of(seq) / 1e9, 1e-6) && near(mono, s.time_ns / 1e9, 1e-6) &&
 		   jiffies == s.jiffies && minor == s.minor_faults && major == s.major_faults &&
 		   near(cpu, s.cpu_ns / 1e6, 0.6e-3) && procs == s.nr_procs &&
 		   minor_total == s.minor_total && major_total == s.major_total &&
@@ -213,12 +212,12 @@ static void collect(const char *dir, unsigned int keep, struct seqs *out)
 			continue;
 		l = read_lines(path);
 		check_header(&l, path);
-		UNIT_CHECK(l.n >= 5 && !strncmp(l.line[4], "# load_id ", 10),
+		expect(l.n >= 5 && !strncmp(l.line[4], "# load_id ", 10),
 			   "%s: no load_id line after the header", path);
 		for (size_t i = 5; i < l.n; i++) {
 			if (!is_sample(l.line[i]))
 				continue;
-			UNIT_CHECK(out->n < MAX_SEQS, "too many samples");
+			expect(out->n < MAX_SEQS, "too many samples");
 			out->seq[out->n++] = check_sample_line(l.line[i]);
 		}
 		out->files++;
@@ -229,10 +228,10 @@ static void collect(const char *dir, unsigned int keep, struct seqs *out)
 /* Fails unless s holds exactly first..last in order. */
 static void check_seqs(const struct seqs *s, uint64_t first, uint64_t last)
 {
-	UNIT_CHECK(s->n == last - first + 1, "%zu samples, want %" PRIu64 "..%" PRIu64, s->n,
+	expect(s->n == last - first + 1, "%zu samples, want %" PRIu64 "..%" PRIu64, s->n,
 		   first, last);
 	for (size_t i = 0; i < s->n; i++)
-		UNIT_CHECK(s->seq[i] == first + i, "sample %zu is seq %" PRIu64 ", want %" PRIu64,
+		expect(s->seq[i] == first + i, "sample %zu is seq %" PRIu64 ", want %" PRIu64,
 			   i, s->seq[i], first + i);
 }
 
@@ -242,9 +241,9 @@ static unsigned int count_log_files(const char *dir)
 	unsigned int n = 0;
 	struct dirent *e;
 
-	UNIT_CHECK(d, "opendir %s: %s", dir, strerror(errno));
+	expect(d, "opendir %s: %s", dir, strerror(errno));
 	while ((e = readdir(d)))
-		n += !strncmp(e->d_name, LOGWRITER_FILE, strlen(LOGWRITER_FILE));
+		n += !strncmp(e->d_name, LOGFORMAT_FILE, strlen(LOGFORMAT_FILE));
 	closedir(d);
 	return n;
 }
@@ -253,8 +252,8 @@ static void write_file(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 
-	UNIT_CHECK(fd >= 0, "open %s: %s", path, strerror(errno));
-	UNIT_CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text), "writing %s: %s", path,
+	expect(fd >= 0, "open %s: %s", path, strerror(errno));
+	expect(write(fd, text, strlen(text)) == (ssize_t)strlen(text), "writing %s: %s", path,
 		   strerror(errno));
 	close(fd);
 }
@@ -268,7 +267,7 @@ static void become_root_in_user_namespace(void)
 	char map[64];
 
 	snprintf(map, sizeof(map), "0 %u 1", (unsigned int)getuid());
-	UNIT_CHECK(!unshare(CLONE_NEWUSER), "unshare(CLONE_NEWUSER): %s (the mount tests need "
+	expect(!unshare(CLONE_NEWUSER), "unshare(CLONE_NEWUSER): %s (the mount tests need "
 		   "root or unprivileged user namespaces)", strerror(errno));
 	write_file("/proc/self/uid_map", map);
 	write_file("/proc/self/setgroups", "deny");
@@ -281,27 +280,27 @@ static void private_mounts(void)
 {
 	if (geteuid())
 		become_root_in_user_namespace();
-	UNIT_CHECK(!unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS): %s", strerror(errno));
-	UNIT_CHECK(!mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL),
+	expect(!unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS): %s", strerror(errno));
+	expect(!mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL),
 		   "making / private: %s", strerror(errno));
 }
 
 static void mount_tmpfs(const char *dir, const char *options)
 {
 	make_dir(dir);
-	UNIT_CHECK(!mount("tmpfs", dir, "tmpfs", 0, options),
+	expect(!mount("tmpfs", dir, "tmpfs", 0, options),
 		   "mount -t tmpfs -o %s tmpfs %s: %s", options, dir, strerror(errno));
 }
 
 static void remount(const char *dir, unsigned long flags)
 {
-	UNIT_CHECK(!mount(NULL, dir, NULL, MS_REMOUNT | flags, NULL), "remounting %s: %s", dir,
+	expect(!mount(NULL, dir, NULL, MS_REMOUNT | flags, NULL), "remounting %s: %s", dir,
 		   strerror(errno));
 }
 
 static void unmount(const char *dir)
 {
-	UNIT_CHECK(!umount(dir), "umount %s: %s", dir, strerror(errno));
+	expect(!umount(dir), "umount %s: %s", dir, strerror(errno));
 }
 
 /* ---- tests ---- */
@@ -321,6 +320,19 @@ static const struct {
 	  "18446744073709551614 0.000001 0.000000 1 1 1 1.000 4294967295 1 1 1000000.000" },
 };
 
+/* The names pfprofctl plot and people read; the writer and the rotation use them. */
+static void test_file_names(void)
+{
+	char path[32];
+
+	expect(!logformat_path(path, sizeof(path), "/var/log/pfprof", 0) &&
+	       !strcmp(path, "/var/log/pfprof/pfprof.log"), "current file '%s'", path);
+	expect(!logformat_path(path, sizeof(path), "/var/log/pfprof", 12) &&
+	       !strcmp(path, "/var/log/pfprof/pfprof.log.12"), "rotated file '%s'", path);
+	expect(logformat_path(path, sizeof(path), "/var/log/pfprof/longer", 1) == -ENAMETOOLONG,
+	       "a name that does not fit");
+}
+
 static void test_format(void)
 {
 	size_t ncases = sizeof(format_cases) / sizeof(format_cases[0]);
@@ -330,30 +342,30 @@ static void test_format(void)
 
 	make_dir(DIR_NAME);
 	w = new_writer(DIR_NAME, 0, 0, 3);
-	UNIT_CHECK(!strcmp(logwriter_path(w), PATH(LOGWRITER_FILE)), "path %s",
+	expect(!strcmp(logwriter_path(w), PATH(LOGFORMAT_FILE)), "path %s",
 		   logwriter_path(w));
 	logwriter_set_stream(w, &stream_a);
-	UNIT_CHECK(!logwriter_open(w, 1234), "open failed");
+	expect(!logwriter_open(w, 1234), "open failed");
 	for (size_t i = 0; i < ncases; i++)
-		UNIT_CHECK(logwriter_add_sample(w, &format_cases[i].s, format_cases[i].wall_ns),
+		expect(logwriter_add_sample(w, &format_cases[i].s, format_cases[i].wall_ns),
 			   "add failed");
 	add_samples(w, 10, 20);
-	UNIT_CHECK(logwriter_queued(w) == ncases + 11, "%zu queued", logwriter_queued(w));
+	expect(logwriter_queued(w) == ncases + 11, "%zu queued", logwriter_queued(w));
 	flush_ok(w, 1234);
 	logwriter_free(w);
 
-	l = read_lines(PATH(LOGWRITER_FILE));
-	UNIT_CHECK(check_header(&l, "log") == 1234, "created is not 1234: %s", l.line[1]);
-	UNIT_CHECK(l.n == 5 + ncases + 10, "%zu lines", l.n);
+	l = read_lines(PATH(LOGFORMAT_FILE));
+	expect(check_header(&l, "log") == 1234, "created is not 1234: %s", l.line[1]);
+	expect(l.n == 5 + ncases + 10, "%zu lines", l.n);
 	format_stream(want, sizeof(want), &stream_a);
-	UNIT_CHECK(!strcmp(l.line[4], want), "line 5: '%s', want '%s'", l.line[4], want);
-	UNIT_CHECK(!strcmp(want, "# load_id 0123456789abcdef hz 250 period_ns 50000000"),
+	expect(!strcmp(l.line[4], want), "line 5: '%s', want '%s'", l.line[4], want);
+	expect(!strcmp(want, "# load_id 0123456789abcdef hz 250 period_ns 50000000"),
 		   "load_id line '%s'", want);
 	for (size_t i = 0; i < ncases; i++)
-		UNIT_CHECK(!strcmp(l.line[5 + i], format_cases[i].line),
+		expect(!strcmp(l.line[5 + i], format_cases[i].line),
 			   "case %zu: '%s', want '%s'", i, l.line[5 + i], format_cases[i].line);
 	for (uint64_t seq = 10; seq < 20; seq++)
-		UNIT_CHECK(check_sample_line(l.line[5 + ncases + seq - 10]) == seq, "seq order");
+		expect(check_sample_line(l.line[5 + ncases + seq - 10]) == seq, "seq order");
 	free_lines(&l);
 }
 
@@ -366,18 +378,18 @@ static void test_missed(void)
 	w = new_writer(DIR_NAME, 0, 0, 0);
 	logwriter_set_stream(w, &stream_a);
 	add_samples(w, 0, 1);
-	UNIT_CHECK(logwriter_add_missed(w, 1, 5), "add_missed failed");
-	UNIT_CHECK(logwriter_add_missed(w, 9, 0), "add_missed of nothing failed");
+	expect(logwriter_add_missed(w, 1, 5), "add_missed failed");
+	expect(logwriter_add_missed(w, 9, 0), "add_missed of nothing failed");
 	add_samples(w, 6, 7);
-	UNIT_CHECK(logwriter_add_missed(w, 7, 1), "add_missed failed");
+	expect(logwriter_add_missed(w, 7, 1), "add_missed failed");
 	flush_ok(w, 1);
 	logwriter_free(w);
 
-	l = read_lines(PATH(LOGWRITER_FILE));
-	UNIT_CHECK(l.n == 9, "%zu lines", l.n);
-	UNIT_CHECK(!strcmp(l.line[6], "# missed 5 samples (seq 1..5)"), "line 7: %s", l.line[6]);
-	UNIT_CHECK(check_sample_line(l.line[7]) == 6, "line 8: %s", l.line[7]);
-	UNIT_CHECK(!strcmp(l.line[8], "# missed 1 samples (seq 7..7)"), "line 9: %s", l.line[8]);
+	l = read_lines(PATH(LOGFORMAT_FILE));
+	expect(l.n == 9, "%zu lines", l.n);
+	expect(!strcmp(l.line[6], "# missed 5 samples (seq 1..5)"), "line 7: %s", l.line[6]);
+	expect(check_sample_line(l.line[7]) == 6, "line 8: %s", l.line[7]);
+	expect(!strcmp(l.line[8], "# missed 1 samples (seq 7..7)"), "line 9: %s", l.line[8]);
 	free_lines(&l);
 }
 
@@ -391,7 +403,7 @@ static void test_stream_change(void)
 
 	make_dir(DIR_NAME);
 	w = new_writer(DIR_NAME, 0, 0, 0);
-	UNIT_CHECK(!logwriter_open(w, 5), "open failed");
+	expect(!logwriter_open(w, 5), "open failed");
 	logwriter_set_stream(w, &stream_a);
 	add_samples(w, 0, 2);
 	logwriter_set_stream(w, &stream_a);	/* the same: no new line */
@@ -404,18 +416,18 @@ static void test_stream_change(void)
 
 	format_stream(a, sizeof(a), &stream_a);
 	format_stream(b, sizeof(b), &stream_b);
-	l = read_lines(PATH(LOGWRITER_FILE));
+	l = read_lines(PATH(LOGFORMAT_FILE));
 	check_header(&l, "log");
-	UNIT_CHECK(l.n == 10, "%zu lines", l.n);
-	UNIT_CHECK(!strcmp(l.line[4], a), "line 5: %s", l.line[4]);
-	UNIT_CHECK(check_sample_line(l.line[7]) == 2, "line 8: %s", l.line[7]);
-	UNIT_CHECK(!strcmp(l.line[8], b), "line 9: %s", l.line[8]);
-	UNIT_CHECK(check_sample_line(l.line[9]) == 0, "line 10: %s", l.line[9]);
+	expect(l.n == 10, "%zu lines", l.n);
+	expect(!strcmp(l.line[4], a), "line 5: %s", l.line[4]);
+	expect(check_sample_line(l.line[7]) == 2, "line 8: %s", l.line[7]);
+	expect(!strcmp(l.line[8], b), "line 9: %s", l.line[8]);
+	expect(check_sample_line(l.line[9]) == 0, "line 10: %s", l.line[9]);
 	free_lines(&l);
 
 	w = new_writer(DIR_NAME, 0, 0, 0);
 	err = logwriter_last_position(w, &pos);
-	UNIT_CHECK(!err && pos.load_id == stream_b.load_id && pos.next_seq == 1,
+	expect(!err && pos.load_id == stream_b.load_id && pos.next_seq == 1,
 		   "last_position: %d %" PRIx64 " %" PRIu64, err, pos.load_id, pos.next_seq);
 	logwriter_free(w);
 }
@@ -448,7 +460,7 @@ static void test_size_rotation(void)
 		make_dir(dir);
 		w = new_writer(dir, size_cases[c].rotate_size, 0, size_cases[c].keep);
 		logwriter_set_stream(w, &stream_a);
-		UNIT_CHECK(!logwriter_open(w, 100), "open failed");
+		expect(!logwriter_open(w, 100), "open failed");
 		/* Flushing in batches of 7 mixes rotation with queue refills. */
 		for (uint64_t seq = 0; seq < size_cases[c].samples; seq += 7) {
 			uint64_t end = seq + 7 < size_cases[c].samples ? seq + 7 :
@@ -460,17 +472,17 @@ static void test_size_rotation(void)
 		logwriter_free(w);
 
 		files = count_log_files(dir);
-		UNIT_CHECK(files >= size_cases[c].min_files && files <= size_cases[c].max_files,
+		expect(files >= size_cases[c].min_files && files <= size_cases[c].max_files,
 			   "case %zu: %u files", c, files);
 		collect(dir, size_cases[c].keep, &s);
-		UNIT_CHECK(s.files == files, "case %zu: %u files read, %u there", c, s.files,
+		expect(s.files == files, "case %zu: %u files read, %u there", c, s.files,
 			   files);
 		if (size_cases[c].all_kept)
 			check_seqs(&s, 0, size_cases[c].samples - 1);
 		else
 			check_seqs(&s, size_cases[c].samples - s.n, size_cases[c].samples - 1);
 		if (size_cases[c].rotate_size == 300)
-			UNIT_CHECK(s.n == files, "case %zu: not one sample per file", c);
+			expect(s.n == files, "case %zu: not one sample per file", c);
 	}
 }
 
@@ -490,10 +502,10 @@ static void test_size_rotation_boundary(void)
 		struct stat st;
 		size_t size;
 
-		UNIT_CHECK(!stat(rotated(DIR_NAME, n), &st), "stat: %s", strerror(errno));
+		expect(!stat(rotated(DIR_NAME, n), &st), "stat: %s", strerror(errno));
 		size = st.st_size;
-		UNIT_CHECK(size >= 1500, ".%u has %zu bytes", n, size);
-		UNIT_CHECK(size - strlen(l.line[l.n - 1]) - 1 < 1500,
+		expect(size >= 1500, ".%u has %zu bytes", n, size);
+		expect(size - strlen(l.line[l.n - 1]) - 1 < 1500,
 			   ".%u was not rotated at the first line past 1500 bytes (%zu)", n, size);
 		free_lines(&l);
 	}
@@ -507,43 +519,43 @@ static void test_age_rotation(void)
 
 	make_dir(DIR_NAME);
 	w = new_writer(DIR_NAME, 0, 60, 10);
-	UNIT_CHECK(!logwriter_rotation_due(w), "rotation due before open");
+	expect(!logwriter_rotation_due(w), "rotation due before open");
 	logwriter_set_stream(w, &stream_a);
-	UNIT_CHECK(!logwriter_open(w, 1000), "open failed");
-	UNIT_CHECK(logwriter_rotation_due(w) == 1060, "due %" PRIu64, logwriter_rotation_due(w));
+	expect(!logwriter_open(w, 1000), "open failed");
+	expect(logwriter_rotation_due(w) == 1060, "due %" PRIu64, logwriter_rotation_due(w));
 	/* Without a sample the file is not rotated however old. */
-	UNIT_CHECK(logwriter_add_missed(w, 0, 3), "add_missed failed");
+	expect(logwriter_add_missed(w, 0, 3), "add_missed failed");
 	flush_ok(w, 5000);
-	UNIT_CHECK(!exists(rotated(DIR_NAME, 1)), "a file without samples was rotated");
+	expect(!exists(rotated(DIR_NAME, 1)), "a file without samples was rotated");
 	add_samples(w, 3, 4);
 	flush_ok(w, 1001);
 	add_samples(w, 4, 5);
 	flush_ok(w, 1059);
-	UNIT_CHECK(!exists(rotated(DIR_NAME, 1)), "rotated before its age");
+	expect(!exists(rotated(DIR_NAME, 1)), "rotated before its age");
 	add_samples(w, 5, 6);
 	flush_ok(w, 1060);
-	UNIT_CHECK(exists(rotated(DIR_NAME, 1)), "not rotated at its age");
-	UNIT_CHECK(logwriter_rotation_due(w) == 1120, "due %" PRIu64, logwriter_rotation_due(w));
+	expect(exists(rotated(DIR_NAME, 1)), "not rotated at its age");
+	expect(logwriter_rotation_due(w) == 1120, "due %" PRIu64, logwriter_rotation_due(w));
 	flush_ok(w, 3000);	/* nothing to write: nothing rotates */
-	UNIT_CHECK(!exists(rotated(DIR_NAME, 2)), "rotated without a line to write");
+	expect(!exists(rotated(DIR_NAME, 2)), "rotated without a line to write");
 	logwriter_free(w);
 
 	/* A restarted writer takes the age from "# created". */
 	w = new_writer(DIR_NAME, 0, 60, 10);
-	UNIT_CHECK(!logwriter_open(w, 5000), "reopen failed");
-	UNIT_CHECK(logwriter_rotation_due(w) == 1120, "due %" PRIu64, logwriter_rotation_due(w));
+	expect(!logwriter_open(w, 5000), "reopen failed");
+	expect(logwriter_rotation_due(w) == 1120, "due %" PRIu64, logwriter_rotation_due(w));
 	logwriter_set_stream(w, &stream_a);
 	add_samples(w, 6, 7);
 	flush_ok(w, 5000);
-	UNIT_CHECK(logwriter_rotation_due(w) == 5060, "due %" PRIu64, logwriter_rotation_due(w));
+	expect(logwriter_rotation_due(w) == 5060, "due %" PRIu64, logwriter_rotation_due(w));
 	logwriter_free(w);
 
 	collect(DIR_NAME, 10, &s);
-	UNIT_CHECK(s.files == 3, "%u files", s.files);
+	expect(s.files == 3, "%u files", s.files);
 	check_seqs(&s, 3, 6);
 	l = read_lines(rotated(DIR_NAME, 1));
-	UNIT_CHECK(check_header(&l, ".1") == 1060, ".1 created %s", l.line[1]);
-	UNIT_CHECK(l.n == 6 && check_sample_line(l.line[5]) == 5, ".1 holds %zu lines", l.n);
+	expect(check_header(&l, ".1") == 1060, ".1 created %s", l.line[1]);
+	expect(l.n == 6 && check_sample_line(l.line[5]) == 5, ".1 holds %zu lines", l.n);
 	free_lines(&l);
 }
 
@@ -554,13 +566,13 @@ static void test_age_from_mtime(void)
 	struct logwriter *w;
 
 	make_dir(DIR_NAME);
-	unit_write_file(PATH(LOGWRITER_FILE), "# load_id 0000000000000001 hz 100 period_ns 1\n"
+	unit_write_file(PATH(LOGFORMAT_FILE), "# load_id 0000000000000001 hz 100 period_ns 1\n"
 			"0 1.0 1.0 1 1 1 1.0 1 1 1 1.0\n");
-	UNIT_CHECK(!utimensat(AT_FDCWD, PATH(LOGWRITER_FILE), times, 0), "utimensat: %s",
+	expect(!utimensat(AT_FDCWD, PATH(LOGFORMAT_FILE), times, 0), "utimensat: %s",
 		   strerror(errno));
 	w = new_writer(DIR_NAME, 0, 60, 1);
-	UNIT_CHECK(!logwriter_open(w, 800), "open failed");
-	UNIT_CHECK(logwriter_rotation_due(w) == 837, "due %" PRIu64, logwriter_rotation_due(w));
+	expect(!logwriter_open(w, 800), "open failed");
+	expect(logwriter_rotation_due(w) == 837, "due %" PRIu64, logwriter_rotation_due(w));
 	logwriter_free(w);
 }
 
@@ -586,7 +598,7 @@ static void test_torn_tail(void)
 		int err;
 
 		snprintf(dir, sizeof(dir), "case%zu", c);
-		snprintf(path, sizeof(path), "%s/%s", dir, LOGWRITER_FILE);
+		snprintf(path, sizeof(path), "%s/%s", dir, LOGFORMAT_FILE);
 		make_dir(dir);
 		if (torn_cases[c].text) {
 			unit_write_file(path, torn_cases[c].text);
@@ -599,25 +611,25 @@ static void test_torn_tail(void)
 		}
 		before = unit_read_file(path);
 		f = fopen(path, "a");
-		UNIT_CHECK(f && fputs(torn_cases[c].torn, f) >= 0 && !fclose(f),
+		expect(f && fputs(torn_cases[c].torn, f) >= 0 && !fclose(f),
 			   "appending failed");
 
 		w = new_writer(dir, 0, 0, 1);
 		err = logwriter_last_position(w, &pos);
 		if (torn_cases[c].text)
-			UNIT_CHECK(err == -ENOENT, "case %zu: last_position %d", c, err);
+			expect(err == -ENOENT, "case %zu: last_position %d", c, err);
 		else
-			UNIT_CHECK(!err && pos.next_seq == 5 && pos.load_id == stream_a.load_id,
+			expect(!err && pos.next_seq == 5 && pos.load_id == stream_a.load_id,
 				   "case %zu: last_position %d, next %" PRIu64, c, err,
 				   pos.next_seq);
-		UNIT_CHECK(!logwriter_open(w, 8), "case %zu: open failed", c);
+		expect(!logwriter_open(w, 8), "case %zu: open failed", c);
 		logwriter_free(w);
 		after = unit_read_file(path);
 		if (torn_cases[c].header_after)
-			UNIT_CHECK(!strncmp(after, "# pfprof log format 1\n# created 8\n", 34),
+			expect(!strncmp(after, "# pfprof log format 1\n# created 8\n", 34),
 				   "case %zu: no new header:\n%s", c, after);
 		else
-			UNIT_CHECK(!strcmp(before, after), "case %zu: torn line not cut:\n%s", c,
+			expect(!strcmp(before, after), "case %zu: torn line not cut:\n%s", c,
 				   after);
 		free(before);
 		free(after);
@@ -670,9 +682,9 @@ static void test_last_position(void)
 		w = new_writer(dir, 0, 0, 3);
 		err = logwriter_last_position(w, &pos);
 		logwriter_free(w);
-		UNIT_CHECK(err == position_cases[c].err, "%s: error %d", position_cases[c].name,
+		expect(err == position_cases[c].err, "%s: error %d", position_cases[c].name,
 			   err);
-		UNIT_CHECK(err || (pos.load_id == position_cases[c].load_id &&
+		expect(err || (pos.load_id == position_cases[c].load_id &&
 				   pos.next_seq == position_cases[c].next_seq),
 			   "%s: load_id %" PRIx64 " next %" PRIu64, position_cases[c].name,
 			   pos.load_id, pos.next_seq);
@@ -688,17 +700,17 @@ static void test_last_position_large_file(void)
 	int err;
 
 	make_dir(DIR_NAME);
-	f = fopen(PATH(LOGWRITER_FILE), "w");
-	UNIT_CHECK(f, "fopen: %s", strerror(errno));
+	f = fopen(PATH(LOGFORMAT_FILE), "w");
+	expect(f, "fopen: %s", strerror(errno));
 	fprintf(f, "# %0100000d\n", 0);
 	fprintf(f, "# load_id 0000000000001234 hz 100 period_ns 10\n# %070000d\n", 0);
 	for (int i = 0; i < 30000; i++)
 		fprintf(f, "%d 1.000000 2.000000 3 4 5 6.000 7 8 9 10.000\n", i);
 	fprintf(f, "# %0200000d\n", 0);
-	UNIT_CHECK(!fclose(f), "fclose: %s", strerror(errno));
+	expect(!fclose(f), "fclose: %s", strerror(errno));
 	w = new_writer(DIR_NAME, 0, 0, 0);
 	err = logwriter_last_position(w, &pos);
-	UNIT_CHECK(!err && pos.load_id == 0x1234 && pos.next_seq == 30000,
+	expect(!err && pos.load_id == 0x1234 && pos.next_seq == 30000,
 		   "last_position %d: %" PRIx64 " %" PRIu64, err, pos.load_id, pos.next_seq);
 	logwriter_free(w);
 }
@@ -714,28 +726,28 @@ static void test_resume(void)
 	make_dir(DIR_NAME);
 	w = new_writer(DIR_NAME, 0, 0, 2);
 	logwriter_set_stream(w, &stream_a);
-	UNIT_CHECK(!logwriter_open(w, 10), "open failed");
+	expect(!logwriter_open(w, 10), "open failed");
 	add_samples(w, 0, 10);
 	flush_ok(w, 10);
 	logwriter_free(w);
 
 	w = new_writer(DIR_NAME, 0, 0, 2);
-	UNIT_CHECK(!logwriter_last_position(w, &pos) && pos.next_seq == 10 &&
+	expect(!logwriter_last_position(w, &pos) && pos.next_seq == 10 &&
 		   pos.load_id == stream_a.load_id, "last_position wrong");
-	UNIT_CHECK(!logwriter_open(w, 20), "reopen failed");
+	expect(!logwriter_open(w, 20), "reopen failed");
 	logwriter_set_stream(w, &stream_a);
 	add_samples(w, pos.next_seq, 20);
 	flush_ok(w, 20);
 	logwriter_free(w);
 
 	collect(DIR_NAME, 2, &s);
-	UNIT_CHECK(s.files == 1, "%u files", s.files);
+	expect(s.files == 1, "%u files", s.files);
 	check_seqs(&s, 0, 19);
-	l = read_lines(PATH(LOGWRITER_FILE));
-	UNIT_CHECK(check_header(&l, "log") == 10, "created changed: %s", l.line[1]);
+	l = read_lines(PATH(LOGFORMAT_FILE));
+	expect(check_header(&l, "log") == 10, "created changed: %s", l.line[1]);
 	for (size_t i = 0; i < l.n; i++)
 		headers += !strcmp(l.line[i], "# pfprof log format 1");
-	UNIT_CHECK(headers == 1, "%zu headers", headers);
+	expect(headers == 1, "%zu headers", headers);
 	free_lines(&l);
 }
 
@@ -748,14 +760,14 @@ static void test_missing_dir(void)
 
 	logwriter_set_stream(w, &stream_a);
 	err = logwriter_open(w, 1);
-	UNIT_CHECK(err == -ENOENT, "open: %d", err);
+	expect(err == -ENOENT, "open: %d", err);
 	add_samples(w, 0, 50);
 	for (int i = 0; i < 2; i++) {
 		err = logwriter_flush(w, 2);
-		UNIT_CHECK(err == -ENOENT, "flush: %d", err);
-		UNIT_CHECK(logwriter_queued(w) == 51, "%zu queued", logwriter_queued(w));
+		expect(err == -ENOENT, "flush: %d", err);
+		expect(logwriter_queued(w) == 51, "%zu queued", logwriter_queued(w));
 	}
-	UNIT_CHECK(!exists(DIR_NAME), "the writer created the directory");
+	expect(!exists(DIR_NAME), "the writer created the directory");
 	make_dir(DIR_NAME);
 	add_samples(w, 50, 60);
 	flush_ok(w, 3);
@@ -775,11 +787,11 @@ static void test_unwritable_dir(void)
 	remount(DIR_NAME, MS_RDONLY);
 	logwriter_set_stream(w, &stream_a);
 	err = logwriter_open(w, 1);
-	UNIT_CHECK(err == -EROFS, "open: %d", err);
+	expect(err == -EROFS, "open: %d", err);
 	add_samples(w, 0, 30);
 	err = logwriter_flush(w, 2);
-	UNIT_CHECK(err == -EROFS, "flush: %d", err);
-	UNIT_CHECK(logwriter_queued(w) == 31, "%zu queued", logwriter_queued(w));
+	expect(err == -EROFS, "flush: %d", err);
+	expect(logwriter_queued(w) == 31, "%zu queued", logwriter_queued(w));
 	remount(DIR_NAME, 0);
 	flush_ok(w, 3);
 	logwriter_free(w);
@@ -795,12 +807,12 @@ static size_t fill(const char *path)
 	char block[4096] = { 0 };
 	size_t total = 0, len = sizeof(block);
 
-	UNIT_CHECK(fd >= 0, "open %s: %s", path, strerror(errno));
+	expect(fd >= 0, "open %s: %s", path, strerror(errno));
 	while (len) {
 		ssize_t n = write(fd, block, len);
 
 		if (n < 0) {
-			UNIT_CHECK(errno == ENOSPC, "filling: %s", strerror(errno));
+			expect(errno == ENOSPC, "filling: %s", strerror(errno));
 			len /= 2;	/* down to single bytes for the last page */
 			continue;
 		}
@@ -821,25 +833,25 @@ static void test_enospc(void)
 	private_mounts();
 	mount_tmpfs(DIR_NAME, "size=64k");
 	logwriter_set_stream(w, &stream_a);
-	UNIT_CHECK(!logwriter_open(w, 1), "open failed");
-	UNIT_CHECK(fill(PATH("filler")) > 0, "could not fill the file system");
+	expect(!logwriter_open(w, 1), "open failed");
+	expect(fill(PATH("filler")) > 0, "could not fill the file system");
 	add_samples(w, 0, 200);
 	for (int i = 0; i < 2; i++) {
 		err = logwriter_flush(w, 2);
-		UNIT_CHECK(err == -ENOSPC, "flush on a full disk: %d", err);
+		expect(err == -ENOSPC, "flush on a full disk: %d", err);
 	}
-	text = unit_read_file(PATH(LOGWRITER_FILE));
+	text = unit_read_file(PATH(LOGFORMAT_FILE));
 	len = strlen(text);
-	UNIT_CHECK(len && text[len - 1] == '\n', "the log ends in a torn line");
+	expect(len && text[len - 1] == '\n', "the log ends in a torn line");
 	free(text);
 	collect(DIR_NAME, 1, &s);
 	written = s.n;
-	UNIT_CHECK(written > 0 && written < 200, "%zu samples written to a full disk", written);
+	expect(written > 0 && written < 200, "%zu samples written to a full disk", written);
 	check_seqs(&s, 0, written - 1);
-	UNIT_CHECK(logwriter_queued(w) == 200 - written, "%zu queued, %zu written",
+	expect(logwriter_queued(w) == 200 - written, "%zu queued, %zu written",
 		   logwriter_queued(w), written);
 
-	UNIT_CHECK(!unlink(PATH("filler")), "unlink: %s", strerror(errno));
+	expect(!unlink(PATH("filler")), "unlink: %s", strerror(errno));
 	flush_ok(w, 3);
 	logwriter_free(w);
 	collect(DIR_NAME, 1, &s);
@@ -855,26 +867,26 @@ static void test_queue_full(void)
 	char b[128];
 
 	logwriter_set_stream(w, &stream_a);
-	UNIT_CHECK(logwriter_queued(w) == 1, "%zu queued", logwriter_queued(w));
-	for (size_t i = 1; i < LOGWRITER_QUEUE_MAX; i++)
-		UNIT_CHECK(logwriter_add_sample(w, &smp, 0), "add %zu failed", i);
-	UNIT_CHECK(!logwriter_add_sample(w, &smp, 0), "add past the limit succeeded");
-	UNIT_CHECK(!logwriter_add_missed(w, 1, 1), "add_missed past the limit succeeded");
-	UNIT_CHECK(logwriter_queued(w) == LOGWRITER_QUEUE_MAX, "%zu queued", logwriter_queued(w));
+	expect(logwriter_queued(w) == 1, "%zu queued", logwriter_queued(w));
+	for (size_t i = 1; i < LOGQUEUE_MAX; i++)
+		expect(logwriter_add_sample(w, &smp, 0), "add %zu failed", i);
+	expect(!logwriter_add_sample(w, &smp, 0), "add past the limit succeeded");
+	expect(!logwriter_add_missed(w, 1, 1), "add_missed past the limit succeeded");
+	expect(logwriter_queued(w) == LOGQUEUE_MAX, "%zu queued", logwriter_queued(w));
 	/* A stream set now waits for room, and counts as queued. */
 	logwriter_set_stream(w, &stream_b);
-	UNIT_CHECK(logwriter_queued(w) == LOGWRITER_QUEUE_MAX + 1, "%zu queued",
+	expect(logwriter_queued(w) == LOGQUEUE_MAX + 1, "%zu queued",
 		   logwriter_queued(w));
 	make_dir(DIR_NAME);
 	flush_ok(w, 1);
-	UNIT_CHECK(logwriter_add_sample(w, &smp, 0), "add after flush failed");
+	expect(logwriter_add_sample(w, &smp, 0), "add after flush failed");
 	flush_ok(w, 1);
 	logwriter_free(w);
 
-	l = read_lines(PATH(LOGWRITER_FILE));
+	l = read_lines(PATH(LOGFORMAT_FILE));
 	format_stream(b, sizeof(b), &stream_b);
-	UNIT_CHECK(l.n == 4 + LOGWRITER_QUEUE_MAX + 2, "%zu lines", l.n);
-	UNIT_CHECK(!strcmp(l.line[l.n - 2], b), "line before the last: %s", l.line[l.n - 2]);
+	expect(l.n == 4 + LOGQUEUE_MAX + 2, "%zu lines", l.n);
+	expect(!strcmp(l.line[l.n - 2], b), "line before the last: %s", l.line[l.n - 2]);
 	free_lines(&l);
 }
 
@@ -900,11 +912,11 @@ static void rotate_once(const char *const before[4], const char *const after[4])
 		char *text;
 
 		if (!after[n]) {
-			UNIT_CHECK(!exists(rotated(DIR_NAME, n)), ".%u exists", n);
+			expect(!exists(rotated(DIR_NAME, n)), ".%u exists", n);
 			continue;
 		}
 		text = unit_read_file(rotated(DIR_NAME, n));
-		UNIT_CHECK(!strcmp(text, after[n]), ".%u holds %s", n, text);
+		expect(!strcmp(text, after[n]), ".%u holds %s", n, text);
 		free(text);
 	}
 }
@@ -940,9 +952,9 @@ static void test_rotation_after_crash(void)
 	struct lines l;
 
 	rotate_once(before, after);
-	l = read_lines(PATH(LOGWRITER_FILE));
+	l = read_lines(PATH(LOGFORMAT_FILE));
 	check_header(&l, "log");
-	UNIT_CHECK(l.n == 6 && check_sample_line(l.line[5]) == 40, "%zu lines", l.n);
+	expect(l.n == 6 && check_sample_line(l.line[5]) == 40, "%zu lines", l.n);
 	free_lines(&l);
 
 	/* The crash came right after the current file became .1: a new one is started. */
@@ -950,7 +962,7 @@ static void test_rotation_after_crash(void)
 		char from[256];
 
 		snprintf(from, sizeof(from), "%s", rotated(DIR_NAME, n - 1));
-		UNIT_CHECK(!rename(from, rotated(DIR_NAME, n)), "rename %s: %s", from,
+		expect(!rename(from, rotated(DIR_NAME, n)), "rename %s: %s", from,
 			   strerror(errno));
 	}
 	w = new_writer(DIR_NAME, 10, 0, 3);
@@ -958,12 +970,12 @@ static void test_rotation_after_crash(void)
 	add_samples(w, 41, 42);
 	flush_ok(w, 50);
 	logwriter_free(w);
-	l = read_lines(PATH(LOGWRITER_FILE));
+	l = read_lines(PATH(LOGFORMAT_FILE));
 	check_header(&l, "log");
-	UNIT_CHECK(l.n == 6 && check_sample_line(l.line[5]) == 41, "%zu lines", l.n);
+	expect(l.n == 6 && check_sample_line(l.line[5]) == 41, "%zu lines", l.n);
 	free_lines(&l);
 	l = read_lines(rotated(DIR_NAME, 1));
-	UNIT_CHECK(l.n == 6 && check_sample_line(l.line[5]) == 40, ".1: %zu lines", l.n);
+	expect(l.n == 6 && check_sample_line(l.line[5]) == 40, ".1: %zu lines", l.n);
 	free_lines(&l);
 }
 
@@ -973,7 +985,7 @@ static void add_with_gaps(struct logwriter *w, uint64_t from, uint64_t to, bool 
 	for (uint64_t seq = from; seq < to; seq++) {
 		add_samples(w, seq, seq + 1);
 		if (seq % 50 == 49)
-			UNIT_CHECK(logwriter_add_missed(w, seq + 1000, 3), "add_missed failed");
+			expect(logwriter_add_missed(w, seq + 1000, 3), "add_missed failed");
 		if (flush_each)
 			flush_ok(w, 5);
 	}
@@ -999,31 +1011,32 @@ static void test_batched_equals_single(void)
 		char *a = unit_read_file(rotated("single", i));
 		char *b = access(rotated("batched", i), F_OK) ? NULL : unit_read_file(rotated("batched", i));
 
-		UNIT_CHECK(b && !strcmp(a, b), "file %u differs", i);
+		expect(b && !strcmp(a, b), "file %u differs", i);
 		free(a);
 		free(b);
 	}
-	UNIT_CHECK(files > 5, "only %u files: rotation was not exercised", files);
-	UNIT_CHECK(access(rotated("batched", files), F_OK), "batched has more files than %u", files);
+	expect(files > 5, "only %u files: rotation was not exercised", files);
+	expect(access(rotated("batched", files), F_OK), "batched has more files than %u", files);
 }
 
 UNIT_TESTS(
-	{ "format", test_format },
-	{ "missed", test_missed },
-	{ "stream_change", test_stream_change },
-	{ "size_rotation", test_size_rotation },
-	{ "size_rotation_boundary", test_size_rotation_boundary },
-	{ "age_rotation", test_age_rotation },
-	{ "age_from_mtime", test_age_from_mtime },
-	{ "torn_tail", test_torn_tail },
-	{ "last_position", test_last_position },
-	{ "last_position_large_file", test_last_position_large_file },
-	{ "resume", test_resume },
-	{ "missing_dir", test_missing_dir },
-	{ "unwritable_dir", test_unwritable_dir },
-	{ "enospc", test_enospc },
-	{ "queue_full", test_queue_full },
-	{ "rotation_after_crash", test_rotation_after_crash },
-	{ "rotation_gap_at_first", test_rotation_gap_at_first },
-	{ "batched_equals_single", test_batched_equals_single },
+	UNIT_TEST(file_names),
+	UNIT_TEST(format),
+	UNIT_TEST(missed),
+	UNIT_TEST(stream_change),
+	UNIT_TEST(size_rotation),
+	UNIT_TEST(size_rotation_boundary),
+	UNIT_TEST(age_rotation),
+	UNIT_TEST(age_from_mtime),
+	UNIT_TEST(torn_tail),
+	UNIT_TEST(last_position),
+	UNIT_TEST(last_position_large_file),
+	UNIT_TEST(resume),
+	UNIT_TEST(missing_dir),
+	UNIT_TEST(unwritable_dir),
+	UNIT_TEST(enospc),
+	UNIT_TEST(queue_full),
+	UNIT_TEST(rotation_after_crash),
+	UNIT_TEST(rotation_gap_at_first),
+	UNIT_TEST(batched_equals_single),
 );

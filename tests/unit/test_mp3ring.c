@@ -35,7 +35,7 @@ static struct region make_region(uint32_t capacity, uint32_t sample_size, uint32
 
 	r.alloc = round_up(size + SLACK, 4096);
 	r.mem = aligned_alloc(4096, r.alloc);
-	UNIT_CHECK(r.mem, "aligned_alloc(%zu) failed", r.alloc);
+	expect(r.mem, "aligned_alloc(%zu) failed", r.alloc);
 	/* Bytes the reader must not care about: future fields, unused slots. */
 	memset(r.mem, 0xee, r.alloc);
 	r.hdr = (struct mp3_ring_header *)r.mem;
@@ -64,7 +64,7 @@ static void attach(struct mp3ring *ring, const struct region *r)
 {
 	int err = mp3ring_attach(ring, r->mem, r->alloc);
 
-	UNIT_CHECK(!err, "attach: %s", strerror(-err));
+	expect(!err, "attach: %s", strerror(-err));
 }
 
 /* ---- the writer, as the module's protocol in <linux/mp3.h> says ---- */
@@ -139,11 +139,11 @@ static void expect_sample(const struct mp3ring *ring, uint64_t *next, uint64_t *
 	struct mp3_ring_sample s;
 	enum mp3ring_status st = mp3ring_read(ring, next, &s, missed);
 
-	UNIT_CHECK(st == MP3RING_SAMPLE, "no sample %" PRIu64 " (next %" PRIu64 ")", n, *next);
-	UNIT_CHECK(sample_ok(&s, n), "got seq %" PRIu64 " or a wrong field, want %" PRIu64,
+	expect(st == MP3RING_SAMPLE, "no sample %" PRIu64 " (next %" PRIu64 ")", n, *next);
+	expect(sample_ok(&s, n), "got seq %" PRIu64 " or a wrong field, want %" PRIu64,
 		   (uint64_t)s.seq, n);
-	UNIT_CHECK(*next == n + 1, "next %" PRIu64 " after %" PRIu64, *next, n);
-	UNIT_CHECK(*missed == want_missed, "missed %" PRIu64 ", want %" PRIu64, *missed,
+	expect(*next == n + 1, "next %" PRIu64 " after %" PRIu64, *next, n);
+	expect(*missed == want_missed, "missed %" PRIu64 ", want %" PRIu64, *missed,
 		   want_missed);
 }
 
@@ -152,9 +152,9 @@ static void expect_empty(const struct mp3ring *ring, uint64_t *next, uint64_t *m
 	uint64_t before = *next, missed_before = *missed;
 	struct mp3_ring_sample s;
 
-	UNIT_CHECK(mp3ring_read(ring, next, &s, missed) == MP3RING_EMPTY,
+	expect(mp3ring_read(ring, next, &s, missed) == MP3RING_EMPTY,
 		   "a sample at next %" PRIu64 " of an empty ring", before);
-	UNIT_CHECK(*next == before && *missed == missed_before, "an empty read moved next/missed");
+	expect(*next == before && *missed == missed_before, "an empty read moved next/missed");
 }
 
 /* ---- header checks ---- */
@@ -277,10 +277,10 @@ static void test_header_validation(void)
 		if (size == EXACT)
 			size = r.hdr->region_size;
 		err = mp3ring_attach(&ring, r.mem, size ? size : r.alloc);
-		UNIT_CHECK(err == header_cases[c].err, "%s: attach returned %d, want %d",
+		expect(err == header_cases[c].err, "%s: attach returned %d, want %d",
 			   header_cases[c].name, err, header_cases[c].err);
 		if (!err) {
-			UNIT_CHECK(ring.capacity == r.hdr->capacity &&
+			expect(ring.capacity == r.hdr->capacity &&
 				   ring.load_id == r.hdr->load_id &&
 				   ring.slots == r.mem + r.hdr->data_offset,
 				   "%s: ring fields wrong", header_cases[c].name);
@@ -299,7 +299,7 @@ static void test_empty(void)
 	struct mp3ring ring;
 
 	attach(&ring, &r);
-	UNIT_CHECK(mp3ring_head(&ring) == 0, "head %" PRIu64, mp3ring_head(&ring));
+	expect(mp3ring_head(&ring) == 0, "head %" PRIu64, mp3ring_head(&ring));
 	expect_empty(&ring, &next, &missed);
 	/* A position past head (saved from later) waits for head to get there. */
 	next = 5;
@@ -459,28 +459,28 @@ static void run_concurrent(uint32_t capacity, unsigned int pause)
 
 	attach(&ring, &c.r);
 	err = pthread_create(&writer, NULL, writer_thread, &c);
-	UNIT_CHECK(!err, "pthread_create: %s", strerror(err));
+	expect(!err, "pthread_create: %s", strerror(err));
 	while (next < c.total) {
 		uint64_t before = next, missed_before = missed;
 		enum mp3ring_status st = mp3ring_read(&ring, &next, &s, &missed);
 
 		if (st == MP3RING_EMPTY) {
-			UNIT_CHECK(next == before && missed == missed_before, "empty read moved");
+			expect(next == before && missed == missed_before, "empty read moved");
 			sched_yield();
 			continue;
 		}
 		/* Everything between the last read and this one was counted as missed. */
-		UNIT_CHECK(next - 1 - before == missed - missed_before,
+		expect(next - 1 - before == missed - missed_before,
 			   "skipped %" PRIu64 "..%" PRIu64 " but counted %" PRIu64, before,
 			   next - 1, missed - missed_before);
-		UNIT_CHECK(sample_ok(&s, next - 1), "sample %" PRIu64 " torn (seq %" PRIu64 ")",
+		expect(sample_ok(&s, next - 1), "sample %" PRIu64 " torn (seq %" PRIu64 ")",
 			   next - 1, (uint64_t)s.seq);
 		read++;
 	}
 	pthread_join(writer, NULL);
-	UNIT_CHECK(read + missed == c.total, "read %" PRIu64 " + missed %" PRIu64 " != %" PRIu64,
+	expect(read + missed == c.total, "read %" PRIu64 " + missed %" PRIu64 " != %" PRIu64,
 		   read, missed, c.total);
-	UNIT_CHECK(read > 0, "nothing read");
+	expect(read > 0, "nothing read");
 	free(c.r.mem);
 }
 
@@ -500,14 +500,14 @@ static void test_concurrent_paced(void)
 }
 
 UNIT_TESTS(
-	{ "header_validation", test_header_validation },
-	{ "empty", test_empty },
-	{ "in_order", test_in_order },
-	{ "bigger_samples", test_bigger_samples },
-	{ "lapped", test_lapped },
-	{ "torn_writing", test_torn_writing },
-	{ "torn_later_lap", test_torn_later_lap },
-	{ "concurrent_small", test_concurrent_small },
-	{ "concurrent_tiny", test_concurrent_tiny },
-	{ "concurrent_paced", test_concurrent_paced },
+	UNIT_TEST(header_validation),
+	UNIT_TEST(empty),
+	UNIT_TEST(in_order),
+	UNIT_TEST(bigger_samples),
+	UNIT_TEST(lapped),
+	UNIT_TEST(torn_writing),
+	UNIT_TEST(torn_later_lap),
+	UNIT_TEST(concurrent_small),
+	UNIT_TEST(concurrent_tiny),
+	UNIT_TEST(concurrent_paced),
 );

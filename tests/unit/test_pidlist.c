@@ -19,9 +19,9 @@
 
 static void check_pids(const struct pidlist *list, const pid_t *want, size_t count)
 {
-	UNIT_CHECK(list->count == count, "%zu PIDs, want %zu", list->count, count);
+	expect(list->count == count, "%zu PIDs, want %zu", list->count, count);
 	for (size_t i = 0; i < count; i++)
-		UNIT_CHECK(list->pids[i] == want[i], "PID %zu is %d, want %d", i,
+		expect(list->pids[i] == want[i], "PID %zu is %d, want %d", i,
 			   (int)list->pids[i], (int)want[i]);
 }
 
@@ -29,20 +29,20 @@ static void check_file(const char *path, const char *want)
 {
 	char *text = unit_read_file(path);
 
-	UNIT_CHECK(!strcmp(text, want), "%s holds:\n%s\nwant:\n%s", path, text, want);
+	expect(!strcmp(text, want), "%s holds:\n%s\nwant:\n%s", path, text, want);
 	free(text);
 }
 
 static void check_missing(const char *path)
 {
-	UNIT_CHECK(access(path, F_OK) && errno == ENOENT, "%s exists", path);
+	expect(access(path, F_OK) && errno == ENOENT, "%s exists", path);
 }
 
 static ino_t inode_of(const char *path)
 {
 	struct stat st;
 
-	UNIT_CHECK(!stat(path, &st), "stat %s: %s", path, strerror(errno));
+	expect(!stat(path, &st), "stat %s: %s", path, strerror(errno));
 	return st.st_ino;
 }
 
@@ -52,11 +52,11 @@ static void check_no_stray_files(const char *dir)
 	DIR *d = opendir(dir);
 	struct dirent *e;
 
-	UNIT_CHECK(d != NULL, "opendir %s: %s", dir, strerror(errno));
+	expect(d != NULL, "opendir %s: %s", dir, strerror(errno));
 	while ((e = readdir(d))) {
 		const char *name = e->d_name;
 
-		UNIT_CHECK(!strcmp(name, ".") || !strcmp(name, "..") || !strcmp(name, "pids") ||
+		expect(!strcmp(name, ".") || !strcmp(name, "..") || !strcmp(name, "pids") ||
 			   !strcmp(name, "pids.lock"), "stray file %s/%s", dir, name);
 	}
 	closedir(d);
@@ -67,9 +67,9 @@ static void test_read_missing_file(void)
 	struct pidlist list = { (pid_t *)1, 5 };
 	struct unit_reports reports = { 0 };
 
-	UNIT_CHECK(pidlist_read("pids", &list, unit_record_report, &reports) == 0, "read failed");
-	UNIT_CHECK(list.count == 0 && list.pids == NULL, "missing file gave %zu PIDs", list.count);
-	UNIT_CHECK(reports.count == 0, "unexpected report: %s", reports.r[0].message);
+	expect(pidlist_read("pids", &list, unit_record_report, &reports) == 0, "read failed");
+	expect(list.count == 0 && list.pids == NULL, "missing file gave %zu PIDs", list.count);
+	expect(reports.count == 0, "unexpected report: %s", reports.r[0].message);
 	check_missing("pids");
 	check_missing("pids.lock");
 }
@@ -115,21 +115,21 @@ static void test_read_mixed_lines(void)
 			"123\n"
 			"   \t  \n"
 			"8");
-	UNIT_CHECK(pidlist_read("pids", &list, unit_record_report, &reports) == 0, "read failed");
+	expect(pidlist_read("pids", &list, unit_record_report, &reports) == 0, "read failed");
 	check_pids(&list, want, sizeof(want) / sizeof(want[0]));
-	UNIT_CHECK(reports.count == sizeof(bad_lines) / sizeof(bad_lines[0]), "%zu reports",
+	expect(reports.count == sizeof(bad_lines) / sizeof(bad_lines[0]), "%zu reports",
 		   reports.count);
 	for (size_t i = 0; i < reports.count; i++) {
-		UNIT_CHECK(!strcmp(reports.r[i].file, "pids"), "report names file '%s'",
+		expect(!strcmp(reports.r[i].file, "pids"), "report names file '%s'",
 			   reports.r[i].file);
-		UNIT_CHECK(reports.r[i].line == bad_lines[i].line, "report %zu on line %u, want %u",
+		expect(reports.r[i].line == bad_lines[i].line, "report %zu on line %u, want %u",
 			   i, reports.r[i].line, bad_lines[i].line);
-		UNIT_CHECK(!strcmp(reports.r[i].message, bad_lines[i].message),
+		expect(!strcmp(reports.r[i].message, bad_lines[i].message),
 			   "report %zu is '%s', want '%s'", i, reports.r[i].message,
 			   bad_lines[i].message);
 	}
 	pidlist_free(&list);
-	UNIT_CHECK(list.pids == NULL && list.count == 0, "pidlist_free left a list");
+	expect(list.pids == NULL && list.count == 0, "pidlist_free left a list");
 }
 
 static void test_read_without_report(void)
@@ -138,7 +138,7 @@ static void test_read_without_report(void)
 	struct pidlist list;
 
 	unit_write_file("pids", "junk\n4\n");
-	UNIT_CHECK(pidlist_read("pids", &list, NULL, NULL) == 0, "read failed");
+	expect(pidlist_read("pids", &list, NULL, NULL) == 0, "read failed");
 	check_pids(&list, want, 1);
 	pidlist_free(&list);
 }
@@ -148,10 +148,10 @@ static void test_read_error(void)
 	struct pidlist list;
 	int err;
 
-	UNIT_CHECK(!mkdir("pids", 0755), "mkdir failed");
+	expect(!mkdir("pids", 0755), "mkdir failed");
 	err = pidlist_read("pids", &list, NULL, NULL);
-	UNIT_CHECK(err == -EISDIR, "read of a directory returned %d", err);
-	UNIT_CHECK(list.pids == NULL && list.count == 0, "failed read left a list");
+	expect(err == -EISDIR, "read of a directory returned %d", err);
+	expect(list.pids == NULL && list.count == 0, "failed read left a list");
 }
 
 static void test_add_creates_file(void)
@@ -162,13 +162,13 @@ static void test_add_creates_file(void)
 
 	/* The file must be 0644 whatever the umask: pfprofctl users read it. */
 	umask(077);
-	UNIT_CHECK(!mkdir("d", 0755), "mkdir failed");
+	expect(!mkdir("d", 0755), "mkdir failed");
 	err = pidlist_add("d/pids", pids, 2);
-	UNIT_CHECK(err == 0, "add returned %d", err);
+	expect(err == 0, "add returned %d", err);
 	check_file("d/pids", "5\n6\n");
-	UNIT_CHECK(!stat("d/pids", &st) && (st.st_mode & 07777) == 0644, "mode %o",
+	expect(!stat("d/pids", &st) && (st.st_mode & 07777) == 0644, "mode %o",
 		   st.st_mode & 07777);
-	UNIT_CHECK(!stat("d/pids.lock", &st), "no lock file");
+	expect(!stat("d/pids.lock", &st), "no lock file");
 	check_no_stray_files("d");
 }
 
@@ -177,7 +177,7 @@ static void test_add_without_directory(void)
 	static const pid_t pid = 5;
 	int err = pidlist_add("no-dir/pids", &pid, 1);
 
-	UNIT_CHECK(err == -ENOENT, "add returned %d, want %d", err, -ENOENT);
+	expect(err == -ENOENT, "add returned %d, want %d", err, -ENOENT);
 	check_missing("no-dir");
 }
 
@@ -186,7 +186,7 @@ static void test_add_rejects_bad_pid(void)
 	static const pid_t pids[] = { 5, 0 };
 	int err = pidlist_add("pids", pids, 2);
 
-	UNIT_CHECK(err == -EINVAL, "add returned %d, want %d", err, -EINVAL);
+	expect(err == -EINVAL, "add returned %d, want %d", err, -EINVAL);
 	check_missing("pids");
 }
 
@@ -199,7 +199,7 @@ static void test_add_path_too_long(void)
 	memset(path, 'p', sizeof(path) - 1);
 	path[sizeof(path) - 1] = '\0';
 	err = pidlist_add(path, &pid, 1);
-	UNIT_CHECK(err == -ENAMETOOLONG, "add returned %d, want %d", err, -ENAMETOOLONG);
+	expect(err == -ENAMETOOLONG, "add returned %d, want %d", err, -ENAMETOOLONG);
 }
 
 static const struct edit_case {
@@ -229,7 +229,7 @@ static void run_edit_cases(const struct edit_case *cases, size_t count,
 
 		unit_write_file("pids", cases[i].before);
 		err = edit("pids", cases[i].pids, cases[i].count);
-		UNIT_CHECK(err == 0, "case %zu returned %d", i, err);
+		expect(err == 0, "case %zu returned %d", i, err);
 		check_file("pids", cases[i].after);
 		check_no_stray_files(".");
 	}
@@ -251,10 +251,10 @@ static void test_remove_from_missing_file(void)
 	static const pid_t pid = 5;
 	int err = pidlist_remove("pids", &pid, 1);
 
-	UNIT_CHECK(err == 0, "remove returned %d", err);
+	expect(err == 0, "remove returned %d", err);
 	check_missing("pids");
 	err = pidlist_remove("no-dir/pids", &pid, 1);
-	UNIT_CHECK(err == 0, "remove without directory returned %d", err);
+	expect(err == 0, "remove without directory returned %d", err);
 	check_missing("no-dir");
 }
 
@@ -267,16 +267,16 @@ static void check_replaced(int (*edit)(const char *, const pid_t *, size_t), pid
 	ino_t old_inode;
 	int fd, err;
 
-	UNIT_CHECK(!mkdir("d", 0755), "mkdir failed");
+	expect(!mkdir("d", 0755), "mkdir failed");
 	unit_write_file("d/pids", before);
 	old_inode = inode_of("d/pids");
 	fd = open("d/pids", O_RDONLY);
-	UNIT_CHECK(fd >= 0, "open: %s", strerror(errno));
+	expect(fd >= 0, "open: %s", strerror(errno));
 	err = edit("d/pids", &pid, 1);
-	UNIT_CHECK(err == 0, "edit returned %d", err);
-	UNIT_CHECK(inode_of("d/pids") != old_inode, "file rewritten in place");
-	UNIT_CHECK(pread(fd, old_text, sizeof(old_text) - 1, 0) > 0, "pread failed");
-	UNIT_CHECK(!strcmp(old_text, before), "old file changed to:\n%s", old_text);
+	expect(err == 0, "edit returned %d", err);
+	expect(inode_of("d/pids") != old_inode, "file rewritten in place");
+	expect(pread(fd, old_text, sizeof(old_text) - 1, 0) > 0, "pread failed");
+	expect(!strcmp(old_text, before), "old file changed to:\n%s", old_text);
 	close(fd);
 	check_file("d/pids", after);
 	check_no_stray_files("d");
@@ -303,11 +303,11 @@ static void test_no_change_no_rewrite(void)
 	inode = inode_of("pids");
 	/* Held open so that a replacement could not be given the same inode number. */
 	fd = open("pids", O_RDONLY);
-	UNIT_CHECK(fd >= 0, "open: %s", strerror(errno));
-	UNIT_CHECK(pidlist_add("pids", &present, 1) == 0, "add failed");
-	UNIT_CHECK(inode_of("pids") == inode, "add rewrote the file");
-	UNIT_CHECK(pidlist_remove("pids", &absent, 1) == 0, "remove failed");
-	UNIT_CHECK(inode_of("pids") == inode, "remove rewrote the file");
+	expect(fd >= 0, "open: %s", strerror(errno));
+	expect(pidlist_add("pids", &present, 1) == 0, "add failed");
+	expect(inode_of("pids") == inode, "add rewrote the file");
+	expect(pidlist_remove("pids", &absent, 1) == 0, "remove failed");
+	expect(inode_of("pids") == inode, "remove rewrote the file");
 	close(fd);
 	check_file("pids", "1\n");
 	check_no_stray_files(".");
@@ -338,11 +338,11 @@ static void check_each_pid_once(void)
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		int pid = atoi(line);
 
-		UNIT_CHECK(pid >= 1000 && pid < 1000 + ADDERS * PIDS_PER_ADDER, "line '%s'", line);
-		UNIT_CHECK(++seen[pid - 1000] == 1, "PID %d written twice", pid);
+		expect(pid >= 1000 && pid < 1000 + ADDERS * PIDS_PER_ADDER, "line '%s'", line);
+		expect(++seen[pid - 1000] == 1, "PID %d written twice", pid);
 	}
 	for (int i = 0; i < ADDERS * PIDS_PER_ADDER; i++)
-		UNIT_CHECK(seen[i] == 1, "PID %d lost", 1000 + i);
+		expect(seen[i] == 1, "PID %d lost", 1000 + i);
 	free(text);
 }
 
@@ -351,10 +351,10 @@ static void test_concurrent_adders(void)
 	int start[2], status;
 	pid_t children[ADDERS];
 
-	UNIT_CHECK(!pipe(start), "pipe: %s", strerror(errno));
+	expect(!pipe(start), "pipe: %s", strerror(errno));
 	for (int i = 0; i < ADDERS; i++) {
 		children[i] = fork();
-		UNIT_CHECK(children[i] >= 0, "fork: %s", strerror(errno));
+		expect(children[i] >= 0, "fork: %s", strerror(errno));
 		if (children[i] == 0) {
 			close(start[1]);
 			run_adder(start[0], i);
@@ -363,8 +363,8 @@ static void test_concurrent_adders(void)
 	/* Closing the write end releases every child at once. */
 	close(start[1]);
 	for (int i = 0; i < ADDERS; i++) {
-		UNIT_CHECK(waitpid(children[i], &status, 0) == children[i], "waitpid failed");
-		UNIT_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "adder %d status %#x",
+		expect(waitpid(children[i], &status, 0) == children[i], "waitpid failed");
+		expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "adder %d status %#x",
 			   i, status);
 	}
 	check_each_pid_once();
@@ -372,19 +372,19 @@ static void test_concurrent_adders(void)
 }
 
 UNIT_TESTS(
-	{ "read_missing_file", test_read_missing_file },
-	{ "read_mixed_lines", test_read_mixed_lines },
-	{ "read_without_report", test_read_without_report },
-	{ "read_error", test_read_error },
-	{ "add_creates_file", test_add_creates_file },
-	{ "add_without_directory", test_add_without_directory },
-	{ "add_rejects_bad_pid", test_add_rejects_bad_pid },
-	{ "add_path_too_long", test_add_path_too_long },
-	{ "add_keeps_lines", test_add_keeps_lines },
-	{ "remove_keeps_lines", test_remove_keeps_lines },
-	{ "remove_from_missing_file", test_remove_from_missing_file },
-	{ "add_replaces_atomically", test_add_replaces_atomically },
-	{ "remove_replaces_atomically", test_remove_replaces_atomically },
-	{ "no_change_no_rewrite", test_no_change_no_rewrite },
-	{ "concurrent_adders", test_concurrent_adders }
+	UNIT_TEST(read_missing_file),
+	UNIT_TEST(read_mixed_lines),
+	UNIT_TEST(read_without_report),
+	UNIT_TEST(read_error),
+	UNIT_TEST(add_creates_file),
+	UNIT_TEST(add_without_directory),
+	UNIT_TEST(add_rejects_bad_pid),
+	UNIT_TEST(add_path_too_long),
+	UNIT_TEST(add_keeps_lines),
+	UNIT_TEST(remove_keeps_lines),
+	UNIT_TEST(remove_from_missing_file),
+	UNIT_TEST(add_replaces_atomically),
+	UNIT_TEST(remove_replaces_atomically),
+	UNIT_TEST(no_change_no_rewrite),
+	UNIT_TEST(concurrent_adders)
 );

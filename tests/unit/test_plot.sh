@@ -3,7 +3,7 @@
 # in the documented format becomes a PNG; no logs is an error with a hint.
 # Prints "PASS name" / "FAIL name: reason" and "N passed, N failed".
 here=$(cd "$(dirname "$0")" && pwd)
-ctl=$here/../pfprofctl
+ctl=$here/../../pfprofctl/pfprofctl
 export PFPROF_PLOT_SCRIPT="$here/../../plots/pfprof-log.gp"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/pfprof-plot-test.XXXXXX")
 trap 'rm -rf "$dir"' EXIT

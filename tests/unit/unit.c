@@ -2,38 +2,15 @@
 #include "unit.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <ftw.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#define REASON_MAX 1024
+#define DIR_TEMPLATE "/tmp/pfprof-unit.XXXXXX"
 
-static int reason_fd = -1;
-static char test_dir[] = "/tmp/pfprof-unit.XXXXXX";
-
-void unit_fail(const char *fmt, ...)
-{
-	char reason[REASON_MAX];
-	va_list ap;
-	int len;
-
-	va_start(ap, fmt);
-	len = vsnprintf(reason, sizeof(reason), fmt, ap);
-	va_end(ap);
-	if (len < 0)
-		len = 0;
-	if ((size_t)len >= sizeof(reason))
-		len = sizeof(reason) - 1;
-	if (write(reason_fd, reason, len) < 0)
-		fprintf(stderr, "%s\n", reason);
-	_exit(1);
-}
+static char test_dir[] = DIR_TEMPLATE;
 
 const char *unit_dir(void)
 {
@@ -45,7 +22,7 @@ void unit_write_file(const char *path, const char *text)
 	FILE *f = fopen(path, "w");
 
 	if (!f || fputs(text, f) < 0 || fclose(f))
-		unit_fail("writing %s: %s", path, strerror(errno));
+		fail("writing %s: %s", path, strerror(errno));
 }
 
 char *unit_read_file(const char *path)
@@ -57,15 +34,45 @@ char *unit_read_file(const char *path)
 	int c;
 
 	if (!f)
-		unit_fail("opening %s: %s", path, strerror(errno));
+		fail("opening %s: %s", path, strerror(errno));
 	mem = open_memstream(&text, &size);
 	if (!mem)
-		unit_fail("open_memstream: %s", strerror(errno));
+		fail("open_memstream: %s", strerror(errno));
 	while ((c = getc(f)) != EOF)
 		putc(c, mem);
 	fclose(f);
 	fclose(mem);
 	return text;
+}
+
+void unit_record_report(void *ctx, const char *file, unsigned int line, const char *message)
+{
+	struct unit_reports *reports = ctx;
+	struct unit_report *r;
+
+	expect(reports->count < UNIT_MAX_REPORTS, "too many reports, last: %s", message);
+	r = &reports->r[reports->count++];
+	snprintf(r->file, sizeof(r->file), "%s", file);
+	r->line = line;
+	snprintf(r->message, sizeof(r->message), "%s", message);
+}
+
+/* A fresh directory per test, made by the runner so that it can clean it up. */
+static int make_dir(const struct test *t, char *why, size_t size)
+{
+	(void)t;
+	memcpy(test_dir, DIR_TEMPLATE, sizeof(test_dir));
+	if (mkdtemp(test_dir))
+		return 0;
+	snprintf(why, size, "mkdtemp: %s", strerror(errno));
+	return -1;
+}
+
+static void enter_dir(const struct test *t)
+{
+	(void)t;
+	if (chdir(test_dir))
+		fail("chdir %s: %s", test_dir, strerror(errno));
 }
 
 static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
@@ -76,82 +83,31 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
 	return remove(path);
 }
 
-void unit_record_report(void *ctx, const char *file, unsigned int line, const char *message)
+/* A failed test's directory stays for inspection. */
+static int clean_dir(const struct test *t, char *why, size_t size)
 {
-	struct unit_reports *reports = ctx;
-	struct unit_report *r;
+	size_t len = strlen(why);
 
-	UNIT_CHECK(reports->count < UNIT_MAX_REPORTS, "too many reports, last: %s", message);
-	r = &reports->r[reports->count++];
-	snprintf(r->file, sizeof(r->file), "%s", file);
-	r->line = line;
-	snprintf(r->message, sizeof(r->message), "%s", message);
-}
-
-/* Runs one test in a child; returns 0 if it passed. */
-static int run_test(const struct unit_test *t)
-{
-	char reason[REASON_MAX] = "";
-	char dir_template[] = "/tmp/pfprof-unit.XXXXXX";
-	int fds[2], status;
-	ssize_t len;
-	pid_t pid;
-
-	if (!mkdtemp(dir_template) || pipe(fds)) {
-		printf("FAIL %s: setting up: %s\n", t->name, strerror(errno));
-		return 1;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		close(fds[0]);
-		reason_fd = fds[1];
-		memcpy(test_dir, dir_template, sizeof(test_dir));
-		if (chdir(test_dir))
-			unit_fail("chdir %s: %s", test_dir, strerror(errno));
-		t->run();
-		_exit(0);
-	}
-	close(fds[1]);
-	if (pid < 0)
-		snprintf(reason, sizeof(reason), "fork: %s", strerror(errno));
-	else if (waitpid(pid, &status, 0) == pid) {
-		len = read(fds[0], reason, sizeof(reason) - 1);
-		reason[len > 0 ? len : 0] = '\0';
-		if (WIFSIGNALED(status))
-			snprintf(reason, sizeof(reason), "killed by signal %d", WTERMSIG(status));
-		else if (WEXITSTATUS(status) && !reason[0])
-			snprintf(reason, sizeof(reason), "exit status %d", WEXITSTATUS(status));
-	}
-	close(fds[0]);
-	if (!reason[0]) {
-		if (nftw(dir_template, remove_entry, 16, FTW_DEPTH | FTW_PHYS))
-			fprintf(stderr, "unit: could not remove %s\n", dir_template);
-		printf("PASS %s\n", t->name);
+	(void)t;
+	if (len) {
+		snprintf(why + len, size - len, " (files in %s)", test_dir);
 		return 0;
 	}
-	/* A failed test's directory stays for inspection. */
-	printf("FAIL %s: %s (files in %s)\n", t->name, reason, dir_template);
-	return 1;
+	if (nftw(test_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS))
+		fprintf(stderr, "unit: could not remove %s\n", test_dir);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	int passed = 0, failed = 0;
+	const struct test_suite suite = {
+		.prog = argv[0],
+		.tests = unit_tests,
+		.nr_tests = unit_tests_count,
+		.before = make_dir,
+		.after = clean_dir,
+		.enter = enter_dir,
+	};
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	for (size_t i = 0; i < unit_tests_count; i++) {
-		int selected = argc == 1;
-
-		for (int j = 1; j < argc; j++)
-			selected |= !strcmp(argv[j], unit_tests[i].name);
-		if (!selected)
-			continue;
-		if (run_test(&unit_tests[i]))
-			failed++;
-		else
-			passed++;
-	}
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return test_main(&suite, argc, argv);
 }

@@ -1,33 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A small unit-test runner for the daemon's host tests. Each test binary
- * defines unit_tests[] and gets main() from unit.c: every test runs in its own
- * process with a fresh temporary directory as its working directory, and the
- * binary prints "PASS name" or "FAIL name: reason" per test, then
- * "N passed, N failed". Exit status 0 if all passed, 1 otherwise.
+ * The host unit tests of libpfprof and pfprofd. Each test binary lists its
+ * tests with UNIT_TESTS() and gets main() from unit.c, on the shared runner
+ * (tests/harness/runner.h): every test runs in its own process with a fresh
+ * temporary directory as its working directory, kept if the test fails.
  */
 #ifndef PFPROF_UNIT_H
 #define PFPROF_UNIT_H
 
 #include <stddef.h>
 
-struct unit_test {
-	const char *name;
-	void (*run)(void);
-};
+#include "runner.h"
 
-extern const struct unit_test unit_tests[];
+extern const struct test unit_tests[];
 extern const size_t unit_tests_count;
 
+/* The test named id is the function test_<id>. */
+#define UNIT_TEST(id) { .name = #id, .run = test_##id }
 #define UNIT_TESTS(...) \
-	const struct unit_test unit_tests[] = { __VA_ARGS__ }; \
+	const struct test unit_tests[] = { __VA_ARGS__ }; \
 	const size_t unit_tests_count = sizeof(unit_tests) / sizeof(unit_tests[0])
-
-/* Ends the running test as failed (printf format). */
-__attribute__((noreturn, format(printf, 1, 2)))
-void unit_fail(const char *fmt, ...);
-
-#define UNIT_CHECK(cond, ...) do { if (!(cond)) unit_fail(__VA_ARGS__); } while (0)
 
 /* The test's own empty temporary directory (also its working directory). */
 const char *unit_dir(void);

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "logformat.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char header_format[] =
+	"# pfprof log format 1\n"
+	"# created %" PRIu64 "\n"
+	LOGFORMAT_COLUMNS "\n"
+	"# units: seq = sample number since module load; wall_time_s = seconds since"
+	" 1970-01-01 UTC; monotonic_s = CLOCK_MONOTONIC seconds; jiffies = kernel ticks"
+	" at hz per second (see load_id); minor_faults, major_faults = faults in the"
+	" sample's period; cpu_ms = utime+stime in the period, ms; processes = processes"
+	" summed; minor_total, major_total, cpu_total_ms = the same since module load\n";
+
+bool logformat_same_stream(const struct log_stream *a, const struct log_stream *b)
+{
+	return a->load_id == b->load_id && a->hz == b->hz && a->period_ns == b->period_ns;
+}
+
+/* Rounds to microseconds in integers: a double holds wall-clock ns only to ~0.2 us. */
+static uint64_t ns_to_us(uint64_t ns)
+{
+	return ns / 1000 + (ns % 1000 >= 500);
+}
+
+int logformat_header(char *buf, size_t size, uint64_t created_s)
+{
+	return snprintf(buf, size, header_format, created_s);
+}
+
+/* The text matches "%llu %.6f %.6f %llu %llu %llu %.3f %u %llu %llu %.3f\n". */
+int logformat_sample(char *buf, size_t size, const struct mp3_ring_sample *s, uint64_t wall_ns)
+{
+	uint64_t wall_us = ns_to_us(wall_ns), mono_us = ns_to_us(s->time_ns);
+	uint64_t cpu_us = ns_to_us(s->cpu_ns), total_us = ns_to_us(s->cpu_ns_total);
+
+	return snprintf(buf, size,
+			"%" PRIu64 " %" PRIu64 ".%06" PRIu64 " %" PRIu64 ".%06" PRIu64
+			" %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 ".%03" PRIu64
+			" %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64 ".%03" PRIu64 "\n",
+			(uint64_t)s->seq, wall_us / 1000000, wall_us % 1000000,
+			mono_us / 1000000, mono_us % 1000000, (uint64_t)s->jiffies,
+			(uint64_t)s->minor_faults, (uint64_t)s->major_faults,
+			cpu_us / 1000, cpu_us % 1000, (uint32_t)s->nr_procs,
+			(uint64_t)s->minor_total, (uint64_t)s->major_total,
+			total_us / 1000, total_us % 1000);
+}
+
+int logformat_missed(char *buf, size_t size, uint64_t first_seq, uint64_t count)
+{
+	return snprintf(buf, size, "# missed %" PRIu64 " samples (seq %" PRIu64 "..%" PRIu64 ")\n",
+			count, first_seq, first_seq + count - 1);
+}
+
+int logformat_stream(char *buf, size_t size, const struct log_stream *st)
+{
+	return snprintf(buf, size, "# load_id %016" PRIx64 " hz %" PRIu32 " period_ns %" PRIu64
+			"\n", st->load_id, st->hz, st->period_ns);
+}
+
+/* A sample line starts with the seq number and a space. */
+bool logformat_parse_seq(const char *line, size_t len, uint64_t *seq)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < len && line[i] >= '0' && line[i] <= '9'; i++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(line[i] - '0');
+	}
+	if (i == 0 || i == len || line[i] != ' ')
+		return false;
+	*seq = v;
+	return true;
+}
+
+bool logformat_parse_load_id(const char *line, size_t len, uint64_t *load_id)
+{
+	static const char prefix[] = "# load_id ";
+	char text[64];
+
+	if (len < sizeof(prefix) - 1 || memcmp(line, prefix, sizeof(prefix) - 1))
+		return false;
+	if (len >= sizeof(text))
+		len = sizeof(text) - 1;
+	memcpy(text, line, len);
+	text[len] = '\0';
+	return sscanf(text, "# load_id %16" SCNx64, load_id) == 1;
+}
+
+bool logformat_parse_created(const char *text, uint64_t *created_s)
+{
+	const char *line = strncmp(text, "# created ", 10) ? strstr(text, "\n# created ") : text;
+
+	if (line && *line == '\n')
+		line++;
+	return line && sscanf(line, "# created %" SCNu64, created_s) == 1;
+}
+
+int logformat_path(char *buf, size_t size, const char *dir, unsigned int n)
+{
+	int len = n ? snprintf(buf, size, "%s/" LOGFORMAT_FILE ".%u", dir, n) :
+		      snprintf(buf, size, "%s/" LOGFORMAT_FILE, dir);
+
+	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
+}

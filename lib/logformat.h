@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The sample logs' text format and file names: what pfprofd writes and
+ * pfprofctl, gnuplot, awk and spreadsheets read.
+ *
+ * The current file is "pfprof.log"; rotation renames it to "pfprof.log.1"
+ * (older ones move up to .2 ... .keep). Every file starts with this header
+ * (all '#' lines are comments to gnuplot):
+ *   # pfprof log format 1
+ *   # created <unix seconds>
+ *   # columns: seq wall_time_s monotonic_s jiffies minor_faults major_faults cpu_ms processes minor_total major_total cpu_total_ms
+ *   # units: ...one line describing each column...
+ * and "# load_id <16 hex digits> hz <HZ> period_ns <ns>" precedes the first
+ * sample of every module load (again at the top of every new file).
+ * A sample line: "%llu %.6f %.6f %llu %llu %llu %.3f %u %llu %llu %.3f\n".
+ * Samples the reader could not get: "# missed <N> samples (seq <A>..<B>)".
+ */
+#ifndef PFPROF_LOGFORMAT_H
+#define PFPROF_LOGFORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/mp3.h>
+
+#define LOGFORMAT_FILE "pfprof.log"
+#define LOGFORMAT_LINE_MAX 256		/* any sample or marker line, with its NUL */
+#define LOGFORMAT_HEADER_MAX 1024	/* the header, with its NUL */
+#define LOGFORMAT_COLUMNS "# columns: seq wall_time_s monotonic_s jiffies minor_faults " \
+	"major_faults cpu_ms processes minor_total major_total cpu_total_ms"
+
+/* Identifies the module load the samples come from. */
+struct log_stream {
+	uint64_t load_id;
+	uint32_t hz;
+	uint64_t period_ns;
+};
+
+bool logformat_same_stream(const struct log_stream *a, const struct log_stream *b);
+
+/* Each returns what snprintf() does. */
+int logformat_header(char *buf, size_t size, uint64_t created_s);
+int logformat_sample(char *buf, size_t size, const struct mp3_ring_sample *s, uint64_t wall_ns);
+int logformat_missed(char *buf, size_t size, uint64_t first_seq, uint64_t count);
+int logformat_stream(char *buf, size_t size, const struct log_stream *stream);
+
+/* A line without its '\n': a sample line's seq, a load_id line's load_id. */
+bool logformat_parse_seq(const char *line, size_t len, uint64_t *seq);
+bool logformat_parse_load_id(const char *line, size_t len, uint64_t *load_id);
+/* The "# created" second of a header (text is NUL-terminated, from the file's start). */
+bool logformat_parse_created(const char *text, uint64_t *created_s);
+
+/*
+ * The path of log file n in dir: n = 0 the current file, n >= 1 the rotated
+ * pfprof.log.n. 0, or -ENAMETOOLONG if it does not fit in size.
+ */
+int logformat_path(char *buf, size_t size, const char *dir, unsigned int n);
+
+#endif /* PFPROF_LOGFORMAT_H */

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pfprofctl: a command's line parsed against its table entry, and its --help. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl.h"
+
+#define HELP_KEY 'h'
+/* getopt_long() values of long-only options: their index, past any character. */
+#define LONG_ONLY_BASE 256
+
+static size_t nr_options(const struct ctl_command *cmd)
+{
+	size_t n = 0;
+
+	while (n < CTL_MAX_OPTIONS && cmd->options[n].name)
+		n++;
+	return n;
+}
+
+static int option_key(const struct ctl_command *cmd, size_t i)
+{
+	return cmd->options[i].short_name ? cmd->options[i].short_name : LONG_ONLY_BASE + (int)i;
+}
+
+static void print_option(const struct ctl_option *o)
+{
+	const char *value = o->metavar ? o->metavar : "";
+	char left[64];
+
+	if (o->short_name)
+		snprintf(left, sizeof(left), "-%c, --%s %s", o->short_name, o->name, value);
+	else
+		snprintf(left, sizeof(left), "    --%s %s", o->name, value);
+	printf("  %-20s %s\n", left, o->help);
+}
+
+void ctl_synopsis(const struct ctl_command *cmd, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s%s", nr_options(cmd) ? "[options]" : "",
+		 nr_options(cmd) && *cmd->operands ? " " : "", cmd->operands);
+}
+
+static void print_help(const struct ctl_command *cmd)
+{
+	char synopsis[128];
+
+	ctl_synopsis(cmd, synopsis, sizeof(synopsis));
+	printf("Usage: pfprofctl %s %s\n%s.\n", cmd->name, synopsis, cmd->summary);
+	if (cmd->details)
+		printf("%s", cmd->details);
+	printf("\nOptions:\n");
+	for (size_t i = 0; i < nr_options(cmd); i++)
+		print_option(&cmd->options[i]);
+	printf("  %-20s %s\n", "-h, --help", "this help");
+}
+
+/* Stores the value of option i; false (after saying why) if it is not valid. */
+static bool store_option(const struct ctl_command *cmd, size_t i, const char *arg,
+			 struct ctl_call *call)
+{
+	const struct ctl_option *o = &cmd->options[i];
+	char *end;
+
+	call->option[i].set = true;
+	call->option[i].string = arg;
+	if (o->type != CTL_NUMBER)
+		return true;
+	errno = 0;
+	call->option[i].number = strtoull(arg, &end, 10);
+	if (*arg >= '0' && *arg <= '9' && !*end && !errno)
+		return true;
+	ctl_usage_error(cmd, "--%s wants a number, not '%s'", o->name, arg);
+	return false;
+}
+
+/* getopt_long()'s view of the command's options, --help included. */
+static void getopt_table(const struct ctl_command *cmd, struct option *longopts,
+			 char *shortopts)
+{
+	size_t n = nr_options(cmd), s = 0;
+
+	/* '+': options end at the first operand (run's command takes its own). */
+	shortopts[s++] = '+';
+	shortopts[s++] = HELP_KEY;
+	for (size_t i = 0; i < n; i++) {
+		const struct ctl_option *o = &cmd->options[i];
+
+		longopts[i] = (struct option){ o->name, o->metavar ? required_argument : no_argument,
+					       NULL, option_key(cmd, i) };
+		if (o->short_name) {
+			shortopts[s++] = o->short_name;
+			if (o->metavar)
+				shortopts[s++] = ':';
+		}
+	}
+	shortopts[s] = '\0';
+	longopts[n] = (struct option){ "help", no_argument, NULL, HELP_KEY };
+	longopts[n + 1] = (struct option){ 0 };
+}
+
+static int parse_options(const struct ctl_command *cmd, int argc, char **argv,
+			 struct ctl_call *call)
+{
+	struct option longopts[CTL_MAX_OPTIONS + 2];
+	char shortopts[2 * CTL_MAX_OPTIONS + 3];
+	int key;
+
+	getopt_table(cmd, longopts, shortopts);
+	optind = 1;
+	opterr = 0;
+	while ((key = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		size_t i;
+
+		if (key == HELP_KEY) {
+			print_help(cmd);
+			return PFPROF_EXIT_OK;
+		}
+		for (i = 0; i < nr_options(cmd) && option_key(cmd, i) != key; i++)
+			;
+		if (i == nr_options(cmd))
+			return ctl_usage_error(cmd, "unknown option or missing value: '%s'",
+					       argv[optind - 1]);
+		if (!store_option(cmd, i, optarg, call))
+			return PFPROF_EXIT_USAGE;
+	}
+	return -1;
+}
+
+int ctl_parse_call(const struct ctl_command *cmd, int argc, char **argv, struct ctl_call *call)
+{
+	int status;
+
+	memset(call, 0, sizeof(*call));
+	status = parse_options(cmd, argc, argv, call);
+	if (status >= 0)
+		return status;
+	call->operands = argv + optind;
+	call->nr_operands = argc - optind;
+	if (call->nr_operands < cmd->min_operands)
+		return ctl_usage_error(cmd, "%s", cmd->missing_operands);
+	if (cmd->max_operands >= 0 && call->nr_operands > cmd->max_operands)
+		return ctl_usage_error(cmd, "unexpected argument '%s'",
+				       call->operands[cmd->max_operands]);
+	return -1;
+}

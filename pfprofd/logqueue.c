@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "logqueue.h"
+
+#include <stdlib.h>
+
+#define QUEUE_FIRST 64
+
+bool logqueue_reserve(struct logqueue *q, size_t n)
+{
+	size_t cap = q->cap ? q->cap : QUEUE_FIRST;
+	struct logentry *slots;
+
+	if (q->count + n > LOGQUEUE_MAX)
+		return false;
+	if (q->count + n <= q->cap)
+		return true;
+	while (cap < q->count + n)
+		cap *= 2;
+	if (cap > LOGQUEUE_MAX)
+		cap = LOGQUEUE_MAX;
+	slots = malloc(cap * sizeof(*slots));
+	if (!slots)
+		return false;
+	/* Copy the ring's two runs in order so that the new one starts at 0. */
+	for (size_t i = 0; i < q->count; i++)
+		slots[i] = q->slots[(q->head + i) % q->cap];
+	free(q->slots);
+	q->slots = slots;
+	q->cap = cap;
+	q->head = 0;
+	return true;
+}
+
+struct logentry *logqueue_push(struct logqueue *q, enum logentry_kind kind)
+{
+	struct logentry *e = &q->slots[(q->head + q->count) % q->cap];
+
+	q->count++;
+	e->kind = kind;
+	return e;
+}
+
+const struct logentry *logqueue_at(const struct logqueue *q, size_t i)
+{
+	return i < q->count ? &q->slots[(q->head + i) % q->cap] : NULL;
+}
+
+void logqueue_pop(struct logqueue *q)
+{
+	q->head = (q->head + 1) % q->cap;
+	q->count--;
+}
+
+void logqueue_free(struct logqueue *q)
+{
+	free(q->slots);
+	*q = (struct logqueue){ 0 };
+}
+
+int logentry_format(char *buf, size_t size, const struct logentry *e)
+{
+	switch (e->kind) {
+	case LOGENTRY_SAMPLE:
+		return logformat_sample(buf, size, &e->sample.s, e->sample.wall_ns);
+	case LOGENTRY_MISSED:
+		return logformat_missed(buf, size, e->missed.first, e->missed.count);
+	case LOGENTRY_STREAM:
+		return logformat_stream(buf, size, &e->stream);
+	}
+	return -1;
+}

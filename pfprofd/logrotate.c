@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "logrotate.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "logformat.h"
+
+bool logrotate_due(const struct logrotate_policy *p, uint64_t created_s, uint64_t size,
+		   bool has_sample, uint64_t now_s)
+{
+	if (!has_sample)
+		return false;
+	/* Differences, not sums: a huge age_s must not wrap around. */
+	return (p->size && size >= p->size) ||
+	       (p->age_s && now_s >= created_s && now_s - created_s >= p->age_s);
+}
+
+uint64_t logrotate_due_at(const struct logrotate_policy *p, uint64_t created_s)
+{
+	if (!p->age_s)
+		return 0;
+	if (p->age_s > UINT64_MAX - created_s)
+		return UINT64_MAX;
+	return created_s + p->age_s;
+}
+
+/* A crash between renames leaves gaps in .1 ... .keep: missing files are fine. */
+static int rename_if_there(const char *from, const char *to)
+{
+	return rename(from, to) && errno != ENOENT ? -errno : 0;
+}
+
+static int unlink_if_there(const char *path)
+{
+	return unlink(path) && errno != ENOENT ? -errno : 0;
+}
+
+/*
+ * How many of .1, .2, ... exist without a gap, at most keep; -errno on error.
+ * lstat(), as rename() moves a symbolic link, dangling or not.
+ */
+static int rotated_run(const char *dir, unsigned int keep)
+{
+	char path[PATH_MAX];
+
+	for (unsigned int n = 1; n <= keep; n++) {
+		struct stat st;
+		int err = logformat_path(path, sizeof(path), dir, n);
+
+		if (err)
+			return err;
+		if (lstat(path, &st))
+			return errno == ENOENT ? (int)n - 1 : -errno;
+	}
+	return (int)keep;
+}
+
+/* Renames log file from to log file to (0: the current file). */
+static int move(const char *dir, unsigned int from, unsigned int to)
+{
+	char from_path[PATH_MAX], to_path[PATH_MAX];
+	int err = logformat_path(from_path, sizeof(from_path), dir, from);
+
+	if (!err)
+		err = logformat_path(to_path, sizeof(to_path), dir, to);
+	return err ? err : rename_if_there(from_path, to_path);
+}
+
+/*
+ * Only the run of files up to the first gap moves: a crash between two
+ * renames leaves a gap, which this fills without touching the older files
+ * above it, and a large keep costs no more than the files there are. With
+ * all keep files there, .keep is dropped.
+ */
+int logrotate_shift(const char *dir, unsigned int keep)
+{
+	char path[PATH_MAX];
+	int top, err;
+
+	if (!keep) {
+		err = logformat_path(path, sizeof(path), dir, 0);
+		return err ? err : unlink_if_there(path);
+	}
+	top = rotated_run(dir, keep);
+	err = top < 0 ? top : 0;
+	if (!err && (unsigned int)top == keep) {
+		err = logformat_path(path, sizeof(path), dir, keep);
+		if (!err)
+			err = unlink_if_there(path);
+		top--;
+	}
+	for (int n = top; !err && n >= 1; n--)
+		err = move(dir, n, n + 1);
+	return err ? err : move(dir, 0, 1);
+}

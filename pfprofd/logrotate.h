@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * When the current log is rotated, and how: pfprof.log.N moves to .N+1, the
+ * current file to .1, and the oldest beyond keep is deleted.
+ */
+#ifndef PFPROF_LOGROTATE_H
+#define PFPROF_LOGROTATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct logrotate_policy {
+	uint64_t size;		/* bytes; 0: never */
+	uint64_t age_s;		/* seconds since the file was created; 0: never */
+	unsigned int keep;	/* rotated files kept */
+};
+
+/* Whether a file created at created_s with size bytes is due; one without samples never is. */
+bool logrotate_due(const struct logrotate_policy *p, uint64_t created_s, uint64_t size,
+		   bool has_sample, uint64_t now_s);
+
+/* The wall-clock second at which a file created at created_s is due by age; 0: never. */
+uint64_t logrotate_due_at(const struct logrotate_policy *p, uint64_t created_s);
+
+/* Moves the current file in dir out of the way (keep 0: deletes it); 0 or -errno. */
+int logrotate_shift(const char *dir, unsigned int keep);
+
+#endif /* PFPROF_LOGROTATE_H */

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "runner.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define REASON_MAX 1024
+
+static int reason_fd = -1;
+
+void fail(const char *fmt, ...)
+{
+	char reason[REASON_MAX];
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		len = 0;
+	if ((size_t)len >= sizeof(reason))
+		len = sizeof(reason) - 1;
+	if (reason_fd < 0 || write(reason_fd, reason, len) < 0)
+		fprintf(stderr, "%s\n", reason);
+	_exit(1);
+}
+
+static uint64_t monotonic_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Waits for the test, killing its group on timeout; the group goes in any case. */
+static int wait_test(pid_t pid, unsigned int timeout_s, bool *timed_out)
+{
+	uint64_t deadline = monotonic_ms() + (uint64_t)timeout_s * 1000;
+	struct timespec tick = { 0, 10 * 1000000 };
+	int status = 0;
+
+	*timed_out = false;
+	while (waitpid(pid, &status, timeout_s ? WNOHANG : 0) == 0) {
+		if (monotonic_ms() > deadline) {
+			*timed_out = true;
+			kill(-pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			break;
+		}
+		nanosleep(&tick, NULL);
+	}
+	kill(-pid, SIGKILL);	/* helpers the test left running */
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	return status;
+}
+
+/* Runs the test in its own process group; why stays empty if it passed. */
+static void run_child(const struct test_suite *suite, const struct test *t, char *why,
+		      size_t size)
+{
+	bool timed_out;
+	int fds[2], status;
+	ssize_t len;
+	pid_t pid;
+
+	if (pipe(fds)) {
+		snprintf(why, size, "pipe: %s", strerror(errno));
+		return;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		close(fds[0]);
+		reason_fd = fds[1];
+		if (suite->enter)
+			suite->enter(t);
+		t->run();
+		_exit(0);
+	}
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		snprintf(why, size, "fork: %s", strerror(errno));
+		return;
+	}
+	setpgid(pid, pid);
+	status = wait_test(pid, t->timeout_s, &timed_out);
+	len = read(fds[0], why, size - 1);
+	why[len > 0 ? len : 0] = '\0';
+	close(fds[0]);
+	if (timed_out)
+		snprintf(why, size, "timed out after %u s", t->timeout_s);
+	else if (WIFSIGNALED(status))
+		snprintf(why, size, "killed by signal %d", WTERMSIG(status));
+	else if (WEXITSTATUS(status) && !why[0])
+		snprintf(why, size, "exit status %d", WEXITSTATUS(status));
+}
+
+static int run_one(const struct test_suite *suite, const struct test *t)
+{
+	char why[REASON_MAX] = "";
+
+	if (!suite->before || !suite->before(t, why, sizeof(why)))
+		run_child(suite, t, why, sizeof(why));
+	if (suite->after)
+		suite->after(t, why, sizeof(why));
+	if (!why[0]) {
+		printf("PASS %s\n", t->name);
+		return 0;
+	}
+	printf("FAIL %s: %s\n", t->name, why);
+	return 1;
+}
+
+static const struct test *find_test(const struct test_suite *suite, const char *name)
+{
+	for (size_t i = 0; i < suite->nr_tests; i++)
+		if (!strcmp(suite->tests[i].name, name))
+			return &suite->tests[i];
+	return NULL;
+}
+
+static bool selected(const struct test *t, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], t->name))
+			return true;
+	return argc == 1;
+}
+
+int test_main(const struct test_suite *suite, int argc, char **argv)
+{
+	int passed = 0, failed = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* Orphaned helpers come back to us, so nothing outlives its test. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (argc == 2 && !strcmp(argv[1], "--list")) {
+		for (size_t i = 0; i < suite->nr_tests; i++)
+			printf("%s\n", suite->tests[i].name);
+		return 0;
+	}
+	for (int i = 1; i < argc; i++) {
+		if (!find_test(suite, argv[i])) {
+			fprintf(stderr, "%s: no test named '%s' (see --list)\n", suite->prog,
+				argv[i]);
+			return 2;
+		}
+	}
+	for (size_t i = 0; i < suite->nr_tests; i++) {
+		if (!selected(&suite->tests[i], argc, argv))
+			continue;
+		if (run_one(suite, &suite->tests[i]))
+			failed++;
+		else
+			passed++;
+	}
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
