@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pfprofd's state, shared by its start-up (main.c) and its event loop
+ * (loop.c).
+ */
+#ifndef PFPROF_DAEMON_H
+#define PFPROF_DAEMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "collector.h"
+#include "config.h"
+#include "logwriter.h"
+
+struct daemon {
+	sd_event *loop;
+	const char *config_path;
+	struct pfprof_config config;
+	struct logwriter *log;
+	struct collector collector;
+	sd_event_source *retry;		/* armed while lines wait for the disk */
+	sd_event_source *samples;	/* the device: off while a batch is gathering */
+	sd_event_source *batch;		/* writes a batch once write_interval has passed */
+	uint64_t next_write_usec;	/* CLOCK_MONOTONIC: no write before this */
+	sd_event_source *pid_watch;
+	int lock_fd;
+	int log_error;			/* last error reported, 0 once writing works */
+	bool ready;
+};
+
+/* Reads the config; an explicit --config that cannot be read is an error. 0 or -errno. */
+int daemon_load_config(struct daemon *d);
+/* A log writer with the config's directory and rotation; NULL with errno. */
+struct logwriter *daemon_new_log(const struct pfprof_config *config);
+
+/* Runs the event loop until SIGTERM or SIGINT, writes what is left; the exit status. */
+int daemon_run(struct daemon *d);
+
+#endif /* PFPROF_DAEMON_H */

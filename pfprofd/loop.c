@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pfprofd's event loop, one sd_event: the device (poll() wakes it per
+ * sample), signals, the PID file's directory (inotify), a retry timer while
+ * the log cannot be written and a status timer.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <time.h>
+#include <unistd.h>
+#include <systemd/sd-daemon.h>
+
+#include "daemon.h"
+#include "daemon_log.h"
+#include "pfprof.h"
+#include "procstatus.h"
+#include "registrar.h"
+#include "state.h"
+
+#define RETRY_USEC 1000000ULL		/* retrying a log that cannot be written */
+#define STATUS_USEC 2000000ULL		/* refreshing STATUS= and the state file */
+
+static uint64_t wall_seconds(void)
+{
+	return (uint64_t)time(NULL);
+}
+
+static void notify_status(struct daemon *d)
+{
+	struct pfprof_state st = {
+		.pid = getpid(),
+		.load_id = d->collector.ring.load_id,
+		.head = mp3ring_head(&d->collector.ring),
+		.logged = d->collector.logged,
+		.missed = d->collector.missed,
+		.queued = logwriter_queued(d->log),
+		.updated_s = wall_seconds(),
+	};
+	struct pidlist procs;
+	int err = procstatus_list(d->config.status_file, &procs);
+
+	if (err)
+		procs.count = 0;
+	snprintf(st.log_file, sizeof(st.log_file), "%s", logwriter_path(d->log));
+	if (d->log_error)
+		snprintf(st.log_error, sizeof(st.log_error), "%s", strerror(-d->log_error));
+	err = state_write(d->config.runtime_dir, &st);
+	if (err)
+		dlog(LOG_WARNING, "writing the state in %s: %s", d->config.runtime_dir, strerror(-err));
+	sd_notifyf(0, "STATUS=%zu processes; %" PRIu64 " samples logged, %" PRIu64
+		   " missed; %s%s%s", procs.count, st.logged, st.missed,
+		   st.log_file, d->log_error ? ": " : "", st.log_error);
+	pidlist_free(&procs);
+}
+
+static void become_ready(struct daemon *d)
+{
+	if (d->ready)
+		return;
+	d->ready = true;
+	dlog(LOG_INFO, "logging to %s", logwriter_path(d->log));
+	sd_notify(0, "READY=1");
+	notify_status(d);
+}
+
+static void arm_retry(struct daemon *d)
+{
+	sd_event_source_set_time_relative(d->retry, RETRY_USEC);
+	sd_event_source_set_enabled(d->retry, SD_EVENT_ONESHOT);
+}
+
+/* Writes what is queued; failures are reported once and retried. */
+static void flush_log(struct daemon *d)
+{
+	int err = logwriter_flush(d->log, wall_seconds());
+
+	if (err) {
+		if (err != d->log_error)
+			dlog(LOG_ERR, "writing %s: %s; %zu lines held, retrying every second",
+			     logwriter_path(d->log), strerror(-err), logwriter_queued(d->log));
+		d->log_error = err;
+		arm_retry(d);
+		return;
+	}
+	if (d->log_error)
+		dlog(LOG_NOTICE, "writing %s again", logwriter_path(d->log));
+	d->log_error = 0;
+	become_ready(d);
+}
+
+/* Drains the ring into the log; returns whether there was anything new. */
+static bool write_samples(struct daemon *d)
+{
+	uint64_t before = d->collector.logged + d->collector.missed, now;
+
+	collector_drain(&d->collector);
+	/* While the log fails, the retry timer writes, not every sample. */
+	if (!d->log_error)
+		flush_log(d);
+	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
+	d->next_write_usec = now + d->config.write_interval_s * 1000000ULL;
+	return d->collector.logged + d->collector.missed != before;
+}
+
+/*
+ * A sample arrived. After a quiet spell it is written at once; while samples
+ * keep coming they are written once per write_interval, by the batch timer,
+ * with the device left unwatched meanwhile: one wakeup per interval rather
+ * than one per sample.
+ */
+static int on_sample(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct daemon *d = userdata;
+	uint64_t now;
+
+	(void)s;
+	(void)fd;
+	(void)revents;
+	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
+	if (now < d->next_write_usec) {
+		sd_event_source_set_enabled(d->samples, SD_EVENT_OFF);
+		sd_event_source_set_time(d->batch, d->next_write_usec);
+		sd_event_source_set_enabled(d->batch, SD_EVENT_ONESHOT);
+		return 0;
+	}
+	write_samples(d);
+	return 0;
+}
+
+static int on_batch_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct daemon *d = userdata;
+
+	(void)usec;
+	/* Still busy: the next batch too is written by this timer. */
+	if (write_samples(d) && d->config.write_interval_s) {
+		sd_event_source_set_time(s, d->next_write_usec);
+		return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	}
+	return sd_event_source_set_enabled(d->samples, SD_EVENT_ON);
+}
+
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct daemon *d = userdata;
+
+	(void)s;
+	(void)usec;
+	flush_log(d);
+	/* Samples left in the ring while the queue was full. */
+	if (!d->log_error)
+		on_sample(NULL, -1, 0, d);
+	return 0;
+}
+
+static int on_status_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	notify_status(userdata);
+	sd_event_source_set_time(s, usec + STATUS_USEC);
+	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+static int on_pid_dir_event(sd_event_source *s, const struct inotify_event *ev, void *userdata)
+{
+	struct daemon *d = userdata;
+	char path[PATH_MAX];
+
+	(void)s;
+	snprintf(path, sizeof(path), "%s", d->config.pid_file);
+	if (ev->len && !strcmp(ev->name, basename(path)))
+		registrar_sync(&d->config);
+	return 0;
+}
+
+/* Watches the PID file's directory: editors and pfprofctl replace the file. */
+static void watch_pid_file(struct daemon *d)
+{
+	char dir[PATH_MAX];
+	int err;
+
+	d->pid_watch = sd_event_source_disable_unref(d->pid_watch);
+	snprintf(dir, sizeof(dir), "%s", d->config.pid_file);
+	err = sd_event_add_inotify(d->loop, &d->pid_watch, dirname(dir),
+				   IN_CLOSE_WRITE | IN_MOVED_TO, on_pid_dir_event, d);
+	if (err < 0)
+		dlog(LOG_WARNING, "cannot watch %s for changes: %s; reload to re-read it",
+		     dir, strerror(-err));
+}
+
+static bool log_settings_differ(const struct pfprof_config *a, const struct pfprof_config *b)
+{
+	return strcmp(a->log_dir, b->log_dir) || a->rotate_size != b->rotate_size ||
+	       a->rotate_age_s != b->rotate_age_s || a->keep != b->keep;
+}
+
+/* New log settings apply once everything queued for the old log is out. */
+static void apply_log_settings(struct daemon *d, const struct pfprof_config *old)
+{
+	struct logwriter *log;
+
+	if (!log_settings_differ(old, &d->config))
+		return;
+	flush_log(d);
+	if (logwriter_queued(d->log)) {
+		dlog(LOG_WARNING, "log settings unchanged: %zu lines still wait for %s; reload later",
+		     logwriter_queued(d->log), logwriter_path(d->log));
+		goto keep_old;
+	}
+	log = daemon_new_log(&d->config);
+	if (!log) {
+		dlog(LOG_ERR, "new log settings: %s", strerror(errno));
+		goto keep_old;
+	}
+	logwriter_free(d->log);
+	d->log = log;
+	collector_set_log(&d->collector, log);
+	flush_log(d);
+	return;
+keep_old:
+	/* So that the next reload tries again, and the config says what is used. */
+	memcpy(d->config.log_dir, old->log_dir, sizeof(old->log_dir));
+	d->config.rotate_size = old->rotate_size;
+	d->config.rotate_age_s = old->rotate_age_s;
+	d->config.keep = old->keep;
+}
+
+static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct daemon *d = userdata;
+	struct pfprof_config old = d->config;
+
+	(void)s;
+	(void)si;
+	sd_notify(0, "RELOADING=1");
+	dlog(LOG_INFO, "reloading");
+	if (daemon_load_config(d))
+		d->config = old;
+	if (strcmp(old.device, d->config.device) || strcmp(old.runtime_dir, d->config.runtime_dir))
+		dlog(LOG_WARNING, "device and runtime_dir changes take effect at restart");
+	memcpy(d->config.device, old.device, sizeof(old.device));
+	memcpy(d->config.runtime_dir, old.runtime_dir, sizeof(old.runtime_dir));
+	apply_log_settings(d, &old);
+	watch_pid_file(d);
+	registrar_sync(&d->config);
+	sd_notify(0, "READY=1");
+	notify_status(d);
+	return 0;
+}
+
+static int on_stop(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct daemon *d = userdata;
+
+	(void)s;
+	dlog(LOG_INFO, "stopping on signal %u", si->ssi_signo);
+	return sd_event_exit(d->loop, 0);
+}
+
+static int add_sources(struct daemon *d)
+{
+	sigset_t mask;
+	int err;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	/* sd_event takes signals through a signalfd: they must be blocked. */
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	if ((err = sd_event_add_signal(d->loop, NULL, SIGTERM, on_stop, d)) < 0 ||
+	    (err = sd_event_add_signal(d->loop, NULL, SIGINT, on_stop, d)) < 0 ||
+	    (err = sd_event_add_signal(d->loop, NULL, SIGHUP, on_reload, d)) < 0 ||
+	    (err = sd_event_add_io(d->loop, &d->samples, d->collector.fd, EPOLLIN, on_sample,
+				   d)) < 0 ||
+	    (err = sd_event_add_time_relative(d->loop, &d->retry, CLOCK_MONOTONIC, RETRY_USEC,
+					      0, on_retry, d)) < 0 ||
+	    (err = sd_event_add_time_relative(d->loop, &d->batch, CLOCK_MONOTONIC, 0,
+					      0, on_batch_timer, d)) < 0 ||
+	    (err = sd_event_add_time_relative(d->loop, NULL, CLOCK_MONOTONIC, STATUS_USEC,
+					      0, on_status_timer, d)) < 0 ||
+	    (err = sd_event_set_watchdog(d->loop, true)) < 0)
+		return err;
+	sd_event_source_set_enabled(d->retry, SD_EVENT_OFF);
+	sd_event_source_set_enabled(d->batch, SD_EVENT_OFF);
+	watch_pid_file(d);
+	return 0;
+}
+
+int daemon_run(struct daemon *d)
+{
+	int err = sd_event_default(&d->loop);
+
+	if (err < 0 || (err = add_sources(d)) < 0) {
+		dlog(LOG_ERR, "event loop: %s", strerror(-err));
+		return PFPROF_EXIT_FAILED;
+	}
+	registrar_sync(&d->config);
+	collector_drain(&d->collector);	/* what arrived before the loop runs */
+	flush_log(d);
+	err = sd_event_loop(d->loop);
+	sd_notify(0, "STOPPING=1");
+	collector_drain(&d->collector);
+	flush_log(d);
+	notify_status(d);
+	if (logwriter_queued(d->log)) {
+		dlog(LOG_ERR, "%zu lines could not be written to %s and are lost",
+		     logwriter_queued(d->log), logwriter_path(d->log));
+		return PFPROF_EXIT_FAILED;
+	}
+	return err < 0 ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
+}
