@@ -112,6 +112,7 @@ for r in "${releases[@]}"; do
 	fi
 	guest "$r"
 done
+stage_time "packages: build, lintian, ${releases[*]} guests"
 
 echo "$total_passed passed, $total_failed failed"
 [ "$total_failed" -eq 0 ]

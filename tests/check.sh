@@ -43,8 +43,10 @@ if [ "$kernels" != debug ]; then
 	tally_of "$host_log" || echo "FAIL host unit tests did not report a result"
 	total_passed=$passed
 	total_failed=$failed
+	stage_time "builds and host unit tests"
+else
+	stage_time "builds"
 fi
-stage_time "builds and host unit tests"
 
 # module_check NAME WHO: mp3.ko built for kernel NAME ($KVER, prepared) with
 # W=1 and checked by sparse (make C=2), with that kernel's headers and
