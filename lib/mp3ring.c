@@ -2,36 +2,68 @@
 #include "mp3ring.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 
 /* The header lives in the first page of the region; map that much first. */
 #define MP3RING_HEADER_MAP 4096
 
-static int header_is_usable(const struct mp3_ring_header *hdr, size_t size)
+/* What a version 1 writer puts in the header and in a sample. */
+#define V1_HEADER_SIZE offsetof(struct mp3_ring_header, record_offset)
+#define V1_SAMPLE_SIZE offsetof(struct mp3_ring_sample, first_record)
+
+static bool is_power_of_two(uint64_t n)
 {
-	uint64_t capacity = hdr->capacity;
+	return n && !(n & (n - 1));
+}
+
+/* What the writer's version promises: a version 1 header and sample are shorter. */
+static bool sizes_are_usable(const struct mp3_ring_header *hdr)
+{
+	if (hdr->version >= 2)
+		return hdr->header_size >= sizeof(*hdr) &&
+		       hdr->sample_size >= sizeof(struct mp3_ring_sample);
+	return hdr->header_size >= V1_HEADER_SIZE && hdr->sample_size >= V1_SAMPLE_SIZE;
+}
+
+static bool samples_are_usable(const struct mp3_ring_header *hdr)
+{
 	uint64_t data_end;
 
-	if (hdr->magic != MP3_RING_MAGIC ||
-	    hdr->compat_version > MP3_RING_VERSION ||
-	    hdr->header_size < sizeof(*hdr) ||
-	    hdr->sample_size < sizeof(struct mp3_ring_sample) ||
-	    hdr->sample_size % 8 != 0 ||
-	    capacity == 0 || (capacity & (capacity - 1)) != 0 ||
+	if (!sizes_are_usable(hdr) || hdr->sample_size % 8 != 0 ||
+	    !is_power_of_two(hdr->capacity) ||
 	    hdr->data_offset < hdr->header_size || hdr->data_offset % 8 != 0)
-		return 0;
+		return false;
 	/* capacity <= 2^32 and sample_size < 2^32: no overflow in 64 bits. */
-	data_end = hdr->data_offset + capacity * hdr->sample_size;
-	return data_end <= hdr->region_size && hdr->region_size <= size;
+	data_end = hdr->data_offset + (uint64_t)hdr->capacity * hdr->sample_size;
+	return data_end <= hdr->region_size;
+}
+
+/* Version 2's records, if the writer has them; false if it claims them wrongly. */
+static bool records_are_usable(const struct mp3_ring_header *hdr, bool *present)
+{
+	uint64_t samples_end = hdr->data_offset + (uint64_t)hdr->capacity * hdr->sample_size;
+
+	*present = hdr->version >= 2;
+	if (!*present)
+		return true;
+	return hdr->record_size >= sizeof(struct mp3_proc_record) && hdr->record_size % 8 == 0 &&
+	       is_power_of_two(hdr->record_capacity) && hdr->record_offset % 8 == 0 &&
+	       hdr->record_offset >= samples_end &&
+	       hdr->record_offset + (uint64_t)hdr->record_capacity * hdr->record_size <=
+	       hdr->region_size;
 }
 
 int mp3ring_attach(struct mp3ring *ring, const void *region, size_t size)
 {
 	const struct mp3_ring_header *hdr = region;
+	bool records;
 
 	memset(ring, 0, sizeof(*ring));
-	if (size < sizeof(*hdr) || !header_is_usable(hdr, size))
+	if (size < sizeof(*hdr) || hdr->magic != MP3_RING_MAGIC ||
+	    hdr->compat_version > MP3_RING_VERSION || hdr->region_size > size || !samples_are_usable(hdr) ||
+	    !records_are_usable(hdr, &records))
 		return -EPROTO;
 	ring->hdr = hdr;
 	ring->slots = (const unsigned char *)region + hdr->data_offset;
@@ -39,6 +71,11 @@ int mp3ring_attach(struct mp3ring *ring, const void *region, size_t size)
 	ring->capacity = hdr->capacity;
 	ring->sample_size = hdr->sample_size;
 	ring->load_id = hdr->load_id;
+	if (records) {
+		ring->records = (const unsigned char *)region + hdr->record_offset;
+		ring->record_capacity = hdr->record_capacity;
+		ring->record_size = hdr->record_size;
+	}
 	return 0;
 }
 
@@ -108,7 +145,9 @@ static int copy_sample(const struct mp3ring *ring, uint64_t n,
 	before = __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE);
 	if (before != n)
 		return 0;
-	memcpy(out, slot, sizeof(*out));
+	/* A version 1 writer's samples are shorter: what they lack reads as 0. */
+	memset(out, 0, sizeof(*out));
+	memcpy(out, slot, ring->sample_size < sizeof(*out) ? ring->sample_size : sizeof(*out));
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	after = __atomic_load_n(&slot->seq, __ATOMIC_RELAXED);
 	return after == n && out->seq == n;
@@ -157,4 +196,22 @@ uint64_t mp3ring_drain(const struct mp3ring *ring, uint64_t *next, uint64_t max,
 		taken++;
 	}
 	return taken;
+}
+
+bool mp3ring_read_record(const struct mp3ring *ring, uint64_t n, uint64_t sample,
+			 struct mp3_proc_record *out)
+{
+	const struct mp3_proc_record *slot;
+	uint64_t before, after;
+
+	if (!ring->records)
+		return false;
+	slot = (const void *)(ring->records + (n & (ring->record_capacity - 1)) * ring->record_size);
+	before = __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE);
+	if (before != n)
+		return false;
+	memcpy(out, slot, sizeof(*out));
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	after = __atomic_load_n(&slot->seq, __ATOMIC_RELAXED);
+	return after == n && out->seq == n && out->sample == sample;
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Reader side of the mp3 versioned region (see <linux/mp3.h>): validates the
- * header and copies samples out with the seqcount protocol, counting exactly
- * the samples it could not get.
+ * header and copies samples and their per-process records out with the
+ * seqcount protocol, counting exactly the samples it could not get. Reads
+ * version 1 and version 2 writers alike (a version 1 sample's version 2
+ * fields read as 0, and it has no records).
  */
 #ifndef PFPROF_MP3RING_H
 #define PFPROF_MP3RING_H
@@ -21,6 +23,10 @@ struct mp3ring {
 	uint32_t sample_size;
 	uint64_t load_id;
 	int mapped;			/* region is ours to munmap() */
+	/* Version 2's per-process records; NULL from a version 1 writer. */
+	const unsigned char *records;	/* record slot 0 */
+	uint64_t record_capacity;
+	uint32_t record_size;
 };
 
 /* Where mp3ring_read() found the next sample. */
@@ -54,6 +60,13 @@ uint64_t mp3ring_head(const struct mp3ring *ring);
  */
 enum mp3ring_status mp3ring_read(const struct mp3ring *ring, uint64_t *next,
 				 struct mp3_ring_sample *out, uint64_t *missed);
+
+/*
+ * Copies record n, which sample (its seq) names, into *out. False if the
+ * writer has no records (version 1) or record n was overwritten: it is lost.
+ */
+bool mp3ring_read_record(const struct mp3ring *ring, uint64_t n, uint64_t sample,
+			 struct mp3_proc_record *out);
 
 /* Where mp3ring_drain() hands what it reads; a callback returns false to stop it. */
 struct mp3ring_sink {

@@ -4,7 +4,8 @@
  *
  *   [0, MP3_CLASSIC_SIZE)            classic region, read-write for users
  *   [MP3_CLASSIC_SIZE, + ring size)  versioned region, read-only for users:
- *                                    header page, then the ring of samples
+ *                                    header page, the ring of samples, then
+ *                                    the ring of per-process records
  *
  * User space may write anything into the classic region, so the kernel only
  * ever stores into the buffer; the positions and totals it needs live in
@@ -19,16 +20,21 @@
 #include <linux/string.h>
 #include <linux/ktime.h>
 #include <linux/vmalloc.h>
+#include <linux/vmstat.h>
 
 #include "compat.h"
 #include "internal.h"
 
 #define MP3_RING_DATA_OFFSET	PAGE_SIZE
-#define MP3_RING_SIZE		PAGE_ALIGN(MP3_RING_DATA_OFFSET + \
+#define MP3_RECORD_OFFSET	PAGE_ALIGN(MP3_RING_DATA_OFFSET + \
 				MP3_RING_CAPACITY * sizeof(struct mp3_ring_sample))
+#define MP3_RING_SIZE		PAGE_ALIGN(MP3_RECORD_OFFSET + \
+				MP3_RECORD_CAPACITY * sizeof(struct mp3_proc_record))
 #define MP3_BUFFER_SIZE		(MP3_CLASSIC_SIZE + MP3_RING_SIZE)
 
 static_assert((MP3_RING_CAPACITY & (MP3_RING_CAPACITY - 1)) == 0);
+static_assert((MP3_RECORD_CAPACITY & (MP3_RECORD_CAPACITY - 1)) == 0);
+static_assert(sizeof(((struct mp3_proc_record *)0)->comm) >= TASK_COMM_LEN);
 static_assert(sizeof(struct mp3_ring_header) <= MP3_RING_DATA_OFFSET);
 static_assert(MP3_CLASSIC_SAMPLES * sizeof(struct mp3_classic_sample) <=
 	      MP3_CLASSIC_SIZE);
@@ -38,6 +44,7 @@ static void *mp3_buffer;
 static struct mp3_classic_sample *mp3_classic;
 static struct mp3_ring_header *mp3_header;
 static struct mp3_ring_sample *mp3_ring;
+static struct mp3_proc_record *mp3_records;
 
 /*
  * Written under mp3_lock by the single publisher. mp3_published is also
@@ -46,6 +53,9 @@ static struct mp3_ring_sample *mp3_ring;
 static u64 mp3_published;
 static struct mp3_sample_values mp3_totals;
 static u64 mp3_cost_max;
+static u64 mp3_records_written;	/* records ever written */
+static u64 mp3_sample_records;	/* the first record of the sample being gathered */
+static unsigned long mp3_vm_events[NR_VM_EVENT_ITEMS];	/* all_vm_events() */
 
 static void mp3_buffer_set_reserved(bool reserved)
 {
@@ -77,6 +87,9 @@ static void mp3_header_init(u64 period_ns)
 	hdr->region_size = MP3_RING_SIZE;
 	hdr->period_ns = period_ns;
 	hdr->hz = HZ;
+	hdr->record_offset = MP3_RECORD_OFFSET;
+	hdr->record_size = sizeof(struct mp3_proc_record);
+	hdr->record_capacity = MP3_RECORD_CAPACITY;
 }
 
 int mp3_buffer_create(u64 period_ns)
@@ -88,12 +101,15 @@ int mp3_buffer_create(u64 period_ns)
 	mp3_classic = mp3_buffer;
 	mp3_header = mp3_buffer + MP3_CLASSIC_SIZE;
 	mp3_ring = (void *)mp3_header + MP3_RING_DATA_OFFSET;
+	mp3_records = (void *)mp3_header + MP3_RECORD_OFFSET;
 
 	memset(mp3_classic, 0xff, MP3_CLASSIC_SIZE);
 	mp3_header_init(period_ns);
 	mp3_published = 0;
 	memset(&mp3_totals, 0, sizeof(mp3_totals));
 	mp3_cost_max = 0;
+	mp3_records_written = 0;
+	mp3_sample_records = 0;
 
 	mp3_buffer_set_reserved(true);
 	return 0;
@@ -109,6 +125,51 @@ void mp3_buffer_destroy(void)
 u64 mp3_buffer_head(void)
 {
 	return READ_ONCE(mp3_published);
+}
+
+/* Starts record n of the sample being gathered; __mp3_record_end() publishes it. */
+static struct mp3_proc_record *__mp3_record_begin(u32 tgid, u32 type)
+{
+	u64 n = mp3_records_written;
+	struct mp3_proc_record *slot = &mp3_records[n & (MP3_RECORD_CAPACITY - 1)];
+
+	WRITE_ONCE(slot->seq, MP3_SEQ_WRITING);
+	smp_wmb();	/* pairs with the reader's seq re-check after its copy */
+	slot->sample = mp3_published;
+	slot->tgid = tgid;
+	slot->type = type;
+	return slot;
+}
+
+static void __mp3_record_end(struct mp3_proc_record *slot)
+{
+	/* Pairs with the reader's load-acquire of seq before its copy. */
+	smp_store_release(&slot->seq, mp3_records_written);
+	mp3_records_written++;
+}
+
+void __mp3_buffer_record_counts(u32 tgid, const struct mp3_sample_values *delta)
+{
+	struct mp3_proc_record *slot;
+
+	lockdep_assert_held(&mp3_lock);
+
+	slot = __mp3_record_begin(tgid, MP3_RECORD_COUNTS);
+	slot->counts.minor_faults = delta->minor_faults;
+	slot->counts.major_faults = delta->major_faults;
+	slot->counts.cpu_ns = delta->cpu_ns;
+	__mp3_record_end(slot);
+}
+
+void __mp3_buffer_record_comm(u32 tgid, const char *comm)
+{
+	struct mp3_proc_record *slot;
+
+	lockdep_assert_held(&mp3_lock);
+
+	slot = __mp3_record_begin(tgid, MP3_RECORD_COMM);
+	strscpy_pad(slot->comm, comm, sizeof(slot->comm));
+	__mp3_record_end(slot);
 }
 
 static void __mp3_ring_store(u64 n, const struct mp3_sample_values *values, u64 now_jiffies)
@@ -127,6 +188,12 @@ static void __mp3_ring_store(u64 n, const struct mp3_sample_values *values, u64 
 	slot->cpu_ns_total = mp3_totals.cpu_ns;
 	slot->nr_procs = values->nr_procs;
 	slot->reserved = 0;
+	slot->first_record = mp3_sample_records;
+	slot->nr_records = mp3_records_written - mp3_sample_records;
+	slot->reserved2 = 0;
+	slot->pgmajfault = mp3_vm_events[PGMAJFAULT];
+	slot->pswpin = mp3_vm_events[PSWPIN];
+	slot->pswpout = mp3_vm_events[PSWPOUT];
 	/* Pairs with the reader's load-acquire of seq before its copy. */
 	smp_store_release(&slot->seq, n);
 }
@@ -174,10 +241,14 @@ void __mp3_buffer_publish(const struct mp3_sample_values *values, u64 cost_ns)
 	mp3_totals.minor_faults += values->minor_faults;
 	mp3_totals.major_faults += values->major_faults;
 	mp3_totals.cpu_ns += values->cpu_ns;
+	all_vm_events(mp3_vm_events);
 
 	__mp3_ring_store(n, values, now_jiffies);
 	__mp3_classic_store(n, values, cpu_ns_before, now_jiffies);
 
+	/* The sample's records, then the sample: a reader of one sees the other. */
+	smp_store_release(&mp3_header->record_head, mp3_records_written);
+	mp3_sample_records = mp3_records_written;
 	WRITE_ONCE(mp3_published, n + 1);
 	/* Pairs with the reader's load-acquire of head: the slot is complete. */
 	smp_store_release(&mp3_header->head, n + 1);

@@ -45,6 +45,9 @@ void mp3_release_all(void);
 
 int mp3_buffer_create(u64 period_ns);
 void mp3_buffer_destroy(void);
+/* One process's record in the sample being gathered; tgid in the initial PID namespace. */
+void __mp3_buffer_record_counts(u32 tgid, const struct mp3_sample_values *delta);
+void __mp3_buffer_record_comm(u32 tgid, const char *comm);
 void __mp3_buffer_publish(const struct mp3_sample_values *values, u64 cost_ns);
 u64 mp3_buffer_head(void);
 int mp3_buffer_mmap(struct vm_area_struct *vma);

@@ -35,7 +35,10 @@ struct mp3_counters {
 struct mp3_task {
 	struct list_head node;		/* in mp3_tasks, under mp3_lock */
 	struct pid *pid;		/* the thread-group leader's pid */
-	struct mp3_counters last;	/* at the previous sample, under mp3_lock */
+	/* The fields below are protected by mp3_lock. */
+	struct mp3_counters last;	/* at the previous sample */
+	bool named;			/* its comm went into the records */
+	u64 exec_id;			/* the leader's self_exec_id when it did */
 };
 
 /* Registered processes in registration order, protected by mp3_lock. */
@@ -263,12 +266,37 @@ static u64 mp3_advance(u64 *last, u64 now)
 	return delta;
 }
 
-static void __mp3_task_account(struct mp3_task *entry, const struct mp3_counters *now,
+/* Its name goes into the records when it is registered and after an exec. */
+static void __mp3_task_name(struct mp3_task *entry, struct task_struct *leader, u32 tgid)
+{
+	char comm[TASK_COMM_LEN];
+	u64 exec_id = READ_ONCE(leader->self_exec_id);
+
+	if (entry->named && entry->exec_id == exec_id)
+		return;
+	get_task_comm(comm, leader);
+	__mp3_buffer_record_comm(tgid, comm);
+	entry->named = true;
+	entry->exec_id = exec_id;
+}
+
+static void __mp3_task_account(struct mp3_task *entry, struct task_struct *leader,
+			       const struct mp3_counters *now,
 			       struct mp3_sample_values *values)
 {
-	values->minor_faults += mp3_advance(&entry->last.minor_faults, now->minor_faults);
-	values->major_faults += mp3_advance(&entry->last.major_faults, now->major_faults);
-	values->cpu_ns += mp3_advance(&entry->last.cpu_ns, now->cpu_ns);
+	u32 tgid = pid_nr(entry->pid);
+	struct mp3_sample_values delta = {
+		.minor_faults = mp3_advance(&entry->last.minor_faults, now->minor_faults),
+		.major_faults = mp3_advance(&entry->last.major_faults, now->major_faults),
+		.cpu_ns = mp3_advance(&entry->last.cpu_ns, now->cpu_ns),
+		.nr_procs = 1,
+	};
+
+	__mp3_task_name(entry, leader, tgid);
+	__mp3_buffer_record_counts(tgid, &delta);
+	values->minor_faults += delta.minor_faults;
+	values->major_faults += delta.major_faults;
+	values->cpu_ns += delta.cpu_ns;
 	values->nr_procs++;
 }
 
@@ -302,7 +330,7 @@ bool __mp3_tasks_collect(struct mp3_sample_values *values)
 		leader = pid_task(entry->pid, PIDTYPE_TGID);
 		alive = leader && mp3_read_group(leader, &now);
 		if (leader)
-			__mp3_task_account(entry, &now, values);
+			__mp3_task_account(entry, leader, &now, values);
 		if (!alive) {
 			list_del(&entry->node);
 			mp3_task_destroy(entry);

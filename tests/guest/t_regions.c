@@ -72,9 +72,17 @@ void test_header_fields(void)
 	expect(h->header_size == sizeof(*h) && h->sample_size == sizeof(struct mp3_ring_sample),
 	       "header_size %u sample_size %u", h->header_size, h->sample_size);
 	expect(h->capacity == MP3_RING_CAPACITY && h->data_offset % 4096 == 0 &&
-	       h->region_size == h->data_offset + (uint64_t)h->capacity * h->sample_size,
-	       "capacity %u data_offset %u region_size %llu", h->capacity, h->data_offset,
-	       (unsigned long long)h->region_size);
+	       h->record_offset == h->data_offset + (uint64_t)h->capacity * h->sample_size,
+	       "capacity %u data_offset %u record_offset %u", h->capacity, h->data_offset,
+	       h->record_offset);
+	expect(h->record_capacity == MP3_RECORD_CAPACITY &&
+	       h->record_size == sizeof(struct mp3_proc_record) &&
+	       h->region_size == h->record_offset +
+				 (uint64_t)h->record_capacity * h->record_size,
+	       "record_capacity %u record_size %u region_size %llu", h->record_capacity,
+	       h->record_size, (unsigned long long)h->region_size);
+	expect(h->record_head == 0, "record_head %llu on a fresh load",
+	       (unsigned long long)h->record_head);
 	expect(h->hz == 100 || h->hz == 250 || h->hz == 300 || h->hz == 1000, "hz %u", h->hz);
 	expect(h->period_ns == 50000000 && h->head == 0 && h->sampler_ticks == 0,
 	       "period_ns %llu head %llu ticks %llu on a fresh load",

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -27,10 +28,15 @@ static uint64_t round_up(uint64_t v, uint64_t to)
 	return (v + to - 1) / to * to;
 }
 
+#define RECORDS 16	/* record slots of a version 2 region */
+#define V1_HEADER_SIZE offsetof(struct mp3_ring_header, record_offset)
+#define V1_SAMPLE_SIZE offsetof(struct mp3_ring_sample, first_record)
+
 static struct region make_region(uint32_t capacity, uint32_t sample_size, uint32_t header_size)
 {
 	uint32_t data_offset = round_up(header_size, 64);
-	uint64_t size = data_offset + (uint64_t)capacity * sample_size;
+	uint64_t record_offset = round_up(data_offset + (uint64_t)capacity * sample_size, 64);
+	uint64_t size = record_offset + RECORDS * sizeof(struct mp3_proc_record);
 	struct region r;
 
 	r.alloc = round_up(size + SLACK, 4096);
@@ -51,6 +57,18 @@ static struct region make_region(uint32_t capacity, uint32_t sample_size, uint32
 	r.hdr->region_size = size;
 	r.hdr->period_ns = 50000000;
 	r.hdr->hz = 250;
+	r.hdr->record_offset = record_offset;
+	r.hdr->record_size = sizeof(struct mp3_proc_record);
+	r.hdr->record_capacity = RECORDS;
+	return r;
+}
+
+/* What a version 1 module lays out: shorter header and samples, no records. */
+static struct region make_v1(uint32_t capacity)
+{
+	struct region r = make_region(capacity, V1_SAMPLE_SIZE, V1_HEADER_SIZE);
+
+	r.hdr->version = 1;
 	return r;
 }
 
@@ -157,6 +175,24 @@ static void expect_empty(const struct mp3ring *ring, uint64_t *next, uint64_t *m
 	expect(*next == before && *missed == missed_before, "an empty read moved next/missed");
 }
 
+/* Record n of sample, with counters derived from n. */
+static void publish_record(const struct region *r, uint64_t n, uint64_t sample)
+{
+	struct mp3_proc_record *slot = (void *)(r->mem + r->hdr->record_offset +
+						(n & (RECORDS - 1)) * r->hdr->record_size);
+
+	__atomic_store_n(&slot->seq, MP3_SEQ_WRITING, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	STORE(slot->sample, sample);
+	STORE(slot->tgid, (uint32_t)(1000 + n));
+	STORE(slot->type, MP3_RECORD_COUNTS);
+	STORE(slot->counts.minor_faults, n * 3);
+	STORE(slot->counts.major_faults, n * 5);
+	STORE(slot->counts.cpu_ns, n * 7);
+	__atomic_store_n(&slot->seq, n, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->hdr->record_head, n + 1, __ATOMIC_RELEASE);
+}
+
 /* ---- header checks ---- */
 
 static void no_change(struct mp3_ring_header *h)
@@ -232,11 +268,38 @@ static void odd_data_offset(struct mp3_ring_header *h)
 	h->region_size += 8;
 }
 
+static void records_past_region(struct mp3_ring_header *h)
+{
+	h->record_capacity *= 2;
+}
+
+static void small_record(struct mp3_ring_header *h)
+{
+	h->record_size -= 8;
+}
+
+static void records_not_pow2(struct mp3_ring_header *h)
+{
+	h->record_capacity -= 1;
+}
+
+static void records_over_samples(struct mp3_ring_header *h)
+{
+	h->record_offset = h->data_offset;
+}
+
+/* Version 2's promise, with version 1's sizes. */
+static void v2_with_v1_samples(struct mp3_ring_header *h)
+{
+	h->sample_size = V1_SAMPLE_SIZE;
+}
+
 /* A newer module's longer header: the slots start later. */
 static void longer_header(struct mp3_ring_header *h)
 {
 	h->header_size += 64;
 	h->data_offset += 64;
+	h->record_offset += 64;
 	h->region_size += 64;
 }
 
@@ -262,6 +325,11 @@ static const struct {
 	{ "data_offset inside the header", data_in_header, 0, -EPROTO },
 	{ "data_offset not a multiple of 8", odd_data_offset, 0, -EPROTO },
 	{ "longer header", longer_header, 0, 0 },
+	{ "records past the region", records_past_region, 0, -EPROTO },
+	{ "record_size smaller than the struct", small_record, 0, -EPROTO },
+	{ "record_capacity not a power of two", records_not_pow2, 0, -EPROTO },
+	{ "records over the samples", records_over_samples, 0, -EPROTO },
+	{ "version 2 with version 1 samples", v2_with_v1_samples, 0, -EPROTO },
 	{ "memory smaller than a header", no_change, sizeof(struct mp3_ring_header) - 1, -EPROTO },
 };
 
@@ -291,6 +359,57 @@ static void test_header_validation(void)
 }
 
 /* ---- reading ---- */
+
+/* A version 1 module's samples read as they are, what version 2 adds as 0. */
+static void test_v1_writer(void)
+{
+	struct region r = make_v1(8);
+	uint64_t next = 0, missed = 0;
+	struct mp3_ring_sample s;
+	struct mp3_proc_record rec;
+	struct mp3ring ring;
+
+	attach(&ring, &r);
+	expect(!ring.records, "a version 1 region has no records");
+	for (uint64_t n = 0; n < 12; n++)
+		publish(&r, n);
+	next = 4;
+	for (uint64_t n = 4; n < 12; n++) {
+		expect(mp3ring_read(&ring, &next, &s, &missed) == MP3RING_SAMPLE, "sample %" PRIu64,
+		       n);
+		expect(s.seq == n && s.cpu_ns_total == n * 17 && s.nr_procs == (uint32_t)(n * 19),
+		       "sample %" PRIu64 " misread", n);
+		expect(!s.first_record && !s.nr_records && !s.pgmajfault && !s.pswpin && !s.pswpout,
+		       "sample %" PRIu64 ": version 2 fields not 0", n);
+	}
+	expect(!missed, "%" PRIu64 " missed", missed);
+	expect(!mp3ring_read_record(&ring, 0, 0, &rec), "a record from a version 1 region");
+	free(r.mem);
+}
+
+/* Records are read back while there, refused once lapped or of another sample. */
+static void test_records(void)
+{
+	struct region r = make_default(8);
+	struct mp3_proc_record rec;
+	struct mp3ring ring;
+
+	attach(&ring, &r);
+	expect(ring.records == r.mem + r.hdr->record_offset, "records not found");
+	for (uint64_t n = 0; n < RECORDS + 4; n++)
+		publish_record(&r, n, n / 2);
+	for (uint64_t n = 4; n < RECORDS + 4; n++) {
+		expect(mp3ring_read_record(&ring, n, n / 2, &rec), "record %" PRIu64, n);
+		expect(rec.tgid == 1000 + n && rec.type == MP3_RECORD_COUNTS &&
+		       rec.counts.minor_faults == n * 3 && rec.counts.major_faults == n * 5 &&
+		       rec.counts.cpu_ns == n * 7, "record %" PRIu64 " misread", n);
+	}
+	expect(!mp3ring_read_record(&ring, 3, 1, &rec), "lapped record 3 read");
+	expect(!mp3ring_read_record(&ring, 5, 7, &rec), "record 5 read as sample 7's");
+	expect(!mp3ring_read_record(&ring, RECORDS + 4, (RECORDS + 4) / 2, &rec),
+	       "a record not written yet read");
+	free(r.mem);
+}
 
 static void test_empty(void)
 {
@@ -501,6 +620,8 @@ static void test_concurrent_paced(void)
 
 UNIT_TESTS(
 	UNIT_TEST(header_validation),
+	UNIT_TEST(v1_writer),
+	UNIT_TEST(records),
 	UNIT_TEST(empty),
 	UNIT_TEST(in_order),
 	UNIT_TEST(bigger_samples),

@@ -32,6 +32,9 @@
  *
  * Every sample covers one sampling period and holds the sums, over all
  * registered processes and all their threads, of what happened in it.
+ * From version 2 the versioned region also carries, per sample, one record
+ * per registered process (struct mp3_proc_record) and the system-wide
+ * paging counters.
  */
 #ifndef _UAPI_LINUX_MP3_H
 #define _UAPI_LINUX_MP3_H
@@ -91,12 +94,31 @@ struct mp3_classic_sample {
  *     another load_id are meaningless.
  * The writer stores seq = MP3_SEQ_WRITING, write barrier, the sample, then
  * store-release seq = n, then store-release head = n + 1.
+ *
+ * Version 2 (compat_version stays 1: a version 1 reader sees the same
+ * header and samples, only longer) adds per-process records. They live in a
+ * second ring of the same region: hdr->record_capacity slots of
+ * hdr->record_size bytes from byte hdr->record_offset, numbered by
+ * hdr->record_head like the samples by hdr->head. Sample n names its records
+ * first_record .. first_record + nr_records - 1, written (each with the
+ * seq protocol above, its seq being the record's number) before sample n is
+ * published; a record whose seq or sample field is not what the reader
+ * expects was overwritten and is lost. Kernel memory is fixed whatever the
+ * number of processes: one process costs one record per sample, and a reader
+ * that falls more than record_capacity records behind loses the oldest, as
+ * it loses samples. Why fixed slots in a second ring rather than records
+ * inside the samples: a sample keeps one size (version 1 readers index
+ * slots by it) while the number of processes varies from 0 to thousands.
+ * A process's name (comm) is sent as an MP3_RECORD_COMM record when it is
+ * registered and when it changes (exec); MP3_RECORD_COUNTS records carry
+ * the counters of every sample.
  */
 #define MP3_RING_OFFSET		0x10000000UL
 #define MP3_RING_MAGIC		0x5233504dU	/* "MP3R" little-endian */
-#define MP3_RING_VERSION	1
+#define MP3_RING_VERSION	2
 #define MP3_RING_COMPAT_VERSION	1
 #define MP3_RING_CAPACITY	16384
+#define MP3_RECORD_CAPACITY	131072
 #define MP3_SEQ_WRITING		(~0ULL)
 
 struct mp3_ring_header {
@@ -119,6 +141,12 @@ struct mp3_ring_header {
 	__u64 sampler_ns_last;
 	__u64 sampler_ns_max;
 	__u64 reserved[16];
+	/* Version 2: the ring of per-process records. */
+	__u32 record_offset;	/* byte offset of record slot 0 from the region start */
+	__u32 record_size;	/* sizeof(struct mp3_proc_record) */
+	__u32 record_capacity;	/* number of record slots, a power of two */
+	__u32 reserved1;
+	__u64 record_head;	/* records ever published; store-release */
 };
 
 struct mp3_ring_sample {
@@ -133,6 +161,32 @@ struct mp3_ring_sample {
 	__u64 cpu_ns_total;
 	__u32 nr_procs;		/* processes summed into this sample */
 	__u32 reserved;
+	/* Version 2. */
+	__u64 first_record;	/* number of this sample's first record */
+	__u32 nr_records;	/* how many records it has */
+	__u32 reserved2;
+	/* The whole system's counters since boot (/proc/vmstat), at this sample. */
+	__u64 pgmajfault;
+	__u64 pswpin;		/* pages swapped in */
+	__u64 pswpout;		/* pages swapped out */
+};
+
+#define MP3_RECORD_COUNTS	1	/* counters of one process in one sample */
+#define MP3_RECORD_COMM		2	/* the name of a process, before its counts */
+
+struct mp3_proc_record {
+	__u64 seq;		/* n for record n; MP3_SEQ_WRITING while written */
+	__u64 sample;		/* seq of the sample it belongs to */
+	__u32 tgid;		/* the process, as numbered in the initial PID namespace */
+	__u32 type;		/* MP3_RECORD_* */
+	union {
+		struct {
+			__u64 minor_faults;	/* in the sample's period */
+			__u64 major_faults;
+			__u64 cpu_ns;		/* utime + stime */
+		} counts;
+		char comm[24];	/* NUL-terminated, the task's comm */
+	};
 };
 
 #endif /* _UAPI_LINUX_MP3_H */
