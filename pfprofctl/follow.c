@@ -94,7 +94,7 @@ const struct ctl_command ctl_follow_command = {
 	.options = {
 		[OPT_LINES] = { "lines", 'n', CTL_NUMBER, "N",
 				"first print the last N samples already taken (default 0)" },
-		[OPT_COUNT] = { "count", 0, CTL_NUMBER, "N", "exit after printing N samples" },
+		[OPT_COUNT] = { "count", 'c', CTL_NUMBER, "N", "exit after printing N samples" },
 	},
 	.run = run,
 };

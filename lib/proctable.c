@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "proctable.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TABLE_FIRST 256
+
+static struct proc_entry *slot_for(struct proc_entry *slots, size_t cap, pid_t tgid)
+{
+	size_t i = ((uint32_t)tgid * 2654435761U) & (cap - 1);
+
+	while (slots[i].tgid && slots[i].tgid != tgid)
+		i = (i + 1) & (cap - 1);
+	return &slots[i];
+}
+
+/* Doubles the table, keeping what it holds. */
+static int grow(struct proc_table *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : TABLE_FIRST;
+	struct proc_entry *slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->slots[i].tgid)
+			*slot_for(slots, cap, t->slots[i].tgid) = t->slots[i];
+	free(t->slots);
+	t->slots = slots;
+	t->cap = cap;
+	return 0;
+}
+
+struct proc_entry *proctable_find(struct proc_table *t, pid_t tgid)
+{
+	struct proc_entry *e;
+
+	if ((t->used + 1) * 2 > t->cap && grow(t))
+		return NULL;
+	e = slot_for(t->slots, t->cap, tgid);
+	if (!e->tgid) {
+		e->tgid = tgid;
+		t->used++;
+	}
+	return e;
+}
+
+void proctable_free(struct proc_table *t)
+{
+	free(t->slots);
+	*t = (struct proc_table){ 0 };
+}
+
+int proctable_apply(struct proc_table *t, const struct mp3_proc_record *r)
+{
+	struct proc_entry *e = proctable_find(t, r->tgid);
+
+	if (!e)
+		return -ENOMEM;
+	if (r->type == MP3_RECORD_COMM) {
+		memcpy(e->comm, r->comm, sizeof(e->comm));
+		e->comm[sizeof(e->comm) - 1] = '\0';
+	} else if (r->type == MP3_RECORD_COUNTS) {
+		e->minor += r->counts.minor_faults;
+		e->major += r->counts.major_faults;
+		e->cpu_ns += r->counts.cpu_ns;
+		e->samples++;
+	}
+	return 0;
+}
+
+const char *proctable_name(struct proc_entry *e)
+{
+	char path[64];
+	FILE *f;
+
+	if (e->comm[0])
+		return e->comm;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)e->tgid);
+	f = fopen(path, "re");
+	if (!f || !fgets(e->comm, sizeof(e->comm), f))
+		snprintf(e->comm, sizeof(e->comm), "?");
+	e->comm[strcspn(e->comm, "\n")] = '\0';
+	if (f)
+		fclose(f);
+	return e->comm;
+}

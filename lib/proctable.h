@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A table of processes by tgid, for readers of the per-process records
+ * (pfprofctl top, pfprofd): each process's last known name and counters
+ * its user adds up. Open addressing, kept at most half full.
+ */
+#ifndef PFPROF_PROCTABLE_H
+#define PFPROF_PROCTABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <linux/mp3.h>
+
+struct proc_entry {
+	pid_t tgid;			/* 0: a free slot */
+	char comm[24];			/* "" until a record or /proc names it */
+	uint64_t minor, major, cpu_ns;	/* what the user adds up */
+	uint64_t samples;
+};
+
+struct proc_table {
+	struct proc_entry *slots;
+	size_t cap, used;
+};
+
+/* The entry of tgid, added if new; NULL without memory. */
+struct proc_entry *proctable_find(struct proc_table *t, pid_t tgid);
+void proctable_free(struct proc_table *t);
+
+/*
+ * Applies a record: a name becomes the entry's comm, counts are added to
+ * it. 0, or -ENOMEM.
+ */
+int proctable_apply(struct proc_table *t, const struct mp3_proc_record *r);
+
+/* The entry's comm, from /proc/<tgid>/comm if no record named it ("?" if gone). */
+const char *proctable_name(struct proc_entry *e);
+
+#endif /* PFPROF_PROCTABLE_H */

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pfprofctl top: a live view of the registered processes, from the ring's
+ * per-process records. Plain ANSI escapes rather than ncurses: the screen is
+ * a header and a table redrawn whole each interval, which needs only
+ * "home", "clear to end of line/screen" and the terminal's size; curses
+ * would add a library and its own terminal set-up for no simpler code.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "topdata.h"
+
+enum { OPT_DELAY, OPT_ITERATIONS };
+
+#define HEADER_LINES 3
+
+static volatile sig_atomic_t resized, interrupted;
+
+static void on_resize(int sig)
+{
+	(void)sig;
+	resized = 1;
+}
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* "some 0.12 full 0.00" (avg10) from /proc/pressure/memory, or "n/a" without PSI. */
+static void memory_pressure(char *buf, size_t size)
+{
+	double some = 0, full = 0;
+	char line[256];
+	int found = 0;
+	FILE *f = fopen("/proc/pressure/memory", "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		found += sscanf(line, "some avg10=%lf", &some);
+		found += sscanf(line, "full avg10=%lf", &full);
+	}
+	if (f)
+		fclose(f);
+	if (found == 2)
+		snprintf(buf, size, "some %.2f%% full %.2f%%", some, full);
+	else
+		snprintf(buf, size, "n/a");
+}
+
+/* The size the text is cut to; 0 rows or columns: no limit. */
+struct screen_size {
+	size_t rows, cols;
+};
+
+/* One line, cut to width columns (0: whole), then eol and a newline. */
+__attribute__((format(printf, 3, 4)))
+static void put_line(size_t width, const char *eol, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		return;
+	if (width && (size_t)len > width)
+		line[width] = '\0';
+	printf("%s%s\n", line, eol);
+}
+
+/* The snapshot as text, within size; a table row per process that fits. */
+static void print_snapshot(const struct top_snapshot *snap, struct screen_size size,
+			   const char *eol)
+{
+	size_t rows = snap->nr_procs;
+	char psi[64], lost[64] = "";
+
+	/* The last line stays empty: a newline there would scroll the header away. */
+	if (size.rows && size.rows - HEADER_LINES - 1 < rows)
+		rows = size.rows - HEADER_LINES - 1;
+	memory_pressure(psi, sizeof(psi));
+	if (snap->missed || snap->lost)
+		snprintf(lost, sizeof(lost), ", lost %llu samples %llu records",
+			 (unsigned long long)snap->missed, (unsigned long long)snap->lost);
+	put_line(size.cols, eol, "pfprof top: %zu processes, samples %llu..%llu over %.2f s%s",
+		 snap->nr_procs, (unsigned long long)snap->first,
+		 (unsigned long long)snap->end - 1, snap->seconds, lost);
+	put_line(size.cols, eol, "sys: %.0f majflt/s  swap-in %.0f/s  swap-out %.0f/s  mem PSI %s",
+		 top_rate(snap, snap->pgmajfault), top_rate(snap, snap->pswpin),
+		 top_rate(snap, snap->pswpout), psi);
+	put_line(size.cols, eol, "%7s %-20s %12s %12s %7s", "PID", "COMMAND", "MINOR/s",
+		 "MAJOR/s", "CPU%");
+	for (size_t i = 0; i < rows; i++) {
+		const struct proc_entry *p = &snap->procs[i];
+
+		put_line(size.cols, eol, "%7d %-20.20s %12.1f %12.1f %7.1f", (int)p->tgid, p->comm,
+			 top_rate(snap, p->minor), top_rate(snap, p->major),
+			 top_cpu_percent(snap, p));
+	}
+}
+
+static int take(struct top_reader *r, struct top_snapshot *snap)
+{
+	int err = top_take(r, snap);
+
+	if (err)
+		ctl_error(err, "top");
+	return err;
+}
+
+/* Waits ms, or until a key or a signal; returns the key, 0 for none. */
+static int wait_key(int ms, bool keys)
+{
+	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+	char c;
+
+	if (poll(&pfd, keys ? 1 : 0, ms) > 0 && read(STDIN_FILENO, &c, 1) == 1)
+		return c;
+	return 0;
+}
+
+static int batch(struct top_reader *r, int delay_ms, uint64_t iterations)
+{
+	struct top_snapshot snap;
+
+	for (uint64_t i = 0; i < iterations && !interrupted; i++) {
+		wait_key(delay_ms, false);
+		if (take(r, &snap))
+			return PFPROF_EXIT_FAILED;
+		if (i)
+			printf("\n");
+		print_snapshot(&snap, (struct screen_size){ 0 }, "");
+		top_snapshot_free(&snap);
+		if (fflush(stdout))
+			return PFPROF_EXIT_FAILED;
+	}
+	return PFPROF_EXIT_OK;
+}
+
+static struct screen_size terminal_size(void)
+{
+	struct winsize ws;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || ws.ws_row <= HEADER_LINES + 1 || !ws.ws_col)
+		return (struct screen_size){ 24, 80 };
+	return (struct screen_size){ ws.ws_row, ws.ws_col };
+}
+
+static void draw(const struct top_snapshot *snap)
+{
+	/* Home, each line cleared to its end, the rest of the screen cleared. */
+	printf("\033[H");
+	print_snapshot(snap, terminal_size(), "\033[K");
+	printf("\033[J");
+	fflush(stdout);
+}
+
+static int interactive(struct top_reader *r, int delay_ms)
+{
+	struct termios saved, raw;
+	struct top_snapshot snap = { 0 };
+	int status = PFPROF_EXIT_OK, key = 0;
+
+	if (tcgetattr(STDIN_FILENO, &saved))
+		return batch(r, delay_ms, 1);
+	raw = saved;
+	raw.c_lflag &= ~(ICANON | ECHO);
+	raw.c_cc[VMIN] = 0;
+	raw.c_cc[VTIME] = 0;
+	tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+	/* The alternate screen, without a cursor, as top does. */
+	printf("\033[?1049h\033[?25l");
+	while (!interrupted && key != 'q') {
+		if (!resized) {
+			top_snapshot_free(&snap);
+			if (take(r, &snap)) {
+				status = PFPROF_EXIT_FAILED;
+				break;
+			}
+		}
+		resized = 0;
+		draw(&snap);
+		key = wait_key(delay_ms, true);
+	}
+	top_snapshot_free(&snap);
+	printf("\033[?25h\033[?1049l");
+	fflush(stdout);
+	tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	return status;
+}
+
+/* "-d 0.5": a delay of 0.05 s to 3600 s, in ms; -1 if not one. */
+static int parse_delay(const char *arg)
+{
+	char *end;
+	double s;
+
+	errno = 0;
+	s = strtod(arg, &end);
+	if (errno || end == arg || *end || s < 0.05 || s > 3600)
+		return -1;
+	return (int)(s * 1000 + 0.5);
+}
+
+static void catch(int sig, void (*handler)(int))
+{
+	/*
+	 * SA_RESTART, or a resize during a write to the terminal fails it with
+	 * EINTR; poll() returns on the signal all the same (signal(7)), so the
+	 * loop still redraws or stops at once.
+	 */
+	struct sigaction sa = { .sa_handler = handler, .sa_flags = SA_RESTART };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+}
+
+static int run(struct ctl *ctl, const struct ctl_call *call)
+{
+	int delay_ms = 1000, status, fd, err;
+	struct top_reader reader;
+	struct mp3ring ring;
+
+	if (call->option[OPT_DELAY].set) {
+		delay_ms = parse_delay(call->option[OPT_DELAY].string);
+		if (delay_ms < 0)
+			return ctl_usage_error(&ctl_top_command, "-d wants seconds from 0.05 to 3600,"
+					       " not '%s'", call->option[OPT_DELAY].string);
+	}
+	fd = open(ctl->config.device, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ctl_module_error(-errno, ctl->config.device);
+	err = mp3ring_map(&ring, fd);
+	if (!err && !ring.records)
+		err = -EPROTO;
+	if (!err)
+		err = top_reader_init(&reader, &ring);
+	if (err) {
+		if (err == -EPROTO)
+			ctl_hint("top needs the per-process records of mp3 version 2");
+		close(fd);
+		return ctl_module_error(err, ctl->config.device);
+	}
+	catch(SIGINT, on_interrupt);
+	catch(SIGTERM, on_interrupt);
+	catch(SIGWINCH, on_resize);
+	if (call->option[OPT_ITERATIONS].set || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
+		status = batch(&reader, delay_ms, call->option[OPT_ITERATIONS].set ?
+			       call->option[OPT_ITERATIONS].number : 1);
+	else
+		status = interactive(&reader, delay_ms);
+	top_reader_free(&reader);
+	mp3ring_unmap(&ring);
+	close(fd);
+	return status;
+}
+
+const struct ctl_command ctl_top_command = {
+	.name = "top", .operands = "",
+	.summary = "Show the profiled processes live, by major faults",
+	.details = "One row per registered process: minor and major faults per second and\n"
+		   "CPU time in percent of one CPU, over each interval, sorted by major\n"
+		   "faults; above them the system's major faults, swap-in and swap-out and\n"
+		   "memory pressure (PSI avg10). q quits. Without a terminal, or with -n,\n"
+		   "prints snapshots as text and exits.\n",
+	.options = {
+		[OPT_DELAY] = { "delay", 'd', CTL_STRING, "SECS",
+				"the interval, 0.05 to 3600 s (default 1)" },
+		[OPT_ITERATIONS] = { "iterations", 'n', CTL_NUMBER, "N",
+				     "print N snapshots as text, then exit" },
+	},
+	.run = run,
+};

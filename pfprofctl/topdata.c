@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "topdata.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int top_reader_init(struct top_reader *r, const struct mp3ring *ring)
+{
+	uint64_t head = mp3ring_head(ring), missed = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->ring = ring;
+	r->next = head ? head - 1 : 0;
+	r->have_prev = head && mp3ring_read(ring, &r->next, &r->prev, &missed) == MP3RING_SAMPLE;
+	r->next = head;
+	return 0;
+}
+
+void top_reader_free(struct top_reader *r)
+{
+	proctable_free(&r->procs);
+	memset(r, 0, sizeof(*r));
+}
+
+static void add_sample(struct top_reader *r, const struct mp3_ring_sample *s,
+		       struct top_snapshot *snap)
+{
+	struct mp3_proc_record rec;
+
+	for (uint64_t n = s->first_record; n < s->first_record + s->nr_records; n++) {
+		if (mp3ring_read_record(r->ring, n, s->seq, &rec))
+			proctable_apply(&r->procs, &rec);
+		else
+			snap->lost++;
+	}
+	if (r->have_prev) {
+		snap->pgmajfault += s->pgmajfault - r->prev.pgmajfault;
+		snap->pswpin += s->pswpin - r->prev.pswpin;
+		snap->pswpout += s->pswpout - r->prev.pswpout;
+		snap->seconds += (s->time_ns - r->prev.time_ns) / 1e9;
+	}
+	r->prev = *s;
+	r->have_prev = true;
+}
+
+static int by_faults(const void *a, const void *b)
+{
+	const struct proc_entry *p = a, *q = b;
+
+	if (p->major != q->major)
+		return p->major < q->major ? 1 : -1;
+	if (p->minor != q->minor)
+		return p->minor < q->minor ? 1 : -1;
+	if (p->cpu_ns != q->cpu_ns)
+		return p->cpu_ns < q->cpu_ns ? 1 : -1;
+	return p->tgid < q->tgid ? -1 : p->tgid > q->tgid;
+}
+
+/* Copies out the processes counted in this snapshot, and zeroes their counts. */
+static int collect(struct top_reader *r, struct top_snapshot *snap)
+{
+	snap->procs = calloc(r->procs.used ? r->procs.used : 1, sizeof(*snap->procs));
+	if (!snap->procs)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->procs.cap; i++) {
+		struct proc_entry *p = &r->procs.slots[i];
+
+		if (!p->samples)
+			continue;
+		proctable_name(p);
+		snap->procs[snap->nr_procs++] = *p;
+		p->minor = p->major = p->cpu_ns = p->samples = 0;
+	}
+	qsort(snap->procs, snap->nr_procs, sizeof(*snap->procs), by_faults);
+	return 0;
+}
+
+int top_take(struct top_reader *r, struct top_snapshot *snap)
+{
+	struct mp3_ring_sample s;
+	bool read_any = false;
+
+	memset(snap, 0, sizeof(*snap));
+	snap->first = r->next;
+	while (mp3ring_read(r->ring, &r->next, &s, &snap->missed) == MP3RING_SAMPLE) {
+		if (!read_any)
+			snap->first = s.seq;	/* after any it missed */
+		read_any = true;
+		add_sample(r, &s, snap);
+	}
+	snap->end = r->next;
+	return collect(r, snap);
+}
+
+void top_snapshot_free(struct top_snapshot *snap)
+{
+	free(snap->procs);
+	snap->procs = NULL;
+	snap->nr_procs = 0;
+}
+
+double top_rate(const struct top_snapshot *snap, uint64_t count)
+{
+	return snap->seconds > 0 ? count / snap->seconds : 0;
+}
+
+double top_cpu_percent(const struct top_snapshot *snap, const struct proc_entry *p)
+{
+	return snap->seconds > 0 ? p->cpu_ns / 1e7 / snap->seconds : 0;
+}

@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Version 2 of the versioned region: per-process records and system
+ * counters, and pfprofctl top, which shows them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "tests.h"
+
+#define MAX_PROCS 1024
+
+/* What the records of a run of samples say about one process. */
+struct proc_total {
+	pid_t tgid;
+	uint64_t minor, major, cpu_ns;
+	uint64_t counts;		/* MP3_RECORD_COUNTS records */
+	uint64_t last_sample;		/* seq of the sample of its last counts record */
+	char comm[24];			/* its last MP3_RECORD_COMM */
+	unsigned int names;		/* MP3_RECORD_COMM records */
+};
+
+struct record_totals {
+	struct proc_total procs[MAX_PROCS];
+	int nr;
+	uint64_t lost;			/* records overwritten before they were read */
+};
+
+static struct proc_total *proc_of(struct record_totals *t, pid_t tgid)
+{
+	for (int i = 0; i < t->nr; i++)
+		if (t->procs[i].tgid == tgid)
+			return &t->procs[i];
+	expect(t->nr < MAX_PROCS, "more than %d processes in the records", MAX_PROCS);
+	memset(&t->procs[t->nr], 0, sizeof(t->procs[0]));
+	t->procs[t->nr].tgid = tgid;
+	return &t->procs[t->nr++];
+}
+
+/* Adds one sample's records; checks that their counts add up to the sample. */
+static void add_records(const struct mp3ring *ring, const struct mp3_ring_sample *s,
+			struct record_totals *t)
+{
+	uint64_t minor = 0, major = 0, cpu_ns = 0, counts = 0;
+	struct mp3_proc_record r;
+	uint64_t lost = 0;
+
+	for (uint64_t n = s->first_record; n < s->first_record + s->nr_records; n++) {
+		struct proc_total *p;
+
+		if (!mp3ring_read_record(ring, n, s->seq, &r)) {
+			lost++;
+			continue;
+		}
+		p = proc_of(t, r.tgid);
+		expect(r.type == MP3_RECORD_COUNTS || r.type == MP3_RECORD_COMM,
+		       "record %" PRIu64 " has type %u", n, r.type);
+		if (r.type == MP3_RECORD_COMM) {
+			expect(memchr(r.comm, '\0', sizeof(r.comm)), "record %" PRIu64
+			       ": comm without its NUL", n);
+			memcpy(p->comm, r.comm, sizeof(p->comm));
+			p->names++;
+			continue;
+		}
+		p->minor += r.counts.minor_faults;
+		p->major += r.counts.major_faults;
+		p->cpu_ns += r.counts.cpu_ns;
+		p->counts++;
+		p->last_sample = s->seq;
+		minor += r.counts.minor_faults;
+		major += r.counts.major_faults;
+		cpu_ns += r.counts.cpu_ns;
+		counts++;
+	}
+	t->lost += lost;
+	if (lost)
+		return;
+	expect(counts == s->nr_procs, "sample %llu: %" PRIu64 " counts records, %u processes",
+	       (unsigned long long)s->seq, counts, s->nr_procs);
+	expect(minor == s->minor_faults && major == s->major_faults && cpu_ns == s->cpu_ns,
+	       "sample %llu: records sum to %" PRIu64 "/%" PRIu64 "/%" PRIu64
+	       ", the sample says %llu/%llu/%llu", (unsigned long long)s->seq, minor, major, cpu_ns,
+	       (unsigned long long)s->minor_faults, (unsigned long long)s->major_faults,
+	       (unsigned long long)s->cpu_ns);
+}
+
+/* The records of samples [from, to); fails if a sample is missed. */
+static void total_records(const struct mp3ring *ring, uint64_t from, uint64_t to,
+			  struct record_totals *t)
+{
+	uint64_t next = from, missed = 0;
+	struct mp3_ring_sample s;
+
+	memset(t, 0, sizeof(*t));
+	while (next < to) {
+		expect(mp3ring_read(ring, &next, &s, &missed) == MP3RING_SAMPLE,
+		       "sample %" PRIu64 " not published", next);
+		expect(!missed, "%" PRIu64 " samples missed before %" PRIu64, missed, next);
+		add_records(ring, &s, t);
+	}
+}
+
+static struct record_totals totals;
+
+static void read_comm(pid_t pid, char *comm, size_t size)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	expect(f && fgets(comm, size, f), "reading %s: %s", path, strerror(errno));
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+}
+
+/* Two idle workers registered; one touches pages, the other burns CPU. */
+void test_records_match_stat(void)
+{
+	struct proc_stat before[2], after[2];
+	struct worker w[2];
+	struct mp3ring ring;
+	uint64_t from, to;
+	int fd;
+
+	map_ring(&ring, &fd);
+	for (int i = 0; i < 2; i++) {
+		worker_spawn(&w[i]);
+		/* Once it has answered a command, it waits idle for the next. */
+		worker_do(&w[i], 'c', 0);
+		read_pid_stat(w[i].pid, &before[i]);
+		expect_ok(status_cmd('R', w[i].pid), "R worker");
+	}
+	from = wait_head(&ring, 1, 2000) - 1;
+	worker_do(&w[0], 't', 3000);
+	worker_do(&w[1], 'c', 300);
+	for (int i = 0; i < 2; i++)
+		read_pid_stat(w[i].pid, &after[i]);
+	to = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
+	total_records(&ring, from, to, &totals);
+	expect(!totals.lost, "%" PRIu64 " records lost", totals.lost);
+	for (int i = 0; i < 2; i++) {
+		struct proc_total *p = proc_of(&totals, w[i].pid);
+		double stat_cpu_ns = (after[i].utime + after[i].stime - before[i].utime -
+				      before[i].stime) * 1e9 / sysconf(_SC_CLK_TCK);
+		char comm[24];
+
+		printf("  records_match_stat: worker %d: %" PRIu64 " minor, %" PRIu64 " major, %.1f ms"
+		       " in %" PRIu64 " samples; /proc: %llu, %llu, %.1f ms\n", i, p->minor, p->major,
+		       p->cpu_ns / 1e6, p->counts, after[i].minflt - before[i].minflt,
+		       after[i].majflt - before[i].majflt, stat_cpu_ns / 1e6);
+		/* The first sample may predate the second registration. */
+		expect(p->counts >= to - from - 1, "worker %d in %" PRIu64 " of %" PRIu64 " samples",
+		       i, p->counts, to - from);
+		/* Idle while measured: its counters stood still at both ends. */
+		expect(p->minor == after[i].minflt - before[i].minflt &&
+		       p->major == after[i].majflt - before[i].majflt,
+		       "worker %d: records %" PRIu64 " minor %" PRIu64 " major, /proc/pid/stat %llu %llu",
+		       i, p->minor, p->major, after[i].minflt - before[i].minflt,
+		       after[i].majflt - before[i].majflt);
+		/* /proc truncates utime and stime to clock ticks: allow one each. */
+		expect(fabs(p->cpu_ns - stat_cpu_ns) <= 2e9 / sysconf(_SC_CLK_TCK),
+		       "worker %d: records %.1f ms CPU, /proc/pid/stat %.1f ms", i, p->cpu_ns / 1e6,
+		       stat_cpu_ns / 1e6);
+		read_comm(w[i].pid, comm, sizeof(comm));
+		expect(p->names == 1 && !strcmp(p->comm, comm), "worker %d named %u times, '%s', want"
+		       " '%s' once", i, p->names, p->comm, comm);
+	}
+	expect(proc_of(&totals, w[0].pid)->minor >= 3000, "3000 pages touched, fewer faults");
+	expect(proc_of(&totals, w[1].pid)->cpu_ns >= 300000000ULL, "300 ms burnt, less CPU");
+	close(fd);
+}
+
+/* A registered child that execs gets a record with its new name. */
+void test_records_exec_name(void)
+{
+	int go[2];
+	struct mp3ring ring;
+	uint64_t from, to;
+	pid_t child;
+	int fd;
+
+	map_ring(&ring, &fd);
+	expect(!pipe(go), "pipe: %s", strerror(errno));
+	child = fork();
+	expect(child >= 0, "fork: %s", strerror(errno));
+	if (!child) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) == 1)
+			execl("./work", "work", "-q", "--sleep-ms", "100", "-n", "100", "1", "R", "1",
+			      (char *)NULL);
+		_exit(127);
+	}
+	close(go[0]);
+	expect_ok(status_cmd('R', child), "R child");
+	from = wait_head(&ring, mp3ring_head(&ring) + 2, 2000) - 2;
+	expect(write(go[1], "g", 1) == 1, "starting the child: %s", strerror(errno));
+	close(go[1]);
+	to = wait_head(&ring, mp3ring_head(&ring) + 4, 2000);
+	total_records(&ring, from, to, &totals);
+	kill_and_reap(child);
+	printf("  records_exec_name: %u names, the last '%s'\n", proc_of(&totals, child)->names,
+	       proc_of(&totals, child)->comm);
+	expect(proc_of(&totals, child)->names == 2 && !strcmp(proc_of(&totals, child)->comm, "work"),
+	       "named %u times, last '%s': want the test's name, then 'work'",
+	       proc_of(&totals, child)->names, proc_of(&totals, child)->comm);
+	close(fd);
+}
+
+/* A process that exits has no records after its last sample; the other goes on. */
+void test_records_exit(void)
+{
+	pid_t stays = spawn_sleeper(), goes = spawn_sleeper();
+	struct mp3ring ring;
+	uint64_t from, killed, to;
+	int fd;
+
+	map_ring(&ring, &fd);
+	expect_ok(status_cmd('R', stays), "R sleeper");
+	expect_ok(status_cmd('R', goes), "R sleeper");
+	from = wait_head(&ring, mp3ring_head(&ring) + 2, 2000) - 2;
+	kill_and_reap(goes);
+	killed = mp3ring_head(&ring);
+	to = wait_head(&ring, killed + 4, 2000);
+	total_records(&ring, from, to, &totals);
+	expect(proc_of(&totals, stays)->last_sample == to - 1, "the live process has no records in"
+	       " the last sample");
+	expect(proc_of(&totals, goes)->last_sample < killed, "records of the exited process in "
+	       "sample %" PRIu64 ", it was reaped before sample %" PRIu64,
+	       proc_of(&totals, goes)->last_sample, killed);
+	kill_and_reap(stays);
+	close(fd);
+}
+
+/* 1000 registered processes are all in every sample. */
+void test_records_thousand(void)
+{
+	static pid_t pids[1000];
+	struct mp3ring ring;
+	uint64_t from, to;
+	int fd;
+
+	map_ring(&ring, &fd);
+	for (int i = 0; i < 1000; i++) {
+		pids[i] = spawn_sleeper();
+		expect_ok(status_cmd('R', pids[i]), "R sleeper");
+	}
+	from = wait_head(&ring, mp3ring_head(&ring) + 2, 5000);
+	to = wait_head(&ring, from + 5, 5000);
+	total_records(&ring, from, to, &totals);
+	printf("  records_thousand: %d processes in samples %" PRIu64 "..%" PRIu64 ", %" PRIu64
+	       " records lost\n", totals.nr, from, to - 1, totals.lost);
+	expect(!totals.lost && totals.nr == 1000, "%d processes, %" PRIu64 " records lost",
+	       totals.nr, totals.lost);
+	for (int i = 0; i < 1000; i++)
+		expect(proc_of(&totals, pids[i])->counts == to - from,
+		       "process %d in %" PRIu64 " of %" PRIu64 " samples", (int)pids[i],
+		       proc_of(&totals, pids[i])->counts, to - from);
+	close(fd);
+}
+
+/*
+ * A reader that falls behind (samples of 300 processes every jiffy, read
+ * once the records have gone round their ring twice) finds the oldest
+ * records overwritten: it counts them lost, and
+ * every record it does read belongs to its sample and to a registered
+ * process (total_records() checks each sample it reads fully).
+ */
+void test_records_slow_reader(void)
+{
+	static pid_t pids[300];
+	struct mp3ring ring;
+	uint64_t head, from;
+	int fd;
+
+	map_ring(&ring, &fd);
+	for (int i = 0; i < 300; i++) {
+		pids[i] = spawn_sleeper();
+		expect_ok(status_cmd('R', pids[i]), "R sleeper");
+	}
+	/* From the first sample with all 300, once their records went round twice. */
+	from = wait_head(&ring, mp3ring_head(&ring) + 1, 2000);
+	head = wait_head(&ring, from + 2 * ring.record_capacity / 300 + 1, 30000);
+	total_records(&ring, from, head, &totals);
+	printf("  records_slow_reader: samples %" PRIu64 "..%" PRIu64 ", %" PRIu64
+	       " records lost, %d processes\n", from, head - 1, totals.lost, totals.nr);
+	expect(totals.lost > 0, "no record lost: the reader did not fall behind");
+	expect(totals.nr == 300, "%d processes in the records read, want 300", totals.nr);
+	for (int i = 0; i < 300; i++)
+		expect(proc_of(&totals, pids[i])->counts > 0, "no record of process %d read",
+		       (int)pids[i]);
+	close(fd);
+}
+
+/* The sample of a version 1 module, frozen here as it was. */
+struct v1_sample {
+	uint64_t seq, time_ns, jiffies, minor_faults, major_faults, cpu_ns;
+	uint64_t minor_total, major_total, cpu_ns_total;
+	uint32_t nr_procs, reserved;
+};
+
+/* A version 1 reader, as lib/mp3ring was: it may use the region and reads the same samples. */
+void test_records_v1_reader(void)
+{
+	struct worker w;
+	struct mp3ring ring;
+	struct mp3_ring_sample s;
+	uint64_t next, missed = 0, head;
+	int fd;
+
+	map_ring(&ring, &fd);
+	worker_spawn(&w);
+	expect_ok(status_cmd('R', w.pid), "R worker");
+	worker_do(&w, 't', 500);
+	head = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
+	expect(ring.hdr->compat_version <= 1 && ring.hdr->sample_size >= sizeof(struct v1_sample) &&
+	       ring.hdr->header_size >= offsetof(struct mp3_ring_header, record_offset),
+	       "compat_version %u, sample_size %u, header_size %u: a version 1 reader refuses it",
+	       ring.hdr->compat_version, ring.hdr->sample_size, ring.hdr->header_size);
+	next = head - 3;
+	for (uint64_t n = head - 3; n < head; n++) {
+		const struct v1_sample *v1 = (const void *)(ring.slots +
+			(n & (ring.hdr->capacity - 1)) * ring.hdr->sample_size);
+
+		expect(mp3ring_read(&ring, &next, &s, &missed) == MP3RING_SAMPLE, "sample %" PRIu64, n);
+		expect(v1->seq == n && v1->minor_faults == s.minor_faults &&
+		       v1->cpu_ns_total == s.cpu_ns_total && v1->nr_procs == s.nr_procs,
+		       "sample %" PRIu64 " at version 1's offsets differs", n);
+	}
+	close(fd);
+}
+
+static uint64_t vmstat(const char *key)
+{
+	char line[128];
+	uint64_t value = 0;
+	size_t len = strlen(key);
+	FILE *f = fopen("/proc/vmstat", "re");
+
+	expect(f, "/proc/vmstat: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && line[len] == ' ')
+			value = strtoull(line + len + 1, NULL, 10);
+	fclose(f);
+	return value;
+}
+
+/* The system's counters in a sample are /proc/vmstat's at that moment. */
+void test_records_system_counters(void)
+{
+	pid_t sleeper = spawn_sleeper();
+	uint64_t before_maj, before_in, before_out, head, next, missed = 0;
+	struct mp3_ring_sample s;
+	struct mp3ring ring;
+	int fd;
+
+	map_ring(&ring, &fd);
+	expect_ok(status_cmd('R', sleeper), "R sleeper");
+	before_maj = vmstat("pgmajfault");
+	before_in = vmstat("pswpin");
+	before_out = vmstat("pswpout");
+	head = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
+	next = head - 1;
+	expect(mp3ring_read(&ring, &next, &s, &missed) == MP3RING_SAMPLE, "the last sample");
+	printf("  records_system_counters: pgmajfault %llu pswpin %llu pswpout %llu\n",
+	       (unsigned long long)s.pgmajfault, (unsigned long long)s.pswpin,
+	       (unsigned long long)s.pswpout);
+	expect(s.pgmajfault >= before_maj && s.pgmajfault <= vmstat("pgmajfault"),
+	       "pgmajfault %llu, /proc/vmstat %llu before", (unsigned long long)s.pgmajfault,
+	       (unsigned long long)before_maj);
+	expect(s.pswpin >= before_in && s.pswpin <= vmstat("pswpin") &&
+	       s.pswpout >= before_out && s.pswpout <= vmstat("pswpout"),
+	       "pswpin %llu pswpout %llu, /proc/vmstat %llu %llu before",
+	       (unsigned long long)s.pswpin, (unsigned long long)s.pswpout,
+	       (unsigned long long)before_in, (unsigned long long)before_out);
+	kill_and_reap(sleeper);
+	close(fd);
+}
+
+/* ---- pfprofctl top, which reads the records ---- */
+
+#define TOP_OUT "/tmp/top.out"
+
+struct top_row {
+	int pid;
+	char comm[32];
+	double minor_s, major_s, cpu_pct;
+};
+
+/* The rows of `pfprofctl top -n 1` output, and the samples it says it read. */
+static int parse_top(const char *path, uint64_t *first, uint64_t *last, struct top_row *rows,
+		     int max)
+{
+	char line[256];
+	unsigned long long a, b;
+	int n = 0, lineno = 0;
+	FILE *f = fopen(path, "re");
+
+	expect(f, "%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		if (lineno == 1) {
+			char *at = strstr(line, "samples ");
+
+			expect(at && sscanf(at, "samples %llu..%llu", &a, &b) == 2,
+			       "top's first line: %s", line);
+			*first = a;
+			*last = b;
+		} else if (lineno > 3) {
+			expect(n < max, "more than %d rows", max);
+			expect(sscanf(line, "%d %31s %lf %lf %lf", &rows[n].pid, rows[n].comm,
+				      &rows[n].minor_s, &rows[n].major_s, &rows[n].cpu_pct) == 5,
+			       "top's row: %s", line);
+			n++;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+/* Copies a file into the test's output, each line after prefix. */
+static void show_file(const char *path, const char *prefix)
+{
+	char line[256];
+	FILE *f = fopen(path, "re");
+
+	expect(f, "%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		printf("  %s%s", prefix, line);
+	fclose(f);
+}
+
+static bool close_to(double printed, double want)
+{
+	return fabs(printed - want) <= 0.051 + want * 1e-9;
+}
+
+/* `pfprofctl top -n 1`: every row is what the records of its samples say. */
+void test_top_batch(void)
+{
+	char *argv[] = { "./pfprofctl", "top", "-n", "1", "-d", "2", NULL };
+	struct top_row rows[8];
+	struct worker w[2];
+	struct mp3ring ring;
+	struct mp3_ring_sample before, last;
+	uint64_t first = 0, end = 0, next, missed = 0;
+	pid_t sleeper = spawn_sleeper(), top;
+	double seconds;
+	int fd, n, status;
+
+	map_ring(&ring, &fd);
+	expect_ok(status_cmd('R', sleeper), "R sleeper");
+	for (int i = 0; i < 2; i++) {
+		worker_spawn(&w[i]);
+		expect_ok(status_cmd('R', w[i].pid), "R worker");
+	}
+	wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
+	top = fork();
+	expect(top >= 0, "fork: %s", strerror(errno));
+	if (!top) {
+		int out = open(TOP_OUT, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (out < 0 || dup2(out, STDOUT_FILENO) < 0)
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	worker_do(&w[0], 't', 4000);
+	worker_do(&w[1], 'c', 200);
+	expect(waitpid(top, &status, 0) == top && WIFEXITED(status) && !WEXITSTATUS(status),
+	       "pfprofctl top -n 1 ended with status %#x", status);
+	show_file(TOP_OUT, "top_batch| ");
+	n = parse_top(TOP_OUT, &first, &end, rows, 8);
+	end++;
+	next = first - 1;
+	expect(mp3ring_read(&ring, &next, &before, &missed) == MP3RING_SAMPLE, "sample before");
+	next = end - 1;
+	expect(mp3ring_read(&ring, &next, &last, &missed) == MP3RING_SAMPLE, "last sample");
+	seconds = (last.time_ns - before.time_ns) / 1e9;
+	total_records(&ring, first, end, &totals);
+	printf("  top_batch: samples %" PRIu64 "..%" PRIu64 " over %.2f s, %d rows\n", first,
+	       end - 1, seconds, n);
+	expect(n == 3 && totals.nr == 3, "%d rows, %d processes in the records", n, totals.nr);
+	for (int i = 0; i < n; i++) {
+		struct proc_total *p = proc_of(&totals, rows[i].pid);
+
+		expect(p->counts, "row %d: PID %d has no records", i, rows[i].pid);
+		expect(close_to(rows[i].minor_s, p->minor / seconds) &&
+		       close_to(rows[i].major_s, p->major / seconds) &&
+		       close_to(rows[i].cpu_pct, p->cpu_ns / 1e7 / seconds),
+		       "PID %d: top %.1f %.1f %.1f, records %.2f %.2f %.2f", rows[i].pid,
+		       rows[i].minor_s, rows[i].major_s, rows[i].cpu_pct, p->minor / seconds,
+		       p->major / seconds, p->cpu_ns / 1e7 / seconds);
+		expect(!i || rows[i - 1].major_s > rows[i].major_s ||
+		       (rows[i - 1].major_s == rows[i].major_s &&
+			rows[i - 1].minor_s >= rows[i].minor_s), "row %d out of order", i);
+	}
+	expect(rows[0].pid == w[0].pid, "the page-touching worker is not first");
+	close(fd);
+}
+
+#define SCREEN_MAX 65536
+
+/* Appends what the terminal shows within ms; the screen so far. */
+static size_t read_screen(int master, char *screen, size_t len, unsigned int ms)
+{
+	uint64_t deadline = now_ns() + ms * 1000000ULL;
+	struct pollfd pfd = { .fd = master, .events = POLLIN };
+
+	while (now_ns() < deadline && len < SCREEN_MAX - 1) {
+		ssize_t n;
+
+		if (poll(&pfd, 1, 50) <= 0)
+			continue;
+		n = read(master, screen + len, SCREEN_MAX - 1 - len);
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	screen[len] = '\0';
+	return len;
+}
+
+/* Rows of the last complete frame: lines between its home and clear-below. */
+static int last_frame_rows(const char *screen)
+{
+	const char *end = NULL, *home = NULL, *p;
+	int lines = 0;
+
+	for (p = strstr(screen, "\033[J"); p; p = strstr(p + 1, "\033[J"))
+		end = p;
+	expect(end, "no frame drawn");
+	for (p = screen; (p = strstr(p, "\033[H")) && p < end; p++)
+		home = p;
+	expect(home, "a frame without its home");
+	for (p = home; p < end; p++)
+		lines += *p == '\n';
+	return lines - 3;
+}
+
+/* On a terminal: the screen fills, follows a resize, and q restores it. */
+void test_top_terminal(void)
+{
+	struct winsize ws = { .ws_row = 24, .ws_col = 80 };
+	static char screen[SCREEN_MAX];
+	pid_t sleepers[12], top;
+	int master, status = -1;
+	size_t len = 0;
+
+	for (int i = 0; i < 12; i++) {
+		sleepers[i] = spawn_sleeper();
+		expect_ok(status_cmd('R', sleepers[i]), "R sleeper");
+	}
+	top = forkpty(&master, NULL, NULL, &ws);
+	expect(top >= 0, "forkpty: %s", strerror(errno));
+	if (!top) {
+		execl("./pfprofctl", "pfprofctl", "top", "-d", "0.2", (char *)NULL);
+		_exit(127);
+	}
+	len = read_screen(master, screen, len, 1500);
+	expect(strstr(screen, "\033[?1049h") && strstr(screen, "pfprof top:"),
+	       "no top screen on the terminal: %.200s", screen);
+	expect(last_frame_rows(screen) == 12, "%d rows for 12 processes on 24 lines",
+	       last_frame_rows(screen));
+	ws.ws_row = 8;
+	expect(!ioctl(master, TIOCSWINSZ, &ws), "resizing: %s", strerror(errno));
+	len = read_screen(master, screen, len, 1000);
+	/* 3 header lines, 4 rows, the last line left empty. */
+	expect(last_frame_rows(screen) == 4, "%d rows on 8 lines, want 4", last_frame_rows(screen));
+	expect(write(master, "q", 1) == 1, "typing q: %s", strerror(errno));
+	for (int i = 0; i < 300 && waitpid(top, &status, WNOHANG) == 0; i++) {
+		len = read_screen(master, screen, len, 10);
+	}
+	expect(WIFEXITED(status) && !WEXITSTATUS(status), "top did not quit on q (status %#x), "
+	       "its last output: %s", status, screen + (len > 160 ? len - 160 : 0));
+	read_screen(master, screen, len, 100);
+	expect(strstr(screen, "\033[?25h\033[?1049l"), "the terminal was not restored");
+	close(master);
+}
