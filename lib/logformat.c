@@ -7,14 +7,18 @@
 #include <string.h>
 
 static const char header_format[] =
-	"# pfprof log format 1\n"
+	"# pfprof log format 2\n"
 	"# created %" PRIu64 "\n"
 	LOGFORMAT_COLUMNS "\n"
 	"# units: seq = sample number since module load; wall_time_s = seconds since"
 	" 1970-01-01 UTC; monotonic_s = CLOCK_MONOTONIC seconds; jiffies = kernel ticks"
 	" at hz per second (see load_id); minor_faults, major_faults = faults in the"
 	" sample's period; cpu_ms = utime+stime in the period, ms; processes = processes"
-	" summed; minor_total, major_total, cpu_total_ms = the same since module load\n";
+	" summed; minor_total, major_total, cpu_total_ms = the same since module load;"
+	" sys_pgmajfault, sys_pswpin, sys_pswpout = the whole system's major faults and"
+	" pages swapped in and out since boot (/proc/vmstat) at the sample;"
+	" psi_some_avg10, psi_full_avg10 = memory pressure, %% of the last 10 s"
+	" (/proc/pressure/memory, read every second); - = unknown\n";
 
 bool logformat_same_stream(const struct log_stream *a, const struct log_stream *b)
 {
@@ -32,22 +36,37 @@ int logformat_header(char *buf, size_t size, uint64_t created_s)
 	return snprintf(buf, size, header_format, created_s);
 }
 
-/* The text matches "%llu %.6f %.6f %llu %llu %llu %.3f %u %llu %llu %.3f\n". */
-int logformat_sample(char *buf, size_t size, const struct mp3_ring_sample *s, uint64_t wall_ns)
+/* " %llu %llu %llu" of the system counters, or " - - -". */
+static void format_system(char *buf, size_t size, const struct mp3_ring_sample *s, bool known)
+{
+	if (known)
+		snprintf(buf, size, " %" PRIu64 " %" PRIu64 " %" PRIu64, (uint64_t)s->pgmajfault,
+			 (uint64_t)s->pswpin, (uint64_t)s->pswpout);
+	else
+		snprintf(buf, size, " - - -");
+}
+
+/* The text matches "%llu %.6f %.6f %llu %llu %llu %.3f %u %llu %llu %.3f ...\n". */
+int logformat_sample(char *buf, size_t size, const struct mp3_ring_sample *s, uint64_t wall_ns,
+		     const struct log_context *ctx)
 {
 	uint64_t wall_us = ns_to_us(wall_ns), mono_us = ns_to_us(s->time_ns);
 	uint64_t cpu_us = ns_to_us(s->cpu_ns), total_us = ns_to_us(s->cpu_ns_total);
+	char system[80], psi[40] = " - -";
 
+	format_system(system, sizeof(system), s, ctx && ctx->system);
+	if (ctx && ctx->psi)
+		snprintf(psi, sizeof(psi), " %.2f %.2f", ctx->psi_some_avg10, ctx->psi_full_avg10);
 	return snprintf(buf, size,
 			"%" PRIu64 " %" PRIu64 ".%06" PRIu64 " %" PRIu64 ".%06" PRIu64
 			" %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 ".%03" PRIu64
-			" %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64 ".%03" PRIu64 "\n",
+			" %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64 ".%03" PRIu64 "%s%s\n",
 			(uint64_t)s->seq, wall_us / 1000000, wall_us % 1000000,
 			mono_us / 1000000, mono_us % 1000000, (uint64_t)s->jiffies,
 			(uint64_t)s->minor_faults, (uint64_t)s->major_faults,
 			cpu_us / 1000, cpu_us % 1000, (uint32_t)s->nr_procs,
 			(uint64_t)s->minor_total, (uint64_t)s->major_total,
-			total_us / 1000, total_us % 1000);
+			total_us / 1000, total_us % 1000, system, psi);
 }
 
 int logformat_missed(char *buf, size_t size, uint64_t first_seq, uint64_t count)

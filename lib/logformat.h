@@ -6,13 +6,16 @@
  * The current file is "pfprof.log"; rotation renames it to "pfprof.log.1"
  * (older ones move up to .2 ... .keep). Every file starts with this header
  * (all '#' lines are comments to gnuplot):
- *   # pfprof log format 1
+ *   # pfprof log format 2
  *   # created <unix seconds>
- *   # columns: seq wall_time_s monotonic_s jiffies minor_faults major_faults cpu_ms processes minor_total major_total cpu_total_ms
+ *   # columns: seq wall_time_s monotonic_s jiffies minor_faults major_faults cpu_ms processes minor_total major_total cpu_total_ms sys_pgmajfault sys_pswpin sys_pswpout psi_some_avg10 psi_full_avg10
  *   # units: ...one line describing each column...
  * and "# load_id <16 hex digits> hz <HZ> period_ns <ns>" precedes the first
  * sample of every module load (again at the top of every new file).
- * A sample line: "%llu %.6f %.6f %llu %llu %llu %.3f %u %llu %llu %.3f\n".
+ * A sample line: "%llu %.6f %.6f %llu %llu %llu %.3f %u %llu %llu %.3f" then
+ * " %llu %llu %llu %.2f %.2f\n", each of the last five "-" when unknown: the
+ * system counters from a version 1 module, memory pressure without PSI.
+ * Format 1 had the first eleven columns only; they have not moved.
  * Samples the reader could not get: "# missed <N> samples (seq <A>..<B>)".
  */
 #ifndef PFPROF_LOGFORMAT_H
@@ -25,10 +28,11 @@
 #include <linux/mp3.h>
 
 #define LOGFORMAT_FILE "pfprof.log"
-#define LOGFORMAT_LINE_MAX 256		/* any sample or marker line, with its NUL */
-#define LOGFORMAT_HEADER_MAX 1024	/* the header, with its NUL */
+#define LOGFORMAT_LINE_MAX 384		/* any sample or marker line, with its NUL */
+#define LOGFORMAT_HEADER_MAX 2048	/* the header, with its NUL */
 #define LOGFORMAT_COLUMNS "# columns: seq wall_time_s monotonic_s jiffies minor_faults " \
-	"major_faults cpu_ms processes minor_total major_total cpu_total_ms"
+	"major_faults cpu_ms processes minor_total major_total cpu_total_ms sys_pgmajfault " \
+	"sys_pswpin sys_pswpout psi_some_avg10 psi_full_avg10"
 
 /* Identifies the module load the samples come from. */
 struct log_stream {
@@ -39,9 +43,17 @@ struct log_stream {
 
 bool logformat_same_stream(const struct log_stream *a, const struct log_stream *b);
 
+/* What a sample line shows beside the sample: the machine's context. */
+struct log_context {
+	bool system;			/* the sample has the system counters (version 2) */
+	bool psi;			/* memory pressure is known */
+	double psi_some_avg10, psi_full_avg10;
+};
+
 /* Each returns what snprintf() does. */
 int logformat_header(char *buf, size_t size, uint64_t created_s);
-int logformat_sample(char *buf, size_t size, const struct mp3_ring_sample *s, uint64_t wall_ns);
+int logformat_sample(char *buf, size_t size, const struct mp3_ring_sample *s, uint64_t wall_ns,
+		     const struct log_context *ctx);
 int logformat_missed(char *buf, size_t size, uint64_t first_seq, uint64_t count);
 int logformat_stream(char *buf, size_t size, const struct log_stream *stream);
 

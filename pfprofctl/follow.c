@@ -10,6 +10,7 @@
 #include "ctl.h"
 #include "logformat.h"
 #include "mp3ring.h"
+#include "psi.h"
 
 enum { OPT_LINES, OPT_COUNT };
 
@@ -36,10 +37,19 @@ static bool print_sample(void *ctx, const struct mp3_ring_sample *s)
 {
 	char line[LOGFORMAT_LINE_MAX];
 
-	(void)ctx;
-	logformat_sample(line, sizeof(line), s, s->time_ns + wall_offset_ns());
+	logformat_sample(line, sizeof(line), s, s->time_ns + wall_offset_ns(), ctx);
 	fputs(line, stdout);
 	return true;
+}
+
+/* Memory pressure for the lines about to be printed, as pfprofd logs it. */
+static void update_psi(struct log_context *context)
+{
+	struct psi_memory psi = { 0 };
+
+	context->psi = !psi_read(PSI_MEMORY_PATH, &psi);
+	context->psi_some_avg10 = psi.some_avg10;
+	context->psi_full_avg10 = psi.full_avg10;
 }
 
 static int follow(const struct mp3ring *ring, int fd, uint64_t backlog, uint64_t count)
@@ -48,14 +58,17 @@ static int follow(const struct mp3ring *ring, int fd, uint64_t backlog, uint64_t
 	uint64_t head = mp3ring_head(ring), printed = 0, dummy;
 	uint64_t next = head > backlog ? head - backlog : 0;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	/* A version 1 module's samples have no system counters. */
+	struct log_context context = { .system = ring->records != NULL };
 
 	printf("%s\n", LOGFORMAT_COLUMNS);
 	for (;;) {
 		/* read() first: poll() then waits for a sample after this one. */
 		if (read(fd, &dummy, sizeof(dummy)) < 0 && errno != EAGAIN)
 			return -errno;
+		update_psi(&context);
 		printed += mp3ring_drain(ring, &next, count ? count - printed : 0, &to_stdout,
-					 NULL);
+					 &context);
 		if (fflush(stdout) || ferror(stdout))
 			return -EIO;
 		if (count && printed >= count)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "psi.h"
 #include "topdata.h"
 
 enum { OPT_DELAY, OPT_ITERATIONS };
@@ -40,24 +41,15 @@ static void on_interrupt(int sig)
 	interrupted = 1;
 }
 
-/* "some 0.12 full 0.00" (avg10) from /proc/pressure/memory, or "n/a" without PSI. */
+/* "some 0.12% full 0.00%" (avg10) of /proc/pressure/memory, or "n/a" without PSI. */
 static void memory_pressure(char *buf, size_t size)
 {
-	double some = 0, full = 0;
-	char line[256];
-	int found = 0;
-	FILE *f = fopen("/proc/pressure/memory", "re");
+	struct psi_memory psi;
 
-	while (f && fgets(line, sizeof(line), f)) {
-		found += sscanf(line, "some avg10=%lf", &some);
-		found += sscanf(line, "full avg10=%lf", &full);
-	}
-	if (f)
-		fclose(f);
-	if (found == 2)
-		snprintf(buf, size, "some %.2f%% full %.2f%%", some, full);
-	else
+	if (psi_read(PSI_MEMORY_PATH, &psi))
 		snprintf(buf, size, "n/a");
+	else
+		snprintf(buf, size, "some %.2f%% full %.2f%%", psi.some_avg10, psi.full_avg10);
 }
 
 /* The size the text is cut to; 0 rows or columns: no limit. */

@@ -65,7 +65,18 @@ int collector_open(struct collector *c, const char *device, struct logwriter *lo
 	}
 	set_stream(c);
 	c->next = start_position(c);
+	/* A version 1 module's samples have no system counters. */
+	c->context.system = c->ring.records != NULL;
 	return 0;
+}
+
+void collector_set_psi(struct collector *c, const struct psi_memory *psi)
+{
+	c->context.psi = psi != NULL;
+	if (psi) {
+		c->context.psi_some_avg10 = psi->some_avg10;
+		c->context.psi_full_avg10 = psi->full_avg10;
+	}
 }
 
 void collector_set_log(struct collector *c, struct logwriter *log)
@@ -97,7 +108,7 @@ static bool log_sample(void *ctx, const struct mp3_ring_sample *s)
 {
 	struct collector *c = ctx;
 
-	if (!logwriter_add_sample(c->log, s, s->time_ns + c->wall_offset_ns))
+	if (!logwriter_add_sample(c->log, s, s->time_ns + c->wall_offset_ns, &c->context))
 		return false;
 	c->logged++;
 	return true;

@@ -10,6 +10,7 @@
 
 #include "logwriter.h"
 #include "mp3ring.h"
+#include "psi.h"
 
 struct collector {
 	int fd;			/* the device, for poll() and read() */
@@ -18,6 +19,7 @@ struct collector {
 	uint64_t logged;	/* samples queued for the log since start */
 	uint64_t missed;	/* samples lost since start */
 	uint64_t wall_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, for this drain */
+	struct log_context context;	/* what the sample lines show beside the samples */
 	struct logwriter *log;
 };
 
@@ -30,6 +32,9 @@ int collector_open(struct collector *c, const char *device, struct logwriter *lo
 
 /* Re-arms poll() and queues every new sample the log takes. */
 void collector_drain(struct collector *c);
+
+/* Memory pressure for the sample lines from now on; NULL: unknown. */
+void collector_set_psi(struct collector *c, const struct psi_memory *psi);
 
 /* Hands the collector a new log writer (after a reload). */
 void collector_set_log(struct collector *c, struct logwriter *log);

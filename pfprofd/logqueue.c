@@ -61,7 +61,8 @@ int logentry_format(char *buf, size_t size, const struct logentry *e)
 {
 	switch (e->kind) {
 	case LOGENTRY_SAMPLE:
-		return logformat_sample(buf, size, &e->sample.s, e->sample.wall_ns);
+		return logformat_sample(buf, size, &e->sample.s, e->sample.wall_ns,
+					&e->sample.context);
 	case LOGENTRY_MISSED:
 		return logformat_missed(buf, size, e->missed.first, e->missed.count);
 	case LOGENTRY_STREAM:

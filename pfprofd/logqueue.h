@@ -23,6 +23,7 @@ struct logentry {
 		struct {
 			struct mp3_ring_sample s;
 			uint64_t wall_ns;
+			struct log_context context;
 		} sample;
 		struct {
 			uint64_t first, count;

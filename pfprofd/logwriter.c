@@ -216,7 +216,7 @@ void logwriter_set_stream(struct logwriter *w, const struct log_stream *stream)
 }
 
 bool logwriter_add_sample(struct logwriter *w, const struct mp3_ring_sample *s,
-			  uint64_t wall_ns)
+			  uint64_t wall_ns, const struct log_context *context)
 {
 	struct logentry *e;
 
@@ -225,6 +225,7 @@ bool logwriter_add_sample(struct logwriter *w, const struct mp3_ring_sample *s,
 	e = logqueue_push(&w->queue, LOGENTRY_SAMPLE);
 	e->sample.s = *s;
 	e->sample.wall_ns = wall_ns;
+	e->sample.context = *context;
 	return true;
 }
 
@@ -248,7 +249,7 @@ static int write_line(struct logwriter *w, const struct logentry *e)
 	int len = logentry_format(buf, sizeof(buf), e);
 
 	if (len < 0 || (size_t)len >= sizeof(buf))
-		return -EOVERFLOW;	/* cannot happen: the longest line is ~240 bytes */
+		return -EOVERFLOW;	/* cannot happen: the longest line is ~330 bytes */
 	return write_text(w, buf, len);
 }
 
@@ -301,7 +302,7 @@ static size_t gather_lines(const struct logwriter *w, uint64_t now_s, char *buf,
 			break;
 		line = logentry_format(buf + *len, LOGFORMAT_LINE_MAX, e);
 		if (line < 0 || line >= LOGFORMAT_LINE_MAX)
-			break;	/* cannot happen: the longest line is ~240 bytes */
+			break;	/* cannot happen: the longest line is ~330 bytes */
 		*len += line;
 		has_sample |= e->kind == LOGENTRY_SAMPLE;
 		n++;

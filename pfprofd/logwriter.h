@@ -41,7 +41,7 @@ void logwriter_set_stream(struct logwriter *w, const struct log_stream *stream);
 
 /* Queues lines; false if the queue is full (the caller stops draining). */
 bool logwriter_add_sample(struct logwriter *w, const struct mp3_ring_sample *s,
-			  uint64_t wall_ns);
+			  uint64_t wall_ns, const struct log_context *context);
 bool logwriter_add_missed(struct logwriter *w, uint64_t first_seq, uint64_t count);
 
 /*

@@ -20,11 +20,13 @@
 #include "daemon_log.h"
 #include "pfprof.h"
 #include "procstatus.h"
+#include "psi.h"
 #include "registrar.h"
 #include "state.h"
 
 #define RETRY_USEC 1000000ULL		/* retrying a log that cannot be written */
 #define STATUS_USEC 2000000ULL		/* refreshing STATUS= and the state file */
+#define PSI_USEC 1000000ULL		/* reading memory pressure, at most */
 
 static uint64_t wall_seconds(void)
 {
@@ -94,11 +96,37 @@ static void flush_log(struct daemon *d)
 	become_ready(d);
 }
 
+/*
+ * Reads memory pressure for the sample lines, at most once a second: when a
+ * batch is written, so that it costs no wakeup of its own. Without PSI the
+ * columns stay "-", after one notice.
+ */
+static void refresh_psi(struct daemon *d, uint64_t now)
+{
+	struct psi_memory psi;
+	int err;
+
+	if (d->psi_missing || now < d->psi_read_usec + PSI_USEC)
+		return;
+	d->psi_read_usec = now;
+	err = psi_read(PSI_MEMORY_PATH, &psi);
+	collector_set_psi(&d->collector, err ? NULL : &psi);
+	if (err == -ENOENT || err == -EOPNOTSUPP) {
+		dlog(LOG_NOTICE, "no memory pressure information (%s: %s): its log columns stay '-'",
+		     PSI_MEMORY_PATH, strerror(-err));
+		d->psi_missing = true;
+	} else if (err) {
+		dlog(LOG_WARNING, "reading %s: %s", PSI_MEMORY_PATH, strerror(-err));
+	}
+}
+
 /* Drains the ring into the log; returns whether there was anything new. */
 static bool write_samples(struct daemon *d)
 {
 	uint64_t before = d->collector.logged + d->collector.missed, now;
 
+	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
+	refresh_psi(d, now);
 	collector_drain(&d->collector);
 	/* While the log fails, the retry timer writes, not every sample. */
 	if (!d->log_error)
@@ -301,8 +329,7 @@ int daemon_run(struct daemon *d)
 		return PFPROF_EXIT_FAILED;
 	}
 	registrar_sync(&d->config);
-	collector_drain(&d->collector);	/* what arrived before the loop runs */
-	flush_log(d);
+	write_samples(d);	/* what arrived before the loop runs */
 	err = sd_event_loop(d->loop);
 	sd_notify(0, "STOPPING=1");
 	collector_drain(&d->collector);

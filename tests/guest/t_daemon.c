@@ -13,6 +13,7 @@
 
 #include "harness.h"
 #include "logformat.h"
+#include "psi.h"
 #include "tests.h"
 
 #define DIR "/tmp/pfprof"
@@ -26,8 +27,10 @@
 
 struct log_line {
 	unsigned long long seq, jiffies, minor, major, minor_total, major_total;
+	unsigned long long sys_pgmajfault, sys_pswpin, sys_pswpout;
 	double wall, mono, cpu_ms, cpu_total_ms;
 	unsigned int procs;
+	bool psi;		/* the memory pressure columns are numbers, not "-" */
 };
 
 struct log_summary {
@@ -140,15 +143,22 @@ static bool file_contains(const char *path, const char *needle)
 	return found;
 }
 
+/* A sample line of log format 2, from a version 2 module: the system counters are numbers. */
 static void parse_sample(const char *path, int lineno, const char *line, struct log_line *l)
 {
+	char some[16], full[16];
+	double psi;
 	int end = 0;
 
-	if (sscanf(line, "%llu %lf %lf %llu %llu %llu %lf %u %llu %llu %lf%n", &l->seq, &l->wall,
-		   &l->mono, &l->jiffies, &l->minor, &l->major, &l->cpu_ms, &l->procs,
-		   &l->minor_total, &l->major_total, &l->cpu_total_ms, &end) != 11 ||
+	if (sscanf(line, "%llu %lf %lf %llu %llu %llu %lf %u %llu %llu %lf %llu %llu %llu %15s %15s%n",
+		   &l->seq, &l->wall, &l->mono, &l->jiffies, &l->minor, &l->major, &l->cpu_ms,
+		   &l->procs, &l->minor_total, &l->major_total, &l->cpu_total_ms,
+		   &l->sys_pgmajfault, &l->sys_pswpin, &l->sys_pswpout, some, full, &end) != 16 ||
 	    strcmp(line + end, "\n"))
 		fail("%s:%d: not a whole sample line: '%s'", path, lineno, line);
+	l->psi = sscanf(some, "%lf", &psi) == 1 && sscanf(full, "%lf", &psi) == 1;
+	expect(l->psi || (!strcmp(some, "-") && !strcmp(full, "-")),
+	       "%s:%d: memory pressure '%s' '%s'", path, lineno, some, full);
 }
 
 static void read_one_log(const char *path, struct log_summary *sum)
@@ -254,6 +264,26 @@ static pid_t add_worker(struct worker *w)
 	return w->pid;
 }
 
+/* The system counters never go back; memory pressure is there when the kernel has PSI. */
+static void expect_system_columns(const struct log_summary *sum)
+{
+	struct psi_memory psi;
+	bool have_psi = !psi_read(PSI_MEMORY_PATH, &psi);
+
+	printf("  daemon_logs_samples: last line: sys_pgmajfault %llu, %s\n",
+	       sum->lines[sum->count - 1].sys_pgmajfault,
+	       have_psi ? "memory pressure logged" : "no PSI in this kernel: '-' logged");
+	for (int i = 0; i < sum->count; i++) {
+		expect(sum->lines[i].psi == have_psi, "seq %llu: memory pressure %s, PSI %s",
+		       sum->lines[i].seq, sum->lines[i].psi ? "logged" : "'-'",
+		       have_psi ? "readable" : "absent");
+		expect(!i || (sum->lines[i].sys_pgmajfault >= sum->lines[i - 1].sys_pgmajfault &&
+			      sum->lines[i].sys_pswpin >= sum->lines[i - 1].sys_pswpin &&
+			      sum->lines[i].sys_pswpout >= sum->lines[i - 1].sys_pswpout),
+		       "seq %llu: system counters went back", sum->lines[i].seq);
+	}
+}
+
 void test_daemon_logs_samples(void)
 {
 	struct log_summary sum;
@@ -281,6 +311,7 @@ void test_daemon_logs_samples(void)
 	       "the worker's 1000 faults are not in the log");
 	expect(file_contains(LOG_DIR "/" LOGFORMAT_FILE, "# columns: seq wall_time_s monotonic_s jiffies"),
 	       "the log has no column header");
+	expect_system_columns(&sum);
 }
 
 /* pfprofd's voluntary context switches: it sleeps once per wakeup. */

@@ -20,7 +20,8 @@
 #define DIR_NAME "logs"
 #define PATH(name) DIR_NAME "/" name
 #define COLUMNS_LINE "# columns: seq wall_time_s monotonic_s jiffies minor_faults " \
-	"major_faults cpu_ms processes minor_total major_total cpu_total_ms"
+	"major_faults cpu_ms processes minor_total major_total cpu_total_ms sys_pgmajfault " \
+	"sys_pswpin sys_pswpout psi_some_avg10 psi_full_avg10"
 #define MAX_SEQS 4096
 
 static const struct log_stream stream_a = { 0x0123456789abcdefULL, 250, 50000000 };
@@ -42,9 +43,20 @@ static struct mp3_ring_sample sample_of(uint64_t seq)
 		.major_total = seq * 5,
 		.cpu_ns_total = seq * 987654321,
 		.nr_procs = 1 + seq % 5,
+		.pgmajfault = 1000 + seq * 2,
+		.pswpin = seq * 3,
+		.pswpout = seq * 4,
 	};
 
 	return s;
+}
+
+/* Memory pressure derived from seq too. */
+static struct log_context context_of(uint64_t seq)
+{
+	return (struct log_context){ .system = true, .psi = true,
+				     .psi_some_avg10 = seq % 10 * 1.25,
+				     .psi_full_avg10 = seq % 10 * 0.5 };
 }
 
 static uint64_t wall_of(uint64_t seq)
@@ -72,7 +84,9 @@ static void add_samples(struct logwriter *w, uint64_t from, uint64_t to)
 	for (uint64_t seq = from; seq < to; seq++) {
 		struct mp3_ring_sample s = sample_of(seq);
 
-		expect(logwriter_add_sample(w, &s, wall_of(seq)),
+		struct log_context context = context_of(seq);
+
+		expect(logwriter_add_sample(w, &s, wall_of(seq), &context),
 			   "add_sample %" PRIu64 " failed", seq);
 	}
 }
@@ -148,12 +162,13 @@ static uint64_t check_header(const struct lines *l, const char *path)
 	static const char *const columns[] = {
 		"seq", "wall_time_s", "monotonic_s", "jiffies", "minor_faults", "major_faults",
 		"cpu_ms", "processes", "minor_total", "major_total", "cpu_total_ms",
+		"sys_pgmajfault", "sys_pswpin", "sys_pswpout", "psi_some_avg10", "psi_full_avg10",
 	};
 	unsigned long long created;
 	int end = 0;
 
 	expect(l->n >= 4, "%s: %zu lines, no header", path, l->n);
-	expect(!strcmp(l->line[0], "# pfprof log format 1"), "%s line 1: %s", path,
+	expect(!strcmp(l->line[0], "# pfprof log format 2"), "%s line 1: %s", path,
 		   l->line[0]);
 	expect(sscanf(l->line[1], "# created %llu%n", &created, &end) == 1 &&
 		   !l->line[1][end], "%s line 2: %s", path, l->line[1]);
@@ -174,16 +189,23 @@ static bool near(double a, double b, double tolerance)
 static uint64_t check_sample_line(const char *line)
 {
 	unsigned long long seq, jiffies, minor, major, minor_total, major_total;
-	double wall, mono, cpu, cpu_total;
+	unsigned long long pgmajfault, pswpin, pswpout;
+	double wall, mono, cpu, cpu_total, some, full;
+	struct log_context context;
 	struct mp3_ring_sample s;
 	unsigned int procs;
 	int end = 0;
 
-	expect(sscanf(line, "%llu %lf %lf %llu %llu %llu %lf %u %llu %llu %lf%n", &seq, &wall,
-			  &mono, &jiffies, &minor, &major, &cpu, &procs, &minor_total,
-			  &major_total, &cpu_total, &end) == 11 && !line[end],
+	expect(sscanf(line, "%llu %lf %lf %llu %llu %llu %lf %u %llu %llu %lf %llu %llu %llu %lf %lf%n",
+		      &seq, &wall, &mono, &jiffies, &minor, &major, &cpu, &procs, &minor_total,
+		      &major_total, &cpu_total, &pgmajfault, &pswpin, &pswpout, &some, &full,
+		      &end) == 16 && !line[end],
 		   "not a sample line: '%s'", line);
 	s = sample_of(seq);
+	context = context_of(seq);
+	expect(pgmajfault == s.pgmajfault && pswpin == s.pswpin && pswpout == s.pswpout &&
+	       near(some, context.psi_some_avg10, 0.006) && near(full, context.psi_full_avg10, 0.006),
+	       "system columns do not match seq %llu: %s", seq, line);
 	expect(near(wall, wall_of(seq) / 1e9, 1e-6) && near(mono, s.time_ns / 1e9, 1e-6) &&
 		   jiffies == s.jiffies && minor == s.minor_faults && major == s.major_faults &&
 		   near(cpu, s.cpu_ns / 1e6, 0.6e-3) && procs == s.nr_procs &&
@@ -308,16 +330,23 @@ static void unmount(const char *dir)
 static const struct {
 	uint64_t wall_ns;
 	struct mp3_ring_sample s;
+	struct log_context context;
 	const char *line;
 } format_cases[] = {
 	{ 1700000000123456789ULL,
-	  { 0, 5000000000ULL, 4294967296ULL, 12, 3, 1234567, 100, 7, 999999999, 2, 0, 0, 0, 0, 0, 0, 0 },
-	  "0 1700000000.123457 5.000000 4294967296 12 3 1.235 2 100 7 1000.000" },
-	{ 0, { 1, 999999, 0, 0, 0, 499, 0, 0, 500, 0, 0, 0, 0, 0, 0, 0, 0 },
-	  "1 0.000000 0.001000 0 0 0 0.000 0 0 0 0.001" },
+	  { 0, 5000000000ULL, 4294967296ULL, 12, 3, 1234567, 100, 7, 999999999, 2, 0, 0, 0, 0,
+	    123456, 7, 8 },
+	  { true, true, 12.345, 0.5 },
+	  "0 1700000000.123457 5.000000 4294967296 12 3 1.235 2 100 7 1000.000 123456 7 8 12.35 0.50" },
+	{ 0, { 1, 999999, 0, 0, 0, 499, 0, 0, 500, 0, 0, 0, 0, 0, 5, 6, 7 },
+	  { false, false, 0, 0 },
+	  "1 0.000000 0.001000 0 0 0 0.000 0 0 0 0.001 - - - - -" },
 	{ 999, { 18446744073709551614ULL, 1, 1, 1, 1, 1000000, 1, 1, 1000000000000ULL,
-		 4294967295U, 0, 0, 0, 0, 0, 0, 0 },
-	  "18446744073709551614 0.000001 0.000000 1 1 1 1.000 4294967295 1 1 1000000.000" },
+		 4294967295U, 0, 0, 0, 0, 18446744073709551615ULL, 18446744073709551615ULL,
+		 18446744073709551615ULL },
+	  { true, false, 1, 1 },
+	  "18446744073709551614 0.000001 0.000000 1 1 1 1.000 4294967295 1 1 1000000.000 "
+	  "18446744073709551615 18446744073709551615 18446744073709551615 - -" },
 };
 
 /* The names pfprofctl plot and people read; the writer and the rotation use them. */
@@ -347,7 +376,8 @@ static void test_format(void)
 	logwriter_set_stream(w, &stream_a);
 	expect(!logwriter_open(w, 1234), "open failed");
 	for (size_t i = 0; i < ncases; i++)
-		expect(logwriter_add_sample(w, &format_cases[i].s, format_cases[i].wall_ns),
+		expect(logwriter_add_sample(w, &format_cases[i].s, format_cases[i].wall_ns,
+					    &format_cases[i].context),
 			   "add failed");
 	add_samples(w, 10, 20);
 	expect(logwriter_queued(w) == ncases + 11, "%zu queued", logwriter_queued(w));
@@ -626,7 +656,7 @@ static void test_torn_tail(void)
 		logwriter_free(w);
 		after = unit_read_file(path);
 		if (torn_cases[c].header_after)
-			expect(!strncmp(after, "# pfprof log format 1\n# created 8\n", 34),
+			expect(!strncmp(after, "# pfprof log format 2\n# created 8\n", 34),
 				   "case %zu: no new header:\n%s", c, after);
 		else
 			expect(!strcmp(before, after), "case %zu: torn line not cut:\n%s", c,
@@ -746,7 +776,7 @@ static void test_resume(void)
 	l = read_lines(PATH(LOGFORMAT_FILE));
 	expect(check_header(&l, "log") == 10, "created changed: %s", l.line[1]);
 	for (size_t i = 0; i < l.n; i++)
-		headers += !strcmp(l.line[i], "# pfprof log format 1");
+		headers += !strcmp(l.line[i], "# pfprof log format 2");
 	expect(headers == 1, "%zu headers", headers);
 	free_lines(&l);
 }
@@ -862,6 +892,7 @@ static void test_enospc(void)
 static void test_queue_full(void)
 {
 	struct mp3_ring_sample smp = sample_of(0);
+	struct log_context context = context_of(0);
 	struct logwriter *w = new_writer(DIR_NAME, 0, 0, 0);
 	struct lines l;
 	char b[128];
@@ -869,8 +900,8 @@ static void test_queue_full(void)
 	logwriter_set_stream(w, &stream_a);
 	expect(logwriter_queued(w) == 1, "%zu queued", logwriter_queued(w));
 	for (size_t i = 1; i < LOGQUEUE_MAX; i++)
-		expect(logwriter_add_sample(w, &smp, 0), "add %zu failed", i);
-	expect(!logwriter_add_sample(w, &smp, 0), "add past the limit succeeded");
+		expect(logwriter_add_sample(w, &smp, 0, &context), "add %zu failed", i);
+	expect(!logwriter_add_sample(w, &smp, 0, &context), "add past the limit succeeded");
 	expect(!logwriter_add_missed(w, 1, 1), "add_missed past the limit succeeded");
 	expect(logwriter_queued(w) == LOGQUEUE_MAX, "%zu queued", logwriter_queued(w));
 	/* A stream set now waits for room, and counts as queued. */
@@ -879,7 +910,7 @@ static void test_queue_full(void)
 		   logwriter_queued(w));
 	make_dir(DIR_NAME);
 	flush_ok(w, 1);
-	expect(logwriter_add_sample(w, &smp, 0), "add after flush failed");
+	expect(logwriter_add_sample(w, &smp, 0, &context), "add after flush failed");
 	flush_ok(w, 1);
 	logwriter_free(w);
 
