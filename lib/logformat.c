@@ -31,9 +31,19 @@ static uint64_t ns_to_us(uint64_t ns)
 	return ns / 1000 + (ns % 1000 >= 500);
 }
 
-int logformat_header(char *buf, size_t size, uint64_t created_s)
+static const char procs_header_format[] =
+	"# pfprof per-process log format 1\n"
+	"# created %" PRIu64 "\n"
+	LOGFORMAT_PROCS_COLUMNS "\n"
+	"# units: tab-separated; seq = the sample's number since module load (as in "
+	LOGFORMAT_FILE "); wall_time_s = seconds since 1970-01-01 UTC; pid = the process"
+	" (its thread-group id); comm = its name; minor_faults, major_faults = its faults"
+	" in the sample's period; cpu_ms = its utime+stime in the period, ms\n";
+
+int logformat_header(char *buf, size_t size, enum log_kind kind, uint64_t created_s)
 {
-	return snprintf(buf, size, header_format, created_s);
+	return snprintf(buf, size, kind == LOG_PROCS ? procs_header_format : header_format,
+			created_s);
 }
 
 /* " %llu %llu %llu" of the system counters, or " - - -". */
@@ -81,7 +91,7 @@ int logformat_stream(char *buf, size_t size, const struct log_stream *st)
 			"\n", st->load_id, st->hz, st->period_ns);
 }
 
-/* A sample line starts with the seq number and a space. */
+/* A data line starts with the seq number and a space (samples) or a tab (processes). */
 bool logformat_parse_seq(const char *line, size_t len, uint64_t *seq)
 {
 	uint64_t v = 0;
@@ -92,7 +102,7 @@ bool logformat_parse_seq(const char *line, size_t len, uint64_t *seq)
 			return false;
 		v = v * 10 + (uint64_t)(line[i] - '0');
 	}
-	if (i == 0 || i == len || line[i] != ' ')
+	if (i == 0 || i == len || (line[i] != ' ' && line[i] != '\t'))
 		return false;
 	*seq = v;
 	return true;
@@ -121,10 +131,35 @@ bool logformat_parse_created(const char *text, uint64_t *created_s)
 	return line && sscanf(line, "# created %" SCNu64, created_s) == 1;
 }
 
-int logformat_path(char *buf, size_t size, const char *dir, unsigned int n)
+int logformat_proc(char *buf, size_t size, uint64_t seq, uint64_t wall_ns,
+		   const struct mp3_proc_record *r, const char *comm)
 {
-	int len = n ? snprintf(buf, size, "%s/" LOGFORMAT_FILE ".%u", dir, n) :
-		      snprintf(buf, size, "%s/" LOGFORMAT_FILE, dir);
+	uint64_t wall_us = ns_to_us(wall_ns), cpu_us = ns_to_us(r->counts.cpu_ns);
+	char name[sizeof(r->comm)];
+
+	/* A name is anything but NUL: keep the line one line of seven fields. */
+	snprintf(name, sizeof(name), "%s", comm);
+	for (char *c = name; *c; c++)
+		if (*c == '\t' || *c == '\n' || *c == '\r')
+			*c = '_';
+	return snprintf(buf, size,
+			"%" PRIu64 "\t%" PRIu64 ".%06" PRIu64 "\t%" PRIu32 "\t%s\t%" PRIu64 "\t%" PRIu64
+			"\t%" PRIu64 ".%03" PRIu64 "\n", seq, wall_us / 1000000, wall_us % 1000000,
+			(uint32_t)r->tgid, name, (uint64_t)r->counts.minor_faults,
+			(uint64_t)r->counts.major_faults, cpu_us / 1000, cpu_us % 1000);
+}
+
+int logformat_lost(char *buf, size_t size, uint64_t seq, uint64_t count)
+{
+	return snprintf(buf, size, "# lost %" PRIu64 " records of sample %" PRIu64 "\n", count,
+			seq);
+}
+
+int logformat_path(char *buf, size_t size, const char *dir, enum log_kind kind, unsigned int n)
+{
+	const char *name = kind == LOG_PROCS ? LOGFORMAT_PROCS_FILE : LOGFORMAT_FILE;
+	int len = n ? snprintf(buf, size, "%s/%s.%u", dir, name, n) :
+		      snprintf(buf, size, "%s/%s", dir, name);
 
 	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
 }

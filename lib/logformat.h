@@ -17,6 +17,18 @@
  * system counters from a version 1 module, memory pressure without PSI.
  * Format 1 had the first eleven columns only; they have not moved.
  * Samples the reader could not get: "# missed <N> samples (seq <A>..<B>)".
+ *
+ * Beside it, "pfprof-procs.log" (rotated the same way) has one line per
+ * registered process per sample, tab-separated, from the module's
+ * per-process records (region version 2):
+ *   # pfprof per-process log format 1
+ *   # created <unix seconds>
+ *   # columns: seq wall_time_s pid comm minor_faults major_faults cpu_ms
+ *   # units: ...
+ * then "%llu\t%.6f\t%u\t%s\t%llu\t%llu\t%.3f\n" lines (comm with tabs
+ * and newlines made '_'), the same load_id and missed lines as the samples
+ * log, and "# lost <N> records of sample <S>" for records the reader could
+ * not get. seq joins its lines to the samples log's.
  */
 #ifndef PFPROF_LOGFORMAT_H
 #define PFPROF_LOGFORMAT_H
@@ -27,7 +39,13 @@
 
 #include <linux/mp3.h>
 
+/* The two logs pfprofd writes. */
+enum log_kind { LOG_SAMPLES, LOG_PROCS };
+
 #define LOGFORMAT_FILE "pfprof.log"
+#define LOGFORMAT_PROCS_FILE "pfprof-procs.log"
+#define LOGFORMAT_PROCS_COLUMNS "# columns: seq wall_time_s pid comm minor_faults " \
+	"major_faults cpu_ms"
 #define LOGFORMAT_LINE_MAX 384		/* any sample or marker line, with its NUL */
 #define LOGFORMAT_HEADER_MAX 2048	/* the header, with its NUL */
 #define LOGFORMAT_COLUMNS "# columns: seq wall_time_s monotonic_s jiffies minor_faults " \
@@ -51,22 +69,27 @@ struct log_context {
 };
 
 /* Each returns what snprintf() does. */
-int logformat_header(char *buf, size_t size, uint64_t created_s);
+int logformat_header(char *buf, size_t size, enum log_kind kind, uint64_t created_s);
 int logformat_sample(char *buf, size_t size, const struct mp3_ring_sample *s, uint64_t wall_ns,
 		     const struct log_context *ctx);
 int logformat_missed(char *buf, size_t size, uint64_t first_seq, uint64_t count);
 int logformat_stream(char *buf, size_t size, const struct log_stream *stream);
 
-/* A line without its '\n': a sample line's seq, a load_id line's load_id. */
+/* One process's line of sample seq (a MP3_RECORD_COUNTS record), and lost records. */
+int logformat_proc(char *buf, size_t size, uint64_t seq, uint64_t wall_ns,
+		   const struct mp3_proc_record *r, const char *comm);
+int logformat_lost(char *buf, size_t size, uint64_t seq, uint64_t count);
+
+/* A line without its '\n': a data line's seq (either log), a load_id line's load_id. */
 bool logformat_parse_seq(const char *line, size_t len, uint64_t *seq);
 bool logformat_parse_load_id(const char *line, size_t len, uint64_t *load_id);
 /* The "# created" second of a header (text is NUL-terminated, from the file's start). */
 bool logformat_parse_created(const char *text, uint64_t *created_s);
 
 /*
- * The path of log file n in dir: n = 0 the current file, n >= 1 the rotated
- * pfprof.log.n. 0, or -ENAMETOOLONG if it does not fit in size.
+ * The path of file n of a log in dir: n = 0 the current file, n >= 1 the
+ * rotated one (pfprof.log.n). 0, or -ENAMETOOLONG if it does not fit in size.
  */
-int logformat_path(char *buf, size_t size, const char *dir, unsigned int n);
+int logformat_path(char *buf, size_t size, const char *dir, enum log_kind kind, unsigned int n);
 
 #endif /* PFPROF_LOGFORMAT_H */

@@ -48,6 +48,40 @@ struct proc_entry *proctable_find(struct proc_table *t, pid_t tgid)
 	return e;
 }
 
+/* Zeroes what the users add up, for the next round. */
+static void zero_counts(struct proc_entry *e)
+{
+	e->minor = e->major = e->cpu_ns = e->samples = 0;
+}
+
+void proctable_sweep(struct proc_table *t)
+{
+	struct proc_table live = { 0 };
+
+	if (grow(&live))
+		goto keep_all;
+	for (size_t i = 0; i < t->cap; i++) {
+		struct proc_entry *e = &t->slots[i], *kept;
+
+		if (!e->tgid || !e->samples)
+			continue;
+		kept = proctable_find(&live, e->tgid);
+		if (!kept) {
+			proctable_free(&live);
+			goto keep_all;
+		}
+		*kept = *e;
+		zero_counts(kept);
+	}
+	proctable_free(t);
+	*t = live;
+	return;
+keep_all:
+	/* No memory for a smaller table: forget nothing this time. */
+	for (size_t i = 0; i < t->cap; i++)
+		zero_counts(&t->slots[i]);
+}
+
 void proctable_free(struct proc_table *t)
 {
 	free(t->slots);

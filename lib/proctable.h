@@ -30,6 +30,12 @@ struct proc_entry *proctable_find(struct proc_table *t, pid_t tgid);
 void proctable_free(struct proc_table *t);
 
 /*
+ * Forgets the processes no counts record came for since the last sweep and
+ * zeroes the others' counters: the table holds the live processes only.
+ */
+void proctable_sweep(struct proc_table *t);
+
+/*
  * Applies a record: a name becomes the entry's comm, counts are added to
  * it. 0, or -ENOMEM.
  */

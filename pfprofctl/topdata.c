@@ -57,7 +57,7 @@ static int by_faults(const void *a, const void *b)
 	return p->tgid < q->tgid ? -1 : p->tgid > q->tgid;
 }
 
-/* Copies out the processes counted in this snapshot, and zeroes their counts. */
+/* Copies out the processes counted in this snapshot; the table keeps only them. */
 static int collect(struct top_reader *r, struct top_snapshot *snap)
 {
 	snap->procs = calloc(r->procs.used ? r->procs.used : 1, sizeof(*snap->procs));
@@ -70,8 +70,8 @@ static int collect(struct top_reader *r, struct top_snapshot *snap)
 			continue;
 		proctable_name(p);
 		snap->procs[snap->nr_procs++] = *p;
-		p->minor = p->major = p->cpu_ns = p->samples = 0;
 	}
+	proctable_sweep(&r->procs);
 	qsort(snap->procs, snap->nr_procs, sizeof(*snap->procs), by_faults);
 	return 0;
 }

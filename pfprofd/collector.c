@@ -10,6 +10,9 @@
 
 #include "daemon_log.h"
 
+/* Samples between two sweeps of the names table (a minute at 20 Hz). */
+#define NAMES_SWEEP 1200
+
 static uint64_t clock_ns(clockid_t clock)
 {
 	struct timespec t;
@@ -28,32 +31,43 @@ static void set_stream(struct collector *c)
 	};
 
 	logwriter_set_stream(c->log, &stream);
+	logwriter_set_stream(c->procs_log, &stream);
 }
 
-/* Where to begin: resume after the logs if they come from this load. */
-static uint64_t start_position(const struct collector *c)
+/* Where a log wants to begin: after its last line if it comes from this load. */
+static uint64_t resume_position(const struct collector *c, const struct logwriter *log)
 {
 	uint64_t head = mp3ring_head(&c->ring);
 	struct log_position pos;
-	int err = logwriter_last_position(c->log, &pos);
+	int err = logwriter_last_position(log, &pos);
 
 	if (!err && pos.load_id == c->ring.load_id && pos.next_seq <= head) {
-		dlog(LOG_INFO, "resuming after sample %" PRIu64 " of module load %016" PRIx64,
-		     pos.next_seq - 1, pos.load_id);
+		dlog(LOG_INFO, "%s: resuming after sample %" PRIu64 " of module load %016" PRIx64,
+		     logwriter_path(log), pos.next_seq - 1, pos.load_id);
 		return pos.next_seq;
 	}
 	if (err && err != -ENOENT)
-		dlog(LOG_WARNING, "cannot read where the logs end: %s", strerror(-err));
+		dlog(LOG_WARNING, "cannot read where %s ends: %s", logwriter_path(log),
+		     strerror(-err));
 	/* Samples of this load that are already gone show up as missed. */
 	return 0;
 }
 
-int collector_open(struct collector *c, const char *device, struct logwriter *log)
+static void start_positions(struct collector *c)
+{
+	c->log_from = resume_position(c, c->log);
+	c->procs_from = resume_position(c, c->procs_log);
+	c->next = c->log_from < c->procs_from ? c->log_from : c->procs_from;
+}
+
+int collector_open(struct collector *c, const char *device, struct logwriter *log,
+		   struct logwriter *procs_log)
 {
 	int err;
 
 	memset(c, 0, sizeof(*c));
 	c->log = log;
+	c->procs_log = procs_log;
 	c->fd = open(device, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (c->fd < 0)
 		return -errno;
@@ -64,7 +78,7 @@ int collector_open(struct collector *c, const char *device, struct logwriter *lo
 		return err;
 	}
 	set_stream(c);
-	c->next = start_position(c);
+	start_positions(c);
 	/* A version 1 module's samples have no system counters. */
 	c->context.system = c->ring.records != NULL;
 	return 0;
@@ -79,9 +93,10 @@ void collector_set_psi(struct collector *c, const struct psi_memory *psi)
 	}
 }
 
-void collector_set_log(struct collector *c, struct logwriter *log)
+void collector_set_logs(struct collector *c, struct logwriter *log, struct logwriter *procs_log)
 {
 	c->log = log;
+	c->procs_log = procs_log;
 	set_stream(c);
 }
 
@@ -97,20 +112,64 @@ static void rearm(const struct collector *c)
 static bool log_missed(void *ctx, uint64_t first_seq, uint64_t count)
 {
 	struct collector *c = ctx;
+	bool to_log = first_seq + count > c->log_from;
+	bool to_procs = first_seq + count > c->procs_from;
 
-	if (!logwriter_add_missed(c->log, first_seq, count))
+	if ((to_log && !logwriter_reserve(c->log, 1)) ||
+	    (to_procs && !logwriter_reserve(c->procs_log, 1)))
 		return false;
+	if (to_log)
+		logwriter_add_missed(c->log, first_seq, count);
+	if (to_procs)
+		logwriter_add_missed(c->procs_log, first_seq, count);
 	c->missed += count;
 	return true;
+}
+
+/* The sample's records: names kept, a line per process, a marker for those lost. */
+static void log_records(struct collector *c, const struct mp3_ring_sample *s, uint64_t wall_ns)
+{
+	struct mp3_proc_record r;
+	uint64_t lost = 0;
+
+	for (uint64_t n = s->first_record; n < s->first_record + s->nr_records; n++) {
+		struct proc_entry *e;
+
+		if (!mp3ring_read_record(&c->ring, n, s->seq, &r)) {
+			lost++;
+			continue;
+		}
+		proctable_apply(&c->names, &r);
+		e = proctable_find(&c->names, r.tgid);
+		if (r.type == MP3_RECORD_COUNTS)
+			logwriter_add_proc(c->procs_log, s->seq, wall_ns, &r,
+					   e ? proctable_name(e) : "?");
+	}
+	if (lost)
+		logwriter_add_lost(c->procs_log, s->seq, lost);
+	/* Now and then: the names of processes that are gone are forgotten. */
+	if (s->seq >= c->sweep_at) {
+		proctable_sweep(&c->names);
+		c->sweep_at = s->seq + NAMES_SWEEP;
+	}
 }
 
 static bool log_sample(void *ctx, const struct mp3_ring_sample *s)
 {
 	struct collector *c = ctx;
+	uint64_t wall_ns = s->time_ns + c->wall_offset_ns;
+	bool to_log = s->seq >= c->log_from, to_procs = s->seq >= c->procs_from;
 
-	if (!logwriter_add_sample(c->log, s, s->time_ns + c->wall_offset_ns, &c->context))
+	/* All of a sample's lines are queued, or none: it is read again later. */
+	if ((to_procs && !logwriter_reserve(c->procs_log, (size_t)s->nr_records + 1)) ||
+	    (to_log && !logwriter_reserve(c->log, 1)))
 		return false;
-	c->logged++;
+	if (to_procs)
+		log_records(c, s, wall_ns);
+	if (to_log) {
+		logwriter_add_sample(c->log, s, wall_ns, &c->context);
+		c->logged++;
+	}
 	return true;
 }
 
@@ -125,6 +184,11 @@ void collector_drain(struct collector *c)
 	mp3ring_drain(&c->ring, &c->next, 0, &to_log, c);
 }
 
+bool collector_behind(const struct collector *c)
+{
+	return c->next < mp3ring_head(&c->ring);
+}
+
 void collector_close(struct collector *c)
 {
 	if (c->fd >= 0) {
@@ -132,4 +196,5 @@ void collector_close(struct collector *c)
 		close(c->fd);
 	}
 	c->fd = -1;
+	proctable_free(&c->names);
 }

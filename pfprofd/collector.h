@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Moves samples from the module's versioned region into the log writer, in
- * order, turning every sample it could not get into a "missed" line.
+ * Moves samples from the module's versioned region into the samples log and
+ * their per-process records into the per-process log, in order, turning
+ * every sample it could not get into a "missed" line. Each log resumes
+ * after its own last line; a sample's lines go into both or neither.
  */
 #ifndef PFPROF_COLLECTOR_H
 #define PFPROF_COLLECTOR_H
@@ -10,6 +12,7 @@
 
 #include "logwriter.h"
 #include "mp3ring.h"
+#include "proctable.h"
 #include "psi.h"
 
 struct collector {
@@ -20,7 +23,11 @@ struct collector {
 	uint64_t missed;	/* samples lost since start */
 	uint64_t wall_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, for this drain */
 	struct log_context context;	/* what the sample lines show beside the samples */
-	struct logwriter *log;
+	struct logwriter *log;		/* the samples */
+	struct logwriter *procs_log;	/* the per-process lines */
+	uint64_t log_from, procs_from;	/* the first seq each still wants */
+	struct proc_table names;	/* the registered processes' names */
+	uint64_t sweep_at;		/* seq at which names forgets exited processes */
 };
 
 /*
@@ -28,16 +35,20 @@ struct collector {
  * sample already logged if the logs are from this module load, else at the
  * oldest sample still in the ring. Returns 0 or -errno.
  */
-int collector_open(struct collector *c, const char *device, struct logwriter *log);
+int collector_open(struct collector *c, const char *device, struct logwriter *log,
+		   struct logwriter *procs_log);
 
-/* Re-arms poll() and queues every new sample the log takes. */
+/* Re-arms poll() and queues every new sample the logs take. */
 void collector_drain(struct collector *c);
+
+/* Whether samples wait in the ring (a drain stopped at a full queue). */
+bool collector_behind(const struct collector *c);
 
 /* Memory pressure for the sample lines from now on; NULL: unknown. */
 void collector_set_psi(struct collector *c, const struct psi_memory *psi);
 
-/* Hands the collector a new log writer (after a reload). */
-void collector_set_log(struct collector *c, struct logwriter *log);
+/* Hands the collector new log writers (after a reload). */
+void collector_set_logs(struct collector *c, struct logwriter *log, struct logwriter *procs_log);
 
 void collector_close(struct collector *c);
 

@@ -18,7 +18,8 @@ struct daemon {
 	sd_event *loop;
 	const char *config_path;
 	struct pfprof_config config;
-	struct logwriter *log;
+	struct logwriter *log;		/* the samples log */
+	struct logwriter *procs_log;	/* the per-process log */
 	struct collector collector;
 	sd_event_source *retry;		/* armed while lines wait for the disk */
 	sd_event_source *samples;	/* the device: off while a batch is gathering */
@@ -34,8 +35,8 @@ struct daemon {
 
 /* Reads the config; an explicit --config that cannot be read is an error. 0 or -errno. */
 int daemon_load_config(struct daemon *d);
-/* A log writer with the config's directory and rotation; NULL with errno. */
-struct logwriter *daemon_new_log(const struct pfprof_config *config);
+/* A writer of one log with the config's directory and rotation; NULL with errno. */
+struct logwriter *daemon_new_log(const struct pfprof_config *config, enum log_kind kind);
 
 /* Runs the event loop until SIGTERM or SIGINT, writes what is left; the exit status. */
 int daemon_run(struct daemon *d);

@@ -15,7 +15,8 @@
 
 #define LOGQUEUE_MAX 65536	/* lines held while the disk refuses them */
 
-enum logentry_kind { LOGENTRY_SAMPLE, LOGENTRY_MISSED, LOGENTRY_STREAM };
+enum logentry_kind { LOGENTRY_SAMPLE, LOGENTRY_MISSED, LOGENTRY_STREAM, LOGENTRY_PROC,
+		     LOGENTRY_LOST };
 
 struct logentry {
 	enum logentry_kind kind;
@@ -29,6 +30,14 @@ struct logentry {
 			uint64_t first, count;
 		} missed;
 		struct log_stream stream;
+		struct {
+			uint64_t seq, wall_ns;
+			struct mp3_proc_record r;	/* its counts */
+			char comm[24];
+		} proc;
+		struct {
+			uint64_t seq, count;
+		} lost;
 	};
 };
 

@@ -61,14 +61,15 @@ static int file_position(const char *path, struct log_position *pos)
 	return err;
 }
 
-int logresume_last_position(const char *dir, unsigned int keep, struct log_position *pos)
+int logresume_last_position(const char *dir, enum log_kind kind, unsigned int keep,
+			    struct log_position *pos)
 {
 	char path[PATH_MAX];
 	int err = -ENOENT;
 
 	/* Missing files (-ENOENT) are gaps left by a crash during rotation. */
 	for (unsigned int n = 0; n <= keep && err == -ENOENT; n++) {
-		err = logformat_path(path, sizeof(path), dir, n);
+		err = logformat_path(path, sizeof(path), dir, kind, n);
 		if (!err)
 			err = file_position(path, pos);
 	}

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "logformat.h"
+
 /* Where the logs end. */
 struct log_position {
 	uint64_t load_id;	/* of the last sample; 0 if no load_id line precedes it */
@@ -18,11 +20,12 @@ struct log_position {
 };
 
 /*
- * Reads the logs in dir (the current file, then pfprof.log.1 ... .keep) for
- * the last sample line and the load_id it belongs to. 0, -ENOENT if no file
- * holds a sample, or another -errno.
+ * Reads a log in dir (the current file, then .1 ... .keep) for the last data
+ * line and the load_id it belongs to. 0, -ENOENT if no file holds a data
+ * line, or another -errno.
  */
-int logresume_last_position(const char *dir, unsigned int keep, struct log_position *pos);
+int logresume_last_position(const char *dir, enum log_kind kind, unsigned int keep,
+			    struct log_position *pos);
 
 /* What logresume_adopt() finds in an existing current file. */
 struct log_adopted {

@@ -43,13 +43,13 @@ static int unlink_if_there(const char *path)
  * How many of .1, .2, ... exist without a gap, at most keep; -errno on error.
  * lstat(), as rename() moves a symbolic link, dangling or not.
  */
-static int rotated_run(const char *dir, unsigned int keep)
+static int rotated_run(const char *dir, enum log_kind kind, unsigned int keep)
 {
 	char path[PATH_MAX];
 
 	for (unsigned int n = 1; n <= keep; n++) {
 		struct stat st;
-		int err = logformat_path(path, sizeof(path), dir, n);
+		int err = logformat_path(path, sizeof(path), dir, kind, n);
 
 		if (err)
 			return err;
@@ -60,13 +60,13 @@ static int rotated_run(const char *dir, unsigned int keep)
 }
 
 /* Renames log file from to log file to (0: the current file). */
-static int move(const char *dir, unsigned int from, unsigned int to)
+static int move(const char *dir, enum log_kind kind, unsigned int from, unsigned int to)
 {
 	char from_path[PATH_MAX], to_path[PATH_MAX];
-	int err = logformat_path(from_path, sizeof(from_path), dir, from);
+	int err = logformat_path(from_path, sizeof(from_path), dir, kind, from);
 
 	if (!err)
-		err = logformat_path(to_path, sizeof(to_path), dir, to);
+		err = logformat_path(to_path, sizeof(to_path), dir, kind, to);
 	return err ? err : rename_if_there(from_path, to_path);
 }
 
@@ -76,24 +76,24 @@ static int move(const char *dir, unsigned int from, unsigned int to)
  * above it, and a large keep costs no more than the files there are. With
  * all keep files there, .keep is dropped.
  */
-int logrotate_shift(const char *dir, unsigned int keep)
+int logrotate_shift(const char *dir, enum log_kind kind, unsigned int keep)
 {
 	char path[PATH_MAX];
 	int top, err;
 
 	if (!keep) {
-		err = logformat_path(path, sizeof(path), dir, 0);
+		err = logformat_path(path, sizeof(path), dir, kind, 0);
 		return err ? err : unlink_if_there(path);
 	}
-	top = rotated_run(dir, keep);
+	top = rotated_run(dir, kind, keep);
 	err = top < 0 ? top : 0;
 	if (!err && (unsigned int)top == keep) {
-		err = logformat_path(path, sizeof(path), dir, keep);
+		err = logformat_path(path, sizeof(path), dir, kind, keep);
 		if (!err)
 			err = unlink_if_there(path);
 		top--;
 	}
 	for (int n = top; !err && n >= 1; n--)
-		err = move(dir, n, n + 1);
-	return err ? err : move(dir, 0, 1);
+		err = move(dir, kind, n, n + 1);
+	return err ? err : move(dir, kind, 0, 1);
 }

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "logformat.h"
+
 struct logrotate_policy {
 	uint64_t size;		/* bytes; 0: never */
 	uint64_t age_s;		/* seconds since the file was created; 0: never */
@@ -22,7 +24,7 @@ bool logrotate_due(const struct logrotate_policy *p, uint64_t created_s, uint64_
 /* The wall-clock second at which a file created at created_s is due by age; 0: never. */
 uint64_t logrotate_due_at(const struct logrotate_policy *p, uint64_t created_s);
 
-/* Moves the current file in dir out of the way (keep 0: deletes it); 0 or -errno. */
-int logrotate_shift(const char *dir, unsigned int keep);
+/* Moves the current file of a log in dir out of the way (keep 0: deletes it); 0 or -errno. */
+int logrotate_shift(const char *dir, enum log_kind kind, unsigned int keep);
 
 #endif /* PFPROF_LOGROTATE_H */

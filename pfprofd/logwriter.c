@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,6 +17,7 @@
 
 struct logwriter {
 	char *dir;
+	enum log_kind kind;
 	char path[PATH_MAX];		/* dir/pfprof.log */
 	struct logrotate_policy policy;
 	struct logqueue queue;
@@ -30,7 +32,7 @@ struct logwriter {
 	int fd;
 	uint64_t size;			/* bytes in it, tracked by us */
 	uint64_t created;		/* its "# created" second */
-	bool has_sample;		/* holds a sample line: only then is it rotated */
+	bool has_sample;		/* holds a data line: only then is it rotated */
 	struct log_stream file_stream;	/* its last load_id line written by us */
 	bool file_stream_set;
 };
@@ -93,7 +95,7 @@ static int write_header(struct logwriter *w, uint64_t now_s)
 	char buf[HEADER_BUF];
 	int len, more = 0, err;
 
-	len = logformat_header(buf, LOGFORMAT_HEADER_MAX, now_s);
+	len = logformat_header(buf, LOGFORMAT_HEADER_MAX, w->kind, now_s);
 	if (st && len > 0 && len < LOGFORMAT_HEADER_MAX)
 		more = logformat_stream(buf + len, sizeof(buf) - len, st);
 	if (len < 0 || more < 0 || (size_t)len + more >= sizeof(buf))
@@ -164,12 +166,13 @@ static int rotate(struct logwriter *w, uint64_t now_s)
 	int err;
 
 	close_file(w);
-	err = logrotate_shift(w->dir, w->policy.keep);
+	err = logrotate_shift(w->dir, w->kind, w->policy.keep);
 	/* On failure the next flush reopens whatever is there and tries again. */
 	return err ? err : logwriter_open(w, now_s);
 }
 
-struct logwriter *logwriter_new(const char *dir, const struct logrotate_policy *policy)
+struct logwriter *logwriter_new(const char *dir, enum log_kind kind,
+				const struct logrotate_policy *policy)
 {
 	struct logwriter *w = calloc(1, sizeof(*w));
 	int err = -ENOMEM;
@@ -177,10 +180,11 @@ struct logwriter *logwriter_new(const char *dir, const struct logrotate_policy *
 	if (!w)
 		return NULL;
 	w->fd = -1;
+	w->kind = kind;
 	w->policy = *policy;
 	w->dir = strdup(dir);
 	if (w->dir)
-		err = logformat_path(w->path, sizeof(w->path), dir, 0);
+		err = logformat_path(w->path, sizeof(w->path), dir, kind, 0);
 	if (err) {
 		logwriter_free(w);
 		errno = -err;
@@ -201,7 +205,7 @@ void logwriter_free(struct logwriter *w)
 
 int logwriter_last_position(const struct logwriter *w, struct log_position *pos)
 {
-	return logresume_last_position(w->dir, w->policy.keep, pos);
+	return logresume_last_position(w->dir, w->kind, w->policy.keep, pos);
 }
 
 void logwriter_set_stream(struct logwriter *w, const struct log_stream *stream)
@@ -215,17 +219,52 @@ void logwriter_set_stream(struct logwriter *w, const struct log_stream *stream)
 	reserve_after_stream(w, 0);
 }
 
+/* A new entry of this kind at the queue's end, after a pending load_id line; NULL if full. */
+static struct logentry *push(struct logwriter *w, enum logentry_kind kind)
+{
+	return reserve_after_stream(w, 1) ? logqueue_push(&w->queue, kind) : NULL;
+}
+
 bool logwriter_add_sample(struct logwriter *w, const struct mp3_ring_sample *s,
 			  uint64_t wall_ns, const struct log_context *context)
 {
-	struct logentry *e;
+	struct logentry *e = push(w, LOGENTRY_SAMPLE);
 
-	if (!reserve_after_stream(w, 1))
+	if (!e)
 		return false;
-	e = logqueue_push(&w->queue, LOGENTRY_SAMPLE);
 	e->sample.s = *s;
 	e->sample.wall_ns = wall_ns;
 	e->sample.context = *context;
+	return true;
+}
+
+bool logwriter_reserve(struct logwriter *w, size_t n)
+{
+	return logqueue_reserve(&w->queue, n + w->stream_pending);
+}
+
+bool logwriter_add_proc(struct logwriter *w, uint64_t seq, uint64_t wall_ns,
+			const struct mp3_proc_record *r, const char *comm)
+{
+	struct logentry *e = push(w, LOGENTRY_PROC);
+
+	if (!e)
+		return false;
+	e->proc.seq = seq;
+	e->proc.wall_ns = wall_ns;
+	e->proc.r = *r;
+	snprintf(e->proc.comm, sizeof(e->proc.comm), "%s", comm);
+	return true;
+}
+
+bool logwriter_add_lost(struct logwriter *w, uint64_t seq, uint64_t count)
+{
+	struct logentry *e = push(w, LOGENTRY_LOST);
+
+	if (!e)
+		return false;
+	e->lost.seq = seq;
+	e->lost.count = count;
 	return true;
 }
 
@@ -235,9 +274,9 @@ bool logwriter_add_missed(struct logwriter *w, uint64_t first_seq, uint64_t coun
 
 	if (!count)
 		return true;
-	if (!reserve_after_stream(w, 1))
+	e = push(w, LOGENTRY_MISSED);
+	if (!e)
 		return false;
-	e = logqueue_push(&w->queue, LOGENTRY_MISSED);
 	e->missed.first = first_seq;
 	e->missed.count = count;
 	return true;
@@ -274,7 +313,7 @@ static int write_entry(struct logwriter *w, const struct logentry *e, uint64_t n
 	if (is_stream) {
 		w->out_stream = w->file_stream = e->stream;
 		w->out_stream_set = w->file_stream_set = true;
-	} else if (e->kind == LOGENTRY_SAMPLE) {
+	} else if (e->kind == LOGENTRY_SAMPLE || e->kind == LOGENTRY_PROC) {
 		w->has_sample = true;
 	}
 	return 0;
@@ -304,7 +343,7 @@ static size_t gather_lines(const struct logwriter *w, uint64_t now_s, char *buf,
 		if (line < 0 || line >= LOGFORMAT_LINE_MAX)
 			break;	/* cannot happen: the longest line is ~330 bytes */
 		*len += line;
-		has_sample |= e->kind == LOGENTRY_SAMPLE;
+		has_sample |= e->kind == LOGENTRY_SAMPLE || e->kind == LOGENTRY_PROC;
 		n++;
 	}
 	return n;
@@ -326,7 +365,9 @@ static int write_lines(struct logwriter *w, uint64_t now_s)
 	if (err)
 		return err;
 	for (size_t i = 0; i < n; i++) {
-		w->has_sample |= logqueue_at(&w->queue, 0)->kind == LOGENTRY_SAMPLE;
+		enum logentry_kind kind = logqueue_at(&w->queue, 0)->kind;
+
+		w->has_sample |= kind == LOGENTRY_SAMPLE || kind == LOGENTRY_PROC;
 		logqueue_pop(&w->queue);
 	}
 	return n;

@@ -21,8 +21,9 @@
 
 struct logwriter;
 
-/* Creates a writer for the logs in dir; nothing is opened yet. NULL with errno on failure. */
-struct logwriter *logwriter_new(const char *dir, const struct logrotate_policy *policy);
+/* Creates a writer of one log in dir; nothing is opened yet. NULL with errno on failure. */
+struct logwriter *logwriter_new(const char *dir, enum log_kind kind,
+				const struct logrotate_policy *policy);
 void logwriter_free(struct logwriter *w);
 
 /*
@@ -39,10 +40,20 @@ int logwriter_last_position(const struct logwriter *w, struct log_position *pos)
 /* Samples after this call belong to stream (a load_id line is queued when it changes). */
 void logwriter_set_stream(struct logwriter *w, const struct log_stream *stream);
 
+/*
+ * Whether n more lines (and a pending load_id line) fit in the queue: the
+ * caller of several adds that must go in together asks first.
+ */
+bool logwriter_reserve(struct logwriter *w, size_t n);
+
 /* Queues lines; false if the queue is full (the caller stops draining). */
 bool logwriter_add_sample(struct logwriter *w, const struct mp3_ring_sample *s,
 			  uint64_t wall_ns, const struct log_context *context);
 bool logwriter_add_missed(struct logwriter *w, uint64_t first_seq, uint64_t count);
+/* The per-process log's lines: one process in sample seq, and records lost of it. */
+bool logwriter_add_proc(struct logwriter *w, uint64_t seq, uint64_t wall_ns,
+			const struct mp3_proc_record *r, const char *comm);
+bool logwriter_add_lost(struct logwriter *w, uint64_t seq, uint64_t count);
 
 /*
  * Opens the file if needed and writes the queued lines, rotating by size and

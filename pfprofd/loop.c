@@ -33,6 +33,12 @@ static uint64_t wall_seconds(void)
 	return (uint64_t)time(NULL);
 }
 
+/* Lines of both logs waiting for the disk. */
+static size_t queued_lines(const struct daemon *d)
+{
+	return logwriter_queued(d->log) + logwriter_queued(d->procs_log);
+}
+
 static void notify_status(struct daemon *d)
 {
 	struct pfprof_state st = {
@@ -41,7 +47,7 @@ static void notify_status(struct daemon *d)
 		.head = mp3ring_head(&d->collector.ring),
 		.logged = d->collector.logged,
 		.missed = d->collector.missed,
-		.queued = logwriter_queued(d->log),
+		.queued = queued_lines(d),
 		.updated_s = wall_seconds(),
 	};
 	struct pidlist procs;
@@ -77,15 +83,24 @@ static void arm_retry(struct daemon *d)
 	sd_event_source_set_enabled(d->retry, SD_EVENT_ONESHOT);
 }
 
-/* Writes what is queued; failures are reported once and retried. */
+/*
+ * Writes what is queued, the per-process lines first: after a crash the
+ * samples log never holds a sample whose processes' lines are missing.
+ * Failures are reported once and retried.
+ */
 static void flush_log(struct daemon *d)
 {
-	int err = logwriter_flush(d->log, wall_seconds());
+	struct logwriter *failed = d->procs_log;
+	int err = logwriter_flush(d->procs_log, wall_seconds());
 
+	if (!err) {
+		failed = d->log;
+		err = logwriter_flush(d->log, wall_seconds());
+	}
 	if (err) {
 		if (err != d->log_error)
 			dlog(LOG_ERR, "writing %s: %s; %zu lines held, retrying every second",
-			     logwriter_path(d->log), strerror(-err), logwriter_queued(d->log));
+			     logwriter_path(failed), strerror(-err), queued_lines(d));
 		d->log_error = err;
 		arm_retry(d);
 		return;
@@ -127,10 +142,13 @@ static bool write_samples(struct daemon *d)
 
 	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
 	refresh_psi(d, now);
-	collector_drain(&d->collector);
-	/* While the log fails, the retry timer writes, not every sample. */
-	if (!d->log_error)
-		flush_log(d);
+	/* A full queue stops a drain: write it out and go on, until caught up. */
+	do {
+		collector_drain(&d->collector);
+		/* While the log fails, the retry timer writes, not every sample. */
+		if (!d->log_error)
+			flush_log(d);
+	} while (!d->log_error && collector_behind(&d->collector));
 	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
 	d->next_write_usec = now + d->config.write_interval_s * 1000000ULL;
 	return d->collector.logged + d->collector.missed != before;
@@ -230,24 +248,29 @@ static bool log_settings_differ(const struct pfprof_config *a, const struct pfpr
 /* New log settings apply once everything queued for the old log is out. */
 static void apply_log_settings(struct daemon *d, const struct pfprof_config *old)
 {
-	struct logwriter *log;
+	struct logwriter *log, *procs_log;
 
 	if (!log_settings_differ(old, &d->config))
 		return;
 	flush_log(d);
-	if (logwriter_queued(d->log)) {
+	if (queued_lines(d)) {
 		dlog(LOG_WARNING, "log settings unchanged: %zu lines still wait for %s; reload later",
-		     logwriter_queued(d->log), logwriter_path(d->log));
+		     queued_lines(d), old->log_dir);
 		goto keep_old;
 	}
-	log = daemon_new_log(&d->config);
-	if (!log) {
+	log = daemon_new_log(&d->config, LOG_SAMPLES);
+	procs_log = daemon_new_log(&d->config, LOG_PROCS);
+	if (!log || !procs_log) {
 		dlog(LOG_ERR, "new log settings: %s", strerror(errno));
+		logwriter_free(log);
+		logwriter_free(procs_log);
 		goto keep_old;
 	}
 	logwriter_free(d->log);
+	logwriter_free(d->procs_log);
 	d->log = log;
-	collector_set_log(&d->collector, log);
+	d->procs_log = procs_log;
+	collector_set_logs(&d->collector, log, procs_log);
 	flush_log(d);
 	return;
 keep_old:
@@ -335,9 +358,9 @@ int daemon_run(struct daemon *d)
 	collector_drain(&d->collector);
 	flush_log(d);
 	notify_status(d);
-	if (logwriter_queued(d->log)) {
+	if (queued_lines(d)) {
 		dlog(LOG_ERR, "%zu lines could not be written to %s and are lost",
-		     logwriter_queued(d->log), logwriter_path(d->log));
+		     queued_lines(d), d->config.log_dir);
 		return PFPROF_EXIT_FAILED;
 	}
 	return err < 0 ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;

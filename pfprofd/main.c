@@ -41,7 +41,7 @@ int daemon_load_config(struct daemon *d)
 	return err;
 }
 
-struct logwriter *daemon_new_log(const struct pfprof_config *config)
+struct logwriter *daemon_new_log(const struct pfprof_config *config, enum log_kind kind)
 {
 	struct logrotate_policy policy = {
 		.size = config->rotate_size,
@@ -49,20 +49,21 @@ struct logwriter *daemon_new_log(const struct pfprof_config *config)
 		.keep = config->keep,
 	};
 
-	return logwriter_new(config->log_dir, &policy);
+	return logwriter_new(config->log_dir, kind, &policy);
 }
 
-/* Opens the device and the log; returns an exit status, or -1 to go on. */
+/* Opens the device and the logs; returns an exit status, or -1 to go on. */
 static int start_collecting(struct daemon *d)
 {
 	int err;
 
-	d->log = daemon_new_log(&d->config);
-	if (!d->log) {
+	d->log = daemon_new_log(&d->config, LOG_SAMPLES);
+	d->procs_log = daemon_new_log(&d->config, LOG_PROCS);
+	if (!d->log || !d->procs_log) {
 		dlog(LOG_ERR, "log writer: %s", strerror(errno));
 		return PFPROF_EXIT_FAILED;
 	}
-	err = collector_open(&d->collector, d->config.device, d->log);
+	err = collector_open(&d->collector, d->config.device, d->log, d->procs_log);
 	if (pfprof_module_missing(err)) {
 		dlog(LOG_ERR, "cannot open %s: %s; load the module first: modprobe mp3",
 		     d->config.device, strerror(-err));
@@ -174,6 +175,7 @@ int main(int argc, char **argv)
 	status = daemon_run(&d);
 	collector_close(&d.collector);
 	logwriter_free(d.log);
+	logwriter_free(d.procs_log);
 	sd_event_unref(d.loop);
 	return status;
 }

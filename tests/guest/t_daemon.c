@@ -2,6 +2,8 @@
 /* pfprofd and pfprofctl against the real module. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,7 +196,8 @@ static void read_logs(struct log_summary *sum)
 	sum->lines = calloc(MAX_LINES, sizeof(*sum->lines));
 	expect(sum->lines != NULL, "out of memory");
 	for (int i = MAX_FILES; i >= 0; i--) {
-		expect(!logformat_path(path, sizeof(path), LOG_DIR, i), "log file %d: name too long", i);
+		expect(!logformat_path(path, sizeof(path), LOG_DIR, LOG_SAMPLES, i),
+		       "log file %d: name too long", i);
 		if (!access(path, F_OK))
 			read_one_log(path, sum);
 	}
@@ -284,6 +287,45 @@ static void expect_system_columns(const struct log_summary *sum)
 	}
 }
 
+/*
+ * The per-process log has, for every sample of the samples log, one line
+ * per process summed into it, adding up to the sample (one file: no
+ * rotation in this test).
+ */
+static void expect_procs_log(const struct log_summary *sum, pid_t worker)
+{
+	char line[256], comm[64], path[PATH_MAX];
+	unsigned long long seq, minor, major;
+	int i = 0, lines = 0, pid;
+	double wall, cpu_ms;
+	FILE *f;
+
+	expect(!logformat_path(path, sizeof(path), LOG_DIR, LOG_PROCS, 0), "name too long");
+	f = fopen(path, "r");
+	expect(f, "%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#')
+			continue;
+		expect(sscanf(line, "%llu\t%lf\t%d\t%63[^\t]\t%llu\t%llu\t%lf", &seq, &wall, &pid,
+			      comm, &minor, &major, &cpu_ms) == 7, "%s: not a line: %s", path, line);
+		while (i < sum->count && sum->lines[i].seq < seq)
+			i++;
+		expect(i < sum->count && sum->lines[i].seq == seq && sum->lines[i].procs == 1,
+		       "%s: seq %llu is no one-process sample of the samples log", path, seq);
+		expect(pid == worker && minor == sum->lines[i].minor &&
+		       major == sum->lines[i].major && fabs(cpu_ms - sum->lines[i].cpu_ms) < 0.0015,
+		       "%s: seq %llu: PID %d %llu minor %llu major %.3f ms, the sample %llu %llu "
+		       "%.3f", path, seq, pid, minor, major, cpu_ms, sum->lines[i].minor,
+		       sum->lines[i].major, sum->lines[i].cpu_ms);
+		i++;
+		lines++;
+	}
+	fclose(f);
+	printf("  daemon_logs_samples: %d per-process lines for %d samples, the worker '%s'\n",
+	       lines, sum->count, comm);
+	expect(lines == sum->count, "%d per-process lines for %d samples", lines, sum->count);
+}
+
 void test_daemon_logs_samples(void)
 {
 	struct log_summary sum;
@@ -312,6 +354,7 @@ void test_daemon_logs_samples(void)
 	expect(file_contains(LOG_DIR "/" LOGFORMAT_FILE, "# columns: seq wall_time_s monotonic_s jiffies"),
 	       "the log has no column header");
 	expect_system_columns(&sum);
+	expect_procs_log(&sum, w.pid);
 }
 
 /* pfprofd's voluntary context switches: it sleeps once per wakeup. */

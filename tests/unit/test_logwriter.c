@@ -68,7 +68,7 @@ static struct logwriter *new_writer(const char *dir, uint64_t size, uint64_t age
 				    unsigned int keep)
 {
 	struct logrotate_policy policy = { size, age, keep };
-	struct logwriter *w = logwriter_new(dir, &policy);
+	struct logwriter *w = logwriter_new(dir, LOG_SAMPLES, &policy);
 
 	expect(w, "logwriter_new: %s", strerror(errno));
 	return w;
@@ -107,7 +107,7 @@ static bool exists(const char *path)
 static char *rotated(const char *dir, unsigned int n)
 {
 	static char path[256];
-	int err = logformat_path(path, sizeof(path), dir, n);
+	int err = logformat_path(path, sizeof(path), dir, LOG_SAMPLES, n);
 
 	expect(!err, "logformat_path: %s", strerror(-err));
 	return path;
@@ -354,12 +354,19 @@ static void test_file_names(void)
 {
 	char path[32];
 
-	expect(!logformat_path(path, sizeof(path), "/var/log/pfprof", 0) &&
+	char procs[48];
+
+	expect(!logformat_path(path, sizeof(path), "/var/log/pfprof", LOG_SAMPLES, 0) &&
 	       !strcmp(path, "/var/log/pfprof/pfprof.log"), "current file '%s'", path);
-	expect(!logformat_path(path, sizeof(path), "/var/log/pfprof", 12) &&
+	expect(!logformat_path(path, sizeof(path), "/var/log/pfprof", LOG_SAMPLES, 12) &&
 	       !strcmp(path, "/var/log/pfprof/pfprof.log.12"), "rotated file '%s'", path);
-	expect(logformat_path(path, sizeof(path), "/var/log/pfprof/longer", 1) == -ENAMETOOLONG,
-	       "a name that does not fit");
+	expect(logformat_path(path, sizeof(path), "/var/log/pfprof/longer", LOG_SAMPLES, 1) ==
+	       -ENAMETOOLONG, "a name that does not fit");
+	expect(!logformat_path(procs, sizeof(procs), "/var/log/pfprof", LOG_PROCS, 0) &&
+	       !strcmp(procs, "/var/log/pfprof/pfprof-procs.log"), "per-process file '%s'", procs);
+	expect(!logformat_path(procs, sizeof(procs), "/var/log/pfprof", LOG_PROCS, 3) &&
+	       !strcmp(procs, "/var/log/pfprof/pfprof-procs.log.3"), "rotated per-process file '%s'",
+	       procs);
 }
 
 static void test_format(void)
@@ -397,6 +404,53 @@ static void test_format(void)
 	for (uint64_t seq = 10; seq < 20; seq++)
 		expect(check_sample_line(l.line[5 + ncases + seq - 10]) == seq, "seq order");
 	free_lines(&l);
+}
+
+/* The per-process log: its header, a line per process, lost records, load_id lines. */
+static void test_procs_log(void)
+{
+	struct logrotate_policy policy = { 0, 0, 2 };
+	struct mp3_proc_record r = { .tgid = 4242, .type = MP3_RECORD_COUNTS,
+				     .counts = { 12, 3, 1234567 } };
+	struct logwriter *w;
+	struct log_position pos;
+	char want[256];
+	struct lines l;
+
+	make_dir(DIR_NAME);
+	w = logwriter_new(DIR_NAME, LOG_PROCS, &policy);
+	expect(w, "logwriter_new: %s", strerror(errno));
+	logwriter_set_stream(w, &stream_a);
+	expect(logwriter_reserve(w, 3), "no room for 3 lines");
+	expect(logwriter_add_proc(w, 7, 1700000000123456789ULL, &r, "my\tapp"), "add_proc");
+	expect(logwriter_add_lost(w, 7, 2), "add_lost");
+	r.tgid = 99;
+	expect(logwriter_add_proc(w, 8, 1700000000173456789ULL, &r, "sh"), "add_proc");
+	flush_ok(w, 55);
+	logwriter_free(w);
+
+	l = read_lines(PATH(LOGFORMAT_PROCS_FILE));
+	expect(l.n == 8, "%zu lines", l.n);
+	expect(!strcmp(l.line[0], "# pfprof per-process log format 1") &&
+	       !strcmp(l.line[1], "# created 55") &&
+	       !strcmp(l.line[2], "# columns: seq wall_time_s pid comm minor_faults major_faults cpu_ms") &&
+	       !strncmp(l.line[3], "# units: tab-separated;", 23), "header:\n%s\n%s\n%s\n%s",
+	       l.line[0], l.line[1], l.line[2], l.line[3]);
+	format_stream(want, sizeof(want), &stream_a);
+	expect(!strcmp(l.line[4], want), "line 5: '%s', want '%s'", l.line[4], want);
+	expect(!strcmp(l.line[5], "7\t1700000000.123457\t4242\tmy_app\t12\t3\t1.235"),
+	       "line 6: '%s'", l.line[5]);
+	expect(!strcmp(l.line[6], "# lost 2 records of sample 7"), "line 7: '%s'", l.line[6]);
+	expect(!strcmp(l.line[7], "8\t1700000000.173457\t99\tsh\t12\t3\t1.235"),
+	       "line 8: '%s'", l.line[7]);
+	free_lines(&l);
+
+	/* A restarted pfprofd resumes this log after its own last line. */
+	w = logwriter_new(DIR_NAME, LOG_PROCS, &policy);
+	expect(!logwriter_last_position(w, &pos) && pos.load_id == stream_a.load_id &&
+	       pos.next_seq == 9, "resume at %llu of %llx", (unsigned long long)pos.next_seq,
+	       (unsigned long long)pos.load_id);
+	logwriter_free(w);
 }
 
 static void test_missed(void)
@@ -1053,6 +1107,7 @@ static void test_batched_equals_single(void)
 UNIT_TESTS(
 	UNIT_TEST(file_names),
 	UNIT_TEST(format),
+	UNIT_TEST(procs_log),
 	UNIT_TEST(missed),
 	UNIT_TEST(stream_change),
 	UNIT_TEST(size_rotation),
