@@ -10,6 +10,7 @@
 
 #include "ctl.h"
 #include "logformat.h"
+#include "plotprocs.h"
 
 #ifndef PFPROF_PLOT_SCRIPT
 #define PFPROF_PLOT_SCRIPT "/usr/local/share/pfprof/pfprof-log.gp"
@@ -57,13 +58,15 @@ static int gather_logs(const struct pfprof_config *config, FILE *to)
 }
 
 /* 0, or the exit status of gnuplot (127: not installed), or -errno. */
-static int run_gnuplot(const char *script, const char *data, const char *label, const char *out)
+static int run_gnuplot(const char *script, const char *data, const struct plot_procs *procs,
+		       const char *label, const char *out)
 {
 	char *expr;
 	int status;
 	pid_t pid;
 
-	if (asprintf(&expr, "files='%s'; label='%s'; out='%s'", data, label, out) < 0)
+	if (asprintf(&expr, "files='%s'; procfiles='%s'; proctitles='%s'; label='%s'; out='%s'",
+		     data, procs->files, procs->titles, label, out) < 0)
 		return -ENOMEM;
 	pid = fork();
 	if (pid == 0) {
@@ -79,14 +82,34 @@ static int run_gnuplot(const char *script, const char *data, const char *label, 
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* Removes the temporary directory and what plot() put in it. */
+static void remove_dir(const char *dir, const char *data, const struct plot_procs *procs)
+{
+	char files[sizeof(procs->files)];
+
+	unlink(data);
+	snprintf(files, sizeof(files), "%s", procs->files);
+	for (char *f = strtok(files, " "); f; f = strtok(NULL, " "))
+		unlink(f);
+	rmdir(dir);
+}
+
 static int plot(const struct ctl *ctl, const char *script, const char *out)
 {
-	char data[] = "/tmp/pfprof-plot.XXXXXX";
-	int fd = mkstemp(data), n, rc;
+	char dir[] = "/tmp/pfprof-plot.XXXXXX", data[sizeof(dir) + 8];
+	struct plot_procs procs = { 0 };
+	int n, rc, err;
 	FILE *f;
 
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+	if (!mkdtemp(dir)) {
+		ctl_error(-errno, "creating %s", dir);
+		return PFPROF_EXIT_FAILED;
+	}
+	snprintf(data, sizeof(data), "%s/samples", dir);
+	f = fopen(data, "we");
+	if (!f) {
 		ctl_error(-errno, "creating %s", data);
+		rmdir(dir);
 		return PFPROF_EXIT_FAILED;
 	}
 	n = gather_logs(&ctl->config, f);
@@ -95,8 +118,13 @@ static int plot(const struct ctl *ctl, const char *script, const char *out)
 		ctl_error(-ENOENT, "no logs in %s", ctl->config.log_dir);
 		ctl_hint("pfprofd writes them; see: pfprofctl status");
 	}
-	rc = n > 0 ? run_gnuplot(script, data, ctl->config.log_dir, out) : PFPROF_EXIT_FAILED;
-	unlink(data);
+	err = n > 0 ? plotprocs_split(&ctl->config, dir, &procs) : 0;
+	if (err)
+		ctl_error(err, "reading the per-process logs in %s (plotting without them)",
+			  ctl->config.log_dir);
+	rc = n > 0 ? run_gnuplot(script, data, &procs, ctl->config.log_dir, out) :
+		     PFPROF_EXIT_FAILED;
+	remove_dir(dir, data, &procs);
 	if (n <= 0)
 		return PFPROF_EXIT_FAILED;
 	if (rc == 127)
@@ -106,7 +134,8 @@ static int plot(const struct ctl *ctl, const char *script, const char *out)
 	else if (rc)
 		ctl_error(0, "gnuplot %s exited with status %d", script, rc);
 	else
-		printf("wrote %s from %d log file%s\n", out, n, n == 1 ? "" : "s");
+		printf("wrote %s from %d log file%s, %d process%s\n", out, n, n == 1 ? "" : "s",
+		       procs.n, procs.n == 1 ? "" : "es");
 	return rc ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 }
 
@@ -127,7 +156,8 @@ const struct ctl_command ctl_plot_command = {
 	.name = "plot", .operands = "",
 	.summary = "Plot cumulative faults and CPU time from the logs (PNG)",
 	.details = "Reads every log in the log directory, oldest first, and draws the\n"
-		   "cumulative minor and major faults and CPU time against time.\n"
+		   "cumulative minor and major faults and CPU time against time, and the\n"
+		   "faults of each of the 8 processes with the most (per-process log).\n"
 		   "The gnuplot script is " PFPROF_PLOT_SCRIPT " (PFPROF_PLOT_SCRIPT overrides).\n",
 	.options = {
 		[OPT_OUT] = { "out", 'o', CTL_STRING, "FILE",

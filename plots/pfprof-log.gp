@@ -5,19 +5,26 @@
 # of the log format: 2 wall_time_s, 5 minor_faults, 6 major_faults, 7 cpu_ms.
 # The per-period columns are summed here, so a module reload (its totals
 # restart at 0) does not break the curves.
+# procfiles, proctitles (optional, as many words each): one file per process,
+# "<wall_time_s> <minor_faults> <major_faults>" lines (pfprofctl plot splits
+# pfprof-procs.log so), and "name/pid" titles; they get a third panel.
 if (!exists("files")) files = 'pfprof.log'
 if (!exists("out")) out = 'pfprof.png'
 if (!exists("label")) label = files
+if (!exists("procfiles")) procfiles = ''
+if (!exists("proctitles")) proctitles = procfiles
 data = '< cat ' . files
+nprocs = words(procfiles)
 
 stats data using 2 nooutput
 t0 = STATS_min
 samples = STATS_records
 
-set terminal pngcairo size 1200,800 font ",10"
+set terminal pngcairo size 1200,(nprocs ? 1200 : 800) font ",10"
 set output out
 set datafile commentschars "#"
-set multiplot layout 2,1 title sprintf("pfprof: %d samples from %s", samples, label) noenhanced
+set multiplot layout (nprocs ? 3 : 2),1 \
+    title sprintf("pfprof: %d samples from %s", samples, label) noenhanced
 set grid
 set rmargin 12   # the same plot width above and below
 set key top left
@@ -40,4 +47,16 @@ set ytics mirror
 set ylabel "CPU time, utime + stime (s, cumulative)"
 cpu = 0
 plot data using ($2 - t0):(cpu = cpu + $7 / 1000.0) with lines lw 2 title "CPU"
+
+# Per process: its minor + major faults; the total of all, dashed, to compare.
+if (nprocs) {
+    set ylabel "faults per process, minor + major (cumulative)"
+    set key noenhanced
+    total = 0
+    plot for [i = 1:nprocs] word(procfiles, i) \
+             using ($1 - t0):(c = (column(0) == 0 ? 0 : c) + $2 + $3) \
+             with lines lw 2 title word(proctitles, i), \
+         data using ($2 - t0):(total = total + $5 + $6) with lines lw 1 dt 2 lc "black" \
+             title "all processes"
+}
 unset multiplot

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Host test of `pfprofctl plot` with the real gnuplot script: a log laid out
-# in the documented format becomes a PNG; no logs is an error with a hint.
+# in the documented format becomes a PNG, with a panel of per-process curves
+# when there is a per-process log; no logs is an error with a hint.
 # Prints "PASS name" / "FAIL name: reason" and "N passed, N failed".
 here=$(cd "$(dirname "$0")" && pwd)
 ctl=$here/../../pfprofctl/pfprofctl
@@ -51,6 +52,27 @@ check plot_succeeds [ $? -eq 0 ]
 check plot_says_what grep -q 'from 3 log files' "$dir/out"
 check plot_is_png is_png "$dir/out.png"
 check plot_not_empty [ "$(wc -c < "$dir/out.png")" -gt 10000 ]
+
+# PNG height, from its IHDR chunk.
+png_height() {
+	od -An -tu1 -j20 -N4 "$1" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 }'
+}
+check plot_two_panels_without_processes [ "$(png_height "$dir/out.png")" -eq 800 ]
+
+# The per-process log: its processes get a third panel.
+awk 'BEGIN {
+	print "# pfprof per-process log format 1"
+	for (i = 40; i < 60; i++) {
+		printf "%d\t%.6f\t%d\t%s\t%d\t%d\t%.3f\n", i, 1763890000 + i * 0.05, 101,
+			"work3", 20, i % 7 == 0, 6.0
+		printf "%d\t%.6f\t%d\t%s\t%d\t%d\t%.3f\n", i, 1763890000 + i * 0.05, 102,
+			"work 4", 10, 0, 6.5
+	}
+}' > "$dir/log/pfprof-procs.log"
+"$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/procs.png" > "$dir/out" 2>&1
+check plot_with_processes_succeeds [ $? -eq 0 ]
+check plot_says_two_processes grep -q 'from 3 log files, 2 processes' "$dir/out"
+check plot_three_panels [ "$(png_height "$dir/procs.png")" -eq 1200 ]
 
 "$ctl" -c "$dir/pfprofd.conf" plot extra 2> /dev/null
 check plot_rejects_arguments [ $? -eq 2 ]
