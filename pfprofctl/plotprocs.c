@@ -30,7 +30,7 @@ static bool parse(const char *text, struct proc_line *l)
 static int each_line(const struct pfprof_config *config,
 		     void (*fn)(const struct proc_line *l, void *ctx), void *ctx)
 {
-	char path[PATH_MAX], text[256];
+	char path[PATH_MAX], text[4096];	/* header lines are longer than data lines */
 	struct proc_line l;
 
 	for (int i = config->keep; i >= 0; i--) {

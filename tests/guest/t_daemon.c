@@ -165,7 +165,7 @@ static void parse_sample(const char *path, int lineno, const char *line, struct 
 
 static void read_one_log(const char *path, struct log_summary *sum)
 {
-	char line[512];
+	char line[4096];	/* the header's units line is the longest */
 	int lineno = 0;
 	FILE *f = fopen(path, "r");
 
@@ -294,7 +294,7 @@ static void expect_system_columns(const struct log_summary *sum)
  */
 static void expect_procs_log(const struct log_summary *sum, pid_t worker)
 {
-	char line[256], comm[64], path[PATH_MAX];
+	char line[4096], comm[64], path[PATH_MAX];
 	unsigned long long seq, minor, major;
 	int i = 0, lines = 0, pid;
 	double wall, cpu_ms;
@@ -570,7 +570,7 @@ void test_ctl_commands(void)
 	pid_t daemon;
 	char pid[16];
 	int rc, fd, lines = 0;
-	char line[256];
+	char line[1024];
 	FILE *f;
 
 	setup("");
