@@ -135,20 +135,25 @@ static void refresh_psi(struct daemon *d, uint64_t now)
 	}
 }
 
-/* Drains the ring into the log; returns whether there was anything new. */
-static bool write_samples(struct daemon *d)
+/* Queues what the ring holds and writes it; a full queue is written out and refilled. */
+static void drain_and_write(struct daemon *d, uint64_t now)
 {
-	uint64_t before = d->collector.logged + d->collector.missed, now;
-
-	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
 	refresh_psi(d, now);
-	/* A full queue stops a drain: write it out and go on, until caught up. */
 	do {
 		collector_drain(&d->collector);
 		/* While the log fails, the retry timer writes, not every sample. */
 		if (!d->log_error)
 			flush_log(d);
 	} while (!d->log_error && collector_behind(&d->collector));
+}
+
+/* Drains the ring into the log; returns whether there was anything new. */
+static bool write_samples(struct daemon *d)
+{
+	uint64_t before = d->collector.logged + d->collector.missed, now;
+
+	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
+	drain_and_write(d, now);
 	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
 	d->next_write_usec = now + d->config.write_interval_s * 1000000ULL;
 	return d->collector.logged + d->collector.missed != before;
@@ -345,6 +350,7 @@ static int add_sources(struct daemon *d)
 
 int daemon_run(struct daemon *d)
 {
+	uint64_t now;
 	int err = sd_event_default(&d->loop);
 
 	if (err < 0 || (err = add_sources(d)) < 0) {
@@ -352,7 +358,9 @@ int daemon_run(struct daemon *d)
 		return PFPROF_EXIT_FAILED;
 	}
 	registrar_sync(&d->config);
-	write_samples(d);	/* what arrived before the loop runs */
+	/* What arrived before the loop runs; the next sample is written at once. */
+	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
+	drain_and_write(d, now);
 	err = sd_event_loop(d->loop);
 	sd_notify(0, "STOPPING=1");
 	collector_drain(&d->collector);

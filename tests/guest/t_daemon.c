@@ -163,12 +163,15 @@ static void parse_sample(const char *path, int lineno, const char *line, struct 
 	       "%s:%d: memory pressure '%s' '%s'", path, lineno, some, full);
 }
 
-static void read_one_log(const char *path, struct log_summary *sum)
+/* False if the file is gone: a running pfprofd rotated it away meanwhile. */
+static bool read_one_log(const char *path, struct log_summary *sum)
 {
 	char line[4096];	/* the header's units line is the longest */
 	int lineno = 0;
 	FILE *f = fopen(path, "r");
 
+	if (!f && errno == ENOENT)
+		return false;
 	if (!f)
 		fail("open %s: %s", path, strerror(errno));
 	sum->files++;
@@ -185,10 +188,11 @@ static void read_one_log(const char *path, struct log_summary *sum)
 		parse_sample(path, lineno, line, &sum->lines[sum->count++]);
 	}
 	fclose(f);
+	return true;
 }
 
-/* Reads every log file, oldest first. */
-static void read_logs(struct log_summary *sum)
+/* Reads every log file, oldest first; false if one was rotated away meanwhile. */
+static bool read_logs_once(struct log_summary *sum)
 {
 	char path[256];
 
@@ -198,9 +202,19 @@ static void read_logs(struct log_summary *sum)
 	for (int i = MAX_FILES; i >= 0; i--) {
 		expect(!logformat_path(path, sizeof(path), LOG_DIR, LOG_SAMPLES, i),
 		       "log file %d: name too long", i);
-		if (!access(path, F_OK))
-			read_one_log(path, sum);
+		if (!access(path, F_OK) && !read_one_log(path, sum)) {
+			free(sum->lines);
+			return false;
+		}
 	}
+	return true;
+}
+
+/* The logs as they are; read again when a running pfprofd rotates them under us. */
+static void read_logs(struct log_summary *sum)
+{
+	for (int tries = 0; !read_logs_once(sum); tries++)
+		expect(tries < 100, "the logs kept changing while being read");
 }
 
 /* Every sample exactly once, in order, times moving forward. */
