@@ -106,7 +106,7 @@ static void flush_log(struct daemon *d)
 		return;
 	}
 	if (d->log_error)
-		dlog(LOG_NOTICE, "writing %s again", logwriter_path(d->log));
+		dlog(LOG_NOTICE, "writing the logs in %s again", d->config.log_dir);
 	d->log_error = 0;
 	become_ready(d);
 }
