@@ -441,14 +441,15 @@ void test_daemon_rotation(void)
 	struct worker w;
 	pid_t daemon;
 
-	setup("rotate_size = 1K\nkeep = 1000\n");
+	/* Format 2's header alone is about 1 KiB: 2K holds it and a dozen samples. */
+	setup("rotate_size = 2K\nkeep = 1000\n");
 	daemon = start_ready_daemon();
 	add_worker(&w);
-	log_for(3000);
+	log_for(4000);
 	stop_daemon(daemon);
 	read_logs(&sum);
 	printf("  daemon_rotation: %d samples in %d files\n", sum.count, sum.files);
-	expect(sum.files >= 5, "only %d files with rotate_size = 1K", sum.files);
+	expect(sum.files >= 5, "only %d files with rotate_size = 2K", sum.files);
 	expect(sum.load_id_lines == sum.files, "%d files but %d load_id lines", sum.files,
 	       sum.load_id_lines);
 	expect_continuous(&sum, "across rotations");
