@@ -49,7 +49,7 @@ const struct test tests[] = {
 	{ "daemon_bad_config",        test_daemon_bad_config,          NULL,            20 },
 	{ "ctl_without_module",       test_ctl_without_module,         NULL,            20 },
 	{ "ctl_commands",             test_ctl_commands,               NULL,            30 },
-	{ "fuzz_status",              test_fuzz_status,                NULL,           300 },
+	{ "fuzz_status",              test_fuzz_status,                NULL,           600 },
 	{ "fuzz_mmap",                test_fuzz_mmap,                  NULL,           120 },
 	{ "storm",                    test_storm,                      NULL,           180 },
 };
