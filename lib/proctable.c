@@ -88,12 +88,12 @@ void proctable_free(struct proc_table *t)
 	*t = (struct proc_table){ 0 };
 }
 
-int proctable_apply(struct proc_table *t, const struct mp3_proc_record *r)
+struct proc_entry *proctable_apply(struct proc_table *t, const struct mp3_proc_record *r)
 {
 	struct proc_entry *e = proctable_find(t, r->tgid);
 
 	if (!e)
-		return -ENOMEM;
+		return NULL;
 	if (r->type == MP3_RECORD_COMM) {
 		memcpy(e->comm, r->comm, sizeof(e->comm));
 		e->comm[sizeof(e->comm) - 1] = '\0';
@@ -103,7 +103,7 @@ int proctable_apply(struct proc_table *t, const struct mp3_proc_record *r)
 		e->cpu_ns += r->counts.cpu_ns;
 		e->samples++;
 	}
-	return 0;
+	return e;
 }
 
 const char *proctable_name(struct proc_entry *e)

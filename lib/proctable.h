@@ -37,9 +37,9 @@ void proctable_sweep(struct proc_table *t);
 
 /*
  * Applies a record: a name becomes the entry's comm, counts are added to
- * it. 0, or -ENOMEM.
+ * it. Returns the process's entry, or NULL without memory.
  */
-int proctable_apply(struct proc_table *t, const struct mp3_proc_record *r);
+struct proc_entry *proctable_apply(struct proc_table *t, const struct mp3_proc_record *r);
 
 /* The entry's comm, from /proc/<tgid>/comm if no record named it ("?" if gone). */
 const char *proctable_name(struct proc_entry *e);

@@ -139,8 +139,7 @@ static void log_records(struct collector *c, const struct mp3_ring_sample *s, ui
 			lost++;
 			continue;
 		}
-		proctable_apply(&c->names, &r);
-		e = proctable_find(&c->names, r.tgid);
+		e = proctable_apply(&c->names, &r);
 		if (r.type == MP3_RECORD_COUNTS)
 			logwriter_add_proc(c->procs_log, s->seq, wall_ns, &r,
 					   e ? proctable_name(e) : "?");
