@@ -59,10 +59,15 @@ all: tools pfprofd pfprofctl
 module:
 	$(MAKE) -C module
 
-tools:
+# Each part also builds ../lib when made alone; built first here, so that under
+# make -j (dh_auto_build) the parts never write the library at the same time.
+lib:
+	$(MAKE) -C lib
+
+tools: lib
 	$(MAKE) -C tools
 
-pfprofd pfprofctl:
+pfprofd pfprofctl: lib
 	$(MAKE) -C $@ $(program_paths)
 
 install: tools pfprofd pfprofctl
@@ -145,5 +150,5 @@ clean:
 	$(MAKE) -C bench clean
 	rm -rf build
 
-.PHONY: all module tools pfprofd pfprofctl install dkms-install uninstall check check-unit \
+.PHONY: all module lib tools pfprofd pfprofctl install dkms-install uninstall check check-unit \
 	check-static check-module check-debug check-packages case-studies bench clean
