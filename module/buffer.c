@@ -56,6 +56,8 @@ static u64 mp3_cost_max;
 static u64 mp3_records_written;	/* records ever written */
 static u64 mp3_sample_records;	/* the first record of the sample being gathered */
 static unsigned long mp3_vm_events[NR_VM_EVENT_ITEMS];	/* all_vm_events() */
+/* Set at load, before any sample; constant after. */
+static bool mp3_records_enabled;
 
 static void mp3_buffer_set_reserved(bool reserved)
 {
@@ -92,7 +94,7 @@ static void mp3_header_init(u64 period_ns)
 	hdr->record_capacity = MP3_RECORD_CAPACITY;
 }
 
-int mp3_buffer_create(u64 period_ns)
+int mp3_buffer_create(u64 period_ns, bool records)
 {
 	mp3_buffer = vzalloc(MP3_BUFFER_SIZE);
 	if (!mp3_buffer)
@@ -110,6 +112,7 @@ int mp3_buffer_create(u64 period_ns)
 	mp3_cost_max = 0;
 	mp3_records_written = 0;
 	mp3_sample_records = 0;
+	mp3_records_enabled = records;
 
 	mp3_buffer_set_reserved(true);
 	return 0;
@@ -154,6 +157,8 @@ void __mp3_buffer_record_counts(u32 tgid, const struct mp3_sample_values *delta)
 
 	lockdep_assert_held(&mp3_lock);
 
+	if (!mp3_records_enabled)
+		return;
 	slot = __mp3_record_begin(tgid, MP3_RECORD_COUNTS);
 	slot->counts.minor_faults = delta->minor_faults;
 	slot->counts.major_faults = delta->major_faults;
@@ -167,6 +172,8 @@ void __mp3_buffer_record_comm(u32 tgid, const char *comm)
 
 	lockdep_assert_held(&mp3_lock);
 
+	if (!mp3_records_enabled)
+		return;
 	slot = __mp3_record_begin(tgid, MP3_RECORD_COMM);
 	strscpy_pad(slot->comm, comm, sizeof(slot->comm));
 	__mp3_record_end(slot);

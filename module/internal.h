@@ -43,9 +43,12 @@ int mp3_unregister(const struct file *file, pid_t nr);
 void mp3_show(struct seq_file *m);
 void mp3_release_all(void);
 
-int mp3_buffer_create(u64 period_ns);
+int mp3_buffer_create(u64 period_ns, bool records);
 void mp3_buffer_destroy(void);
-/* One process's record in the sample being gathered; tgid in the initial PID namespace. */
+/*
+ * One process's record in the sample being gathered; tgid in the initial PID
+ * namespace. Nothing when the module was loaded with records=N.
+ */
 void __mp3_buffer_record_counts(u32 tgid, const struct mp3_sample_values *delta);
 void __mp3_buffer_record_comm(u32 tgid, const char *comm);
 void __mp3_buffer_publish(const struct mp3_sample_values *values, u64 cost_ns);

@@ -41,12 +41,17 @@ static const struct kernel_param_ops period_ms_ops = {
 module_param_cb(period_ms, &period_ms_ops, &period_ms, 0444);
 MODULE_PARM_DESC(period_ms, "Sampling period in milliseconds, 1..10000 (default 50)");
 
+static bool records = true;
+module_param(records, bool, 0444);
+MODULE_PARM_DESC(records,
+		 "Write one record per registered process and sample (default Y); N: the summed samples only, for the least cost per process");
+
 static int __init mp3_init(void)
 {
 	u64 period_ns = (u64)period_ms * NSEC_PER_MSEC;
 	int err;
 
-	err = mp3_buffer_create(period_ns);
+	err = mp3_buffer_create(period_ns, records);
 	if (err)
 		return err;
 	mp3_sampler_init(period_ns);
@@ -60,7 +65,8 @@ static int __init mp3_init(void)
 	if (err)
 		goto remove_chardev;
 
-	pr_info("loaded, sampling every %u ms\n", period_ms);
+	pr_info("loaded, sampling every %u ms%s\n", period_ms,
+		records ? "" : ", without per-process records");
 	return 0;
 
 remove_chardev:

@@ -26,6 +26,7 @@
 enum { OPT_DELAY, OPT_ITERATIONS };
 
 #define HEADER_LINES 3
+#define MODULE_RECORDS_PARAM "/sys/module/mp3/parameters/records"
 
 static volatile sig_atomic_t resized, interrupted;
 
@@ -104,6 +105,17 @@ static void print_snapshot(const struct top_snapshot *snap, struct screen_size s
 			 top_rate(snap, p->minor), top_rate(snap, p->major),
 			 top_cpu_percent(snap, p));
 	}
+}
+
+/* Whether mp3 was loaded with records=N: its samples then name no records. */
+static bool module_records_off(void)
+{
+	FILE *param = fopen(MODULE_RECORDS_PARAM, "re");
+	int value = param ? fgetc(param) : EOF;
+
+	if (param)
+		fclose(param);
+	return value == 'N';
 }
 
 static int take(struct top_reader *r, struct top_snapshot *snap)
@@ -238,13 +250,15 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 	if (fd < 0)
 		return ctl_module_error(-errno, ctl->config.device);
 	err = mp3ring_map(&ring, fd);
-	if (!err && !ring.records)
+	if (!err && (!ring.records || module_records_off()))
 		err = -EPROTO;
 	if (!err)
 		err = top_reader_init(&reader, &ring);
 	if (err) {
 		if (err == -EPROTO)
-			ctl_hint("top needs the per-process records of mp3 version 2");
+			ctl_hint(ring.records ? "mp3 was loaded with records=N: modprobe -r mp3 && "
+				 "modprobe mp3 records=Y" :
+				 "top needs the per-process records of mp3 version 2");
 		close(fd);
 		return ctl_module_error(err, ctl->config.device);
 	}

@@ -91,6 +91,12 @@ void sleep_ms(unsigned int ms);
 uint64_t now_ns(void);
 /* Runs argv with stdout to out_path (may be NULL); returns the exit status. */
 int run_program(char *const argv[], const char *out_path);
+/* The same, with standard error to err_path (may be NULL). */
+int run_program_err(char *const argv[], const char *out_path, const char *err_path);
+/* Whether a line of the file at path contains needle. */
+bool file_contains(const char *path, const char *needle);
+/* The next process forked gets pid + 1, if that number is free. */
+void set_last_pid(pid_t pid);
 /* |a - b| <= pct % of b */
 bool within_pct(double a, double b, double pct);
 

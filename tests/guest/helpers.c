@@ -449,7 +449,24 @@ uint64_t now_ns(void)
 	return t.tv_sec * 1000000000ULL + t.tv_nsec;
 }
 
+/* In a child about to exec: the file at path (if any) becomes descriptor target. */
+static void redirect(const char *path, int target)
+{
+	int fd;
+
+	if (!path)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || dup2(fd, target) < 0)
+		_exit(126);
+}
+
 int run_program(char *const argv[], const char *out_path)
+{
+	return run_program_err(argv, out_path, NULL);
+}
+
+int run_program_err(char *const argv[], const char *out_path, const char *err_path)
 {
 	int status;
 	pid_t pid = fork();
@@ -457,12 +474,8 @@ int run_program(char *const argv[], const char *out_path)
 	if (pid < 0)
 		fail("fork: %s", strerror(errno));
 	if (pid == 0) {
-		if (out_path) {
-			int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-			if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
-				_exit(126);
-		}
+		redirect(out_path, STDOUT_FILENO);
+		redirect(err_path, STDERR_FILENO);
 		execv(argv[0], argv);
 		_exit(127);
 	}
@@ -476,4 +489,29 @@ bool within_pct(double a, double b, double pct)
 	double d = a > b ? a - b : b - a;
 
 	return d <= b * pct / 100.0;
+}
+
+bool file_contains(const char *path, const char *needle)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, needle) != NULL;
+	fclose(f);
+	return found;
+}
+
+void set_last_pid(pid_t pid)
+{
+	char buf[32];
+	int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+	int len = snprintf(buf, sizeof(buf), "%d", (int)pid);
+
+	if (fd < 0 || write(fd, buf, len) != len)
+		fail("writing /proc/sys/kernel/ns_last_pid: %s", strerror(errno));
+	close(fd);
 }

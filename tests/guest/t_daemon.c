@@ -124,29 +124,8 @@ static int ctl(const char *out, const char *a1, const char *a2, const char *a3)
 {
 	char *argv[] = { "./pfprofctl", "--config", CONF, (char *)a1, (char *)a2, (char *)a3,
 			 NULL };
-	int fd = dup(STDERR_FILENO), rc;
-	int err_fd = open(DIR "/ctl.stderr", O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
-	dup2(err_fd, STDERR_FILENO);
-	rc = run_program(argv, out);
-	dup2(fd, STDERR_FILENO);
-	close(fd);
-	close(err_fd);
-	return rc;
-}
-
-static bool file_contains(const char *path, const char *needle)
-{
-	FILE *f = fopen(path, "r");
-	char line[1024];
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, needle) != NULL;
-	fclose(f);
-	return found;
+	return run_program_err(argv, out, DIR "/ctl.stderr");
 }
 
 /* A sample line of log format 2, from a version 2 module: the system counters are numbers. */

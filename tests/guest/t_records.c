@@ -19,9 +19,12 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "pfprof.h"
 #include "tests.h"
 
 #define MAX_PROCS 1024
+#define TOP_OUT "/tmp/top.out"
+#define TOP_ERR "/tmp/top.err"
 
 /* What the records of a run of samples say about one process. */
 struct proc_total {
@@ -392,9 +395,110 @@ void test_records_system_counters(void)
 	close(fd);
 }
 
+/* Copies a file into the test's output, each line after prefix. */
+static void show_file(const char *path, const char *prefix)
+{
+	char line[256];
+	FILE *f = fopen(path, "re");
+
+	expect(f, "%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		printf("  %s%s", prefix, line);
+	fclose(f);
+}
+
+/*
+ * A registered process exits and a new one gets its PID: the new one's
+ * records begin with its own name record, and its counts start at its
+ * registration, never from the old process's counters.
+ */
+void test_records_pid_reuse(void)
+{
+	pid_t anchor = spawn_sleeper(), old = spawn_sleeper();
+	struct proc_stat before, after;
+	struct proc_total *p;
+	struct mp3ring ring;
+	struct worker w;
+	uint64_t from, to;
+	char comm[24];
+	int fd;
+
+	map_ring(&ring, &fd);
+	/* Keeps the sampler running once the old process is gone. */
+	expect_ok(status_cmd('R', anchor), "R anchor");
+	expect_ok(status_cmd('R', old), "R old");
+	wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
+	kill_and_reap(old);
+	set_last_pid(old - 1);
+	worker_spawn(&w);
+	expect(w.pid == old, "the PID was not reused: got %d, wanted %d", (int)w.pid, (int)old);
+	worker_do(&w, 'c', 0);
+	/* The old process's last record is in a sample before from. */
+	from = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
+	read_pid_stat(w.pid, &before);
+	expect_ok(status_cmd('R', w.pid), "R of the new process with the reused PID");
+	worker_do(&w, 't', 3000);
+	read_pid_stat(w.pid, &after);
+	to = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
+	total_records(&ring, from, to, &totals);
+	p = proc_of(&totals, w.pid);
+	read_comm(w.pid, comm, sizeof(comm));
+	printf("  records_pid_reuse: PID %d reused; %" PRIu64 " minor in %" PRIu64
+	       " samples, /proc: %llu; named '%s' %u times\n", (int)w.pid, p->minor, p->counts,
+	       after.minflt - before.minflt, p->comm, p->names);
+	expect(!totals.lost, "%" PRIu64 " records lost", totals.lost);
+	expect(p->names == 1 && !strcmp(p->comm, comm),
+	       "the new process named %u times, '%s', want '%s' once", p->names, p->comm, comm);
+	expect(p->counts && p->counts < to - from, "the new process in %" PRIu64 " of %" PRIu64
+	       " samples: its records began before its registration", p->counts, to - from);
+	expect(p->minor == after.minflt - before.minflt && p->minor >= 3000,
+	       "records %" PRIu64 " minor faults, /proc/pid/stat %llu since its registration",
+	       p->minor, after.minflt - before.minflt);
+	kill_and_reap(w.pid);
+	kill_and_reap(anchor);
+	close(fd);
+}
+
+/* Loaded with records=N: the same samples, no records, and top says why it cannot run. */
+void test_records_off(void)
+{
+	char *argv[] = { "./pfprofctl", "top", "-n", "1", NULL };
+	struct mp3_ring_sample s;
+	struct sample_sum sum;
+	struct mp3ring ring;
+	struct worker w;
+	uint64_t from, to, next, missed = 0;
+	int fd, rc;
+
+	expect(file_contains("/sys/module/mp3/parameters/records", "N"),
+	       "the parameter records does not read N");
+	map_ring(&ring, &fd);
+	worker_spawn(&w);
+	expect_ok(status_cmd('R', w.pid), "R worker");
+	from = wait_head(&ring, mp3ring_head(&ring) + 1, 2000);
+	worker_do(&w, 't', 3000);
+	to = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
+	sum_samples(&ring, from, to, &sum);
+	expect(sum.minor >= 3000 && sum.max_procs == 1, "%llu minor faults from %u processes",
+	       (unsigned long long)sum.minor, sum.max_procs);
+	for (next = from; next < to;) {
+		expect(mp3ring_read(&ring, &next, &s, &missed) == MP3RING_SAMPLE, "sample %" PRIu64,
+		       next);
+		expect(!s.nr_records, "sample %llu has %u records", (unsigned long long)s.seq,
+		       s.nr_records);
+	}
+	expect(!__atomic_load_n(&ring.hdr->record_head, __ATOMIC_ACQUIRE),
+	       "record_head %llu with records=N", (unsigned long long)ring.hdr->record_head);
+	rc = run_program_err(argv, TOP_OUT, TOP_ERR);
+	show_file(TOP_ERR, "records_off| ");
+	expect(rc == PFPROF_EXIT_FAILED && file_contains(TOP_ERR, "records=N"),
+	       "pfprofctl top exited %d, without naming records=N", rc);
+	kill_and_reap(w.pid);
+	close(fd);
+}
+
 /* ---- pfprofctl top, which reads the records ---- */
 
-#define TOP_OUT "/tmp/top.out"
 
 struct top_row {
 	int pid;
@@ -431,18 +535,6 @@ static int parse_top(const char *path, uint64_t *first, uint64_t *last, struct t
 	}
 	fclose(f);
 	return n;
-}
-
-/* Copies a file into the test's output, each line after prefix. */
-static void show_file(const char *path, const char *prefix)
-{
-	char line[256];
-	FILE *f = fopen(path, "re");
-
-	expect(f, "%s: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f))
-		printf("  %s%s", prefix, line);
-	fclose(f);
 }
 
 static bool close_to(double printed, double want)

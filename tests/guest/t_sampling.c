@@ -238,17 +238,6 @@ void test_exit_dropped(void)
 	close(fd);
 }
 
-static void set_last_pid(pid_t pid)
-{
-	char buf[32];
-	int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
-	int len = snprintf(buf, sizeof(buf), "%d", (int)pid);
-
-	if (fd < 0 || write(fd, buf, len) != len)
-		fail("writing /proc/sys/kernel/ns_last_pid: %s", strerror(errno));
-	close(fd);
-}
-
 void test_pid_reuse(void)
 {
 	struct mp3ring ring;

@@ -111,7 +111,8 @@ struct mp3_classic_sample {
  * slots by it) while the number of processes varies from 0 to thousands.
  * A process's name (comm) is sent as an MP3_RECORD_COMM record when it is
  * registered and when it changes (exec); MP3_RECORD_COUNTS records carry
- * the counters of every sample.
+ * the counters of every sample. A module loaded with records=N writes no
+ * records: nr_records is 0 in every sample.
  */
 #define MP3_RING_OFFSET		0x10000000UL
 #define MP3_RING_MAGIC		0x5233504dU	/* "MP3R" little-endian */
