@@ -215,3 +215,13 @@ bool mp3ring_read_record(const struct mp3ring *ring, uint64_t n, uint64_t sample
 	after = __atomic_load_n(&slot->seq, __ATOMIC_RELAXED);
 	return after == n && out->seq == n && out->sample == sample;
 }
+
+uint64_t mp3ring_safe_wait_ns(const struct mp3ring *ring, uint32_t records_per_sample)
+{
+	uint64_t samples = ring->capacity / 2;
+
+	if (ring->records && records_per_sample &&
+	    ring->record_capacity / 2 / records_per_sample < samples)
+		samples = ring->record_capacity / 2 / records_per_sample;
+	return (samples ? samples : 1) * ring->hdr->period_ns;
+}

@@ -169,6 +169,7 @@ static bool log_sample(void *ctx, const struct mp3_ring_sample *s)
 		logwriter_add_sample(c->log, s, wall_ns, &c->context);
 		c->logged++;
 	}
+	c->records_per_sample = s->nr_records;
 	return true;
 }
 
@@ -186,6 +187,11 @@ void collector_drain(struct collector *c)
 bool collector_behind(const struct collector *c)
 {
 	return c->next < mp3ring_head(&c->ring);
+}
+
+uint64_t collector_safe_wait_usec(const struct collector *c)
+{
+	return mp3ring_safe_wait_ns(&c->ring, c->records_per_sample) / 1000;
 }
 
 void collector_close(struct collector *c)

@@ -28,6 +28,7 @@ struct collector {
 	uint64_t log_from, procs_from;	/* the first seq each still wants */
 	struct proc_table names;	/* the registered processes' names */
 	uint64_t sweep_at;		/* seq at which names forgets exited processes */
+	uint32_t records_per_sample;	/* in the last sample drained */
 };
 
 /*
@@ -43,6 +44,12 @@ void collector_drain(struct collector *c);
 
 /* Whether samples wait in the ring (a drain stopped at a full queue). */
 bool collector_behind(const struct collector *c);
+
+/*
+ * How long the ring may be left alone now without losing samples or records,
+ * at the number of records per sample seen last (see mp3ring_safe_wait_ns()).
+ */
+uint64_t collector_safe_wait_usec(const struct collector *c);
 
 /* Memory pressure for the sample lines from now on; NULL: unknown. */
 void collector_set_psi(struct collector *c, const struct psi_memory *psi);

@@ -147,15 +147,23 @@ static void drain_and_write(struct daemon *d, uint64_t now)
 	} while (!d->log_error && collector_behind(&d->collector));
 }
 
-/* Drains the ring into the log; returns whether there was anything new. */
+/*
+ * Drains the ring into the log; returns whether there was anything new. The
+ * next batch is due after write_interval, or sooner when the ring would
+ * overflow before that (thousands of processes fill the records' ring in
+ * less than a second).
+ */
 static bool write_samples(struct daemon *d)
 {
-	uint64_t before = d->collector.logged + d->collector.missed, now;
+	uint64_t before = d->collector.logged + d->collector.missed, now, wait_usec;
 
 	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
 	drain_and_write(d, now);
 	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
-	d->next_write_usec = now + d->config.write_interval_s * 1000000ULL;
+	wait_usec = d->config.write_interval_s * 1000000ULL;
+	if (collector_safe_wait_usec(&d->collector) < wait_usec)
+		wait_usec = collector_safe_wait_usec(&d->collector);
+	d->next_write_usec = now + wait_usec;
 	return d->collector.logged + d->collector.missed != before;
 }
 

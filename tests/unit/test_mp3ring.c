@@ -618,6 +618,37 @@ static void test_concurrent_paced(void)
 	run_concurrent(MP3_RING_CAPACITY, 100);
 }
 
+/* Half of whichever ring fills first, in periods; never less than one period. */
+static void test_safe_wait(void)
+{
+	static const struct {
+		uint32_t records_per_sample;
+		uint64_t periods;
+	} cases[] = {
+		{ 0, 32 },		/* no records: half of the 64 samples */
+		{ 1, 8 },		/* half of the 16 records, one a sample */
+		{ 3, 2 },		/* 8 / 3, rounded down */
+		{ 8, 1 },
+		{ 100, 1 },		/* more than the ring holds: still one period */
+	};
+	struct region r = make_default(64), v1 = make_v1(64);
+	struct mp3ring ring, old;
+
+	attach(&ring, &r);
+	attach(&old, &v1);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t ns = mp3ring_safe_wait_ns(&ring, cases[i].records_per_sample);
+
+		expect(ns == cases[i].periods * r.hdr->period_ns, "%u records a sample: %llu ns,"
+		       " want %llu periods", cases[i].records_per_sample, (unsigned long long)ns,
+		       (unsigned long long)cases[i].periods);
+	}
+	expect(mp3ring_safe_wait_ns(&old, 100) == 32 * v1.hdr->period_ns,
+	       "a version 1 ring has no records to fill");
+	free(r.mem);
+	free(v1.mem);
+}
+
 UNIT_TESTS(
 	UNIT_TEST(header_validation),
 	UNIT_TEST(v1_writer),
@@ -631,4 +662,5 @@ UNIT_TESTS(
 	UNIT_TEST(concurrent_small),
 	UNIT_TEST(concurrent_tiny),
 	UNIT_TEST(concurrent_paced),
+	UNIT_TEST(safe_wait),
 );
