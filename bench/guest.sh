@@ -34,6 +34,43 @@ overhead_round() {
 	done
 }
 
+# reload_module [PARAMS]: mp3 again, with those parameters.
+reload_module() {
+	rmmod mp3 || fail "cannot unload mp3"
+	# shellcheck disable=SC2086 # the parameters' words
+	insmod mp3.ko $1 || fail "cannot load mp3 $1"
+}
+
+# Reads perf script's call chains (frames "ADDRESS SYMBOL+OFFSET", a blank line
+# after each sample) and prints, for the samples inside the sampler's work
+# function, the share of each leaf function ("self") and of each function on
+# the chain ("total").
+sampler_profile() {
+	awk '
+	function flush(   i, k, seen) {
+		if (n && inside) {
+			samples++
+			self[leaf]++
+			for (i = 1; i <= n; i++)
+				if (!(frame[i] in seen)) { seen[frame[i]] = 1; total[frame[i]]++ }
+		}
+		n = 0; inside = 0
+	}
+	/^[[:space:]]*$/ { flush(); next }
+	{
+		sym = $2; sub(/\+0x[0-9a-f]+$/, "", sym)
+		frame[++n] = sym
+		if (n == 1) leaf = sym
+		if (sym == "mp3_sampler_fn") inside = 1
+	}
+	END {
+		flush()
+		print "profile samples=" samples
+		for (f in self) print "profile kind=self sym=" f " pct=" 100 * self[f] / samples
+		for (f in total) print "profile kind=total sym=" f " pct=" 100 * total[f] / samples
+	}'
+}
+
 insmod mp3.ko || fail "cannot load mp3.ko"
 echo "guest cpus=$(nproc) mem_kb=$(awk '/MemTotal/ { print $2 }' /proc/meminfo)" \
 	"kernel=$(uname -r) accel=tcg clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
@@ -45,25 +82,34 @@ for _ in 1 2 3; do
 	pfprof-bench overhead bare 0 work $reference_run | sed 's/^overhead/guest_reference/'
 done
 
-echo "bench: 1/4 sampler and poller cost, N = 1 to 10000" >&2
+# Records on (the default) and off, reloaded in turn for each N, so that both
+# see the guest in the same state.
+echo "bench: 1/5 sampler and poller cost, N = 1 to 10000, records on and off" >&2
 for n in 1 10 100 1000 10000; do
 	pfprof-bench cost "$n" 5 || fail "cost $n failed"
+	reload_module records=N
+	pfprof-bench sampler "$n" 5 || fail "sampler $n with records=N failed"
+	reload_module
 done
 
-echo "bench: 2/4 timing over 60 s, pfprofd consuming" >&2
+echo "bench: 2/5 where the sampler's time goes, N = 10000" >&2
+perf record -q -e cpu-clock -F 10000 -a -g -o /tmp/perf.data -- \
+	pfprof-bench sampler 10000 5 >/dev/null || fail "perf record failed"
+perf script -i /tmp/perf.data -F ip,sym 2>/dev/null | sampler_profile
+
+echo "bench: 3/5 timing over 60 s, pfprofd consuming" >&2
 pfprofd_start
 pfprof-bench timing 60 "$pfprofd" || fail "timing failed"
 
-echo "bench: 3/4 workload overhead, $ROUNDS rounds" >&2
+echo "bench: 4/5 workload overhead, $ROUNDS rounds" >&2
 echo "workload $WORKLOAD"
 for round in $(seq "$ROUNDS"); do
 	overhead_round "$round"
 done
 pfprofd_stop
 
-echo "bench: 4/4 pfprofd per sample, at 1000 samples/s" >&2
-rmmod mp3 || fail "cannot unload mp3"
-insmod mp3.ko period_ms=1 || fail "cannot load mp3 with period_ms=1"
+echo "bench: 5/5 pfprofd per sample, at 1000 samples/s" >&2
+reload_module period_ms=1
 pfprofd_start
 pfprof-bench consumer "$pfprofd" 10 || fail "consumer failed"
 strace -c -f -p "$pfprofd" -o /tmp/strace.txt &

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +140,17 @@ static void measure_poller(const struct sleepers *s, unsigned int seconds)
 	       (unsigned long long)cpu, (double)cpu / rounds / s->count, 100.0 * cpu / wall, sum[0]);
 }
 
+/* Whether the module writes per-process records (not when loaded with records=N). */
+static const char *records_state(const struct mp3ring *ring)
+{
+	uint64_t next = mp3ring_head(ring) - 1, missed = 0;
+	struct mp3_ring_sample last;
+
+	if (mp3ring_read(ring, &next, &last, &missed) != MP3RING_SAMPLE)
+		die("reading the last sample", ENODATA);
+	return last.nr_records ? "on" : "off";
+}
+
 /* Lets the module sample the (registered) sleepers for seconds. */
 static void measure_sampler(const struct sleepers *s, const struct mp3ring *ring,
 			    unsigned int seconds)
@@ -154,14 +166,18 @@ static void measure_sampler(const struct sleepers *s, const struct mp3ring *ring
 	ns = header_u64(&h->sampler_ns_total) - ns0;
 	if (!ticks)
 		die("the sampler did not run", EAGAIN);
-	printf("sampler n=%zu ticks=%llu ns_per_tick=%.0f ns_per_proc=%.1f max_ns=%llu "
-	       "cpu_pct_at_20hz=%.4f\n", s->count, (unsigned long long)ticks, (double)ns / ticks,
+	printf("sampler n=%zu records=%s ticks=%llu ns_per_tick=%.0f ns_per_proc=%.1f max_ns=%llu "
+	       "cpu_pct_at_20hz=%.4f\n", s->count, records_state(ring), (unsigned long long)ticks,
+	       (double)ns / ticks,
 	       (double)ns / ticks / s->count, (unsigned long long)header_u64(&h->sampler_ns_max),
 	       100.0 * ns / ticks * 20 / NSEC_PER_SEC);
 }
 
-/* cost N SECONDS: the poller and the module on the same N sleepers. */
-static int cmd_cost(size_t n, unsigned int seconds)
+/*
+ * cost N SECONDS: the poller and the module on the same N sleepers;
+ * sampler N SECONDS: the module only.
+ */
+static int cmd_cost(size_t n, unsigned int seconds, bool with_poller)
 {
 	struct sleepers s;
 	struct mp3ring ring;
@@ -171,7 +187,8 @@ static int cmd_cost(size_t n, unsigned int seconds)
 	err = sleepers_spawn(&s, n);
 	if (err)
 		die("forking the sleepers", -err);
-	measure_poller(&s, seconds);
+	if (with_poller)
+		measure_poller(&s, seconds);
 	err = sleepers_register(&s, 'R');
 	if (err)
 		die("registering the sleepers", -err);
@@ -401,6 +418,7 @@ static unsigned long number(const char *text)
 static void usage(void)
 {
 	fputs("Usage: pfprof-bench cost N SECONDS\n"
+	      "       pfprof-bench sampler N SECONDS\n"
 	      "       pfprof-bench timing SECONDS [CONSUMER_PID]\n"
 	      "       pfprof-bench consumer CONSUMER_PID SECONDS\n"
 	      "       pfprof-bench overhead bare|pfprof|observe DELAY_MS CMD... [-- OBSERVER...]\n"
@@ -412,7 +430,9 @@ int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 4 && !strcmp(argv[1], "cost"))
-		return cmd_cost(number(argv[2]), number(argv[3]));
+		return cmd_cost(number(argv[2]), number(argv[3]), true);
+	if (argc == 4 && !strcmp(argv[1], "sampler"))
+		return cmd_cost(number(argv[2]), number(argv[3]), false);
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "timing"))
 		return cmd_timing(number(argv[2]), argc == 4 ? (pid_t)number(argv[3]) : 0);
 	if (argc == 4 && !strcmp(argv[1], "consumer"))
