@@ -2,9 +2,10 @@
 # The case studies, inside the guest (plots/case-studies.sh boots it): swap on
 # /dev/vda, results to the 9p share "host". Each experiment starts with empty
 # swap and page cache and a freshly loaded module, and runs under its own
-# pfprofd, whose log is copied out as <name>.log; every work process's start
-# and end (seconds since boot, /proc/uptime) go to <name>.times as
-# "label start end exit_status"; the system's swap and fault counters over the
+# pfprofd, whose logs are copied out as <name>.log and <name>.procs (the
+# per-process log); every work process's start and end (seconds since boot,
+# /proc/uptime) go to <name>.times as "label start end exit_status pid"; the
+# system's swap and fault counters over the
 # experiment to <name>.vmstat. CASES (file "cases"): which experiments;
 # N_LIST (file "n-list"): the N of case 2.
 cd /t || exit 1
@@ -43,10 +44,11 @@ start_collector() {
 	pfprofd_start
 }
 
-# stop_collector NAME: pfprofd writes everything on SIGTERM; its log goes out.
+# stop_collector NAME: pfprofd writes everything on SIGTERM; its logs go out.
 stop_collector() {
 	pfprofd_stop
 	cp /tmp/logs/pfprof.log "$out/$1.log" || fail "cannot copy the log of $1"
+	cp /tmp/logs/pfprof-procs.log "$out/$1.procs" || fail "cannot copy the per-process log of $1"
 	rmmod mp3 || fail "cannot unload mp3"
 }
 
@@ -56,11 +58,13 @@ timed() {
 	shift 2
 	(
 		start=$(now)
-		# busybox has no nice(1): the shell renices itself, then becomes work.
+		# busybox has no nice(1): the shell renices itself, then becomes work,
+		# keeping its PID, which names the process in the per-process log.
 		# shellcheck disable=SC2016 # $$ and $@ belong to that shell
-		sh -c 'renice -n 10 -p $$ >/dev/null && exec work --register --quiet "$@"' work "$@"
+		sh -c 'echo $$ > "$0" && renice -n 10 -p $$ >/dev/null &&
+			exec work --register --quiet "$@"' "/tmp/$label.pid" "$@"
 		rc=$?
-		echo "$label $start $(now) $rc" >> "$times"
+		echo "$label $start $(now) $rc $(cat "/tmp/$label.pid")" >> "$times"
 	) &
 }
 

@@ -35,6 +35,7 @@ render() {
 	for pair in 1_2 3_4; do
 		[ -f "$data/case_1_work_$pair.log" ] || continue
 		gnuplot -e "log='$data/case_1_work_$pair.log'; times='$data/case_1_work_$pair.times'" \
+			-e "procs='$data/case_1_work_$pair.procs'" \
 			-e "out='$top/plots/case_1_work_$pair.png'; config='$(cat "$data/case_1.config")'" \
 			-e "title='$(case_1_title "$pair")'" "$top/plots/case_1.gp"
 	done
@@ -69,7 +70,8 @@ run_case() {
 
 	mkdir -p "$data"
 	rm -f "$data/case_$name"[._]*
-	cp "$dir"/share/case_*.log "$dir"/share/case_*.times "$dir"/share/case_*.vmstat "$data/"
+	cp "$dir"/share/case_*.log "$dir"/share/case_*.procs "$dir"/share/case_*.times \
+		"$dir"/share/case_*.vmstat "$data/"
 	cp "$dir/share/guest.txt" "$data/case_$name.guest"
 	cpus=$(awk '$1 == "cpus" { print $2 }' "$dir/share/guest.txt")
 	echo "guest: $cpus CPUs, ${mem} MiB RAM, ${swap} MiB swap on a virtio disk," \
