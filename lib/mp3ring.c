@@ -93,6 +93,8 @@ int mp3ring_map(struct mp3ring *ring, int fd)
 	void *region;
 	int err;
 
+	/* On failure too the reader has a defined, empty ring. */
+	memset(ring, 0, sizeof(*ring));
 	hdr = map_region(fd, MP3RING_HEADER_MAP);
 	if (!hdr)
 		return -errno;

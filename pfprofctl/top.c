@@ -255,12 +255,14 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 	if (!err)
 		err = top_reader_init(&reader, &ring);
 	if (err) {
+		status = ctl_module_error(err, ctl->config.device);
 		if (err == -EPROTO)
 			ctl_hint(ring.records ? "mp3 was loaded with records=N: modprobe -r mp3 && "
 				 "modprobe mp3 records=Y" :
 				 "top needs the per-process records of mp3 version 2");
+		mp3ring_unmap(&ring);
 		close(fd);
-		return ctl_module_error(err, ctl->config.device);
+		return status;
 	}
 	catch(SIGINT, on_interrupt);
 	catch(SIGTERM, on_interrupt);
