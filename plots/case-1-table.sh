@@ -7,7 +7,9 @@
 # (peak: the largest sum over 20 consecutive samples, i.e. 1 s), when the
 # first major fault came and how many minor faults (4 KiB pages) preceded it, the CPU
 # utilisation (% of one CPU) over the whole run, and the system's swap
-# traffic (pages) from /proc/vmstat.
+# traffic (pages) from /proc/vmstat. With the per-process log (.procs) and the
+# PIDs in .times: each process's own faults and CPU time; with log format 2:
+# the memory pressure (PSI some avg10) over the run, mean and peak.
 set -eu
 [ $# -eq 1 ] || { sed -n '2s/^# //p' "$0" >&2; exit 64; }
 for log in "$1"/case_1_*.log; do
@@ -28,6 +30,7 @@ for log in "$1"/case_1_*.log; do
 			for (i = 0; i < 20; i++) { wm += m[i]; wj += j[i] }
 			if (wm > peak_minor) peak_minor = wm
 			if (wj > peak_major) peak_major = wj
+			if (NF >= 15 && $15 != "-") { psi += $15; psi_n++; if ($15 > psi_peak) psi_peak = $15 }
 		}
 		END {
 			wall = last - first
@@ -38,6 +41,18 @@ for log in "$1"/case_1_*.log; do
 				printf "first major fault: %.1f s after the start, after %d minor faults (%.0f MiB)\n",
 					first_major, minor_before, minor_before * 4 / 1024
 			printf "cpu: %.1f s, %.0f %% of one CPU\n", cpu / 1000, 100 * cpu / 1000 / wall
+			if (psi_n)
+				printf "memory pressure, PSI some avg10: %.1f %% mean, %.1f %% peak\n",
+					psi / psi_n, psi_peak
 		}' "$base.times" "$log"
 	awk '{ printf "%s %s%s", $1, $2, NR % 4 ? ", " : "\n" }' "$base.vmstat"
+	[ -e "$base.procs" ] || continue
+	awk -F'\t' '
+		FNR == NR { split($0, f, " "); if (f[5] != "") label[f[5]] = f[1]; next }
+		!/^#/ && ($3 in label) { minor[$3] += $5; major[$3] += $6; cpu[$3] += $7 }
+		END {
+			for (p in label)
+				printf "%s (PID %s): minor %d, major %d, cpu %.1f s\n", label[p], p,
+					minor[p], major[p], cpu[p] / 1000
+		}' "$base.times" "$base.procs"
 done
