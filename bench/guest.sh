@@ -93,9 +93,11 @@ for n in 1 10 100 1000 10000; do
 done
 
 echo "bench: 2/5 where the sampler's time goes, N = 10000" >&2
-perf record -q -e cpu-clock -F 10000 -a -g -o /tmp/perf.data -- \
+perf record -q -e cpu-clock -F 2000 -a -g -o /tmp/perf.data -- \
 	pfprof-bench sampler 10000 5 >/dev/null || fail "perf record failed"
 perf script -i /tmp/perf.data -F ip,sym 2>/dev/null | sampler_profile
+# A fresh ring: pfprofd, started next, must not begin with 10000 records a sample.
+reload_module
 
 echo "bench: 3/5 timing over 60 s, pfprofd consuming" >&2
 pfprofd_start

@@ -100,7 +100,7 @@ END {
 	print ""
 	print "### Where the time of the sampler goes"
 	print ""
-	printf "`perf record -e cpu-clock -F 10000 -a -g` in the guest while the module samples 10000\n"
+	printf "`perf record -e cpu-clock -F 2000 -a -g` in the guest while the module samples 10000\n"
 	printf "processes with records on: %d samples inside its work function `mp3_sampler_fn`.\n", profile_samples
 	print "\"Self\": the function the CPU was in; \"total\": the function was on the call chain."
 	print "Static functions the compiler inlined count as their caller."
