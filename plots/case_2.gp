@@ -40,11 +40,23 @@ plot table using 1:4 with linespoints lw 2 pt 7 title "CPU utilisation (left)", 
 if (system_panel) {
 	set title "the whole system" noenhanced
 	set ylabel "pages swapped during the run"
-	set y2label "memory pressure, mean PSI some avg10 (%)"
-	set format y "%.0s%c"
-	set y2range [0:100]
-	plot table using 1:10 with linespoints lw 2 pt 7 title "swapped in (left)", \
-	     table using 1:11 with linespoints lw 1 pt 6 title "swapped out (left)", \
-	     table using 1:12 axes x1y2 with linespoints lw 2 pt 5 dt 2 title "PSI some (right)"
+	set format y "%.1s%c"
+	# Logs of format 1 have no PSI: "-" in every row, and no right axis then.
+	psi_rows = int(system(sprintf("awk '!/^#/ && $12 != \"-\" { n++ } END { print n + 0 }' '%s'", table)))
+	if (psi_rows) {
+		set y2label "memory pressure, mean PSI some avg10 (%)"
+		set y2range [0:100]
+	} else {
+		unset y2label
+		unset y2tics
+		set ytics mirror
+	}
+	swap_plot = 'table using 1:10 with linespoints lw 2 pt 7 title "swapped in", ' . \
+		'table using 1:11 with linespoints lw 1 pt 6 title "swapped out"'
+	if (psi_rows) {
+		eval("plot " . swap_plot . ', table using 1:12 axes x1y2 with linespoints lw 2 pt 5 dt 2 title "PSI some (right)"')
+	} else {
+		eval("plot " . swap_plot)
+	}
 	unset multiplot
 }
