@@ -27,3 +27,12 @@ int psi_read(const char *path, struct psi_memory *out)
 		return found;
 	return found == 2 ? 0 : -EPROTO;
 }
+
+bool psi_cache_refresh(struct psi_cache *c, const char *path, uint64_t now_ns)
+{
+	if (c->read_ns && now_ns < c->read_ns + PSI_CACHE_NS)
+		return false;
+	c->read_ns = now_ns ? now_ns : 1;
+	c->err = psi_read(path, &c->value);
+	return true;
+}

@@ -3,6 +3,7 @@
 #ifndef PFPROF_PSI_H
 #define PFPROF_PSI_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define PSI_MEMORY_PATH "/proc/pressure/memory"
@@ -17,5 +18,21 @@ struct psi_memory {
  * without PSI (CONFIG_PSI=n, psi=0), -EPROTO if the file says something else.
  */
 int psi_read(const char *path, struct psi_memory *out);
+
+/*
+ * The last reading, taken again at most once per PSI_CACHE_NS: the kernel
+ * recomputes avg10 only every 2 s, so readers waking 20 times a second
+ * need not open the file each time.
+ */
+#define PSI_CACHE_NS 1000000000ULL
+
+struct psi_cache {
+	uint64_t read_ns;	/* CLOCK_MONOTONIC of the last reading; 0: none yet */
+	int err;		/* its result, as psi_read() returns it */
+	struct psi_memory value;	/* valid when err is 0 */
+};
+
+/* Reads path again if the last reading is older than PSI_CACHE_NS; returns whether it did. */
+bool psi_cache_refresh(struct psi_cache *c, const char *path, uint64_t now_ns);
 
 #endif /* PFPROF_PSI_H */

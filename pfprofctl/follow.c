@@ -43,13 +43,17 @@ static bool print_sample(void *ctx, const struct mp3_ring_sample *s)
 }
 
 /* Memory pressure for the lines about to be printed, as pfprofd logs it. */
-static void update_psi(struct log_context *context)
+static void update_psi(struct psi_cache *psi, struct log_context *context)
 {
-	struct psi_memory psi = { 0 };
+	struct timespec now;
 
-	context->psi = !psi_read(PSI_MEMORY_PATH, &psi);
-	context->psi_some_avg10 = psi.some_avg10;
-	context->psi_full_avg10 = psi.full_avg10;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!psi_cache_refresh(psi, PSI_MEMORY_PATH,
+			       (uint64_t)now.tv_sec * 1000000000ULL + now.tv_nsec))
+		return;
+	context->psi = !psi->err;
+	context->psi_some_avg10 = psi->value.some_avg10;
+	context->psi_full_avg10 = psi->value.full_avg10;
 }
 
 static int follow(const struct mp3ring *ring, int fd, uint64_t backlog, uint64_t count)
@@ -60,13 +64,14 @@ static int follow(const struct mp3ring *ring, int fd, uint64_t backlog, uint64_t
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	/* A version 1 module's samples have no system counters. */
 	struct log_context context = { .system = ring->records != NULL };
+	struct psi_cache psi = { 0 };
 
 	printf("%s\n", LOGFORMAT_COLUMNS);
 	for (;;) {
 		/* read() first: poll() then waits for a sample after this one. */
 		if (read(fd, &dummy, sizeof(dummy)) < 0 && errno != EAGAIN)
 			return -errno;
-		update_psi(&context);
+		update_psi(&psi, &context);
 		printed += mp3ring_drain(ring, &next, count ? count - printed : 0, &to_stdout,
 					 &context);
 		if (fflush(stdout) || ferror(stdout))

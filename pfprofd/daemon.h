@@ -28,7 +28,7 @@ struct daemon {
 	sd_event_source *pid_watch;
 	int lock_fd;
 	int log_error;			/* last error reported, 0 once writing works */
-	uint64_t psi_read_usec;		/* CLOCK_MONOTONIC of the last PSI reading */
+	struct psi_cache psi;		/* memory pressure, read once a second at most */
 	bool psi_missing;		/* the kernel has no PSI: stop asking */
 	bool ready;
 };

@@ -26,7 +26,6 @@
 
 #define RETRY_USEC 1000000ULL		/* retrying a log that cannot be written */
 #define STATUS_USEC 2000000ULL		/* refreshing STATUS= and the state file */
-#define PSI_USEC 1000000ULL		/* reading memory pressure, at most */
 
 static uint64_t wall_seconds(void)
 {
@@ -118,14 +117,12 @@ static void flush_log(struct daemon *d)
  */
 static void refresh_psi(struct daemon *d, uint64_t now)
 {
-	struct psi_memory psi;
 	int err;
 
-	if (d->psi_missing || now < d->psi_read_usec + PSI_USEC)
+	if (d->psi_missing || !psi_cache_refresh(&d->psi, PSI_MEMORY_PATH, now * 1000))
 		return;
-	d->psi_read_usec = now;
-	err = psi_read(PSI_MEMORY_PATH, &psi);
-	collector_set_psi(&d->collector, err ? NULL : &psi);
+	err = d->psi.err;
+	collector_set_psi(&d->collector, err ? NULL : &d->psi.value);
 	if (err == -ENOENT || err == -EOPNOTSUPP) {
 		dlog(LOG_NOTICE, "no memory pressure information (%s: %s): its log columns stay '-'",
 		     PSI_MEMORY_PATH, strerror(-err));
