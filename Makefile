@@ -16,7 +16,7 @@
 #                         the Debian packages in a systemd guest (check-packages)
 #   make case-studies     run the case studies in QEMU guests with swap (13 minutes here)
 #                         and render plots/*.png from plots/data/ (see docs/analysis.md)
-#   make bench            measure what profiling costs, in a QEMU guest (5-6 minutes here);
+#   make bench            measure what profiling costs, in a QEMU guest (about 9 minutes here);
 #                         prints the results and writes bench/results.md
 #   make clean
 # Without DESTDIR the install targets also apply what they installed (create the user,

@@ -3,7 +3,7 @@
 #
 # `make bench`: boots Debian's kernel in QEMU (2 CPUs, 2 GiB, TCG) with the
 # module, pfprofd, work, pfprof-bench, perf, pidstat and strace, runs
-# bench/guest.sh there (5-6 minutes here), prints the results and writes them
+# bench/guest.sh there (about 9 minutes here), prints the results and writes them
 # to bench/results.md (bench/report.sh). Environment: KVER, PFPROF_CACHE,
 # BUILD as for tests/check.sh.
 set -euo pipefail
