@@ -609,7 +609,7 @@ void test_top_batch(void)
 	close(fd);
 }
 
-#define SCREEN_MAX 65536
+#define SCREEN_MAX (1 << 20)	/* past it, top would block on a full terminal */
 
 /* Appends what the terminal shows within ms; the screen so far. */
 static size_t read_screen(int master, char *screen, size_t len, unsigned int ms)
@@ -678,8 +678,14 @@ void test_top_terminal(void)
 	/* 3 header lines, 4 rows, the last line left empty. */
 	expect(last_frame_rows(screen) == 4, "%d rows on 8 lines, want 4", last_frame_rows(screen));
 	expect(write(master, "q", 1) == 1, "typing q: %s", strerror(errno));
-	for (int i = 0; i < 300 && waitpid(top, &status, WNOHANG) == 0; i++) {
+	/*
+	 * Once top has closed the terminal, reads fail at once while its exit is
+	 * still under way: the wait is a time, not a number of reads.
+	 */
+	for (uint64_t deadline = now_ns() + 10000000000ULL;
+	     waitpid(top, &status, WNOHANG) == 0 && now_ns() < deadline;) {
 		len = read_screen(master, screen, len, 10);
+		sleep_ms(10);
 	}
 	expect(WIFEXITED(status) && !WEXITSTATUS(status), "top did not quit on q (status %#x), "
 	       "its last output: %s", status, screen + (len > 160 ? len - 160 : 0));
