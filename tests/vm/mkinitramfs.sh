@@ -54,7 +54,7 @@ cp -a "$payload"/. "$root/t/"
 # Dynamically linked payload programs get their shared libraries (and the
 # dynamic loader) at the paths they were linked against.
 while IFS= read -r -d '' prog; do
-    LC_ALL=C readelf -l "$prog" 2>/dev/null | grep -q INTERP || continue
+    LC_ALL=C readelf -l "$prog" 2>/dev/null | grep INTERP >/dev/null || continue
     ldd "$prog" | grep -oE '/[^ ]+' | while read -r lib; do
         [[ -e "$root$lib" ]] || cp -L --parents "$lib" "$root"
     done
