@@ -27,6 +27,7 @@ ln -s ../bin/busybox "$root/sbin/modprobe"
 
 cat > "$root/init" <<'INIT'
 #!/bin/sh
+echo "init: user space started"	# boot.sh: the kernel booted
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev

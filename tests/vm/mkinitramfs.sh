@@ -70,6 +70,7 @@ mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mkdir -p /dev/pts && mount -t devpts devpts /dev/pts 2>/dev/null
 exec </dev/console >/dev/console 2>&1
+echo "init: user space started"	# boot.sh: the kernel booted
 
 # ash has no pipefail: the subshell records the payload's own status.
 echo 127 >/tmp/.pfprof-rc
