@@ -20,6 +20,7 @@
 
 #include <linux/mp3.h>
 
+#include "clock.h"
 #include "mp3ring.h"
 #include "sleepers.h"
 
@@ -30,14 +31,6 @@ static void die(const char *what, int err)
 {
 	fprintf(stderr, "pfprof-bench: %s: %s\n", what, strerror(err));
 	exit(1);
-}
-
-static uint64_t clock_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
 static uint64_t now_ns(void)

@@ -4,24 +4,15 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "ctl.h"
 #include "logformat.h"
 #include "mp3ring.h"
 #include "psi.h"
 
 enum { OPT_LINES, OPT_COUNT };
-
-static uint64_t wall_offset_ns(void)
-{
-	struct timespec real, mono;
-
-	clock_gettime(CLOCK_REALTIME, &real);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	return (real.tv_sec - mono.tv_sec) * 1000000000ULL + real.tv_nsec - mono.tv_nsec;
-}
 
 static bool print_missed(void *ctx, uint64_t first_seq, uint64_t count)
 {
@@ -37,7 +28,7 @@ static bool print_sample(void *ctx, const struct mp3_ring_sample *s)
 {
 	char line[LOGFORMAT_LINE_MAX];
 
-	logformat_sample(line, sizeof(line), s, s->time_ns + wall_offset_ns(), ctx);
+	logformat_sample(line, sizeof(line), s, s->time_ns + clock_wall_offset_ns(), ctx);
 	fputs(line, stdout);
 	return true;
 }
@@ -45,11 +36,7 @@ static bool print_sample(void *ctx, const struct mp3_ring_sample *s)
 /* Memory pressure for the lines about to be printed, as pfprofd logs it. */
 static void update_psi(struct psi_cache *psi, struct log_context *context)
 {
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (!psi_cache_refresh(psi, PSI_MEMORY_PATH,
-			       (uint64_t)now.tv_sec * 1000000000ULL + now.tv_nsec))
+	if (!psi_cache_refresh(psi, PSI_MEMORY_PATH, clock_ns(CLOCK_MONOTONIC)))
 		return;
 	context->psi = !psi->err;
 	context->psi_some_avg10 = psi->value.some_avg10;

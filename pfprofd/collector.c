@@ -5,21 +5,13 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "daemon_log.h"
 
 /* Samples between two sweeps of the names table (a minute at 20 Hz). */
 #define NAMES_SWEEP 1200
-
-static uint64_t clock_ns(clockid_t clock)
-{
-	struct timespec t;
-
-	clock_gettime(clock, &t);
-	return (uint64_t)t.tv_sec * 1000000000ULL + t.tv_nsec;
-}
 
 static void set_stream(struct collector *c)
 {
@@ -178,7 +170,7 @@ void collector_drain(struct collector *c)
 	static const struct mp3ring_sink to_log = { log_missed, log_sample };
 
 	/* Samples carry CLOCK_MONOTONIC; the log wants the wall clock too. */
-	c->wall_offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+	c->wall_offset_ns = clock_wall_offset_ns();
 	rearm(c);
 	/* Stops where the log's queue is full; the rest waits in the ring. */
 	mp3ring_drain(&c->ring, &c->next, 0, &to_log, c);

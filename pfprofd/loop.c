@@ -152,15 +152,14 @@ static void drain_and_write(struct daemon *d, uint64_t now)
  */
 static bool write_samples(struct daemon *d)
 {
-	uint64_t before = d->collector.logged + d->collector.missed, now, wait_usec;
+	uint64_t before = d->collector.logged + d->collector.missed, now, wait_usec, safe_usec;
 
 	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
 	drain_and_write(d, now);
 	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
 	wait_usec = d->config.write_interval_s * 1000000ULL;
-	if (collector_safe_wait_usec(&d->collector) < wait_usec)
-		wait_usec = collector_safe_wait_usec(&d->collector);
-	d->next_write_usec = now + wait_usec;
+	safe_usec = collector_safe_wait_usec(&d->collector);
+	d->next_write_usec = now + (safe_usec < wait_usec ? safe_usec : wait_usec);
 	return d->collector.logged + d->collector.missed != before;
 }
 
