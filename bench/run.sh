@@ -11,7 +11,7 @@ set -euo pipefail
 [[ $# -eq 0 ]] || { sed -n '2s/^# //p' "$0" >&2; exit 64; }
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}/bench
-reference_run=(--quiet -n 5 16 L 2000000)
+reference_run=(--quiet --no-register --pause 0 -n 5 16 L 2000000)
 
 KVER=$(KVER=${KVER:-} "$top/tests/vm/prepare-host.sh")
 missing=()

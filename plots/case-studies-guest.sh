@@ -62,7 +62,7 @@ timed() {
 		# keeping its PID, which names the process in the per-process log.
 		# shellcheck disable=SC2016 # $$ and $@ belong to that shell
 		sh -c 'echo $$ > "$0" && renice -n 10 -p $$ >/dev/null &&
-			exec work --register --quiet "$@"' "/tmp/$label.pid" "$@"
+			exec work --register --pause 0 --quiet "$@"' "/tmp/$label.pid" "$@"
 		rc=$?
 		echo "$label $start $(now) $rc $(cat "/tmp/$label.pid")" >> "$times"
 	) &

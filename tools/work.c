@@ -2,12 +2,15 @@
 /*
  * work: load generator for the mp3 profiler. Maps an anonymous buffer and
  * touches it, randomly (R) or with locality (L), so that the page faults it
- * takes show up in the profile.
+ * takes show up in the profile. By default it runs as the course's work
+ * does: registered with the module while it runs, 20 iterations with a 1 s
+ * pause after each.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -29,6 +32,11 @@
 #define MIB_SHIFT 20
 #define DEFAULT_ITERATIONS 20
 #define DEFAULT_SEED 1
+#define DEFAULT_PAUSE_MS 1000
+#define MAX_PAUSE_MS 3600000
+/* How often the access loop looks for SIGINT/SIGTERM. */
+#define SIGNAL_CHECK_EVERY 4096
+#define PERIOD_MS_PARAM "/sys/module/mp3/parameters/period_ms"
 
 /* L mode: the window holds this many pages and moves one page forward
  * every LOCAL_SLIDE_EVERY accesses. */
@@ -36,7 +44,13 @@
 #define LOCAL_SLIDE_EVERY 64
 
 /* Long options without a short form. */
-enum { OPT_STATUS_FILE = 256, OPT_SLEEP_MS };
+enum { OPT_STATUS_FILE = 256, OPT_SLEEP_MS, OPT_PAUSE, OPT_NO_REGISTER };
+
+enum register_mode {
+	REGISTER_IF_LOADED,	/* the default: when the status file exists */
+	REGISTER_ALWAYS,	/* --register: failing to is an error */
+	REGISTER_NEVER,		/* --no-register */
+};
 
 struct options {
 	uint64_t megabytes;
@@ -44,8 +58,8 @@ struct options {
 	uint64_t accesses;
 	uint64_t iterations;
 	uint64_t seed;
-	uint64_t sleep_ms;
-	bool do_register;
+	uint64_t pause_ms;
+	enum register_mode registration;
 	const char *status_file;
 	bool quiet;
 };
@@ -68,30 +82,38 @@ static void print_usage(FILE *out)
 		"\n"
 		"Map <MB> MiB of anonymous memory (without prefaulting it) and, for\n"
 		"each of N iterations, make <accesses-per-iteration> read-modify-write\n"
-		"accesses to one word of it:\n"
+		"accesses to one word of it, then pause. As the course's work does,\n"
+		"it registers itself with the mp3 profiler while it runs, if the\n"
+		"module is loaded, and unregisters at the end (also on SIGINT and\n"
+		"SIGTERM). The patterns:\n"
 		"  R  each access goes to a random word of a random page of the whole\n"
 		"     buffer.\n"
 		"  L  each access goes to a random word of a random page in a window of\n"
 		"     %d pages (1 MiB with 4 KiB pages; the whole buffer if smaller)\n"
 		"     that moves forward by one page every %d accesses and wraps\n"
-		"     around at the end of the buffer.\n"
+		"     around at the end of the buffer. Every step makes its access:\n"
+		"     the course's work makes none in 4 of 5 steps of its L mode.\n"
 		"\n"
 		"Options:\n"
 		"  -n, --iterations N   run N iterations (default %d)\n"
 		"  -s, --seed N         seed of the random generator (default %d; runs\n"
 		"                       with the same seed make the same accesses)\n"
-		"  -r, --register       register this process with the mp3 profiler\n"
-		"                       (write \"R <pid>\" to the status file) before the\n"
-		"                       first access\n"
+		"      --pause SECS     pause SECS seconds (0 to 3600, decimals allowed)\n"
+		"                       after each iteration (default 1; 0: CPU-bound)\n"
+		"      --sleep-ms N     the same as --pause, in milliseconds\n"
+		"  -r, --register       register with the mp3 profiler (write\n"
+		"                       \"R <pid>\" to the status file), and fail if\n"
+		"                       that fails (default: register if the status\n"
+		"                       file exists, and go on without if not)\n"
+		"      --no-register    do not register\n"
 		"      --status-file PATH\n"
-		"                       status file for --register (default\n"
-		"                       " MP3_STATUS_PATH ")\n"
-		"      --sleep-ms N     sleep N ms between iterations (default 0)\n"
+		"                       the status file (default " MP3_STATUS_PATH ")\n"
 		"  -q, --quiet          no progress or summary on standard error\n"
 		"  -h, --help           show this help and exit\n"
 		"  -V, --version        show the version and exit\n"
 		"\n"
-		"Exit status: 0 success, 1 runtime failure, 2 usage error.\n",
+		"Exit status: 0 success, 1 runtime failure, 2 usage error; killed by\n"
+		"SIGINT or SIGTERM, it unregisters and dies of that signal.\n",
 		LOCAL_WINDOW_PAGES, LOCAL_SLIDE_EVERY, DEFAULT_ITERATIONS,
 		DEFAULT_SEED);
 }
@@ -149,13 +171,29 @@ static uint64_t parse_number_or_exit(const char *text, uint64_t min,
 	return value;
 }
 
+/* Seconds with up to three decimals, as milliseconds. */
+static uint64_t parse_seconds_or_exit(const char *text, uint64_t max_ms, const char *what)
+{
+	char *end;
+	double seconds;
+
+	errno = 0;
+	seconds = isdigit((unsigned char)text[0]) ? strtod(text, &end) : -1;
+	if (seconds < 0 || errno || *end || seconds * 1000 > (double)max_ms)
+		usage_error("invalid %s '%s': expected seconds from 0 to %llu", what, text,
+			    (unsigned long long)max_ms / 1000);
+	return (uint64_t)(seconds * 1000 + 0.5);
+}
+
 static void parse_options(int argc, char *argv[], struct options *opts)
 {
 	static const struct option long_options[] = {
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "register", no_argument, NULL, 'r' },
+		{ "no-register", no_argument, NULL, OPT_NO_REGISTER },
 		{ "status-file", required_argument, NULL, OPT_STATUS_FILE },
+		{ "pause", required_argument, NULL, OPT_PAUSE },
 		{ "sleep-ms", required_argument, NULL, OPT_SLEEP_MS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -176,15 +214,20 @@ static void parse_options(int argc, char *argv[], struct options *opts)
 					UINT64_MAX, "seed");
 			break;
 		case 'r':
-			opts->do_register = true;
+			opts->registration = REGISTER_ALWAYS;
+			break;
+		case OPT_NO_REGISTER:
+			opts->registration = REGISTER_NEVER;
 			break;
 		case OPT_STATUS_FILE:
 			opts->status_file = optarg;
 			break;
+		case OPT_PAUSE:
+			opts->pause_ms = parse_seconds_or_exit(optarg, MAX_PAUSE_MS, "pause");
+			break;
 		case OPT_SLEEP_MS:
-			/* 32 bits keep the seconds within any time_t. */
-			opts->sleep_ms = parse_number_or_exit(optarg, 0,
-					UINT32_MAX, "sleep time");
+			opts->pause_ms = parse_number_or_exit(optarg, 0, MAX_PAUSE_MS,
+							      "sleep time in ms");
 			break;
 		case 'q':
 			opts->quiet = true;
@@ -273,14 +316,33 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static void sleep_ms(uint64_t ms)
+/* The signal that asked work to stop (SIGINT, SIGTERM), 0 while none did. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* Without SA_RESTART: a pause ends at once when a signal comes. */
+static void catch_stop_signals(void)
+{
+	struct sigaction action = { .sa_handler = on_stop_signal };
+
+	sigemptyset(&action.sa_mask);
+	sigaction(SIGINT, &action, NULL);
+	sigaction(SIGTERM, &action, NULL);
+}
+
+/* Sleeps ms, or less if a stop signal comes. */
+static void pause_ms(uint64_t ms)
 {
 	struct timespec left = {
 		.tv_sec = (time_t)(ms / 1000),
 		.tv_nsec = (long)(ms % 1000) * 1000000L,
 	};
 
-	while (nanosleep(&left, &left) != 0 && errno == EINTR)
+	while (!stop_signal && nanosleep(&left, &left) != 0 && errno == EINTR)
 		;
 }
 
@@ -293,34 +355,88 @@ static void print_register_hint(int error)
 			"status file or to register this process; try as root\n");
 }
 
-static int register_self(const char *status_file)
+/* Writes "<cmd> <pid>" to the status file in one write(); 0 or an errno. */
+static int status_command(const char *status_file, char cmd)
 {
 	char command[MP3_STATUS_MAX_WRITE + 1];
-	int length = snprintf(command, sizeof(command), "R %ld", (long)getpid());
+	int length = snprintf(command, sizeof(command), "%c %ld", cmd, (long)getpid());
 	int fd = open(status_file, O_WRONLY | O_CLOEXEC);
 	ssize_t written;
+	int error = 0;
 
-	if (fd < 0) {
-		int error = errno;
-
-		fprintf(stderr, PROG ": cannot open %s: %s\n", status_file,
-			strerror(error));
-		print_register_hint(error);
-		return -1;
-	}
+	if (fd < 0)
+		return errno;
 	/* The module takes exactly one command per write(). */
 	written = write(fd, command, (size_t)length);
-	if (written != length) {
-		int error = written < 0 ? errno : EIO;
-
-		fprintf(stderr, PROG ": cannot register with %s: %s\n",
-			status_file, strerror(error));
-		print_register_hint(error);
-		close(fd);
-		return -1;
-	}
+	if (written != length)
+		error = written < 0 ? errno : EIO;
 	close(fd);
-	return 0;
+	return error;
+}
+
+/*
+ * Registers this process as opts asks; returns whether it is registered
+ * now (EEXIST: someone, say pfprofctl run, did it already), and false with
+ * *failed set when --register could not.
+ */
+static bool register_self(const struct options *opts, bool *failed)
+{
+	int error;
+
+	*failed = false;
+	if (opts->registration == REGISTER_NEVER)
+		return false;
+	if (opts->registration == REGISTER_IF_LOADED && access(opts->status_file, F_OK)) {
+		if (!opts->quiet)
+			fprintf(stderr, PROG ": not registered: %s does not exist (the mp3 module is"
+				" not loaded); running without the profiler\n", opts->status_file);
+		return false;
+	}
+	error = status_command(opts->status_file, 'R');
+	if (!error || error == EEXIST)
+		return true;
+	fprintf(stderr, PROG ": cannot register with %s: %s\n", opts->status_file,
+		strerror(error));
+	print_register_hint(error);
+	*failed = opts->registration == REGISTER_ALWAYS;
+	return false;
+}
+
+/* The module's sampling period, in ms; 50 if it cannot be read. */
+static uint64_t sampling_period_ms(void)
+{
+	unsigned long ms = 50;
+	FILE *param = fopen(PERIOD_MS_PARAM, "re");
+
+	if (param) {
+		if (fscanf(param, "%lu", &ms) != 1)
+			ms = 50;
+		fclose(param);
+	}
+	return ms;
+}
+
+/*
+ * Leaves the profiler. Two sampling periods first, so that the module's
+ * last sample of this process holds its last accesses: after a pause of
+ * that long there is nothing left to wait for.
+ */
+static void unregister_self(const struct options *opts)
+{
+	uint64_t period_ms = sampling_period_ms();
+	int error;
+
+	if (opts->pause_ms < 2 * period_ms || stop_signal) {
+		int sig = stop_signal;
+
+		stop_signal = 0;	/* the wait is short: let it finish */
+		pause_ms(2 * period_ms);
+		stop_signal = sig;
+	}
+	error = status_command(opts->status_file, 'U');
+	if (error && error != ENOENT)
+		fprintf(stderr, PROG ": cannot unregister from %s: %s\n", opts->status_file,
+			strerror(error));
 }
 
 static volatile unsigned long *map_buffer(size_t bytes)
@@ -344,24 +460,30 @@ static void run(const struct options *opts, struct access_pattern *pattern)
 {
 	long pid = (long)getpid();
 	double start = now_ms();
+	uint64_t done = 0;
 
-	for (uint64_t i = 1; i <= opts->iterations; i++) {
+	for (uint64_t i = 1; i <= opts->iterations && !stop_signal; i++) {
 		double iteration_start = now_ms();
 
-		for (uint64_t a = 0; a < opts->accesses; a++)
+		for (uint64_t a = 0; a < opts->accesses; a++) {
+			if (a % SIGNAL_CHECK_EVERY == 0 && stop_signal)
+				break;
 			access_once(pattern);
+		}
+		if (stop_signal)
+			break;
+		done = i;
 		if (!opts->quiet)
 			fprintf(stderr, PROG "[%ld]: iteration %llu/%llu: %llu accesses in %.3f ms\n",
 				pid, (unsigned long long)i,
 				(unsigned long long)opts->iterations,
 				(unsigned long long)opts->accesses,
 				now_ms() - iteration_start);
-		if (opts->sleep_ms > 0 && i < opts->iterations)
-			sleep_ms(opts->sleep_ms);
+		pause_ms(opts->pause_ms);
 	}
 	if (!opts->quiet)
-		fprintf(stderr, PROG "[%ld]: done: %llu iterations of %llu %s accesses to %llu MiB in %.3f ms\n",
-			pid, (unsigned long long)opts->iterations,
+		fprintf(stderr, PROG "[%ld]: %s: %llu iterations of %llu %s accesses to %llu MiB in %.3f ms\n",
+			pid, stop_signal ? "stopped" : "done", (unsigned long long)done,
 			(unsigned long long)opts->accesses,
 			opts->local ? "local" : "random",
 			(unsigned long long)opts->megabytes, now_ms() - start);
@@ -372,11 +494,13 @@ int main(int argc, char *argv[])
 	struct options opts = {
 		.iterations = DEFAULT_ITERATIONS,
 		.seed = DEFAULT_SEED,
+		.pause_ms = DEFAULT_PAUSE_MS,
 		.status_file = MP3_STATUS_PATH,
 	};
 	struct access_pattern pattern;
 	size_t bytes;
 	long page_size = sysconf(_SC_PAGESIZE);
+	bool registered, failed;
 
 	parse_options(argc, argv, &opts);
 	parse_positionals(argc, argv, &opts);
@@ -394,8 +518,18 @@ int main(int argc, char *argv[])
 	pattern.window_pages = pattern.pages < LOCAL_WINDOW_PAGES ?
 			       pattern.pages : LOCAL_WINDOW_PAGES;
 
-	if (opts.do_register && register_self(opts.status_file) != 0)
+	/* Before registering: a signal from then on still unregisters. */
+	catch_stop_signals();
+	registered = register_self(&opts, &failed);
+	if (failed)
 		return EXIT_FAILURE;
 	run(&opts, &pattern);
+	if (registered)
+		unregister_self(&opts);
+	if (stop_signal) {
+		/* Dies of the signal, so that its parent sees why. */
+		signal(stop_signal, SIG_DFL);
+		raise(stop_signal);
+	}
 	return EXIT_SUCCESS;
 }

@@ -576,7 +576,7 @@ void test_ctl_commands(void)
 	map_ring(&ring, &fd);
 	{
 		char *argv[] = { "./pfprofctl", "--config", CONF, "run", "--", "./work", "-q",
-				 "16", "R", "20000", NULL };
+				 "--pause", "0", "16", "R", "20000", NULL };
 
 		rc = run_program(argv, NULL);
 	}

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The user tools against the real module: work and monitor. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -10,8 +15,8 @@
 /* Minor faults the module saw for one registered work run. */
 static uint64_t work_minor_faults(const char *mode, const char *accesses)
 {
-	char *argv[] = { "./work", "-q", "--register", "-s", "7", "64", (char *)mode,
-			 (char *)accesses, NULL };
+	char *argv[] = { "./work", "-q", "--register", "--pause", "0", "-s", "7", "64",
+			 (char *)mode, (char *)accesses, NULL };
 	struct sample_sum sum;
 	struct mp3ring ring;
 	uint64_t head;
@@ -61,4 +66,112 @@ void test_tool_errors(void)
 	expect(rc == 2, "work with mode X exited with %d, want 2", rc);
 	rc = run_program(work_register, NULL);
 	expect(rc == 1, "work --register with no status file exited with %d, want 1", rc);
+}
+
+static pid_t start_program(char *const argv[])
+{
+	pid_t pid = fork();
+
+	expect(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+static bool listed_within(pid_t pid, unsigned int ms)
+{
+	for (unsigned int waited = 0; waited < ms; waited += 10) {
+		if (status_lists(pid))
+			return true;
+		sleep_ms(10);
+	}
+	return false;
+}
+
+/*
+ * Without options work runs as the course's does: registered while it runs
+ * and a 1 s pause after each iteration; SIGTERM makes it unregister and die
+ * of the signal.
+ */
+void test_work_course_defaults(void)
+{
+	char *paced[] = { "./work", "-q", "-n", "2", "1", "R", "100", NULL };
+	char *endless[] = { "./work", "-q", "-n", "1000", "1", "R", "100", NULL };
+	uint64_t start = now_ns();
+	pid_t pid = start_program(paced);
+	int status;
+
+	expect(listed_within(pid, 2000), "work %d did not register itself", (int)pid);
+	expect(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status),
+	       "work ended with status %#x", status);
+	printf("  work_course_defaults: 2 iterations in %.2f s\n", (now_ns() - start) / 1e9);
+	expect(now_ns() - start >= 2000000000ULL, "2 iterations took less than their 2 pauses");
+	pid = start_program(endless);
+	expect(listed_within(pid, 2000), "work %d did not register itself", (int)pid);
+	kill(pid, SIGTERM);
+	expect(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status) &&
+	       WTERMSIG(status) == SIGTERM, "work on SIGTERM ended with status %#x", status);
+}
+
+static void empty_file(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	expect(fd >= 0, "%s: %s", path, strerror(errno));
+	close(fd);
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+
+	expect(!stat(path, &st), "%s: %s", path, strerror(errno));
+	return st.st_size;
+}
+
+/* What work writes to a status file: "U <pid>" over "R <pid>" once it unregistered. */
+static void expect_status_file(const char *path, char cmd, pid_t pid)
+{
+	char want[32], got[32] = "";
+	FILE *f = fopen(path, "re");
+
+	snprintf(want, sizeof(want), "%c %d", cmd, (int)pid);
+	expect(f, "%s: %s", path, strerror(errno));
+	if (!fgets(got, sizeof(got), f))
+		got[0] = '\0';
+	fclose(f);
+	expect(!strcmp(got, want), "%s holds '%s', want '%s'", path, got, want);
+}
+
+/* Registration as the options say, and nothing but a message without the module. */
+void test_work_registration(void)
+{
+	char *on_term[] = { "./work", "-q", "--status-file", "/tmp/work-status", "-n", "1000",
+			    "1", "R", "100", NULL };
+	char *never[] = { "./work", "-q", "--no-register", "--pause", "0",
+			  "--status-file", "/tmp/work-status", "1", "R", "100", NULL };
+	char *absent[] = { "./work", "--pause", "0", "-n", "1", "--status-file",
+			   "/tmp/no-such-status", "1", "R", "100", NULL };
+	pid_t pid;
+	int status, rc;
+
+	empty_file("/tmp/work-status");
+	pid = start_program(on_term);
+	for (unsigned int waited = 0; !file_size("/tmp/work-status") && waited < 5000; waited += 10)
+		sleep_ms(10);
+	expect_status_file("/tmp/work-status", 'R', pid);
+	kill(pid, SIGTERM);
+	expect(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status), "status %#x", status);
+	expect_status_file("/tmp/work-status", 'U', pid);
+
+	empty_file("/tmp/work-status");
+	rc = run_program(never, NULL);
+	expect(rc == 0 && file_size("/tmp/work-status") == 0,
+	       "work --no-register exited %d and wrote to the status file", rc);
+
+	rc = run_program_err(absent, NULL, "/tmp/work.err");
+	expect(rc == 0 && file_contains("/tmp/work.err", "not registered"),
+	       "work without a status file exited %d, without saying it is not registered", rc);
 }

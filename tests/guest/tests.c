@@ -40,6 +40,8 @@ const struct test tests[] = {
 	{ "unload_busy",              test_unload_busy,                NULL,            10 },
 	{ "load_cycles",              test_load_cycles,                NULL,           120 },
 	{ "work_locality",            test_work_locality,              NULL,           120 },
+	{ "work_course_defaults",     test_work_course_defaults,       NULL,            30 },
+	{ "work_registration",        test_work_registration,          NULL,            20 },
 	{ "tool_errors",              test_tool_errors,                NULL,            10 },
 	{ "daemon_logs_samples",      test_daemon_logs_samples,        NULL,            20 },
 	{ "daemon_wakeups",           test_daemon_wakeups,             NULL,            40 },

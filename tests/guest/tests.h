@@ -28,6 +28,8 @@ void test_stat_unchanged(void);
 void test_exit_dropped(void);
 void test_pid_reuse(void);
 void test_work_locality(void);
+void test_work_course_defaults(void);
+void test_work_registration(void);
 void test_records_match_stat(void);
 void test_records_exec_name(void);
 void test_records_exit(void);
