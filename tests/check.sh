@@ -102,6 +102,8 @@ guest_suite() {
 	install -m 0755 "$top/tools/work" "$top/tools/monitor" \
 		"$top/pfprofd/pfprofd" "$top/pfprofctl/pfprofctl" \
 		"$top/tests/guest/mp3-tests" "$top/tests/guest/run" "$guest/payload/"
+	# The course types `nice ./work ...`; busybox has no nice.
+	install -m 0755 "$(command -v nice)" "$guest/payload/"
 	printf '%s\n' "${tests[@]}" > "$guest/payload/tests.list"
 	"$top/tests/vm/mkinitramfs.sh" "$guest/test.cpio" "$guest/payload"
 

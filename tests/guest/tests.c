@@ -42,6 +42,7 @@ const struct test tests[] = {
 	{ "work_locality",            test_work_locality,              NULL,           120 },
 	{ "work_course_defaults",     test_work_course_defaults,       NULL,            30 },
 	{ "work_registration",        test_work_registration,          NULL,            20 },
+	{ "handout_literal",          test_handout_literal,            NULL,            60 },
 	{ "tool_errors",              test_tool_errors,                NULL,            10 },
 	{ "daemon_logs_samples",      test_daemon_logs_samples,        NULL,            20 },
 	{ "daemon_wakeups",           test_daemon_wakeups,             NULL,            40 },

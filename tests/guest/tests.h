@@ -30,6 +30,7 @@ void test_pid_reuse(void);
 void test_work_locality(void);
 void test_work_course_defaults(void);
 void test_work_registration(void);
+void test_handout_literal(void);
 void test_records_match_stat(void);
 void test_records_exec_name(void);
 void test_records_exit(void);
