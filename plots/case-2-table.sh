@@ -1,45 +1,94 @@
 #!/bin/sh
-# Usage: plots/case-2-table.sh DATA_DIR
+# Usage: plots/case-2-table.sh [--runs] DATA_DIR SERIES
 #
-# One line per case_2_n<N>.log/.times/.vmstat set in DATA_DIR, sorted by N:
-#   N wall_s cpu_s utilisation_pct mean_completion_s max_completion_s minor major failed
-#   pswpin pswpout psi_some_mean
+# Case 2's results for one series (paced or cpu) from the
+# case_2_<SERIES>_n<N>_r<RUN>.log/.times/.vmstat sets in DATA_DIR.
+# With --runs, one line per run, sorted by N and run:
+#   N run wall_s cpu_s utilisation_pct mean_completion_s max_completion_s
+#   minor major failed pswpin pswpout psi_some_mean
 # wall_s: first start to last end of the N work processes; cpu_s: their CPU
 # time summed from the log (column 7, cpu_ms); utilisation_pct: cpu_s / wall_s
 # in % of one CPU; completion: each process's end - start; minor, major: the
 # faults summed from the log; failed: processes whose exit status was not 0;
-# pswpin, pswpout: the system's pages swapped in and out over the experiment
+# pswpin, pswpout: the system's pages swapped in and out over the run
 # (.vmstat); psi_some_mean: the mean of the log's psi_some_avg10 (column 15,
 # log format 2), "-" without it.
+# Without --runs, one line per N over its runs, the median and range of each:
+#   N runs utilisation_pct (median min max) wall_s (median min max)
+#   max_completion_s (median min max) cpu_s major pswpin psi_some_mean
+#   (medians) failed (summed)
 set -eu
-[ $# -eq 1 ] || { sed -n '2s/^# //p' "$0" >&2; exit 64; }
-echo "# N wall_s cpu_s utilisation_pct mean_completion_s max_completion_s minor major failed" \
-	"pswpin pswpout psi_some_mean"
-for times in "$1"/case_2_n*.times; do
-	[ -e "$times" ] || continue
-	log=${times%.times}.log
-	n=${times##*_n}
-	n=${n%.times}
-	awk -v n="$n" '
-		FILENAME ~ /\.vmstat$/ { swap[$1] = $2; next }
-		FNR == NR {
-			if ($2 < first || first == "") first = $2
-			if ($3 > last) last = $3
-			sum += $3 - $2
-			if ($3 - $2 > max) max = $3 - $2
-			failed += ($4 != 0)
-			procs++
-			next
-		}
-		!/^#/ {
-			cpu += $7; minor += $5; major += $6
-			if (NF >= 15 && $15 != "-") { psi += $15; psi_n++ }
-		}
-		END {
-			wall = last - first
-			printf "%d %.2f %.2f %.1f %.2f %.2f %d %d %d %d %d %s\n", n, wall, cpu / 1000,
-				100 * cpu / 1000 / wall, sum / procs, max, minor, major, failed,
-				swap["pswpin"], swap["pswpout"],
-				psi_n ? sprintf("%.2f", psi / psi_n) : "-"
-		}' "$times" "$log" "${times%.times}.vmstat"
-done | sort -n
+runs_only=0
+[ "${1:-}" = --runs ] && { runs_only=1; shift; }
+[ $# -eq 2 ] || { sed -n '2s/^# //p' "$0" >&2; exit 64; }
+dir=$1 series=$2
+
+each_run() {
+	for times in "$dir/case_2_${series}"_n*_r*.times; do
+		[ -e "$times" ] || continue
+		base=${times%.times}
+		n_run=${base##*_n}
+		awk -v n="${n_run%_r*}" -v run="${n_run#*_r}" '
+			FILENAME ~ /\.vmstat$/ { swap[$1] = $2; next }
+			FNR == NR {
+				if ($2 < first || first == "") first = $2
+				if ($3 > last) last = $3
+				sum += $3 - $2
+				if ($3 - $2 > max) max = $3 - $2
+				failed += ($4 != 0)
+				procs++
+				next
+			}
+			!/^#/ {
+				cpu += $7; minor += $5; major += $6
+				if (NF >= 15 && $15 != "-") { psi += $15; psi_n++ }
+			}
+			END {
+				wall = last - first
+				printf "%d %d %.2f %.2f %.1f %.2f %.2f %d %d %d %d %d %s\n", n, run,
+					wall, cpu / 1000, 100 * cpu / 1000 / wall, sum / procs, max,
+					minor, major, failed, swap["pswpin"], swap["pswpout"],
+					psi_n ? sprintf("%.2f", psi / psi_n) : "-"
+			}' "$times" "$base.log" "$base.vmstat"
+	done | sort -n -k1,1 -k2,2
+}
+
+if [ "$runs_only" = 1 ]; then
+	echo "# N run wall_s cpu_s utilisation_pct mean_completion_s max_completion_s minor major" \
+		"failed pswpin pswpout psi_some_mean"
+	each_run
+	exit 0
+fi
+
+echo "# N runs utilisation_pct_median utilisation_pct_min utilisation_pct_max wall_s_median" \
+	"wall_s_min wall_s_max max_completion_s_median max_completion_s_min max_completion_s_max" \
+	"cpu_s_median major_median pswpin_median psi_some_mean_median failed"
+each_run | awk '
+	function median(column,    i, j, t, v, k) {
+		k = 0
+		for (i = 1; i <= count; i++) v[++k] = value[i, column]
+		for (i = 2; i <= k; i++)
+			for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+		return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
+	}
+	function low(column,    i, m) {
+		m = value[1, column]
+		for (i = 2; i <= count; i++) if (value[i, column] < m) m = value[i, column]
+		return m
+	}
+	function high(column,    i, m) {
+		m = value[1, column]
+		for (i = 2; i <= count; i++) if (value[i, column] > m) m = value[i, column]
+		return m
+	}
+	function flush(    psi) {
+		if (!count) return
+		psi = value[1, 13] == "-" ? "-" : sprintf("%.2f", median(13))
+		printf "%d %d %.1f %.1f %.1f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %d %d %s %d\n",
+			n, count, median(5), low(5), high(5), median(3), low(3), high(3),
+			median(7), low(7), high(7), median(4), median(9), median(11), psi, failed
+		count = failed = 0
+	}
+	$1 != n { flush(); n = $1 }
+	{ count++; for (c = 1; c <= NF; c++) value[count, c] = $c; failed += $10 }
+	END { flush() }'

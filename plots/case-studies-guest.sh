@@ -7,7 +7,9 @@
 # /proc/uptime) go to <name>.times as "label start end exit_status pid"; the
 # system's swap and fault counters over the
 # experiment to <name>.vmstat. CASES (file "cases"): which experiments;
-# N_LIST (file "n-list"): the N of case 2.
+# N_LIST (file "n-list"): the N of case 2; SERIES (file "series"): case 2's
+# series, "paced" (the handout's work: 20 iterations, 1 s pause after each)
+# and/or "cpu" (no pause); RUNS (file "runs"): runs of each N of a series.
 cd /t || exit 1
 PATH=/t:$PATH
 out=/mnt
@@ -52,7 +54,8 @@ stop_collector() {
 	rmmod mp3 || fail "cannot unload mp3"
 }
 
-# timed TIMES LABEL ARGS...: a niced, registered work process, timed.
+# timed TIMES LABEL ARGS...: a niced work process, timed. Like the handout's
+# `nice ./work ARGS &`, it registers itself; --register makes that a must.
 timed() {
 	times=$1 label=$2
 	shift 2
@@ -62,7 +65,7 @@ timed() {
 		# keeping its PID, which names the process in the per-process log.
 		# shellcheck disable=SC2016 # $$ and $@ belong to that shell
 		sh -c 'echo $$ > "$0" && renice -n 10 -p $$ >/dev/null &&
-			exec work --register --pause 0 --quiet "$@"' "/tmp/$label.pid" "$@"
+			exec work --register --quiet "$@"' "/tmp/$label.pid" "$@"
 		rc=$?
 		echo "$label $start $(now) $rc $(cat "/tmp/$label.pid")" >> "$times"
 	) &
@@ -113,17 +116,22 @@ experiment() {
 		"$(tr '\n' ' ' < "$out/$name.vmstat")"
 }
 
-# Case 2: N copies of `work 200 R 10000`.
+# case_2 SERIES [WORK_OPTION]: for each N, RUNS runs of N copies of
+# `work 200 R 10000` at once.
 case_2() {
+	series=$1 option=${2:-}
 	read -r n_list < n-list
-	for n in $n_list; do
-		specs=
-		for i in $(seq "$n"); do specs="$specs|work$i 200 R 10000"; done
-		IFS='|'
-		# shellcheck disable=SC2086 # the specs, split at '|'
-		set -- ${specs#|}
-		unset IFS
-		experiment "case_2_n$n" "$@"
+	read -r run_count < runs
+	for run in $(seq "$run_count"); do
+		for n in $n_list; do
+			specs=
+			for i in $(seq "$n"); do specs="$specs|work$i $option 200 R 10000"; done
+			IFS='|'
+			# shellcheck disable=SC2086 # the specs, split at '|'
+			set -- ${specs#|}
+			unset IFS
+			experiment "case_2_${series}_n${n}_r$run" "$@"
+		done
 	done
 }
 
@@ -139,7 +147,16 @@ for c in $case_list; do
 	case $c in
 	1a) experiment case_1_work_1_2 "work1 1024 R 50000" "work2 1024 R 10000" ;;
 	1b) experiment case_1_work_3_4 "work3 1024 R 50000" "work4 1024 L 10000" ;;
-	2) case_2 ;;
+	2)
+		read -r series_list < series
+		for series in $series_list; do
+			case $series in
+			paced) case_2 paced ;;
+			cpu) case_2 cpu "--pause 0" ;;
+			*) fail "unknown case 2 series $series" ;;
+			esac
+		done
+		;;
 	*) fail "unknown case $c" ;;
 	esac
 done

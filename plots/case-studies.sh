@@ -10,22 +10,31 @@
 # Environment (the defaults are the configuration of the committed data):
 #   CASE1_MEM_MB (1024), CASE2_MEM_MB (2048), CASE_SWAP_MB (8192),
 #   CASE_SMP (2): the guests
-#   CASES ("1 2"), N_LIST ("1 5 11 16 20 22"): what to run
+#   CASES ("1 2"; "1b" alone for case 1b), N_LIST ("1 5 11 16 20 22"): what
+#     to run
+#   DATA (plots/data), PLOTS (plots): where the raw data and the plots go
+#   SERIES ("paced"): case 2's series, paced (the handout's work, a 1 s pause
+#     after each iteration) and/or cpu (no pause, CPU-bound); a series run
+#     replaces that series' data only
+#   RUNS (3): runs of each N of case 2
 #   KVER, PFPROF_CACHE, BUILD: as for tests/check.sh
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}/case-studies
-data=$top/plots/data
+data=${DATA:-$top/plots/data}
+plots=${PLOTS:-$top/plots}
 swap=${CASE_SWAP_MB:-8192}
 smp=${CASE_SMP:-2}
 cases=${CASES:-1 2}
 n_list=${N_LIST:-1 5 11 16 20 22}
+series=${SERIES:-paced}
+runs=${RUNS:-3}
 
 case_1_title() {
 	case $1 in
-	1_2) echo "case 1a: work 1024 R 50000 (work1) and work 1024 R 10000 (work2), together, nice 10" ;;
-	3_4) echo "case 1b: work 1024 R 50000 (work3) and work 1024 L 10000 (work4), together, nice 10" ;;
+	1_2) echo "case 1a: work 1024 R 50000 (work1) and work 1024 R 10000 (work2), together, nice 10, 1 s pauses (the handout)" ;;
+	3_4) echo "case 1b: work 1024 R 50000 (work3) and work 1024 L 10000 (work4), together, nice 10, 1 s pauses (the handout)" ;;
 	esac
 }
 
@@ -36,20 +45,24 @@ render() {
 		[ -f "$data/case_1_work_$pair.log" ] || continue
 		gnuplot -e "log='$data/case_1_work_$pair.log'; times='$data/case_1_work_$pair.times'" \
 			-e "procs='$data/case_1_work_$pair.procs'" \
-			-e "out='$top/plots/case_1_work_$pair.png'; config='$(cat "$data/case_1.config")'" \
+			-e "out='$plots/case_1_work_$pair.png'; config='$(cat "$data/case_1.config")'" \
 			-e "title='$(case_1_title "$pair")'" "$top/plots/case_1.gp"
 	done
 	if [ -f "$data/case_2.config" ]; then
-		"$top/plots/case-2-table.sh" "$data" > "$data/case_2.dat"
-		gnuplot -e "table='$data/case_2.dat'; out='$top/plots/case_2.png'" \
-			-e "config='$(cat "$data/case_2.config")'" "$top/plots/case_2.gp"
+		for s in paced cpu; do
+			"$top/plots/case-2-table.sh" "$data" "$s" > "$data/case_2_$s.dat"
+		done
+		gnuplot -e "paced='$data/case_2_paced.dat'; cpu='$data/case_2_cpu.dat'" \
+			-e "out='$plots/case_2.png'; config='$(cat "$data/case_2.config")'" \
+			"$top/plots/case_2.gp"
 	fi
-	echo "case-studies: plots in $top/plots/ from the data in $data/" >&2
+	echo "case-studies: plots in $plots/ from the data in $data/" >&2
 }
 
-# run_case CASE MEM_MB GUEST_CASES: one boot; its data goes to plots/data/.
+# run_case CASE MEM_MB GUEST_CASES REPLACED: one boot; its data goes to
+# plots/data/, where the files matching the glob REPLACED go first.
 run_case() {
-	local name=$1 mem=$2 guest_cases=$3 dir=$build/case_$1 cpus
+	local name=$1 mem=$2 guest_cases=$3 replaced=$4 dir=$build/case_$1 cpus
 	rm -rf "$dir"
 	mkdir -p "$dir/payload" "$dir/share" "$dir/log"
 	install -m 0644 "$top/module/mp3.ko" "$dir/payload/"
@@ -58,6 +71,8 @@ run_case() {
 	install -m 0644 "$top/tests/vm/guest-pfprofd.sh" "$dir/payload/"
 	echo "$guest_cases" > "$dir/payload/cases"
 	echo "$n_list" > "$dir/payload/n-list"
+	echo "$series" > "$dir/payload/series"
+	echo "$runs" > "$dir/payload/runs"
 	"$top/tests/vm/kmods.sh" "$KVER" "$dir/payload" virtio_pci virtio_blk 9pnet_virtio 9p
 	truncate -s "${swap}M" "$dir/swap.img"
 	"$top/tests/vm/mkinitramfs.sh" "$dir/guest.cpio" "$dir/payload"
@@ -69,7 +84,8 @@ run_case() {
 	rm -f "$dir/swap.img"
 
 	mkdir -p "$data"
-	rm -f "$data/case_$name"[._]*
+	# shellcheck disable=SC2086 # a glob
+	rm -f $replaced
 	cp "$dir"/share/case_*.log "$dir"/share/case_*.procs "$dir"/share/case_*.times \
 		"$dir"/share/case_*.vmstat "$data/"
 	cp "$dir/share/guest.txt" "$data/case_$name.guest"
@@ -84,7 +100,9 @@ case ${1:-} in
 *) sed -n '2s/^# //p' "$0" >&2; exit 64 ;;
 esac
 
-KVER=$(KVER=${KVER:-} "$top/tests/vm/prepare-host.sh")
+echo "case-studies: installing what is missing: QEMU, gnuplot, a kernel and its headers" >&2
+KVER=$(KVER=${KVER:-} "$top/tests/vm/prepare-host.sh" --guests)
+echo "case-studies: building mp3.ko for Linux $KVER, work and pfprofd" >&2
 make -s -C "$top/module" KVER="$KVER"
 make -s -C "$top/tools" STATIC=1
 make -s -C "$top/pfprofd"
@@ -92,9 +110,11 @@ vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER")
 
 for c in $cases; do
 	case $c in
-	1) run_case 1 "${CASE1_MEM_MB:-1024}" "1a 1b" ;;
-	2) run_case 2 "${CASE2_MEM_MB:-2048}" "2" ;;
-	*) echo "case-studies: unknown case $c (1 or 2)" >&2; exit 64 ;;
+	1) run_case 1 "${CASE1_MEM_MB:-1024}" "1a 1b" "$data/case_1[._]*" ;;
+	1b) run_case 1 "${CASE1_MEM_MB:-1024}" "1b" "$data/case_1_work_3_4.*" ;;
+	2) run_case 2 "${CASE2_MEM_MB:-2048}" "2" \
+		"$(for s in $series; do printf '%s ' "$data/case_2_${s}_*"; done)" ;;
+	*) echo "case-studies: unknown case $c (1, 1b or 2)" >&2; exit 64 ;;
 	esac
 done
 render
