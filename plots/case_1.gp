@@ -10,11 +10,14 @@
 # procs (optional, with times giving the PIDs): pfprofd's per-process log;
 # each process then gets its own curves of faults and CPU. A log of format 2
 # also gets a panel of the whole system's swapping and memory pressure.
+# brief=1 (make demo; needs procs): each process's fault rates instead of the
+# accumulated faults, and no panels of the group.
 if (!exists("out")) out = 'case_1.png'
 if (!exists("config")) config = ''
 if (!exists("times")) times = ''
 if (!exists("procs")) procs = ''
 if (!exists("title")) title = log[strstrt(log, "case_"):]
+if (!exists("brief")) brief = 0
 
 set datafile commentschars "#"
 stats log using 0 nooutput
@@ -41,11 +44,13 @@ nprocs = words(pids)
 # The per-process log has wall-clock times: the offset to the log's monotonic ones.
 if (nprocs) { stats log using ($2 - $3) nooutput; wall_to_mono = STATS_mean }
 # One process's lines of the per-process log: wall_s, its minor and major
-# faults accumulated, and its CPU time over the last 20 samples (1 s at 20 Hz)
-# in % of one CPU.
+# faults accumulated, its CPU time over the last 20 samples (1 s at 20 Hz) in %
+# of one CPU, and its minor and major faults over those samples (per second).
 proc_series(pid) = sprintf("< awk -F'\\t' -v p=%s '!/^#/ && $3 == p { n++; mi += $5; ma += $6; " . \
-	"k = n %% 20; s += $7 - w[k]; w[k] = $7; print $2, mi, ma, s / 10 }' '%s'", pid, procs)
-panels = 2 + (nprocs ? 2 : 0) + (system_panel ? 1 : 0)
+	"k = n %% 20; s += $7 - w[k]; w[k] = $7; smi += $5 - wmi[k]; wmi[k] = $5; " . \
+	"sma += $6 - wma[k]; wma[k] = $6; print $2, mi, ma, s / 10, smi, sma }' '%s'", pid, procs)
+if (brief && !nprocs) print "brief=1 needs procs and times with PIDs"; exit status 1
+panels = (brief ? 2 : 2 + (nprocs ? 2 : 0)) + (system_panel ? 1 : 0)
 
 set terminal pngcairo size 1200,(450 * panels) font ",10"
 set output out
@@ -73,14 +78,27 @@ set format y "%.0s%c"
 set format y2 "%.0s%c"
 minor = 0; major = 0; all = 0
 set title "all registered processes together" noenhanced
-plot log using (t(0) - t0):(minor = minor + column(minor_col)) axes x1y1 with lines lw 2 \
+if (!brief) plot log using (t(0) - t0):(minor = minor + column(minor_col)) axes x1y1 with lines lw 2 \
           title "minor (left)", \
      log using (t(0) - t0):(all = all + column(minor_col) + column(major_col)) axes x1y1 \
           with lines lw 1 dt 2 title "minor + major (left)", \
      log using (t(0) - t0):(major = major + column(major_col)) axes x1y2 with lines lw 2 \
           title "major (right)"
 
-if (nprocs) {
+if (brief) {
+	set title "each process: page faults per second" noenhanced
+	set key noenhanced
+	set ylabel "minor faults per second (1 s mean)"
+	set y2label "major faults per second (1 s mean)"
+	set format y2 "%g"
+	plot for [i = 1:nprocs] proc_series(word(pids, i)) \
+	         using ($1 - wall_to_mono - t0):5 axes x1y1 with lines lw 2 lc i \
+	         title word(labels, i) . " minor (left)", \
+	     for [i = 1:nprocs] proc_series(word(pids, i)) \
+	         using ($1 - wall_to_mono - t0):6 axes x1y2 with lines lw 2 dt 2 lc i \
+	         title word(labels, i) . " major (right)"
+}
+if (!brief && nprocs) {
 	set title "each process" noenhanced
 	set key noenhanced
 	set ylabel "faults, minor + major (accumulated)"
@@ -104,10 +122,10 @@ do for [i = 1:20] { w[i] = 0 }
 k = 0; s = 0
 window_ms(x) = (k = k % 20 + 1, s = s - w[k] + x, w[k] = x, s)
 set title "all registered processes together" noenhanced
-plot log using (t(0) - t0):(window_ms(cpu_ms(0)) / 10.0) with lines lw 2 title "both processes"
+if (!brief) plot log using (t(0) - t0):(window_ms(cpu_ms(0)) / 10.0) with lines lw 2 title "both processes"
 
 if (nprocs) {
-	set title "each process" noenhanced
+	set title "each process: CPU" noenhanced
 	plot for [i = 1:nprocs] proc_series(word(pids, i)) \
 	         using ($1 - wall_to_mono - t0):4 with lines lw 2 lc i title word(labels, i)
 }
