@@ -457,7 +457,10 @@ static volatile unsigned long *map_buffer(size_t bytes)
 	return buffer;
 }
 
-/* The faults go last: they let a reader check what the profiler counted. */
+/*
+ * The faults go last: they let a reader check what the profiler counted.
+ * Printed once unregistered, so that they cover everything the profile can.
+ */
 static void print_summary(const struct options *opts, uint64_t done, double elapsed_ms)
 {
 	struct rusage usage;
@@ -471,10 +474,10 @@ static void print_summary(const struct options *opts, uint64_t done, double elap
 		(unsigned long long)opts->megabytes, elapsed_ms, usage.ru_minflt, usage.ru_majflt);
 }
 
-static void run(const struct options *opts, struct access_pattern *pattern)
+/* Returns the number of iterations done. */
+static uint64_t run(const struct options *opts, struct access_pattern *pattern)
 {
 	long pid = (long)getpid();
-	double start = now_ms();
 	uint64_t done = 0;
 
 	for (uint64_t i = 1; i <= opts->iterations && !stop_signal; i++) {
@@ -496,8 +499,7 @@ static void run(const struct options *opts, struct access_pattern *pattern)
 				now_ms() - iteration_start);
 		pause_ms(opts->pause_ms);
 	}
-	if (!opts->quiet)
-		print_summary(opts, done, now_ms() - start);
+	return done;
 }
 
 int main(int argc, char *argv[])
@@ -512,6 +514,8 @@ int main(int argc, char *argv[])
 	size_t bytes;
 	long page_size = sysconf(_SC_PAGESIZE);
 	bool registered, failed;
+	uint64_t done;
+	double start, elapsed_ms;
 
 	parse_options(argc, argv, &opts);
 	parse_positionals(argc, argv, &opts);
@@ -534,9 +538,13 @@ int main(int argc, char *argv[])
 	registered = register_self(&opts, &failed);
 	if (failed)
 		return EXIT_FAILURE;
-	run(&opts, &pattern);
+	start = now_ms();
+	done = run(&opts, &pattern);
+	elapsed_ms = now_ms() - start;
 	if (registered)
 		unregister_self(&opts);
+	if (!opts.quiet)
+		print_summary(&opts, done, elapsed_ms);
 	if (stop_signal) {
 		/* Dies of the signal, so that its parent sees why. */
 		signal(stop_signal, SIG_DFL);
