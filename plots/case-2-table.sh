@@ -84,7 +84,7 @@ each_run | awk '
 	function flush(    psi) {
 		if (!count) return
 		psi = value[1, 13] == "-" ? "-" : sprintf("%.2f", median(13))
-		printf "%d %d %.1f %.1f %.1f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %d %d %s %d\n",
+		printf "%d %d %.1f %.1f %.1f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.0f %.0f %s %d\n",
 			n, count, median(5), low(5), high(5), median(3), low(3), high(3),
 			median(7), low(7), high(7), median(4), median(9), median(11), psi, failed
 		count = failed = 0

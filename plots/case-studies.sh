@@ -59,12 +59,22 @@ render() {
 	echo "case-studies: plots in $plots/ from the data in $data/" >&2
 }
 
-# run_case CASE MEM_MB GUEST_CASES REPLACED: one boot; its data goes to
-# plots/data/, where the files matching the glob REPLACED go first.
+# replace_data CASE: deletes the data in plots/data/ that a run of CASE replaces.
+replace_data() {
+	local s
+	case $1 in
+	1) rm -f -- "$data"/case_1[._]* ;;
+	1b) rm -f -- "$data"/case_1_work_3_4.* ;;
+	2) for s in $series; do rm -f -- "$data/case_2_${s}_"*; done ;;
+	esac
+}
+
+# run_case CASE MEM_MB GUEST_CASES: one boot; its data replaces CASE's in
+# plots/data/ once all of it is there.
 run_case() {
-	local name=$1 mem=$2 guest_cases=$3 replaced=$4 dir=$build/case_$1 cpus
+	local name=${1%b} mem=$2 guest_cases=$3 dir=$build/case_${1%b} cpus
 	rm -rf "$dir"
-	mkdir -p "$dir/payload" "$dir/share" "$dir/log"
+	mkdir -p "$dir/payload" "$dir/share" "$dir/log" "$dir/out"
 	install -m 0644 "$top/module/mp3.ko" "$dir/payload/"
 	install -m 0755 "$top/tools/work" "$top/pfprofd/pfprofd" "$dir/payload/"
 	install -m 0755 "$top/plots/case-studies-guest.sh" "$dir/payload/run"
@@ -77,21 +87,21 @@ run_case() {
 	truncate -s "${swap}M" "$dir/swap.img"
 	"$top/tests/vm/mkinitramfs.sh" "$dir/guest.cpio" "$dir/payload"
 
-	echo "case-studies: case $name: guest ${mem} MiB RAM, ${swap} MiB swap, $smp CPUs," \
+	echo "case-studies: case $1: guest ${mem} MiB RAM, ${swap} MiB swap, $smp CPUs," \
 		"kernel $KVER" >&2
 	"$top/tests/vm/boot.sh" --mem "$mem" --smp "$smp" --timeout 7200 --drive "$dir/swap.img" \
 		--share "$dir/share" "$vmlinux" "$dir/guest.cpio" "$dir/log"
 	rm -f "$dir/swap.img"
 
-	mkdir -p "$data"
-	# shellcheck disable=SC2086 # a glob
-	rm -f $replaced
 	cp "$dir"/share/case_*.log "$dir"/share/case_*.procs "$dir"/share/case_*.times \
-		"$dir"/share/case_*.vmstat "$data/"
-	cp "$dir/share/guest.txt" "$data/case_$name.guest"
+		"$dir"/share/case_*.vmstat "$dir/out/"
+	cp "$dir/share/guest.txt" "$dir/out/case_$name.guest"
 	cpus=$(awk '$1 == "cpus" { print $2 }' "$dir/share/guest.txt")
 	echo "guest: $cpus CPUs, ${mem} MiB RAM, ${swap} MiB swap on a virtio disk," \
-		"Linux $KVER, QEMU TCG" > "$data/case_$name.config"
+		"Linux $KVER, QEMU TCG" > "$dir/out/case_$name.config"
+	mkdir -p "$data"
+	replace_data "$1"
+	cp "$dir"/out/* "$data/"
 }
 
 case ${1:-} in
@@ -110,10 +120,9 @@ vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER")
 
 for c in $cases; do
 	case $c in
-	1) run_case 1 "${CASE1_MEM_MB:-1024}" "1a 1b" "$data/case_1[._]*" ;;
-	1b) run_case 1 "${CASE1_MEM_MB:-1024}" "1b" "$data/case_1_work_3_4.*" ;;
-	2) run_case 2 "${CASE2_MEM_MB:-2048}" "2" \
-		"$(for s in $series; do printf '%s ' "$data/case_2_${s}_*"; done)" ;;
+	1) run_case 1 "${CASE1_MEM_MB:-1024}" "1a 1b" ;;
+	1b) run_case 1b "${CASE1_MEM_MB:-1024}" "1b" ;;
+	2) run_case 2 "${CASE2_MEM_MB:-2048}" "2" ;;
 	*) echo "case-studies: unknown case $c (1, 1b or 2)" >&2; exit 64 ;;
 	esac
 done
