@@ -1,4 +1,7 @@
 # pfprof top-level Makefile: delegates to the parts.
+#   make demo             see pfprof work: installs what it needs, boots a QEMU guest,
+#                         profiles the course's case study 1b with pfprofd there, draws
+#                         demo/pfprof-demo.png and prints a summary (about 2 minutes)
 #   make                  build libpfprof, the tools, pfprofd, pfprofctl and mp3.ko (for KVER,
 #                         default the running kernel) if that kernel's headers are
 #                         installed; without them, say which package gives them
@@ -136,6 +139,9 @@ check-packages:
 case-studies:
 	plots/case-studies.sh
 
+demo:
+	demo/run.sh
+
 bench:
 	bench/run.sh
 
@@ -151,4 +157,4 @@ clean:
 	rm -rf build
 
 .PHONY: all module lib tools pfprofd pfprofctl install dkms-install uninstall check check-unit \
-	check-static check-module check-debug check-packages case-studies bench clean
+	check-static check-module check-debug check-packages case-studies demo bench clean
