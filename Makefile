@@ -17,7 +17,7 @@
 #   make check            everything: static analysis and sanitizers (check-static), then
 #                         in QEMU guests the module and daemon suite (check-module) and
 #                         the Debian packages in a systemd guest (check-packages)
-#   make case-studies     run the case studies in QEMU guests with swap (13 minutes here)
+#   make case-studies     run the case studies in QEMU guests with swap (83 minutes here)
 #                         and render plots/*.png from plots/data/ (see docs/analysis.md)
 #   make bench            measure what profiling costs, in a QEMU guest (about 9 minutes here);
 #                         prints the results and writes bench/results.md
