@@ -24,6 +24,7 @@
 
 #include <linux/mp3.h>
 
+#include "clock.h"
 #include "pfprof.h"
 
 #define PROG "work"
@@ -311,10 +312,7 @@ static void access_once(struct access_pattern *p)
 
 static double now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	return clock_ns(CLOCK_MONOTONIC) / 1e6;
 }
 
 /* The signal that asked work to stop (SIGINT, SIGTERM), 0 while none did. */

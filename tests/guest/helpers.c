@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "harness.h"
 
 #define MODULE_FILE "mp3.ko"	/* the suite runs in the directory holding it */
@@ -443,10 +444,7 @@ void sleep_ms(unsigned int ms)
 
 uint64_t now_ns(void)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000000000ULL + t.tv_nsec;
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 /* In a child about to exec: the file at path (if any) becomes descriptor target. */

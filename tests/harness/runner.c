@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+
 #define REASON_MAX 1024
 
 static int reason_fd = -1;
@@ -36,10 +38,7 @@ void fail(const char *fmt, ...)
 
 static uint64_t monotonic_ms(void)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+	return clock_ns(CLOCK_MONOTONIC) / 1000000;
 }
 
 /* Waits for the test, killing its group on timeout; the group goes in any case. */
