@@ -54,32 +54,46 @@ static void zero_counts(struct proc_entry *e)
 	e->minor = e->major = e->cpu_ns = e->samples = 0;
 }
 
-void proctable_sweep(struct proc_table *t)
+int proctable_retain(struct proc_table *t, bool (*keep)(struct proc_entry *e, void *ctx),
+		     void *ctx)
 {
-	struct proc_table live = { 0 };
+	struct proc_table kept = { 0 };
+	int err = grow(&kept);
 
-	if (grow(&live))
-		goto keep_all;
 	for (size_t i = 0; i < t->cap; i++) {
-		struct proc_entry *e = &t->slots[i], *kept;
+		struct proc_entry *e = &t->slots[i], *copy;
 
-		if (!e->tgid || !e->samples)
+		if (!e->tgid || !keep(e, ctx) || err)
 			continue;
-		kept = proctable_find(&live, e->tgid);
-		if (!kept) {
-			proctable_free(&live);
-			goto keep_all;
-		}
-		*kept = *e;
-		zero_counts(kept);
+		copy = proctable_find(&kept, e->tgid);
+		if (!copy)
+			err = -ENOMEM;
+		else
+			*copy = *e;
+	}
+	if (err) {
+		proctable_free(&kept);
+		return err;
 	}
 	proctable_free(t);
-	*t = live;
-	return;
-keep_all:
-	/* No memory for a smaller table: forget nothing this time. */
-	for (size_t i = 0; i < t->cap; i++)
-		zero_counts(&t->slots[i]);
+	*t = kept;
+	return 0;
+}
+
+/* Keeps the processes counted since the last sweep, their counters zeroed. */
+static bool seen_since_sweep(struct proc_entry *e, void *ctx)
+{
+	bool seen = e->samples != 0;
+
+	(void)ctx;
+	zero_counts(e);
+	return seen;
+}
+
+void proctable_sweep(struct proc_table *t)
+{
+	/* Without memory nothing is forgotten this time; the counters are zeroed all the same. */
+	proctable_retain(t, seen_since_sweep, NULL);
 }
 
 void proctable_free(struct proc_table *t)

@@ -7,6 +7,7 @@
 #ifndef PFPROF_PROCTABLE_H
 #define PFPROF_PROCTABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -18,6 +19,7 @@ struct proc_entry {
 	char comm[24];			/* "" until a record or /proc names it */
 	uint64_t minor, major, cpu_ns;	/* what the user adds up */
 	uint64_t samples;
+	unsigned int marks;		/* the user's own flags, kept by sweeps */
 };
 
 struct proc_table {
@@ -34,6 +36,14 @@ void proctable_free(struct proc_table *t);
  * zeroes the others' counters: the table holds the live processes only.
  */
 void proctable_sweep(struct proc_table *t);
+
+/*
+ * Keeps the entries keep() returns true for, which it may also change, and
+ * forgets the others. Without memory for the new table it forgets nothing
+ * (keep() has still seen every entry) and returns -ENOMEM.
+ */
+int proctable_retain(struct proc_table *t, bool (*keep)(struct proc_entry *e, void *ctx),
+		     void *ctx);
 
 /*
  * Applies a record: a name becomes the entry's comm, counts are added to

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/* lib/proctable: the table of processes that pfprofctl top and pfprofd's metrics keep. */
+#include "proctable.h"
+#include "unit.h"
+
+static void add_counts(struct proc_table *t, pid_t tgid, uint64_t minor)
+{
+	struct mp3_proc_record r = { .tgid = tgid, .type = MP3_RECORD_COUNTS };
+
+	r.counts.minor_faults = minor;
+	expect(proctable_apply(t, &r), "proctable_apply failed");
+}
+
+static bool even_tgid(struct proc_entry *e, void *ctx)
+{
+	(*(unsigned int *)ctx)++;
+	e->marks = 1;
+	return e->tgid % 2 == 0;
+}
+
+/* keep() sees every entry and may change it; the chosen ones stay, with what they hold. */
+static void test_retain(void)
+{
+	struct proc_table t = { 0 };
+	unsigned int seen = 0;
+
+	/* Enough to make the table grow more than once. */
+	for (pid_t tgid = 1; tgid <= 1000; tgid++)
+		add_counts(&t, tgid, (uint64_t)tgid * 10);
+	expect(!proctable_retain(&t, even_tgid, &seen), "proctable_retain failed");
+	expect(seen == 1000 && t.used == 500, "keep() saw %u, %zu kept", seen, t.used);
+	for (pid_t tgid = 2; tgid <= 1000; tgid += 2) {
+		struct proc_entry *e = proctable_find(&t, tgid);
+
+		expect(e->minor == (uint64_t)tgid * 10 && e->marks == 1, "process %d changed",
+		       (int)tgid);
+	}
+	expect(t.used == 500, "an odd process was still there");
+	proctable_free(&t);
+}
+
+/* A sweep forgets the processes without counts since the last one and zeroes the others'. */
+static void test_sweep(void)
+{
+	struct proc_table t = { 0 };
+	struct proc_entry *e;
+
+	add_counts(&t, 1, 5);
+	add_counts(&t, 2, 7);
+	proctable_sweep(&t);
+	add_counts(&t, 2, 3);
+	proctable_sweep(&t);
+	expect(t.used == 1, "%zu processes after the sweep, want 1", t.used);
+	e = proctable_find(&t, 2);
+	expect(e->minor == 0 && e->samples == 0, "counters not zeroed");
+	proctable_free(&t);
+}
+
+UNIT_TESTS(UNIT_TEST(retain), UNIT_TEST(sweep));
