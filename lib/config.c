@@ -101,20 +101,61 @@ static bool parse_age(const char *text, void *field)
 	return parse_scaled(text, age_units, field);
 }
 
+/* An absolute path, or nothing: "" turns the feature off. */
+static bool parse_optional_path(const char *text, void *field)
+{
+	if (!text[0]) {
+		*(char *)field = '\0';
+		return true;
+	}
+	return parse_path(text, field);
+}
+
+/* A period of at least a second. */
+static bool parse_interval(const char *text, void *field)
+{
+	uint64_t seconds;
+
+	if (!parse_scaled(text, age_units, &seconds) || !seconds)
+		return false;
+	*(uint64_t *)field = seconds;
+	return true;
+}
+
+/* A whole number from 0 to max into an unsigned int. */
+static bool parse_bounded(const char *text, void *field, uint64_t max)
+{
+	uint64_t number;
+
+	if (!parse_scaled(text, no_units, &number) || number > max)
+		return false;
+	*(unsigned int *)field = number;
+	return true;
+}
+
 static bool parse_keep(const char *text, void *field)
 {
-	uint64_t keep;
+	return parse_bounded(text, field, 1000);
+}
 
-	if (!parse_scaled(text, no_units, &keep) || keep > 1000)
-		return false;
-	*(unsigned int *)field = keep;
-	return true;
+static bool parse_series_cap(const char *text, void *field)
+{
+	return parse_bounded(text, field, 100000);
 }
 
 static const struct value_type path_type = { parse_path, "an absolute path" };
 static const struct value_type size_type = { parse_size, "a size like 16M (K, M or G)" };
 static const struct value_type age_type = { parse_age, "an age like 1d (s, m, h or d)" };
 static const struct value_type keep_type = { parse_keep, "a number from 0 to 1000" };
+static const struct value_type optional_path_type = {
+	parse_optional_path, "an absolute path, or nothing to turn it off"
+};
+static const struct value_type interval_type = {
+	parse_interval, "an interval of at least 1s (s, m, h or d)"
+};
+static const struct value_type series_cap_type = {
+	parse_series_cap, "a number from 0 to 100000"
+};
 
 #define KEY(name, type) { #name, offsetof(struct pfprof_config, name), &type }
 static const struct key keys[] = {
@@ -127,6 +168,10 @@ static const struct key keys[] = {
 	KEY(device, path_type),
 	KEY(status_file, path_type),
 	KEY(runtime_dir, path_type),
+	KEY(prometheus_dir, optional_path_type),
+	{ "prometheus_interval", offsetof(struct pfprof_config, prometheus_interval_s),
+	  &interval_type },
+	KEY(prometheus_max_processes, series_cap_type),
 };
 
 void config_defaults(struct pfprof_config *config)
@@ -141,6 +186,9 @@ void config_defaults(struct pfprof_config *config)
 	strcpy(config->device, MP3_DEVICE_PATH);
 	strcpy(config->status_file, MP3_STATUS_PATH);
 	strcpy(config->runtime_dir, PFPROF_RUNTIME_DIR);
+	strcpy(config->prometheus_dir, PFPROF_PROMETHEUS_DIR);
+	config->prometheus_interval_s = 5;
+	config->prometheus_max_processes = 100;
 }
 
 __attribute__((format(printf, 2, 3)))

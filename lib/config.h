@@ -27,6 +27,10 @@ struct pfprof_config {
 	char device[PATH_MAX];		/* device, default MP3_DEVICE_PATH */
 	char status_file[PATH_MAX];	/* status_file, default MP3_STATUS_PATH */
 	char runtime_dir[PATH_MAX];	/* runtime_dir: daemon lock and state, default PFPROF_RUNTIME_DIR */
+	/* prometheus_dir: node_exporter's textfile directory, "" = off; default PFPROF_PROMETHEUS_DIR */
+	char prometheus_dir[PATH_MAX];
+	uint64_t prometheus_interval_s;	/* prometheus_interval: rewrite period, >= 1 s; default 5s */
+	unsigned int prometheus_max_processes;	/* per-process series at most, default 100 */
 };
 
 /* Called for each problem found; line is 0 for problems with the whole file. */

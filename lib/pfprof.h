@@ -26,6 +26,8 @@ enum pfprof_exit {
 #define PFPROF_LOG_DIR "/var/log/pfprof"
 #define PFPROF_PID_FILE "/var/lib/pfprof/pids"
 #define PFPROF_RUNTIME_DIR "/run/pfprofd"
+/* node_exporter's textfile collector directory on Debian (prometheus-node-exporter). */
+#define PFPROF_PROMETHEUS_DIR "/var/lib/prometheus/node-exporter"
 
 /* Whether err (-errno) from opening the device or /proc/mp3/status means "no module". */
 static inline bool pfprof_module_missing(int err)

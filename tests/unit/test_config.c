@@ -62,6 +62,14 @@ static void check_same_config(const struct pfprof_config *got, const struct pfpr
 		   got->status_file, want->status_file);
 	expect(!strcmp(got->runtime_dir, want->runtime_dir), "runtime_dir '%s', want '%s'",
 		   got->runtime_dir, want->runtime_dir);
+	expect(!strcmp(got->prometheus_dir, want->prometheus_dir),
+		   "prometheus_dir '%s', want '%s'", got->prometheus_dir, want->prometheus_dir);
+	expect(got->prometheus_interval_s == want->prometheus_interval_s,
+		   "prometheus_interval %" PRIu64 ", want %" PRIu64, got->prometheus_interval_s,
+		   want->prometheus_interval_s);
+	expect(got->prometheus_max_processes == want->prometheus_max_processes,
+		   "prometheus_max_processes %u, want %u", got->prometheus_max_processes,
+		   want->prometheus_max_processes);
 }
 
 /* The documented defaults, spelled out rather than taken from config_defaults(). */
@@ -77,6 +85,9 @@ static void expected_defaults(struct pfprof_config *config)
 	strcpy(config->device, "/dev/mp3");
 	strcpy(config->status_file, "/proc/mp3/status");
 	strcpy(config->runtime_dir, "/run/pfprofd");
+	strcpy(config->prometheus_dir, "/var/lib/prometheus/node-exporter");
+	config->prometheus_interval_s = 5;
+	config->prometheus_max_processes = 100;
 }
 
 /* Fills config with values no file or default would give. */
@@ -88,6 +99,7 @@ static void scribble(struct pfprof_config *config)
 	config->device[PATH_MAX - 1] = '\0';
 	config->status_file[PATH_MAX - 1] = '\0';
 	config->runtime_dir[PATH_MAX - 1] = '\0';
+	config->prometheus_dir[PATH_MAX - 1] = '\0';
 }
 
 static void test_defaults(void)
@@ -152,7 +164,10 @@ static void test_comments_and_blank_lines(void)
 	check_no_reports(&reports);
 }
 
-enum field { LOG_DIR, ROTATE_SIZE, ROTATE_AGE, KEEP, WRITE_INTERVAL, PID_FILE, DEVICE, STATUS_FILE, RUNTIME_DIR };
+enum field {
+	LOG_DIR, ROTATE_SIZE, ROTATE_AGE, KEEP, WRITE_INTERVAL, PID_FILE, DEVICE, STATUS_FILE,
+	RUNTIME_DIR, PROMETHEUS_DIR, PROMETHEUS_INTERVAL, PROMETHEUS_MAX_PROCESSES
+};
 
 static void set_field(struct pfprof_config *config, enum field field, uint64_t number,
 		      const char *path)
@@ -184,6 +199,15 @@ static void set_field(struct pfprof_config *config, enum field field, uint64_t n
 		break;
 	case RUNTIME_DIR:
 		strcpy(config->runtime_dir, path);
+		break;
+	case PROMETHEUS_DIR:
+		strcpy(config->prometheus_dir, path);
+		break;
+	case PROMETHEUS_INTERVAL:
+		config->prometheus_interval_s = number;
+		break;
+	case PROMETHEUS_MAX_PROCESSES:
+		config->prometheus_max_processes = number;
 		break;
 	}
 }
@@ -224,6 +248,15 @@ static const struct good_case {
 	{ "device = /dev/mp3-test\n", DEVICE, 0, "/dev/mp3-test" },
 	{ "status_file = /proc/other/status\n", STATUS_FILE, 0, "/proc/other/status" },
 	{ "runtime_dir = /run/other\n", RUNTIME_DIR, 0, "/run/other" },
+	{ "prometheus_dir = /srv/textfiles\n", PROMETHEUS_DIR, 0, "/srv/textfiles" },
+	/* Nothing turns the export off. */
+	{ "prometheus_dir =\n", PROMETHEUS_DIR, 0, "" },
+	{ "prometheus_dir = # off\n", PROMETHEUS_DIR, 0, "" },
+	{ "prometheus_interval = 1\n", PROMETHEUS_INTERVAL, 1, NULL },
+	{ "prometheus_interval = 15s\n", PROMETHEUS_INTERVAL, 15, NULL },
+	{ "prometheus_interval = 1m\n", PROMETHEUS_INTERVAL, 60, NULL },
+	{ "prometheus_max_processes = 0\n", PROMETHEUS_MAX_PROCESSES, 0, NULL },
+	{ "prometheus_max_processes = 100000\n", PROMETHEUS_MAX_PROCESSES, 100000, NULL },
 	/* Layout: white space, trailing comments, CRLF, no final newline. */
 	{ "  \t keep\t=\t 3 \t\n", KEEP, 3, NULL },
 	{ "keep=3\n", KEEP, 3, NULL },
@@ -267,6 +300,9 @@ static void test_bad_line_keeps_earlier_value(void)
 #define AGE_EXPECTED "expected an age like 1d (s, m, h or d)"
 #define KEEP_EXPECTED "expected a number from 0 to 1000"
 #define PATH_EXPECTED "expected an absolute path"
+#define OPTIONAL_PATH_EXPECTED "expected an absolute path, or nothing to turn it off"
+#define INTERVAL_EXPECTED "expected an interval of at least 1s (s, m, h or d)"
+#define SERIES_EXPECTED "expected a number from 0 to 100000"
 
 static const struct bad_case {
 	const char *line;
@@ -312,6 +348,17 @@ static const struct bad_case {
 	{ "device = ./mp3", "bad value './mp3' for device: " PATH_EXPECTED },
 	{ "status_file = ~/status", "bad value '~/status' for status_file: " PATH_EXPECTED },
 	{ "runtime_dir = # none", "bad value '' for runtime_dir: " PATH_EXPECTED },
+	{ "prometheus_dir = node-exporter",
+	  "bad value 'node-exporter' for prometheus_dir: " OPTIONAL_PATH_EXPECTED },
+	{ "prometheus_interval = 0", "bad value '0' for prometheus_interval: " INTERVAL_EXPECTED },
+	{ "prometheus_interval = 0m", "bad value '0m' for prometheus_interval: " INTERVAL_EXPECTED },
+	{ "prometheus_interval =", "bad value '' for prometheus_interval: " INTERVAL_EXPECTED },
+	{ "prometheus_interval = 500ms",
+	  "bad value '500ms' for prometheus_interval: " INTERVAL_EXPECTED },
+	{ "prometheus_max_processes = 100001",
+	  "bad value '100001' for prometheus_max_processes: " SERIES_EXPECTED },
+	{ "prometheus_max_processes = -1",
+	  "bad value '-1' for prometheus_max_processes: " SERIES_EXPECTED },
 	{ "foo = bar", "unknown key 'foo'" },
 	{ "Keep = 3", "unknown key 'Keep'" },
 	{ "rotate_age_s = 3", "unknown key 'rotate_age_s'" },
