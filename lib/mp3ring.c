@@ -129,6 +129,13 @@ uint64_t mp3ring_head(const struct mp3ring *ring)
 	return __atomic_load_n(&ring->hdr->head, __ATOMIC_ACQUIRE);
 }
 
+void mp3ring_sampler_cost(const struct mp3ring *ring, uint64_t *runs, uint64_t *ns_total)
+{
+	/* Two counters the writer updates apart: each read whole, not both at one instant. */
+	*runs = __atomic_load_n(&ring->hdr->sampler_ticks, __ATOMIC_RELAXED);
+	*ns_total = __atomic_load_n(&ring->hdr->sampler_ns_total, __ATOMIC_RELAXED);
+}
+
 static const struct mp3_ring_sample *slot_of(const struct mp3ring *ring,
 					     uint64_t n)
 {

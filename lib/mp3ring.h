@@ -54,6 +54,9 @@ void mp3ring_unmap(struct mp3ring *ring);
 /* Samples published so far (load-acquire of hdr->head). */
 uint64_t mp3ring_head(const struct mp3ring *ring);
 
+/* The writer's sampling cost so far in this load: runs that took a sample, and their time. */
+void mp3ring_sampler_cost(const struct mp3ring *ring, uint64_t *runs, uint64_t *ns_total);
+
 /*
  * Copies the next sample the reader wants, *next, into *out and advances
  * *next past it. Samples that were overwritten before they could be copied

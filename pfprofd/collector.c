@@ -76,6 +76,11 @@ int collector_open(struct collector *c, const char *device, struct logwriter *lo
 	return 0;
 }
 
+void collector_set_metrics(struct collector *c, struct metrics *m)
+{
+	c->metrics = m;
+}
+
 void collector_set_psi(struct collector *c, const struct psi_memory *psi)
 {
 	c->context.psi = psi != NULL;
@@ -115,6 +120,8 @@ static bool log_missed(void *ctx, uint64_t first_seq, uint64_t count)
 	if (to_procs)
 		logwriter_add_missed(c->procs_log, first_seq, count);
 	c->missed += count;
+	if (c->metrics)
+		metrics_add_lost(c->metrics, count);
 	return true;
 }
 
@@ -132,6 +139,8 @@ static void log_records(struct collector *c, const struct mp3_ring_sample *s, ui
 			continue;
 		}
 		e = proctable_apply(&c->names, &r);
+		if (c->metrics && metrics_add_record(c->metrics, &r))
+			dlog(LOG_WARNING, "metrics of process %u: %s", r.tgid, strerror(ENOMEM));
 		if (r.type == MP3_RECORD_COUNTS)
 			logwriter_add_proc(c->procs_log, s->seq, wall_ns, &r,
 					   e ? proctable_name(e) : "?");
@@ -160,6 +169,8 @@ static bool log_sample(void *ctx, const struct mp3_ring_sample *s)
 	if (to_log) {
 		logwriter_add_sample(c->log, s, wall_ns, &c->context);
 		c->logged++;
+		if (c->metrics)
+			metrics_add_sample(c->metrics, s, c->context.system);
 	}
 	c->records_per_sample = s->nr_records;
 	return true;

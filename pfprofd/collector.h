@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "logwriter.h"
+#include "metrics.h"
 #include "mp3ring.h"
 #include "proctable.h"
 #include "psi.h"
@@ -29,6 +30,7 @@ struct collector {
 	struct proc_table names;	/* the registered processes' names */
 	uint64_t sweep_at;		/* seq at which names forgets exited processes */
 	uint32_t records_per_sample;	/* in the last sample drained */
+	struct metrics *metrics;	/* counts what is logged, for Prometheus; NULL: nothing */
 };
 
 /*
@@ -50,6 +52,9 @@ bool collector_behind(const struct collector *c);
  * at the number of records per sample seen last (see mp3ring_safe_wait_ns()).
  */
 uint64_t collector_safe_wait_usec(const struct collector *c);
+
+/* From now on, what is logged is also counted in *m. */
+void collector_set_metrics(struct collector *c, struct metrics *m);
 
 /* Memory pressure for the sample lines from now on; NULL: unknown. */
 void collector_set_psi(struct collector *c, const struct psi_memory *psi);

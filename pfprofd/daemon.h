@@ -13,6 +13,7 @@
 #include "collector.h"
 #include "config.h"
 #include "logwriter.h"
+#include "metrics.h"
 
 struct daemon {
 	sd_event *loop;
@@ -31,12 +32,22 @@ struct daemon {
 	struct psi_cache psi;		/* memory pressure, read once a second at most */
 	bool psi_missing;		/* the kernel has no PSI: stop asking */
 	bool ready;
+	struct metrics metrics;		/* for Prometheus, fed by the collector */
+	sd_event_source *metrics_timer;	/* writes them every prometheus_interval */
+	int metrics_error;		/* last error reported, 0 once writing works */
 };
 
 /* Reads the config; an explicit --config that cannot be read is an error. 0 or -errno. */
 int daemon_load_config(struct daemon *d);
 /* A writer of one log with the config's directory and rotation; NULL with errno. */
 struct logwriter *daemon_new_log(const struct pfprof_config *config, enum log_kind kind);
+
+/* Picks up the counters of the last metrics file and counts from now on. */
+void exporter_init(struct daemon *d);
+/* Adds the timer that writes the metrics; 0 or -errno. */
+int exporter_add_timer(struct daemon *d);
+/* Selects the processes with series and writes the file, if prometheus_dir exists. */
+void exporter_write(struct daemon *d);
 
 /* Runs the event loop until SIGTERM or SIGINT, writes what is left; the exit status. */
 int daemon_run(struct daemon *d);

@@ -123,6 +123,7 @@ static void refresh_psi(struct daemon *d, uint64_t now)
 		return;
 	err = d->psi.err;
 	collector_set_psi(&d->collector, err ? NULL : &d->psi.value);
+	metrics_set_psi(&d->metrics, err ? NULL : &d->psi.value);
 	if (err == -ENOENT || err == -EOPNOTSUPP) {
 		dlog(LOG_NOTICE, "no memory pressure information (%s: %s): its log columns stay '-'",
 		     PSI_MEMORY_PATH, strerror(-err));
@@ -344,6 +345,7 @@ static int add_sources(struct daemon *d)
 					      0, on_batch_timer, d)) < 0 ||
 	    (err = sd_event_add_time_relative(d->loop, NULL, CLOCK_MONOTONIC, STATUS_USEC,
 					      0, on_status_timer, d)) < 0 ||
+	    (err = exporter_add_timer(d)) < 0 ||
 	    (err = sd_event_set_watchdog(d->loop, true)) < 0)
 		return err;
 	sd_event_source_set_enabled(d->retry, SD_EVENT_OFF);
@@ -370,6 +372,7 @@ int daemon_run(struct daemon *d)
 	collector_drain(&d->collector);
 	flush_log(d);
 	notify_status(d);
+	exporter_write(d);
 	if (queued_lines(d)) {
 		dlog(LOG_ERR, "%zu lines could not be written to %s and are lost",
 		     queued_lines(d), d->config.log_dir);

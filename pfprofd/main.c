@@ -74,6 +74,7 @@ static int start_collecting(struct daemon *d)
 		     err == -EPROTO ? " (module and pfprofd versions do not match)" : "");
 		return PFPROF_EXIT_FAILED;
 	}
+	exporter_init(d);
 	return -1;
 }
 
@@ -176,6 +177,7 @@ int main(int argc, char **argv)
 	collector_close(&d.collector);
 	logwriter_free(d.log);
 	logwriter_free(d.procs_log);
+	metrics_free(&d.metrics);
 	sd_event_unref(d.loop);
 	return status;
 }

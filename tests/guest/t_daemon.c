@@ -654,3 +654,112 @@ void test_daemon_disk_full(void)
 	expect(sum.lines[0].seq == 0, "the log starts at sample %llu", sum.lines[0].seq);
 	umount(LOG_DIR);
 }
+
+#define PROM_DIR DIR "/prom"
+#define PROM_FILE PROM_DIR "/pfprof.prom"
+
+/* The value of the first line of the metrics file that starts with prefix; -1 if none. */
+static double prom_value(const char *prefix)
+{
+	char line[512];
+	double value = -1;
+	FILE *f = fopen(PROM_FILE, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, prefix, strlen(prefix))) {
+			value = strtod(strrchr(line, ' ') + 1, NULL);
+			break;
+		}
+	}
+	fclose(f);
+	return value;
+}
+
+struct prom_counters {
+	double minor;		/* the worker's */
+	double samples, sampler_s;
+};
+
+static void read_prom(pid_t pid, struct prom_counters *c)
+{
+	char series[128];
+
+	snprintf(series, sizeof(series), "pfprof_process_minor_faults_total{pid=\"%d\",", (int)pid);
+	c->minor = prom_value(series);
+	c->samples = prom_value("pfprof_samples_written_total ");
+	c->sampler_s = prom_value("pfprof_sampler_seconds_total ");
+}
+
+/* Waits for the worker's minor faults to reach at least minor in the file; returns them all. */
+static struct prom_counters wait_prom(pid_t pid, double minor)
+{
+	uint64_t deadline = now_ns() + 10000000000ULL;
+	struct prom_counters c;
+
+	for (read_prom(pid, &c); c.minor < minor; read_prom(pid, &c)) {
+		expect(now_ns() < deadline, "%s says %.0f minor faults for PID %d after 10 s, want %.0f",
+		       PROM_FILE, c.minor, (int)pid, minor);
+		sleep_ms(100);
+	}
+	return c;
+}
+
+static void expect_not_back(const struct prom_counters *before, const struct prom_counters *now,
+			    const char *when)
+{
+	expect(now->minor >= before->minor && now->samples >= before->samples &&
+	       now->sampler_s >= before->sampler_s,
+	       "counters went back %s: minor %.0f -> %.0f, samples %.0f -> %.0f, sampler %.6f -> %.6f",
+	       when, before->minor, now->minor, before->samples, now->samples, before->sampler_s,
+	       now->sampler_s);
+}
+
+/*
+ * The Prometheus textfile: the worker's faults counted, readable by others,
+ * and no counter going back when pfprofd restarts or the module is reloaded.
+ */
+void test_daemon_prometheus(void)
+{
+	struct prom_counters first, stopped, restarted, reloaded;
+	struct stat st;
+	struct worker w;
+	pid_t daemon, pid;
+
+	setup("prometheus_dir = " PROM_DIR "\nprometheus_interval = 1s\n");
+	expect(!mkdir(PROM_DIR, 0755), "mkdir %s: %s", PROM_DIR, strerror(errno));
+	daemon = start_ready_daemon();
+	pid = add_worker(&w);
+	worker_do(&w, 't', 2000);
+	first = wait_prom(pid, 2000);
+	expect(!stat(PROM_FILE, &st) && (st.st_mode & 0777) == 0644, "%s: mode %o, want 644",
+	       PROM_FILE, st.st_mode & 0777);
+	expect(prom_value("pfprof_registered_processes ") == 1, "registered processes: %.0f",
+	       prom_value("pfprof_registered_processes "));
+	expect(first.samples > 0 && first.sampler_s > 0, "samples %.0f, sampler %.6f s",
+	       first.samples, first.sampler_s);
+	stop_daemon(daemon);
+	read_prom(pid, &stopped);
+	expect_not_back(&first, &stopped, "at the stop");
+
+	daemon = start_ready_daemon();
+	worker_do(&w, 't', 1000);
+	restarted = wait_prom(pid, stopped.minor + 1000);
+	expect_not_back(&stopped, &restarted, "across a restart");
+	expect(file_contains(STDERR_FILE, "counting on from its counters"),
+	       "pfprofd did not say it went on from the last file");
+	stop_daemon(daemon);
+	read_prom(pid, &stopped);
+
+	expect_ok(module_unload(), "rmmod once pfprofd has stopped");
+	expect_ok(module_load(NULL), "insmod again");
+	daemon = start_ready_daemon();
+	worker_do(&w, 't', 1000);
+	reloaded = wait_prom(pid, stopped.minor + 1000);
+	expect_not_back(&stopped, &reloaded, "across a module reload");
+	stop_daemon(daemon);
+	printf("  daemon_prometheus: worker's minor faults %.0f, %.0f after a restart, %.0f after a "
+	       "module reload; %.0f samples written\n", first.minor, restarted.minor, reloaded.minor,
+	       reloaded.samples);
+}

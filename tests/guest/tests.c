@@ -49,6 +49,7 @@ const struct test tests[] = {
 	{ "daemon_rotation",          test_daemon_rotation,            NULL,            60 },
 	{ "daemon_restart_resumes",   test_daemon_restart_resumes,     NULL,            20 },
 	{ "daemon_module_reload",     test_daemon_module_reload,       NULL,            20 },
+	{ "daemon_prometheus",        test_daemon_prometheus,          NULL,            45 },
 	{ "daemon_disk_full",         test_daemon_disk_full,           NULL,            20 },
 	{ "daemon_pid_file",          test_daemon_pid_file,            NULL,            20 },
 	{ "daemon_bad_config",        test_daemon_bad_config,          NULL,            20 },

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pfprofd/metrics: what the collector counts for Prometheus, and which processes get series. */
+#include <string.h>
+
+#include "metrics.h"
+#include "unit.h"
+
+static struct mp3_proc_record counts(pid_t tgid, uint64_t minor, uint64_t major, uint64_t cpu_ns)
+{
+	struct mp3_proc_record r = { .tgid = tgid, .type = MP3_RECORD_COUNTS };
+
+	r.counts.minor_faults = minor;
+	r.counts.major_faults = major;
+	r.counts.cpu_ns = cpu_ns;
+	return r;
+}
+
+static struct mp3_proc_record comm(pid_t tgid, const char *name)
+{
+	struct mp3_proc_record r = { .tgid = tgid, .type = MP3_RECORD_COMM };
+
+	strncpy(r.comm, name, sizeof(r.comm) - 1);
+	return r;
+}
+
+static void add(struct metrics *m, struct mp3_proc_record r)
+{
+	expect(!metrics_add_record(m, &r), "metrics_add_record failed");
+}
+
+static struct proc_entry *entry(struct metrics *m, pid_t tgid)
+{
+	return proctable_find(&m->procs, tgid);
+}
+
+static void test_samples_summed(void)
+{
+	struct mp3_ring_sample s = { .minor_faults = 5, .major_faults = 2, .cpu_ns = 300,
+				     .pgmajfault = 40, .pswpin = 7, .pswpout = 9 };
+	struct metrics m = { 0 };
+
+	metrics_add_sample(&m, &s, false);
+	expect(!m.have_system, "a version 1 sample gave system counters");
+	metrics_add_sample(&m, &s, true);
+	metrics_add_lost(&m, 3);
+	expect(m.minor == 10 && m.major == 4 && m.cpu_ns == 600, "sums %llu %llu %llu",
+	       (unsigned long long)m.minor, (unsigned long long)m.major,
+	       (unsigned long long)m.cpu_ns);
+	expect(m.samples_written == 2 && m.samples_lost == 3, "written %llu lost %llu",
+	       (unsigned long long)m.samples_written, (unsigned long long)m.samples_lost);
+	expect(m.have_system && m.pgmajfault == 40 && m.pswpin == 7 && m.pswpout == 9,
+	       "system counters not taken");
+	metrics_free(&m);
+}
+
+static void test_records_per_process(void)
+{
+	struct metrics m = { 0 };
+	struct proc_entry *e;
+
+	add(&m, comm(100, "work"));
+	add(&m, counts(100, 10, 1, 1000));
+	add(&m, counts(100, 5, 0, 500));
+	add(&m, counts(200, 1, 1, 1));
+	e = entry(&m, 100);
+	expect(e->minor == 15 && e->major == 1 && e->cpu_ns == 1500 && !strcmp(e->comm, "work"),
+	       "process 100: %llu %llu %llu %s", (unsigned long long)e->minor,
+	       (unsigned long long)e->major, (unsigned long long)e->cpu_ns, e->comm);
+	/* The same name again (registered again): the counters go on. */
+	add(&m, comm(100, "work"));
+	expect(entry(&m, 100)->minor == 15, "the same name reset the counters");
+	/* A new name (an exec, or the PID reused) is a new series: from 0. */
+	add(&m, comm(100, "other"));
+	add(&m, counts(100, 2, 0, 0));
+	e = entry(&m, 100);
+	expect(e->minor == 2 && e->major == 0 && e->cpu_ns == 0 && !strcmp(e->comm, "other"),
+	       "after a new name: %llu %llu %llu %s", (unsigned long long)e->minor,
+	       (unsigned long long)e->major, (unsigned long long)e->cpu_ns, e->comm);
+	expect(entry(&m, 200)->minor == 1, "process 200 was touched");
+	metrics_free(&m);
+}
+
+static bool exported(struct metrics *m, pid_t tgid)
+{
+	return entry(m, tgid)->marks & METRICS_EXPORTED;
+}
+
+static void select_registered(struct metrics *m, pid_t *pids, size_t count, unsigned int max)
+{
+	struct pidlist registered = { .pids = pids, .count = count };
+
+	expect(!metrics_select(m, &registered, max), "metrics_select failed");
+}
+
+static void test_select_forgets_unregistered(void)
+{
+	pid_t both[] = { 30, 10 }, one[] = { 30 };
+	struct metrics m = { 0 };
+
+	add(&m, counts(10, 1, 0, 0));
+	add(&m, counts(30, 1, 0, 0));
+	select_registered(&m, both, 2, 100);
+	expect(m.registered == 2 && m.procs.used == 2, "registered %zu, table %zu", m.registered,
+	       m.procs.used);
+	select_registered(&m, one, 1, 100);
+	expect(m.registered == 1 && m.procs.used == 1 && exported(&m, 30),
+	       "after 10 left: registered %zu, table %zu", m.registered, m.procs.used);
+	select_registered(&m, NULL, 0, 100);
+	expect(m.registered == 0 && m.procs.used == 0, "nothing registered left %zu processes",
+	       m.procs.used);
+	metrics_free(&m);
+}
+
+static unsigned int exported_count(struct metrics *m)
+{
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < m->procs.cap; i++)
+		n += m->procs.slots[i].tgid && (m->procs.slots[i].marks & METRICS_EXPORTED);
+	return n;
+}
+
+static void test_select_cap(void)
+{
+	pid_t pids[] = { 1, 2, 3, 4, 5 };
+	struct metrics m = { 0 };
+	pid_t first[2];
+	size_t n = 0;
+
+	for (size_t i = 0; i < 3; i++)
+		add(&m, counts(pids[i], 1, 0, 0));
+	select_registered(&m, pids, 5, 2);
+	expect(exported_count(&m) == 2 && m.omitted == 1, "3 processes, cap 2: %u series, %llu omitted",
+	       exported_count(&m), (unsigned long long)m.omitted);
+	for (size_t i = 0; i < 3; i++)
+		if (exported(&m, pids[i]))
+			first[n++] = pids[i];
+	/* Two more: those with a series keep it, each left out is counted once. */
+	add(&m, counts(4, 1, 0, 0));
+	add(&m, counts(5, 1, 0, 0));
+	select_registered(&m, pids, 5, 2);
+	select_registered(&m, pids, 5, 2);
+	expect(exported(&m, first[0]) && exported(&m, first[1]), "a process lost its series");
+	expect(m.omitted == 3, "omitted %llu, want 3", (unsigned long long)m.omitted);
+	/* A process with a series leaves: one that was left out takes its place. */
+	select_registered(&m, (pid_t[]){ first[0], 4, 5 }, 3, 2);
+	expect(exported(&m, first[0]) && exported_count(&m) == 2 && m.omitted == 3,
+	       "after one left: %u series, %llu omitted", exported_count(&m),
+	       (unsigned long long)m.omitted);
+	/* A lower cap: series are dropped, no new omissions for processes counted before. */
+	select_registered(&m, (pid_t[]){ first[0], 4, 5 }, 3, 1);
+	expect(exported_count(&m) == 1 && exported(&m, first[0]), "cap 1: %u series",
+	       exported_count(&m));
+	select_registered(&m, (pid_t[]){ first[0], 4, 5 }, 3, 0);
+	expect(exported_count(&m) == 0 && m.omitted == 4, "cap 0: %u series, %llu omitted",
+	       exported_count(&m), (unsigned long long)m.omitted);
+	metrics_free(&m);
+}
+
+static void test_sampler_across_loads(void)
+{
+	struct metrics m = { 0 };
+
+	metrics_set_sampler(&m, 0xa, 1000, 10);
+	metrics_set_sampler(&m, 0xa, 1500, 15);
+	expect(load_counter_total(&m.sampler_ns) == 1500, "one load: %llu",
+	       (unsigned long long)load_counter_total(&m.sampler_ns));
+	/* Never backwards within a load. */
+	metrics_set_sampler(&m, 0xa, 1200, 12);
+	expect(load_counter_total(&m.sampler_ns) == 1500, "went back to %llu",
+	       (unsigned long long)load_counter_total(&m.sampler_ns));
+	/* A new load starts from 0: its counts come on top. */
+	metrics_set_sampler(&m, 0xb, 100, 1);
+	expect(load_counter_total(&m.sampler_ns) == 1600 &&
+	       load_counter_total(&m.sampler_runs) == 16, "after a reload: %llu ns, %llu runs",
+	       (unsigned long long)load_counter_total(&m.sampler_ns),
+	       (unsigned long long)load_counter_total(&m.sampler_runs));
+}
+
+static void test_load_counter_resume(void)
+{
+	struct load_counter c = { .before = 5000 };
+
+	/* A file said 5000 in all, 800 of them from load 0xa. */
+	load_counter_resume(&c, 0xa, 800);
+	expect(load_counter_total(&c) == 5000, "resumed total %llu",
+	       (unsigned long long)load_counter_total(&c));
+	c = (struct load_counter){ .before = 100 };
+	/* A load value larger than the whole total (a damaged file) cannot make it shrink. */
+	load_counter_resume(&c, 0xa, 800);
+	expect(c.before == 0 && c.current == 100, "damaged file: before %llu current %llu",
+	       (unsigned long long)c.before, (unsigned long long)c.current);
+}
+
+UNIT_TESTS(UNIT_TEST(samples_summed), UNIT_TEST(records_per_process),
+	   UNIT_TEST(select_forgets_unregistered), UNIT_TEST(select_cap),
+	   UNIT_TEST(sampler_across_loads), UNIT_TEST(load_counter_resume));
