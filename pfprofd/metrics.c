@@ -102,7 +102,9 @@ static int keep_registered(struct metrics *m, const struct pidlist *registered)
 
 	if (!sorted.pids)
 		return -ENOMEM;
-	memcpy(sorted.pids, registered->pids, bytes);
+	/* registered->pids may be NULL when count is 0. */
+	if (bytes)
+		memcpy(sorted.pids, registered->pids, bytes);
 	qsort(sorted.pids, sorted.count, sizeof(pid_t), compare_pids);
 	err = proctable_retain(&m->procs, is_registered, &sorted);
 	pidlist_free(&sorted);

@@ -87,7 +87,7 @@ fresh_copy() {
 	rm -rf "${build:?}/${1:?}"
 	mkdir -p "$build/$1/tests"
 	cp -r "$top"/{version.mk,dkms.conf,lib,pfprofd,pfprofctl,include,tools,bench,plots} "$build/$1/"
-	cp -r "$top"/tests/{unit,harness} "$build/$1/tests/"
+	cp -r "$top"/tests/{unit,harness,lib} "$build/$1/tests/"
 	for part in lib pfprofd pfprofctl tools bench tests/unit; do
 		make -s -C "$build/$1/$part" clean >/dev/null
 	done
