@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomicfile.h"
+
 /* Bad lines are quoted in reports up to this length. */
 #define QUOTE_MAX 80
 
@@ -188,30 +190,6 @@ static int lock_pidlist(const char *path)
 	return fd;
 }
 
-/* Makes a rename() in path's directory durable. */
-static int sync_directory(const char *path)
-{
-	char dir[PATH_MAX];
-	char *slash;
-	int fd, err = 0;
-
-	strcpy(dir, path);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		strcpy(dir, ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd))
-		err = -errno;
-	close(fd);
-	return err;
-}
-
 /* Writes one line of the old file to out, or drops it if it holds a PID being removed. */
 static int copy_line(FILE *out, const char *line, size_t len, struct edit *edit)
 {
@@ -272,55 +250,24 @@ static int write_edited(FILE *in, FILE *out, struct edit *edit)
 	return err;
 }
 
-/* Makes the temporary file complete and durable, world-readable like the file it replaces. */
-static int finish_temp(FILE *out)
-{
-	int err = 0;
-
-	if (fflush(out) || fchmod(fileno(out), 0644) || fsync(fileno(out)))
-		err = -errno;
-	if (fclose(out) && !err)
-		err = -errno;
-	return err;
-}
-
 /*
- * Writes the edited file to a temporary file next to path and renames it over
- * path, so that readers see the old or the new file, never a partial one. An
- * existing file that the edit would not change is left alone.
+ * Writes the edited file and puts it in place of path (atomic_file_commit(),
+ * durable, world-readable like the file it replaces). An existing file that
+ * the edit would not change is left alone.
  */
 static int rewrite(const char *path, FILE *in, struct edit *edit)
 {
-	char temp_path[PATH_MAX];
-	FILE *out;
-	int fd, err = path_with_suffix(temp_path, path, ".XXXXXX");
+	struct atomic_file f;
+	int err = atomic_file_begin(&f, path);
 
 	if (err)
 		return err;
-	fd = mkostemp(temp_path, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	out = fdopen(fd, "w");
-	if (!out) {
-		err = -errno;
-		close(fd);
-		unlink(temp_path);
-		return err;
-	}
-	err = write_edited(in, out, edit);
+	err = write_edited(in, f.out, edit);
 	if (err || (!edit->changed && in)) {
-		fclose(out);
-		unlink(temp_path);
+		atomic_file_abort(&f);
 		return err;
 	}
-	err = finish_temp(out);
-	if (!err && rename(temp_path, path))
-		err = -errno;
-	if (err) {
-		unlink(temp_path);
-		return err;
-	}
-	return sync_directory(path);
+	return atomic_file_commit(&f, 0644, true);
 }
 
 /* Applies edit to path under the lock. */

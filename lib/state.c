@@ -10,6 +10,8 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "atomicfile.h"
+
 #define LOCK_FILE "pfprofd.pid"
 #define STATE_FILE "state"
 
@@ -74,22 +76,21 @@ int state_daemon_pid(const char *runtime_dir, pid_t *pid)
 
 int state_write(const char *runtime_dir, const struct pfprof_state *st)
 {
-	char path[PATH_MAX], tmp[PATH_MAX];
-	FILE *f;
+	struct atomic_file f;
+	char path[PATH_MAX];
+	int err;
 
 	path_in(path, sizeof(path), runtime_dir, STATE_FILE);
-	path_in(tmp, sizeof(tmp), runtime_dir, STATE_FILE ".new");
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
-	fprintf(f, "pid %d\nload_id %016" PRIx64 "\nhead %" PRIu64 "\nlogged %" PRIu64
+	err = atomic_file_begin(&f, path);
+	if (err)
+		return err;
+	fprintf(f.out, "pid %d\nload_id %016" PRIx64 "\nhead %" PRIu64 "\nlogged %" PRIu64
 		"\nmissed %" PRIu64 "\nqueued %" PRIu64 "\nupdated %" PRIu64
 		"\nlog_file %s\nlog_error %s\n",
 		(int)st->pid, st->load_id, st->head, st->logged, st->missed, st->queued,
 		st->updated_s, st->log_file, st->log_error);
-	if (fclose(f))
-		return -errno;
-	return rename(tmp, path) ? -errno : 0;
+	/* Rewritten every two seconds: not worth a sync. */
+	return atomic_file_commit(&f, 0644, false);
 }
 
 /* Copies the rest of a "key value" line, without its newline. */

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomicfile.h"
+
 #define NS_PER_S UINT64_C(1000000000)
 /* Starts the comment that lets the next pfprofd go on counting. */
 #define STATE_COMMENT "# pfprofd-state "
@@ -178,36 +180,22 @@ static int file_path(char *buf, size_t size, const char *dir, const char *name)
 
 int promfile_write(const char *dir, struct metrics *m)
 {
-	char tmp[PATH_MAX], path[PATH_MAX];
-	FILE *out;
-	int fd, err;
+	struct atomic_file f;
+	char path[PATH_MAX];
+	int err = file_path(path, sizeof(path), dir, PROMFILE_NAME);
 
-	/* node_exporter reads only "*.prom": the temporary name must not end so. */
-	err = file_path(tmp, sizeof(tmp), dir, "." PROMFILE_NAME ".XXXXXX");
+	/* The temporary pfprof.prom.XXXXXX does not end in ".prom": node_exporter skips it. */
 	if (!err)
-		err = file_path(path, sizeof(path), dir, PROMFILE_NAME);
+		err = atomic_file_begin(&f, path);
 	if (err)
 		return err;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	/* node_exporter runs as another user. */
-	if (fchmod(fd, 0644) || !(out = fdopen(fd, "w"))) {
-		err = -errno;
-		close(fd);
-		goto remove;
+	err = promfile_render(f.out, m);
+	if (err) {
+		atomic_file_abort(&f);
+		return err;
 	}
-	err = promfile_render(out, m);
-	if (fclose(out) && !err)
-		err = -errno;
-	/* No fsync: the file is rewritten every few seconds and lost data is regained then. */
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (!err)
-		return 0;
-remove:
-	unlink(tmp);
-	return err;
+	/* Not durable: rewritten every few seconds, and node_exporter runs as another user. */
+	return atomic_file_commit(&f, 0644, false);
 }
 
 /* "123" or, for nanoseconds, "1.5" or "12.000000001"; false on anything else. */

@@ -2,8 +2,8 @@
 /*
  * pfprofd's metrics in the Prometheus text exposition format, as a file for
  * node_exporter's textfile collector: PROMFILE_NAME in its directory,
- * replaced atomically (a temporary file node_exporter ignores, renamed over
- * it), readable by everyone. The file also carries, in a comment, what
+ * replaced atomically (atomicfile.h; node_exporter ignores the temporary
+ * file, whose name does not end in ".prom"), readable by everyone. The file also carries, in a comment, what
  * pfprofd needs to go on counting from it after a restart.
  */
 #ifndef PFPROF_PROMFILE_H

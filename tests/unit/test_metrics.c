@@ -2,8 +2,7 @@
 /* pfprofd/metrics: what the collector counts for Prometheus, and which processes get series. */
 #include <string.h>
 
-#include "metrics.h"
-#include "unit.h"
+#include "expect_metrics.h"
 
 static struct mp3_proc_record counts(pid_t tgid, uint64_t minor, uint64_t major, uint64_t cpu_ns)
 {
@@ -163,18 +162,12 @@ static void test_sampler_across_loads(void)
 
 	metrics_set_sampler(&m, 0xa, 1000, 10);
 	metrics_set_sampler(&m, 0xa, 1500, 15);
-	expect(load_counter_total(&m.sampler_ns) == 1500, "one load: %llu",
-	       (unsigned long long)load_counter_total(&m.sampler_ns));
-	/* Never backwards within a load. */
+	expect_sampler(&m, 1500, 15, "one load");
 	metrics_set_sampler(&m, 0xa, 1200, 12);
-	expect(load_counter_total(&m.sampler_ns) == 1500, "went back to %llu",
-	       (unsigned long long)load_counter_total(&m.sampler_ns));
+	expect_sampler(&m, 1500, 15, "a smaller value in the same load");
 	/* A new load starts from 0: its counts come on top. */
 	metrics_set_sampler(&m, 0xb, 100, 1);
-	expect(load_counter_total(&m.sampler_ns) == 1600 &&
-	       load_counter_total(&m.sampler_runs) == 16, "after a reload: %llu ns, %llu runs",
-	       (unsigned long long)load_counter_total(&m.sampler_ns),
-	       (unsigned long long)load_counter_total(&m.sampler_runs));
+	expect_sampler(&m, 1600, 16, "after a reload");
 }
 
 static void test_load_counter_resume(void)

@@ -9,8 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "expect_metrics.h"
 #include "promfile.h"
-#include "unit.h"
 
 static void add_process(struct metrics *m, pid_t tgid, const char *name, uint64_t minor,
 			uint64_t major, uint64_t cpu_ns)
@@ -169,8 +169,7 @@ static void test_seed_round_trip(void)
 	strcpy(proctable_find(&before.procs, 42)->comm, "a\"b\\c?");
 	expect_same_counts(&before, &after, 42);
 	expect_same_counts(&before, &after, 43);
-	expect(load_counter_total(&after.sampler_ns) == 3000000 &&
-	       load_counter_total(&after.sampler_runs) == 60, "sampler totals not seeded");
+	expect_sampler(&after, 3000000, 60, "seeded");
 	metrics_free(&before);
 	metrics_free(&after);
 }
@@ -186,14 +185,10 @@ static void test_seed_then_reload(void)
 	expect(!promfile_seed(".", &after), "promfile_seed failed");
 	/* The same load goes on: only what it added since counts. */
 	metrics_set_sampler(&after, 0x2, 1000, 10);
-	expect(load_counter_total(&after.sampler_ns) == 1500, "same load: %llu, want 1500",
-	       (unsigned long long)load_counter_total(&after.sampler_ns));
+	expect_sampler(&after, 1500, 15, "the same load after a restart");
 	/* A new load: all of its counts come on top. */
 	metrics_set_sampler(&after, 0x3, 40, 1);
-	expect(load_counter_total(&after.sampler_ns) == 1540 &&
-	       load_counter_total(&after.sampler_runs) == 16, "new load: %llu ns, %llu runs",
-	       (unsigned long long)load_counter_total(&after.sampler_ns),
-	       (unsigned long long)load_counter_total(&after.sampler_runs));
+	expect_sampler(&after, 1540, 16, "a new load after a restart");
 }
 
 static void test_seed_skips_what_it_does_not_know(void)
