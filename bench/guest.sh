@@ -7,6 +7,15 @@ cd /t || exit 1
 PATH=/t:$PATH
 WORKLOAD="work --quiet --no-register --pause 0 256 R 100000"
 ROUNDS=11
+# Section 6: the registered processes both exporters report on. L: each takes
+# a page it has not touched before every 64 accesses, so its fault counter
+# moves faster than any exporter is read (about 200 faults/s each).
+EXPORTER_WORKERS=4
+EXPORTER_WORK="work --quiet --register --pause 0.02 -n 1000000 256 L 320"
+EXPORTER_IDLE_S=5
+EXPORTER_SCRAPE_S=10
+EXPORTER_INTERVAL_MS=250
+EXPORTER_FILES=100
 
 fail() { echo "bench: $*"; exit 1; }
 
@@ -84,7 +93,7 @@ done
 
 # Records on (the default) and off, reloaded in turn for each N, so that both
 # see the guest in the same state.
-echo "bench: 1/5 sampler and poller cost, N = 1 to 10000, records on and off" >&2
+echo "bench: 1/6 sampler and poller cost, N = 1 to 10000, records on and off" >&2
 for n in 1 10 100 1000 10000; do
 	pfprof-bench cost "$n" 5 || fail "cost $n failed"
 	reload_module records=N
@@ -92,25 +101,25 @@ for n in 1 10 100 1000 10000; do
 	reload_module
 done
 
-echo "bench: 2/5 where the sampler's time goes, N = 10000" >&2
+echo "bench: 2/6 where the sampler's time goes, N = 10000" >&2
 perf record -q -e cpu-clock -F 2000 -a -g -o /tmp/perf.data -- \
 	pfprof-bench sampler 10000 5 >/dev/null || fail "perf record failed"
 perf script -i /tmp/perf.data -F ip,sym 2>/dev/null | sampler_profile
 # A fresh ring: pfprofd, started next, must not begin with 10000 records a sample.
 reload_module
 
-echo "bench: 3/5 timing over 60 s, pfprofd consuming" >&2
+echo "bench: 3/6 timing over 60 s, pfprofd consuming" >&2
 pfprofd_start
 pfprof-bench timing 60 "$pfprofd" || fail "timing failed"
 
-echo "bench: 4/5 workload overhead, $ROUNDS rounds" >&2
+echo "bench: 4/6 workload overhead, $ROUNDS rounds" >&2
 echo "workload $WORKLOAD"
 for round in $(seq "$ROUNDS"); do
 	overhead_round "$round"
 done
 pfprofd_stop
 
-echo "bench: 5/5 pfprofd per sample, at 1000 samples/s" >&2
+echo "bench: 5/6 pfprofd per sample, at 1000 samples/s" >&2
 reload_module period_ms=1
 pfprofd_start
 pfprof-bench consumer "$pfprofd" 10 || fail "consumer failed"
@@ -125,4 +134,99 @@ cat /tmp/strace.txt
 echo "strace end"
 pfprofd_stop
 echo "missed $(grep -c '^# missed' /tmp/logs/pfprof.log)"
+rmmod mp3
+
+echo "bench: 6/6 side by side with prometheus-process-exporter" >&2
+ip link set lo up || fail "cannot bring up lo"
+insmod mp3.ko || fail "cannot load mp3.ko"
+echo "exporter_work $EXPORTER_WORKERS x $EXPORTER_WORK"
+workers=""
+for _ in $(seq "$EXPORTER_WORKERS"); do
+	# shellcheck disable=SC2086 # the workload's words
+	$EXPORTER_WORK &
+	workers="$workers $!"
+done
+sleep 1
+[ "$(grep -c . /proc/mp3/status)" -eq "$EXPORTER_WORKERS" ] || fail "work did not register"
+echo "exporter_procs $(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)"
+
+# pfprof's path: pfprofd writes the file every second, node_exporter's
+# textfile collector alone serves it. Beside it process-exporter as Debian
+# runs it (smaps and threads on) and with only what the comparison needs.
+mkdir -p /tmp/prom
+pfprofd_configure "prometheus_dir = /tmp/prom
+prometheus_interval = 1s"
+pfprofd_start
+prometheus-process-exporter -procnames work -web.listen-address=127.0.0.1:9256 \
+	>/tmp/process-exporter.log 2>&1 &
+process_exporter=$!
+prometheus-process-exporter -procnames work -gather-smaps=false -threads=false \
+	-web.listen-address=127.0.0.1:9257 >/tmp/process-exporter-minimal.log 2>&1 &
+process_exporter_minimal=$!
+prometheus-node-exporter --collector.disable-defaults --collector.textfile \
+	--collector.textfile.directory=/tmp/prom --web.listen-address=127.0.0.1:9100 \
+	>/tmp/node-exporter.log 2>&1 &
+node_exporter=$!
+for port in 9256 9257 9100; do
+	for _ in $(seq 60); do
+		wget -q -O /dev/null "http://127.0.0.1:$port/metrics" 2>/dev/null && break
+		sleep 0.5
+	done
+	wget -q -O /dev/null "http://127.0.0.1:$port/metrics" ||
+		{ cat /tmp/*exporter*.log; fail "no exporter on port $port"; }
+done
+[ -s /tmp/prom/pfprof.prom ] || fail "pfprofd wrote no /tmp/prom/pfprof.prom"
+
+# What each spends unasked, then each alone scraped every 250 ms.
+pfprof-bench cpu "$EXPORTER_IDLE_S" "idle_process-exporter,$process_exporter" \
+	"idle_process-exporter-minimal,$process_exporter_minimal" \
+	"idle_node-exporter,$node_exporter" || fail "the exporters' CPU time"
+faults_pe='namedprocess_namegroup_minor_page_faults_total{groupname="work"}'
+for target in "process-exporter,$process_exporter,9256,$faults_pe" \
+	"process-exporter-minimal,$process_exporter_minimal,9257,$faults_pe" \
+	"node-exporter,$node_exporter,9100,pfprof_minor_faults_total,/tmp/prom/pfprof.prom"; do
+	pfprof-bench scrape "$EXPORTER_SCRAPE_S" "$EXPORTER_INTERVAL_MS" "$target" \
+		"pfprofd,$pfprofd" || fail "scraping $target failed"
+done > /tmp/scrape.txt
+cat /tmp/scrape.txt
+echo "exporter_file_lines $(grep -c -v '^#' /tmp/prom/pfprof.prom) bytes $(wc -c < /tmp/prom/pfprof.prom)"
+
+# What writing the file costs pfprofd, with its code (metrics.c, promfile.c)
+# on a copy of its file: pfprofd's own CPU time varies more from one second
+# to the next than the file can cost.
+mkdir -p /tmp/prom-bench
+cp /tmp/prom/pfprof.prom /tmp/prom-bench/
+pfprof-bench promfile /tmp/prom-bench "$EXPORTER_FILES" || fail "promfile failed"
+kill -TERM "$process_exporter" "$process_exporter_minimal" "$node_exporter"
+wait "$process_exporter" "$process_exporter_minimal" "$node_exporter"
+pfprofd_stop
+grep -h -i -E 'error|warn' /tmp/*exporter*.log | head -n 5 | sed 's/^/exporter_log /'
+# The same counter in pfprofd's log (every sample) over node_exporter's window.
+awk -v window="$(grep '^window name=node-exporter ' /tmp/scrape.txt)" '
+BEGIN {
+	n = split(window, f, /[ =]/)
+	for (i = 1; i < n; i++) {
+		if (f[i] == "start_s") start = f[i + 1] + 0
+		if (f[i] == "end_s") end = f[i + 1] + 0
+	}
+}
+!/^#/ && $3 + 0 >= start && $3 + 0 < end {
+	samples++
+	if ($5 > 0) {
+		if (changes) {
+			gap[changes] = $3 - last
+			if (min == "" || $3 - last < min) { min = $3 - last; at = $1 }
+		}
+		last = $3; changes++
+	}
+}
+END {
+	for (i = 2; i < changes; i++)
+		for (j = i; j > 1 && gap[j - 1] > gap[j]; j--) { t = gap[j]; gap[j] = gap[j - 1]; gap[j - 1] = t }
+	printf "pfprof_log samples=%d changes=%d change_hz=%.3f min_change_ms=%.1f p50_change_ms=%.1f min_at_seq=%s\n",
+		samples, changes, changes / (end - start), 1000 * min, 1000 * gap[int(changes / 2)], at
+}' /tmp/logs/pfprof.log
+# shellcheck disable=SC2086 # the PIDs
+kill -TERM $workers
+wait
 rmmod mp3

@@ -5,15 +5,22 @@
  * bench/report.sh. Times are CLOCK_MONOTONIC, CPU times are exact
  * (CLOCK_PROCESS_CPUTIME_ID, /proc/<pid>/schedstat), not tick-sampled.
  */
+#include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +29,8 @@
 
 #include "clock.h"
 #include "mp3ring.h"
+#include "procstatus.h"
+#include "promfile.h"
 #include "sleepers.h"
 
 #define NSEC_PER_SEC 1000000000ULL
@@ -408,6 +417,378 @@ static unsigned long number(const char *text)
 	return n;
 }
 
+/*
+ * What a process has spent on a CPU, all its threads: the sum of their
+ * schedstat run times (exact, ns; threads that have exited are missing) and
+ * utime+stime from /proc/<pid>/stat (clock ticks, exited threads included),
+ * the cross-check.
+ */
+struct proc_cpu {
+	uint64_t run_ns;
+	uint64_t user_ns, sys_ns;	/* utime, stime */
+};
+
+static struct proc_cpu proc_cpu(pid_t pid)
+{
+	struct proc_cpu c = { 0, 0, 0 };
+	uint64_t tick_ns = NSEC_PER_SEC / (uint64_t)sysconf(_SC_CLK_TCK);
+	unsigned long long counters[4], ns;
+	char path[300];
+	struct dirent *d;
+	DIR *dir;
+	FILE *f;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		die(path, errno);
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/schedstat", (int)pid, d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;	/* the thread has just exited */
+		if (fscanf(f, "%llu", &ns) == 1)
+			c.run_ns += ns;
+		fclose(f);
+	}
+	closedir(dir);
+	err = read_stat(pid, counters);
+	if (err)
+		die("reading /proc/<pid>/stat", -err);
+	c.user_ns = counters[2] * tick_ns;
+	c.sys_ns = counters[3] * tick_ns;
+	return c;
+}
+
+/* An exporter scraped side by side, or (no port) a process whose CPU time is counted. */
+struct target {
+	char *name, *metric, *file;
+	pid_t pid;
+	unsigned int port;
+	struct proc_cpu cpu0, cpu1;
+	size_t scrapes, bytes;
+	uint64_t *when, *latency, *age;	/* ns */
+	double *value;
+};
+
+#define SCRAPES_MAX 100000
+
+/* "NAME,PID[,PORT,METRIC[,FILE]]" */
+static void parse_target(struct target *t, char *spec)
+{
+	char *field[5] = { NULL };
+	int n = 0;
+
+	for (char *p = spec; p && n < 5; n++) {
+		field[n] = p;
+		p = strchr(p, ',');
+		if (p)
+			*p++ = '\0';
+	}
+	if (n < 2 || n == 3)
+		die(spec, EINVAL);
+	t->name = field[0];
+	t->pid = (pid_t)number(field[1]);
+	t->port = field[2] ? (unsigned int)number(field[2]) : 0;
+	t->metric = field[3];
+	t->file = field[4];
+	if (t->port) {
+		t->when = calloc(SCRAPES_MAX, sizeof(*t->when));
+		t->latency = calloc(SCRAPES_MAX, sizeof(*t->latency));
+		t->age = calloc(SCRAPES_MAX, sizeof(*t->age));
+		t->value = calloc(SCRAPES_MAX, sizeof(*t->value));
+		if (!t->when || !t->latency || !t->age || !t->value)
+			die("allocating", ENOMEM);
+	}
+}
+
+/* GET /metrics from 127.0.0.1:port into *buf (grown as needed); the length. */
+static size_t http_get(unsigned int port, char **buf, size_t *cap)
+{
+	static const char request[] = "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+	struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	struct timeval timeout = { 10, 0 };
+	size_t len = 0;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		die("socket", errno);
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)))
+		die("connecting to an exporter", errno);
+	if (write(fd, request, sizeof(request) - 1) != (ssize_t)(sizeof(request) - 1))
+		die("sending a scrape request", errno);
+	for (;;) {
+		ssize_t got;
+
+		if (*cap - len < 65536) {
+			*cap = *cap * 2 + 65536;
+			*buf = realloc(*buf, *cap);
+			if (!*buf)
+				die("allocating", ENOMEM);
+		}
+		got = read(fd, *buf + len, *cap - len - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			die("reading a scrape", errno);
+		if (!got)
+			break;
+		len += (size_t)got;
+	}
+	close(fd);
+	(*buf)[len] = '\0';
+	if (len < 12 || strncmp(*buf, "HTTP/1.", 7) || strncmp(*buf + 8, " 200", 4))
+		die("the exporter did not answer 200", EPROTO);
+	return len;
+}
+
+/* The value of the sample line "METRIC VALUE" in an exposition, NAN if none. */
+static double metric_value(const char *text, const char *metric)
+{
+	size_t len = strlen(metric);
+
+	for (const char *line = text; line; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
+		if (!strncmp(line, metric, len) && line[len] == ' ')
+			return strtod(line + len + 1, NULL);
+	}
+	return NAN;
+}
+
+/* p-th percentile (0..100) of count ns values, in ms. */
+static double percentile_ms(const uint64_t *values, size_t count, unsigned int p)
+{
+	uint64_t *sorted;
+	double ms;
+
+	if (!count)
+		return 0;
+	sorted = malloc(count * sizeof(*sorted));
+	if (!sorted)
+		die("allocating", ENOMEM);
+	memcpy(sorted, values, count * sizeof(*sorted));
+	qsort(sorted, count, sizeof(*sorted), compare_u64);
+	ms = sorted[(count - 1) * p / 100] / 1e6;
+	free(sorted);
+	return ms;
+}
+
+/* Prints what target t did in window_ns (scraped, or only its CPU time). */
+static void print_target(const struct target *t, uint64_t window_ns)
+{
+	uint64_t cpu = t->cpu1.run_ns - t->cpu0.run_ns, *gaps, last_change = 0;
+	uint64_t user = t->cpu1.user_ns - t->cpu0.user_ns, sys = t->cpu1.sys_ns - t->cpu0.sys_ns;
+	size_t changes = 0;
+
+	if (!t->port) {
+		printf("cpu name=%s seconds=%.3f cpu_ns=%llu user_ns=%llu sys_ns=%llu\n", t->name,
+		       window_ns / 1e9, (unsigned long long)cpu, (unsigned long long)user,
+		       (unsigned long long)sys);
+		return;
+	}
+	gaps = calloc(t->scrapes + 1, sizeof(*gaps));
+	if (!gaps)
+		die("allocating", ENOMEM);
+	for (size_t i = 1; i < t->scrapes; i++) {
+		if (t->value[i] == t->value[i - 1])
+			continue;
+		if (changes)
+			gaps[changes - 1] = t->when[i] - last_change;
+		last_change = t->when[i];
+		changes++;
+	}
+	printf("scrape name=%s seconds=%.3f scrapes=%zu rate_hz=%.3f bytes=%zu latency_p50_ms=%.3f "
+	       "latency_max_ms=%.3f cpu_ns=%llu user_ns=%llu sys_ns=%llu ns_per_scrape=%.0f "
+	       "changes=%zu change_hz=%.3f min_change_ms=%.1f p50_change_ms=%.1f last_value=%.0f",
+	       t->name, window_ns / 1e9, t->scrapes, t->scrapes * 1e9 / window_ns,
+	       t->bytes / (t->scrapes ? t->scrapes : 1),
+	       percentile_ms(t->latency, t->scrapes, 50), percentile_ms(t->latency, t->scrapes, 100),
+	       (unsigned long long)cpu, (unsigned long long)user, (unsigned long long)sys,
+	       t->scrapes ? (double)cpu / t->scrapes : 0.0, changes,
+	       t->scrapes > 1 ? changes * 1e9 / (t->when[t->scrapes - 1] - t->when[0]) : 0.0,
+	       changes > 1 ? percentile_ms(gaps, changes - 1, 0) : 0.0,
+	       changes > 1 ? percentile_ms(gaps, changes - 1, 50) : 0.0,
+	       t->scrapes ? t->value[t->scrapes - 1] : 0.0);
+	if (t->file)
+		printf(" age_p50_ms=%.1f age_max_ms=%.1f", percentile_ms(t->age, t->scrapes, 50),
+		       percentile_ms(t->age, t->scrapes, 100));
+	putchar('\n');
+	free(gaps);
+}
+
+/*
+ * scrape SECONDS INTERVAL_MS TARGET...: each TARGET "NAME,PID[,PORT,METRIC
+ * [,FILE]]". For SECONDS, every target with a PORT is scraped in turn every
+ * INTERVAL_MS (at once when a round took longer): its CPU time per scrape,
+ * its latency, how often METRIC's value changes from scrape to scrape, and
+ * FILE's age (now - st_mtim) at each scrape; the others' CPU time. Also the
+ * module's sampler time and the window's CLOCK_MONOTONIC bounds, named after
+ * the first target.
+ */
+static int cmd_scrape(unsigned int seconds, unsigned int interval_ms, int count, char **specs)
+{
+	const struct mp3_ring_header *h = NULL;
+	struct target *t = calloc((size_t)count, sizeof(*t));
+	uint64_t start, deadline, window_ns, ticks0 = 0, ns0 = 0, wall_offset;
+	struct mp3ring ring;
+	size_t cap = 0;
+	char *buf = NULL;
+
+	if (!t || !interval_ms)
+		die("scrape", t ? EINVAL : ENOMEM);
+	for (int i = 0; i < count; i++)
+		parse_target(&t[i], specs[i]);
+	if (!access(MP3_DEVICE_PATH, F_OK)) {	/* without the module, no module line */
+		map_ring(&ring);
+		h = ring.hdr;
+		ticks0 = header_u64(&h->sampler_ticks);
+		ns0 = header_u64(&h->sampler_ns_total);
+	}
+	for (int i = 0; i < count; i++)
+		t[i].cpu0 = proc_cpu(t[i].pid);
+	start = deadline = now_ns();
+	wall_offset = clock_wall_offset_ns();
+	while (now_ns() < start + seconds * NSEC_PER_SEC) {
+		for (int i = 0; i < count; i++) {
+			struct target *x = &t[i];
+			uint64_t begin, mtime = 0;
+			struct stat st;
+
+			if (!x->port || x->scrapes == SCRAPES_MAX)
+				continue;
+			/*
+			 * The file's age as the request leaves: the exporter reads
+			 * this file or, renamed over it meanwhile, a newer one.
+			 */
+			if (x->file) {
+				if (stat(x->file, &st))
+					die(x->file, errno);
+				mtime = (uint64_t)st.st_mtim.tv_sec * NSEC_PER_SEC +
+					(uint64_t)st.st_mtim.tv_nsec;
+			}
+			begin = now_ns();
+			x->bytes += http_get(x->port, &buf, &cap);
+			x->when[x->scrapes] = begin;
+			x->latency[x->scrapes] = now_ns() - begin;
+			x->value[x->scrapes] = metric_value(buf, x->metric);
+			if (isnan(x->value[x->scrapes]))
+				die(x->metric, ENOENT);
+			if (x->file)
+				x->age[x->scrapes] = begin + wall_offset > mtime ?
+					begin + wall_offset - mtime : 0;
+			x->scrapes++;
+		}
+		deadline += interval_ms * 1000000ULL;
+		if (deadline < now_ns())	/* the round took longer: the next one now */
+			deadline = now_ns();
+		sleep_until(deadline);
+	}
+	window_ns = now_ns() - start;
+	for (int i = 0; i < count; i++)
+		t[i].cpu1 = proc_cpu(t[i].pid);
+	printf("window name=%s start_s=%.6f end_s=%.6f interval_ms=%u\n", t[0].name, start / 1e9,
+	       (start + window_ns) / 1e9, interval_ms);
+	if (h)
+		printf("module name=%s seconds=%.3f ticks=%llu sampler_ns=%llu\n", t[0].name,
+		       window_ns / 1e9, (unsigned long long)(header_u64(&h->sampler_ticks) - ticks0),
+		       (unsigned long long)(header_u64(&h->sampler_ns_total) - ns0));
+	for (int i = 0; i < count; i++)
+		print_target(&t[i], window_ns);
+	free(buf);
+	if (h)
+		mp3ring_unmap(&ring);
+	return 0;
+}
+
+/* cpu SECONDS NAME,PID...: each process's CPU time over SECONDS. */
+static int cmd_cpu(unsigned int seconds, int count, char **specs)
+{
+	struct target *t = calloc((size_t)count, sizeof(*t));
+	uint64_t start;
+
+	if (!t)
+		die("allocating", ENOMEM);
+	for (int i = 0; i < count; i++) {
+		parse_target(&t[i], specs[i]);
+		if (t[i].port)
+			die(specs[i], EINVAL);
+	}
+	start = now_ns();
+	for (int i = 0; i < count; i++)
+		t[i].cpu0 = proc_cpu(t[i].pid);
+	sleep_until(start + seconds * NSEC_PER_SEC);
+	for (int i = 0; i < count; i++)
+		t[i].cpu1 = proc_cpu(t[i].pid);
+	for (int i = 0; i < count; i++)
+		print_target(&t[i], now_ns() - start);
+	free(t);
+	return 0;
+}
+
+/*
+ * promfile DIR COUNT: what writing pfprofd's metrics file costs, with
+ * pfprofd's own code (metrics.c, promfile.c, built in): the metrics seeded
+ * from DIR's pfprof.prom (pfprofd's, so the same series), then COUNT times,
+ * 20 a second, what pfprofd does at each prometheus_interval: the registered
+ * processes read, the series selected ("update"), the file rendered and
+ * renamed into DIR ("write"). CPU time of each part per file.
+ */
+static int cmd_promfile(const char *dir, unsigned int count)
+{
+	struct metrics m;
+	struct mp3ring ring;
+	uint64_t update_ns = 0, write_ns = 0, t0, t1, deadline = now_ns();
+	struct stat st;
+	char path[PATH_MAX];
+	int err;
+
+	memset(&m, 0, sizeof(m));
+	err = promfile_seed(dir, &m);
+	if (err)
+		die("seeding from pfprof.prom", -err);
+	/* The lines pfprofd's file has beside the counters (values do not matter). */
+	m.have_system = m.have_psi = true;
+	map_ring(&ring);
+	for (unsigned int i = 0; i < count; i++) {
+		struct pidlist registered;
+		uint64_t runs, ns;
+
+		t0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+		mp3ring_sampler_cost(&ring, &runs, &ns);
+		metrics_set_sampler(&m, ring.load_id, ns, runs);
+		err = procstatus_list(MP3_STATUS_PATH, &registered);
+		if (err)
+			die(MP3_STATUS_PATH, -err);
+		err = metrics_select(&m, &registered, 100);
+		pidlist_free(&registered);
+		if (err)
+			die("selecting the series", -err);
+		t1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+		err = promfile_write(dir, &m);
+		if (err)
+			die("writing pfprof.prom", -err);
+		update_ns += t1 - t0;
+		write_ns += clock_ns(CLOCK_PROCESS_CPUTIME_ID) - t1;
+		deadline += POLL_PERIOD_NS;
+		sleep_until(deadline);
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, PROMFILE_NAME);
+	if (stat(path, &st))
+		die(path, errno);
+	printf("promfile files=%u series=%zu bytes=%lld update_ns=%.0f write_ns=%.0f\n", count,
+	       m.registered, (long long)st.st_size, (double)update_ns / count,
+	       (double)write_ns / count);
+	metrics_free(&m);
+	mp3ring_unmap(&ring);
+	return 0;
+}
+
 static void usage(void)
 {
 	fputs("Usage: pfprof-bench cost N SECONDS\n"
@@ -415,6 +796,9 @@ static void usage(void)
 	      "       pfprof-bench timing SECONDS [CONSUMER_PID]\n"
 	      "       pfprof-bench consumer CONSUMER_PID SECONDS\n"
 	      "       pfprof-bench overhead bare|pfprof|observe DELAY_MS CMD... [-- OBSERVER...]\n"
+	      "       pfprof-bench scrape SECONDS INTERVAL_MS NAME,PID[,PORT,METRIC[,FILE]]...\n"
+	      "       pfprof-bench cpu SECONDS NAME,PID...\n"
+	      "       pfprof-bench promfile DIR COUNT\n"
 	      "Run by bench/guest.sh inside the benchmark guest (make bench).\n", stderr);
 	exit(2);
 }
@@ -432,5 +816,11 @@ int main(int argc, char **argv)
 		return cmd_consumer((pid_t)number(argv[2]), number(argv[3]));
 	if (argc >= 5 && !strcmp(argv[1], "overhead"))
 		return cmd_overhead(argv[2], number(argv[3]), argv + 4);
+	if (argc >= 5 && !strcmp(argv[1], "scrape"))
+		return cmd_scrape(number(argv[2]), number(argv[3]), argc - 4, argv + 4);
+	if (argc == 4 && !strcmp(argv[1], "promfile"))
+		return cmd_promfile(argv[2], number(argv[3]));
+	if (argc >= 4 && !strcmp(argv[1], "cpu"))
+		return cmd_cpu(number(argv[2]), argc - 3, argv + 3);
 	usage();
 }

@@ -2,10 +2,12 @@
 # Usage: bench/run.sh
 #
 # `make bench`: boots Debian's kernel in QEMU (2 CPUs, 2 GiB, TCG) with the
-# module, pfprofd, work, pfprof-bench, perf, pidstat and strace, runs
-# bench/guest.sh there (about 9 minutes here), prints the results and writes them
-# to bench/results.md (bench/report.sh). Environment: KVER, PFPROF_CACHE,
-# BUILD as for tests/check.sh.
+# module, pfprofd, work, pfprof-bench, perf, pidstat, strace and Debian 12's
+# prometheus-process-exporter and prometheus-node-exporter (their packages
+# fetched with apt-get download and unpacked, not installed, cached under
+# PFPROF_CACHE), runs bench/guest.sh there (about 11 minutes here), prints the
+# results and writes them to bench/results.md (bench/report.sh).
+# Environment: KVER, PFPROF_CACHE, BUILD as for tests/check.sh.
 set -euo pipefail
 
 [[ $# -eq 0 ]] || { sed -n '2s/^# //p' "$0" >&2; exit 64; }
@@ -23,6 +25,24 @@ if ((${#missing[@]})); then
 	DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends \
 		-o Dpkg::Use-Pty=0 "${missing[@]}" </dev/null >&2
 fi
+# The exporters section 6 runs beside pfprof: Debian's builds (Go programs
+# that need only libc, which mkinitramfs.sh copies), downloaded once.
+exporters=${PFPROF_CACHE:-/var/cache/pfprof-test}/bench-exporters
+exporter_packages=(prometheus-process-exporter prometheus-node-exporter)
+mkdir -p "$exporters"
+for p in "${exporter_packages[@]}"; do
+	compgen -G "$exporters/${p}_*.deb" >/dev/null && continue
+	echo "bench: downloading $p" >&2
+	# Into a scratch directory first: a partial download is never taken for a package.
+	scratch=$(mktemp -d "$exporters/.download.XXXXXX")
+	if ! (cd "$scratch" && apt-get -q -o APT::Sandbox::User=root download "$p" </dev/null >&2); then
+		apt-get -q update </dev/null >&2
+		(cd "$scratch" && apt-get -q -o APT::Sandbox::User=root download "$p" </dev/null >&2)
+	fi
+	mv "$scratch"/"${p}"_*.deb "$exporters/"
+	rmdir "$scratch"
+done
+
 make -s -C "$top/module" KVER="$KVER"
 make -s -C "$top/tools" STATIC=1
 make -s -C "$top/pfprofd"
@@ -33,6 +53,14 @@ mkdir -p "$build/payload" "$build/log"
 install -m 0644 "$top/module/mp3.ko" "$build/payload/"
 install -m 0755 "$top/tools/work" "$top/pfprofd/pfprofd" "$top/bench/pfprof-bench" \
 	"$(command -v perf)" "$(command -v pidstat)" "$(command -v strace)" "$build/payload/"
+exporter_versions=()
+for p in "${exporter_packages[@]}"; do
+	deb=$(compgen -G "$exporters/${p}_*.deb" | sort -V | tail -n 1)
+	dpkg-deb -x "$deb" "$build/exporters"
+	exporter_versions+=("$(basename "$deb" .deb)")
+done
+install -m 0755 "$build"/exporters/usr/bin/prometheus-process-exporter \
+	"$build"/exporters/usr/bin/prometheus-node-exporter "$build/payload/"
 install -m 0755 "$top/bench/guest.sh" "$build/payload/run"
 install -m 0644 "$top/tests/vm/guest-pfprofd.sh" "$build/payload/"
 
@@ -41,10 +69,59 @@ install -m 0644 "$top/tests/vm/guest-pfprofd.sh" "$build/payload/"
 for _ in 1 2 3; do
 	"$top/bench/pfprof-bench" overhead bare 0 "$top/tools/work" "${reference_run[@]}"
 done | sed 's/^overhead/host_reference/' > "$build/host-reference.txt"
-echo "commit $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)" \
-	>> "$build/host-reference.txt"
+{
+	echo "commit $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "date $(date -u '+%Y-%m-%dT%H:%MZ')"
+	echo "exporters ${exporter_versions[*]}"
+} >> "$build/host-reference.txt"
 echo "${reference_run[*]}" > "$build/payload/reference"
 
+# The exporters scraped on the host too, as in the guest (10 s each, every
+# 250 ms, four work processes; node_exporter serving a file of the size of
+# pfprofd's): how much slower emulation makes them than C code.
+host_exporters() {
+	local bin=$build/exporters/usr/bin dir=$build/host-prom workers=() exporters=() t
+	local faults='namedprocess_namegroup_minor_page_faults_total{groupname="work"}'
+	local targets=("process-exporter,%,19256,$faults" "process-exporter-minimal,%,19257,$faults"
+		"node-exporter,%,19100,pfprof_minor_faults_total,$dir/pfprof.prom")
+	mkdir -p "$dir"
+	{
+		for i in $(seq 25); do
+			echo "# HELP pfprof_bench_$i A line of the size of pfprofd's."
+			echo "pfprof_bench_$i{pid=\"$i\",comm=\"work\"} $((i * 1000))"
+		done
+		echo "pfprof_minor_faults_total 1"
+	} > "$dir/pfprof.prom"
+	for _ in 1 2 3 4; do
+		"$top/tools/work" --quiet --no-register --pause 0.02 -n 1000000 256 L 320 &
+		workers+=($!)
+	done
+	"$bin/prometheus-process-exporter" -procnames work -web.listen-address=127.0.0.1:19256 \
+		>/dev/null 2>&1 &
+	exporters+=($!)
+	"$bin/prometheus-process-exporter" -procnames work -gather-smaps=false -threads=false \
+		-web.listen-address=127.0.0.1:19257 >/dev/null 2>&1 &
+	exporters+=($!)
+	"$bin/prometheus-node-exporter" --collector.disable-defaults --collector.textfile \
+		--collector.textfile.directory="$dir" --web.listen-address=127.0.0.1:19100 \
+		>/dev/null 2>&1 &
+	exporters+=($!)
+	sleep 2
+	echo "host_procs $(find /proc -maxdepth 1 -name '[0-9]*' | wc -l)"
+	for i in 0 1 2; do
+		t=${targets[i]/\%/${exporters[i]}}
+		"$top/bench/pfprof-bench" scrape 1 250 "$t" >/dev/null 2>&1 ||
+			{ sleep 2; "$top/bench/pfprof-bench" scrape 1 250 "$t" >/dev/null; } &&
+			"$top/bench/pfprof-bench" scrape 10 250 "$t" | sed 's/^/host_/' ||
+			echo "bench: scraping ${t%%,*} on the host failed" >&2
+	done
+	kill "${exporters[@]}" "${workers[@]}" 2>/dev/null
+	wait "${exporters[@]}" "${workers[@]}" 2>/dev/null || true
+}
+echo "bench: the exporters on the host, 30 s" >&2
+host_exporters >> "$build/host-reference.txt"
+
+echo "host_load_before $(cut -d' ' -f1-3 /proc/loadavg)" >> "$build/host-reference.txt"
 vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER")
 "$top/tests/vm/mkinitramfs.sh" "$build/bench.cpio" "$build/payload"
 # tsc=reliable: under TCG the vCPUs' TSCs all follow the host's clock, but the
@@ -54,6 +131,8 @@ vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER")
 echo "bench: guest 2 CPUs, 2048 MiB, kernel $KVER, QEMU TCG, tsc=reliable" >&2
 "$top/tests/vm/boot.sh" --mem 2048 --smp 2 --timeout 1800 --append tsc=reliable \
 	"$vmlinux" "$build/bench.cpio" "$build/log"
+
+echo "host_load_after $(cut -d' ' -f1-3 /proc/loadavg)" >> "$build/host-reference.txt"
 
 # The raw figures are kept beside the results, which they regenerate:
 # bench/report.sh bench/raw/guest-output.txt bench/raw/host.txt
