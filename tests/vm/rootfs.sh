@@ -17,6 +17,10 @@
 # linux-headers-KVER depends on linux-image-KVER, so the image holds the real
 # kernel package (modules included; its initramfs is not built, the guest
 # boots with mkinitramfs-root.sh's) and MODROOT is only checked to exist.
+# trixie's image also holds Prometheus, its node_exporter, promtool and curl
+# (services disabled), for the test of pfprofd's textfile export;
+# /etc/pfprof-test/prometheus says "installed" or which are missing from the
+# archive.
 #
 # The image runs /mnt/host/run (a 9p share, tag "host") as the unit
 # pfprof-test.service and powers off when it ends; its output goes to the
@@ -68,11 +72,35 @@ if [[ $suite == trixie ]]; then
     # What linux-headers-KVER depends on; INITRD=No (below) skips its initramfs.
     packages+=,linux-image-$kver
 fi
-log "mmdebstrap $suite ($packages)"
+hooks=()
+if [[ $suite == trixie ]]; then
+    # Prometheus and its node_exporter, for tests/systemd/run's check of
+    # pfprofd's textfile export: in one release's image only (the guest costs
+    # minutes under TCG). A package missing from the archive is no reason to
+    # fail the image: /etc/pfprof-test/prometheus says so, and the test skips.
+    # Both services are disabled: they would slow the rest of the test
+    # down; the test starts them with its own settings.
+    # shellcheck disable=SC2016 # "$1" belongs to the hook, expanded by mmdebstrap
+    hooks+=(--customize-hook='set -e
+        mkdir -p "$1/etc/pfprof-test"
+        missing=
+        for p in prometheus prometheus-node-exporter promtool curl; do
+            chroot "$1" apt-cache show "$p" >/dev/null 2>&1 || missing="$missing $p"
+        done
+        if [ -n "$missing" ]; then
+            echo "missing from the archive:$missing" > "$1/etc/pfprof-test/prometheus"
+        else
+            chroot "$1" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+                --no-install-recommends prometheus prometheus-node-exporter promtool curl
+            systemctl --root="$1" disable prometheus.service prometheus-node-exporter.service
+            echo installed > "$1/etc/pfprof-test/prometheus"
+        fi')
+fi
+log "mmdebstrap $suite ($packages${hooks[*]:+, then prometheus prometheus-node-exporter promtool curl})"
 # INITRD=No: initramfs-tools' kernel hook then builds no initramfs for an
 # image nobody boots with it (the guest uses mkinitramfs-root.sh's).
 # shellcheck disable=SC2016 # "$1" belongs to the hook, expanded by mmdebstrap
-INITRD=No debian_tree --include="$packages" \
+INITRD=No debian_tree --include="$packages" "${hooks[@]}" \
     --customize-hook='rm -rf "$1"/var/cache/apt/archives/*.deb "$1"/var/lib/apt/lists/*' \
     "$suite" "$root" \
     "deb http://deb.debian.org/debian $suite main" \
