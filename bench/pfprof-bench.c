@@ -36,7 +36,7 @@
 #define NSEC_PER_SEC 1000000000ULL
 #define POLL_PERIOD_NS (NSEC_PER_SEC / 20)
 
-static void die(const char *what, int err)
+static _Noreturn void die(const char *what, int err)
 {
 	fprintf(stderr, "pfprof-bench: %s: %s\n", what, strerror(err));
 	exit(1);
@@ -479,15 +479,11 @@ struct target {
 /* "NAME,PID[,PORT,METRIC[,FILE]]" */
 static void parse_target(struct target *t, char *spec)
 {
-	char *field[5] = { NULL };
+	char *field[5] = { NULL }, *rest = spec;
 	int n = 0;
 
-	for (char *p = spec; p && n < 5; n++) {
-		field[n] = p;
-		p = strchr(p, ',');
-		if (p)
-			*p++ = '\0';
-	}
+	while (rest && n < 5)
+		field[n++] = strsep(&rest, ",");
 	if (n < 2 || n == 3)
 		die(spec, EINVAL);
 	t->name = field[0];
@@ -634,14 +630,17 @@ static void print_target(const struct target *t, uint64_t window_ns)
 static int cmd_scrape(unsigned int seconds, unsigned int interval_ms, int count, char **specs)
 {
 	const struct mp3_ring_header *h = NULL;
-	struct target *t = calloc((size_t)count, sizeof(*t));
 	uint64_t start, deadline, window_ns, ticks0 = 0, ns0 = 0, wall_offset;
 	struct mp3ring ring;
+	struct target *t;
 	size_t cap = 0;
 	char *buf = NULL;
 
-	if (!t || !interval_ms)
-		die("scrape", t ? EINVAL : ENOMEM);
+	if (count < 1 || !interval_ms)
+		die("scrape", EINVAL);
+	t = calloc((size_t)count, sizeof(*t));
+	if (!t)
+		die("allocating", ENOMEM);
 	for (int i = 0; i < count; i++)
 		parse_target(&t[i], specs[i]);
 	if (!access(MP3_DEVICE_PATH, F_OK)) {	/* without the module, no module line */
@@ -701,6 +700,13 @@ static int cmd_scrape(unsigned int seconds, unsigned int interval_ms, int count,
 	for (int i = 0; i < count; i++)
 		print_target(&t[i], window_ns);
 	free(buf);
+	for (int i = 0; i < count; i++) {
+		free(t[i].when);
+		free(t[i].latency);
+		free(t[i].age);
+		free(t[i].value);
+	}
+	free(t);
 	if (h)
 		mp3ring_unmap(&ring);
 	return 0;
@@ -709,9 +715,12 @@ static int cmd_scrape(unsigned int seconds, unsigned int interval_ms, int count,
 /* cpu SECONDS NAME,PID...: each process's CPU time over SECONDS. */
 static int cmd_cpu(unsigned int seconds, int count, char **specs)
 {
-	struct target *t = calloc((size_t)count, sizeof(*t));
+	struct target *t;
 	uint64_t start;
 
+	if (count < 1)
+		die("cpu", EINVAL);
+	t = calloc((size_t)count, sizeof(*t));
 	if (!t)
 		die("allocating", ENOMEM);
 	for (int i = 0; i < count; i++) {
@@ -743,7 +752,7 @@ static int cmd_promfile(const char *dir, unsigned int count)
 {
 	struct metrics m;
 	struct mp3ring ring;
-	uint64_t update_ns = 0, write_ns = 0, t0, t1, deadline = now_ns();
+	uint64_t update_ns = 0, write_ns = 0, deadline = now_ns();
 	struct stat st;
 	char path[PATH_MAX];
 	int err;
@@ -757,9 +766,8 @@ static int cmd_promfile(const char *dir, unsigned int count)
 	map_ring(&ring);
 	for (unsigned int i = 0; i < count; i++) {
 		struct pidlist registered;
-		uint64_t runs, ns;
+		uint64_t runs, ns, t0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID), t1;
 
-		t0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 		mp3ring_sampler_cost(&ring, &runs, &ns);
 		metrics_set_sampler(&m, ring.load_id, ns, runs);
 		err = procstatus_list(MP3_STATUS_PATH, &registered);

@@ -40,6 +40,123 @@ function profile_share(k, f,    i) {
 	return 0
 }
 function verdict(ok) { return ok ? "**met**" : "**not met**" }
+# A row of the side-by-side table for scrape line l (file: with the file'"'"'s age).
+function scrape_row(label, l, file) {
+	printf "| %s | %.1f ms | %.0f %% | %.0f / %.0f ms | %.2f | %d | %.2f | %.0f / %.0f ms | %s |\n", label,
+		kv(l, "ns_per_scrape") / 1e6, 100 * kv(l, "sys_ns") / (kv(l, "user_ns") + kv(l, "sys_ns")),
+		kv(l, "latency_p50_ms"), kv(l, "latency_max_ms"), kv(l, "rate_hz"), kv(l, "bytes"),
+		kv(l, "change_hz"), kv(l, "min_change_ms"), kv(l, "p50_change_ms"),
+		file ? sprintf("%.0f / %.0f ms", kv(l, "age_p50_ms"), kv(l, "age_max_ms")) : "0 (read at the scrape)"
+}
+function exporters_section(   pe, pm, ne, pf, m, w, file_ns, hpe, hpm, hne, names, i, l, h, g) {
+	pe = scrape["process-exporter"]; pm = scrape["process-exporter-minimal"]; ne = scrape["node-exporter"]
+	if (ne == "") return
+	pf = pfprofd_win["node-exporter"]; m = module_win["node-exporter"]
+	file_ns = kv(promfile, "update_ns") + kv(promfile, "write_ns")
+	print "## 5. Side by side with prometheus-process-exporter"
+	print ""
+	i = index(exporter_work, " x ")
+	printf "**Method.** %s processes `%s`, each registered with the module and taking a page it had not\n",
+		substr(exporter_work, 1, i - 1), substr(exporter_work, i + 3)
+	print "touched every 64 accesses, so that its fault counter moves faster than any exporter is"
+	printf "read. The guest had %d processes in `/proc`. pfprof'"'"'s path: pfprofd with\n", exporter_procs
+	printf "`prometheus_interval = 1s` rewrites `pfprof.prom` (%d sample lines, %d bytes) and\n", file_lines, file_bytes
+	print "node_exporter with its textfile collector alone (`--collector.disable-defaults"
+	print "--collector.textfile`) serves it. Beside it, prometheus-process-exporter with"
+	print "`-procnames work`, as Debian runs it (smaps and per-thread metrics on) and with"
+	printf "`-gather-smaps=false -threads=false`. Debian 12'"'"'s builds: %s.\n", exporter_versions
+	print "Each exporter alone was scraped every 250 ms for 10 s (`pfprof-bench scrape`: HTTP GET"
+	print "from 127.0.0.1, the next at once when one took longer), the others idle. CPU time: the"
+	print "run time of all the exporter'"'"'s threads (`/proc/<pid>/task/*/schedstat`) over the"
+	print "scrapes, divided by their number; unasked, in 5 s before, the three used"
+	printf "%.0f, %.0f and %.0f ms. The counter: the work processes'"'"' minor faults,\n",
+		kv(idle["process-exporter"], "cpu_ns") / 1e6, kv(idle["process-exporter-minimal"], "cpu_ns") / 1e6,
+		kv(idle["node-exporter"], "cpu_ns") / 1e6
+	print "`namedprocess_namegroup_minor_page_faults_total{groupname=\"work\"}` and"
+	print "`pfprof_minor_faults_total`; a change is a scrape whose value differs from the one"
+	print "before. The age of pfprof'"'"'s file: the scrape'"'"'s time less the file'"'"'s mtime, read as the"
+	print "request left."
+	print ""
+	print "| in the guest | CPU per scrape | of it system | latency p50 / max | scrapes/s reached | bytes | counter changes/s | interval between changes min / p50 | age of the figures at a scrape |"
+	print "|---|---:|---:|---:|---:|---:|---:|---:|---|"
+	scrape_row("process-exporter, Debian'"'"'s defaults", pe, 0)
+	scrape_row("process-exporter, smaps and threads off", pm, 0)
+	scrape_row("pfprof: node_exporter serving pfprofd'"'"'s file", ne, 1)
+	printf "| pfprof: pfprofd'"'"'s log, every sample | – | – | – | – | – | %.2f | %.0f / %.0f ms | written in batches once a second |\n",
+		kv(pfprof_log, "change_hz"), kv(pfprof_log, "min_change_ms"), kv(pfprof_log, "p50_change_ms")
+	print ""
+	print "pfprof'"'"'s other costs, in the same guest:"
+	print ""
+	print "| | CPU | per second |"
+	print "|---|---:|---:|"
+	printf "| pfprofd, one metrics file (%s files with its code, `pfprof-bench promfile`: reading the registered PIDs and selecting the series %.0f µs, rendering and renaming the file %.0f µs) | %.0f µs per file | %.3f %% of a CPU at one file a second |\n",
+		kv(promfile, "files"), kv(promfile, "update_ns") / 1e3, kv(promfile, "write_ns") / 1e3,
+		file_ns / 1e3, file_ns / 1e7
+	printf "| pfprofd in all (samples, logs, file) over node_exporter'"'"'s 10 s | %.0f ms | %.2f %% of a CPU |\n",
+		kv(pf, "cpu_ns") / 1e6, 100 * kv(pf, "cpu_ns") / 1e9 / kv(pf, "seconds")
+	printf "| the module'"'"'s sampler, the %s processes at 20 Hz, over those 10 s | %.0f µs per tick | %.3f %% of a CPU |\n",
+		substr(exporter_work, 1, index(exporter_work, " ") - 1),
+		kv(m, "sampler_ns") / kv(m, "ticks") / 1e3, 100 * kv(m, "sampler_ns") / 1e9 / kv(m, "seconds")
+	print ""
+	hpe = host_scrape["process-exporter"]; hpm = host_scrape["process-exporter-minimal"]; hne = host_scrape["node-exporter"]
+	printf "The same exporters scraped the same way on the host (%d processes in `/proc`; the\n", host_procs
+	print "host was running other work at the time) show how much emulation slows these Go programs,"
+	printf "against about %.0f× for the C reference run above:\n\n", emulation
+	print "| CPU per scrape | host | guest | guest/host |"
+	print "|---|---:|---:|---:|"
+	split("process-exporter process-exporter-minimal node-exporter", names, " ")
+	for (i = 1; i <= 3; i++) {
+		h = host_scrape[names[i]]; g = scrape[names[i]]
+		if (h == "") continue
+		printf "| %s | %.2f ms | %.1f ms | %.0f× |\n", names[i], kv(h, "ns_per_scrape") / 1e6,
+			kv(g, "ns_per_scrape") / 1e6, kv(g, "ns_per_scrape") / kv(h, "ns_per_scrape")
+	}
+	print ""
+	print "**Reading.**"
+	printf "Per scrape, node_exporter serving pfprofd'"'"'s file cost %.1f× less CPU than process-exporter\n",
+		kv(pe, "ns_per_scrape") / kv(ne, "ns_per_scrape")
+	printf "as Debian runs it and %.1f× less than with smaps and threads off in this guest", kv(pm, "ns_per_scrape") / kv(ne, "ns_per_scrape")
+	if (hne != "")
+		printf " (%.1f× and %.1f× on the host)", kv(hpe, "ns_per_scrape") / kv(hne, "ns_per_scrape"),
+			kv(hpm, "ns_per_scrape") / kv(hne, "ns_per_scrape")
+	print "; pfprofd adds its file once per prometheus_interval, not per scrape."
+	print "The guest'"'"'s absolute figures are not hardware figures, and less so for these exporters than"
+	print "for C code: most of their time here is system time, the Go runtime handing work between"
+	print "threads, each switch costly under TCG. Scraped once a second, process-exporter would cost"
+	printf "%.2f %% of a CPU in this guest and the pfprof path %.2f %% (node_exporter %.2f %% + the file\n",
+		kv(pe, "ns_per_scrape") / 1e7, (kv(ne, "ns_per_scrape") + file_ns) / 1e7, kv(ne, "ns_per_scrape") / 1e7,
+		file_ns / 1e7
+	printf "%.3f %%), with the module'"'"'s sampling (%.3f %%) and pfprofd'"'"'s logging there in any case.\n",
+		file_ns / 1e7, 100 * kv(m, "sampler_ns") / 1e9 / kv(m, "seconds")
+	print ""
+	printf "Time resolution: process-exporter reads `/proc` at the scrape, so its counter changed at\n"
+	printf "every scrape it answered, %.2f and %.2f times a second here: the scrape rate, which its\n",
+		kv(pe, "change_hz"), kv(pm, "change_hz")
+	printf "own latency (%.0f ms) held below the 4 Hz asked for", kv(pe, "latency_p50_ms")
+	if (hpe != "")
+		printf " (on the host it kept 4 Hz: %.2f changes/s)", kv(hpe, "change_hz")
+	print ";"
+	print "nothing shorter than the scrape interval is visible through it. pfprof'"'"'s file changed"
+	printf "%.2f times a second (intervals %.0f ms at least, %.0f ms median, for a 1 s prometheus_interval:\n",
+		kv(ne, "change_hz"), kv(ne, "min_change_ms"), kv(ne, "p50_change_ms")
+	print "pfprofd re-arms its timer after each pass, relative, so the period stretches by the time"
+	print "a pass waits and takes), however often it is scraped, and what a scrape sees was"
+	printf "%.0f ms old at the median, %.0f ms at most. pfprofd'"'"'s log over the same 10 s changed\n",
+		kv(ne, "age_p50_ms"), kv(ne, "age_max_ms")
+	printf "%.2f times a second, in %d of its %d samples (the others had no fault of the work\n",
+		kv(pfprof_log, "change_hz"), kv(pfprof_log, "changes"), kv(pfprof_log, "samples")
+	printf "processes to count); median interval %.0f ms, the shortest %.1f ms (the module keeps\n",
+		kv(pfprof_log, "p50_change_ms"), kv(pfprof_log, "min_change_ms")
+	print "absolute deadlines: a tick taken late is followed by one on time). pfprof'"'"'s 20 Hz are in"
+	print "the log and `pfprofctl`; the Prometheus file is a 1 s (by default 5 s) summary of it."
+	if (exporter_log != "") {
+		print ""
+		print "The exporters logged:"
+		print ""
+		printf "%s", exporter_log
+	}
+	print ""
+}
 function spread(list,    n, v, i, lo, hi) {
 	n = split(list, v, " ")
 	lo = hi = v[1] + 0
@@ -62,13 +179,30 @@ function spread(list,    n, v, i, lo, hi) {
 /^date / { date = $2 }
 /^host_reference / { host_ref = host_ref " " kv($0, "wall_ns") / 1e6 }
 /^guest_reference / { guest_ref = guest_ref " " kv($0, "wall_ns") / 1e6 }
+/^host_load_before / { load_before = $2 " " $3 " " $4 }
+/^host_load_after / { load_after = $2 " " $3 " " $4 }
+/^exporters / { exporter_versions = $0; sub(/^exporters /, "", exporter_versions) }
+/^exporter_work / { exporter_work = $0; sub(/^exporter_work /, "", exporter_work) }
+/^exporter_procs / { exporter_procs = $2 }
+/^exporter_file_lines / { file_lines = $2; file_bytes = $4 }
+/^exporter_log / { exporter_log = exporter_log "    " substr($0, 14) "\n" }
+/^window / { window = kv($0, "name") }
+/^module name=/ { module_win[kv($0, "name")] = $0 }
+/^scrape / { scrape[kv($0, "name")] = $0 }
+/^cpu name=pfprofd / { pfprofd_win[window] = $0 }
+/^cpu name=idle_/ { n = kv($0, "name"); sub(/^idle_/, "", n); idle[n] = $0 }
+/^promfile / { promfile = $0 }
+/^pfprof_log / { pfprof_log = $0 }
+/^host_procs / { host_procs = $2 }
+/^host_scrape / { host_scrape[kv($0, "name")] = $0 }
 /^strace end$/ { in_strace = 0 }
 in_strace { strace = strace "    " $0 "\n"; if ($NF == "total") calls = $4 }
 /^strace begin$/ { in_strace = 1 }
 END {
 	print "# pfprof benchmark results"
 	print ""
-	printf "Run of commit %s by `make bench`. Guest: %s.\n", commit, guest
+	printf "Run of commit %s by `make bench`%s. Guest: %s.\n", commit,
+		date == "" ? "" : " on " date " (host load average " load_before " before, " load_after " after)", guest
 	print "Absolute times under QEMU TCG (software emulation) are not hardware times:"
 	print "every instruction, page fault and system call is emulated. The ratios, measured"
 	print "side by side in the same guest, are the figures to compare."
@@ -152,6 +286,7 @@ END {
 	printf "System calls under `strace -c -f` over 10 s more: %d calls for %d samples, %.3f per sample:\n\n",
 		calls, kv(traced, "samples"), calls / kv(traced, "samples")
 	printf "%s\n", strace
+	exporters_section()
 	print "## Targets"
 	print ""
 	print "| target | measured | |"
