@@ -209,7 +209,7 @@ static long work_reported_minor_faults(const char *err_path)
 struct profile {
 	unsigned long samples, first_jiffies, last_jiffies, max_gap;
 	unsigned long minor, major, cpu_jiffies;
-	bool increasing;
+	bool in_order;		/* no sample's jiffies before the one above it */
 };
 
 static void read_profile(const char *path, struct profile *p)
@@ -217,11 +217,16 @@ static void read_profile(const char *path, struct profile *p)
 	unsigned long jiffies, minor, major, cpu;
 	FILE *f = fopen(path, "re");
 
-	*p = (struct profile){ .increasing = true };
+	*p = (struct profile){ .in_order = true };
 	expect(f, "%s: %s", path, strerror(errno));
 	while (fscanf(f, "%lu %lu %lu %lu", &jiffies, &minor, &major, &cpu) == 4) {
 		if (p->samples) {
-			p->increasing &= jiffies > p->last_jiffies;
+			/*
+			 * Equal is in order: a sampler late by less than a second
+			 * catches up on its 50 ms deadlines, two samples in one
+			 * jiffy (seen under TCG on a loaded host).
+			 */
+			p->in_order &= jiffies >= p->last_jiffies;
 			if (jiffies - p->last_jiffies > p->max_gap)
 				p->max_gap = jiffies - p->last_jiffies;
 		} else {
@@ -266,7 +271,7 @@ void test_handout_literal(void)
 	 * samples of the one that registered first. */
 	expect(p.samples >= 400, "%lu samples: less than the 20 s of 20 paced iterations",
 	       p.samples);
-	expect(p.increasing, "the samples' jiffies do not increase");
+	expect(p.in_order, "a sample's jiffies are before the previous sample's");
 	expect(within_pct(spacing_ms, 50.0, 2.0), "samples %.2f ms apart, want 50 +- 2%%",
 	       spacing_ms);
 	/* Both processes touch all 16384 pages: either one alone is half the sum.
