@@ -67,7 +67,8 @@ trap 'rm -rf "$work"' EXIT
 root=$work/root
 
 packages=systemd,systemd-sysv,udev,kmod,libsystemd0,dbus,dkms,gcc,make,libc6-dev
-packages+=,linux-headers-$kver,procps
+# acl: pfprofd's (its unit's setfacl); the guest installs the .debs offline.
+packages+=,linux-headers-$kver,procps,acl
 if [[ $suite == trixie ]]; then
     # What linux-headers-KVER depends on; INITRD=No (below) skips its initramfs.
     packages+=,linux-image-$kver
