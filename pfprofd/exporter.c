@@ -3,7 +3,8 @@
  * pfprofd's Prometheus export: every prometheus_interval, the metrics the
  * collector counted go to node_exporter's textfile directory (promfile.h).
  * Nothing is written while the directory does not exist; it is looked for
- * again at every write, so installing node_exporter later needs no restart.
+ * again at every write. (Under pfprofd.service a directory that appears later
+ * is still read-only for pfprofd: the unit makes it writable at start.)
  */
 #include <errno.h>
 #include <string.h>
