@@ -42,11 +42,11 @@ int daemon_load_config(struct daemon *d);
 /* A writer of one log with the config's directory and rotation; NULL with errno. */
 struct logwriter *daemon_new_log(const struct pfprof_config *config, enum log_kind kind);
 
-/* Picks up the counters of the last metrics file and counts from now on. */
+/* If prometheus_dir exists: picks up the counters of the last metrics file and counts on. */
 void exporter_init(struct daemon *d);
 /* Adds the timer that writes the metrics; 0 or -errno. */
 int exporter_add_timer(struct daemon *d);
-/* Selects the processes with series and writes the file, if prometheus_dir exists. */
+/* If prometheus_dir exists: selects the processes with series and writes the file. */
 void exporter_write(struct daemon *d);
 
 /* Runs the event loop until SIGTERM or SIGINT, writes what is left; the exit status. */

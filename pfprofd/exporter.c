@@ -2,33 +2,19 @@
 /*
  * pfprofd's Prometheus export: every prometheus_interval, the metrics the
  * collector counted go to node_exporter's textfile directory (promfile.h).
- * Nothing is written while the directory does not exist; it is looked for
- * again at every write. (Under pfprofd.service a directory that appears later
- * is still read-only for pfprofd: the unit makes it writable at start.)
+ * While prometheus_dir is empty or does not exist nothing is written, nor
+ * counted; the directory is looked for again every interval. (Under
+ * pfprofd.service a directory that appears later is still read-only for
+ * pfprofd: the unit makes it writable at start.)
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "daemon.h"
 #include "daemon_log.h"
 #include "procstatus.h"
 #include "promfile.h"
-
-void exporter_init(struct daemon *d)
-{
-	const char *dir = d->config.prometheus_dir;
-	int err;
-
-	collector_set_metrics(&d->collector, &d->metrics);
-	if (!dir[0])
-		return;
-	err = promfile_seed(dir, &d->metrics);
-	if (!err)
-		dlog(LOG_INFO, "%s/%s: counting on from its counters", dir, PROMFILE_NAME);
-	else if (err != -ENOENT)
-		dlog(LOG_WARNING, "reading %s/%s: %s; counters start from 0", dir, PROMFILE_NAME,
-		     strerror(-err));
-}
 
 /*
  * Says once what goes wrong, and once that it works again: with the status
@@ -65,21 +51,58 @@ static void update(struct daemon *d, const struct pidlist *registered)
 		     strerror(ENOMEM));
 }
 
+/*
+ * Whether the metrics go anywhere: prometheus_dir is set and is a directory.
+ * The collector counts for them only then.
+ */
+static bool exporting(struct daemon *d)
+{
+	const char *dir = d->config.prometheus_dir;
+	struct stat st;
+	int err = 0;
+
+	if (!dir[0])
+		d->metrics_error = 0;
+	else if (stat(dir, &st))
+		err = -errno;
+	else if (!S_ISDIR(st.st_mode))
+		err = -ENOTDIR;
+	if (err)
+		report(d, err, false);
+	collector_set_metrics(&d->collector, dir[0] && !err ? &d->metrics : NULL);
+	return dir[0] && !err;
+}
+
+void exporter_init(struct daemon *d)
+{
+	const char *dir = d->config.prometheus_dir;
+	int err;
+
+	if (!exporting(d))
+		return;
+	err = promfile_seed(dir, &d->metrics);
+	if (!err)
+		dlog(LOG_INFO, "%s/%s: counting on from its counters", dir, PROMFILE_NAME);
+	else if (err != -ENOENT)
+		dlog(LOG_WARNING, "reading %s/%s: %s; counters start from 0", dir, PROMFILE_NAME,
+		     strerror(-err));
+}
+
 void exporter_write(struct daemon *d)
 {
 	struct pidlist registered;
-	int err = procstatus_list(d->config.status_file, &registered);
+	int err;
 
+	if (!exporting(d))
+		return;
+	err = procstatus_list(d->config.status_file, &registered);
 	if (err) {
 		report(d, err, true);
 		return;
 	}
 	update(d, &registered);
 	pidlist_free(&registered);
-	if (d->config.prometheus_dir[0])
-		report(d, promfile_write(d->config.prometheus_dir, &d->metrics), false);
-	else
-		d->metrics_error = 0;
+	report(d, promfile_write(d->config.prometheus_dir, &d->metrics), false);
 }
 
 static uint64_t interval_usec(const struct daemon *d)
@@ -87,14 +110,22 @@ static uint64_t interval_usec(const struct daemon *d)
 	return d->config.prometheus_interval_s * 1000000ULL;
 }
 
+/* usec: when this pass was due. */
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct daemon *d = userdata;
+	/* The interval is read again each time: a reload may have changed it. */
+	uint64_t now, next = usec + interval_usec(d);
 
-	(void)usec;
 	exporter_write(d);
-	/* Read again each time: a reload may have changed it. */
-	sd_event_source_set_time_relative(s, interval_usec(d));
+	/*
+	 * On the interval's beat, so that a pass that waited or took long does
+	 * not stretch the period; after a stall of a whole interval, from now.
+	 */
+	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
+	if (next <= now)
+		next = now + interval_usec(d);
+	sd_event_source_set_time(s, next);
 	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
