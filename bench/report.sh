@@ -139,8 +139,8 @@ function exporters_section(   pe, pm, ne, pf, m, w, file_ns, hpe, hpm, hne, name
 	print "nothing shorter than the scrape interval is visible through it. pfprof'"'"'s file changed"
 	printf "%.2f times a second (intervals %.0f ms at least, %.0f ms median, for a 1 s prometheus_interval:\n",
 		kv(ne, "change_hz"), kv(ne, "min_change_ms"), kv(ne, "p50_change_ms")
-	print "pfprofd re-arms its timer after each pass, relative, so the period stretches by the time"
-	print "a pass waits and takes), however often it is scraped, and what a scrape sees was"
+	print "pfprofd keeps to the interval'"'"'s beat, absolute deadlines), however often it is scraped,"
+	print "and what a scrape sees was"
 	printf "%.0f ms old at the median, %.0f ms at most. pfprofd'"'"'s log over the same 10 s changed\n",
 		kv(ne, "age_p50_ms"), kv(ne, "age_max_ms")
 	printf "%.2f times a second, in %d of its %d samples (the others had no fault of the work\n",
