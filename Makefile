@@ -19,7 +19,7 @@
 #                         the Debian packages in a systemd guest (check-packages)
 #   make case-studies     run the case studies in QEMU guests with swap (83 minutes here)
 #                         and render plots/*.png from plots/data/ (see docs/analysis.md)
-#   make bench            measure what profiling costs, in a QEMU guest (12 to 17 minutes here);
+#   make bench            measure what profiling costs, in a QEMU guest (11 minutes here, idle);
 #                         prints the results and writes bench/results.md
 #   make clean
 # Without DESTDIR the install targets also apply what they installed (create the user,

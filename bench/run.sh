@@ -5,7 +5,7 @@
 # module, pfprofd, work, pfprof-bench, perf, pidstat, strace and Debian 12's
 # prometheus-process-exporter and prometheus-node-exporter (their packages
 # fetched with apt-get download and unpacked, not installed, cached under
-# PFPROF_CACHE), runs bench/guest.sh there (12 to 17 minutes here), prints the
+# PFPROF_CACHE), runs bench/guest.sh there (11 minutes here on an idle machine), prints the
 # results and writes them to bench/results.md (bench/report.sh).
 # Environment: KVER, PFPROF_CACHE, BUILD as for tests/check.sh.
 set -euo pipefail
