@@ -33,7 +33,6 @@
 #include "promfile.h"
 #include "sleepers.h"
 
-#define NSEC_PER_SEC 1000000000ULL
 #define POLL_PERIOD_NS (NSEC_PER_SEC / 20)
 
 static _Noreturn void die(const char *what, int err)

@@ -6,7 +6,7 @@ uint64_t clock_ns(clockid_t clock)
 	struct timespec t;
 
 	clock_gettime(clock, &t);
-	return (uint64_t)t.tv_sec * 1000000000ULL + t.tv_nsec;
+	return (uint64_t)t.tv_sec * NSEC_PER_SEC + t.tv_nsec;
 }
 
 uint64_t clock_wall_offset_ns(void)

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#define NSEC_PER_SEC UINT64_C(1000000000)
+
 /* clock_gettime(clock) in ns. */
 uint64_t clock_ns(clockid_t clock);
 

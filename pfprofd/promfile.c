@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "atomicfile.h"
+#include "clock.h"
 
-#define NS_PER_S UINT64_C(1000000000)
 /* Starts the comment that lets the next pfprofd go on counting. */
 #define STATE_COMMENT "# pfprofd-state "
 
@@ -81,7 +81,8 @@ static void put_header(FILE *out, const char *name, const char *type, const char
 static void put_value(FILE *out, uint64_t value, bool nanoseconds)
 {
 	if (nanoseconds)
-		fprintf(out, " %" PRIu64 ".%09" PRIu64 "\n", value / NS_PER_S, value % NS_PER_S);
+		fprintf(out, " %" PRIu64 ".%09" PRIu64 "\n", value / NSEC_PER_SEC,
+			value % NSEC_PER_SEC);
 	else
 		fprintf(out, " %" PRIu64 "\n", value);
 }
@@ -201,7 +202,7 @@ int promfile_write(const char *dir, struct metrics *m)
 /* "123" or, for nanoseconds, "1.5" or "12.000000001"; false on anything else. */
 static bool parse_value(const char *text, bool nanoseconds, uint64_t *out)
 {
-	uint64_t whole = 0, fraction = 0, scale = NS_PER_S;
+	uint64_t whole = 0, fraction = 0, scale = NSEC_PER_SEC;
 	const char *p = text;
 
 	for (; *p >= '0' && *p <= '9'; p++) {
@@ -221,9 +222,9 @@ static bool parse_value(const char *text, bool nanoseconds, uint64_t *out)
 	}
 	if (*p && *p != '\n')
 		return false;
-	if (nanoseconds && whole > (UINT64_MAX - fraction) / NS_PER_S)
+	if (nanoseconds && whole > (UINT64_MAX - fraction) / NSEC_PER_SEC)
 		return false;
-	*out = nanoseconds ? whole * NS_PER_S + fraction : whole;
+	*out = nanoseconds ? whole * NSEC_PER_SEC + fraction : whole;
 	return true;
 }
 

@@ -239,15 +239,10 @@ static void touch_pages(unsigned long pages)
 
 static void burn_cpu_ms(unsigned long ms)
 {
-	struct timespec t;
-	uint64_t start, now;
+	uint64_t start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	start = t.tv_sec * 1000000000ULL + t.tv_nsec;
-	do {
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-		now = t.tv_sec * 1000000000ULL + t.tv_nsec;
-	} while (now - start < ms * 1000000ULL);
+	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) - start < ms * 1000000ULL)
+		;
 }
 
 static void *thread_work(void *arg)
