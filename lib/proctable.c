@@ -106,8 +106,13 @@ struct proc_entry *proctable_apply(struct proc_table *t, const struct mp3_proc_r
 {
 	struct proc_entry *e = proctable_find(t, r->tgid);
 
-	if (!e)
-		return NULL;
+	if (e)
+		proctable_entry_apply(e, r);
+	return e;
+}
+
+void proctable_entry_apply(struct proc_entry *e, const struct mp3_proc_record *r)
+{
 	if (r->type == MP3_RECORD_COMM) {
 		memcpy(e->comm, r->comm, sizeof(e->comm));
 		e->comm[sizeof(e->comm) - 1] = '\0';
@@ -117,7 +122,6 @@ struct proc_entry *proctable_apply(struct proc_table *t, const struct mp3_proc_r
 		e->cpu_ns += r->counts.cpu_ns;
 		e->samples++;
 	}
-	return e;
 }
 
 const char *proctable_name(struct proc_entry *e)

@@ -50,6 +50,8 @@ int proctable_retain(struct proc_table *t, bool (*keep)(struct proc_entry *e, vo
  * it. Returns the process's entry, or NULL without memory.
  */
 struct proc_entry *proctable_apply(struct proc_table *t, const struct mp3_proc_record *r);
+/* The same, on the entry of r's process, found already. */
+void proctable_entry_apply(struct proc_entry *e, const struct mp3_proc_record *r);
 
 /* The entry's comm, from /proc/<tgid>/comm if no record named it ("?" if gone). */
 const char *proctable_name(struct proc_entry *e);

@@ -39,13 +39,15 @@ static void report(struct daemon *d, int err, bool status_file)
 	d->metrics_error = err;
 }
 
-/* What the device and the registered processes say now. */
+/* What the device, the registered processes and memory pressure say now. */
 static void update(struct daemon *d, const struct pidlist *registered)
 {
 	uint64_t runs, ns;
 
 	mp3ring_sampler_cost(&d->collector.ring, &runs, &ns);
 	metrics_set_sampler(&d->metrics, d->collector.ring.load_id, ns, runs);
+	/* The loop's last reading of memory pressure, if it has one. */
+	metrics_set_psi(&d->metrics, d->psi.read_ns && !d->psi.err ? &d->psi.value : NULL);
 	if (metrics_select(&d->metrics, registered, d->config.prometheus_max_processes))
 		dlog(LOG_WARNING, "metrics: %s; exited processes are kept until the next write",
 		     strerror(ENOMEM));

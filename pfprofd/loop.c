@@ -123,7 +123,6 @@ static void refresh_psi(struct daemon *d, uint64_t now)
 		return;
 	err = d->psi.err;
 	collector_set_psi(&d->collector, err ? NULL : &d->psi.value);
-	metrics_set_psi(&d->metrics, err ? NULL : &d->psi.value);
 	if (err == -ENOENT || err == -EOPNOTSUPP) {
 		dlog(LOG_NOTICE, "no memory pressure information (%s: %s): its log columns stay '-'",
 		     PSI_MEMORY_PATH, strerror(-err));

@@ -38,7 +38,7 @@ int metrics_add_record(struct metrics *m, const struct mp3_proc_record *r)
 	/* Another name is another series: its counters start from 0. */
 	if (r->type == MP3_RECORD_COMM && e->comm[0] && !same_comm(e->comm, r->comm))
 		e->minor = e->major = e->cpu_ns = 0;
-	proctable_apply(&m->procs, r);
+	proctable_entry_apply(e, r);
 	return 0;
 }
 
