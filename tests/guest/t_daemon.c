@@ -716,6 +716,25 @@ static void expect_not_back(const struct prom_counters *before, const struct pro
 	       now->sampler_s);
 }
 
+/* The system's counters are there, and memory pressure exactly when the kernel has PSI. */
+static void expect_prom_context(void)
+{
+	struct psi_memory psi;
+	bool have_psi = !psi_read(PSI_MEMORY_PATH, &psi);
+	double some = prom_value("pfprof_memory_pressure_some_ratio ");
+	double full = prom_value("pfprof_memory_pressure_full_ratio ");
+
+	expect(prom_value("pfprof_system_major_faults_total ") >= 0 &&
+	       prom_value("pfprof_swap_in_pages_total ") >= 0 &&
+	       prom_value("pfprof_swap_out_pages_total ") >= 0,
+	       "%s lacks the system's counters", PROM_FILE);
+	if (have_psi)
+		expect(some >= 0 && some <= 1 && full >= 0 && full <= 1,
+		       "memory pressure ratios %.4f %.4f, PSI readable", some, full);
+	else
+		expect(some < 0 && full < 0, "memory pressure exported without PSI");
+}
+
 /*
  * The Prometheus textfile: the worker's faults counted, readable by others,
  * and no counter going back when pfprofd restarts or the module is reloaded.
@@ -739,6 +758,7 @@ void test_daemon_prometheus(void)
 	       prom_value("pfprof_registered_processes "));
 	expect(first.samples > 0 && first.sampler_s > 0, "samples %.0f, sampler %.6f s",
 	       first.samples, first.sampler_s);
+	expect_prom_context();
 	stop_daemon(daemon);
 	read_prom(pid, &stopped);
 	expect_not_back(&first, &stopped, "at the stop");
