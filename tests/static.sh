@@ -101,12 +101,14 @@ run_analyzer() {
 	done
 }
 
-# Only what is not a PASS line is shown; make's status is the verdict.
+# Only what is not a PASS line is shown; make's status is the verdict. promtool
+# is found (or fetched) before, its progress on the progress channel.
 run_sanitizers() {
 	local flags="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-	local out status
+	local out status promtool
+	promtool=$("$top/tests/lib/promtool.sh" 2>&3) || return
 	fresh_copy sanitizers
-	out=$(make -s -C "$build/sanitizers/tests/unit" CFLAGS="$flags" \
+	out=$(PROMTOOL=$promtool make -s -C "$build/sanitizers/tests/unit" CFLAGS="$flags" \
 		LDFLAGS="-fsanitize=address,undefined" test 2>&1)
 	status=$?
 	grep -v -E '^PASS |^[0-9]+ passed, 0 failed$' <<<"$out"

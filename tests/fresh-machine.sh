@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Usage: tests/fresh-machine.sh [--keep] [COMMIT]
+#
+# Runs CI's command (.ci/run, which is `make check`) the way a newcomer meets
+# it: in a fresh Debian 12 system made with mmdebstrap (minbase, plus git and
+# make, the two commands the README's test section starts from), with the
+# host's apt sources and apt settings copied in, /proc, /sys and /dev
+# mounted, an empty test cache, no stdin and CI=true, on a fresh clone of
+# COMMIT (default HEAD: uncommitted changes are not in it). QEMU runs under
+# TCG there as on the host. Not part of make check: it takes as long as a
+# cold make check plus about two minutes to make the system.
+#
+# Prints the fresh run's stage times and its tally, then one line with the
+# wall time of the whole and the exit status of .ci/run, which is also its
+# own. The full log is in $BUILD/fresh-machine/ci.log. The system is made in
+# $BUILD/fresh-machine/root and removed at the end (--keep keeps it).
+# Needs root.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+keep=false
+if [ "${1:-}" = --keep ]; then
+	keep=true
+	shift
+fi
+commit=$(git -C "$top" rev-parse --verify "${1:-HEAD}^{commit}")
+out=${BUILD:-$top/build}/fresh-machine
+root=$out/root
+
+log() { printf 'fresh-machine: %s\n' "$*" >&2; }
+[ "$(id -u)" -eq 0 ] || { log "needs root (mmdebstrap, chroot, mounts)"; exit 1; }
+if ! command -v mmdebstrap >/dev/null; then
+	log "installing mmdebstrap"
+	DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends \
+		mmdebstrap </dev/null >&2
+fi
+
+start=$SECONDS
+rm -rf "$root"
+mkdir -p "$out"
+trap '$keep || rm -rf "$root"' EXIT
+
+# The host's apt configuration, as a fresh machine of the same place has it:
+# its sources (whatever proxy or snapshot they name) and its apt settings.
+sources=()
+for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+	[ -f "$f" ] && sources+=("$f")
+done
+((${#sources[@]})) || { log "the host has no apt sources to copy"; exit 1; }
+log "mmdebstrap bookworm into $root (sources: ${sources[*]})"
+# shellcheck disable=SC2016 # "$1" belongs to the hooks, expanded by mmdebstrap
+mmdebstrap --variant=minbase --include=git,make,ca-certificates \
+	--setup-hook='mkdir -p "$1"/etc/apt/apt.conf.d' \
+	--setup-hook='cp -a /etc/apt/apt.conf.d/. "$1"/etc/apt/apt.conf.d/' \
+	--customize-hook='cp /etc/resolv.conf "$1"/etc/resolv.conf' \
+	bookworm "$root" "${sources[@]}" >&2
+git clone -q --no-checkout "$top" "$root/root/pfprof"
+git -C "$root/root/pfprof" checkout -q "$commit"
+setup=$((SECONDS - start))
+log "system made in ${setup} s; running .ci/run on $(git -C "$top" log -1 --format='%h %s' "$commit")"
+
+# A mount namespace of its own: the mounts go when the run ends.
+status=0
+# shellcheck disable=SC2016 # expanded by the inner shell
+unshare --mount --pid --fork --mount-proc="$root/proc" sh -c '
+	root=$1
+	mount --rbind /dev "$root/dev"
+	mount -t sysfs sysfs "$root/sys"
+	mount -t tmpfs tmpfs "$root/tmp"
+	exec chroot "$root" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME=/root LC_ALL=C.UTF-8 CI=true \
+		sh -c "cd /root/pfprof && exec bash .ci/run"' sh "$root" \
+	</dev/null >"$out/ci.log" 2>&1 || status=$?
+
+sed -n '/^Time taken by each stage:/,$p' "$out/ci.log"
+grep -E '^FAIL ' "$out/ci.log" || :
+took=$((SECONDS - start))
+printf 'fresh-machine: %dm%02ds in all (%dm%02ds making the system); .ci/run exited %d; log: %s\n' \
+	$((took / 60)) $((took % 60)) $((setup / 60)) $((setup % 60)) "$status" "$out/ci.log"
+exit "$status"
