@@ -54,7 +54,7 @@ on_systemd = [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 
-all: tools pfprofd pfprofctl
+all: tools daemon pfprofctl
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C module; \
 	else $(MAKE) -s --no-print-directory -C module no-headers-note; \
 		echo "The tools, pfprofd and pfprofctl are built; mp3.ko is not." >&2; fi
@@ -70,12 +70,12 @@ lib:
 tools: lib
 	$(MAKE) -C tools
 
-pfprofd pfprofctl: lib
+daemon pfprofctl: lib
 	$(MAKE) -C $@ $(program_paths)
 
-install: tools pfprofd pfprofctl
+install: tools daemon pfprofctl
 	$(MAKE) -C tools install BINDIR=$(LIBEXECDIR) MAN1DIR=$(MANDIR)/man1
-	$(MAKE) -C pfprofd install $(program_paths)
+	$(MAKE) -C daemon install $(program_paths)
 	$(MAKE) -C pfprofctl install $(program_paths)
 	install -D -m 0644 udev/60-pfprof.rules $(DESTDIR)$(UDEVRULESDIR)/60-pfprof.rules
 	install -d $(DESTDIR)$(UNITDIR)
@@ -85,7 +85,7 @@ install: tools pfprofd pfprofctl
 	install -D -m 0644 systemd/pfprof-tmpfiles.conf $(DESTDIR)$(TMPFILESDIR)/pfprof.conf
 	@# An existing configuration is the administrator's: never overwritten.
 	[ -e $(DESTDIR)$(SYSCONFDIR)/pfprof/pfprofd.conf ] || \
-		install -D -m 0644 pfprofd/pfprofd.conf $(DESTDIR)$(SYSCONFDIR)/pfprof/pfprofd.conf
+		install -D -m 0644 daemon/pfprofd.conf $(DESTDIR)$(SYSCONFDIR)/pfprof/pfprofd.conf
 	if $(on_systemd); then \
 		systemd-sysusers $(SYSUSERSDIR)/pfprof.conf && \
 		systemd-tmpfiles --create $(TMPFILESDIR)/pfprof.conf && \
@@ -149,12 +149,12 @@ clean:
 	$(MAKE) -C module clean
 	$(MAKE) -C tools clean
 	$(MAKE) -C lib clean
-	$(MAKE) -C pfprofd clean
+	$(MAKE) -C daemon clean
 	$(MAKE) -C pfprofctl clean
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C tests/guest clean
 	$(MAKE) -C bench clean
 	rm -rf build
 
-.PHONY: all module lib tools pfprofd pfprofctl install dkms-install uninstall check check-unit \
+.PHONY: all module lib tools daemon pfprofctl install dkms-install uninstall check check-unit \
 	check-static check-module check-debug check-packages case-studies demo bench clean

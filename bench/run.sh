@@ -45,13 +45,13 @@ done
 
 make -s -C "$top/module" KVER="$KVER"
 make -s -C "$top/tools" STATIC=1
-make -s -C "$top/pfprofd"
+make -s -C "$top/daemon"
 make -s -C "$top/bench"
 
 rm -rf "$build"
 mkdir -p "$build/payload" "$build/log"
 install -m 0644 "$top/module/mp3.ko" "$build/payload/"
-install -m 0755 "$top/tools/work" "$top/pfprofd/pfprofd" "$top/bench/pfprof-bench" \
+install -m 0755 "$top/tools/work" "$top/daemon/pfprofd" "$top/bench/pfprof-bench" \
 	"$(command -v perf)" "$(command -v pidstat)" "$(command -v strace)" "$build/payload/"
 exporter_versions=()
 for p in "${exporter_packages[@]}"; do

@@ -76,7 +76,7 @@ run_case() {
 	rm -rf "$dir"
 	mkdir -p "$dir/payload" "$dir/share" "$dir/log" "$dir/out"
 	install -m 0644 "$top/module/mp3.ko" "$dir/payload/"
-	install -m 0755 "$top/tools/work" "$top/pfprofd/pfprofd" "$dir/payload/"
+	install -m 0755 "$top/tools/work" "$top/daemon/pfprofd" "$dir/payload/"
 	install -m 0755 "$top/plots/case-studies-guest.sh" "$dir/payload/run"
 	install -m 0644 "$top/tests/vm/guest-pfprofd.sh" "$dir/payload/"
 	echo "$guest_cases" > "$dir/payload/cases"
@@ -115,7 +115,7 @@ KVER=$(KVER=${KVER:-} "$top/tests/vm/prepare-host.sh" --guests)
 echo "case-studies: building mp3.ko for Linux $KVER, work and pfprofd" >&2
 make -s -C "$top/module" KVER="$KVER"
 make -s -C "$top/tools" STATIC=1
-make -s -C "$top/pfprofd"
+make -s -C "$top/daemon"
 vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER")
 
 for c in $cases; do

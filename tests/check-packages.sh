@@ -43,7 +43,7 @@ cp "$out"/src/*.deb "$out/share/debs/"
 # A tree built with the default paths, for `make install` in the guest.
 rsync -a --exclude=/build --exclude=.git "$top/" "$out/share/src/"
 make -s -C "$out/share/src" clean >/dev/null 2>&1
-make -s -C "$out/share/src" tools pfprofd pfprofctl > "$out/log/make.log" 2>&1 ||
+make -s -C "$out/share/src" tools daemon pfprofctl > "$out/log/make.log" 2>&1 ||
 	{ tail -n 30 "$out/log/make.log" >&2; echo "0 passed, 1 failed"; exit 1; }
 install -m 0755 "$top/tests/systemd/run" "$out/share/run"
 

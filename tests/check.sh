@@ -26,7 +26,7 @@ kernels=${PFPROF_KERNELS:-$PFPROF_ALL_KERNELS}
 
 "$top/tests/vm/prepare-host.sh" >/dev/null
 make -s -C "$top/tools" STATIC=1
-make -s -C "$top/pfprofd"
+make -s -C "$top/daemon"
 make -s -C "$top/pfprofctl"
 make -s -C "$top/tests/guest"
 
@@ -100,7 +100,7 @@ guest_suite() {
 	mkdir -p "$guest/payload" "$guest/log"
 	install -m 0644 "$module" "$guest/payload/"
 	install -m 0755 "$top/tools/work" "$top/tools/monitor" \
-		"$top/pfprofd/pfprofd" "$top/pfprofctl/pfprofctl" \
+		"$top/daemon/pfprofd" "$top/pfprofctl/pfprofctl" \
 		"$top/tests/guest/mp3-tests" "$top/tests/guest/run" "$guest/payload/"
 	# The course types `nice ./work ...`; busybox has no nice.
 	install -m 0755 "$(command -v nice)" "$guest/payload/"

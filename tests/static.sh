@@ -70,14 +70,14 @@ run_coccinelle() {
 }
 
 user_sources() {
-	ls "$top"/{lib,pfprofd,pfprofctl,tools,bench}/*.c
+	ls "$top"/{lib,daemon,pfprofctl,tools,bench}/*.c
 }
 
 run_cppcheck() {
 	# shellcheck disable=SC2046 # one file per word
 	cppcheck --quiet --error-exitcode=1 --enable=warning,style,performance,portability \
 		--std=c11 --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE \
-		-I "$top/include/uapi" -I "$top/lib" -I "$top/pfprofd" -I "$top/pfprofctl" -I "$top/bench" \
+		-I "$top/include/uapi" -I "$top/lib" -I "$top/daemon" -I "$top/pfprofctl" -I "$top/bench" \
 		$(user_sources)
 }
 
@@ -86,9 +86,9 @@ fresh_copy() {
 	local part
 	rm -rf "${build:?}/${1:?}"
 	mkdir -p "$build/$1/tests"
-	cp -r "$top"/{version.mk,dkms.conf,lib,pfprofd,pfprofctl,include,tools,bench,plots} "$build/$1/"
+	cp -r "$top"/{version.mk,dkms.conf,lib,daemon,pfprofctl,include,tools,bench,plots} "$build/$1/"
 	cp -r "$top"/tests/{unit,harness,lib} "$build/$1/tests/"
-	for part in lib pfprofd pfprofctl tools bench tests/unit; do
+	for part in lib daemon pfprofctl tools bench tests/unit; do
 		make -s -C "$build/$1/$part" clean >/dev/null
 	done
 }
@@ -96,7 +96,7 @@ fresh_copy() {
 run_analyzer() {
 	local part
 	fresh_copy analyzer
-	for part in lib pfprofd pfprofctl tools bench; do
+	for part in lib daemon pfprofctl tools bench; do
 		make -s -C "$build/analyzer/$part" CFLAGS="-O2 -g -fanalyzer" 2>&1
 	done
 }
