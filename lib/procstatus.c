@@ -7,19 +7,32 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-int procstatus_command(const char *status_file, char command, pid_t pid)
+/* The module takes exactly one command per write(); end follows the PID. */
+static int write_command(const char *status_file, char command, pid_t pid, const char *end)
 {
 	char cmd[32];
 	int fd, len, err = 0;
+	ssize_t written;
 
-	len = snprintf(cmd, sizeof(cmd), "%c %d\n", command, (int)pid);
+	len = snprintf(cmd, sizeof(cmd), "%c %d%s", command, (int)pid, end);
 	fd = open(status_file, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (write(fd, cmd, len) != len)
-		err = errno ? -errno : -EIO;
+	written = write(fd, cmd, len);
+	if (written != len)
+		err = written < 0 ? -errno : -EIO;	/* a short write leaves errno as it was */
 	close(fd);
 	return err;
+}
+
+int procstatus_command(const char *status_file, char command, pid_t pid)
+{
+	return write_command(status_file, command, pid, "\n");
+}
+
+int procstatus_command_bare(const char *status_file, char command, pid_t pid)
+{
+	return write_command(status_file, command, pid, "");
 }
 
 /* Makes room for one more PID, doubling the array. */

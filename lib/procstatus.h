@@ -7,8 +7,11 @@
 
 #include "pidlist.h"
 
-/* Writes "R <pid>" or "U <pid>" in one write(); 0 or -errno. */
+/* Writes "R <pid>\n" or "U <pid>\n" in one write(); 0 or -errno (-EIO: short write). */
 int procstatus_command(const char *status_file, char command, pid_t pid);
+
+/* The same without the '\n': "R <pid>" alone, the bytes work(1) documents. */
+int procstatus_command_bare(const char *status_file, char command, pid_t pid);
 
 /* Reads every registered PID into *list (pidlist_free() it); 0 or -errno. */
 int procstatus_list(const char *status_file, struct pidlist *list);

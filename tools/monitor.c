@@ -16,6 +16,7 @@
 
 #include <linux/mp3.h>
 
+#include "output.h"
 #include "pfprof.h"
 
 #define PROG "monitor"
@@ -43,19 +44,6 @@ static void print_usage(FILE *out)
 		"Exit status: 0 success, 1 runtime failure, 2 usage error.\n");
 }
 
-static int stdout_failed(void)
-{
-	fprintf(stderr, PROG ": cannot write standard output: %s\n", strerror(errno));
-	return EXIT_FAILURE;
-}
-
-/* stdout may be a full disk or a closed pipe, and fclose's flush is where
- * buffered output meets it. */
-static int finish_stdout(void)
-{
-	return fclose(stdout) == 0 ? EXIT_SUCCESS : stdout_failed();
-}
-
 static _Noreturn void usage_error(void)
 {
 	fputs("Try '" PROG " --help' for more information.\n", stderr);
@@ -75,10 +63,10 @@ static const char *parse_arguments(int argc, char *argv[])
 		switch (opt) {
 		case 'h':
 			print_usage(stdout);
-			exit(finish_stdout());
+			exit(finish_stdout(PROG));
 		case 'V':
 			printf(PROG " (pfprof) %s\n", pfprof_version);
-			exit(finish_stdout());
+			exit(finish_stdout(PROG));
 		default:
 			/* getopt_long has already said what was wrong. */
 			usage_error();
@@ -180,6 +168,6 @@ int main(int argc, char *argv[])
 	if (slots == NULL)
 		return EXIT_FAILURE;
 	if (drain_samples(slots) != 0)
-		return stdout_failed();
-	return finish_stdout();
+		return stdout_failed(PROG);
+	return finish_stdout(PROG);
 }

@@ -8,7 +8,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -25,7 +24,9 @@
 #include <linux/mp3.h>
 
 #include "clock.h"
+#include "output.h"
 #include "pfprof.h"
+#include "procstatus.h"
 
 #define PROG "work"
 
@@ -133,16 +134,6 @@ void usage_error(const char *format, ...)
 	exit(EXIT_USAGE);
 }
 
-/* stdout may be a full disk or a closed pipe, and fclose's flush is where
- * buffered output meets it. */
-static int finish_stdout(void)
-{
-	if (fclose(stdout) == 0)
-		return EXIT_SUCCESS;
-	fprintf(stderr, PROG ": cannot write standard output: %s\n", strerror(errno));
-	return EXIT_FAILURE;
-}
-
 /* strtoull alone accepts "", " 5" and "-1" (which wraps), so check the
  * first character and the end as well as the range. */
 static bool parse_u64(const char *text, uint64_t min, uint64_t max,
@@ -236,10 +227,10 @@ static void parse_options(int argc, char *argv[], struct options *opts)
 			break;
 		case 'h':
 			print_usage(stdout);
-			exit(finish_stdout());
+			exit(finish_stdout(PROG));
 		case 'V':
 			printf(PROG " (pfprof) %s\n", pfprof_version);
-			exit(finish_stdout());
+			exit(finish_stdout(PROG));
 		default:
 			/* getopt_long has already said what was wrong. */
 			fprintf(stderr, "Try '" PROG " --help' for more information.\n");
@@ -354,25 +345,6 @@ static void print_register_hint(int error)
 			"status file or to register this process; try as root\n");
 }
 
-/* Writes "<cmd> <pid>" to the status file in one write(); 0 or an errno. */
-static int status_command(const char *status_file, char cmd)
-{
-	char command[MP3_STATUS_MAX_WRITE + 1];
-	int length = snprintf(command, sizeof(command), "%c %ld", cmd, (long)getpid());
-	int fd = open(status_file, O_WRONLY | O_CLOEXEC);
-	ssize_t written;
-	int error = 0;
-
-	if (fd < 0)
-		return errno;
-	/* The module takes exactly one command per write(). */
-	written = write(fd, command, (size_t)length);
-	if (written != length)
-		error = written < 0 ? errno : EIO;
-	close(fd);
-	return error;
-}
-
 /*
  * Registers this process as opts asks; returns whether it is registered
  * now (EEXIST: someone, say pfprofctl run, did it already), and false with
@@ -391,7 +363,7 @@ static bool register_self(const struct options *opts, bool *failed)
 				" not loaded); running without the profiler\n", opts->status_file);
 		return false;
 	}
-	error = status_command(opts->status_file, 'R');
+	error = -procstatus_command_bare(opts->status_file, 'R', getpid());
 	if (!error || error == EEXIST)
 		return true;
 	fprintf(stderr, PROG ": cannot register with %s: %s\n", opts->status_file,
@@ -432,7 +404,7 @@ static void unregister_self(const struct options *opts)
 		pause_ms(2 * period_ms);
 		stop_signal = sig;
 	}
-	error = status_command(opts->status_file, 'U');
+	error = -procstatus_command_bare(opts->status_file, 'U', getpid());
 	if (error && error != ENOENT)
 		fprintf(stderr, PROG ": cannot unregister from %s: %s\n", opts->status_file,
 			strerror(error));
