@@ -11,8 +11,6 @@
  * ever stores into the buffer; the positions and totals it needs live in
  * kernel-private variables.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>

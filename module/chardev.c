@@ -4,8 +4,6 @@
  * and read()/poll() to wait for new samples. The cdev's owner keeps the
  * module loaded while the device is open or mapped.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/cdev.h>
 #include <linux/device.h>
 #include <linux/fs.h>

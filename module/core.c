@@ -3,8 +3,6 @@
  * What the parts do together under mp3_lock: a registration, which starts
  * the sampler; an unregistration; the listing; the release at unload.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/err.h>
 #include <linux/mutex.h>
 

@@ -6,8 +6,6 @@
  * HZ=250 is 12.5) still averages exactly 1/period; re-arming with a
  * relative, rounded delay would drift (19.2 Hz at HZ=250).
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/workqueue.h>

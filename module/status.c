@@ -3,8 +3,6 @@
  * /proc/mp3/status: "R <pid>" registers, "U <pid>" unregisters, reading
  * lists the registered PIDs. One command per write(), all or nothing.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/ctype.h>
 #include <linux/kernel.h>
 #include <linux/proc_fs.h>

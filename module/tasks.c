@@ -6,8 +6,6 @@
  * entry. Counters are only ever read: the task's own fields are what
  * /proc/<pid>/stat, getrusage() and time(1) report.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/capability.h>
 #include <linux/err.h>
 #include <linux/cred.h>
