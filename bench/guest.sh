@@ -191,12 +191,11 @@ done > /tmp/scrape.txt
 cat /tmp/scrape.txt
 echo "exporter_file_lines $(grep -c -v '^#' /tmp/prom/pfprof.prom) bytes $(wc -c < /tmp/prom/pfprof.prom)"
 
-# What writing the file costs pfprofd, with its code (metrics.c, promfile.c)
-# on a copy of its file: pfprofd's own CPU time varies more from one second
-# to the next than the file can cost.
+# What writing the file costs pfprofd, with its code (libpfprofd.a) on its
+# counters: pfprofd's own CPU time varies more from one second to the next
+# than the file can cost.
 mkdir -p /tmp/prom-bench
-cp /tmp/prom/pfprof.prom /tmp/prom-bench/
-pfprof-bench promfile /tmp/prom-bench "$EXPORTER_FILES" || fail "promfile failed"
+pfprof-bench promfile /tmp/prom-bench /tmp/state "$EXPORTER_FILES" || fail "promfile failed"
 kill -TERM "$process_exporter" "$process_exporter_minimal" "$node_exporter"
 wait "$process_exporter" "$process_exporter_minimal" "$node_exporter"
 pfprofd_stop

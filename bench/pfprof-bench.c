@@ -30,6 +30,7 @@
 #include "clock.h"
 #include "mp3ring.h"
 #include "procstatus.h"
+#include "counterfile.h"
 #include "promfile.h"
 #include "sleepers.h"
 
@@ -740,16 +741,17 @@ static int cmd_cpu(unsigned int seconds, int count, char **specs)
 }
 
 /*
- * promfile DIR COUNT: what writing pfprofd's metrics file costs, with
- * pfprofd's own code (metrics.c, promfile.c, built in): the metrics seeded
- * from DIR's pfprof.prom (pfprofd's, so the same series), then COUNT times,
+ * promfile DIR STATE_DIR COUNT: what writing pfprofd's metrics file costs,
+ * with pfprofd's own code (its libpfprofd.a): the counters read from the
+ * counters file pfprofd saved in STATE_DIR (so the same series), then COUNT times,
  * 20 a second, what pfprofd does at each prometheus_interval: the registered
  * processes read, the series selected ("update"), the file rendered and
  * renamed into DIR ("write"). CPU time of each part per file.
  */
-static int cmd_promfile(const char *dir, unsigned int count)
+static int cmd_promfile(const char *dir, const char *state_dir, unsigned int count)
 {
-	struct metrics m;
+	static const struct psi_memory psi;	/* only its lines count, not their values */
+	struct counters m;
 	struct mp3ring ring;
 	uint64_t update_ns = 0, write_ns = 0, deadline = now_ns();
 	struct stat st;
@@ -757,27 +759,27 @@ static int cmd_promfile(const char *dir, unsigned int count)
 	int err;
 
 	memset(&m, 0, sizeof(m));
-	err = promfile_seed(dir, &m);
+	err = counterfile_load(state_dir, &m);
 	if (err)
-		die("seeding from pfprof.prom", -err);
+		die("reading pfprofd's counters", -err);
 	/* The lines pfprofd's file has beside the counters (values do not matter). */
-	m.have_system = m.have_psi = true;
+	m.have_system = true;
 	map_ring(&ring);
 	for (unsigned int i = 0; i < count; i++) {
 		struct pidlist registered;
 		uint64_t runs, ns, t0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID), t1;
 
 		mp3ring_sampler_cost(&ring, &runs, &ns);
-		metrics_set_sampler(&m, ring.load_id, ns, runs);
+		counters_set_sampler(&m, ring.load_id, ns, runs);
 		err = procstatus_list(MP3_STATUS_PATH, &registered);
 		if (err)
 			die(MP3_STATUS_PATH, -err);
-		err = metrics_select(&m, &registered, 100);
+		err = counters_select_series(&m, &registered, 100);
 		pidlist_free(&registered);
 		if (err)
 			die("selecting the series", -err);
 		t1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-		err = promfile_write(dir, &m);
+		err = promfile_write(dir, &m, &psi);
 		if (err)
 			die("writing pfprof.prom", -err);
 		update_ns += t1 - t0;
@@ -791,7 +793,7 @@ static int cmd_promfile(const char *dir, unsigned int count)
 	printf("promfile files=%u series=%zu bytes=%lld update_ns=%.0f write_ns=%.0f\n", count,
 	       m.registered, (long long)st.st_size, (double)update_ns / count,
 	       (double)write_ns / count);
-	metrics_free(&m);
+	counters_free(&m);
 	mp3ring_unmap(&ring);
 	return 0;
 }
@@ -805,7 +807,7 @@ static void usage(void)
 	      "       pfprof-bench overhead bare|pfprof|observe DELAY_MS CMD... [-- OBSERVER...]\n"
 	      "       pfprof-bench scrape SECONDS INTERVAL_MS NAME,PID[,PORT,METRIC[,FILE]]...\n"
 	      "       pfprof-bench cpu SECONDS NAME,PID...\n"
-	      "       pfprof-bench promfile DIR COUNT\n"
+	      "       pfprof-bench promfile DIR STATE_DIR COUNT\n"
 	      "Run by bench/guest.sh inside the benchmark guest (make bench).\n", stderr);
 	exit(2);
 }
@@ -825,8 +827,8 @@ int main(int argc, char **argv)
 		return cmd_overhead(argv[2], number(argv[3]), argv + 4);
 	if (argc >= 5 && !strcmp(argv[1], "scrape"))
 		return cmd_scrape(number(argv[2]), number(argv[3]), argc - 4, argv + 4);
-	if (argc == 4 && !strcmp(argv[1], "promfile"))
-		return cmd_promfile(argv[2], number(argv[3]));
+	if (argc == 5 && !strcmp(argv[1], "promfile"))
+		return cmd_promfile(argv[2], argv[3], number(argv[4]));
 	if (argc >= 4 && !strcmp(argv[1], "cpu"))
 		return cmd_cpu(number(argv[2]), argc - 3, argv + 3);
 	usage();

@@ -10,8 +10,8 @@
 #include "clock.h"
 #include "daemon_log.h"
 
-/* Samples between two sweeps of the names table (a minute at 20 Hz). */
-#define NAMES_SWEEP 1200
+/* Samples between two sweeps of the counters' process table (a minute at 20 Hz). */
+#define COUNTERS_SWEEP 1200
 
 static void set_stream(struct collector *c)
 {
@@ -53,13 +53,13 @@ static void start_positions(struct collector *c)
 }
 
 int collector_open(struct collector *c, const char *device, struct logwriter *log,
-		   struct logwriter *procs_log)
+		   struct logwriter *procs_log, struct counters *counters,
+		   const struct psi_cache *psi)
 {
 	int err;
 
-	memset(c, 0, sizeof(*c));
-	c->log = log;
-	c->procs_log = procs_log;
+	*c = (struct collector){ .log = log, .procs_log = procs_log, .counters = counters,
+				 .psi = psi };
 	c->fd = open(device, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (c->fd < 0)
 		return -errno;
@@ -72,22 +72,8 @@ int collector_open(struct collector *c, const char *device, struct logwriter *lo
 	set_stream(c);
 	start_positions(c);
 	/* A version 1 module's samples have no system counters. */
-	c->context.system = c->ring.records != NULL;
+	c->has_system = c->ring.records != NULL;
 	return 0;
-}
-
-void collector_set_metrics(struct collector *c, struct metrics *m)
-{
-	c->metrics = m;
-}
-
-void collector_set_psi(struct collector *c, const struct psi_memory *psi)
-{
-	c->context.psi = psi != NULL;
-	if (psi) {
-		c->context.psi_some_avg10 = psi->some_avg10;
-		c->context.psi_full_avg10 = psi->full_avg10;
-	}
 }
 
 void collector_set_logs(struct collector *c, struct logwriter *log, struct logwriter *procs_log)
@@ -120,38 +106,56 @@ static bool log_missed(void *ctx, uint64_t first_seq, uint64_t count)
 	if (to_procs)
 		logwriter_add_missed(c->procs_log, first_seq, count);
 	c->missed += count;
-	if (c->metrics)
-		metrics_add_lost(c->metrics, count);
+	counters_add_lost(c->counters, count);
 	return true;
 }
 
-/* The sample's records: names kept, a line per process, a marker for those lost. */
+/* One sample's records, as log_records() hands them on. */
+struct sample_records {
+	struct collector *collector;
+	uint64_t seq, wall_ns;
+};
+
+static void log_record(void *ctx, const struct mp3_proc_record *r)
+{
+	const struct sample_records *sr = ctx;
+	struct collector *c = sr->collector;
+	struct proc_entry *e = counters_add_record(c->counters, r);
+
+	if (!e)
+		dlog(LOG_WARNING, "counters of process %u: %s", r->tgid, strerror(ENOMEM));
+	if (r->type == MP3_RECORD_COUNTS)
+		logwriter_add_proc(c->procs_log, sr->seq, sr->wall_ns, r,
+				   e ? proctable_name(e) : "?");
+}
+
+/* The sample's records: counted, a line per process, a marker for those lost. */
 static void log_records(struct collector *c, const struct mp3_ring_sample *s, uint64_t wall_ns)
 {
-	struct mp3_proc_record r;
-	uint64_t lost = 0;
+	struct sample_records sr = { .collector = c, .seq = s->seq, .wall_ns = wall_ns };
+	uint64_t lost = mp3ring_for_each_record(&c->ring, s, log_record, &sr);
 
-	for (uint64_t n = s->first_record; n < s->first_record + s->nr_records; n++) {
-		struct proc_entry *e;
-
-		if (!mp3ring_read_record(&c->ring, n, s->seq, &r)) {
-			lost++;
-			continue;
-		}
-		e = proctable_apply(&c->names, &r);
-		if (c->metrics && metrics_add_record(c->metrics, &r))
-			dlog(LOG_WARNING, "metrics of process %u: %s", r.tgid, strerror(ENOMEM));
-		if (r.type == MP3_RECORD_COUNTS)
-			logwriter_add_proc(c->procs_log, s->seq, wall_ns, &r,
-					   e ? proctable_name(e) : "?");
-	}
 	if (lost)
 		logwriter_add_lost(c->procs_log, s->seq, lost);
-	/* Now and then: the names of processes that are gone are forgotten. */
+	/* Now and then: the processes that are gone are forgotten. */
 	if (s->seq >= c->sweep_at) {
-		proctable_sweep(&c->names);
-		c->sweep_at = s->seq + NAMES_SWEEP;
+		counters_sweep(c->counters);
+		c->sweep_at = s->seq + COUNTERS_SWEEP;
 	}
+}
+
+/* What the sample lines show beside the samples: memory pressure, if known. */
+static struct log_context sample_context(const struct collector *c)
+{
+	struct log_context context = { .system = c->has_system };
+	const struct psi_cache *psi = c->psi;
+
+	if (psi->read_ns && !psi->err) {
+		context.psi = true;
+		context.psi_some_avg10 = psi->value.some_avg10;
+		context.psi_full_avg10 = psi->value.full_avg10;
+	}
+	return context;
 }
 
 static bool log_sample(void *ctx, const struct mp3_ring_sample *s)
@@ -167,13 +171,22 @@ static bool log_sample(void *ctx, const struct mp3_ring_sample *s)
 	if (to_procs)
 		log_records(c, s, wall_ns);
 	if (to_log) {
-		logwriter_add_sample(c->log, s, wall_ns, &c->context);
-		c->logged++;
-		if (c->metrics)
-			metrics_add_sample(c->metrics, s, c->context.system);
+		struct log_context context = sample_context(c);
+
+		logwriter_add_sample(c->log, s, wall_ns, &context);
+		c->queued++;
+		counters_add_sample(c->counters, s, c->has_system);
 	}
 	c->records_per_sample = s->nr_records;
 	return true;
+}
+
+static void update_sampler_cost(struct collector *c)
+{
+	uint64_t runs, ns;
+
+	mp3ring_sampler_cost(&c->ring, &runs, &ns);
+	counters_set_sampler(c->counters, c->ring.load_id, ns, runs);
 }
 
 void collector_drain(struct collector *c)
@@ -185,6 +198,7 @@ void collector_drain(struct collector *c)
 	rearm(c);
 	/* Stops where the log's queue is full; the rest waits in the ring. */
 	mp3ring_drain(&c->ring, &c->next, 0, &to_log, c);
+	update_sampler_cost(c);
 }
 
 bool collector_behind(const struct collector *c)
@@ -204,5 +218,4 @@ void collector_close(struct collector *c)
 		close(c->fd);
 	}
 	c->fd = -1;
-	proctable_free(&c->names);
 }

@@ -2,35 +2,35 @@
 /*
  * Moves samples from the module's versioned region into the samples log and
  * their per-process records into the per-process log, in order, turning
- * every sample it could not get into a "missed" line. Each log resumes
- * after its own last line; a sample's lines go into both or neither.
+ * every sample it could not get into a "missed" line, and counts what it
+ * reads (counters.h). Each log resumes after its own last line; a sample's
+ * lines go into both or neither.
  */
 #ifndef PFPROF_COLLECTOR_H
 #define PFPROF_COLLECTOR_H
 
 #include <stdint.h>
 
+#include "counters.h"
 #include "logwriter.h"
-#include "metrics.h"
 #include "mp3ring.h"
-#include "proctable.h"
 #include "psi.h"
 
 struct collector {
 	int fd;			/* the device, for poll() and read() */
 	struct mp3ring ring;
-	uint64_t next;		/* seq of the next sample to log */
-	uint64_t logged;	/* samples queued for the log since start */
+	uint64_t next;		/* seq of the next sample to queue */
+	uint64_t queued;	/* samples queued for the log since start */
 	uint64_t missed;	/* samples lost since start */
 	uint64_t wall_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, for this drain */
-	struct log_context context;	/* what the sample lines show beside the samples */
+	bool has_system;		/* the samples carry the system's counters (version 2) */
+	const struct psi_cache *psi;	/* memory pressure for the sample lines */
+	struct counters *counters;	/* counts every sample and record queued */
 	struct logwriter *log;		/* the samples */
 	struct logwriter *procs_log;	/* the per-process lines */
 	uint64_t log_from, procs_from;	/* the first seq each still wants */
-	struct proc_table names;	/* the registered processes' names */
-	uint64_t sweep_at;		/* seq at which names forgets exited processes */
+	uint64_t sweep_at;		/* seq at which the counters forget exited processes */
 	uint32_t records_per_sample;	/* in the last sample drained */
-	struct metrics *metrics;	/* counts what is logged, for Prometheus; NULL: nothing */
 };
 
 /*
@@ -39,7 +39,8 @@ struct collector {
  * oldest sample still in the ring. Returns 0 or -errno.
  */
 int collector_open(struct collector *c, const char *device, struct logwriter *log,
-		   struct logwriter *procs_log);
+		   struct logwriter *procs_log, struct counters *counters,
+		   const struct psi_cache *psi);
 
 /* Re-arms poll() and queues every new sample the logs take. */
 void collector_drain(struct collector *c);
@@ -52,12 +53,6 @@ bool collector_behind(const struct collector *c);
  * at the number of records per sample seen last (see mp3ring_safe_wait_ns()).
  */
 uint64_t collector_safe_wait_usec(const struct collector *c);
-
-/* From now on, what is logged is also counted in *m. */
-void collector_set_metrics(struct collector *c, struct metrics *m);
-
-/* Memory pressure for the sample lines from now on; NULL: unknown. */
-void collector_set_psi(struct collector *c, const struct psi_memory *psi);
 
 /* Hands the collector new log writers (after a reload). */
 void collector_set_logs(struct collector *c, struct logwriter *log, struct logwriter *procs_log);

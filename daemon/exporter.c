@@ -1,138 +1,133 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * pfprofd's Prometheus export: every prometheus_interval, the metrics the
- * collector counted go to node_exporter's textfile directory (promfile.h).
- * While prometheus_dir is empty or does not exist nothing is written, nor
- * counted; the directory is looked for again every interval. (Under
- * pfprofd.service a directory that appears later is still read-only for
- * pfprofd: the unit makes it writable at start.)
- */
+#include "exporter.h"
+
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
-#include "daemon.h"
+#include "counterfile.h"
 #include "daemon_log.h"
 #include "procstatus.h"
 #include "promfile.h"
+#include "timer.h"
 
-/*
- * Says once what goes wrong, and once that it works again: with the status
- * file (status_file true) or with the metrics file.
- */
-static void report(struct daemon *d, int err, bool status_file)
+/* Says once what goes wrong with the metrics file, and once that it works again. */
+static void report(struct exporter *x, int err)
 {
-	const char *dir = d->config.prometheus_dir;
+	const char *dir = x->config->prometheus_dir;
 
-	if (err == d->metrics_error)
+	if (err == x->error)
 		return;
-	if (err && status_file)
-		dlog(LOG_WARNING, "metrics not updated: reading %s: %s", d->config.status_file,
-		     strerror(-err));
-	else if (err == -ENOENT)
+	if (err == -ENOENT)
 		dlog(LOG_INFO, "prometheus_dir %s does not exist: no metrics written until it does",
 		     dir);
 	else if (err)
 		dlog(LOG_ERR, "writing %s/%s: %s", dir, PROMFILE_NAME, strerror(-err));
-	else if (d->metrics_error)
+	else if (x->error)
 		dlog(LOG_NOTICE, "writing %s/%s again", dir, PROMFILE_NAME);
-	d->metrics_error = err;
+	x->error = err;
 }
 
-/* What the device, the registered processes and memory pressure say now. */
-static void update(struct daemon *d, const struct pidlist *registered)
+/* The same for the saved counters. */
+static void report_save(struct exporter *x, int err)
 {
-	uint64_t runs, ns;
+	const char *dir = x->config->state_dir;
 
-	mp3ring_sampler_cost(&d->collector.ring, &runs, &ns);
-	metrics_set_sampler(&d->metrics, d->collector.ring.load_id, ns, runs);
-	/* The loop's last reading of memory pressure, if it has one. */
-	metrics_set_psi(&d->metrics, d->psi.read_ns && !d->psi.err ? &d->psi.value : NULL);
-	if (metrics_select(&d->metrics, registered, d->config.prometheus_max_processes))
-		dlog(LOG_WARNING, "metrics: %s; exited processes are kept until the next write",
-		     strerror(ENOMEM));
-}
-
-/*
- * Whether the metrics go anywhere: prometheus_dir is set and is a directory.
- * The collector counts for them only then.
- */
-static bool exporting(struct daemon *d)
-{
-	const char *dir = d->config.prometheus_dir;
-	struct stat st;
-	int err = 0;
-
-	if (!dir[0])
-		d->metrics_error = 0;
-	else if (stat(dir, &st))
-		err = -errno;
-	else if (!S_ISDIR(st.st_mode))
-		err = -ENOTDIR;
-	if (err)
-		report(d, err, false);
-	collector_set_metrics(&d->collector, dir[0] && !err ? &d->metrics : NULL);
-	return dir[0] && !err;
-}
-
-void exporter_init(struct daemon *d)
-{
-	const char *dir = d->config.prometheus_dir;
-	int err;
-
-	if (!exporting(d))
+	if (err == x->save_error)
 		return;
-	err = promfile_seed(dir, &d->metrics);
-	if (!err)
-		dlog(LOG_INFO, "%s/%s: counting on from its counters", dir, PROMFILE_NAME);
-	else if (err != -ENOENT)
-		dlog(LOG_WARNING, "reading %s/%s: %s; counters start from 0", dir, PROMFILE_NAME,
-		     strerror(-err));
+	if (err)
+		dlog(LOG_WARNING, "saving the counters in %s/%s: %s; after a restart they start "
+		     "from 0", dir, COUNTERFILE_NAME, strerror(-err));
+	else if (x->save_error)
+		dlog(LOG_NOTICE, "saving the counters in %s/%s again", dir, COUNTERFILE_NAME);
+	x->save_error = err;
 }
 
-void exporter_write(struct daemon *d)
+/* 0 when prometheus_dir is a directory, else -errno. */
+static int check_dir(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st))
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+/* Which processes have series, among those the module samples now. 0 or -errno. */
+static int select_series(struct exporter *x)
 {
 	struct pidlist registered;
+	int err = procstatus_list(x->config->status_file, &registered);
+
+	if (err) {
+		dlog(LOG_WARNING, "metrics not updated: reading %s: %s", x->config->status_file,
+		     strerror(-err));
+		return err;
+	}
+	err = counters_select_series(x->counters, &registered,
+				     x->config->prometheus_max_processes);
+	if (err)
+		dlog(LOG_WARNING, "metrics: %s; the series stay as they were", strerror(-err));
+	pidlist_free(&registered);
+	return 0;
+}
+
+/* Writes the metrics file, then saves the counters it shows; durable: at the stop. */
+static void write_metrics(struct exporter *x, bool durable)
+{
+	const char *dir = x->config->prometheus_dir;
+	const struct psi_cache *psi = x->psi;
 	int err;
 
-	if (!exporting(d))
-		return;
-	err = procstatus_list(d->config.status_file, &registered);
-	if (err) {
-		report(d, err, true);
+	if (!dir[0]) {
+		x->error = 0;
 		return;
 	}
-	update(d, &registered);
-	pidlist_free(&registered);
-	report(d, promfile_write(d->config.prometheus_dir, &d->metrics), false);
+	err = check_dir(dir);
+	if (!err && select_series(x))
+		return;
+	if (!err)
+		err = promfile_write(dir, x->counters, psi->read_ns && !psi->err ? &psi->value : NULL);
+	report(x, err);
+	if (!err)
+		report_save(x, counterfile_save(x->config->state_dir, x->counters, durable));
 }
 
-static uint64_t interval_usec(const struct daemon *d)
+static uint64_t interval_usec(const struct exporter *x)
 {
-	return d->config.prometheus_interval_s * 1000000ULL;
+	return x->config->prometheus_interval_s * 1000000ULL;
 }
 
-/* usec: when this pass was due. */
-static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
+/* due_usec: when this pass was due. */
+static int on_timer(sd_event_source *s, uint64_t due_usec, void *userdata)
 {
-	struct daemon *d = userdata;
+	struct exporter *x = userdata;
+
+	write_metrics(x, false);
 	/* The interval is read again each time: a reload may have changed it. */
-	uint64_t now, next = usec + interval_usec(d);
-
-	exporter_write(d);
-	/*
-	 * On the interval's beat, so that a pass that waited or took long does
-	 * not stretch the period; after a stall of a whole interval, from now.
-	 */
-	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
-	if (next <= now)
-		next = now + interval_usec(d);
-	sd_event_source_set_time(s, next);
-	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	return timer_next_beat(s, due_usec, interval_usec(x));
 }
 
-int exporter_add_timer(struct daemon *d)
+int exporter_start(struct exporter *x, sd_event *loop, const struct pfprof_config *config,
+		   struct counters *counters, const struct psi_cache *psi)
 {
-	return sd_event_add_time_relative(d->loop, &d->metrics_timer, CLOCK_MONOTONIC,
-					  interval_usec(d), 0, on_timer, d);
+	int err;
+
+	*x = (struct exporter){ .config = config, .counters = counters, .psi = psi };
+	err = counterfile_load(config->state_dir, counters);
+	if (!err)
+		dlog(LOG_INFO, "%s/%s: counting on from its counters", config->state_dir,
+		     COUNTERFILE_NAME);
+	else if (err != -ENOENT)
+		dlog(LOG_WARNING, "reading %s/%s: %s; counters start from 0", config->state_dir,
+		     COUNTERFILE_NAME, strerror(-err));
+	return sd_event_add_time_relative(loop, &x->timer, CLOCK_MONOTONIC, interval_usec(x), 0,
+					  on_timer, x);
+}
+
+void exporter_stop(struct exporter *x)
+{
+	write_metrics(x, true);
+	x->timer = sd_event_source_disable_unref(x->timer);
 }

@@ -21,6 +21,7 @@ struct logwriter {
 	char path[PATH_MAX];		/* dir/pfprof.log */
 	struct logrotate_policy policy;
 	struct logqueue queue;
+	uint64_t samples_written;	/* sample lines written since the last take */
 
 	struct log_stream stream;	/* the last one set */
 	bool stream_set;
@@ -292,6 +293,13 @@ static int write_line(struct logwriter *w, const struct logentry *e)
 	return write_text(w, buf, len);
 }
 
+/* The queue's first entry is in the file: off the queue, and counted if a sample. */
+static void pop_written(struct logwriter *w)
+{
+	w->samples_written += logqueue_at(&w->queue, 0)->kind == LOGENTRY_SAMPLE;
+	logqueue_pop(&w->queue);
+}
+
 /* Writes entry e, the queue's first, rotating first if the file is due. */
 static int write_entry(struct logwriter *w, const struct logentry *e, uint64_t now_s)
 {
@@ -368,7 +376,7 @@ static int write_lines(struct logwriter *w, uint64_t now_s)
 		enum logentry_kind kind = logqueue_at(&w->queue, 0)->kind;
 
 		w->has_sample |= kind == LOGENTRY_SAMPLE || kind == LOGENTRY_PROC;
-		logqueue_pop(&w->queue);
+		pop_written(w);
 	}
 	return n;
 }
@@ -400,8 +408,16 @@ int logwriter_flush(struct logwriter *w, uint64_t now_s)
 		err = write_entry(w, e, now_s);
 		if (err)
 			return err;
-		logqueue_pop(&w->queue);
+		pop_written(w);
 	}
+}
+
+uint64_t logwriter_take_samples_written(struct logwriter *w)
+{
+	uint64_t n = w->samples_written;
+
+	w->samples_written = 0;
+	return n;
 }
 
 size_t logwriter_queued(const struct logwriter *w)

@@ -62,6 +62,9 @@ bool logwriter_add_lost(struct logwriter *w, uint64_t seq, uint64_t count);
  */
 int logwriter_flush(struct logwriter *w, uint64_t now_s);
 
+/* Sample lines written to the file since the last call (missed, load_id lines not counted). */
+uint64_t logwriter_take_samples_written(struct logwriter *w);
+
 size_t logwriter_queued(const struct logwriter *w);
 /* Wall-clock second at which the current file reaches its rotation age; 0: none. */
 uint64_t logwriter_rotation_due(const struct logwriter *w);

@@ -22,7 +22,9 @@
 #include "procstatus.h"
 #include "psi.h"
 #include "registrar.h"
+#include "settings.h"
 #include "state.h"
+#include "timer.h"
 
 #define RETRY_USEC 1000000ULL		/* retrying a log that cannot be written */
 #define STATUS_USEC 2000000ULL		/* refreshing STATUS= and the state file */
@@ -30,6 +32,18 @@
 static uint64_t wall_seconds(void)
 {
 	return (uint64_t)time(NULL);
+}
+
+/*
+ * A source that cannot be armed or disarmed leaves pfprofd deaf or spinning:
+ * it stops instead, and systemd starts it again (Restart=on-failure).
+ */
+static void check_source(struct daemon *d, int err, const char *what)
+{
+	if (err >= 0)
+		return;
+	dlog(LOG_ERR, "event loop: %s: %s; stopping", what, strerror(-err));
+	sd_event_exit(d->loop, err);
 }
 
 /* Lines of both logs waiting for the disk. */
@@ -44,7 +58,7 @@ static void notify_status(struct daemon *d)
 		.pid = getpid(),
 		.load_id = d->collector.ring.load_id,
 		.head = mp3ring_head(&d->collector.ring),
-		.logged = d->collector.logged,
+		.logged = d->samples_written,
 		.missed = d->collector.missed,
 		.queued = queued_lines(d),
 		.updated_s = wall_seconds(),
@@ -78,8 +92,20 @@ static void become_ready(struct daemon *d)
 
 static void arm_retry(struct daemon *d)
 {
-	sd_event_source_set_time_relative(d->retry, RETRY_USEC);
-	sd_event_source_set_enabled(d->retry, SD_EVENT_ONESHOT);
+	int err = sd_event_source_set_time_relative(d->retry, RETRY_USEC);
+
+	if (err >= 0)
+		err = sd_event_source_set_enabled(d->retry, SD_EVENT_ONESHOT);
+	check_source(d, err, "arming the retry timer");
+}
+
+/* Counts the sample lines that reached the disk, for the state file and the metrics. */
+static void count_written(struct daemon *d)
+{
+	uint64_t n = logwriter_take_samples_written(d->log);
+
+	d->samples_written += n;
+	d->counters.samples_written += n;
 }
 
 /*
@@ -95,6 +121,7 @@ static void flush_log(struct daemon *d)
 	if (!err) {
 		failed = d->log;
 		err = logwriter_flush(d->log, wall_seconds());
+		count_written(d);
 	}
 	if (err) {
 		if (err != d->log_error)
@@ -122,7 +149,6 @@ static void refresh_psi(struct daemon *d, uint64_t now)
 	if (d->psi_missing || !psi_cache_refresh(&d->psi, PSI_MEMORY_PATH, now * 1000))
 		return;
 	err = d->psi.err;
-	collector_set_psi(&d->collector, err ? NULL : &d->psi.value);
 	if (err == -ENOENT || err == -EOPNOTSUPP) {
 		dlog(LOG_NOTICE, "no memory pressure information (%s: %s): its log columns stay '-'",
 		     PSI_MEMORY_PATH, strerror(-err));
@@ -152,7 +178,7 @@ static void drain_and_write(struct daemon *d, uint64_t now)
  */
 static bool write_samples(struct daemon *d)
 {
-	uint64_t before = d->collector.logged + d->collector.missed, now, wait_usec, safe_usec;
+	uint64_t before = d->collector.queued + d->collector.missed, now, wait_usec, safe_usec;
 
 	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
 	drain_and_write(d, now);
@@ -160,7 +186,7 @@ static bool write_samples(struct daemon *d)
 	wait_usec = d->config.write_interval_s * 1000000ULL;
 	safe_usec = collector_safe_wait_usec(&d->collector);
 	d->next_write_usec = now + (safe_usec < wait_usec ? safe_usec : wait_usec);
-	return d->collector.logged + d->collector.missed != before;
+	return d->collector.queued + d->collector.missed != before;
 }
 
 /*
@@ -169,36 +195,47 @@ static bool write_samples(struct daemon *d)
  * with the device left unwatched meanwhile: one wakeup per interval rather
  * than one per sample.
  */
+static void sample_arrived(struct daemon *d)
+{
+	uint64_t now;
+	int err;
+
+	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
+	if (now >= d->next_write_usec) {
+		write_samples(d);
+		return;
+	}
+	if ((err = sd_event_source_set_enabled(d->samples, SD_EVENT_OFF)) >= 0 &&
+	    (err = sd_event_source_set_time(d->batch, d->next_write_usec)) >= 0)
+		err = sd_event_source_set_enabled(d->batch, SD_EVENT_ONESHOT);
+	check_source(d, err, "gathering a batch");
+}
+
 static int on_sample(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
-	struct daemon *d = userdata;
-	uint64_t now;
-
 	(void)s;
 	(void)fd;
 	(void)revents;
-	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
-	if (now < d->next_write_usec) {
-		sd_event_source_set_enabled(d->samples, SD_EVENT_OFF);
-		sd_event_source_set_time(d->batch, d->next_write_usec);
-		sd_event_source_set_enabled(d->batch, SD_EVENT_ONESHOT);
-		return 0;
-	}
-	write_samples(d);
+	sample_arrived(userdata);
 	return 0;
 }
 
 static int on_batch_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct daemon *d = userdata;
+	int err;
 
 	(void)usec;
 	/* Still busy: the next batch too is written by this timer. */
 	if (write_samples(d) && d->config.write_interval_s) {
-		sd_event_source_set_time(s, d->next_write_usec);
-		return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+		err = sd_event_source_set_time(s, d->next_write_usec);
+		if (err >= 0)
+			err = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	} else {
+		err = sd_event_source_set_enabled(d->samples, SD_EVENT_ON);
 	}
-	return sd_event_source_set_enabled(d->samples, SD_EVENT_ON);
+	check_source(d, err, "the next batch");
+	return 0;
 }
 
 static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
@@ -210,15 +247,17 @@ static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
 	flush_log(d);
 	/* Samples left in the ring while the queue was full. */
 	if (!d->log_error)
-		on_sample(NULL, -1, 0, d);
+		sample_arrived(d);
 	return 0;
 }
 
 static int on_status_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
-	notify_status(userdata);
-	sd_event_source_set_time(s, usec + STATUS_USEC);
-	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	struct daemon *d = userdata;
+
+	notify_status(d);
+	check_source(d, timer_next_beat(s, usec, STATUS_USEC), "the status timer");
+	return 0;
 }
 
 static int on_pid_dir_event(sd_event_source *s, const struct inotify_event *ev, void *userdata)
@@ -267,8 +306,8 @@ static void apply_log_settings(struct daemon *d, const struct pfprof_config *old
 		     queued_lines(d), old->log_dir);
 		goto keep_old;
 	}
-	log = daemon_new_log(&d->config, LOG_SAMPLES);
-	procs_log = daemon_new_log(&d->config, LOG_PROCS);
+	log = settings_new_log(&d->config, LOGKIND_SAMPLES);
+	procs_log = settings_new_log(&d->config, LOGKIND_PROCS);
 	if (!log || !procs_log) {
 		dlog(LOG_ERR, "new log settings: %s", strerror(errno));
 		logwriter_free(log);
@@ -299,12 +338,14 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	(void)si;
 	sd_notify(0, "RELOADING=1");
 	dlog(LOG_INFO, "reloading");
-	if (daemon_load_config(d))
+	if (settings_load(&d->config, d->config_path))
 		d->config = old;
-	if (strcmp(old.device, d->config.device) || strcmp(old.runtime_dir, d->config.runtime_dir))
-		dlog(LOG_WARNING, "device and runtime_dir changes take effect at restart");
+	if (strcmp(old.device, d->config.device) || strcmp(old.runtime_dir, d->config.runtime_dir) ||
+	    strcmp(old.state_dir, d->config.state_dir))
+		dlog(LOG_WARNING, "device, runtime_dir and state_dir changes take effect at restart");
 	memcpy(d->config.device, old.device, sizeof(old.device));
 	memcpy(d->config.runtime_dir, old.runtime_dir, sizeof(old.runtime_dir));
+	memcpy(d->config.state_dir, old.state_dir, sizeof(old.state_dir));
 	apply_log_settings(d, &old);
 	watch_pid_file(d);
 	registrar_sync(&d->config);
@@ -344,11 +385,13 @@ static int add_sources(struct daemon *d)
 					      0, on_batch_timer, d)) < 0 ||
 	    (err = sd_event_add_time_relative(d->loop, NULL, CLOCK_MONOTONIC, STATUS_USEC,
 					      0, on_status_timer, d)) < 0 ||
-	    (err = exporter_add_timer(d)) < 0 ||
+	    (err = exporter_start(&d->exporter, d->loop, &d->config, &d->counters,
+				  &d->psi)) < 0 ||
 	    (err = sd_event_set_watchdog(d->loop, true)) < 0)
 		return err;
-	sd_event_source_set_enabled(d->retry, SD_EVENT_OFF);
-	sd_event_source_set_enabled(d->batch, SD_EVENT_OFF);
+	if ((err = sd_event_source_set_enabled(d->retry, SD_EVENT_OFF)) < 0 ||
+	    (err = sd_event_source_set_enabled(d->batch, SD_EVENT_OFF)) < 0)
+		return err;
 	watch_pid_file(d);
 	return 0;
 }
@@ -371,7 +414,7 @@ int daemon_run(struct daemon *d)
 	collector_drain(&d->collector);
 	flush_log(d);
 	notify_status(d);
-	exporter_write(d);
+	exporter_stop(&d->exporter);
 	if (queued_lines(d)) {
 		dlog(LOG_ERR, "%zu lines could not be written to %s and are lost",
 		     queued_lines(d), d->config.log_dir);

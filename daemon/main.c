@@ -19,51 +19,24 @@
 #include "daemon.h"
 #include "daemon_log.h"
 #include "pfprof.h"
+#include "settings.h"
 #include "state.h"
 
 #define PROG "pfprofd"
-
-static void report_config(void *ctx, const char *file, unsigned int line, const char *message)
-{
-	(void)ctx;
-	dlog(LOG_WARNING, "%s:%u: %s (line ignored)", file, line, message);
-}
-
-int daemon_load_config(struct daemon *d)
-{
-	const char *path = d->config_path ? d->config_path : PFPROF_CONFIG_PATH;
-	int err = config_load(&d->config, path, report_config, NULL);
-
-	if (err == -ENOENT && !d->config_path)
-		return 0;
-	if (err)
-		dlog(LOG_ERR, "reading %s: %s", path, strerror(-err));
-	return err;
-}
-
-struct logwriter *daemon_new_log(const struct pfprof_config *config, enum log_kind kind)
-{
-	struct logrotate_policy policy = {
-		.size = config->rotate_size,
-		.age_s = config->rotate_age_s,
-		.keep = config->keep,
-	};
-
-	return logwriter_new(config->log_dir, kind, &policy);
-}
 
 /* Opens the device and the logs; returns an exit status, or -1 to go on. */
 static int start_collecting(struct daemon *d)
 {
 	int err;
 
-	d->log = daemon_new_log(&d->config, LOG_SAMPLES);
-	d->procs_log = daemon_new_log(&d->config, LOG_PROCS);
+	d->log = settings_new_log(&d->config, LOGKIND_SAMPLES);
+	d->procs_log = settings_new_log(&d->config, LOGKIND_PROCS);
 	if (!d->log || !d->procs_log) {
 		dlog(LOG_ERR, "log writer: %s", strerror(errno));
 		return PFPROF_EXIT_FAILED;
 	}
-	err = collector_open(&d->collector, d->config.device, d->log, d->procs_log);
+	err = collector_open(&d->collector, d->config.device, d->log, d->procs_log, &d->counters,
+			     &d->psi);
 	if (pfprof_module_missing(err)) {
 		dlog(LOG_ERR, "cannot open %s: %s; load the module first: modprobe mp3",
 		     d->config.device, strerror(-err));
@@ -74,7 +47,6 @@ static int start_collecting(struct daemon *d)
 		     err == -EPROTO ? " (module and pfprofd versions do not match)" : "");
 		return PFPROF_EXIT_FAILED;
 	}
-	exporter_init(d);
 	return -1;
 }
 
@@ -160,7 +132,7 @@ int main(int argc, char **argv)
 	if (status)
 		return status;
 	dlog_to_journal(false);
-	if (daemon_load_config(&d))
+	if (settings_load(&d.config, d.config_path))
 		return PFPROF_EXIT_FAILED;
 	if (take_lock(&d))
 		return PFPROF_EXIT_FAILED;
@@ -177,7 +149,7 @@ int main(int argc, char **argv)
 	collector_close(&d.collector);
 	logwriter_free(d.log);
 	logwriter_free(d.procs_log);
-	metrics_free(&d.metrics);
+	counters_free(&d.counters);
 	sd_event_unref(d.loop);
 	return status;
 }

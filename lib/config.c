@@ -168,6 +168,7 @@ static const struct key keys[] = {
 	KEY(device, path_type),
 	KEY(status_file, path_type),
 	KEY(runtime_dir, path_type),
+	KEY(state_dir, path_type),
 	KEY(prometheus_dir, optional_path_type),
 	{ "prometheus_interval", offsetof(struct pfprof_config, prometheus_interval_s),
 	  &interval_type },
@@ -186,6 +187,7 @@ void config_defaults(struct pfprof_config *config)
 	strcpy(config->device, MP3_DEVICE_PATH);
 	strcpy(config->status_file, MP3_STATUS_PATH);
 	strcpy(config->runtime_dir, PFPROF_RUNTIME_DIR);
+	strcpy(config->state_dir, PFPROF_STATE_DIR);
 	strcpy(config->prometheus_dir, PFPROF_PROMETHEUS_DIR);
 	config->prometheus_interval_s = 5;
 	config->prometheus_max_processes = 100;
@@ -318,4 +320,12 @@ int config_load(struct pfprof_config *config, const char *path,
 	if (err)
 		config_defaults(config);
 	return err;
+}
+
+int config_load_file(struct pfprof_config *config, const char *path,
+		     config_report_fn *report, void *ctx)
+{
+	int err = config_load(config, path ? path : PFPROF_CONFIG_PATH, report, ctx);
+
+	return err == -ENOENT && !path ? 0 : err;
 }

@@ -27,6 +27,7 @@ struct pfprof_config {
 	char device[PATH_MAX];		/* device, default MP3_DEVICE_PATH */
 	char status_file[PATH_MAX];	/* status_file, default MP3_STATUS_PATH */
 	char runtime_dir[PATH_MAX];	/* runtime_dir: daemon lock and state, default PFPROF_RUNTIME_DIR */
+	char state_dir[PATH_MAX];	/* state_dir: what pfprofd keeps across restarts, PFPROF_STATE_DIR */
 	/* prometheus_dir: node_exporter's textfile directory, "" = off; default PFPROF_PROMETHEUS_DIR */
 	char prometheus_dir[PATH_MAX];
 	uint64_t prometheus_interval_s;	/* prometheus_interval: rewrite period, >= 1 s; default 5s */
@@ -46,5 +47,13 @@ void config_defaults(struct pfprof_config *config);
  */
 int config_load(struct pfprof_config *config, const char *path,
 		config_report_fn *report, void *ctx);
+
+/*
+ * config_load() of path, or of PFPROF_CONFIG_PATH when path is NULL: the
+ * default file may be missing (the defaults apply), a file named on the
+ * command line may not. 0 or -errno.
+ */
+int config_load_file(struct pfprof_config *config, const char *path,
+		     config_report_fn *report, void *ctx);
 
 #endif /* PFPROF_CONFIG_H */

@@ -42,7 +42,7 @@ static const char procs_header_format[] =
 
 int logformat_header(char *buf, size_t size, enum log_kind kind, uint64_t created_s)
 {
-	return snprintf(buf, size, kind == LOG_PROCS ? procs_header_format : header_format,
+	return snprintf(buf, size, kind == LOGKIND_PROCS ? procs_header_format : header_format,
 			created_s);
 }
 
@@ -157,7 +157,7 @@ int logformat_lost(char *buf, size_t size, uint64_t seq, uint64_t count)
 
 int logformat_path(char *buf, size_t size, const char *dir, enum log_kind kind, unsigned int n)
 {
-	const char *name = kind == LOG_PROCS ? LOGFORMAT_PROCS_FILE : LOGFORMAT_FILE;
+	const char *name = kind == LOGKIND_PROCS ? LOGFORMAT_PROCS_FILE : LOGFORMAT_FILE;
 	int len = n ? snprintf(buf, size, "%s/%s.%u", dir, name, n) :
 		      snprintf(buf, size, "%s/%s", dir, name);
 

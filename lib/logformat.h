@@ -40,7 +40,7 @@
 #include <linux/mp3.h>
 
 /* The two logs pfprofd writes. */
-enum log_kind { LOG_SAMPLES, LOG_PROCS };
+enum log_kind { LOGKIND_SAMPLES, LOGKIND_PROCS };
 
 #define LOGFORMAT_FILE "pfprof.log"
 #define LOGFORMAT_PROCS_FILE "pfprof-procs.log"

@@ -225,6 +225,22 @@ bool mp3ring_read_record(const struct mp3ring *ring, uint64_t n, uint64_t sample
 	return after == n && out->seq == n && out->sample == sample;
 }
 
+uint64_t mp3ring_for_each_record(const struct mp3ring *ring, const struct mp3_ring_sample *s,
+				 void (*fn)(void *ctx, const struct mp3_proc_record *r),
+				 void *ctx)
+{
+	struct mp3_proc_record r;
+	uint64_t lost = 0;
+
+	for (uint64_t n = s->first_record; n < s->first_record + s->nr_records; n++) {
+		if (mp3ring_read_record(ring, n, s->seq, &r))
+			fn(ctx, &r);
+		else
+			lost++;
+	}
+	return lost;
+}
+
 uint64_t mp3ring_safe_wait_ns(const struct mp3ring *ring, uint32_t records_per_sample)
 {
 	uint64_t samples = ring->capacity / 2;

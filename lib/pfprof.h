@@ -26,6 +26,7 @@ enum pfprof_exit {
 #define PFPROF_LOG_DIR "/var/log/pfprof"
 #define PFPROF_PID_FILE "/var/lib/pfprof/pids"
 #define PFPROF_RUNTIME_DIR "/run/pfprofd"
+#define PFPROF_STATE_DIR "/var/lib/pfprof"
 /* node_exporter's textfile collector directory on Debian (prometheus-node-exporter). */
 #define PFPROF_PROMETHEUS_DIR "/var/lib/prometheus/node-exporter"
 

@@ -34,7 +34,7 @@ static int grow(struct proc_table *t)
 	return 0;
 }
 
-struct proc_entry *proctable_find(struct proc_table *t, pid_t tgid)
+struct proc_entry *proctable_find_or_add(struct proc_table *t, pid_t tgid)
 {
 	struct proc_entry *e;
 
@@ -65,7 +65,7 @@ int proctable_retain(struct proc_table *t, bool (*keep)(struct proc_entry *e, vo
 
 		if (!e->tgid || !keep(e, ctx) || err)
 			continue;
-		copy = proctable_find(&kept, e->tgid);
+		copy = proctable_find_or_add(&kept, e->tgid);
 		if (!copy)
 			err = -ENOMEM;
 		else
@@ -104,7 +104,7 @@ void proctable_free(struct proc_table *t)
 
 struct proc_entry *proctable_apply(struct proc_table *t, const struct mp3_proc_record *r)
 {
-	struct proc_entry *e = proctable_find(t, r->tgid);
+	struct proc_entry *e = proctable_find_or_add(t, r->tgid);
 
 	if (e)
 		proctable_entry_apply(e, r);

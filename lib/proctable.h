@@ -28,7 +28,7 @@ struct proc_table {
 };
 
 /* The entry of tgid, added if new; NULL without memory. */
-struct proc_entry *proctable_find(struct proc_table *t, pid_t tgid);
+struct proc_entry *proctable_find_or_add(struct proc_table *t, pid_t tgid);
 void proctable_free(struct proc_table *t);
 
 /*

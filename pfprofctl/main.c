@@ -87,12 +87,11 @@ static void report_config(void *ctx, const char *file, unsigned int line, const 
 
 static int load_config(struct ctl *ctl)
 {
-	const char *path = ctl->config_path ? ctl->config_path : PFPROF_CONFIG_PATH;
-	int err = config_load(&ctl->config, path, report_config, NULL);
+	int err = config_load_file(&ctl->config, ctl->config_path, report_config, NULL);
 
-	if (!err || (err == -ENOENT && !ctl->config_path))
+	if (!err)
 		return 0;
-	ctl_error(err, "reading %s", path);
+	ctl_error(err, "reading %s", ctl->config_path ? ctl->config_path : PFPROF_CONFIG_PATH);
 	return PFPROF_EXIT_FAILED;
 }
 

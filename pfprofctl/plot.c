@@ -42,7 +42,7 @@ static int gather_logs(const struct pfprof_config *config, FILE *to)
 	int n = 0;
 
 	for (int i = config->keep; i >= 0; i--) {
-		int err = logformat_path(path, sizeof(path), config->log_dir, LOG_SAMPLES, i);
+		int err = logformat_path(path, sizeof(path), config->log_dir, LOGKIND_SAMPLES, i);
 
 		if (!err)
 			err = append_file(to, path);

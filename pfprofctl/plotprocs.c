@@ -36,7 +36,7 @@ static int each_line(const struct pfprof_config *config,
 	for (int i = config->keep; i >= 0; i--) {
 		FILE *f;
 
-		if (logformat_path(path, sizeof(path), config->log_dir, LOG_PROCS, i))
+		if (logformat_path(path, sizeof(path), config->log_dir, LOGKIND_PROCS, i))
 			return -ENAMETOOLONG;
 		f = fopen(path, "re");
 		if (!f && errno == ENOENT)
@@ -53,7 +53,7 @@ static int each_line(const struct pfprof_config *config,
 
 static void count(const struct proc_line *l, void *ctx)
 {
-	struct proc_entry *e = proctable_find(ctx, l->pid);
+	struct proc_entry *e = proctable_find_or_add(ctx, l->pid);
 
 	if (!e)
 		return;

@@ -23,17 +23,15 @@ void top_reader_free(struct top_reader *r)
 	memset(r, 0, sizeof(*r));
 }
 
+static void apply_record(void *procs, const struct mp3_proc_record *rec)
+{
+	proctable_apply(procs, rec);
+}
+
 static void add_sample(struct top_reader *r, const struct mp3_ring_sample *s,
 		       struct top_snapshot *snap)
 {
-	struct mp3_proc_record rec;
-
-	for (uint64_t n = s->first_record; n < s->first_record + s->nr_records; n++) {
-		if (mp3ring_read_record(r->ring, n, s->seq, &rec))
-			proctable_apply(&r->procs, &rec);
-		else
-			snap->lost++;
-	}
+	snap->lost += mp3ring_for_each_record(r->ring, s, apply_record, &r->procs);
 	if (r->have_prev) {
 		snap->pgmajfault += s->pgmajfault - r->prev.pgmajfault;
 		snap->pswpin += s->pswpin - r->prev.pswpin;

@@ -23,6 +23,7 @@
 #define LOG_DIR DIR "/log"
 #define PID_FILE DIR "/pids"
 #define RUN_DIR DIR "/run"
+#define STATE_DIR DIR "/state"
 #define STDERR_FILE DIR "/pfprofd.stderr"
 #define MAX_LINES 20000
 #define MAX_FILES 1000
@@ -58,11 +59,11 @@ static void setup(const char *extra_config)
 	char *argv[] = { "/bin/rm", "-rf", DIR, NULL };
 
 	run_program(argv, NULL);
-	if (mkdir(DIR, 0755) || mkdir(LOG_DIR, 0755))
+	if (mkdir(DIR, 0755) || mkdir(LOG_DIR, 0755) || mkdir(STATE_DIR, 0755))
 		fail("mkdir %s: %s", DIR, strerror(errno));
 	snprintf(conf, sizeof(conf),
-		 "# written by the guest test\nlog_dir = %s\npid_file = %s\nruntime_dir = %s\n%s",
-		 LOG_DIR, PID_FILE, RUN_DIR, extra_config);
+		 "# written by the guest test\nlog_dir = %s\npid_file = %s\nruntime_dir = %s\n"
+		 "state_dir = %s\n%s", LOG_DIR, PID_FILE, RUN_DIR, STATE_DIR, extra_config);
 	write_text(CONF, conf, "w");
 }
 
@@ -183,7 +184,7 @@ static bool read_logs_once(struct log_summary *sum)
 	sum->lines = calloc(MAX_LINES, sizeof(*sum->lines));
 	expect(sum->lines != NULL, "out of memory");
 	for (int i = MAX_FILES; i >= 0; i--) {
-		expect(!logformat_path(path, sizeof(path), LOG_DIR, LOG_SAMPLES, i),
+		expect(!logformat_path(path, sizeof(path), LOG_DIR, LOGKIND_SAMPLES, i),
 		       "log file %d: name too long", i);
 		if (!access(path, F_OK) && !read_one_log(path, sum)) {
 			free(sum->lines);
@@ -297,7 +298,7 @@ static void expect_procs_log(const struct log_summary *sum, pid_t worker)
 	double wall, cpu_ms;
 	FILE *f;
 
-	expect(!logformat_path(path, sizeof(path), LOG_DIR, LOG_PROCS, 0), "name too long");
+	expect(!logformat_path(path, sizeof(path), LOG_DIR, LOGKIND_PROCS, 0), "name too long");
 	f = fopen(path, "r");
 	expect(f, "%s: %s", path, strerror(errno));
 	while (fgets(line, sizeof(line), f)) {

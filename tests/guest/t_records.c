@@ -53,51 +53,56 @@ static struct proc_total *proc_of(struct record_totals *t, pid_t tgid)
 	return &t->procs[t->nr++];
 }
 
+/* One sample's records as add_records() reads them: their sums, for the check. */
+struct sample_sums {
+	struct record_totals *totals;
+	uint64_t seq;
+	uint64_t minor, major, cpu_ns, counts;
+};
+
+static void add_record(void *ctx, const struct mp3_proc_record *r)
+{
+	struct sample_sums *sums = ctx;
+	struct proc_total *p = proc_of(sums->totals, r->tgid);
+
+	expect(r->type == MP3_RECORD_COUNTS || r->type == MP3_RECORD_COMM,
+	       "record %llu has type %u", (unsigned long long)r->seq, r->type);
+	if (r->type == MP3_RECORD_COMM) {
+		expect(memchr(r->comm, '\0', sizeof(r->comm)), "record %llu: comm without its NUL",
+		       (unsigned long long)r->seq);
+		memcpy(p->comm, r->comm, sizeof(p->comm));
+		p->names++;
+		return;
+	}
+	p->minor += r->counts.minor_faults;
+	p->major += r->counts.major_faults;
+	p->cpu_ns += r->counts.cpu_ns;
+	p->counts++;
+	p->last_sample = sums->seq;
+	sums->minor += r->counts.minor_faults;
+	sums->major += r->counts.major_faults;
+	sums->cpu_ns += r->counts.cpu_ns;
+	sums->counts++;
+}
+
 /* Adds one sample's records; checks that their counts add up to the sample. */
 static void add_records(const struct mp3ring *ring, const struct mp3_ring_sample *s,
 			struct record_totals *t)
 {
-	uint64_t minor = 0, major = 0, cpu_ns = 0, counts = 0;
-	struct mp3_proc_record r;
-	uint64_t lost = 0;
+	struct sample_sums sums = { .totals = t, .seq = s->seq };
+	uint64_t lost = mp3ring_for_each_record(ring, s, add_record, &sums);
 
-	for (uint64_t n = s->first_record; n < s->first_record + s->nr_records; n++) {
-		struct proc_total *p;
-
-		if (!mp3ring_read_record(ring, n, s->seq, &r)) {
-			lost++;
-			continue;
-		}
-		p = proc_of(t, r.tgid);
-		expect(r.type == MP3_RECORD_COUNTS || r.type == MP3_RECORD_COMM,
-		       "record %" PRIu64 " has type %u", n, r.type);
-		if (r.type == MP3_RECORD_COMM) {
-			expect(memchr(r.comm, '\0', sizeof(r.comm)), "record %" PRIu64
-			       ": comm without its NUL", n);
-			memcpy(p->comm, r.comm, sizeof(p->comm));
-			p->names++;
-			continue;
-		}
-		p->minor += r.counts.minor_faults;
-		p->major += r.counts.major_faults;
-		p->cpu_ns += r.counts.cpu_ns;
-		p->counts++;
-		p->last_sample = s->seq;
-		minor += r.counts.minor_faults;
-		major += r.counts.major_faults;
-		cpu_ns += r.counts.cpu_ns;
-		counts++;
-	}
 	t->lost += lost;
 	if (lost)
 		return;
-	expect(counts == s->nr_procs, "sample %llu: %" PRIu64 " counts records, %u processes",
-	       (unsigned long long)s->seq, counts, s->nr_procs);
-	expect(minor == s->minor_faults && major == s->major_faults && cpu_ns == s->cpu_ns,
+	expect(sums.counts == s->nr_procs, "sample %llu: %" PRIu64 " counts records, %u processes",
+	       (unsigned long long)s->seq, sums.counts, s->nr_procs);
+	expect(sums.minor == s->minor_faults && sums.major == s->major_faults &&
+	       sums.cpu_ns == s->cpu_ns,
 	       "sample %llu: records sum to %" PRIu64 "/%" PRIu64 "/%" PRIu64
-	       ", the sample says %llu/%llu/%llu", (unsigned long long)s->seq, minor, major, cpu_ns,
-	       (unsigned long long)s->minor_faults, (unsigned long long)s->major_faults,
-	       (unsigned long long)s->cpu_ns);
+	       ", the sample says %llu/%llu/%llu", (unsigned long long)s->seq, sums.minor,
+	       sums.major, sums.cpu_ns, (unsigned long long)s->minor_faults,
+	       (unsigned long long)s->major_faults, (unsigned long long)s->cpu_ns);
 }
 
 /* The records of samples [from, to); fails if a sample is missed. */

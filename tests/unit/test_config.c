@@ -62,6 +62,8 @@ static void check_same_config(const struct pfprof_config *got, const struct pfpr
 		   got->status_file, want->status_file);
 	expect(!strcmp(got->runtime_dir, want->runtime_dir), "runtime_dir '%s', want '%s'",
 		   got->runtime_dir, want->runtime_dir);
+	expect(!strcmp(got->state_dir, want->state_dir), "state_dir '%s', want '%s'",
+		   got->state_dir, want->state_dir);
 	expect(!strcmp(got->prometheus_dir, want->prometheus_dir),
 		   "prometheus_dir '%s', want '%s'", got->prometheus_dir, want->prometheus_dir);
 	expect(got->prometheus_interval_s == want->prometheus_interval_s,
@@ -85,6 +87,7 @@ static void expected_defaults(struct pfprof_config *config)
 	strcpy(config->device, "/dev/mp3");
 	strcpy(config->status_file, "/proc/mp3/status");
 	strcpy(config->runtime_dir, "/run/pfprofd");
+	strcpy(config->state_dir, "/var/lib/pfprof");
 	strcpy(config->prometheus_dir, "/var/lib/prometheus/node-exporter");
 	config->prometheus_interval_s = 5;
 	config->prometheus_max_processes = 100;
@@ -99,6 +102,7 @@ static void scribble(struct pfprof_config *config)
 	config->device[PATH_MAX - 1] = '\0';
 	config->status_file[PATH_MAX - 1] = '\0';
 	config->runtime_dir[PATH_MAX - 1] = '\0';
+	config->state_dir[PATH_MAX - 1] = '\0';
 	config->prometheus_dir[PATH_MAX - 1] = '\0';
 }
 
@@ -166,7 +170,7 @@ static void test_comments_and_blank_lines(void)
 
 enum field {
 	LOG_DIR, ROTATE_SIZE, ROTATE_AGE, KEEP, WRITE_INTERVAL, PID_FILE, DEVICE, STATUS_FILE,
-	RUNTIME_DIR, PROMETHEUS_DIR, PROMETHEUS_INTERVAL, PROMETHEUS_MAX_PROCESSES
+	RUNTIME_DIR, STATE_DIR, PROMETHEUS_DIR, PROMETHEUS_INTERVAL, PROMETHEUS_MAX_PROCESSES
 };
 
 static void set_field(struct pfprof_config *config, enum field field, uint64_t number,
@@ -199,6 +203,9 @@ static void set_field(struct pfprof_config *config, enum field field, uint64_t n
 		break;
 	case RUNTIME_DIR:
 		strcpy(config->runtime_dir, path);
+		break;
+	case STATE_DIR:
+		strcpy(config->state_dir, path);
 		break;
 	case PROMETHEUS_DIR:
 		strcpy(config->prometheus_dir, path);
@@ -248,6 +255,7 @@ static const struct good_case {
 	{ "device = /dev/mp3-test\n", DEVICE, 0, "/dev/mp3-test" },
 	{ "status_file = /proc/other/status\n", STATUS_FILE, 0, "/proc/other/status" },
 	{ "runtime_dir = /run/other\n", RUNTIME_DIR, 0, "/run/other" },
+	{ "state_dir = /srv/pfprof\n", STATE_DIR, 0, "/srv/pfprof" },
 	{ "prometheus_dir = /srv/textfiles\n", PROMETHEUS_DIR, 0, "/srv/textfiles" },
 	/* Nothing turns the export off. */
 	{ "prometheus_dir =\n", PROMETHEUS_DIR, 0, "" },
@@ -348,6 +356,7 @@ static const struct bad_case {
 	{ "device = ./mp3", "bad value './mp3' for device: " PATH_EXPECTED },
 	{ "status_file = ~/status", "bad value '~/status' for status_file: " PATH_EXPECTED },
 	{ "runtime_dir = # none", "bad value '' for runtime_dir: " PATH_EXPECTED },
+	{ "state_dir = relative", "bad value 'relative' for state_dir: " PATH_EXPECTED },
 	{ "prometheus_dir = node-exporter",
 	  "bad value 'node-exporter' for prometheus_dir: " OPTIONAL_PATH_EXPECTED },
 	{ "prometheus_interval = 0", "bad value '0' for prometheus_interval: " INTERVAL_EXPECTED },

@@ -68,7 +68,7 @@ static struct logwriter *new_writer(const char *dir, uint64_t size, uint64_t age
 				    unsigned int keep)
 {
 	struct logrotate_policy policy = { size, age, keep };
-	struct logwriter *w = logwriter_new(dir, LOG_SAMPLES, &policy);
+	struct logwriter *w = logwriter_new(dir, LOGKIND_SAMPLES, &policy);
 
 	expect(w, "logwriter_new: %s", strerror(errno));
 	return w;
@@ -107,7 +107,7 @@ static bool exists(const char *path)
 static char *rotated(const char *dir, unsigned int n)
 {
 	static char path[256];
-	int err = logformat_path(path, sizeof(path), dir, LOG_SAMPLES, n);
+	int err = logformat_path(path, sizeof(path), dir, LOGKIND_SAMPLES, n);
 
 	expect(!err, "logformat_path: %s", strerror(-err));
 	return path;
@@ -356,15 +356,15 @@ static void test_file_names(void)
 
 	char procs[48];
 
-	expect(!logformat_path(path, sizeof(path), "/var/log/pfprof", LOG_SAMPLES, 0) &&
+	expect(!logformat_path(path, sizeof(path), "/var/log/pfprof", LOGKIND_SAMPLES, 0) &&
 	       !strcmp(path, "/var/log/pfprof/pfprof.log"), "current file '%s'", path);
-	expect(!logformat_path(path, sizeof(path), "/var/log/pfprof", LOG_SAMPLES, 12) &&
+	expect(!logformat_path(path, sizeof(path), "/var/log/pfprof", LOGKIND_SAMPLES, 12) &&
 	       !strcmp(path, "/var/log/pfprof/pfprof.log.12"), "rotated file '%s'", path);
-	expect(logformat_path(path, sizeof(path), "/var/log/pfprof/longer", LOG_SAMPLES, 1) ==
+	expect(logformat_path(path, sizeof(path), "/var/log/pfprof/longer", LOGKIND_SAMPLES, 1) ==
 	       -ENAMETOOLONG, "a name that does not fit");
-	expect(!logformat_path(procs, sizeof(procs), "/var/log/pfprof", LOG_PROCS, 0) &&
+	expect(!logformat_path(procs, sizeof(procs), "/var/log/pfprof", LOGKIND_PROCS, 0) &&
 	       !strcmp(procs, "/var/log/pfprof/pfprof-procs.log"), "per-process file '%s'", procs);
-	expect(!logformat_path(procs, sizeof(procs), "/var/log/pfprof", LOG_PROCS, 3) &&
+	expect(!logformat_path(procs, sizeof(procs), "/var/log/pfprof", LOGKIND_PROCS, 3) &&
 	       !strcmp(procs, "/var/log/pfprof/pfprof-procs.log.3"), "rotated per-process file '%s'",
 	       procs);
 }
@@ -418,7 +418,7 @@ static void test_procs_log(void)
 	struct lines l;
 
 	make_dir(DIR_NAME);
-	w = logwriter_new(DIR_NAME, LOG_PROCS, &policy);
+	w = logwriter_new(DIR_NAME, LOGKIND_PROCS, &policy);
 	expect(w, "logwriter_new: %s", strerror(errno));
 	logwriter_set_stream(w, &stream_a);
 	expect(logwriter_reserve(w, 3), "no room for 3 lines");
@@ -446,7 +446,7 @@ static void test_procs_log(void)
 	free_lines(&l);
 
 	/* A restarted pfprofd resumes this log after its own last line. */
-	w = logwriter_new(DIR_NAME, LOG_PROCS, &policy);
+	w = logwriter_new(DIR_NAME, LOGKIND_PROCS, &policy);
 	expect(!logwriter_last_position(w, &pos) && pos.load_id == stream_a.load_id &&
 	       pos.next_seq == 9, "resume at %llu of %llx", (unsigned long long)pos.next_seq,
 	       (unsigned long long)pos.load_id);

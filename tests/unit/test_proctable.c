@@ -30,7 +30,7 @@ static void test_retain(void)
 	expect(!proctable_retain(&t, even_tgid, &seen), "proctable_retain failed");
 	expect(seen == 1000 && t.used == 500, "keep() saw %u, %zu kept", seen, t.used);
 	for (pid_t tgid = 2; tgid <= 1000; tgid += 2) {
-		struct proc_entry *e = proctable_find(&t, tgid);
+		struct proc_entry *e = proctable_find_or_add(&t, tgid);
 
 		expect(e->minor == (uint64_t)tgid * 10 && e->marks == 1, "process %d changed",
 		       (int)tgid);
@@ -51,7 +51,7 @@ static void test_sweep(void)
 	add_counts(&t, 2, 3);
 	proctable_sweep(&t);
 	expect(t.used == 1, "%zu processes after the sweep, want 1", t.used);
-	e = proctable_find(&t, 2);
+	e = proctable_find_or_add(&t, 2);
 	expect(e->minor == 0 && e->samples == 0, "counters not zeroed");
 	proctable_free(&t);
 }

@@ -9,14 +9,15 @@ pfprofd_configure() {
 log_dir = /tmp/logs
 pid_file = /tmp/pids
 runtime_dir = /tmp/run
+state_dir = /tmp/state
 ${1:-}
 CONF
 }
 
 # pfprofd_start: a fresh pfprofd, its PID in $pfprofd, once its log exists.
 pfprofd_start() {
-	rm -rf /tmp/logs /tmp/run
-	mkdir -p /tmp/logs /tmp/run
+	rm -rf /tmp/logs /tmp/run /tmp/state
+	mkdir -p /tmp/logs /tmp/run /tmp/state
 	: > /tmp/pids
 	pfprofd -f -c /tmp/pfprofd.conf 2> /tmp/pfprofd.err &
 	pfprofd=$!

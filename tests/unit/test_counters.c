@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pfprofd/metrics: what the collector counts for Prometheus, and which processes get series. */
+/* daemon/counters: what the collector counts, which processes it forgets, which get series. */
 #include <string.h>
 
-#include "expect_metrics.h"
+#include "expect_counters.h"
 
 static struct mp3_proc_record counts(pid_t tgid, uint64_t minor, uint64_t major, uint64_t cpu_ns)
 {
@@ -22,39 +22,40 @@ static struct mp3_proc_record comm(pid_t tgid, const char *name)
 	return r;
 }
 
-static void add(struct metrics *m, struct mp3_proc_record r)
+static void add(struct counters *m, struct mp3_proc_record r)
 {
-	expect(!metrics_add_record(m, &r), "metrics_add_record failed");
+	expect(counters_add_record(m, &r), "counters_add_record failed");
 }
 
-static struct proc_entry *entry(struct metrics *m, pid_t tgid)
+static struct proc_entry *entry(struct counters *m, pid_t tgid)
 {
-	return proctable_find(&m->procs, tgid);
+	return proctable_find_or_add(&m->procs, tgid);
 }
 
 static void test_samples_summed(void)
 {
 	struct mp3_ring_sample s = { .minor_faults = 5, .major_faults = 2, .cpu_ns = 300,
 				     .pgmajfault = 40, .pswpin = 7, .pswpout = 9 };
-	struct metrics m = { 0 };
+	struct counters m = { 0 };
 
-	metrics_add_sample(&m, &s, false);
+	counters_add_sample(&m, &s, false);
 	expect(!m.have_system, "a version 1 sample gave system counters");
-	metrics_add_sample(&m, &s, true);
-	metrics_add_lost(&m, 3);
+	counters_add_sample(&m, &s, true);
+	counters_add_lost(&m, 3);
 	expect(m.minor == 10 && m.major == 4 && m.cpu_ns == 600, "sums %llu %llu %llu",
 	       (unsigned long long)m.minor, (unsigned long long)m.major,
 	       (unsigned long long)m.cpu_ns);
-	expect(m.samples_written == 2 && m.samples_lost == 3, "written %llu lost %llu",
+	/* Written is counted when the log writer has written the line, not here. */
+	expect(m.samples_written == 0 && m.samples_lost == 3, "written %llu lost %llu",
 	       (unsigned long long)m.samples_written, (unsigned long long)m.samples_lost);
 	expect(m.have_system && m.pgmajfault == 40 && m.pswpin == 7 && m.pswpout == 9,
 	       "system counters not taken");
-	metrics_free(&m);
+	counters_free(&m);
 }
 
 static void test_records_per_process(void)
 {
-	struct metrics m = { 0 };
+	struct counters m = { 0 };
 	struct proc_entry *e;
 
 	add(&m, comm(100, "work"));
@@ -76,53 +77,76 @@ static void test_records_per_process(void)
 	       "after a new name: %llu %llu %llu %s", (unsigned long long)e->minor,
 	       (unsigned long long)e->major, (unsigned long long)e->cpu_ns, e->comm);
 	expect(entry(&m, 200)->minor == 1, "process 200 was touched");
-	metrics_free(&m);
+	counters_free(&m);
 }
 
-static bool exported(struct metrics *m, pid_t tgid)
+static bool exported(struct counters *m, pid_t tgid)
 {
-	return entry(m, tgid)->marks & METRICS_EXPORTED;
+	return entry(m, tgid)->marks & SERIES_EXPORTED;
 }
 
-static void select_registered(struct metrics *m, pid_t *pids, size_t count, unsigned int max)
+static void select_registered(struct counters *m, pid_t *pids, size_t count, unsigned int max)
 {
 	struct pidlist registered = { .pids = pids, .count = count };
 
-	expect(!metrics_select(m, &registered, max), "metrics_select failed");
+	expect(!counters_select_series(m, &registered, max), "counters_select_series failed");
 }
 
-static void test_select_forgets_unregistered(void)
+/* Only registered processes have series; the others stay counted, without one. */
+static void test_select_registered_only(void)
 {
 	pid_t both[] = { 30, 10 }, one[] = { 30 };
-	struct metrics m = { 0 };
+	struct counters m = { 0 };
 
 	add(&m, counts(10, 1, 0, 0));
 	add(&m, counts(30, 1, 0, 0));
 	select_registered(&m, both, 2, 100);
-	expect(m.registered == 2 && m.procs.used == 2, "registered %zu, table %zu", m.registered,
-	       m.procs.used);
+	expect(m.registered == 2 && exported(&m, 10) && exported(&m, 30),
+	       "registered %zu, series of 10: %d, of 30: %d", m.registered, exported(&m, 10),
+	       exported(&m, 30));
 	select_registered(&m, one, 1, 100);
-	expect(m.registered == 1 && m.procs.used == 1 && exported(&m, 30),
-	       "after 10 left: registered %zu, table %zu", m.registered, m.procs.used);
+	expect(m.registered == 1 && !exported(&m, 10) && exported(&m, 30),
+	       "after 10 left: registered %zu, series of 10: %d", m.registered, exported(&m, 10));
+	expect(entry(&m, 10)->minor == 1, "10's counts went with its series");
 	select_registered(&m, NULL, 0, 100);
-	expect(m.registered == 0 && m.procs.used == 0, "nothing registered left %zu processes",
-	       m.procs.used);
-	metrics_free(&m);
+	expect(m.registered == 0 && !exported(&m, 30), "nothing registered left a series");
+	counters_free(&m);
 }
 
-static unsigned int exported_count(struct metrics *m)
+/* A sweep forgets the processes no record came for since the sweep before. */
+static void test_sweep_forgets_unrecorded(void)
+{
+	struct counters m = { 0 };
+
+	add(&m, counts(10, 1, 0, 0));
+	add(&m, counts(30, 1, 0, 0));
+	counters_sweep(&m);
+	expect(m.procs.used == 2, "both recorded, %zu kept", m.procs.used);
+	add(&m, counts(30, 1, 0, 0));
+	/* A name alone is not a sign of life: exited processes get none. */
+	add(&m, comm(10, "gone"));
+	counters_sweep(&m);
+	expect(m.procs.used == 1 && entry(&m, 30)->minor == 2,
+	       "after 10's last counts: %zu kept, 30's minor faults %llu", m.procs.used,
+	       (unsigned long long)entry(&m, 30)->minor);
+	counters_sweep(&m);
+	expect(m.procs.used == 0, "nothing recorded, %zu kept", m.procs.used);
+	counters_free(&m);
+}
+
+static unsigned int exported_count(struct counters *m)
 {
 	unsigned int n = 0;
 
 	for (size_t i = 0; i < m->procs.cap; i++)
-		n += m->procs.slots[i].tgid && (m->procs.slots[i].marks & METRICS_EXPORTED);
+		n += m->procs.slots[i].tgid && (m->procs.slots[i].marks & SERIES_EXPORTED);
 	return n;
 }
 
 static void test_select_cap(void)
 {
 	pid_t pids[] = { 1, 2, 3, 4, 5 };
-	struct metrics m = { 0 };
+	struct counters m = { 0 };
 	pid_t first[2];
 	size_t n = 0;
 
@@ -153,38 +177,23 @@ static void test_select_cap(void)
 	select_registered(&m, (pid_t[]){ first[0], 4, 5 }, 3, 0);
 	expect(exported_count(&m) == 0 && m.omitted == 4, "cap 0: %u series, %llu omitted",
 	       exported_count(&m), (unsigned long long)m.omitted);
-	metrics_free(&m);
+	counters_free(&m);
 }
 
 static void test_sampler_across_loads(void)
 {
-	struct metrics m = { 0 };
+	struct counters m = { 0 };
 
-	metrics_set_sampler(&m, 0xa, 1000, 10);
-	metrics_set_sampler(&m, 0xa, 1500, 15);
+	counters_set_sampler(&m, 0xa, 1000, 10);
+	counters_set_sampler(&m, 0xa, 1500, 15);
 	expect_sampler(&m, 1500, 15, "one load");
-	metrics_set_sampler(&m, 0xa, 1200, 12);
+	counters_set_sampler(&m, 0xa, 1200, 12);
 	expect_sampler(&m, 1500, 15, "a smaller value in the same load");
 	/* A new load starts from 0: its counts come on top. */
-	metrics_set_sampler(&m, 0xb, 100, 1);
+	counters_set_sampler(&m, 0xb, 100, 1);
 	expect_sampler(&m, 1600, 16, "after a reload");
 }
 
-static void test_load_counter_resume(void)
-{
-	struct load_counter c = { .before = 5000 };
-
-	/* A file said 5000 in all, 800 of them from load 0xa. */
-	load_counter_resume(&c, 0xa, 800);
-	expect(load_counter_total(&c) == 5000, "resumed total %llu",
-	       (unsigned long long)load_counter_total(&c));
-	c = (struct load_counter){ .before = 100 };
-	/* A load value larger than the whole total (a damaged file) cannot make it shrink. */
-	load_counter_resume(&c, 0xa, 800);
-	expect(c.before == 0 && c.current == 100, "damaged file: before %llu current %llu",
-	       (unsigned long long)c.before, (unsigned long long)c.current);
-}
-
 UNIT_TESTS(UNIT_TEST(samples_summed), UNIT_TEST(records_per_process),
-	   UNIT_TEST(select_forgets_unregistered), UNIT_TEST(select_cap),
-	   UNIT_TEST(sampler_across_loads), UNIT_TEST(load_counter_resume));
+	   UNIT_TEST(select_registered_only), UNIT_TEST(sweep_forgets_unrecorded),
+	   UNIT_TEST(select_cap), UNIT_TEST(sampler_across_loads));

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Checks of struct metrics shared by the metrics and promfile tests. */
-#ifndef PFPROF_EXPECT_METRICS_H
-#define PFPROF_EXPECT_METRICS_H
+/* Checks of struct counters shared by the counters and counterfile tests. */
+#ifndef PFPROF_EXPECT_COUNTERS_H
+#define PFPROF_EXPECT_COUNTERS_H
 
-#include "metrics.h"
+#include "counters.h"
 #include "unit.h"
 
 /* The sampler's counters, over every module load, are ns and runs. */
-static inline void expect_sampler(const struct metrics *m, uint64_t ns, uint64_t runs,
+static inline void expect_sampler(const struct counters *m, uint64_t ns, uint64_t runs,
 				  const char *when)
 {
 	uint64_t got_ns = load_counter_total(&m->sampler_ns);
@@ -18,4 +18,4 @@ static inline void expect_sampler(const struct metrics *m, uint64_t ns, uint64_t
 	       (unsigned long long)runs);
 }
 
-#endif /* PFPROF_EXPECT_METRICS_H */
+#endif /* PFPROF_EXPECT_COUNTERS_H */

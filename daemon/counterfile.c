@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "counterfile.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "atomicfile.h"
+
+/* A uint64_t counter of struct counters, at offset. */
+struct total {
+	const char *key;
+	size_t offset;
+};
+
+#define TOTAL(key, field) { key, offsetof(struct counters, field) }
+
+static const struct total totals[] = {
+	TOTAL("minor_faults", minor),
+	TOTAL("major_faults", major),
+	TOTAL("cpu_ns", cpu_ns),
+	TOTAL("samples_written", samples_written),
+	TOTAL("samples_lost", samples_lost),
+	TOTAL("series_omitted", omitted),
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static uint64_t *total_at(struct counters *c, const struct total *t)
+{
+	return (uint64_t *)((char *)c + t->offset);
+}
+
+static void put_load_counter(FILE *out, const char *key, const struct load_counter *lc)
+{
+	fprintf(out, "%s %016" PRIx64 " %" PRIu64 " %" PRIu64 "\n", key, lc->load_id,
+		lc->current, lc->before);
+}
+
+/* A name on the rest of its line: line ends and other control bytes become '?'. */
+static void put_comm(FILE *out, const char *comm)
+{
+	for (const unsigned char *p = (const unsigned char *)comm; *p; p++)
+		fputc(*p >= 0x20 && *p != 0x7f ? *p : '?', out);
+	fputc('\n', out);
+}
+
+int counterfile_render(FILE *out, const struct counters *c)
+{
+	fputs("# pfprofd's counters: it counts on from them when it starts again (pfprofd(8))\n",
+	      out);
+	for (size_t i = 0; i < ARRAY_SIZE(totals); i++)
+		fprintf(out, "%s %" PRIu64 "\n", totals[i].key,
+			*total_at((struct counters *)c, &totals[i]));
+	put_load_counter(out, "sampler_ns", &c->sampler_ns);
+	put_load_counter(out, "sampler_runs", &c->sampler_runs);
+	for (size_t i = 0; i < c->procs.cap; i++) {
+		const struct proc_entry *e = &c->procs.slots[i];
+
+		if (!e->tgid)
+			continue;
+		fprintf(out, "process %d %" PRIu64 " %" PRIu64 " %" PRIu64 " ", (int)e->tgid,
+			e->minor, e->major, e->cpu_ns);
+		put_comm(out, e->comm);
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+static int file_path(char *buf, size_t size, const char *dir)
+{
+	int len = snprintf(buf, size, "%s/" COUNTERFILE_NAME, dir);
+
+	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
+}
+
+int counterfile_save(const char *dir, const struct counters *c, bool durable)
+{
+	struct atomic_file f;
+	char path[PATH_MAX];
+	int err = file_path(path, sizeof(path), dir);
+
+	if (!err)
+		err = atomic_file_begin(&f, path);
+	if (err)
+		return err;
+	err = counterfile_render(f.out, c);
+	if (err) {
+		atomic_file_abort(&f);
+		return err;
+	}
+	return atomic_file_commit(&f, 0644, durable);
+}
+
+static void load_process(struct counters *c, const char *text)
+{
+	uint64_t minor, major, cpu_ns;
+	struct proc_entry *e;
+	int pid, comm_at;
+
+	if (sscanf(text, "%d %" SCNu64 " %" SCNu64 " %" SCNu64 " %n", &pid, &minor, &major,
+		   &cpu_ns, &comm_at) != 4 || pid <= 0)
+		return;
+	e = proctable_find_or_add(&c->procs, pid);
+	if (!e)
+		return;
+	e->minor = minor;
+	e->major = major;
+	e->cpu_ns = cpu_ns;
+	snprintf(e->comm, sizeof(e->comm), "%.*s", (int)strcspn(text + comm_at, "\n"),
+		 text + comm_at);
+}
+
+static void load_load_counter(struct load_counter *lc, const char *text)
+{
+	uint64_t load_id, current, before;
+
+	if (sscanf(text, "%" SCNx64 " %" SCNu64 " %" SCNu64, &load_id, &current, &before) != 3)
+		return;
+	lc->load_id = load_id;
+	lc->current = current;
+	lc->before = before;
+}
+
+static bool key_is(const char *line, size_t len, const char *key)
+{
+	return strlen(key) == len && !strncmp(line, key, len);
+}
+
+static void load_line(struct counters *c, const char *line)
+{
+	size_t len = strcspn(line, " ");
+	const char *value = line + len + (line[len] == ' ');
+	uint64_t v;
+
+	if (key_is(line, len, "process")) {
+		load_process(c, value);
+	} else if (key_is(line, len, "sampler_ns")) {
+		load_load_counter(&c->sampler_ns, value);
+	} else if (key_is(line, len, "sampler_runs")) {
+		load_load_counter(&c->sampler_runs, value);
+	} else {
+		for (size_t i = 0; i < ARRAY_SIZE(totals); i++)
+			if (key_is(line, len, totals[i].key) && sscanf(value, "%" SCNu64, &v) == 1)
+				*total_at(c, &totals[i]) = v;
+	}
+}
+
+int counterfile_load(const char *dir, struct counters *c)
+{
+	char path[PATH_MAX], *line = NULL;
+	size_t size = 0;
+	FILE *in;
+	int err = file_path(path, sizeof(path), dir);
+
+	if (err)
+		return err;
+	in = fopen(path, "re");
+	if (!in)
+		return -errno;
+	while (getline(&line, &size, in) >= 0)
+		load_line(c, line);
+	err = ferror(in) ? -EIO : 0;
+	free(line);
+	fclose(in);
+	return err;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What pfprofd has counted since it started, or since the counters it saved
+ * (counterfile.h): per process its name, faults and CPU time, the same
+ * summed, samples written and lost, the module's sampler cost and the
+ * system's paging counters at the last sample. The collector feeds it with
+ * every sample and record it reads; the per-process log takes its names
+ * from it, the Prometheus export (exporter.h) everything. Counters only
+ * grow: a process's start again from 0 only when its name changes, and the
+ * module's, which restart at each load, are summed over the loads.
+ */
+#ifndef PFPROF_COUNTERS_H
+#define PFPROF_COUNTERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <linux/mp3.h>
+
+#include "pidlist.h"
+#include "proctable.h"
+
+/* proc_entry.marks: the process's Prometheus series (counters_select_series()). */
+#define SERIES_EXPORTED	1u	/* it has one */
+#define SERIES_OMITTED	2u	/* left out by the cap, and counted so */
+
+/* A counter of the module's that starts from 0 at every module load. */
+struct load_counter {
+	uint64_t load_id;	/* the load that current counts */
+	uint64_t current;	/* the module's value in that load */
+	uint64_t before;	/* summed over the loads before it */
+};
+
+struct counters {
+	/*
+	 * Per process, by tgid: those a record came for since the sweep
+	 * before last (counters_sweep()). proc_entry.samples counts the
+	 * records since the last sweep.
+	 */
+	struct proc_table procs;
+	uint64_t minor, major, cpu_ns;		/* summed over the registered processes */
+	uint64_t samples_written;		/* sample lines written to the log */
+	uint64_t samples_lost;			/* samples overwritten before they were read */
+	uint64_t omitted;			/* processes left out by the series cap */
+	struct load_counter sampler_ns, sampler_runs;
+	/* The whole system at the last sample that had its counters. */
+	bool have_system;
+	uint64_t pgmajfault, pswpin, pswpout;
+	size_t registered;			/* processes the module samples */
+};
+
+/* A sample read from the ring; has_system: its system counters are valid (version 2). */
+void counters_add_sample(struct counters *c, const struct mp3_ring_sample *s, bool has_system);
+void counters_add_lost(struct counters *c, uint64_t count);
+/*
+ * A record of a sample read: a name, or counts to add. A new name restarts
+ * the process's counters. Returns the process's entry, or NULL without memory.
+ */
+struct proc_entry *counters_add_record(struct counters *c, const struct mp3_proc_record *r);
+
+/*
+ * Forgets the processes no record came for since the last sweep: they were
+ * unregistered or have exited. The caller sweeps once per many samples.
+ */
+void counters_sweep(struct counters *c);
+
+/* The module's sampler cost, as its header says now. */
+void counters_set_sampler(struct counters *c, uint64_t load_id, uint64_t ns_total,
+			  uint64_t runs);
+uint64_t load_counter_total(const struct load_counter *lc);
+
+/*
+ * Marks which processes have a Prometheus series, at most max of the
+ * registered ones: those that had one keep it, the others are taken in
+ * table order and the rest counted as omitted, once each. Returns 0 or
+ * -ENOMEM (nothing changed then).
+ */
+int counters_select_series(struct counters *c, const struct pidlist *registered,
+			   unsigned int max);
+
+void counters_free(struct counters *c);
+
+#endif /* PFPROF_COUNTERS_H */

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "settings.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "daemon_log.h"
+#include "pfprof.h"
+
+static void report_line(void *ctx, const char *file, unsigned int line, const char *message)
+{
+	(void)ctx;
+	dlog(LOG_WARNING, "%s:%u: %s (line ignored)", file, line, message);
+}
+
+int settings_load(struct pfprof_config *config, const char *path)
+{
+	int err = config_load_file(config, path, report_line, NULL);
+
+	if (err)
+		dlog(LOG_ERR, "reading %s: %s", path ? path : PFPROF_CONFIG_PATH, strerror(-err));
+	return err;
+}
+
+struct logwriter *settings_new_log(const struct pfprof_config *config, enum log_kind kind)
+{
+	struct logrotate_policy policy = {
+		.size = config->rotate_size,
+		.age_s = config->rotate_age_s,
+		.keep = config->keep,
+	};
+
+	return logwriter_new(config->log_dir, kind, &policy);
+}

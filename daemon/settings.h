@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pfprofd's configuration (pfprofd.conf(5)) and what it makes: read at
+ * start and at every reload, problems reported through dlog().
+ */
+#ifndef PFPROF_SETTINGS_H
+#define PFPROF_SETTINGS_H
+
+#include "config.h"
+#include "logwriter.h"
+
+/*
+ * Reads path, or the default file when path is NULL (which may be missing).
+ * 0, or -errno after saying why; *config holds the defaults then.
+ */
+int settings_load(struct pfprof_config *config, const char *path);
+
+/* A writer of one log with the config's directory and rotation; NULL with errno. */
+struct logwriter *settings_new_log(const struct pfprof_config *config, enum log_kind kind);
+
+#endif /* PFPROF_SETTINGS_H */

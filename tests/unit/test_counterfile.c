@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+/* daemon/counterfile: pfprofd's counters saved in its state directory and read back at start. */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "counterfile.h"
+#include "expect_counters.h"
+
+static void add_process(struct counters *c, pid_t tgid, const char *name, uint64_t minor,
+			uint64_t major, uint64_t cpu_ns)
+{
+	struct mp3_proc_record r = { .tgid = tgid, .type = MP3_RECORD_COMM };
+
+	strncpy(r.comm, name, sizeof(r.comm) - 1);
+	expect(counters_add_record(c, &r), "counters_add_record failed");
+	r = (struct mp3_proc_record){ .tgid = tgid, .type = MP3_RECORD_COUNTS };
+	r.counts.minor_faults = minor;
+	r.counts.major_faults = major;
+	r.counts.cpu_ns = cpu_ns;
+	expect(counters_add_record(c, &r), "counters_add_record failed");
+}
+
+static struct proc_entry *entry(struct counters *c, pid_t tgid)
+{
+	return proctable_find_or_add(&c->procs, tgid);
+}
+
+static void expect_same_process(struct counters *a, struct counters *b, pid_t tgid)
+{
+	struct proc_entry *x = entry(a, tgid), *y = entry(b, tgid);
+
+	expect(x->minor == y->minor && x->major == y->major && x->cpu_ns == y->cpu_ns &&
+	       !strcmp(x->comm, y->comm), "process %d: %llu %llu %llu %s, read back %llu %llu %llu %s",
+	       (int)tgid, (unsigned long long)x->minor, (unsigned long long)x->major,
+	       (unsigned long long)x->cpu_ns, x->comm, (unsigned long long)y->minor,
+	       (unsigned long long)y->major, (unsigned long long)y->cpu_ns, y->comm);
+}
+
+/* A restart: the next pfprofd counts on from exactly what the last one saved. */
+static void test_round_trip(void)
+{
+	struct mp3_ring_sample s = { .minor_faults = 70, .major_faults = 3, .cpu_ns = 2500000001ULL };
+	struct counters before = { 0 }, after = { 0 };
+	struct stat st;
+	int err;
+
+	add_process(&before, 42, "with space", 7, 1, 1500000000ULL);
+	add_process(&before, 43, "line\nbreak", 63, 2, 1000000001ULL);
+	counters_add_sample(&before, &s, false);
+	counters_add_lost(&before, 4);
+	counters_set_sampler(&before, 0xab, 3000000, 60);
+	before.samples_written = 12;
+	before.omitted = 9;
+	umask(022);
+	err = counterfile_save(".", &before, true);
+	expect(!err, "counterfile_save: %s", strerror(-err));
+	expect(!stat(COUNTERFILE_NAME, &st) && (st.st_mode & 07777) == 0644, "mode %o",
+	       st.st_mode & 07777);
+	err = counterfile_load(".", &after);
+	expect(!err, "counterfile_load: %s", strerror(-err));
+	expect(after.minor == before.minor && after.major == before.major &&
+	       after.cpu_ns == before.cpu_ns && after.samples_written == 12 &&
+	       after.samples_lost == 4 && after.omitted == 9, "totals differ after reading back");
+	/* A line break in a name would end its line: it was saved as '?'. */
+	strcpy(entry(&before, 43)->comm, "line?break");
+	expect_same_process(&before, &after, 42);
+	expect_same_process(&before, &after, 43);
+	expect(after.procs.used == 2, "%zu processes read back", after.procs.used);
+	expect_sampler(&after, 3000000, 60, "read back");
+	counters_free(&before);
+	counters_free(&after);
+}
+
+/* After a restart and then a module reload, the sampler's counters only grow. */
+static void test_then_reload(void)
+{
+	struct counters before = { 0 }, after = { 0 };
+
+	counters_set_sampler(&before, 0x1, 500, 5);
+	counters_set_sampler(&before, 0x2, 700, 7);
+	expect(!counterfile_save(".", &before, false), "counterfile_save failed");
+	expect(!counterfile_load(".", &after), "counterfile_load failed");
+	/* The same load goes on: only what it added since counts. */
+	counters_set_sampler(&after, 0x2, 1000, 10);
+	expect_sampler(&after, 1500, 15, "the same load after a restart");
+	/* A new load: all of its counts come on top. */
+	counters_set_sampler(&after, 0x3, 40, 1);
+	expect_sampler(&after, 1540, 16, "a new load after a restart");
+}
+
+static void test_skips_what_it_does_not_know(void)
+{
+	struct counters c = { 0 };
+
+	unit_write_file(COUNTERFILE_NAME,
+			"# a comment\n"
+			"minor_faults\n"
+			"major_faults x\n"
+			"cpu_ns 1250000000\n"
+			"process 0 5 0 0 zero\n"
+			"process 7 5\n"
+			"process 8 1 6 0 y\n"
+			"sampler_ns zz\n"
+			"other_key 99\n");
+	expect(!counterfile_load(".", &c), "counterfile_load failed");
+	expect(c.minor == 0 && c.major == 0 && c.cpu_ns == 1250000000ULL, "read %llu %llu %llu",
+	       (unsigned long long)c.minor, (unsigned long long)c.major,
+	       (unsigned long long)c.cpu_ns);
+	expect(c.procs.used == 1 && entry(&c, 8)->major == 6 && !strcmp(entry(&c, 8)->comm, "y"),
+	       "%zu processes read, want only 8", c.procs.used);
+	expect_sampler(&c, 0, 0, "a bad sampler line");
+	counters_free(&c);
+}
+
+static void test_missing(void)
+{
+	struct counters c = { 0 };
+
+	expect(counterfile_load("missing", &c) == -ENOENT, "a missing directory is not -ENOENT");
+	expect(counterfile_load(".", &c) == -ENOENT, "a missing file is not -ENOENT");
+	expect(counterfile_save("missing", &c, false) == -ENOENT,
+	       "saving into a missing directory is not -ENOENT");
+}
+
+UNIT_TESTS(UNIT_TEST(round_trip), UNIT_TEST(then_reload),
+	   UNIT_TEST(skips_what_it_does_not_know), UNIT_TEST(missing));
