@@ -59,11 +59,15 @@ git -C "$root/root/pfprof" checkout -q "$commit"
 setup=$((SECONDS - start))
 log "system made in ${setup} s; running .ci/run on $(git -C "$top" log -1 --format='%h %s' "$commit")"
 
-# A mount namespace of its own: the mounts go when the run ends.
+# A mount namespace of its own: the mounts go when the run ends. The root is
+# a mount point, as on a machine (the tests' own namespaces make it private).
 status=0
 # shellcheck disable=SC2016 # expanded by the inner shell
-unshare --mount --pid --fork --mount-proc="$root/proc" sh -c '
+unshare --mount --pid --fork sh -c '
 	root=$1
+	mount --make-rprivate /
+	mount --bind "$root" "$root"
+	mount -t proc proc "$root/proc"
 	mount --rbind /dev "$root/dev"
 	mount -t sysfs sysfs "$root/sys"
 	mount -t tmpfs tmpfs "$root/tmp"
