@@ -530,10 +530,11 @@ void test_daemon_bad_config(void)
 	setup("bogus = 1\nrotate_size = lots\nkeep = 3\n");
 	daemon = start_ready_daemon();
 	stop_daemon(daemon);
-	expect(file_contains(STDERR_FILE, CONF ":5:") && file_contains(STDERR_FILE, "bogus"),
-	       "the unknown key on line 5 was not reported with file and line");
-	expect(file_contains(STDERR_FILE, CONF ":6:") && file_contains(STDERR_FILE, "lots"),
-	       "the bad value on line 6 was not reported with file and line");
+	/* setup() writes a comment and four keys before these lines. */
+	expect(file_contains(STDERR_FILE, CONF ":6:") && file_contains(STDERR_FILE, "bogus"),
+	       "the unknown key on line 6 was not reported with file and line");
+	expect(file_contains(STDERR_FILE, CONF ":7:") && file_contains(STDERR_FILE, "lots"),
+	       "the bad value on line 7 was not reported with file and line");
 }
 
 void test_ctl_without_module(void)
