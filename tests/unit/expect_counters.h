@@ -1,10 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Checks of struct counters shared by the counters and counterfile tests. */
+/* Helpers and checks of struct counters shared by the counters, counterfile and promfile tests. */
 #ifndef PFPROF_EXPECT_COUNTERS_H
 #define PFPROF_EXPECT_COUNTERS_H
 
+#include <string.h>
+
 #include "counters.h"
 #include "unit.h"
+
+/* A process named name, with these counts. */
+static inline void add_process(struct counters *c, pid_t tgid, const char *name,
+			       uint64_t minor, uint64_t major, uint64_t cpu_ns)
+{
+	struct mp3_proc_record r = { .tgid = tgid, .type = MP3_RECORD_COMM };
+
+	strncpy(r.comm, name, sizeof(r.comm) - 1);
+	expect(counters_add_record(c, &r), "counters_add_record failed");
+	r = (struct mp3_proc_record){ .tgid = tgid, .type = MP3_RECORD_COUNTS };
+	r.counts.minor_faults = minor;
+	r.counts.major_faults = major;
+	r.counts.cpu_ns = cpu_ns;
+	expect(counters_add_record(c, &r), "counters_add_record failed");
+}
 
 /* The sampler's counters, over every module load, are ns and runs. */
 static inline void expect_sampler(const struct counters *m, uint64_t ns, uint64_t runs,

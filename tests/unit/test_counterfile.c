@@ -7,20 +7,6 @@
 #include "counterfile.h"
 #include "expect_counters.h"
 
-static void add_process(struct counters *c, pid_t tgid, const char *name, uint64_t minor,
-			uint64_t major, uint64_t cpu_ns)
-{
-	struct mp3_proc_record r = { .tgid = tgid, .type = MP3_RECORD_COMM };
-
-	strncpy(r.comm, name, sizeof(r.comm) - 1);
-	expect(counters_add_record(c, &r), "counters_add_record failed");
-	r = (struct mp3_proc_record){ .tgid = tgid, .type = MP3_RECORD_COUNTS };
-	r.counts.minor_faults = minor;
-	r.counts.major_faults = major;
-	r.counts.cpu_ns = cpu_ns;
-	expect(counters_add_record(c, &r), "counters_add_record failed");
-}
-
 static struct proc_entry *entry(struct counters *c, pid_t tgid)
 {
 	return proctable_find_or_add(&c->procs, tgid);

@@ -9,22 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "expect_counters.h"
 #include "promfile.h"
-#include "unit.h"
-
-static void add_process(struct counters *m, pid_t tgid, const char *name, uint64_t minor,
-			uint64_t major, uint64_t cpu_ns)
-{
-	struct mp3_proc_record r = { .tgid = tgid, .type = MP3_RECORD_COMM };
-
-	strncpy(r.comm, name, sizeof(r.comm) - 1);
-	expect(counters_add_record(m, &r), "counters_add_record failed");
-	r = (struct mp3_proc_record){ .tgid = tgid, .type = MP3_RECORD_COUNTS };
-	r.counts.minor_faults = minor;
-	r.counts.major_faults = major;
-	r.counts.cpu_ns = cpu_ns;
-	expect(counters_add_record(m, &r), "counters_add_record failed");
-}
 
 static const struct psi_memory pressure = { .some_avg10 = 12.5, .full_avg10 = 2.25 };
 
