@@ -80,7 +80,8 @@ if [[ $suite == trixie ]]; then
     # minutes under TCG). A package missing from the archive is no reason to
     # fail the image: /etc/pfprof-test/prometheus says so, and the test skips.
     # Both services are disabled: they would slow the rest of the test
-    # down; the test starts them with its own settings.
+    # down; the test starts them with its own settings. By the image's own
+    # systemctl: the host may have none (a fresh minimal system has not).
     # shellcheck disable=SC2016 # "$1" belongs to the hook, expanded by mmdebstrap
     hooks+=(--customize-hook='set -e
         mkdir -p "$1/etc/pfprof-test"
@@ -93,7 +94,7 @@ if [[ $suite == trixie ]]; then
         else
             chroot "$1" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
                 --no-install-recommends prometheus prometheus-node-exporter promtool curl
-            systemctl --root="$1" disable prometheus.service prometheus-node-exporter.service
+            chroot "$1" systemctl disable prometheus.service prometheus-node-exporter.service
             echo installed > "$1/etc/pfprof-test/prometheus"
         fi')
 fi
