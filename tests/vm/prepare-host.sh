@@ -19,13 +19,15 @@ die() { log "error: $*"; exit 1; }
 
 # The guests and builds; static analysis (tests/static.sh); the build root
 # and root file systems (mmdebstrap, e2fsprogs); the packages and Debian 12's
-# lintian (tests/check-packages.sh). All in one apt run.
+# lintian (tests/check-packages.sh; dpkg-buildpackage refuses to build
+# without build-essential, which minimal systems lack). All in one apt run.
 pkgs=(qemu-system-x86 busybox-static kmod cpio xz-utils zstd gcc make libc6-dev binutils
       libsystemd-dev pkg-config gnuplot-nox)
 case ${1:-} in
 --guests) ;;
 "") pkgs+=(sparse coccinelle cppcheck shellcheck
-           mmdebstrap e2fsprogs dpkg-dev debhelper dh-dkms dkms fakeroot lintian rsync) ;;
+           mmdebstrap e2fsprogs build-essential dpkg-dev debhelper dh-dkms dkms fakeroot
+           lintian rsync) ;;
 *) sed -n '2s/^# //p' "$0" >&2; exit 64 ;;
 esac
 if [[ -z "${KVER:-}" ]]; then
