@@ -48,7 +48,8 @@ static bool records_are_usable(const struct mp3_ring_header *hdr, bool *present)
 	*present = hdr->version >= 2;
 	if (!*present)
 		return true;
-	return hdr->record_size >= sizeof(struct mp3_proc_record) && hdr->record_size % 8 == 0 &&
+	/* A version 2 module's records end before target. */
+	return hdr->record_size >= MP3_PROC_RECORD_V2_SIZE && hdr->record_size % 8 == 0 &&
 	       is_power_of_two(hdr->record_capacity) && hdr->record_offset % 8 == 0 &&
 	       hdr->record_offset >= samples_end &&
 	       hdr->record_offset + (uint64_t)hdr->record_capacity * hdr->record_size <=
@@ -219,7 +220,9 @@ bool mp3ring_read_record(const struct mp3ring *ring, uint64_t n, uint64_t sample
 	before = __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE);
 	if (before != n)
 		return false;
-	memcpy(out, slot, sizeof(*out));
+	/* What an older module's record lacks reads as 0. */
+	memset(out, 0, sizeof(*out));
+	memcpy(out, slot, ring->record_size < sizeof(*out) ? ring->record_size : sizeof(*out));
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	after = __atomic_load_n(&slot->seq, __ATOMIC_RELAXED);
 	return after == n && out->seq == n && out->sample == sample;

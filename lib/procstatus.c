@@ -7,14 +7,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* The module takes exactly one command per write(); end follows the PID. */
-static int write_command(const char *status_file, char command, pid_t pid, const char *end)
+/* The module takes exactly one command per write(). */
+static int write_text(const char *status_file, const char *cmd, int len)
 {
-	char cmd[32];
-	int fd, len, err = 0;
+	int fd, err = 0;
 	ssize_t written;
 
-	len = snprintf(cmd, sizeof(cmd), "%c %d%s", command, (int)pid, end);
 	fd = open(status_file, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -23,6 +21,23 @@ static int write_command(const char *status_file, char command, pid_t pid, const
 		err = written < 0 ? -errno : -EIO;	/* a short write leaves errno as it was */
 	close(fd);
 	return err;
+}
+
+/* end follows the PID. */
+static int write_command(const char *status_file, char command, pid_t pid, const char *end)
+{
+	char cmd[32];
+	int len = snprintf(cmd, sizeof(cmd), "%c %d%s", command, (int)pid, end);
+
+	return write_text(status_file, cmd, len);
+}
+
+int procstatus_tree(const char *status_file, pid_t pid, unsigned int target)
+{
+	char cmd[40];
+	int len = snprintf(cmd, sizeof(cmd), "T %d %u\n", (int)pid, target);
+
+	return write_text(status_file, cmd, len);
 }
 
 int procstatus_command(const char *status_file, char command, pid_t pid)

@@ -13,6 +13,13 @@ int procstatus_command(const char *status_file, char command, pid_t pid);
 /* The same without the '\n': "R <pid>" alone, the bytes work(1) documents. */
 int procstatus_command_bare(const char *status_file, char command, pid_t pid);
 
+/*
+ * Writes "T <pid> <target>\n": registers pid and its tree, present and
+ * future descendants, their records marked with target. 0 or -errno
+ * (-EINVAL from a module that has no trees: before version 3).
+ */
+int procstatus_tree(const char *status_file, pid_t pid, unsigned int target);
+
 /* Reads every registered PID into *list (pidlist_free() it); 0 or -errno. */
 int procstatus_list(const char *status_file, struct pidlist *list);
 

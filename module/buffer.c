@@ -33,6 +33,7 @@
 static_assert((MP3_RING_CAPACITY & (MP3_RING_CAPACITY - 1)) == 0);
 static_assert((MP3_RECORD_CAPACITY & (MP3_RECORD_CAPACITY - 1)) == 0);
 static_assert(sizeof(((struct mp3_proc_record *)0)->comm) >= TASK_COMM_LEN);
+static_assert(offsetof(struct mp3_proc_record, target) == MP3_PROC_RECORD_V2_SIZE);
 static_assert(sizeof(struct mp3_ring_header) <= MP3_RING_DATA_OFFSET);
 static_assert(MP3_CLASSIC_SAMPLES * sizeof(struct mp3_classic_sample) <=
 	      MP3_CLASSIC_SIZE);
@@ -129,7 +130,7 @@ u64 mp3_buffer_head(void)
 }
 
 /* Starts record n of the sample being gathered; __mp3_record_end() publishes it. */
-static struct mp3_proc_record *__mp3_record_begin(u32 tgid, u32 type)
+static struct mp3_proc_record *__mp3_record_begin(u32 tgid, u32 target, u32 type)
 {
 	u64 n = mp3_records_written;
 	struct mp3_proc_record *slot = &mp3_records[n & (MP3_RECORD_CAPACITY - 1)];
@@ -139,6 +140,8 @@ static struct mp3_proc_record *__mp3_record_begin(u32 tgid, u32 type)
 	slot->sample = mp3_published;
 	slot->tgid = tgid;
 	slot->type = type;
+	slot->target = target;
+	slot->reserved = 0;
 	return slot;
 }
 
@@ -149,7 +152,7 @@ static void __mp3_record_end(struct mp3_proc_record *slot)
 	mp3_records_written++;
 }
 
-void __mp3_buffer_record_counts(u32 tgid, const struct mp3_sample_values *delta)
+void __mp3_buffer_record_counts(u32 tgid, u32 target, const struct mp3_sample_values *delta)
 {
 	struct mp3_proc_record *slot;
 
@@ -157,14 +160,14 @@ void __mp3_buffer_record_counts(u32 tgid, const struct mp3_sample_values *delta)
 
 	if (!mp3_records_enabled)
 		return;
-	slot = __mp3_record_begin(tgid, MP3_RECORD_COUNTS);
+	slot = __mp3_record_begin(tgid, target, MP3_RECORD_COUNTS);
 	slot->counts.minor_faults = delta->minor_faults;
 	slot->counts.major_faults = delta->major_faults;
 	slot->counts.cpu_ns = delta->cpu_ns;
 	__mp3_record_end(slot);
 }
 
-void __mp3_buffer_record_comm(u32 tgid, const char *comm)
+void __mp3_buffer_record_comm(u32 tgid, u32 target, const char *comm)
 {
 	struct mp3_proc_record *slot;
 
@@ -172,7 +175,7 @@ void __mp3_buffer_record_comm(u32 tgid, const char *comm)
 
 	if (!mp3_records_enabled)
 		return;
-	slot = __mp3_record_begin(tgid, MP3_RECORD_COMM);
+	slot = __mp3_record_begin(tgid, target, MP3_RECORD_COMM);
 	strscpy_pad(slot->comm, comm, sizeof(slot->comm));
 	__mp3_record_end(slot);
 }
@@ -232,6 +235,8 @@ static void __mp3_header_account(u64 cost_ns)
 	WRITE_ONCE(hdr->sampler_ns_total, READ_ONCE(hdr->sampler_ns_total) + cost_ns);
 	WRITE_ONCE(hdr->sampler_ns_last, cost_ns);
 	WRITE_ONCE(hdr->sampler_ns_max, mp3_cost_max);
+	WRITE_ONCE(hdr->follow_skipped, mp3_follow_skipped());
+	WRITE_ONCE(hdr->follow_missed, mp3_follow_missed());
 }
 
 void __mp3_buffer_publish(const struct mp3_sample_values *values, u64 cost_ns)

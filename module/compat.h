@@ -14,9 +14,12 @@
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
+#include <linux/sched/signal.h>
 #include <linux/user_namespace.h>
 #include <linux/version.h>
 #include <linux/workqueue.h>
+
+#include "internal.h"
 
 /*
  * 6.3: vma->vm_flags became read-only; changes go through vm_flags_set()
@@ -98,6 +101,26 @@ static inline bool mp3_task_dumpable(struct task_struct *task,
 	}
 	*user_ns = mm->user_ns;
 	return get_dumpable(mm) == SUID_DUMP_USER;
+}
+#endif
+
+/*
+ * 6.16: the sched_process_exit tracepoint passes whether the whole thread
+ * group is dead (commit 3e816361e94a, "sched/tracepoints: Move and extend
+ * the sched_process_exit() tracepoint"). Before, do_exit() has decremented
+ * signal->live when it fires, so 0 means the same; two threads exiting at
+ * once may both read it as 0, which mp3_tasks_exit() allows for.
+ * mp3_probe_exit() is the probe, with the kernel's prototype.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+static inline void mp3_probe_exit(void *data, struct task_struct *task, bool group_dead)
+{
+	mp3_tasks_exit(task, group_dead);
+}
+#else
+static inline void mp3_probe_exit(void *data, struct task_struct *task)
+{
+	mp3_tasks_exit(task, !atomic_read(&task->signal->live));
 }
 #endif
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the parts do together under mp3_lock: a registration, which starts
- * the sampler; an unregistration; the listing; the release at unload.
+ * What the parts do together under mp3_lock: a registration (of a tree,
+ * with its present descendants), which starts the sampler; an
+ * unregistration, of a process or a tree; the listing; the release at
+ * unload.
  */
 #include <linux/err.h>
 #include <linux/mutex.h>
@@ -11,18 +13,20 @@
 /* Protects what internal.h lists beside its declaration. */
 DEFINE_MUTEX(mp3_lock);
 
-int mp3_register(const struct file *file, pid_t nr)
+int mp3_register(const struct file *file, pid_t nr, u32 target)
 {
 	struct mp3_task *entry;
 	int err;
 
 	/* Looked up, judged and allocated before the lock is taken. */
-	entry = mp3_task_create(file, nr);
+	entry = mp3_task_create(file, nr, target);
 	if (IS_ERR(entry))
 		return PTR_ERR(entry);
 
 	mutex_lock(&mp3_lock);
 	err = __mp3_tasks_add(entry);
+	if (!err && target)
+		__mp3_tasks_add_descendants(file, entry);
 	if (!err)
 		__mp3_sampler_start();
 	mutex_unlock(&mp3_lock);
@@ -34,16 +38,22 @@ int mp3_register(const struct file *file, pid_t nr)
 
 int mp3_unregister(const struct file *file, pid_t nr)
 {
-	struct mp3_task *entry;
+	int err;
 
 	mutex_lock(&mp3_lock);
-	entry = __mp3_tasks_unlink(file, nr);
+	err = __mp3_tasks_remove_pid(file, nr);
 	mutex_unlock(&mp3_lock);
+	return err;
+}
 
-	if (IS_ERR(entry))
-		return PTR_ERR(entry);
-	mp3_task_destroy(entry);
-	return 0;
+int mp3_unregister_target(const struct file *file, u32 target)
+{
+	int err;
+
+	mutex_lock(&mp3_lock);
+	err = __mp3_tasks_remove_target(file, target);
+	mutex_unlock(&mp3_lock);
+	return err;
 }
 
 void mp3_show(struct seq_file *m)

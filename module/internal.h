@@ -6,6 +6,7 @@
  * core.c     mp3_lock, and what takes it for several parts: registration
  * buffer.c   the vmalloc()ed buffer and sample publication
  * tasks.c    the list of registered processes and their fault/CPU counters
+ * follow.c   the tracepoint probes: forks, exits and execs of registered processes
  * sampler.c  the periodic delayed work item
  * status.c   /proc/mp3/status
  * chardev.c  the character device: mmap, read and poll
@@ -21,6 +22,7 @@
 struct file;
 struct mp3_task;
 struct seq_file;
+struct task_struct;
 
 /* What one sampling period adds up to over all registered processes. */
 struct mp3_sample_values {
@@ -38,8 +40,10 @@ struct mp3_sample_values {
  */
 extern struct mutex mp3_lock;
 
-int mp3_register(const struct file *file, pid_t nr);
+/* @target: 0 for the process alone, else its tree's number ("T"). */
+int mp3_register(const struct file *file, pid_t nr, u32 target);
 int mp3_unregister(const struct file *file, pid_t nr);
+int mp3_unregister_target(const struct file *file, u32 target);
 void mp3_show(struct seq_file *m);
 void mp3_release_all(void);
 
@@ -49,20 +53,33 @@ void mp3_buffer_destroy(void);
  * One process's record in the sample being gathered; tgid in the initial PID
  * namespace. Nothing when the module was loaded with records=N.
  */
-void __mp3_buffer_record_counts(u32 tgid, const struct mp3_sample_values *delta);
-void __mp3_buffer_record_comm(u32 tgid, const char *comm);
+void __mp3_buffer_record_counts(u32 tgid, u32 target, const struct mp3_sample_values *delta);
+void __mp3_buffer_record_comm(u32 tgid, u32 target, const char *comm);
 void __mp3_buffer_publish(const struct mp3_sample_values *values, u64 cost_ns);
 u64 mp3_buffer_head(void);
 int mp3_buffer_mmap(struct vm_area_struct *vma);
 
 /* The process numbered @nr where @file's /proc is mounted, if its opener may read it. */
-struct mp3_task *mp3_task_create(const struct file *file, pid_t nr);
+struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target);
 void mp3_task_destroy(struct mp3_task *entry);
 int __mp3_tasks_add(struct mp3_task *entry);
-struct mp3_task *__mp3_tasks_unlink(const struct file *file, pid_t nr);
+void __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root);
+int __mp3_tasks_remove_pid(const struct file *file, pid_t nr);
+int __mp3_tasks_remove_target(const struct file *file, u32 target);
 void __mp3_tasks_show(struct seq_file *m);
 bool __mp3_tasks_collect(struct mp3_sample_values *values);
 void __mp3_tasks_destroy_all(void);
+/* Processes of trees not followed since load: unreadable, or no memory. */
+u64 mp3_follow_skipped(void);
+u64 mp3_follow_missed(void);
+
+/* From the probes (follow.c), under no lock of ours; they do not sleep. */
+void mp3_tasks_fork(struct task_struct *parent, struct task_struct *child);
+void mp3_tasks_exit(struct task_struct *task, bool group_dead);
+void mp3_tasks_exec(struct task_struct *task);
+
+int mp3_follow_start(void);
+void mp3_follow_stop(void);
 
 void mp3_sampler_init(u64 period_ns);
 void __mp3_sampler_start(void);

@@ -60,15 +60,21 @@ static int __init mp3_init(void)
 	if (err)
 		goto destroy_buffer;
 
+	err = mp3_follow_start();
+	if (err)
+		goto remove_chardev;
+
 	/* Last: a registration starts the sampler, which needs all the rest. */
 	err = mp3_status_create();
 	if (err)
-		goto remove_chardev;
+		goto stop_following;
 
 	pr_info("loaded, sampling every %u ms%s\n", period_ms,
 		records ? "" : ", without per-process records");
 	return 0;
 
+stop_following:
+	mp3_follow_stop();
 remove_chardev:
 	mp3_chardev_remove();
 destroy_buffer:
@@ -81,6 +87,8 @@ static void __exit mp3_exit(void)
 	/* User-visible interfaces first, so nothing new can start... */
 	mp3_status_remove();
 	mp3_chardev_remove();
+	/* ...then the probes, so that no entry is added or looked at... */
+	mp3_follow_stop();
 	/* ...then the sampler, which may still re-arm itself until cancelled. */
 	mp3_sampler_stop_sync();
 	mp3_release_all();

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /proc/mp3/status: "R <pid>" registers, "U <pid>" unregisters, reading
- * lists the registered PIDs. One command per write(), all or nothing.
+ * /proc/mp3/status: "R <pid>" registers, "U <pid>" unregisters, "T <pid>
+ * <target>" registers a tree, "X <target>" unregisters it; reading lists
+ * the registered PIDs. One command per write(), all or nothing.
  */
 #include <linux/ctype.h>
 #include <linux/kernel.h>
@@ -32,33 +33,68 @@ static int mp3_status_open(struct inode *inode, struct file *file)
 	return single_open(file, mp3_status_show, NULL);
 }
 
-/* Parses "<R|U> <decimal pid>" with optional white space around it. */
-static int mp3_parse_command(char *buf, size_t len, char *cmd, pid_t *nr)
+struct mp3_command {
+	char verb;		/* R, U, T or X */
+	int pid;		/* R, U, T */
+	int target;		/* T, X */
+};
+
+/* A positive decimal number without a sign, then white space or the end; *@s moves past it. */
+static int mp3_parse_number(char **s, int *val)
 {
-	char *arg;
-	int val;
+	char *arg = skip_spaces(*s), *end = arg;
+
+	while (isdigit(*end))
+		end++;
+	if (end == arg || (*end && !isspace(*end)))
+		return -EINVAL;		/* kstrtoint() would accept a sign */
+	*s = *end ? end + 1 : end;
+	*end = '\0';
+	return kstrtoint(arg, 10, val) || *val <= 0 ? -EINVAL : 0;
+}
+
+/* Parses "R <pid>", "U <pid>", "T <pid> <target>" or "X <target>", white space around. */
+static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
+{
+	char *args;
+	int err;
 
 	if (strlen(buf) != len)
 		return -EINVAL;		/* embedded NUL */
 	buf = strim(buf);
-	if ((buf[0] != 'R' && buf[0] != 'U') || !isspace(buf[1]))
+	if (!strchr("RUTX", buf[0]) || !buf[0] || !isspace(buf[1]))
 		return -EINVAL;
-	arg = skip_spaces(buf + 1);
-	if (!isdigit(*arg))
-		return -EINVAL;		/* kstrtoint() would accept a sign */
-	if (kstrtoint(arg, 10, &val) || val <= 0)
-		return -EINVAL;
-	*cmd = buf[0];
-	*nr = val;
-	return 0;
+	c->verb = buf[0];
+	args = buf + 1;
+	if (c->verb == 'X')
+		err = mp3_parse_number(&args, &c->target);
+	else
+		err = mp3_parse_number(&args, &c->pid);
+	if (!err && c->verb == 'T')
+		err = mp3_parse_number(&args, &c->target);
+	/* Nothing may follow the last number. */
+	return err ? err : *skip_spaces(args) ? -EINVAL : 0;
+}
+
+static int mp3_run_command(const struct file *file, const struct mp3_command *c)
+{
+	switch (c->verb) {
+	case 'R':
+		return mp3_register(file, c->pid, 0);
+	case 'T':
+		return mp3_register(file, c->pid, c->target);
+	case 'U':
+		return mp3_unregister(file, c->pid);
+	default:
+		return mp3_unregister_target(file, c->target);
+	}
 }
 
 static ssize_t mp3_status_write(struct file *file, const char __user *ubuf,
 				size_t count, loff_t *ppos)
 {
 	char buf[MP3_STATUS_MAX_WRITE + 1];
-	char cmd;
-	pid_t nr;
+	struct mp3_command c = {};
 	int err;
 
 	if (count > MP3_STATUS_MAX_WRITE)
@@ -67,10 +103,9 @@ static ssize_t mp3_status_write(struct file *file, const char __user *ubuf,
 		return -EFAULT;
 	buf[count] = '\0';
 
-	err = mp3_parse_command(buf, count, &cmd, &nr);
-	if (err)
-		return err;
-	err = cmd == 'R' ? mp3_register(file, nr) : mp3_unregister(file, nr);
+	err = mp3_parse_command(buf, count, &c);
+	if (!err)
+		err = mp3_run_command(file, &c);
 	return err ? err : count;
 }
 

@@ -1,15 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Registered processes: a plain list, locked by its callers (core.c). Each
- * is held by a struct pid reference, so a process that exits simply stops
- * resolving to a task and a reused PID number never resolves to the old
- * entry. Counters are only ever read: the task's own fields are what
- * /proc/<pid>/stat, getrusage() and time(1) report.
+ * Registered processes: a list in registration order, locked by its callers
+ * (core.c), and a hash by pid that the tracepoint probes (follow.c) look
+ * them up in under RCU. Each is held by a struct pid reference, so a
+ * process that exits simply stops resolving to a task and a reused PID
+ * number never resolves to the old entry. Counters are only ever read: the
+ * task's own fields are what /proc/<pid>/stat, getrusage() and time(1)
+ * report.
+ *
+ * Trees ("T <pid> <target>"): a process forked by a member of a tree joins
+ * it at its fork (mp3_tasks_fork(), in the probe, without sleeping: the
+ * entry waits on mp3_forked until the sampler takes it over), and a member
+ * that exits leaves its final counters for the next sample
+ * (mp3_tasks_exit()), whether or not its parent reaps it before.
  */
+#include <linux/atomic.h>
 #include <linux/capability.h>
 #include <linux/err.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
+#include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
@@ -20,6 +30,7 @@
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 
 #include "compat.h"
 #include "internal.h"
@@ -31,8 +42,17 @@ struct mp3_counters {
 };
 
 struct mp3_task {
-	struct list_head node;		/* in mp3_tasks, under mp3_lock */
+	/* In mp3_tasks under mp3_lock, or in mp3_forked under mp3_hash_lock. */
+	struct list_head node;
+	struct hlist_node hash;		/* in mp3_task_hash, under mp3_hash_lock */
+	struct rcu_head rcu;		/* frees it once no probe can see it */
 	struct pid *pid;		/* the thread-group leader's pid */
+	u32 target;			/* its tree; 0: registered alone. Set before hashing */
+	/* Set by the probes, under mp3_hash_lock; the sampler reads them after @gone. */
+	struct mp3_counters final;	/* at the exit of its last thread */
+	bool exited;			/* final holds its last counters */
+	/* Exited, or an exec made it unreadable: it leaves. Store-release, load-acquire. */
+	bool gone;
 	/* The fields below are protected by mp3_lock. */
 	struct mp3_counters last;	/* at the previous sample */
 	bool named;			/* its comm went into the records */
@@ -41,6 +61,31 @@ struct mp3_task {
 
 /* Registered processes in registration order, protected by mp3_lock. */
 static LIST_HEAD(mp3_tasks);
+
+/*
+ * mp3_hash_lock protects mp3_task_hash's buckets (read under RCU), the
+ * list of processes forked in trees since the last sample (mp3_forked) and
+ * what the probes set in an entry (final, exited, gone). Taken
+ * in the probes, so never held across anything that sleeps; nests inside
+ * mp3_lock.
+ */
+static DEFINE_SPINLOCK(mp3_hash_lock);
+static DEFINE_HASHTABLE(mp3_task_hash, 10);
+static LIST_HEAD(mp3_forked);
+
+/* Processes of trees not followed: not readable by the opener, no memory. */
+static atomic64_t mp3_skipped = ATOMIC64_INIT(0);
+static atomic64_t mp3_missed = ATOMIC64_INIT(0);
+
+u64 mp3_follow_skipped(void)
+{
+	return atomic64_read(&mp3_skipped);
+}
+
+u64 mp3_follow_missed(void)
+{
+	return atomic64_read(&mp3_missed);
+}
 
 /*
  * Sums the counters of a whole thread group as /proc/<pid>/stat does: live
@@ -130,14 +175,56 @@ static struct pid_namespace *mp3_file_pid_ns(const struct file *file)
 	return proc_pid_ns(file_inode(file)->i_sb);
 }
 
-static struct mp3_task *__mp3_tasks_find(struct pid *pid)
+/* The entry of @pid; under rcu_read_lock() or mp3_hash_lock. */
+static struct mp3_task *mp3_tasks_lookup(struct pid *pid)
 {
 	struct mp3_task *entry;
 
-	list_for_each_entry(entry, &mp3_tasks, node)
+	hash_for_each_possible_rcu(mp3_task_hash, entry, hash, (unsigned long)pid,
+				   lockdep_is_held(&mp3_hash_lock))
 		if (entry->pid == pid)
 			return entry;
 	return NULL;
+}
+
+/* Makes @entry visible to lookups, unless @pid has one; returns whether it did. */
+static bool mp3_tasks_hash(struct mp3_task *entry)
+{
+	bool added;
+
+	spin_lock(&mp3_hash_lock);
+	added = !mp3_tasks_lookup(entry->pid);
+	if (added)
+		hash_add_rcu(mp3_task_hash, &entry->hash, (unsigned long)entry->pid);
+	spin_unlock(&mp3_hash_lock);
+	return added;
+}
+
+static void mp3_task_free_rcu(struct rcu_head *head)
+{
+	mp3_task_destroy(container_of(head, struct mp3_task, rcu));
+}
+
+/* Unlinks a hashed entry and frees it once no probe can be looking at it. */
+static void __mp3_tasks_remove(struct mp3_task *entry)
+{
+	lockdep_assert_held(&mp3_lock);
+
+	list_del(&entry->node);
+	spin_lock(&mp3_hash_lock);
+	hash_del_rcu(&entry->hash);
+	spin_unlock(&mp3_hash_lock);
+	call_rcu(&entry->rcu, mp3_task_free_rcu);
+}
+
+/* The processes forked in trees since the last call join the list. */
+static void __mp3_tasks_adopt_forked(void)
+{
+	lockdep_assert_held(&mp3_lock);
+
+	spin_lock(&mp3_hash_lock);
+	list_splice_tail_init(&mp3_forked, &mp3_tasks);
+	spin_unlock(&mp3_hash_lock);
 }
 
 /* The live thread-group leader numbered @nr in @ns. */
@@ -161,7 +248,7 @@ static struct task_struct *mp3_get_leader(struct pid_namespace *ns, pid_t nr,
 	return leader;
 }
 
-struct mp3_task *mp3_task_create(const struct file *file, pid_t nr)
+struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target)
 {
 	struct mp3_task *entry;
 	struct task_struct *leader;
@@ -181,6 +268,7 @@ struct mp3_task *mp3_task_create(const struct file *file, pid_t nr)
 		goto put_pid;
 	}
 	entry->pid = pid;
+	entry->target = target;
 	put_task_struct(leader);
 	return entry;
 
@@ -203,8 +291,6 @@ int __mp3_tasks_add(struct mp3_task *entry)
 
 	lockdep_assert_held(&mp3_lock);
 
-	if (__mp3_tasks_find(entry->pid))
-		return -EEXIST;
 	/* Deltas start from now; an exited group is as good as gone. */
 	rcu_read_lock();
 	leader = pid_task(entry->pid, PIDTYPE_TGID);
@@ -212,31 +298,137 @@ int __mp3_tasks_add(struct mp3_task *entry)
 	rcu_read_unlock();
 	if (!alive)
 		return -ESRCH;
+	if (!mp3_tasks_hash(entry))
+		return -EEXIST;
 	list_add_tail(&entry->node, &mp3_tasks);
 	return 0;
 }
 
-struct mp3_task *__mp3_tasks_unlink(const struct file *file, pid_t nr)
+/* Whether @task descends from @root; under rcu_read_lock(). */
+static bool mp3_descends_from(struct task_struct *task, struct task_struct *root)
+{
+	for (task = rcu_dereference(task->real_parent); task->pid;
+	     task = rcu_dereference(task->real_parent))
+		if (same_thread_group(task, root))
+			return true;
+	return false;
+}
+
+/*
+ * A new entry of @target for @task, counting from @from; hashed, and queued
+ * on @list under mp3_hash_lock. NULL if it is registered already (or has no
+ * memory: counted). Does not sleep.
+ */
+static struct mp3_task *mp3_tasks_join(struct task_struct *task, u32 target,
+				       const struct mp3_counters *from, struct list_head *list)
+{
+	struct mp3_task *entry = kzalloc(sizeof(*entry), GFP_ATOMIC | __GFP_NOWARN);
+
+	if (!entry) {
+		atomic64_inc(&mp3_missed);
+		return NULL;
+	}
+	entry->pid = get_pid(task_tgid(task));
+	entry->target = target;
+	entry->last = *from;
+	spin_lock(&mp3_hash_lock);
+	if (mp3_tasks_lookup(entry->pid)) {
+		spin_unlock(&mp3_hash_lock);
+		mp3_task_destroy(entry);
+		return NULL;
+	}
+	hash_add_rcu(mp3_task_hash, &entry->hash, (unsigned long)entry->pid);
+	list_add_tail(&entry->node, list);
+	spin_unlock(&mp3_hash_lock);
+	return entry;
+}
+
+/*
+ * The descendants of @root's process, as they are now, join its tree
+ * (target of @root): those @file's opener may read, from now on; the others
+ * are counted as skipped. Children forked meanwhile join through the fork
+ * probe, which sees @root already hashed; one found twice joins once.
+ */
+void __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root)
+{
+	struct task_struct *leader, *task;
+	struct mp3_counters now;
+
+	lockdep_assert_held(&mp3_lock);
+
+	rcu_read_lock();
+	leader = pid_task(root->pid, PIDTYPE_TGID);
+	if (!leader)
+		goto out;
+	for_each_process(task) {
+		if (!mp3_descends_from(task, leader) || mp3_tasks_lookup(task_tgid(task)))
+			continue;
+		if (!mp3_may_read(file, task)) {
+			atomic64_inc(&mp3_skipped);
+			continue;
+		}
+		if (mp3_read_group(task, &now))
+			mp3_tasks_join(task, root->target, &now, &mp3_tasks);
+	}
+out:
+	rcu_read_unlock();
+}
+
+int __mp3_tasks_remove_pid(const struct file *file, pid_t nr)
 {
 	struct mp3_task *entry;
 	struct task_struct *leader;
 	struct pid *pid;
+	int err = 0;
 
 	lockdep_assert_held(&mp3_lock);
 
+	__mp3_tasks_adopt_forked();
 	leader = mp3_get_leader(mp3_file_pid_ns(file), nr, &pid);
 	if (!leader)
-		return ERR_PTR(-ENOENT);
-	entry = __mp3_tasks_find(pid);
+		return -ENOENT;
+	rcu_read_lock();
+	entry = mp3_tasks_lookup(pid);
+	rcu_read_unlock();
 	if (!entry)
-		entry = ERR_PTR(-ENOENT);
+		err = -ENOENT;
 	else if (!mp3_may_read(file, leader))
-		entry = ERR_PTR(-EPERM);
+		err = -EPERM;
 	else
-		list_del(&entry->node);
+		__mp3_tasks_remove(entry);
 	put_task_struct(leader);
 	put_pid(pid);
-	return entry;
+	return err;
+}
+
+int __mp3_tasks_remove_target(const struct file *file, u32 target)
+{
+	struct mp3_task *entry, *next;
+	struct task_struct *leader;
+	bool found = false, allowed = true;
+
+	lockdep_assert_held(&mp3_lock);
+
+	__mp3_tasks_adopt_forked();
+	/* All or nothing: every live member must be the opener's to read. */
+	rcu_read_lock();
+	list_for_each_entry(entry, &mp3_tasks, node) {
+		if (entry->target != target)
+			continue;
+		found = true;
+		leader = pid_task(entry->pid, PIDTYPE_TGID);
+		if (leader && !mp3_may_read(file, leader))
+			allowed = false;
+	}
+	rcu_read_unlock();
+	if (!found)
+		return -ENOENT;
+	if (!allowed)
+		return -EPERM;
+	list_for_each_entry_safe(entry, next, &mp3_tasks, node)
+		if (entry->target == target)
+			__mp3_tasks_remove(entry);
+	return 0;
 }
 
 void __mp3_tasks_show(struct seq_file *m)
@@ -247,6 +439,7 @@ void __mp3_tasks_show(struct seq_file *m)
 
 	lockdep_assert_held(&mp3_lock);
 
+	__mp3_tasks_adopt_forked();
 	list_for_each_entry(entry, &mp3_tasks, node) {
 		/* 0: not visible in the namespace of the file's /proc mount. */
 		nr = pid_nr_ns(entry->pid, ns);
@@ -273,11 +466,12 @@ static void __mp3_task_name(struct mp3_task *entry, struct task_struct *leader, 
 	if (entry->named && entry->exec_id == exec_id)
 		return;
 	get_task_comm(comm, leader);
-	__mp3_buffer_record_comm(tgid, comm);
+	__mp3_buffer_record_comm(tgid, entry->target, comm);
 	entry->named = true;
 	entry->exec_id = exec_id;
 }
 
+/* @leader: NULL once its parent has reaped it (its name went out before). */
 static void __mp3_task_account(struct mp3_task *entry, struct task_struct *leader,
 			       const struct mp3_counters *now,
 			       struct mp3_sample_values *values)
@@ -290,8 +484,9 @@ static void __mp3_task_account(struct mp3_task *entry, struct task_struct *leade
 		.nr_procs = 1,
 	};
 
-	__mp3_task_name(entry, leader, tgid);
-	__mp3_buffer_record_counts(tgid, &delta);
+	if (leader)
+		__mp3_task_name(entry, leader, tgid);
+	__mp3_buffer_record_counts(tgid, entry->target, &delta);
 	values->minor_faults += delta.minor_faults;
 	values->major_faults += delta.major_faults;
 	values->cpu_ns += delta.cpu_ns;
@@ -301,12 +496,43 @@ static void __mp3_task_account(struct mp3_task *entry, struct task_struct *leade
 /* Processes summed per RCU read-side section, between chances to reschedule. */
 #define MP3_COLLECT_BATCH 256
 
+static void mp3_counters_max(struct mp3_counters *a, const struct mp3_counters *b)
+{
+	a->minor_faults = max(a->minor_faults, b->minor_faults);
+	a->major_faults = max(a->major_faults, b->major_faults);
+	a->cpu_ns = max(a->cpu_ns, b->cpu_ns);
+}
+
+/*
+ * The counters of @entry's process now, in @now; false if it is gone
+ * (exited, or left its tree): this is its last sample. Under
+ * rcu_read_lock(); *@leaderp is NULL once the process has been reaped.
+ */
+static bool mp3_task_read(struct mp3_task *entry, struct task_struct **leaderp,
+			  struct mp3_counters *now)
+{
+	struct task_struct *leader = pid_task(entry->pid, PIDTYPE_TGID);
+	bool alive = leader && mp3_read_group(leader, now);
+
+	*leaderp = leader;
+	if (!leader)
+		*now = entry->last;
+	/* Pairs with the probes' store-release: final is complete. */
+	if (!smp_load_acquire(&entry->gone))
+		return alive;
+	spin_lock(&mp3_hash_lock);
+	if (entry->exited)
+		mp3_counters_max(now, &entry->final);
+	spin_unlock(&mp3_hash_lock);
+	return false;
+}
+
 /*
  * Adds this period's deltas of every registered process to @values and
- * drops the processes that have exited. Returns whether any remain.
- * The leaders are looked up under RCU rather than pinned with a reference:
- * no atomic operation per process, which is most of the per-process cost.
- * mp3_lock keeps the list stable across the RCU sections.
+ * drops the processes that have exited or left their tree. Returns whether
+ * any remain. The leaders are looked up under RCU rather than pinned with
+ * a reference: no atomic operation per process, which is most of the
+ * per-process cost. mp3_lock keeps the list stable across the RCU sections.
  */
 bool __mp3_tasks_collect(struct mp3_sample_values *values)
 {
@@ -318,6 +544,7 @@ bool __mp3_tasks_collect(struct mp3_sample_values *values)
 
 	lockdep_assert_held(&mp3_lock);
 
+	__mp3_tasks_adopt_forked();
 	rcu_read_lock();
 	list_for_each_entry_safe(entry, next, &mp3_tasks, node) {
 		if (++batch % MP3_COLLECT_BATCH == 0) {
@@ -325,17 +552,76 @@ bool __mp3_tasks_collect(struct mp3_sample_values *values)
 			cond_resched();
 			rcu_read_lock();
 		}
-		leader = pid_task(entry->pid, PIDTYPE_TGID);
-		alive = leader && mp3_read_group(leader, &now);
-		if (leader)
-			__mp3_task_account(entry, leader, &now, values);
-		if (!alive) {
-			list_del(&entry->node);
-			mp3_task_destroy(entry);
-		}
+		alive = mp3_task_read(entry, &leader, &now);
+		__mp3_task_account(entry, leader, &now, values);
+		if (!alive)
+			__mp3_tasks_remove(entry);
 	}
 	rcu_read_unlock();
 	return !list_empty(&mp3_tasks);
+}
+
+void mp3_tasks_fork(struct task_struct *parent, struct task_struct *child)
+{
+	static const struct mp3_counters from_fork;
+	struct mp3_task *entry;
+
+	/* A new thread belongs to its process already. */
+	if (!thread_group_leader(child))
+		return;
+	rcu_read_lock();
+	entry = mp3_tasks_lookup(task_tgid(parent));
+	/* Counted from its first instruction: a new process's counters are 0. */
+	if (entry && entry->target && !READ_ONCE(entry->gone))
+		mp3_tasks_join(child, entry->target, &from_fork, &mp3_forked);
+	rcu_read_unlock();
+}
+
+void mp3_tasks_exit(struct task_struct *task, bool group_dead)
+{
+	struct mp3_counters final;
+	struct mp3_task *entry;
+
+	if (!group_dead)
+		return;
+	rcu_read_lock();
+	entry = mp3_tasks_lookup(task_tgid(task));
+	if (entry) {
+		mp3_read_group(task->group_leader, &final);
+		spin_lock(&mp3_hash_lock);
+		/* Two threads may both take themselves for the last: keep the larger. */
+		if (entry->exited)
+			mp3_counters_max(&final, &entry->final);
+		entry->final = final;
+		entry->exited = true;
+		/* Pairs with mp3_task_read()'s load-acquire: final is set before. */
+		smp_store_release(&entry->gone, true);
+		spin_unlock(&mp3_hash_lock);
+	}
+	rcu_read_unlock();
+}
+
+void mp3_tasks_exec(struct task_struct *task)
+{
+	struct user_namespace *exec_ns;
+	struct mp3_task *entry;
+	bool dumpable;
+
+	rcu_read_lock();
+	entry = mp3_tasks_lookup(task_tgid(task));
+	if (entry && entry->target) {
+		task_lock(task);
+		dumpable = mp3_task_dumpable(task, &exec_ns);
+		task_unlock(task);
+		if (!dumpable) {
+			atomic64_inc(&mp3_skipped);
+			spin_lock(&mp3_hash_lock);
+			/* Pairs with mp3_task_read()'s load-acquire, as for an exit. */
+			smp_store_release(&entry->gone, true);
+			spin_unlock(&mp3_hash_lock);
+		}
+	}
+	rcu_read_unlock();
 }
 
 void __mp3_tasks_destroy_all(void)
@@ -344,8 +630,9 @@ void __mp3_tasks_destroy_all(void)
 
 	lockdep_assert_held(&mp3_lock);
 
-	list_for_each_entry_safe(entry, next, &mp3_tasks, node) {
-		list_del(&entry->node);
-		mp3_task_destroy(entry);
-	}
+	__mp3_tasks_adopt_forked();
+	list_for_each_entry_safe(entry, next, &mp3_tasks, node)
+		__mp3_tasks_remove(entry);
+	/* The entries' memory goes in RCU callbacks, which run module code. */
+	rcu_barrier();
 }

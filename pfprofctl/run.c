@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pfprofctl run: start a command that is profiled from its first instruction. */
+/*
+ * pfprofctl run: start a command that is profiled from its first
+ * instruction, with every process it starts (its tree, numbered by its PID).
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -39,6 +42,27 @@ static int wait_status(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+enum { OPT_NO_CHILDREN };
+
+/*
+ * The command's tree, or the command alone; a module without trees (before
+ * version 3) takes the command alone, after a warning.
+ */
+static int register_command(const struct ctl *ctl, pid_t pid, bool children)
+{
+	int err;
+
+	if (!children)
+		return procstatus_command(ctl->config.status_file, 'R', pid);
+	err = procstatus_tree(ctl->config.status_file, pid, (unsigned int)pid);
+	if (err != -EINVAL)
+		return err;
+	ctl_error(0, "the loaded mp3 module cannot follow children; profiling the command "
+		  "alone");
+	ctl_hint("reload the module (modprobe -r mp3 && modprobe mp3) to load its installed version");
+	return procstatus_command(ctl->config.status_file, 'R', pid);
+}
+
 static int run(struct ctl *ctl, const struct ctl_call *call)
 {
 	int go[2], err;
@@ -59,7 +83,7 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 		close(go[1]);
 		return PFPROF_EXIT_FAILED;
 	}
-	err = procstatus_command(ctl->config.status_file, 'R', pid);
+	err = register_command(ctl, pid, !call->option[OPT_NO_CHILDREN].set);
 	if (err) {
 		close(go[1]);	/* the child exits without running anything */
 		waitpid(pid, NULL, 0);
@@ -82,7 +106,13 @@ const struct ctl_command ctl_run_command = {
 	.summary = "Run a command, profiled from its first instruction",
 	.details = "The command is registered with the module before it starts, so its\n"
 		   "very first page faults are counted; it is not added to the PID file.\n"
+		   "Every process it starts, and theirs, is profiled too, from its fork on\n"
+		   "(records marked with the command's PID as their target).\n"
 		   "Exit status: the command's, 128 + N if signal N killed it, 126/127 if it\n"
 		   "could not be run, 3 if the module is not loaded.\n",
+	.options = {
+		[OPT_NO_CHILDREN] = { "no-children", 0, CTL_STRING, NULL,
+				      "profile the command alone, not the processes it starts" },
+	},
 	.run = run,
 };

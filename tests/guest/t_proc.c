@@ -65,9 +65,10 @@ void test_proc_errors(void)
 	pid_t a = spawn_sleeper(), dead = spawn_sleeper();
 	char oversized[MP3_STATUS_MAX_WRITE + 16], cmd[64];
 	static const char *const malformed[] = {
-		"", "\n", "R", "R ", "U\n", "X 1", "r 1", "R1", "R -1", "R +1",
+		"", "\n", "R", "R ", "U\n", "Q 1", "r 1", "R1", "R -1", "R +1",
 		"R 0", "R 1x", "R 1 2", "R 0x10", "R 99999999999", "R 2147483648",
-		"RR 1", " \t ", "R\n1x",
+		"RR 1", " \t ", "R\n1x", "T 1", "T 1 0", "T 1 -2", "T 1 2 3", "t 1 2",
+		"X", "X 0", "X 1 2", "X -1", "X 2147483648",
 	};
 
 	kill_and_reap(dead);

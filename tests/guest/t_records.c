@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,6 +35,7 @@ struct proc_total {
 	uint64_t minor, major, cpu_ns;
 	uint64_t counts;		/* MP3_RECORD_COUNTS records */
 	uint64_t last_sample;		/* seq of the sample of its last counts record */
+	uint32_t target;		/* of its last record */
 	char comm[24];			/* its last MP3_RECORD_COMM */
 	unsigned int names;		/* MP3_RECORD_COMM records */
 };
@@ -65,6 +69,7 @@ static void add_record(void *ctx, const struct mp3_proc_record *r)
 	struct sample_sums *sums = ctx;
 	struct proc_total *p = proc_of(sums->totals, r->tgid);
 
+	p->target = r->target;
 	expect(r->type == MP3_RECORD_COUNTS || r->type == MP3_RECORD_COMM,
 	       "record %llu has type %u", (unsigned long long)r->seq, r->type);
 	if (r->type == MP3_RECORD_COMM) {
@@ -248,7 +253,8 @@ void test_records_exit(void)
 	total_records(&ring, from, to, &totals);
 	expect(proc_of(&totals, stays)->last_sample == to - 1, "the live process has no records in"
 	       " the last sample");
-	expect(proc_of(&totals, goes)->last_sample < killed, "records of the exited process in "
+	/* Its last period, up to its exit, comes in the first sample after it. */
+	expect(proc_of(&totals, goes)->last_sample <= killed, "records of the exited process in "
 	       "sample %" PRIu64 ", it was reaped before sample %" PRIu64,
 	       proc_of(&totals, goes)->last_sample, killed);
 	kill_and_reap(stays);
@@ -697,4 +703,150 @@ void test_top_terminal(void)
 	read_screen(master, screen, len, 100);
 	expect(strstr(screen, "\033[?25h\033[?1049l"), "the terminal was not restored");
 	close(master);
+}
+
+#define TREE_TARGET 4242
+#define TREE_CHILDREN 20
+#define TREE_PAGES 256
+
+static uint64_t minor_faults_with_children(void)
+{
+	struct rusage self, children;
+
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &children);
+	return (uint64_t)self.ru_minflt + (uint64_t)children.ru_minflt;
+}
+
+/* One short-lived child: touches its pages and exits. */
+static void tree_child(void)
+{
+	size_t len = TREE_PAGES * 4096UL;
+	char *p;
+
+	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+		_exit(6);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		_exit(7);
+	for (size_t off = 0; off < len; off += 4096)
+		p[off] = 1;
+	_exit(0);
+}
+
+/*
+ * The root of the tree: on a byte from go_fd, forks the children one after
+ * the other and reaps each, then writes to done_fd its and its children's
+ * minor faults before and after, and waits to be killed.
+ */
+static void tree_root(int go_fd, int done_fd)
+{
+	uint64_t counts[2];
+	char go;
+
+	if (read(go_fd, &go, 1) != 1)
+		_exit(5);
+	counts[0] = minor_faults_with_children();
+	for (int i = 0; i < TREE_CHILDREN; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			tree_child();
+		if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+			_exit(4);
+	}
+	counts[1] = minor_faults_with_children();
+	if (write(done_fd, counts, sizeof(counts)) != sizeof(counts))
+		_exit(3);
+	for (;;)
+		pause();
+}
+
+/*
+ * "T <pid> <target>": every process the root forks is counted from its fork
+ * to its exit, although each lives less than a sampling period and is
+ * reaped at once: the records of the tree add up to what getrusage() says
+ * of the root and its children.
+ */
+void test_tree_counts_children(void)
+{
+	int go[2], done[2], fd, members = 0;
+	uint64_t counts[2], from, to, minor = 0;
+	struct mp3ring ring;
+	char cmd[64];
+	pid_t root;
+
+	expect(!pipe(go) && !pipe(done), "pipe: %s", strerror(errno));
+	root = fork();
+	expect(root >= 0, "fork: %s", strerror(errno));
+	if (root == 0)
+		tree_root(go[0], done[1]);
+	map_ring(&ring, &fd);
+	snprintf(cmd, sizeof(cmd), "T %d %d", (int)root, TREE_TARGET);
+	expect_ok(status_write(cmd), cmd);
+	from = mp3ring_head(&ring);
+	expect(write(go[1], "g", 1) == 1, "starting the tree: %s", strerror(errno));
+	expect(read(done[0], counts, sizeof(counts)) == sizeof(counts), "the tree's root died");
+	to = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
+	total_records(&ring, from, to, &totals);
+	for (int i = 0; i < totals.nr; i++) {
+		if (totals.procs[i].target != TREE_TARGET)
+			continue;
+		members++;
+		minor += totals.procs[i].minor;
+	}
+	printf("  tree_counts_children: %d processes of the tree in the records, %" PRIu64
+	       " minor faults; getrusage: %" PRIu64 "\n", members, minor, counts[1] - counts[0]);
+	expect(!totals.lost, "%" PRIu64 " records lost", totals.lost);
+	expect(members == TREE_CHILDREN + 1, "%d processes of the tree, want %d", members,
+	       TREE_CHILDREN + 1);
+	expect(within_pct((double)minor, (double)(counts[1] - counts[0]), 1),
+	       "the tree's records: %" PRIu64 " minor faults, getrusage: %" PRIu64, minor,
+	       counts[1] - counts[0]);
+	kill_and_reap(root);
+	close(fd);
+}
+
+/* Present descendants join a tree; "X" drops it whole; the commands' errors. */
+void test_tree_commands(void)
+{
+	pid_t pids[2], child;
+	char cmd[64];
+	int pipefd[2];
+
+	expect(!pipe(pipefd), "pipe: %s", strerror(errno));
+	pids[0] = fork();
+	expect(pids[0] >= 0, "fork: %s", strerror(errno));
+	if (pids[0] == 0) {
+		/* The root and its child, both there before the tree is registered. */
+		child = fork();
+		if (child == 0)
+			for (;;)
+				pause();
+		if (write(pipefd[1], &child, sizeof(child)) != sizeof(child))
+			_exit(3);
+		for (;;)
+			pause();
+	}
+	expect(read(pipefd[0], &pids[1], sizeof(pids[1])) == sizeof(pids[1]),
+	       "the root did not fork");
+	snprintf(cmd, sizeof(cmd), "T %d 77", (int)pids[0]);
+	expect_ok(status_write(cmd), cmd);
+	expect_listing(pids, 2, "after T of a process with a child");
+	expect_errno(status_write(cmd), EEXIST, "the same T again");
+	snprintf(cmd, sizeof(cmd), "T %d", (int)pids[0]);
+	expect_errno(status_write(cmd), EINVAL, "T without a target");
+	snprintf(cmd, sizeof(cmd), "T %d 0", (int)pids[0]);
+	expect_errno(status_write(cmd), EINVAL, "T with target 0");
+	snprintf(cmd, sizeof(cmd), "T %d 7 8", (int)pids[0]);
+	expect_errno(status_write(cmd), EINVAL, "T with a third number");
+	expect_errno(status_write("X"), EINVAL, "X without a target");
+	expect_errno(status_write("X 78"), ENOENT, "X of a target with no process");
+	expect_ok(status_write("X 77"), "X 77");
+	expect_listing(pids, 0, "after X");
+	expect_errno(status_write("X 77"), ENOENT, "X 77 again");
+	kill(pids[1], SIGKILL);
+	kill_and_reap(pids[0]);
+	close(pipefd[0]);
+	close(pipefd[1]);
 }

@@ -35,6 +35,8 @@ const struct test tests[] = {
 	{ "records_system_counters",  test_records_system_counters,    NULL,            20 },
 	{ "records_pid_reuse",        test_records_pid_reuse,          NULL,            20 },
 	{ "records_off",              test_records_off,                "records=N",     20 },
+	{ "tree_counts_children",     test_tree_counts_children,       NULL,            30 },
+	{ "tree_commands",            test_tree_commands,              NULL,            20 },
 	{ "top_batch",                test_top_batch,                  NULL,            30 },
 	{ "top_terminal",             test_top_terminal,               NULL,            30 },
 	{ "unload_busy",              test_unload_busy,                NULL,            10 },

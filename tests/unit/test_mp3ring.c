@@ -189,6 +189,9 @@ static void publish_record(const struct region *r, uint64_t n, uint64_t sample)
 	STORE(slot->counts.minor_faults, n * 3);
 	STORE(slot->counts.major_faults, n * 5);
 	STORE(slot->counts.cpu_ns, n * 7);
+	/* A version 2 writer's records end before target. */
+	if (r->hdr->record_size > MP3_PROC_RECORD_V2_SIZE)
+		STORE(slot->target, (uint32_t)(n * 11));
 	__atomic_store_n(&slot->seq, n, __ATOMIC_RELEASE);
 	__atomic_store_n(&r->hdr->record_head, n + 1, __ATOMIC_RELEASE);
 }
@@ -275,7 +278,7 @@ static void records_past_region(struct mp3_ring_header *h)
 
 static void small_record(struct mp3_ring_header *h)
 {
-	h->record_size -= 8;
+	h->record_size = MP3_PROC_RECORD_V2_SIZE - 8;
 }
 
 static void records_not_pow2(struct mp3_ring_header *h)
@@ -326,7 +329,7 @@ static const struct {
 	{ "data_offset not a multiple of 8", odd_data_offset, 0, -EPROTO },
 	{ "longer header", longer_header, 0, 0 },
 	{ "records past the region", records_past_region, 0, -EPROTO },
-	{ "record_size smaller than the struct", small_record, 0, -EPROTO },
+	{ "record_size smaller than a version 2 record", small_record, 0, -EPROTO },
 	{ "record_capacity not a power of two", records_not_pow2, 0, -EPROTO },
 	{ "records over the samples", records_over_samples, 0, -EPROTO },
 	{ "version 2 with version 1 samples", v2_with_v1_samples, 0, -EPROTO },
@@ -402,12 +405,33 @@ static void test_records(void)
 		expect(mp3ring_read_record(&ring, n, n / 2, &rec), "record %" PRIu64, n);
 		expect(rec.tgid == 1000 + n && rec.type == MP3_RECORD_COUNTS &&
 		       rec.counts.minor_faults == n * 3 && rec.counts.major_faults == n * 5 &&
-		       rec.counts.cpu_ns == n * 7, "record %" PRIu64 " misread", n);
+		       rec.counts.cpu_ns == n * 7 && rec.target == n * 11,
+		       "record %" PRIu64 " misread", n);
 	}
 	expect(!mp3ring_read_record(&ring, 3, 1, &rec), "lapped record 3 read");
 	expect(!mp3ring_read_record(&ring, 5, 7, &rec), "record 5 read as sample 7's");
 	expect(!mp3ring_read_record(&ring, RECORDS + 4, (RECORDS + 4) / 2, &rec),
 	       "a record not written yet read");
+	free(r.mem);
+}
+
+/* A version 2 writer's records: shorter slots, their target read as 0. */
+static void test_records_v2(void)
+{
+	struct region r = make_default(8);
+	struct mp3_proc_record rec;
+	struct mp3ring ring;
+
+	r.hdr->version = 2;
+	r.hdr->record_size = MP3_PROC_RECORD_V2_SIZE;
+	attach(&ring, &r);
+	for (uint64_t n = 0; n < 8; n++)
+		publish_record(&r, n, n / 2);
+	for (uint64_t n = 0; n < 8; n++) {
+		expect(mp3ring_read_record(&ring, n, n / 2, &rec), "record %" PRIu64, n);
+		expect(rec.tgid == 1000 + n && rec.counts.cpu_ns == n * 7 && rec.target == 0,
+		       "version 2 record %" PRIu64 " misread: target %u", n, rec.target);
+	}
 	free(r.mem);
 }
 
@@ -653,6 +677,7 @@ UNIT_TESTS(
 	UNIT_TEST(header_validation),
 	UNIT_TEST(v1_writer),
 	UNIT_TEST(records),
+	UNIT_TEST(records_v2),
 	UNIT_TEST(empty),
 	UNIT_TEST(in_order),
 	UNIT_TEST(bigger_samples),

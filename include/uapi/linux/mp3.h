@@ -9,6 +9,13 @@
  * Control file /proc/mp3/status
  *   write "R <pid>"   register the process <pid> (a thread-group id)
  *   write "U <pid>"   unregister it
+ *   write "T <pid> <target>"
+ *                    register the process <pid> and its tree: its
+ *                    descendants now, and every process forked in the tree
+ *                    from then on, from the fork on; their records carry
+ *                    <target> (1 .. 2^31 - 1, the registrar's own number)
+ *   write "X <target>"
+ *                    unregister every process of <target>
  *   read             registered PIDs, one per line
  *   PIDs are numbered in the PID namespace of the /proc mount the file was
  *   opened through, as /proc/<pid> of that mount numbers them.
@@ -17,7 +24,15 @@
  *   of whoever writes to it (as proc's own files do).
  *   Errors: EINVAL malformed or longer than MP3_STATUS_MAX_WRITE bytes,
  *   ESRCH no such process, EPERM the opener may not read that process
- *   (ptrace read rules), EEXIST already registered, ENOENT not registered.
+ *   (ptrace read rules), EEXIST already registered, ENOENT not registered
+ *   (X: no process of that target).
+ *   A tree's descendants are judged like its root, by the opener's
+ *   credentials: those the opener may not read are skipped and counted
+ *   (header follow_skipped). A child is forked with its parent's
+ *   credentials and follows it; one that execs into a program its owner
+ *   may not read (setuid, not dumpable) leaves its tree and is counted
+ *   there too. A child the module has no memory for is counted in
+ *   follow_missed.
  *
  * Character device (major MP3_CHRDEV_MAJOR, minor 0, /dev/mp3) and mmap:
  *   offset MP3_CLASSIC_OFFSET  the classic region (read-write, see below)
@@ -113,10 +128,17 @@ struct mp3_classic_sample {
  * registered and when it changes (exec); MP3_RECORD_COUNTS records carry
  * the counters of every sample. A module loaded with records=N writes no
  * records: nr_records is 0 in every sample.
+ *
+ * Version 3 appends target to the records (record_size grows; a reader
+ * takes record_size from the header and, from a version 2 module, reads
+ * target as 0) and counts in follow_skipped and follow_missed the
+ * processes of trees it could not follow. A process's last period, up to
+ * its exit, is in the sample after it exits, even if its parent has reaped
+ * it by then.
  */
 #define MP3_RING_OFFSET		0x10000000UL
 #define MP3_RING_MAGIC		0x5233504dU	/* "MP3R" little-endian */
-#define MP3_RING_VERSION	2
+#define MP3_RING_VERSION	3
 #define MP3_RING_COMPAT_VERSION	1
 #define MP3_RING_CAPACITY	16384
 #define MP3_RECORD_CAPACITY	131072
@@ -141,7 +163,10 @@ struct mp3_ring_header {
 	__u64 sampler_ns_total;	/* time spent in them */
 	__u64 sampler_ns_last;
 	__u64 sampler_ns_max;
-	__u64 reserved[16];
+	/* Version 3: processes of trees ("T") not followed, since load. */
+	__u64 follow_skipped;	/* the opener may not read them */
+	__u64 follow_missed;	/* no memory for them at their fork */
+	__u64 reserved[14];
 	/* Version 2: the ring of per-process records. */
 	__u32 record_offset;	/* byte offset of record slot 0 from the region start */
 	__u32 record_size;	/* sizeof(struct mp3_proc_record) */
@@ -188,6 +213,12 @@ struct mp3_proc_record {
 		} counts;
 		char comm[24];	/* NUL-terminated, the task's comm */
 	};
+	/* Version 3. */
+	__u32 target;		/* the tree ("T") the process belongs to; 0: none */
+	__u32 reserved;
 };
+
+/* The size of a version 2 record, which has no target. */
+#define MP3_PROC_RECORD_V2_SIZE	48
 
 #endif /* _UAPI_LINUX_MP3_H */

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Following registered processes where it happens: probes on the
+ * scheduler's built-in tracepoints sched_process_fork (a child of a tree's
+ * member joins the tree), sched_process_exit (a process's last counters,
+ * before its parent may reap it) and sched_process_exec (a member that
+ * becomes unreadable leaves its tree). The tracepoints are not exported;
+ * they are found by name among the kernel's (for_each_kernel_tracepoint()),
+ * as lttng-modules attaches its probes.
+ *
+ * Why probes rather than polling or the proc connector: a child is
+ * registered at its fork, before it runs, so nothing it does escapes, and
+ * a short-lived one is counted even if it exits between two samples;
+ * polling /proc or cgroup.procs misses those and costs in proportion to
+ * all processes, and the proc connector needs CAP_NET_ADMIN and delivers
+ * the events late, to user space. The cost falls on every fork, exit and
+ * exec of the system: one lookup of the process in a hash of registered
+ * ones, under RCU, without a lock or an atomic operation when it is not
+ * registered. Context switches are not touched. See docs/targets.md.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/errno.h>
+#include <linux/sched/signal.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+
+#include "compat.h"
+#include "internal.h"
+
+static void mp3_probe_fork(void *data, struct task_struct *parent, struct task_struct *child)
+{
+	mp3_tasks_fork(parent, child);
+}
+
+static void mp3_probe_exec(void *data, struct task_struct *task, pid_t old_pid,
+			   struct linux_binprm *bprm)
+{
+	mp3_tasks_exec(task);
+}
+
+/* mp3_probe_exit(), whose prototype changed in 6.16, is in compat.h. */
+
+struct mp3_probe {
+	const char *name;
+	void *func;
+	struct tracepoint *tp;	/* found at start */
+	bool registered;
+};
+
+static struct mp3_probe mp3_probes[] = {
+	{ .name = "sched_process_fork", .func = mp3_probe_fork },
+	{ .name = "sched_process_exit", .func = mp3_probe_exit },
+	{ .name = "sched_process_exec", .func = mp3_probe_exec },
+};
+
+static void mp3_find_tracepoint(struct tracepoint *tp, void *priv)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(mp3_probes); i++)
+		if (!strcmp(tp->name, mp3_probes[i].name))
+			mp3_probes[i].tp = tp;
+}
+
+int mp3_follow_start(void)
+{
+	int err = 0;
+
+	for_each_kernel_tracepoint(mp3_find_tracepoint, NULL);
+	for (unsigned int i = 0; i < ARRAY_SIZE(mp3_probes) && !err; i++) {
+		struct mp3_probe *p = &mp3_probes[i];
+
+		if (!p->tp) {
+			pr_err("no tracepoint %s in this kernel\n", p->name);
+			err = -ENOENT;
+			break;
+		}
+		err = tracepoint_probe_register(p->tp, p->func, NULL);
+		p->registered = !err;
+	}
+	if (err)
+		mp3_follow_stop();
+	return err;
+}
+
+void mp3_follow_stop(void)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(mp3_probes); i++) {
+		struct mp3_probe *p = &mp3_probes[i];
+
+		if (p->registered)
+			tracepoint_probe_unregister(p->tp, p->func, NULL);
+		p->registered = false;
+	}
+	/* No probe runs, nor will, once this returns: the module's code may go. */
+	tracepoint_synchronize_unregister();
+}
