@@ -15,29 +15,58 @@ static void report_bad_line(void *ctx, const char *file, unsigned int line, cons
 	dlog(LOG_WARNING, "%s:%u: %s (line ignored)", file, line, message);
 }
 
-/* Registers one PID; returns 1 if it is registered now, 0 if not, -ESRCH if gone. */
-static int register_pid(const struct pfprof_config *config, pid_t pid)
+/* The PID file's two kinds of lines: a process alone, or a process and its tree. */
+struct kind {
+	const char *what;	/* in messages: "PID" or "the tree of PID" */
+	int (*read)(const char *path, struct pidlist *list);
+	int (*remove)(const char *path, const pid_t *pids, size_t count);
+	int (*command)(const char *status_file, pid_t pid);
+};
+
+static int read_pids(const char *path, struct pidlist *list)
 {
-	int err = procstatus_command(config->status_file, 'R', pid);
+	return pidlist_read(path, list, report_bad_line, NULL);
+}
+
+static int register_alone(const char *status_file, pid_t pid)
+{
+	return procstatus_command(status_file, 'R', pid);
+}
+
+/* A tree's target number is its root's PID. */
+static int register_tree(const char *status_file, pid_t root)
+{
+	return procstatus_tree(status_file, root, (unsigned int)root);
+}
+
+static const struct kind processes = { "PID", read_pids, pidlist_remove, register_alone };
+static const struct kind trees = { "the tree of PID", pidlist_read_trees, pidlist_remove_trees,
+				   register_tree };
+
+/* Registers one PID; returns 1 if it is registered now, 0 if not, -ESRCH if gone. */
+static int register_one(const struct pfprof_config *config, const struct kind *k, pid_t pid)
+{
+	int err = k->command(config->status_file, pid);
 
 	switch (err) {
 	case 0:
-		dlog(LOG_INFO, "profiling PID %d", (int)pid);
+		dlog(LOG_INFO, "profiling %s %d", k->what, (int)pid);
 		return 1;
 	case -EEXIST:
 		return 1;
 	case -ESRCH:
 		return -ESRCH;
 	default:
-		dlog(LOG_ERR, "cannot register PID %d with %s: %s", (int)pid,
+		dlog(LOG_ERR, "cannot register %s %d with %s: %s", k->what, (int)pid,
 		     config->status_file, strerror(-err));
 		return 0;
 	}
 }
 
-static void drop_dead(const struct pfprof_config *config, const pid_t *dead, size_t count)
+static void drop_dead(const struct pfprof_config *config, const struct kind *k,
+		      const pid_t *dead, size_t count)
 {
-	int err = pidlist_remove(config->pid_file, dead, count);
+	int err = k->remove(config->pid_file, dead, count);
 
 	for (size_t i = 0; i < count; i++)
 		dlog(LOG_INFO, "PID %d has exited%s %s", (int)dead[i],
@@ -46,14 +75,15 @@ static void drop_dead(const struct pfprof_config *config, const pid_t *dead, siz
 		dlog(LOG_ERR, "updating %s: %s", config->pid_file, strerror(-err));
 }
 
-int registrar_sync(const struct pfprof_config *config)
+/* Registers the PID file's lines of one kind; returns how many are registered. */
+static int sync_kind(const struct pfprof_config *config, const struct kind *k)
 {
 	struct pidlist list = { 0 };
 	pid_t *dead;
 	size_t nr_dead = 0;
 	int err, registered = 0;
 
-	err = pidlist_read(config->pid_file, &list, report_bad_line, NULL);
+	err = k->read(config->pid_file, &list);
 	if (err) {
 		dlog(LOG_ERR, "reading %s: %s", config->pid_file, strerror(-err));
 		return 0;
@@ -65,7 +95,7 @@ int registrar_sync(const struct pfprof_config *config)
 		return 0;
 	}
 	for (size_t i = 0; i < list.count; i++) {
-		int r = register_pid(config, list.pids[i]);
+		int r = register_one(config, k, list.pids[i]);
 
 		if (r == -ESRCH)
 			dead[nr_dead++] = list.pids[i];
@@ -73,8 +103,16 @@ int registrar_sync(const struct pfprof_config *config)
 			registered += r;
 	}
 	if (nr_dead)
-		drop_dead(config, dead, nr_dead);
+		drop_dead(config, k, dead, nr_dead);
 	free(dead);
 	pidlist_free(&list);
 	return registered;
+}
+
+int registrar_sync(const struct pfprof_config *config)
+{
+	/* Trees first: a tree's root listed alone too is then followed all the same. */
+	int registered = sync_kind(config, &trees);
+
+	return registered + sync_kind(config, &processes);
 }

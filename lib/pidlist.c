@@ -18,10 +18,14 @@
 /* Bad lines are quoted in reports up to this length. */
 #define QUOTE_MAX 80
 
-enum line_kind { LINE_BLANK, LINE_PID, LINE_BAD };
+enum line_kind { LINE_BLANK, LINE_PID, LINE_TREE, LINE_BAD };
+
+/* The word before a tree's PID. */
+#define TREE_WORD "tree"
 
 /* What pidlist_add() or pidlist_remove() does to the file. */
 struct edit {
+	enum line_kind kind;	/* of the lines it adds or removes: LINE_PID or LINE_TREE */
 	const pid_t *pids;
 	size_t count;
 	bool removing;
@@ -37,18 +41,25 @@ static const char *skip_space(const char *p, const char *end)
 }
 
 /*
- * A line is blank, a comment, or a PID with optional white space and comment.
- * line[len] must be '\0' (getline() ensures it) so strtol() stops in the buffer.
+ * A line is blank, a comment, or a PID ("tree" and white space before it for
+ * a tree) with optional white space and comment. line[len] must be '\0'
+ * (getline() ensures it) so strtol() stops in the buffer.
  */
 static enum line_kind parse_line(const char *line, size_t len, pid_t *pid)
 {
 	const char *end = line + len;
 	const char *p = skip_space(line, end);
+	enum line_kind kind = LINE_PID;
 	char *number_end;
 	long value;
 
 	if (p == end || *p == '#')
 		return LINE_BLANK;
+	if (!strncmp(p, TREE_WORD, strlen(TREE_WORD)) &&
+	    isspace((unsigned char)p[strlen(TREE_WORD)])) {
+		kind = LINE_TREE;
+		p = skip_space(p + strlen(TREE_WORD), end);
+	}
 	/* strtol() would also take a sign; a PID file holds digits only. */
 	if (!isdigit((unsigned char)*p))
 		return LINE_BAD;
@@ -61,7 +72,7 @@ static enum line_kind parse_line(const char *line, size_t len, pid_t *pid)
 	if (p != end && *p != '#')
 		return LINE_BAD;
 	*pid = value;
-	return LINE_PID;
+	return kind;
 }
 
 static bool holds(const pid_t *pids, size_t count, pid_t pid)
@@ -103,12 +114,14 @@ static void report_bad_line(pidlist_report_fn *report, void *ctx, const char *pa
 
 	if (len > 0 && line[len - 1] == '\n')
 		len--;
-	snprintf(message, sizeof(message), "bad line '%.*s%s': expected a PID or a '#' comment",
+	snprintf(message, sizeof(message),
+		 "bad line '%.*s%s': expected a PID, 'tree' and a PID, or a '#' comment",
 		 len > QUOTE_MAX ? QUOTE_MAX : (int)len, line, len > QUOTE_MAX ? "..." : "");
 	report(ctx, path, lineno, message);
 }
 
-static int read_pids(FILE *f, const char *path, struct pidlist *list,
+/* The PIDs of the lines of this kind; bad lines go to report (if not NULL). */
+static int read_pids(FILE *f, const char *path, enum line_kind kind, struct pidlist *list,
 		     pidlist_report_fn *report, void *ctx)
 {
 	unsigned int lineno = 0;
@@ -119,26 +132,20 @@ static int read_pids(FILE *f, const char *path, struct pidlist *list,
 	pid_t pid;
 
 	while (!err && (len = getline(&line, &size, f)) >= 0) {
+		enum line_kind found = parse_line(line, len, &pid);
+
 		lineno++;
-		switch (parse_line(line, len, &pid)) {
-		case LINE_PID:
-			if (!holds(list->pids, list->count, pid))
-				err = append_pid(list, &capacity, pid);
-			break;
-		case LINE_BAD:
-			if (report)
-				report_bad_line(report, ctx, path, lineno, line, len);
-			break;
-		case LINE_BLANK:
-			break;
-		}
+		if (found == kind && !holds(list->pids, list->count, pid))
+			err = append_pid(list, &capacity, pid);
+		else if (found == LINE_BAD && report)
+			report_bad_line(report, ctx, path, lineno, line, len);
 	}
 	free(line);
 	return err ? err : read_error(f);
 }
 
-int pidlist_read(const char *path, struct pidlist *list,
-		 pidlist_report_fn *report, void *ctx)
+static int read_kind(const char *path, enum line_kind kind, struct pidlist *list,
+		     pidlist_report_fn *report, void *ctx)
 {
 	FILE *f = fopen(path, "re");
 	int err;
@@ -147,11 +154,22 @@ int pidlist_read(const char *path, struct pidlist *list,
 	list->count = 0;
 	if (!f)
 		return errno == ENOENT ? 0 : -errno;
-	err = read_pids(f, path, list, report, ctx);
+	err = read_pids(f, path, kind, list, report, ctx);
 	fclose(f);
 	if (err)
 		pidlist_free(list);
 	return err;
+}
+
+int pidlist_read(const char *path, struct pidlist *list,
+		 pidlist_report_fn *report, void *ctx)
+{
+	return read_kind(path, LINE_PID, list, report, ctx);
+}
+
+int pidlist_read_trees(const char *path, struct pidlist *roots)
+{
+	return read_kind(path, LINE_TREE, roots, NULL, NULL);
 }
 
 void pidlist_free(struct pidlist *list)
@@ -195,7 +213,7 @@ static int copy_line(FILE *out, const char *line, size_t len, struct edit *edit)
 {
 	pid_t pid;
 
-	if (parse_line(line, len, &pid) == LINE_PID) {
+	if (parse_line(line, len, &pid) == edit->kind) {
 		for (size_t i = 0; i < edit->count; i++) {
 			if (edit->pids[i] != pid)
 				continue;
@@ -233,7 +251,8 @@ static int append_new_pids(FILE *out, struct edit *edit)
 	for (size_t i = 0; i < edit->count; i++) {
 		if (edit->present[i] || holds(edit->pids, i, edit->pids[i]))
 			continue;
-		if (fprintf(out, "%d\n", (int)edit->pids[i]) < 0)
+		if (fprintf(out, "%s%d\n", edit->kind == LINE_TREE ? TREE_WORD " " : "",
+			    (int)edit->pids[i]) < 0)
 			return -errno;
 		edit->changed = true;
 	}
@@ -296,9 +315,9 @@ static int edit_pidlist(const char *path, struct edit *edit)
 	return err;
 }
 
-int pidlist_add(const char *path, const pid_t *pids, size_t count)
+static int add_kind(const char *path, enum line_kind kind, const pid_t *pids, size_t count)
 {
-	struct edit edit = { .pids = pids, .count = count };
+	struct edit edit = { .kind = kind, .pids = pids, .count = count };
 	int err;
 
 	for (size_t i = 0; i < count; i++) {
@@ -313,9 +332,29 @@ int pidlist_add(const char *path, const pid_t *pids, size_t count)
 	return err;
 }
 
-int pidlist_remove(const char *path, const pid_t *pids, size_t count)
+int pidlist_add(const char *path, const pid_t *pids, size_t count)
 {
-	struct edit edit = { .pids = pids, .count = count, .removing = true };
+	return add_kind(path, LINE_PID, pids, count);
+}
+
+int pidlist_add_trees(const char *path, const pid_t *roots, size_t count)
+{
+	return add_kind(path, LINE_TREE, roots, count);
+}
+
+static int remove_kind(const char *path, enum line_kind kind, const pid_t *pids, size_t count)
+{
+	struct edit edit = { .kind = kind, .pids = pids, .count = count, .removing = true };
 
 	return edit_pidlist(path, &edit);
+}
+
+int pidlist_remove(const char *path, const pid_t *pids, size_t count)
+{
+	return remove_kind(path, LINE_PID, pids, count);
+}
+
+int pidlist_remove_trees(const char *path, const pid_t *roots, size_t count)
+{
+	return remove_kind(path, LINE_TREE, roots, count);
 }

@@ -12,7 +12,11 @@
 
 static const char pids_details[] =
 	"The PIDs are also written to (or removed from) pfprofd's PID file, so that\n"
-	"pfprofd registers them again after a restart or a module reload.\n";
+	"pfprofd registers them again after a restart or a module reload.\n"
+	"With --tree each PID is the root of a tree: the process and every process it\n"
+	"starts, and theirs, each from its fork (a line 'tree PID' in the PID file).\n";
+
+enum { OPT_TREE };
 
 /* Parses every operand as a PID; reports the bad one. */
 static int parse_pids(const struct ctl_command *cmd, const struct ctl_call *call, pid_t *pids)
@@ -23,14 +27,19 @@ static int parse_pids(const struct ctl_command *cmd, const struct ctl_call *call
 	return -1;
 }
 
-static int update_pid_file(const struct ctl *ctl, bool add, const pid_t *pids, size_t n)
+static int update_pid_file(const struct ctl *ctl, bool add, bool tree, const pid_t *pids,
+			   size_t n)
 {
 	int err;
 
 	if (!n)
 		return PFPROF_EXIT_OK;
-	err = add ? pidlist_add(ctl->config.pid_file, pids, n) :
-		    pidlist_remove(ctl->config.pid_file, pids, n);
+	if (tree)
+		err = add ? pidlist_add_trees(ctl->config.pid_file, pids, n) :
+			    pidlist_remove_trees(ctl->config.pid_file, pids, n);
+	else
+		err = add ? pidlist_add(ctl->config.pid_file, pids, n) :
+			    pidlist_remove(ctl->config.pid_file, pids, n);
 	if (!err)
 		return PFPROF_EXIT_OK;
 	ctl_error(err, "updating %s", ctl->config.pid_file);
@@ -41,8 +50,17 @@ static int update_pid_file(const struct ctl *ctl, bool add, const pid_t *pids, s
 	return PFPROF_EXIT_FAILED;
 }
 
-/* Runs R or U for each PID; the ones that worked go into done[]. */
-static int send_commands(const struct ctl *ctl, char command, const pid_t *pids, int n,
+/* R, U, or for a tree T (its number is its root's PID) and X. */
+static int send_command(const struct ctl *ctl, bool add, bool tree, pid_t pid)
+{
+	if (tree && add)
+		return procstatus_tree(ctl->config.status_file, pid, (unsigned int)pid);
+	return procstatus_command(ctl->config.status_file,
+				  tree ? 'X' : add ? 'R' : 'U', pid);
+}
+
+/* Adds or removes each PID (or tree); the ones that worked go into done[]. */
+static int send_commands(const struct ctl *ctl, bool add, bool tree, const pid_t *pids, int n,
 			 pid_t *done, size_t *nr_done)
 {
 	int status = PFPROF_EXIT_OK;
@@ -51,13 +69,17 @@ static int send_commands(const struct ctl *ctl, char command, const pid_t *pids,
 	if (access(ctl->config.status_file, F_OK))
 		return ctl_module_error(-errno, ctl->config.status_file);
 	for (int i = 0; i < n; i++) {
-		int err = procstatus_command(ctl->config.status_file, command, pids[i]);
+		int err = send_command(ctl, add, tree, pids[i]);
 
-		if (!err || (command == 'R' && err == -EEXIST) || (command == 'U' && err == -ENOENT)) {
+		if (!err || (add && err == -EEXIST) || (!add && err == -ENOENT)) {
 			done[(*nr_done)++] = pids[i];
 			continue;
 		}
-		ctl_error(err, "%s PID %d", command == 'R' ? "adding" : "removing", (int)pids[i]);
+		ctl_error(err, "%s %s %d", add ? "adding" : "removing",
+			  tree ? "the tree of PID" : "PID", (int)pids[i]);
+		if (tree && add && err == -EINVAL)
+			ctl_hint("the loaded mp3 module cannot follow trees: reload it "
+				 "(modprobe -r mp3 && modprobe mp3)");
 		if (err == -EPERM)
 			ctl_hint("you may profile only processes you could trace (your own, or any as root)");
 		status = PFPROF_EXIT_FAILED;
@@ -65,9 +87,10 @@ static int send_commands(const struct ctl *ctl, char command, const pid_t *pids,
 	return status;
 }
 
-static int change(struct ctl *ctl, const struct ctl_command *cmd, char command,
+static int change(struct ctl *ctl, const struct ctl_command *cmd, bool add,
 		  const struct ctl_call *call)
 {
+	bool tree = call->option[OPT_TREE].set;
 	int n = call->nr_operands, status;
 	pid_t *pids = calloc(n, sizeof(*pids)), *done = calloc(n, sizeof(*done));
 	size_t nr_done = 0;
@@ -80,9 +103,9 @@ static int change(struct ctl *ctl, const struct ctl_command *cmd, char command,
 	status = parse_pids(cmd, call, pids);
 	if (status >= 0)
 		goto out;
-	status = send_commands(ctl, command, pids, n, done, &nr_done);
+	status = send_commands(ctl, add, tree, pids, n, done, &nr_done);
 	if (status != PFPROF_EXIT_NO_MODULE) {
-		int file_status = update_pid_file(ctl, command == 'R', done, nr_done);
+		int file_status = update_pid_file(ctl, add, tree, done, nr_done);
 
 		if (status == PFPROF_EXIT_OK)
 			status = file_status;
@@ -95,12 +118,12 @@ out:
 
 static int add(struct ctl *ctl, const struct ctl_call *call)
 {
-	return change(ctl, &ctl_add_command, 'R', call);
+	return change(ctl, &ctl_add_command, true, call);
 }
 
 static int del(struct ctl *ctl, const struct ctl_call *call)
 {
-	return change(ctl, &ctl_del_command, 'U', call);
+	return change(ctl, &ctl_del_command, false, call);
 }
 
 static void print_process(pid_t pid, const char *state)
@@ -118,6 +141,46 @@ static void print_process(pid_t pid, const char *state)
 	printf("%-8d %-16s %s\n", (int)pid, comm, state);
 }
 
+/* The parent of pid, from /proc; 0 if gone. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], *line = NULL, *close_paren;
+	size_t size = 0;
+	int ppid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	/* "pid (comm) state ppid ...": comm may hold spaces and parentheses. */
+	if (getline(&line, &size, f) > 0 && (close_paren = strrchr(line, ')')))
+		sscanf(close_paren + 1, " %*c %d", &ppid);
+	free(line);
+	fclose(f);
+	return ppid;
+}
+
+/* Whether pid is root or descends from it, as /proc says now. */
+static bool in_tree(pid_t pid, pid_t root)
+{
+	for (int depth = 0; pid > 1 && depth < 1024; depth++, pid = parent_of(pid))
+		if (pid == root)
+			return true;
+	return false;
+}
+
+static void print_tree(pid_t root, const struct pidlist *registered)
+{
+	size_t members = 0;
+	char state[64];
+
+	for (size_t i = 0; i < registered->count; i++)
+		members += in_tree(registered->pids[i], root);
+	snprintf(state, sizeof(state), "tree kept, %zu processes profiled", members);
+	print_process(root, state);
+}
+
 static bool contains(const struct pidlist *list, pid_t pid)
 {
 	for (size_t i = 0; i < list->count; i++)
@@ -128,7 +191,7 @@ static bool contains(const struct pidlist *list, pid_t pid)
 
 static int list(struct ctl *ctl, const struct ctl_call *call)
 {
-	struct pidlist kept = { 0 }, registered;
+	struct pidlist kept = { 0 }, trees = { 0 }, registered;
 	int err;
 
 	(void)call;
@@ -136,6 +199,8 @@ static int list(struct ctl *ctl, const struct ctl_call *call)
 	if (err)
 		return ctl_module_error(err, ctl->config.status_file);
 	err = pidlist_read(ctl->config.pid_file, &kept, NULL, NULL);
+	if (!err)
+		err = pidlist_read_trees(ctl->config.pid_file, &trees);
 	if (err)
 		ctl_error(err, "reading %s", ctl->config.pid_file);
 	printf("%-8s %-16s %s\n", "PID", "COMMAND", "STATE");
@@ -145,6 +210,9 @@ static int list(struct ctl *ctl, const struct ctl_call *call)
 	for (size_t i = 0; i < kept.count; i++)
 		if (!contains(&registered, kept.pids[i]))
 			print_process(kept.pids[i], "kept, not profiled");
+	for (size_t i = 0; i < trees.count; i++)
+		print_tree(trees.pids[i], &registered);
+	pidlist_free(&trees);
 	pidlist_free(&kept);
 	pidlist_free(&registered);
 	return err ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
@@ -154,20 +222,31 @@ const struct ctl_command ctl_add_command = {
 	.name = "add", .operands = "<pid>...", .min_operands = 1, .max_operands = -1,
 	.missing_operands = "which PIDs?",
 	.summary = "Profile these processes now and after restarts",
-	.details = pids_details, .run = add,
+	.details = pids_details,
+	.options = {
+		[OPT_TREE] = { "tree", 't', CTL_STRING, NULL,
+			       "each PID with every process it starts, from its fork" },
+	},
+	.run = add,
 };
 
 const struct ctl_command ctl_del_command = {
 	.name = "del", .operands = "<pid>...", .min_operands = 1, .max_operands = -1,
 	.missing_operands = "which PIDs?",
 	.summary = "Stop profiling these processes",
-	.details = pids_details, .run = del,
+	.details = pids_details,
+	.options = {
+		[OPT_TREE] = { "tree", 't', CTL_STRING, NULL,
+			       "each PID's tree: the process and all it started" },
+	},
+	.run = del,
 };
 
 const struct ctl_command ctl_list_command = {
 	.name = "list", .operands = "",
 	.summary = "List the profiled processes",
 	.details = "Columns: PID, command name, and whether the module profiles it now and\n"
-		   "whether pfprofd's PID file keeps it across restarts.\n",
+		   "whether pfprofd's PID file keeps it across restarts; then each tree the\n"
+		   "PID file keeps, by its root, with how many of its processes are profiled.\n",
 	.run = list,
 };

@@ -508,3 +508,29 @@ void set_last_pid(pid_t pid)
 		fail("writing /proc/sys/kernel/ns_last_pid: %s", strerror(errno));
 	close(fd);
 }
+
+/* A root that has forked a child which sleeps; the child's PID in *child. */
+pid_t spawn_root_with_child(pid_t *child)
+{
+	int pipefd[2];
+	pid_t root;
+
+	expect(!pipe(pipefd), "pipe: %s", strerror(errno));
+	root = fork();
+	expect(root >= 0, "fork: %s", strerror(errno));
+	if (root == 0) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			for (;;)
+				pause();
+		if (write(pipefd[1], &pid, sizeof(pid)) != sizeof(pid))
+			_exit(3);
+		for (;;)
+			pause();
+	}
+	expect(read(pipefd[0], child, sizeof(*child)) == sizeof(*child), "the root did not fork");
+	close(pipefd[0]);
+	close(pipefd[1]);
+	return root;
+}

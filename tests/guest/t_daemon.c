@@ -523,6 +523,46 @@ void test_daemon_pid_file(void)
 	stop_daemon(daemon);
 }
 
+/*
+ * pfprofctl add --tree: the tree is registered with its present child and
+ * kept in the PID file; after a module reload pfprofd registers it again,
+ * child included; del --tree drops both, and the line.
+ */
+void test_daemon_tree_kept(void)
+{
+	pid_t child, root = spawn_root_with_child(&child), daemon;
+	char arg[16], line[32];
+	int rc;
+
+	setup("");
+	daemon = start_ready_daemon();
+	snprintf(arg, sizeof(arg), "%d", (int)root);
+	snprintf(line, sizeof(line), "tree %d\n", (int)root);
+	rc = ctl(NULL, "add", "--tree", arg);
+	expect(rc == 0 && status_lists(root) && status_lists(child),
+	       "pfprofctl add --tree: exit %d, root listed %d, child listed %d", rc,
+	       status_lists(root), status_lists(child));
+	expect(file_contains(PID_FILE, line), "no line '%.*s' in %s", (int)strlen(line) - 1, line,
+	       PID_FILE);
+	rc = ctl(DIR "/list.out", "list", NULL, NULL);
+	expect(rc == 0 && file_contains(DIR "/list.out", "tree kept, 2 processes profiled"),
+	       "pfprofctl list: exit %d, no 'tree kept, 2 processes profiled'", rc);
+	stop_daemon(daemon);
+	expect_ok(module_unload(), "rmmod once pfprofd has stopped");
+	expect_ok(module_load(NULL), "insmod again");
+	daemon = start_ready_daemon();
+	expect(status_lists(root) && status_lists(child),
+	       "after a module reload: root listed %d, child listed %d", status_lists(root),
+	       status_lists(child));
+	rc = ctl(NULL, "del", "--tree", arg);
+	expect(rc == 0 && !status_lists(root) && !status_lists(child) &&
+	       !file_contains(PID_FILE, line),
+	       "pfprofctl del --tree: exit %d, still listed or in the file", rc);
+	stop_daemon(daemon);
+	kill(child, SIGKILL);
+	kill_and_reap(root);
+}
+
 void test_daemon_bad_config(void)
 {
 	pid_t daemon;

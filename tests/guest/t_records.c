@@ -810,26 +810,10 @@ void test_tree_counts_children(void)
 /* Present descendants join a tree; "X" drops it whole; the commands' errors. */
 void test_tree_commands(void)
 {
-	pid_t pids[2], child;
+	pid_t pids[2];
 	char cmd[64];
-	int pipefd[2];
 
-	expect(!pipe(pipefd), "pipe: %s", strerror(errno));
-	pids[0] = fork();
-	expect(pids[0] >= 0, "fork: %s", strerror(errno));
-	if (pids[0] == 0) {
-		/* The root and its child, both there before the tree is registered. */
-		child = fork();
-		if (child == 0)
-			for (;;)
-				pause();
-		if (write(pipefd[1], &child, sizeof(child)) != sizeof(child))
-			_exit(3);
-		for (;;)
-			pause();
-	}
-	expect(read(pipefd[0], &pids[1], sizeof(pids[1])) == sizeof(pids[1]),
-	       "the root did not fork");
+	pids[0] = spawn_root_with_child(&pids[1]);
 	snprintf(cmd, sizeof(cmd), "T %d 77", (int)pids[0]);
 	expect_ok(status_write(cmd), cmd);
 	expect_listing(pids, 2, "after T of a process with a child");
@@ -847,6 +831,4 @@ void test_tree_commands(void)
 	expect_errno(status_write("X 77"), ENOENT, "X 77 again");
 	kill(pids[1], SIGKILL);
 	kill_and_reap(pids[0]);
-	close(pipefd[0]);
-	close(pipefd[1]);
 }

@@ -74,7 +74,7 @@ static void test_read_missing_file(void)
 	check_missing("pids.lock");
 }
 
-#define BAD(text) "bad line '" text "': expected a PID or a '#' comment"
+#define BAD(text) "bad line '" text "': expected a PID, 'tree' and a PID, or a '#' comment"
 
 static const struct bad_line {
 	unsigned int line;
@@ -88,6 +88,10 @@ static const struct bad_line {
 	{ 12, BAD("+7") },
 	{ 14, BAD("1 2") },
 	{ 15, BAD("99999999999999999999") },
+	{ 20, BAD("tree") },
+	{ 21, BAD("tree7") },
+	{ 22, BAD("tree 0") },
+	{ 23, BAD("Tree 7") },
 };
 
 static void test_read_mixed_lines(void)
@@ -114,9 +118,20 @@ static void test_read_mixed_lines(void)
 			"99999999999999999999\n"	/* 15 */
 			"123\n"
 			"   \t  \n"
-			"8");
+			"8\n"
+			"tree 31\n"
+			"tree\n"			/* 20 */
+			"tree7\n"
+			"tree 0\n"
+			"Tree 7\n"
+			"  tree\t32 # a build\n"
+			"tree 31\n");
 	expect(pidlist_read("pids", &list, unit_record_report, &reports) == 0, "read failed");
 	check_pids(&list, want, sizeof(want) / sizeof(want[0]));
+	pidlist_free(&list);
+	/* The trees' roots are read apart, each once; their lines are no PIDs. */
+	expect(pidlist_read_trees("pids", &list) == 0, "reading the trees failed");
+	check_pids(&list, (const pid_t[]){ 31, 32 }, 2);
 	expect(reports.count == sizeof(bad_lines) / sizeof(bad_lines[0]), "%zu reports",
 		   reports.count);
 	for (size_t i = 0; i < reports.count; i++) {
@@ -244,6 +259,28 @@ static void test_remove_keeps_lines(void)
 {
 	run_edit_cases(remove_cases, sizeof(remove_cases) / sizeof(remove_cases[0]),
 		       pidlist_remove);
+}
+
+/* Trees and PIDs of the same number are lines of their own. */
+static const struct edit_case add_tree_cases[] = {
+	{ "# c\n10\ntree 20\n", { 10, 20 }, 2, "# c\n10\ntree 20\ntree 10\n" },
+	{ "", { 1 }, 1, "tree 1\n" },
+}, remove_tree_cases[] = {
+	{ "10\ntree 10\n  tree 20 # x\n", { 10, 20 }, 2, "10\n" },
+	{ "tree 5\n", { 6 }, 1, "tree 5\n" },
+};
+
+static void test_trees_keep_lines(void)
+{
+	run_edit_cases(add_tree_cases, sizeof(add_tree_cases) / sizeof(add_tree_cases[0]),
+		       pidlist_add_trees);
+	run_edit_cases(remove_tree_cases,
+		       sizeof(remove_tree_cases) / sizeof(remove_tree_cases[0]),
+		       pidlist_remove_trees);
+	/* Removing a PID leaves the tree of that number. */
+	unit_write_file("pids", "7\ntree 7\n");
+	expect(!pidlist_remove("pids", (const pid_t[]){ 7 }, 1), "remove failed");
+	check_file("pids", "tree 7\n");
 }
 
 static void test_remove_from_missing_file(void)
@@ -382,6 +419,7 @@ UNIT_TESTS(
 	UNIT_TEST(add_path_too_long),
 	UNIT_TEST(add_keeps_lines),
 	UNIT_TEST(remove_keeps_lines),
+	UNIT_TEST(trees_keep_lines),
 	UNIT_TEST(remove_from_missing_file),
 	UNIT_TEST(add_replaces_atomically),
 	UNIT_TEST(remove_replaces_atomically),
