@@ -16,6 +16,9 @@ EXPORTER_IDLE_S=5
 EXPORTER_SCRAPE_S=10
 EXPORTER_INTERVAL_MS=250
 EXPORTER_FILES=100
+# Section 7: forks timed per run, runs per kind of fork.
+FORKS=2000
+FORK_ROUNDS=7
 
 fail() { echo "bench: $*"; exit 1; }
 
@@ -79,6 +82,19 @@ sampler_profile() {
 		for (f in total) print "profile kind=total sym=" f " pct=" 100 * total[f] / samples
 	}'
 }
+
+# Section 7, run first because it loads and unloads the module itself: what
+# following process trees costs. Every fork, exit and exec of the system
+# passes the module's probes: forks of a process the module does not follow,
+# with the module unloaded and loaded, alternating; then forks of a
+# registered tree, each child followed from its fork to its exit.
+for _ in $(seq "$FORK_ROUNDS"); do
+	pfprof-bench forks "$FORKS" alone || fail "forks without the module failed"
+	insmod mp3.ko || fail "cannot load mp3.ko"
+	pfprof-bench forks "$FORKS" alone || fail "forks beside the module failed"
+	pfprof-bench forks "$FORKS" tree || fail "forks of a tree failed"
+	rmmod mp3 || fail "cannot unload mp3"
+done
 
 insmod mp3.ko || fail "cannot load mp3.ko"
 echo "guest cpus=$(nproc) mem_kb=$(awk '/MemTotal/ { print $2 }' /proc/meminfo)" \
@@ -229,3 +245,4 @@ END {
 kill -TERM $workers
 wait
 rmmod mp3
+

@@ -798,6 +798,41 @@ static int cmd_promfile(const char *dir, const char *state_dir, unsigned int cou
 	return 0;
 }
 
+/*
+ * forks COUNT alone|tree: what a process costs the system from fork to
+ * reaping: COUNT times fork() a child that exits at once and waitpid() it,
+ * timed on the monotonic clock. "tree": this process is registered as a
+ * tree first ("T"), so that the module follows every child; "alone": it
+ * is not registered at all (the module's probes still run, loaded or not).
+ */
+static int cmd_forks(unsigned int count, const char *mode)
+{
+	bool tree = !strcmp(mode, "tree");
+	uint64_t start;
+
+	if (tree) {
+		int err = procstatus_tree(MP3_STATUS_PATH, getpid(), (unsigned int)getpid());
+
+		if (err)
+			die("registering the tree", -err);
+	}
+	start = clock_ns(CLOCK_MONOTONIC);
+	for (unsigned int i = 0; i < count; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork", errno);
+		if (pid == 0)
+			_exit(0);
+		if (waitpid(pid, NULL, 0) != pid)
+			die("waitpid", errno);
+	}
+	printf("forks module=%s mode=%s count=%u ns_per_fork=%.0f\n",
+	       access(MP3_STATUS_PATH, F_OK) ? "unloaded" : "loaded", mode, count,
+	       (double)(clock_ns(CLOCK_MONOTONIC) - start) / count);
+	return 0;
+}
+
 static void usage(void)
 {
 	fputs("Usage: pfprof-bench cost N SECONDS\n"
@@ -808,6 +843,7 @@ static void usage(void)
 	      "       pfprof-bench scrape SECONDS INTERVAL_MS NAME,PID[,PORT,METRIC[,FILE]]...\n"
 	      "       pfprof-bench cpu SECONDS NAME,PID...\n"
 	      "       pfprof-bench promfile DIR STATE_DIR COUNT\n"
+	      "       pfprof-bench forks COUNT alone|tree\n"
 	      "Run by bench/guest.sh inside the benchmark guest (make bench).\n", stderr);
 	exit(2);
 }
@@ -827,6 +863,9 @@ int main(int argc, char **argv)
 		return cmd_overhead(argv[2], number(argv[3]), argv + 4);
 	if (argc >= 5 && !strcmp(argv[1], "scrape"))
 		return cmd_scrape(number(argv[2]), number(argv[3]), argc - 4, argv + 4);
+	if (argc == 4 && !strcmp(argv[1], "forks") &&
+	    (!strcmp(argv[3], "alone") || !strcmp(argv[3], "tree")))
+		return cmd_forks(number(argv[2]), argv[3]);
 	if (argc == 5 && !strcmp(argv[1], "promfile"))
 		return cmd_promfile(argv[2], argv[3], number(argv[4]));
 	if (argc >= 4 && !strcmp(argv[1], "cpu"))

@@ -157,6 +157,27 @@ function exporters_section(   pe, pm, ne, pf, m, w, file_ns, hpe, hpm, hne, name
 	}
 	print ""
 }
+# Section 7: the cost of the fork, exit and exec probes.
+function forks_section(   u, l, t) {
+	if (!("unloaded_alone" in forks)) return
+	u = median(forks["unloaded_alone"]); l = median(forks["loaded_alone"]); t = median(forks["loaded_tree"])
+	print "## 7. Following process trees"
+	print ""
+	print "Fork, exit and reaping of a child that exits at once (`pfprof-bench forks`), median of"
+	printf "the runs, each of %s forks; the spread is the largest minus the smallest run.\n\n", kv(forks_line, "count")
+	print "| the forking process | µs per fork | spread µs | against no module |"
+	print "|---|---|---|---|"
+	printf "| not followed, module not loaded | %.1f | %.1f | |\n", u / 1e3, spread(forks["unloaded_alone"]) / 1e3
+	printf "| not followed, module loaded (probes attached) | %.1f | %.1f | %+.1f %% |\n", l / 1e3,
+		spread(forks["loaded_alone"]) / 1e3, 100 * (l / u - 1)
+	printf "| a registered tree: every child followed | %.1f | %.1f | %+.1f %% |\n", t / 1e3,
+		spread(forks["loaded_tree"]) / 1e3, 100 * (t / u - 1)
+	print ""
+	print "The probes cost a process the module does not follow one lookup in a hash, per"
+	print "fork, exit and exec; a followed child costs an allocation at its fork and its final"
+	print "counters at its exit. Guest times under TCG: the ratios are what counts."
+	print ""
+}
 function spread(list,    n, v, i, lo, hi) {
 	n = split(list, v, " ")
 	lo = hi = v[1] + 0
@@ -168,6 +189,7 @@ function spread(list,    n, v, i, lo, hi) {
 /^reference / { reference = $0; sub(/^reference /, "", reference) }
 /^poller / { n = kv($0, "n"); poller[n] = $0; ns[++nn] = n }
 /^sampler / { sampler[kv($0, "n"), kv($0, "records")] = $0 }
+/^forks / { k = kv($0, "module") "_" kv($0, "mode"); forks[k] = forks[k] " " kv($0, "ns_per_fork"); forks_line = $0 }
 /^profile samples=/ { profile_samples = kv($0, "samples") }
 /^profile kind=/ { k = kv($0, "kind"); nprof[k]++; prof_sym[k, nprof[k]] = kv($0, "sym"); prof_pct[k, nprof[k]] = kv($0, "pct") }
 /^timing / { timing = $0 }
@@ -287,6 +309,7 @@ END {
 		calls, kv(traced, "samples"), calls / kv(traced, "samples")
 	printf "%s\n", strace
 	exporters_section()
+	forks_section()
 	print "## Targets"
 	print ""
 	print "| target | measured | |"
