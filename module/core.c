@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the parts do together under mp3_lock: a registration (of a tree,
- * with its present descendants), which starts the sampler; an
- * unregistration, of a process or a tree; the listing; the release at
+ * What the parts do together under mp3_lock: a registration (of a tree
+ * or a cgroup, with its present processes), which starts the sampler; an
+ * unregistration, of a process or a target; the listing; the release at
  * unload.
  */
 #include <linux/err.h>
@@ -46,12 +46,30 @@ int mp3_unregister(const struct file *file, pid_t nr)
 	return err;
 }
 
+int mp3_register_cgroup(const struct file *file, u64 cgroup_id, u32 target)
+{
+	struct cgroup *cgrp;
+	int err;
+
+	mutex_lock(&mp3_lock);
+	err = __mp3_cgroups_add(file, cgroup_id, target, &cgrp);
+	if (!err) {
+		__mp3_tasks_add_cgroup_members(file, target, cgrp);
+		__mp3_sampler_start();
+	}
+	mutex_unlock(&mp3_lock);
+	return err;
+}
+
 int mp3_unregister_target(const struct file *file, u32 target)
 {
 	int err;
 
 	mutex_lock(&mp3_lock);
+	/* The processes first: an -EPERM leaves the cgroup followed too. */
 	err = __mp3_tasks_remove_target(file, target);
+	if ((!err || err == -ENOENT) && __mp3_cgroups_remove(target))
+		err = 0;
 	mutex_unlock(&mp3_lock);
 	return err;
 }
@@ -67,5 +85,6 @@ void mp3_release_all(void)
 {
 	mutex_lock(&mp3_lock);
 	__mp3_tasks_destroy_all();
+	__mp3_cgroups_remove_all();
 	mutex_unlock(&mp3_lock);
 }

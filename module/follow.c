@@ -2,9 +2,11 @@
 /*
  * Following registered processes where it happens: probes on the
  * scheduler's built-in tracepoints sched_process_fork (a child of a tree's
- * member joins the tree), sched_process_exit (a process's last counters,
- * before its parent may reap it) and sched_process_exec (a member that
- * becomes unreadable leaves its tree). The tracepoints are not exported;
+ * member joins the tree, one forked into a followed cgroup its target),
+ * sched_process_exit (a process's last counters, before its parent may reap
+ * it) and sched_process_exec (a member that becomes unreadable leaves), and
+ * on cgroup_attach_task (a process moved into a followed cgroup joins it,
+ * one moved out leaves; called with interrupts off). The tracepoints are not exported;
  * they are found by name among the kernel's (for_each_kernel_tracepoint()),
  * as lttng-modules attaches its probes.
  *
@@ -39,6 +41,12 @@ static void mp3_probe_exec(void *data, struct task_struct *task, pid_t old_pid,
 	mp3_tasks_exec(task);
 }
 
+static void mp3_probe_attach(void *data, struct cgroup *dst_cgrp, const char *path,
+			     struct task_struct *task, bool threadgroup)
+{
+	mp3_tasks_attach(dst_cgrp, task);
+}
+
 /* mp3_probe_exit(), whose prototype changed in 6.16, is in compat.h. */
 
 struct mp3_probe {
@@ -52,6 +60,7 @@ static struct mp3_probe mp3_probes[] = {
 	{ .name = "sched_process_fork", .func = mp3_probe_fork },
 	{ .name = "sched_process_exit", .func = mp3_probe_exit },
 	{ .name = "sched_process_exec", .func = mp3_probe_exec },
+	{ .name = "cgroup_attach_task", .func = mp3_probe_attach },
 };
 
 static void mp3_find_tracepoint(struct tracepoint *tp, void *priv)

@@ -6,7 +6,9 @@
  * core.c     mp3_lock, and what takes it for several parts: registration
  * buffer.c   the vmalloc()ed buffer and sample publication
  * tasks.c    the list of registered processes and their fault/CPU counters
- * follow.c   the tracepoint probes: forks, exits and execs of registered processes
+ * follow.c   the tracepoint probes: forks, exits and execs of registered processes,
+ *            moves between cgroups
+ * cgroups.c  the followed cgroups ("C")
  * sampler.c  the periodic delayed work item
  * status.c   /proc/mp3/status
  * chardev.c  the character device: mmap, read and poll
@@ -19,6 +21,7 @@
 #include <linux/types.h>
 #include <linux/mp3.h>
 
+struct cgroup;
 struct file;
 struct mp3_task;
 struct seq_file;
@@ -44,6 +47,7 @@ extern struct mutex mp3_lock;
 int mp3_register(const struct file *file, pid_t nr, u32 target);
 int mp3_unregister(const struct file *file, pid_t nr);
 int mp3_unregister_target(const struct file *file, u32 target);
+int mp3_register_cgroup(const struct file *file, u64 cgroup_id, u32 target);
 void mp3_show(struct seq_file *m);
 void mp3_release_all(void);
 
@@ -64,6 +68,7 @@ struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target);
 void mp3_task_destroy(struct mp3_task *entry);
 int __mp3_tasks_add(struct mp3_task *entry);
 void __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root);
+void __mp3_tasks_add_cgroup_members(const struct file *file, u32 target, struct cgroup *cgrp);
 int __mp3_tasks_remove_pid(const struct file *file, pid_t nr);
 int __mp3_tasks_remove_target(const struct file *file, u32 target);
 void __mp3_tasks_show(struct seq_file *m);
@@ -77,6 +82,20 @@ u64 mp3_follow_missed(void);
 void mp3_tasks_fork(struct task_struct *parent, struct task_struct *child);
 void mp3_tasks_exit(struct task_struct *task, bool group_dead);
 void mp3_tasks_exec(struct task_struct *task);
+void mp3_tasks_attach(struct cgroup *cgrp, struct task_struct *task);
+
+/* The followed cgroups; *cgrp: the cgroup of id, held by the module from now on. */
+int __mp3_cgroups_add(const struct file *file, u64 id, u32 target, struct cgroup **cgrp);
+/* Whether there was one for target; it is gone when this returns. */
+bool __mp3_cgroups_remove(u32 target);
+void __mp3_cgroups_remove_all(void);
+/*
+ * Under rcu_read_lock(), from the probes: the target of the followed cgroup
+ * holding @cgrp (0: none) and, in *@allowed, whether its opener may read
+ * @task; whether @target's cgroup holds @cgrp.
+ */
+u32 mp3_cgroups_target_of(struct cgroup *cgrp, struct task_struct *task, bool *allowed);
+bool mp3_cgroups_holds(u32 target, struct cgroup *cgrp);
 
 int mp3_follow_start(void);
 void mp3_follow_stop(void);

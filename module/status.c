@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /proc/mp3/status: "R <pid>" registers, "U <pid>" unregisters, "T <pid>
- * <target>" registers a tree, "X <target>" unregisters it; reading lists
- * the registered PIDs. One command per write(), all or nothing.
+ * <target>" registers a tree, "C <cgroup-id> <target>" a cgroup, "X
+ * <target>" unregisters either; reading lists the registered PIDs. One
+ * command per write(), all or nothing.
  */
 #include <linux/ctype.h>
 #include <linux/kernel.h>
@@ -34,26 +35,42 @@ static int mp3_status_open(struct inode *inode, struct file *file)
 }
 
 struct mp3_command {
-	char verb;		/* R, U, T or X */
+	char verb;		/* R, U, T, X or C */
 	int pid;		/* R, U, T */
-	int target;		/* T, X */
+	u64 cgroup_id;		/* C */
+	int target;		/* T, X, C */
 };
 
-/* A positive decimal number without a sign, then white space or the end; *@s moves past it. */
-static int mp3_parse_number(char **s, int *val)
+/*
+ * A decimal number from 1 to @max without a sign, then white space or the
+ * end; *@s moves past it.
+ */
+static int mp3_parse_number(char **s, u64 max, u64 *val)
 {
 	char *arg = skip_spaces(*s), *end = arg;
 
 	while (isdigit(*end))
 		end++;
 	if (end == arg || (*end && !isspace(*end)))
-		return -EINVAL;		/* kstrtoint() would accept a sign */
+		return -EINVAL;		/* kstrtou64() would accept a sign */
 	*s = *end ? end + 1 : end;
 	*end = '\0';
-	return kstrtoint(arg, 10, val) || *val <= 0 ? -EINVAL : 0;
+	return kstrtou64(arg, 10, val) || !*val || *val > max ? -EINVAL : 0;
 }
 
-/* Parses "R <pid>", "U <pid>", "T <pid> <target>" or "X <target>", white space around. */
+static int mp3_parse_int(char **s, int *val)
+{
+	u64 v;
+	int err = mp3_parse_number(s, INT_MAX, &v);
+
+	*val = v;
+	return err;
+}
+
+/*
+ * Parses "R <pid>", "U <pid>", "T <pid> <target>", "X <target>" or
+ * "C <cgroup-id> <target>", white space around.
+ */
 static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 {
 	char *args;
@@ -62,16 +79,27 @@ static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 	if (strlen(buf) != len)
 		return -EINVAL;		/* embedded NUL */
 	buf = strim(buf);
-	if (!strchr("RUTX", buf[0]) || !buf[0] || !isspace(buf[1]))
+	if (!buf[0] || !strchr("RUTXC", buf[0]) || !isspace(buf[1]))
 		return -EINVAL;
 	c->verb = buf[0];
 	args = buf + 1;
-	if (c->verb == 'X')
-		err = mp3_parse_number(&args, &c->target);
-	else
-		err = mp3_parse_number(&args, &c->pid);
-	if (!err && c->verb == 'T')
-		err = mp3_parse_number(&args, &c->target);
+	switch (c->verb) {
+	case 'X':
+		err = mp3_parse_int(&args, &c->target);
+		break;
+	case 'C':
+		err = mp3_parse_number(&args, U64_MAX, &c->cgroup_id);
+		if (!err)
+			err = mp3_parse_int(&args, &c->target);
+		break;
+	case 'T':
+		err = mp3_parse_int(&args, &c->pid);
+		if (!err)
+			err = mp3_parse_int(&args, &c->target);
+		break;
+	default:
+		err = mp3_parse_int(&args, &c->pid);
+	}
 	/* Nothing may follow the last number. */
 	return err ? err : *skip_spaces(args) ? -EINVAL : 0;
 }
@@ -85,6 +113,8 @@ static int mp3_run_command(const struct file *file, const struct mp3_command *c)
 		return mp3_register(file, c->pid, c->target);
 	case 'U':
 		return mp3_unregister(file, c->pid);
+	case 'C':
+		return mp3_register_cgroup(file, c->cgroup_id, c->target);
 	default:
 		return mp3_unregister_target(file, c->target);
 	}

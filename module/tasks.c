@@ -16,6 +16,7 @@
  */
 #include <linux/atomic.h>
 #include <linux/capability.h>
+#include <linux/cgroup.h>
 #include <linux/err.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
@@ -47,7 +48,8 @@ struct mp3_task {
 	struct hlist_node hash;		/* in mp3_task_hash, under mp3_hash_lock */
 	struct rcu_head rcu;		/* frees it once no probe can see it */
 	struct pid *pid;		/* the thread-group leader's pid */
-	u32 target;			/* its tree; 0: registered alone. Set before hashing */
+	u32 target;			/* its tree or cgroup, 0: alone; set before hashing */
+	bool tree;			/* its children join its target at their fork */
 	/* Set by the probes, under mp3_hash_lock; the sampler reads them after @gone. */
 	struct mp3_counters final;	/* at the exit of its last thread */
 	bool exited;			/* final holds its last counters */
@@ -269,6 +271,7 @@ struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target)
 	}
 	entry->pid = pid;
 	entry->target = target;
+	entry->tree = target != 0;
 	put_task_struct(leader);
 	return entry;
 
@@ -315,11 +318,11 @@ static bool mp3_descends_from(struct task_struct *task, struct task_struct *root
 }
 
 /*
- * A new entry of @target for @task, counting from @from; hashed, and queued
- * on @list under mp3_hash_lock. NULL if it is registered already (or has no
- * memory: counted). Does not sleep.
+ * A new entry of @target (a tree's if @tree) for @task, counting from
+ * @from; hashed, and queued on @list under mp3_hash_lock. NULL if it is
+ * registered already (or has no memory: counted). Does not sleep.
  */
-static struct mp3_task *mp3_tasks_join(struct task_struct *task, u32 target,
+static struct mp3_task *mp3_tasks_join(struct task_struct *task, u32 target, bool tree,
 				       const struct mp3_counters *from, struct list_head *list)
 {
 	struct mp3_task *entry = kzalloc(sizeof(*entry), GFP_ATOMIC | __GFP_NOWARN);
@@ -330,6 +333,7 @@ static struct mp3_task *mp3_tasks_join(struct task_struct *task, u32 target,
 	}
 	entry->pid = get_pid(task_tgid(task));
 	entry->target = target;
+	entry->tree = tree;
 	entry->last = *from;
 	spin_lock(&mp3_hash_lock);
 	if (mp3_tasks_lookup(entry->pid)) {
@@ -368,9 +372,35 @@ void __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root)
 			continue;
 		}
 		if (mp3_read_group(task, &now))
-			mp3_tasks_join(task, root->target, &now, &mp3_tasks);
+			mp3_tasks_join(task, root->target, true, &now, &mp3_tasks);
 	}
 out:
+	rcu_read_unlock();
+}
+
+/*
+ * The processes in @cgrp or below it now join @target, those @file's
+ * opener may read, from now on; the others are counted as skipped.
+ */
+void __mp3_tasks_add_cgroup_members(const struct file *file, u32 target, struct cgroup *cgrp)
+{
+	struct task_struct *task;
+	struct mp3_counters now;
+
+	lockdep_assert_held(&mp3_lock);
+
+	rcu_read_lock();
+	for_each_process(task) {
+		if (!cgroup_is_descendant(task_dfl_cgroup(task), cgrp) ||
+		    mp3_tasks_lookup(task_tgid(task)))
+			continue;
+		if (!mp3_may_read(file, task)) {
+			atomic64_inc(&mp3_skipped);
+			continue;
+		}
+		if (mp3_read_group(task, &now))
+			mp3_tasks_join(task, target, false, &now, &mp3_tasks);
+	}
 	rcu_read_unlock();
 }
 
@@ -561,6 +591,21 @@ bool __mp3_tasks_collect(struct mp3_sample_values *values)
 	return !list_empty(&mp3_tasks);
 }
 
+/* @task, not yet registered, joins the followed cgroup that holds @cgrp, if any. */
+static void mp3_tasks_join_cgroup(struct task_struct *task, struct cgroup *cgrp,
+				  const struct mp3_counters *from)
+{
+	bool allowed;
+	u32 target = mp3_cgroups_target_of(cgrp, task, &allowed);
+
+	if (!target)
+		return;
+	if (allowed)
+		mp3_tasks_join(task, target, false, from, &mp3_forked);
+	else
+		atomic64_inc(&mp3_skipped);
+}
+
 void mp3_tasks_fork(struct task_struct *parent, struct task_struct *child)
 {
 	static const struct mp3_counters from_fork;
@@ -569,11 +614,42 @@ void mp3_tasks_fork(struct task_struct *parent, struct task_struct *child)
 	/* A new thread belongs to its process already. */
 	if (!thread_group_leader(child))
 		return;
+	/* Counted from its first instruction: a new process's counters are 0. */
 	rcu_read_lock();
 	entry = mp3_tasks_lookup(task_tgid(parent));
-	/* Counted from its first instruction: a new process's counters are 0. */
-	if (entry && entry->target && !READ_ONCE(entry->gone))
-		mp3_tasks_join(child, entry->target, &from_fork, &mp3_forked);
+	if (entry && entry->tree && !READ_ONCE(entry->gone))
+		mp3_tasks_join(child, entry->target, true, &from_fork, &mp3_forked);
+	else
+		mp3_tasks_join_cgroup(child, task_dfl_cgroup(child), &from_fork);
+	rcu_read_unlock();
+}
+
+/* @entry's process leaves: the next sample has its last period. */
+static void mp3_task_leave(struct mp3_task *entry)
+{
+	spin_lock(&mp3_hash_lock);
+	/* Pairs with mp3_task_read()'s load-acquire, as for an exit. */
+	smp_store_release(&entry->gone, true);
+	spin_unlock(&mp3_hash_lock);
+}
+
+void mp3_tasks_attach(struct cgroup *cgrp, struct task_struct *task)
+{
+	struct mp3_counters now;
+	struct mp3_task *entry;
+
+	/* A cgroup v1 hierarchy, or one thread of a threaded cgroup. */
+	if (cgrp->root != &cgrp_dfl_root || !thread_group_leader(task))
+		return;
+	rcu_read_lock();
+	entry = mp3_tasks_lookup(task_tgid(task));
+	if (!entry) {
+		if (mp3_read_group(task, &now))
+			mp3_tasks_join_cgroup(task, cgrp, &now);
+	} else if (entry->target && !entry->tree && !READ_ONCE(entry->gone) &&
+		   !mp3_cgroups_holds(entry->target, cgrp)) {
+		mp3_task_leave(entry);
+	}
 	rcu_read_unlock();
 }
 
@@ -601,25 +677,36 @@ void mp3_tasks_exit(struct task_struct *task, bool group_dead)
 	rcu_read_unlock();
 }
 
-void mp3_tasks_exec(struct task_struct *task)
+/*
+ * Whether a member of a tree may stay after its exec: the opener of a tree
+ * is not kept, so a program its owner may not read (setuid: not dumpable)
+ * leaves, whoever the opener was. Under rcu_read_lock().
+ */
+static bool mp3_tree_may_keep(struct task_struct *task)
 {
 	struct user_namespace *exec_ns;
-	struct mp3_task *entry;
 	bool dumpable;
+
+	task_lock(task);
+	dumpable = mp3_task_dumpable(task, &exec_ns);
+	task_unlock(task);
+	return dumpable;
+}
+
+void mp3_tasks_exec(struct task_struct *task)
+{
+	struct mp3_task *entry;
+	bool allowed = true;
 
 	rcu_read_lock();
 	entry = mp3_tasks_lookup(task_tgid(task));
-	if (entry && entry->target) {
-		task_lock(task);
-		dumpable = mp3_task_dumpable(task, &exec_ns);
-		task_unlock(task);
-		if (!dumpable) {
-			atomic64_inc(&mp3_skipped);
-			spin_lock(&mp3_hash_lock);
-			/* Pairs with mp3_task_read()'s load-acquire, as for an exit. */
-			smp_store_release(&entry->gone, true);
-			spin_unlock(&mp3_hash_lock);
-		}
+	if (entry && entry->tree)
+		allowed = mp3_tree_may_keep(task);
+	else if (entry && entry->target)
+		mp3_cgroups_target_of(task_dfl_cgroup(task), task, &allowed);
+	if (!allowed) {
+		atomic64_inc(&mp3_skipped);
+		mp3_task_leave(entry);
 	}
 	rcu_read_unlock();
 }

@@ -46,6 +46,8 @@ void expect_listing(const pid_t *want, int n, const char *when);
 pid_t spawn_sleeper(void);
 /* A sleeper that has forked a sleeping child; the child's PID in *child. */
 pid_t spawn_root_with_child(pid_t *child);
+/* Waits until the listing no longer has pid; fails after timeout_ms. */
+void wait_unlisted(pid_t pid, unsigned int timeout_ms);
 /* A sleeper running as uid and gid 65534, dumpable (become_nobody()). */
 pid_t spawn_nobody_sleeper(void);
 void kill_and_reap(pid_t pid);

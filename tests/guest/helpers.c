@@ -534,3 +534,15 @@ pid_t spawn_root_with_child(pid_t *child)
 	close(pipefd[1]);
 	return root;
 }
+
+/* Waits until the listing no longer has pid; fails after timeout_ms. */
+void wait_unlisted(pid_t pid, unsigned int timeout_ms)
+{
+	uint64_t deadline = now_ns() + timeout_ms * 1000000ULL;
+
+	while (status_lists(pid)) {
+		expect(now_ns() < deadline, "PID %d still listed %u ms after it left",
+		       (int)pid, timeout_ms);
+		sleep_ms(10);
+	}
+}

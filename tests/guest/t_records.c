@@ -16,8 +16,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -831,4 +833,105 @@ void test_tree_commands(void)
 	expect_errno(status_write("X 77"), ENOENT, "X 77 again");
 	kill(pids[1], SIGKILL);
 	kill_and_reap(pids[0]);
+}
+
+#define CGROUP_ROOT "/tmp/cgroup2"
+#define CGROUP_DIR CGROUP_ROOT "/mp3-test"
+#define CGROUP_TARGET 99
+
+/* The id of a cgroup v2 directory: its inode number. */
+static unsigned long long cgroup_id(const char *dir)
+{
+	struct stat st;
+
+	expect(!stat(dir, &st), "stat %s: %s", dir, strerror(errno));
+	return (unsigned long long)st.st_ino;
+}
+
+static void move_to_cgroup(const char *dir, pid_t pid)
+{
+	char path[128], text[16];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(text, sizeof(text), "%d", (int)pid);
+	fd = open(path, O_WRONLY);
+	expect(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text),
+	       "moving PID %d into %s: %s", (int)pid, dir, strerror(errno));
+	close(fd);
+}
+
+/* A process that forks a sleeping child on a byte from go_fd and writes its PID back. */
+static pid_t spawn_forker(int *go_fd, int *child_fd)
+{
+	int go[2], back[2];
+	pid_t pid;
+
+	expect(!pipe(go) && !pipe(back), "pipe: %s", strerror(errno));
+	pid = fork();
+	expect(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		pid_t child;
+		char byte;
+
+		if (read(go[0], &byte, 1) != 1)
+			_exit(3);
+		child = fork();
+		if (child == 0)
+			for (;;)
+				pause();
+		if (write(back[1], &child, sizeof(child)) != sizeof(child))
+			_exit(4);
+		for (;;)
+			pause();
+	}
+	close(go[0]);
+	close(back[1]);
+	*go_fd = go[1];
+	*child_fd = back[0];
+	return pid;
+}
+
+/*
+ * "C <cgroup-id> <target>": the processes in a cgroup join, and so does one
+ * forked there or moved in; one moved out leaves; "X" ends it all.
+ */
+void test_cgroup_follows(void)
+{
+	pid_t present = spawn_sleeper(), outside = spawn_sleeper(), forker, child;
+	int go_fd, child_fd;
+	char cmd[64];
+
+	mkdir(CGROUP_ROOT, 0755);
+	expect(!mount("none", CGROUP_ROOT, "cgroup2", 0, NULL) || errno == EBUSY,
+	       "mounting cgroup2: %s", strerror(errno));
+	expect(!mkdir(CGROUP_DIR, 0755) || errno == EEXIST, "mkdir %s: %s", CGROUP_DIR,
+	       strerror(errno));
+	forker = spawn_forker(&go_fd, &child_fd);
+	move_to_cgroup(CGROUP_DIR, present);
+	move_to_cgroup(CGROUP_DIR, forker);
+	snprintf(cmd, sizeof(cmd), "C %llu %d", cgroup_id(CGROUP_DIR), CGROUP_TARGET);
+	expect_ok(status_write(cmd), cmd);
+	expect_listing((const pid_t[]){ present, forker }, 2, "after C of a cgroup with two");
+	expect_errno(status_write(cmd), EEXIST, "the same C again");
+	expect(write(go_fd, "g", 1) == 1 && read(child_fd, &child, sizeof(child)) == sizeof(child),
+	       "the forker did not fork");
+	expect(status_lists(child), "a child forked in the cgroup is not registered");
+	move_to_cgroup(CGROUP_DIR, outside);
+	expect(status_lists(outside), "a process moved into the cgroup is not registered");
+	move_to_cgroup(CGROUP_ROOT, present);
+	wait_unlisted(present, 1000);
+	expect_errno(status_write("C 987654321987 98"), ENOENT, "C of no cgroup");
+	expect_errno(status_write("C 5"), EINVAL, "C without a target");
+	expect_errno(status_write("C 0 5"), EINVAL, "C of id 0");
+	snprintf(cmd, sizeof(cmd), "X %d", CGROUP_TARGET);
+	expect_ok(status_write(cmd), cmd);
+	expect_listing(NULL, 0, "after X of the cgroup");
+	expect_errno(status_write(cmd), ENOENT, "X of the cgroup again");
+	kill(child, SIGKILL);
+	kill_and_reap(forker);
+	kill_and_reap(outside);
+	kill_and_reap(present);
+	close(go_fd);
+	close(child_fd);
 }

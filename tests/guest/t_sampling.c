@@ -201,18 +201,6 @@ void test_stat_unchanged(void)
 	close(fd);
 }
 
-/* Waits until the listing no longer has pid; fails after timeout_ms. */
-static void wait_unlisted(pid_t pid, unsigned int timeout_ms)
-{
-	uint64_t deadline = now_ns() + timeout_ms * 1000000ULL;
-
-	while (status_lists(pid)) {
-		expect(now_ns() < deadline, "PID %d still listed %u ms after it exited",
-		       (int)pid, timeout_ms);
-		sleep_ms(10);
-	}
-}
-
 void test_exit_dropped(void)
 {
 	struct mp3ring ring;

@@ -37,6 +37,7 @@ const struct test tests[] = {
 	{ "records_off",              test_records_off,                "records=N",     20 },
 	{ "tree_counts_children",     test_tree_counts_children,       NULL,            30 },
 	{ "tree_commands",            test_tree_commands,              NULL,            20 },
+	{ "cgroup_follows",           test_cgroup_follows,             NULL,            20 },
 	{ "top_batch",                test_top_batch,                  NULL,            30 },
 	{ "top_terminal",             test_top_terminal,               NULL,            30 },
 	{ "unload_busy",              test_unload_busy,                NULL,            10 },

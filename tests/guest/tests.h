@@ -42,6 +42,7 @@ void test_records_pid_reuse(void);
 void test_records_off(void);
 void test_tree_counts_children(void);
 void test_tree_commands(void);
+void test_cgroup_follows(void);
 void test_top_batch(void);
 void test_top_terminal(void);
 void test_tool_errors(void);

@@ -14,8 +14,14 @@
  *                    descendants now, and every process forked in the tree
  *                    from then on, from the fork on; their records carry
  *                    <target> (1 .. 2^31 - 1, the registrar's own number)
+ *   write "C <cgroup-id> <target>"
+ *                    register every process in the cgroup v2 directory
+ *                    whose id is <cgroup-id> (its inode number under
+ *                    /sys/fs/cgroup) or below it, now and whenever one is
+ *                    forked or moved there; one moved out leaves. Their
+ *                    records carry <target>
  *   write "X <target>"
- *                    unregister every process of <target>
+ *                    unregister every process of <target>, and its cgroup
  *   read             registered PIDs, one per line
  *   PIDs are numbered in the PID namespace of the /proc mount the file was
  *   opened through, as /proc/<pid> of that mount numbers them.
@@ -25,14 +31,18 @@
  *   Errors: EINVAL malformed or longer than MP3_STATUS_MAX_WRITE bytes,
  *   ESRCH no such process, EPERM the opener may not read that process
  *   (ptrace read rules), EEXIST already registered, ENOENT not registered
- *   (X: no process of that target).
+ *   (X: no process nor cgroup of that target; C: no such cgroup), EEXIST
+ *   (C: a cgroup has that target already).
  *   A tree's descendants are judged like its root, by the opener's
  *   credentials: those the opener may not read are skipped and counted
  *   (header follow_skipped). A child is forked with its parent's
  *   credentials and follows it; one that execs into a program its owner
  *   may not read (setuid, not dumpable) leaves its tree and is counted
- *   there too. A child the module has no memory for is counted in
- *   follow_missed.
+ *   there too. A process that joins a cgroup later is judged by the
+ *   opener of "C" as it was then: all processes if it had CAP_SYS_PTRACE
+ *   over the initial user namespace, else its own dumpable ones; the
+ *   others are counted in follow_skipped. A child the module has no memory
+ *   for is counted in follow_missed.
  *
  * Character device (major MP3_CHRDEV_MAJOR, minor 0, /dev/mp3) and mmap:
  *   offset MP3_CLASSIC_OFFSET  the classic region (read-write, see below)
