@@ -129,7 +129,7 @@ static int read_pids(FILE *f, const char *path, enum line_kind kind, struct pidl
 	char *line = NULL;
 	ssize_t len;
 	int err = 0;
-	pid_t pid;
+	pid_t pid = 0;
 
 	while (!err && (len = getline(&line, &size, f)) >= 0) {
 		enum line_kind found = parse_line(line, len, &pid);
@@ -211,7 +211,7 @@ static int lock_pidlist(const char *path)
 /* Writes one line of the old file to out, or drops it if it holds a PID being removed. */
 static int copy_line(FILE *out, const char *line, size_t len, struct edit *edit)
 {
-	pid_t pid;
+	pid_t pid = 0;
 
 	if (parse_line(line, len, &pid) == edit->kind) {
 		for (size_t i = 0; i < edit->count; i++) {
