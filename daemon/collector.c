@@ -148,12 +148,12 @@ static void log_records(struct collector *c, const struct mp3_ring_sample *s, ui
 static struct log_context sample_context(const struct collector *c)
 {
 	struct log_context context = { .system = c->has_system };
-	const struct psi_cache *psi = c->psi;
+	const struct psi_memory *psi = psi_cache_value(c->psi);
 
-	if (psi->read_ns && !psi->err) {
+	if (psi) {
 		context.psi = true;
-		context.psi_some_avg10 = psi->value.some_avg10;
-		context.psi_full_avg10 = psi->value.full_avg10;
+		context.psi_some_avg10 = psi->some_avg10;
+		context.psi_full_avg10 = psi->full_avg10;
 	}
 	return context;
 }

@@ -12,14 +12,20 @@
 #include "promfile.h"
 #include "timer.h"
 
-/* Says once what goes wrong with the metrics file, and once that it works again. */
-static void report(struct exporter *x, int err)
+/*
+ * Says once what goes wrong, and once that it works again: with the module's
+ * status file (status_file true) or with the metrics file.
+ */
+static void report(struct exporter *x, int err, bool status_file)
 {
 	const char *dir = x->config->prometheus_dir;
 
 	if (err == x->error)
 		return;
-	if (err == -ENOENT)
+	if (err && status_file)
+		dlog(LOG_WARNING, "metrics not updated: reading %s: %s", x->config->status_file,
+		     strerror(-err));
+	else if (err == -ENOENT)
 		dlog(LOG_INFO, "prometheus_dir %s does not exist: no metrics written until it does",
 		     dir);
 	else if (err)
@@ -54,15 +60,14 @@ static int check_dir(const char *dir)
 	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 }
 
-/* Which processes have series, among those the module samples now. 0 or -errno. */
+/* Which processes have series, among those the module samples now; -errno of the status file. */
 static int select_series(struct exporter *x)
 {
 	struct pidlist registered;
 	int err = procstatus_list(x->config->status_file, &registered);
 
 	if (err) {
-		dlog(LOG_WARNING, "metrics not updated: reading %s: %s", x->config->status_file,
-		     strerror(-err));
+		report(x, err, true);
 		return err;
 	}
 	err = counters_select_series(x->counters, &registered,
@@ -77,7 +82,6 @@ static int select_series(struct exporter *x)
 static void write_metrics(struct exporter *x, bool durable)
 {
 	const char *dir = x->config->prometheus_dir;
-	const struct psi_cache *psi = x->psi;
 	int err;
 
 	if (!dir[0]) {
@@ -88,8 +92,8 @@ static void write_metrics(struct exporter *x, bool durable)
 	if (!err && select_series(x))
 		return;
 	if (!err)
-		err = promfile_write(dir, x->counters, psi->read_ns && !psi->err ? &psi->value : NULL);
-	report(x, err);
+		err = promfile_write(dir, x->counters, psi_cache_value(x->psi));
+	report(x, err, false);
 	if (!err)
 		report_save(x, counterfile_save(x->config->state_dir, x->counters, durable));
 }

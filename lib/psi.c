@@ -36,3 +36,8 @@ bool psi_cache_refresh(struct psi_cache *c, const char *path, uint64_t now_ns)
 	c->err = psi_read(path, &c->value);
 	return true;
 }
+
+const struct psi_memory *psi_cache_value(const struct psi_cache *c)
+{
+	return c->read_ns && !c->err ? &c->value : NULL;
+}

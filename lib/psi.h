@@ -35,4 +35,7 @@ struct psi_cache {
 /* Reads path again if the last reading is older than PSI_CACHE_NS; returns whether it did. */
 bool psi_cache_refresh(struct psi_cache *c, const char *path, uint64_t now_ns);
 
+/* The last reading, or NULL if there is none or it failed. */
+const struct psi_memory *psi_cache_value(const struct psi_cache *c);
+
 #endif /* PFPROF_PSI_H */
