@@ -119,15 +119,12 @@ void __mp3_cgroups_remove_all(void)
 /* Whether t's opener may read @task's counters; under rcu_read_lock(), not sleeping. */
 static bool mp3_cgroups_may_read(const struct mp3_cgroup_target *t, struct task_struct *task)
 {
-	const struct cred *tcred = __task_cred(task);
 	struct user_namespace *exec_ns;
 	bool dumpable;
 
 	if (t->ptrace_all)
 		return true;
-	if (!uid_eq(t->fsuid, tcred->euid) || !uid_eq(t->fsuid, tcred->suid) ||
-	    !uid_eq(t->fsuid, tcred->uid) || !gid_eq(t->fsgid, tcred->egid) ||
-	    !gid_eq(t->fsgid, tcred->sgid) || !gid_eq(t->fsgid, tcred->gid))
+	if (!mp3_same_owner(t->fsuid, t->fsgid, __task_cred(task)))
 		return false;
 	task_lock(task);
 	dumpable = mp3_task_dumpable(task, &exec_ns);

@@ -19,9 +19,11 @@
 
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/mp3.h>
 
 struct cgroup;
+struct cred;
 struct file;
 struct mp3_task;
 struct seq_file;
@@ -62,6 +64,12 @@ void __mp3_buffer_record_comm(u32 tgid, u32 target, const char *comm);
 void __mp3_buffer_publish(const struct mp3_sample_values *values, u64 cost_ns);
 u64 mp3_buffer_head(void);
 int mp3_buffer_mmap(struct vm_area_struct *vma);
+
+/*
+ * The first half of the ptrace read rule: an opener with these fs ids owns
+ * the task whose credentials are @tcred (its real, effective and saved ids).
+ */
+bool mp3_same_owner(kuid_t fsuid, kgid_t fsgid, const struct cred *tcred);
 
 /* The process numbered @nr where @file's /proc is mounted, if its opener may read it. */
 struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target);

@@ -120,6 +120,13 @@ static bool mp3_read_group(struct task_struct *leader, struct mp3_counters *sum)
 	return !(READ_ONCE(leader->exit_state) && thread_group_empty(leader));
 }
 
+bool mp3_same_owner(kuid_t fsuid, kgid_t fsgid, const struct cred *tcred)
+{
+	return uid_eq(fsuid, tcred->euid) && uid_eq(fsuid, tcred->suid) &&
+	       uid_eq(fsuid, tcred->uid) && gid_eq(fsgid, tcred->egid) &&
+	       gid_eq(fsgid, tcred->sgid) && gid_eq(fsgid, tcred->gid);
+}
+
 /*
  * Whether whoever opened @file may read @task's counters: the rule of
  * ptrace_may_access(task, PTRACE_MODE_READ_FSCREDS), which is not exported
@@ -147,12 +154,7 @@ static bool mp3_may_read(const struct file *file, struct task_struct *task)
 
 	rcu_read_lock();
 	tcred = __task_cred(task);
-	allowed = (uid_eq(cred->fsuid, tcred->euid) &&
-		   uid_eq(cred->fsuid, tcred->suid) &&
-		   uid_eq(cred->fsuid, tcred->uid) &&
-		   gid_eq(cred->fsgid, tcred->egid) &&
-		   gid_eq(cred->fsgid, tcred->sgid) &&
-		   gid_eq(cred->fsgid, tcred->gid)) ||
+	allowed = mp3_same_owner(cred->fsuid, cred->fsgid, tcred) ||
 		  file_ns_capable(file, tcred->user_ns, CAP_SYS_PTRACE);
 	rcu_read_unlock();
 	if (!allowed)
