@@ -44,6 +44,11 @@ void expect_listing(const pid_t *want, int n, const char *when);
 
 /* Helper processes; all die with the test's process group. */
 pid_t spawn_sleeper(void);
+/*
+ * A sleeper that forks a sleeping child on a byte from *go_fd, then writes
+ * the child's PID to *child_fd.
+ */
+pid_t spawn_forker(int *go_fd, int *child_fd);
 /* A sleeper that has forked a sleeping child; the child's PID in *child. */
 pid_t spawn_root_with_child(pid_t *child);
 /* Waits until the listing no longer has pid; fails after timeout_ms. */

@@ -509,29 +509,47 @@ void set_last_pid(pid_t pid)
 	close(fd);
 }
 
-/* A root that has forked a child which sleeps; the child's PID in *child. */
-pid_t spawn_root_with_child(pid_t *child)
+/* A process that forks a sleeping child on a byte from go_fd and writes its PID back. */
+pid_t spawn_forker(int *go_fd, int *child_fd)
 {
-	int pipefd[2];
-	pid_t root;
+	int go[2], back[2];
+	pid_t pid;
 
-	expect(!pipe(pipefd), "pipe: %s", strerror(errno));
-	root = fork();
-	expect(root >= 0, "fork: %s", strerror(errno));
-	if (root == 0) {
-		pid_t pid = fork();
+	expect(!pipe(go) && !pipe(back), "pipe: %s", strerror(errno));
+	pid = fork();
+	expect(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		pid_t child;
+		char byte;
 
-		if (pid == 0)
+		if (read(go[0], &byte, 1) != 1)
+			_exit(3);
+		child = fork();
+		if (child == 0)
 			for (;;)
 				pause();
-		if (write(pipefd[1], &pid, sizeof(pid)) != sizeof(pid))
-			_exit(3);
+		if (write(back[1], &child, sizeof(child)) != sizeof(child))
+			_exit(4);
 		for (;;)
 			pause();
 	}
-	expect(read(pipefd[0], child, sizeof(*child)) == sizeof(*child), "the root did not fork");
-	close(pipefd[0]);
-	close(pipefd[1]);
+	close(go[0]);
+	close(back[1]);
+	*go_fd = go[1];
+	*child_fd = back[0];
+	return pid;
+}
+
+/* A root that has forked a child which sleeps; the child's PID in *child. */
+pid_t spawn_root_with_child(pid_t *child)
+{
+	int go_fd, child_fd;
+	pid_t root = spawn_forker(&go_fd, &child_fd);
+
+	expect(write(go_fd, "g", 1) == 1 && read(child_fd, child, sizeof(*child)) == sizeof(*child),
+	       "the root did not fork");
+	close(go_fd);
+	close(child_fd);
 	return root;
 }
 

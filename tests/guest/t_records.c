@@ -861,37 +861,6 @@ static void move_to_cgroup(const char *dir, pid_t pid)
 	close(fd);
 }
 
-/* A process that forks a sleeping child on a byte from go_fd and writes its PID back. */
-static pid_t spawn_forker(int *go_fd, int *child_fd)
-{
-	int go[2], back[2];
-	pid_t pid;
-
-	expect(!pipe(go) && !pipe(back), "pipe: %s", strerror(errno));
-	pid = fork();
-	expect(pid >= 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		pid_t child;
-		char byte;
-
-		if (read(go[0], &byte, 1) != 1)
-			_exit(3);
-		child = fork();
-		if (child == 0)
-			for (;;)
-				pause();
-		if (write(back[1], &child, sizeof(child)) != sizeof(child))
-			_exit(4);
-		for (;;)
-			pause();
-	}
-	close(go[0]);
-	close(back[1]);
-	*go_fd = go[1];
-	*child_fd = back[0];
-	return pid;
-}
-
 /*
  * "C <cgroup-id> <target>": the processes in a cgroup join, and so does one
  * forked there or moved in; one moved out leaves; "X" ends it all.
