@@ -18,18 +18,25 @@
 /* Bad lines are quoted in reports up to this length. */
 #define QUOTE_MAX 80
 
-enum line_kind { LINE_BLANK, LINE_PID, LINE_TREE, LINE_BAD };
+/* A line: blank (or a comment), malformed, or one of the kinds in pidlist.h. */
+#define LINE_BLANK (-1)
+#define LINE_BAD (-2)
 
-/* The word before a tree's PID. */
-#define TREE_WORD "tree"
+/* The word before a line's value, by kind; a PID's line has none. */
+static const char *const kind_words[] = {
+	[PIDLIST_PID] = "", [PIDLIST_TREE] = "tree", [PIDLIST_CGROUP] = "cgroup",
+	[PIDLIST_UNIT] = "unit",
+};
 
-/* What pidlist_add() or pidlist_remove() does to the file. */
+#define NR_KINDS (sizeof(kind_words) / sizeof(kind_words[0]))
+
+/* What pidlist_add*() or pidlist_remove*() does to the file. */
 struct edit {
-	enum line_kind kind;	/* of the lines it adds or removes: LINE_PID or LINE_TREE */
-	const pid_t *pids;
+	enum pidlist_kind kind;	/* of the lines it adds or removes */
+	const char *const *values;
 	size_t count;
 	bool removing;
-	bool *present;		/* adding: pids[i] is in the file already */
+	bool *present;		/* adding: values[i] is in the file already */
 	bool changed;
 };
 
@@ -40,45 +47,80 @@ static const char *skip_space(const char *p, const char *end)
 	return p;
 }
 
+static bool ends_value(const char *p, const char *end)
+{
+	return p == end || isspace((unsigned char)*p) || *p == '#';
+}
+
+/* The kind whose word starts the line at *p (moving *p past it), or PIDLIST_PID. */
+static enum pidlist_kind parse_word(const char **p, const char *end)
+{
+	for (size_t k = 1; k < NR_KINDS; k++) {
+		size_t len = strlen(kind_words[k]);
+
+		if ((size_t)(end - *p) > len && !strncmp(*p, kind_words[k], len) &&
+		    isspace((unsigned char)(*p)[len])) {
+			*p = skip_space(*p + len, end);
+			return k;
+		}
+	}
+	return PIDLIST_PID;
+}
+
+/* A PID's canonical text: digits only (strtol() would also take a sign), 1..INT_MAX. */
+static bool canonical_pid(const char *value, size_t len, char *canon)
+{
+	char *number_end;
+	long pid;
+
+	if (!len || !isdigit((unsigned char)*value))
+		return false;
+	errno = 0;
+	pid = strtol(value, &number_end, 10);
+	if (errno || pid < 1 || pid > INT_MAX || number_end != value + len)
+		return false;
+	snprintf(canon, PIDLIST_VALUE_MAX, "%ld", pid);
+	return true;
+}
+
 /*
- * A line is blank, a comment, or a PID ("tree" and white space before it for
- * a tree) with optional white space and comment. line[len] must be '\0'
- * (getline() ensures it) so strtol() stops in the buffer.
+ * A line is blank, a comment, or a kind's word (none for a PID), white space
+ * and a value, then optional white space and comment. The value goes to
+ * value (PIDLIST_VALUE_MAX bytes), a PID's in canonical form. line[len] must
+ * be '\0' (getline() ensures it) so that strtol() stops in the buffer.
  */
-static enum line_kind parse_line(const char *line, size_t len, pid_t *pid)
+static int parse_line(const char *line, size_t len, char *value)
 {
 	const char *end = line + len;
-	const char *p = skip_space(line, end);
-	enum line_kind kind = LINE_PID;
-	char *number_end;
-	long value;
+	const char *p = skip_space(line, end), *value_start;
+	enum pidlist_kind kind;
 
 	if (p == end || *p == '#')
 		return LINE_BLANK;
-	if (!strncmp(p, TREE_WORD, strlen(TREE_WORD)) &&
-	    isspace((unsigned char)p[strlen(TREE_WORD)])) {
-		kind = LINE_TREE;
-		p = skip_space(p + strlen(TREE_WORD), end);
+	kind = parse_word(&p, end);
+	value_start = p;
+	/* An embedded NUL ends the value too, and is then neither space nor '#'. */
+	while (!ends_value(p, end) && *p)
+		p++;
+	if (p == value_start || p - value_start >= PIDLIST_VALUE_MAX)
+		return LINE_BAD;
+	if (kind == PIDLIST_PID || kind == PIDLIST_TREE) {
+		if (!canonical_pid(value_start, p - value_start, value))
+			return LINE_BAD;
+	} else {
+		memcpy(value, value_start, p - value_start);
+		value[p - value_start] = '\0';
 	}
-	/* strtol() would also take a sign; a PID file holds digits only. */
-	if (!isdigit((unsigned char)*p))
-		return LINE_BAD;
-	errno = 0;
-	value = strtol(p, &number_end, 10);
-	if (errno || value < 1 || value > INT_MAX)
-		return LINE_BAD;
-	/* An embedded NUL stops here too, since it is neither space nor '#'. */
-	p = skip_space(number_end, end);
+	p = skip_space(p, end);
 	if (p != end && *p != '#')
 		return LINE_BAD;
-	*pid = value;
 	return kind;
 }
 
-static bool holds(const pid_t *pids, size_t count, pid_t pid)
+static bool holds(const char *const *values, size_t count, const char *value)
 {
 	for (size_t i = 0; i < count; i++) {
-		if (pids[i] == pid)
+		if (!strcmp(values[i], value))
 			return true;
 	}
 	return false;
@@ -92,51 +134,57 @@ static int read_error(FILE *f)
 	return errno ? -errno : -EIO;
 }
 
-static int append_pid(struct pidlist *list, size_t *capacity, pid_t pid)
+static int append_value(struct pidlist_values *list, size_t *capacity, const char *value)
 {
+	char *copy;
+
 	if (list->count == *capacity) {
 		size_t grown = *capacity ? 2 * *capacity : 16;
-		pid_t *pids = reallocarray(list->pids, grown, sizeof(*pids));
+		char **values = reallocarray(list->values, grown, sizeof(*values));
 
-		if (!pids)
+		if (!values)
 			return -ENOMEM;
-		list->pids = pids;
+		list->values = values;
 		*capacity = grown;
 	}
-	list->pids[list->count++] = pid;
+	copy = strdup(value);
+	if (!copy)
+		return -ENOMEM;
+	list->values[list->count++] = copy;
 	return 0;
 }
 
 static void report_bad_line(pidlist_report_fn *report, void *ctx, const char *path,
 			    unsigned int lineno, const char *line, size_t len)
 {
-	char message[QUOTE_MAX + 128];
+	char message[QUOTE_MAX + 160];
 
 	if (len > 0 && line[len - 1] == '\n')
 		len--;
 	snprintf(message, sizeof(message),
-		 "bad line '%.*s%s': expected a PID, 'tree' and a PID, or a '#' comment",
+		 "bad line '%.*s%s': expected a PID, 'tree' and a PID, 'cgroup' and a path, "
+		 "'unit' and a name, or a '#' comment",
 		 len > QUOTE_MAX ? QUOTE_MAX : (int)len, line, len > QUOTE_MAX ? "..." : "");
 	report(ctx, path, lineno, message);
 }
 
-/* The PIDs of the lines of this kind; bad lines go to report (if not NULL). */
-static int read_pids(FILE *f, const char *path, enum line_kind kind, struct pidlist *list,
-		     pidlist_report_fn *report, void *ctx)
+/* The values of the lines of this kind; bad lines go to report (if not NULL). */
+static int read_values(FILE *f, const char *path, enum pidlist_kind kind,
+		       struct pidlist_values *list, pidlist_report_fn *report, void *ctx)
 {
+	char *line = NULL, value[PIDLIST_VALUE_MAX];
 	unsigned int lineno = 0;
 	size_t capacity = 0, size = 0;
-	char *line = NULL;
 	ssize_t len;
 	int err = 0;
-	pid_t pid = 0;
 
 	while (!err && (len = getline(&line, &size, f)) >= 0) {
-		enum line_kind found = parse_line(line, len, &pid);
+		int found = parse_line(line, len, value);
 
 		lineno++;
-		if (found == kind && !holds(list->pids, list->count, pid))
-			err = append_pid(list, &capacity, pid);
+		if (found == (int)kind &&
+		    !holds((const char *const *)list->values, list->count, value))
+			err = append_value(list, &capacity, value);
 		else if (found == LINE_BAD && report)
 			report_bad_line(report, ctx, path, lineno, line, len);
 	}
@@ -144,32 +192,71 @@ static int read_pids(FILE *f, const char *path, enum line_kind kind, struct pidl
 	return err ? err : read_error(f);
 }
 
-static int read_kind(const char *path, enum line_kind kind, struct pidlist *list,
-		     pidlist_report_fn *report, void *ctx)
+int pidlist_read_values(const char *path, enum pidlist_kind kind, struct pidlist_values *list,
+			pidlist_report_fn *report, void *ctx)
 {
 	FILE *f = fopen(path, "re");
 	int err;
 
-	list->pids = NULL;
+	list->values = NULL;
 	list->count = 0;
 	if (!f)
 		return errno == ENOENT ? 0 : -errno;
-	err = read_pids(f, path, kind, list, report, ctx);
+	err = read_values(f, path, kind, list, report, ctx);
 	fclose(f);
 	if (err)
-		pidlist_free(list);
+		pidlist_values_free(list);
+	return err;
+}
+
+void pidlist_values_free(struct pidlist_values *list)
+{
+	for (size_t i = 0; i < list->count; i++)
+		free(list->values[i]);
+	free(list->values);
+	list->values = NULL;
+	list->count = 0;
+}
+
+/* The PIDs of a list of PID or tree values, which parse_line() made canonical. */
+static int values_to_pids(const struct pidlist_values *values, struct pidlist *list)
+{
+	list->count = 0;
+	list->pids = NULL;
+	if (!values->count)
+		return 0;
+	list->pids = calloc(values->count, sizeof(*list->pids));
+	if (!list->pids)
+		return -ENOMEM;
+	for (size_t i = 0; i < values->count; i++)
+		list->pids[list->count++] = atoi(values->values[i]);
+	return 0;
+}
+
+static int read_kind(const char *path, enum pidlist_kind kind, struct pidlist *list,
+		     pidlist_report_fn *report, void *ctx)
+{
+	struct pidlist_values values;
+	int err = pidlist_read_values(path, kind, &values, report, ctx);
+
+	list->pids = NULL;
+	list->count = 0;
+	if (err)
+		return err;
+	err = values_to_pids(&values, list);
+	pidlist_values_free(&values);
 	return err;
 }
 
 int pidlist_read(const char *path, struct pidlist *list,
 		 pidlist_report_fn *report, void *ctx)
 {
-	return read_kind(path, LINE_PID, list, report, ctx);
+	return read_kind(path, PIDLIST_PID, list, report, ctx);
 }
 
 int pidlist_read_trees(const char *path, struct pidlist *roots)
 {
-	return read_kind(path, LINE_TREE, roots, NULL, NULL);
+	return read_kind(path, PIDLIST_TREE, roots, NULL, NULL);
 }
 
 void pidlist_free(struct pidlist *list)
@@ -208,14 +295,14 @@ static int lock_pidlist(const char *path)
 	return fd;
 }
 
-/* Writes one line of the old file to out, or drops it if it holds a PID being removed. */
+/* Writes one line of the old file to out, or drops it if it holds a value being removed. */
 static int copy_line(FILE *out, const char *line, size_t len, struct edit *edit)
 {
-	pid_t pid = 0;
+	char value[PIDLIST_VALUE_MAX];
 
-	if (parse_line(line, len, &pid) == edit->kind) {
+	if (parse_line(line, len, value) == (int)edit->kind) {
 		for (size_t i = 0; i < edit->count; i++) {
-			if (edit->pids[i] != pid)
+			if (strcmp(edit->values[i], value))
 				continue;
 			if (edit->removing) {
 				edit->changed = true;
@@ -245,14 +332,15 @@ static int copy_lines(FILE *in, FILE *out, struct edit *edit)
 	return err ? err : read_error(in);
 }
 
-/* Appends the PIDs being added that the file did not hold, each once. */
-static int append_new_pids(FILE *out, struct edit *edit)
+/* Appends the values being added that the file did not hold, each once. */
+static int append_new_values(FILE *out, struct edit *edit)
 {
+	const char *word = kind_words[edit->kind];
+
 	for (size_t i = 0; i < edit->count; i++) {
-		if (edit->present[i] || holds(edit->pids, i, edit->pids[i]))
+		if (edit->present[i] || holds(edit->values, i, edit->values[i]))
 			continue;
-		if (fprintf(out, "%s%d\n", edit->kind == LINE_TREE ? TREE_WORD " " : "",
-			    (int)edit->pids[i]) < 0)
+		if (fprintf(out, "%s%s%s\n", word, *word ? " " : "", edit->values[i]) < 0)
 			return -errno;
 		edit->changed = true;
 	}
@@ -265,7 +353,7 @@ static int write_edited(FILE *in, FILE *out, struct edit *edit)
 	int err = in ? copy_lines(in, out, edit) : 0;
 
 	if (!err && !edit->removing)
-		err = append_new_pids(out, edit);
+		err = append_new_values(out, edit);
 	return err;
 }
 
@@ -315,13 +403,33 @@ static int edit_pidlist(const char *path, struct edit *edit)
 	return err;
 }
 
-static int add_kind(const char *path, enum line_kind kind, const pid_t *pids, size_t count)
+/*
+ * A value the file can hold: one word, no longer than PIDLIST_VALUE_MAX - 1,
+ * a PID's in canonical form (as parse_line() will read it back).
+ */
+static bool valid_value(enum pidlist_kind kind, const char *value)
 {
-	struct edit edit = { .kind = kind, .pids = pids, .count = count };
+	char canon[PIDLIST_VALUE_MAX];
+	size_t len = strlen(value);
+
+	if (kind == PIDLIST_PID || kind == PIDLIST_TREE)
+		return canonical_pid(value, len, canon) && !strcmp(canon, value);
+	if (!len || len >= PIDLIST_VALUE_MAX)
+		return false;
+	for (const char *p = value; *p; p++)
+		if (ends_value(p, p + 1))
+			return false;
+	return true;
+}
+
+int pidlist_edit_values(const char *path, enum pidlist_kind kind, bool add,
+			const char *const *values, size_t count)
+{
+	struct edit edit = { .kind = kind, .values = values, .count = count, .removing = !add };
 	int err;
 
 	for (size_t i = 0; i < count; i++) {
-		if (pids[i] < 1)
+		if (!valid_value(kind, values[i]))
 			return -EINVAL;
 	}
 	edit.present = calloc(count ? count : 1, sizeof(*edit.present));
@@ -332,29 +440,43 @@ static int add_kind(const char *path, enum line_kind kind, const pid_t *pids, si
 	return err;
 }
 
+/* The same for PIDs, given as numbers. */
+static int edit_pids(const char *path, enum pidlist_kind kind, bool add, const pid_t *pids,
+		     size_t count)
+{
+	char (*texts)[PIDLIST_VALUE_MAX] = calloc(count ? count : 1, sizeof(*texts));
+	const char **values = calloc(count ? count : 1, sizeof(*values));
+	int err = -ENOMEM;
+
+	if (!texts || !values)
+		goto out;
+	for (size_t i = 0; i < count; i++) {
+		snprintf(texts[i], sizeof(texts[i]), "%d", (int)pids[i]);
+		values[i] = texts[i];
+	}
+	err = pidlist_edit_values(path, kind, add, values, count);
+out:
+	free(texts);
+	free(values);
+	return err;
+}
+
 int pidlist_add(const char *path, const pid_t *pids, size_t count)
 {
-	return add_kind(path, LINE_PID, pids, count);
+	return edit_pids(path, PIDLIST_PID, true, pids, count);
 }
 
 int pidlist_add_trees(const char *path, const pid_t *roots, size_t count)
 {
-	return add_kind(path, LINE_TREE, roots, count);
-}
-
-static int remove_kind(const char *path, enum line_kind kind, const pid_t *pids, size_t count)
-{
-	struct edit edit = { .kind = kind, .pids = pids, .count = count, .removing = true };
-
-	return edit_pidlist(path, &edit);
+	return edit_pids(path, PIDLIST_TREE, true, roots, count);
 }
 
 int pidlist_remove(const char *path, const pid_t *pids, size_t count)
 {
-	return remove_kind(path, LINE_PID, pids, count);
+	return edit_pids(path, PIDLIST_PID, false, pids, count);
 }
 
 int pidlist_remove_trees(const char *path, const pid_t *roots, size_t count)
 {
-	return remove_kind(path, LINE_TREE, roots, count);
+	return edit_pids(path, PIDLIST_TREE, false, roots, count);
 }

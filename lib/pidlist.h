@@ -1,24 +1,36 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The PID file: the processes pfprofd keeps registered, one PID per line,
- * and the process trees, "tree" and the root's PID per line ("tree 1234":
- * the process and every process it starts); '#' comments and blank lines
- * allowed. Changes are made under an exclusive
+ * The PID file: what pfprofd keeps registered, one per line: a PID (that
+ * process), "tree PID" (the process and every process it starts), "cgroup
+ * PATH" (a cgroup v2 directory) or "unit NAME" (a systemd unit); '#'
+ * comments and blank lines allowed. Changes are made under an exclusive
  * flock() on "<path>.lock" and written atomically (temporary file in the same
  * directory, fsync, rename), keeping comments and every other line as they are.
  */
 #ifndef PFPROF_PIDLIST_H
 #define PFPROF_PIDLIST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+/* The kinds of lines; the word before the value is "", "tree", "cgroup", "unit". */
+enum pidlist_kind { PIDLIST_PID, PIDLIST_TREE, PIDLIST_CGROUP, PIDLIST_UNIT };
+
+/* A value is one word (no white space, no '#') shorter than this. */
+#define PIDLIST_VALUE_MAX 4096
 
 struct pidlist {
 	pid_t *pids;
 	size_t count;
 };
 
-/* Called for each line that is neither a PID, a tree, a comment nor blank. */
+struct pidlist_values {
+	char **values;
+	size_t count;
+};
+
+/* Called for each line that is none of the kinds, a comment nor blank. */
 typedef void pidlist_report_fn(void *ctx, const char *file, unsigned int line,
 			       const char *message);
 
@@ -40,5 +52,21 @@ int pidlist_remove(const char *path, const pid_t *pids, size_t count);
 int pidlist_remove_trees(const char *path, const pid_t *roots, size_t count);
 
 void pidlist_free(struct pidlist *list);
+
+/*
+ * The values of one kind's lines, in file order, duplicates removed (PIDs as
+ * decimal text); bad lines go to report if not NULL. 0 or -errno.
+ */
+int pidlist_read_values(const char *path, enum pidlist_kind kind, struct pidlist_values *list,
+			pidlist_report_fn *report, void *ctx);
+void pidlist_values_free(struct pidlist_values *list);
+
+/*
+ * Adds the lines of these values not yet in the file, or removes every line
+ * holding one of them. -EINVAL, changing nothing, if a value cannot be a
+ * line's (empty, white space, '#', too long, a PID not in decimal).
+ */
+int pidlist_edit_values(const char *path, enum pidlist_kind kind, bool add,
+			const char *const *values, size_t count);
 
 #endif /* PFPROF_PIDLIST_H */

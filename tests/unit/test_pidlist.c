@@ -74,7 +74,9 @@ static void test_read_missing_file(void)
 	check_missing("pids.lock");
 }
 
-#define BAD(text) "bad line '" text "': expected a PID, 'tree' and a PID, or a '#' comment"
+#define BAD(text)                                                                        \
+	"bad line '" text "': expected a PID, 'tree' and a PID, 'cgroup' and a path, "   \
+	"'unit' and a name, or a '#' comment"
 
 static const struct bad_line {
 	unsigned int line;
@@ -283,6 +285,45 @@ static void test_trees_keep_lines(void)
 	check_file("pids", "tree 7\n");
 }
 
+/* Cgroups and units: one word each, read back as written, kept apart from PIDs. */
+static void test_named_lines(void)
+{
+	static const char *const units[] = { "nginx.service", "user-1000.slice" };
+	static const char *const cgroup[] = { "/sys/fs/cgroup/machine.slice/c1" };
+	struct pidlist_values values;
+
+	unit_write_file("pids", "# kept\n7\nunit  nginx.service # web\ncgroup\n");
+	expect(!pidlist_edit_values("pids", PIDLIST_UNIT, true, units, 2), "adding units failed");
+	expect(!pidlist_edit_values("pids", PIDLIST_CGROUP, true, cgroup, 1), "adding a cgroup failed");
+	check_file("pids", "# kept\n7\nunit  nginx.service # web\ncgroup\nunit user-1000.slice\n"
+			   "cgroup /sys/fs/cgroup/machine.slice/c1\n");
+	expect(!pidlist_read_values("pids", PIDLIST_UNIT, &values, NULL, NULL), "read failed");
+	expect(values.count == 2 && !strcmp(values.values[0], units[0]) &&
+		       !strcmp(values.values[1], units[1]),
+	       "%zu units read", values.count);
+	pidlist_values_free(&values);
+	expect(!pidlist_edit_values("pids", PIDLIST_UNIT, false, units, 1), "removing failed");
+	check_file("pids", "# kept\n7\ncgroup\nunit user-1000.slice\n"
+			   "cgroup /sys/fs/cgroup/machine.slice/c1\n");
+}
+
+/* A value that could not be read back as written changes nothing. */
+static void test_named_lines_refused(void)
+{
+	static const char *const bad[] = { "", "a b", "a#b", "tab\there", "new\nline" };
+
+	unit_write_file("pids", "unit a.service\n");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *const values[] = { "ok.service", bad[i] };
+
+		expect(pidlist_edit_values("pids", PIDLIST_UNIT, true, values, 2) == -EINVAL,
+		       "'%s' was not refused", bad[i]);
+	}
+	expect(pidlist_edit_values("pids", PIDLIST_TREE, true, (const char *const[]){ "07" }, 1) ==
+		       -EINVAL, "a PID not in canonical form was not refused");
+	check_file("pids", "unit a.service\n");
+}
+
 static void test_remove_from_missing_file(void)
 {
 	static const pid_t pid = 5;
@@ -420,6 +461,8 @@ UNIT_TESTS(
 	UNIT_TEST(add_keeps_lines),
 	UNIT_TEST(remove_keeps_lines),
 	UNIT_TEST(trees_keep_lines),
+	UNIT_TEST(named_lines),
+	UNIT_TEST(named_lines_refused),
 	UNIT_TEST(remove_from_missing_file),
 	UNIT_TEST(add_replaces_atomically),
 	UNIT_TEST(remove_replaces_atomically),

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Targets: what pfprofd's PID file names besides single processes (a process
+ * tree, a cgroup v2 directory, a systemd unit), and the number that the
+ * module's records carry for each (struct mp3_proc_record's target).
+ *
+ * A tree's number is its root's PID (below 2^22, the kernel's PID_MAX_LIMIT;
+ * `pfprofctl run` numbers its command's tree so too). A cgroup's or a unit's
+ * number is a hash of its kind and name in [2^30, 2^31): every reader of the
+ * PID file finds the same number without asking pfprofd, and two names that
+ * hash alike are refused when the second is added (target_list_collision()).
+ */
+#ifndef PFPROF_TARGETS_H
+#define PFPROF_TARGETS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum target_kind { TARGET_TREE, TARGET_CGROUP, TARGET_UNIT };
+
+/* Numbers from here on are cgroups' and units'. */
+#define TARGET_NAMED_FIRST 0x40000000U
+
+struct target {
+	enum target_kind kind;
+	char *name;		/* a tree's root PID in decimal, a cgroup's path, a unit's name */
+	uint32_t number;
+};
+
+struct target_list {
+	struct target *targets;
+	size_t count;
+};
+
+/* The word of a kind in the PID file and in labels: "tree", "cgroup", "unit". */
+const char *target_kind_word(enum target_kind kind);
+
+/* A tree's number is its root's PID (name in decimal); the others' a hash of the name. */
+uint32_t target_number(enum target_kind kind, const char *name);
+
+/* Every target the PID file names, in file order. A missing file is an empty list. */
+int target_list_read(const char *pid_file, struct target_list *list);
+void target_list_free(struct target_list *list);
+
+/* The target of the list with that number, or NULL. */
+const struct target *target_list_find(const struct target_list *list, uint32_t number);
+
+/* Another target of the list whose number is that of (kind, name), or NULL. */
+const struct target *target_list_collision(const struct target_list *list,
+					   enum target_kind kind, const char *name);
+
+/*
+ * A record's target for people and labels: "unit:NAME", "cgroup:PATH" or
+ * "tree:PID". A number the list does not hold is "tree:N" below
+ * TARGET_NAMED_FIRST (a `pfprofctl run` tree, or a tree deleted since), else
+ * "target:N". Returns buf.
+ */
+const char *target_label(const struct target_list *list, uint32_t number, char *buf,
+			 size_t size);
+
+#endif /* PFPROF_TARGETS_H */

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Targets (lib/targets.c) and the cgroup paths and units they name (lib/cgroupfs.c). */
+#include "unit.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgroupfs.h"
+#include "targets.h"
+
+static void make_dirs(const char *const *dirs, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		expect(!mkdir(dirs[i], 0755), "mkdir %s: %s", dirs[i], strerror(errno));
+}
+
+static void test_numbers(void)
+{
+	uint32_t unit = target_number(TARGET_UNIT, "nginx.service");
+
+	expect(target_number(TARGET_TREE, "4194304") == 4194304, "a tree's number is its root");
+	expect(unit >= TARGET_NAMED_FIRST && unit <= INT32_MAX, "unit number %u", unit);
+	expect(unit == target_number(TARGET_UNIT, "nginx.service"), "not the same twice");
+	expect(unit != target_number(TARGET_CGROUP, "nginx.service"),
+	       "a cgroup and a unit of one name share a number");
+	/* FNV-1a of "unit" then the name, fixed: readers of other builds must agree. */
+	expect(target_number(TARGET_UNIT, "a.service") == 0x4508f747, "unit a.service: %#x",
+	       target_number(TARGET_UNIT, "a.service"));
+}
+
+static void test_list_and_labels(void)
+{
+	struct target_list list;
+	char buf[128];
+	uint32_t unit = target_number(TARGET_UNIT, "db.service");
+
+	unit_write_file("pids", "7\ntree 31\nunit db.service\ncgroup /sys/fs/cgroup/c1\nbad line\n");
+	expect(!target_list_read("pids", &list), "read failed");
+	expect(list.count == 3, "%zu targets", list.count);
+	expect(!strcmp(target_label(&list, 31, buf, sizeof(buf)), "tree:31"), "label %s", buf);
+	expect(!strcmp(target_label(&list, unit, buf, sizeof(buf)), "unit:db.service"),
+	       "label %s", buf);
+	expect(!strcmp(target_label(&list, target_number(TARGET_CGROUP, "/sys/fs/cgroup/c1"), buf,
+				    sizeof(buf)), "cgroup:/sys/fs/cgroup/c1"), "label %s", buf);
+	expect(!strcmp(target_label(&list, 99, buf, sizeof(buf)), "tree:99"),
+	       "a run's tree: %s", buf);
+	expect(!strcmp(target_label(&list, TARGET_NAMED_FIRST + 1, buf, sizeof(buf)),
+		       "target:1073741825"), "an unknown target: %s", buf);
+	expect(!target_list_collision(&list, TARGET_UNIT, "db.service"), "a target collides with itself");
+	target_list_free(&list);
+	expect(!target_list_read("missing", &list) && list.count == 0, "a missing file");
+}
+
+static const struct path_case {
+	const char *path;
+	int err;
+} path_cases[] = {
+	{ "cg/a", 0 },
+	{ "cg/a/b", 0 },
+	{ "cg", -EINVAL },		/* the root itself is no directory below it */
+	{ "cgx/a", -EINVAL },
+	{ "elsewhere", -EINVAL },
+	{ "cg/a/", -EINVAL },
+	{ "cg/a//b", -EINVAL },
+	{ "cg/a/../a", -EINVAL },
+	{ "cg/link", -ELOOP },
+	{ "cg/link/b", -ELOOP },
+	{ "cg/missing", -ENOENT },
+	{ "cg/file", -ENOTDIR },
+};
+
+static void test_cgroup_paths(void)
+{
+	char root[PATH_MAX], path[PATH_MAX];
+
+	make_dirs((const char *const[]){ "cg", "cg/a", "cg/a/b", "cgx", "cgx/a" }, 5);
+	expect(!symlink("a", "cg/link"), "symlink: %s", strerror(errno));
+	unit_write_file("cg/file", "");
+	snprintf(root, sizeof(root), "%s/cg", unit_dir());
+	for (size_t i = 0; i < sizeof(path_cases) / sizeof(path_cases[0]); i++) {
+		const char *why = NULL;
+		int err;
+
+		snprintf(path, sizeof(path), "%s/%s", unit_dir(), path_cases[i].path);
+		err = cgroupfs_check_path(root, path, &why);
+		expect(err == path_cases[i].err, "%s: %d (%s), want %d", path_cases[i].path, err,
+		       why ? why : "", path_cases[i].err);
+		expect(!err || why, "%s: no reason given", path_cases[i].path);
+	}
+	expect(cgroupfs_id(root, &(uint64_t){ 0 }) == -ENOTSUP, "a cgroup id off cgroup2");
+}
+
+static const struct unit_name_case {
+	const char *name;
+	int err;
+} unit_name_cases[] = {
+	{ "nginx.service", 0 }, { "user-1000.slice", 0 }, { "getty@tty1.service", 0 },
+	{ "session-3.scope", 0 }, { "a\\x2db.service", 0 }, { "", -EINVAL },
+	{ "nginx", -EINVAL }, { "nginx.socket", -EINVAL }, { ".service", -EINVAL },
+	{ "a b.service", -EINVAL }, { "../x.service", -EINVAL }, { "a/b.service", -EINVAL },
+};
+
+static void test_unit_names(void)
+{
+	char long_name[300];
+
+	for (size_t i = 0; i < sizeof(unit_name_cases) / sizeof(unit_name_cases[0]); i++) {
+		const char *why = NULL;
+		int err = cgroupfs_check_unit_name(unit_name_cases[i].name, &why);
+
+		expect(err == unit_name_cases[i].err, "'%s': %d, want %d", unit_name_cases[i].name,
+		       err, unit_name_cases[i].err);
+		expect(!err || why, "'%s': no reason given", unit_name_cases[i].name);
+	}
+	memset(long_name, 'a', sizeof(long_name));
+	strcpy(long_name + sizeof(long_name) - 9, ".service");
+	expect(cgroupfs_check_unit_name(long_name, &(const char *){ NULL }) == -EINVAL,
+	       "a 299-byte name was taken");
+}
+
+static void test_units_found(void)
+{
+	char root[PATH_MAX / 2], path[PATH_MAX], want[PATH_MAX];
+
+	make_dirs((const char *const[]){ "cg", "cg/system.slice", "cg/system.slice/db.service",
+					 "cg/user.slice", "cg/user.slice/user-1000.slice",
+					 "cg/user.slice/user-1000.slice/user@1000.service",
+					 "cg/user.slice/user-1000.slice/user@1000.service/app.slice",
+					 "cg/user.slice/user-1000.slice/user@1000.service/app.slice/"
+					 "own.service" }, 8);
+	snprintf(root, sizeof(root), "%s/cg", unit_dir());
+	expect(!cgroupfs_find_unit(root, "db.service", path, sizeof(path)), "db.service not found");
+	snprintf(want, sizeof(want), "%s/system.slice/db.service", root);
+	expect(!strcmp(path, want), "db.service at %s", path);
+	expect(!cgroupfs_find_unit(root, "user-1000.slice", path, sizeof(path)),
+	       "user-1000.slice not found");
+	snprintf(want, sizeof(want), "%s/user.slice/user-1000.slice", root);
+	expect(!strcmp(path, want), "user-1000.slice at %s", path);
+	expect(cgroupfs_find_unit(root, "own.service", path, sizeof(path)) == -ENOENT,
+	       "a user's own unit was found");
+	expect(cgroupfs_find_unit(root, "gone.service", path, sizeof(path)) == -ENOENT,
+	       "a stopped unit was found");
+	expect(!cgroupfs_find_unit(root, "-.slice", path, sizeof(path)) && !strcmp(path, root),
+	       "the root slice at %s", path);
+}
+
+static const struct parent_case {
+	const char *name, *parent;
+} parent_cases[] = {
+	{ "db.service", "/system.slice" },
+	{ "user.slice", "" },
+	{ "user-1000.slice", "/user.slice" },
+	{ "a-b-c.slice", "/a.slice/a-b.slice" },
+	{ "session-3.scope", "/system.slice" },
+};
+
+static void test_unit_parents(void)
+{
+	char path[PATH_MAX], want[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(parent_cases) / sizeof(parent_cases[0]); i++) {
+		expect(!cgroupfs_unit_parent("/r", parent_cases[i].name, path, sizeof(path)),
+		       "%s: failed", parent_cases[i].name);
+		snprintf(want, sizeof(want), "/r%s", parent_cases[i].parent);
+		expect(!strcmp(path, want), "%s: %s, want %s", parent_cases[i].name, path, want);
+	}
+}
+
+UNIT_TESTS(
+	UNIT_TEST(numbers),
+	UNIT_TEST(list_and_labels),
+	UNIT_TEST(cgroup_paths),
+	UNIT_TEST(unit_names),
+	UNIT_TEST(units_found),
+	UNIT_TEST(unit_parents)
+);
