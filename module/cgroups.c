@@ -58,8 +58,10 @@ int __mp3_cgroups_add(const struct file *file, u64 id, u32 target, struct cgroup
 
 	lockdep_assert_held(&mp3_lock);
 
-	if (mp3_cgroups_find(target))
-		return -EEXIST;
+	t = mp3_cgroups_find(target);
+	/* Tells a registrar whose unit was restarted (a new cgroup) to X first. */
+	if (t)
+		return cgroup_id(t->cgrp) == id ? -EEXIST : -EBUSY;
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;

@@ -883,6 +883,8 @@ void test_cgroup_follows(void)
 	expect_ok(status_write(cmd), cmd);
 	expect_listing((const pid_t[]){ present, forker }, 2, "after C of a cgroup with two");
 	expect_errno(status_write(cmd), EEXIST, "the same C again");
+	snprintf(cmd, sizeof(cmd), "C %llu %d", cgroup_id(CGROUP_ROOT), CGROUP_TARGET);
+	expect_errno(status_write(cmd), EBUSY, "C of another cgroup with the same target");
 	expect(write(go_fd, "g", 1) == 1 && read(child_fd, &child, sizeof(child)) == sizeof(child),
 	       "the forker did not fork");
 	expect(status_lists(child), "a child forked in the cgroup is not registered");

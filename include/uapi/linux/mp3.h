@@ -32,7 +32,8 @@
  *   ESRCH no such process, EPERM the opener may not read that process
  *   (ptrace read rules), EEXIST already registered, ENOENT not registered
  *   (X: no process nor cgroup of that target; C: no such cgroup), EEXIST
- *   (C: a cgroup has that target already).
+ *   (C: that cgroup has that target already), EBUSY (C: another cgroup
+ *   has that target: "X" it first).
  *   A tree's descendants are judged like its root, by the opener's
  *   credentials: those the opener may not read are skipped and counted
  *   (header follow_skipped). A child is forked with its parent's
