@@ -39,6 +39,8 @@ struct mp3_cgroup_target {
 
 /* Followed cgroups: changed under mp3_lock, read under RCU by the probes. */
 static LIST_HEAD(mp3_cgroups);
+/* How many mp3_cgroups holds; under mp3_lock. */
+static unsigned int mp3_nr_cgroups;
 
 static struct mp3_cgroup_target *mp3_cgroups_find(u32 target)
 {
@@ -62,6 +64,9 @@ int __mp3_cgroups_add(const struct file *file, u64 id, u32 target, struct cgroup
 	/* Tells a registrar whose unit was restarted (a new cgroup) to X first. */
 	if (t)
 		return cgroup_id(t->cgrp) == id ? -EEXIST : -EBUSY;
+	/* Every fork and move between cgroups walks the list. */
+	if (mp3_nr_cgroups == MP3_CGROUPS_MAX)
+		return -ENOSPC;
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
@@ -75,6 +80,7 @@ int __mp3_cgroups_add(const struct file *file, u64 id, u32 target, struct cgroup
 	t->fsgid = cred->fsgid;
 	t->ptrace_all = file_ns_capable(file, &init_user_ns, CAP_SYS_PTRACE);
 	list_add_tail_rcu(&t->node, &mp3_cgroups);
+	mp3_nr_cgroups++;
 	*cgrp = t->cgrp;
 	return 0;
 
@@ -99,6 +105,7 @@ bool __mp3_cgroups_remove(u32 target)
 	if (!t)
 		return false;
 	list_del_rcu(&t->node);
+	mp3_nr_cgroups--;
 	/* The probes look under rcu_read_lock(). */
 	synchronize_rcu();
 	mp3_cgroups_free(t);
@@ -113,6 +120,7 @@ void __mp3_cgroups_remove_all(void)
 
 	list_for_each_entry_safe(t, next, &mp3_cgroups, node) {
 		list_del_rcu(&t->node);
+		mp3_nr_cgroups--;
 		synchronize_rcu();
 		mp3_cgroups_free(t);
 	}

@@ -31,7 +31,7 @@ const char *errno_name(int err)
 	static const struct { int err; const char *name; } names[] = {
 		{ 0, "success" }, { EINVAL, "EINVAL" }, { ESRCH, "ESRCH" },
 		{ EPERM, "EPERM" }, { EEXIST, "EEXIST" }, { ENOENT, "ENOENT" },
-		{ EACCES, "EACCES" }, { EAGAIN, "EAGAIN" }, { EBUSY, "EBUSY" },
+		{ EACCES, "EACCES" }, { EAGAIN, "EAGAIN" }, { EBUSY, "EBUSY" }, { ENOSPC, "ENOSPC" },
 		{ EFAULT, "EFAULT" }, { ENXIO, "ENXIO" },
 	};
 

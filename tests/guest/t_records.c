@@ -861,6 +861,25 @@ static void move_to_cgroup(const char *dir, pid_t pid)
 	close(fd);
 }
 
+/* MP3_CGROUPS_MAX cgroups at most (one is followed already): the next gets ENOSPC. */
+static void fill_cgroup_targets(unsigned long long id)
+{
+	const int first = 1000;
+	char cmd[64];
+	int target;
+
+	for (target = first; target < first + MP3_CGROUPS_MAX - 1; target++) {
+		snprintf(cmd, sizeof(cmd), "C %llu %d", id, target);
+		expect_ok(status_write(cmd), cmd);
+	}
+	snprintf(cmd, sizeof(cmd), "C %llu %d", id, target);
+	expect_errno(status_write(cmd), ENOSPC, "C beyond MP3_CGROUPS_MAX");
+	while (--target >= first) {
+		snprintf(cmd, sizeof(cmd), "X %d", target);
+		expect_ok(status_write(cmd), cmd);
+	}
+}
+
 /*
  * "C <cgroup-id> <target>": the processes in a cgroup join, and so does one
  * forked there or moved in; one moved out leaves; "X" ends it all.
@@ -885,6 +904,7 @@ void test_cgroup_follows(void)
 	expect_errno(status_write(cmd), EEXIST, "the same C again");
 	snprintf(cmd, sizeof(cmd), "C %llu %d", cgroup_id(CGROUP_ROOT), CGROUP_TARGET);
 	expect_errno(status_write(cmd), EBUSY, "C of another cgroup with the same target");
+	fill_cgroup_targets(cgroup_id(CGROUP_ROOT));
 	expect(write(go_fd, "g", 1) == 1 && read(child_fd, &child, sizeof(child)) == sizeof(child),
 	       "the forker did not fork");
 	expect(status_lists(child), "a child forked in the cgroup is not registered");

@@ -33,7 +33,8 @@
  *   (ptrace read rules), EEXIST already registered, ENOENT not registered
  *   (X: no process nor cgroup of that target; C: no such cgroup), EEXIST
  *   (C: that cgroup has that target already), EBUSY (C: another cgroup
- *   has that target: "X" it first).
+ *   has that target: "X" it first), ENOSPC (C: MP3_CGROUPS_MAX cgroups are
+ *   followed already).
  *   A tree's descendants are judged like its root, by the opener's
  *   credentials: those the opener may not read are skipped and counted
  *   (header follow_skipped). A child is forked with its parent's
@@ -71,6 +72,8 @@
 #define MP3_PROC_STATUS		"status"
 #define MP3_STATUS_PATH		"/proc/mp3/status"
 #define MP3_STATUS_MAX_WRITE	64
+/* Cgroups followed at once ("C"): every fork and cgroup move looks at each. */
+#define MP3_CGROUPS_MAX		256
 
 #define MP3_CHRDEV_MAJOR	423
 #define MP3_CHRDEV_MINOR	0
