@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "cgtargets.h"
 #include "collector.h"
 #include "config.h"
 #include "counters.h"
@@ -26,6 +27,7 @@ struct daemon {
 	struct collector collector;
 	struct counters counters;	/* fed by the collector, exported by the exporter */
 	struct exporter exporter;
+	struct cgtargets cgtargets;	/* the PID file's cgroups and units */
 	uint64_t samples_written;	/* sample lines this daemon wrote to the log */
 	sd_event_source *retry;		/* armed while lines wait for the disk */
 	sd_event_source *samples;	/* the device: off while a batch is gathering */

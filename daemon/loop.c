@@ -256,8 +256,17 @@ static int on_status_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	struct daemon *d = userdata;
 
 	notify_status(d);
+	/* Units started where no watch saw them, and inotify's dropped events. */
+	cgtargets_sync(&d->cgtargets);
 	check_source(d, timer_next_beat(s, usec, STATUS_USEC), "the status timer");
 	return 0;
+}
+
+/* Registers what the PID file names: processes, trees, cgroups and units. */
+static void sync_pid_file(struct daemon *d)
+{
+	registrar_sync(&d->config);
+	cgtargets_reload(&d->cgtargets);
 }
 
 static int on_pid_dir_event(sd_event_source *s, const struct inotify_event *ev, void *userdata)
@@ -268,7 +277,7 @@ static int on_pid_dir_event(sd_event_source *s, const struct inotify_event *ev, 
 	(void)s;
 	snprintf(path, sizeof(path), "%s", d->config.pid_file);
 	if (ev->len && !strcmp(ev->name, basename(path)))
-		registrar_sync(&d->config);
+		sync_pid_file(d);
 	return 0;
 }
 
@@ -348,7 +357,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	memcpy(d->config.state_dir, old.state_dir, sizeof(old.state_dir));
 	apply_log_settings(d, &old);
 	watch_pid_file(d);
-	registrar_sync(&d->config);
+	sync_pid_file(d);
 	sd_notify(0, "READY=1");
 	notify_status(d);
 	return 0;
@@ -406,6 +415,7 @@ int daemon_run(struct daemon *d)
 		return PFPROF_EXIT_FAILED;
 	}
 	registrar_sync(&d->config);
+	cgtargets_start(&d->cgtargets, d->loop, &d->config);
 	/* What arrived before the loop runs; the next sample is written at once. */
 	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
 	drain_and_write(d, now);
@@ -415,6 +425,7 @@ int daemon_run(struct daemon *d)
 	flush_log(d);
 	notify_status(d);
 	exporter_stop(&d->exporter);
+	cgtargets_stop(&d->cgtargets);
 	if (queued_lines(d)) {
 		dlog(LOG_ERR, "%zu lines could not be written to %s and are lost",
 		     queued_lines(d), d->config.log_dir);

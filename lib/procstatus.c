@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -38,6 +39,33 @@ int procstatus_tree(const char *status_file, pid_t pid, unsigned int target)
 	int len = snprintf(cmd, sizeof(cmd), "T %d %u\n", (int)pid, target);
 
 	return write_text(status_file, cmd, len);
+}
+
+int procstatus_cgroup(const char *status_file, uint64_t cgroup_id, unsigned int target)
+{
+	char cmd[48];
+	int len = snprintf(cmd, sizeof(cmd), "C %" PRIu64 " %u\n", cgroup_id, target);
+
+	return write_text(status_file, cmd, len);
+}
+
+int procstatus_untarget(const char *status_file, unsigned int target)
+{
+	char cmd[24];
+	int len = snprintf(cmd, sizeof(cmd), "X %u\n", target);
+
+	return write_text(status_file, cmd, len);
+}
+
+int procstatus_follow_cgroup(const char *status_file, uint64_t cgroup_id, unsigned int target)
+{
+	int err = procstatus_cgroup(status_file, cgroup_id, target);
+
+	if (err == -EBUSY) {
+		procstatus_untarget(status_file, target);
+		err = procstatus_cgroup(status_file, cgroup_id, target);
+	}
+	return err == -EEXIST ? 1 : err;
 }
 
 int procstatus_command(const char *status_file, char command, pid_t pid)

@@ -3,6 +3,7 @@
 #ifndef PFPROF_PROCSTATUS_H
 #define PFPROF_PROCSTATUS_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "pidlist.h"
@@ -19,6 +20,24 @@ int procstatus_command_bare(const char *status_file, char command, pid_t pid);
  * (-EINVAL from a module that has no trees: before version 3).
  */
 int procstatus_tree(const char *status_file, pid_t pid, unsigned int target);
+
+/*
+ * Writes "C <cgroup-id> <target>\n": registers every process of the cgroup
+ * v2 directory and below it, now and later. 0 or -errno: -EEXIST that cgroup
+ * has that target already, -EBUSY another cgroup has it, -ENOENT no such
+ * cgroup.
+ */
+int procstatus_cgroup(const char *status_file, uint64_t cgroup_id, unsigned int target);
+
+/*
+ * The target follows that cgroup from now on, instead of the one it had ("X"
+ * first on -EBUSY: a restarted unit). 0 if registered now, 1 if it was
+ * already, or -errno.
+ */
+int procstatus_follow_cgroup(const char *status_file, uint64_t cgroup_id, unsigned int target);
+
+/* Writes "X <target>\n": unregisters the target's processes and its cgroup; -ENOENT if none. */
+int procstatus_untarget(const char *status_file, unsigned int target);
 
 /* Reads every registered PID into *list (pidlist_free() it); 0 or -errno. */
 int procstatus_list(const char *status_file, struct pidlist *list);

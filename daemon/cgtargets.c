@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "cgtargets.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+
+#include "cgroupfs.h"
+#include "daemon_log.h"
+#include "procstatus.h"
+
+/* Where a target's cgroup is now, if it has one. */
+struct place {
+	char path[PATH_MAX];
+	uint64_t id;		/* 0: none now */
+	char dir[PATH_MAX];	/* to watch: where it is or will be */
+};
+
+static const char *word(const struct target *t)
+{
+	return target_kind_word(t->kind);
+}
+
+/* Keeps the cgroups and units of list, freeing the rest; reports names sharing a number. */
+static void keep_cgroups(struct target_list *list)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < list->count; i++) {
+		struct target *t = &list->targets[i];
+		const struct target *first = target_list_find(list, t->number);
+
+		if (t->kind != TARGET_TREE && first != t)
+			dlog(LOG_ERR, "%s %s has the number of %s %s (a hash collision): ignored; "
+			     "profile one of them by another name (its cgroup path)",
+			     word(t), t->name, word(first), first->name);
+		if (t->kind == TARGET_TREE || first != t)
+			free(t->name);
+		else
+			list->targets[kept++] = *t;
+	}
+	list->count = kept;
+}
+
+/* Where t's cgroup is; false (reported once, through *reported) if t cannot have one. */
+static bool locate(const struct target *t, struct place *p, bool *reported)
+{
+	const char *why = NULL;
+	int err;
+
+	p->id = 0;
+	if (t->kind == TARGET_UNIT) {
+		err = cgroupfs_check_unit_name(t->name, &why);
+		if (!err && cgroupfs_find_unit(CGROUPFS_ROOT, t->name, p->path, sizeof(p->path)))
+			p->path[0] = '\0';
+		if (!err)
+			err = cgroupfs_unit_parent(CGROUPFS_ROOT, t->name, p->dir, sizeof(p->dir));
+	} else {
+		snprintf(p->path, sizeof(p->path), "%s", t->name);
+		err = cgroupfs_check_path(CGROUPFS_ROOT, t->name, &why);
+		if (err == -ENOENT) {
+			p->path[0] = '\0';
+			err = 0;
+		}
+		snprintf(p->dir, sizeof(p->dir), "%s", t->name);
+		dirname(p->dir);
+	}
+	if (!err && p->path[0]) {
+		err = cgroupfs_id(p->path, &p->id);
+		/* Gone since: it has no cgroup now. */
+		if (err == -ENOENT)
+			err = 0;
+		why = "not a cgroup v2 directory";
+		snprintf(p->dir, sizeof(p->dir), "%s", p->path);
+		dirname(p->dir);
+	}
+	if (err && !*reported)
+		dlog(LOG_ERR, "cannot profile %s %s: %s%s%s", word(t), t->name,
+		     why ? why : "", why ? ": " : "", strerror(-err));
+	*reported |= err != 0;
+	return !err;
+}
+
+static void follow(struct cgtargets *c, const struct target *t, struct cgtarget_state *st,
+		   const struct place *p)
+{
+	int err = procstatus_follow_cgroup(c->config->status_file, p->id, t->number);
+
+	if (err < 0) {
+		if (!st->reported)
+			dlog(LOG_ERR, "cannot profile %s %s (cgroup %s) with %s: %s", word(t),
+			     t->name, p->path, c->config->status_file, strerror(-err));
+		st->reported = true;
+		return;
+	}
+	if (st->id != p->id && st->id)
+		dlog(LOG_INFO, "%s %s restarted: profiling its new cgroup %s", word(t), t->name,
+		     p->path);
+	else if (st->id != p->id)
+		dlog(LOG_INFO, "profiling %s %s (cgroup %s)", word(t), t->name, p->path);
+	st->id = p->id;
+	st->reported = false;
+}
+
+/* The target has no cgroup now: drop the old one, if the module still has it. */
+static void drop(struct cgtargets *c, const struct target *t, struct cgtarget_state *st,
+		 const struct place *p)
+{
+	int err = procstatus_untarget(c->config->status_file, t->number);
+
+	if (!err || st->id)
+		dlog(LOG_INFO, "%s %s has no cgroup now; profiling it again when %s appears",
+		     word(t), t->name, t->kind == TARGET_UNIT ? "it starts and its cgroup" :
+							   p->path[0] ? p->path : t->name);
+	st->id = 0;
+}
+
+static bool has_dir(char **dirs, size_t count, const char *dir)
+{
+	for (size_t i = 0; i < count; i++)
+		if (!strcmp(dirs[i], dir))
+			return true;
+	return false;
+}
+
+static void free_dirs(char **dirs, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		free(dirs[i]);
+	free(dirs);
+}
+
+static int on_dir_event(sd_event_source *s, const struct inotify_event *ev, void *userdata)
+{
+	(void)s;
+	(void)ev;
+	cgtargets_sync(userdata);
+	return 0;
+}
+
+static void unwatch(struct cgtargets *c)
+{
+	for (size_t i = 0; i < c->nr_dirs; i++)
+		sd_event_source_disable_unref(c->watches[i]);
+	free(c->watches);
+	free_dirs(c->dirs, c->nr_dirs);
+	c->watches = NULL;
+	c->dirs = NULL;
+	c->nr_dirs = 0;
+}
+
+static bool same_dirs(const struct cgtargets *c, char **dirs, size_t count)
+{
+	if (count != c->nr_dirs)
+		return false;
+	for (size_t i = 0; i < count; i++)
+		if (!has_dir(c->dirs, c->nr_dirs, dirs[i]))
+			return false;
+	return true;
+}
+
+/* Watches dirs (taking them) instead of the directories watched so far. */
+static void watch(struct cgtargets *c, char **dirs, size_t count)
+{
+	if (same_dirs(c, dirs, count)) {
+		free_dirs(dirs, count);
+		return;
+	}
+	unwatch(c);
+	c->watches = calloc(count ? count : 1, sizeof(*c->watches));
+	if (!c->watches) {
+		dlog(LOG_WARNING, "cannot watch cgroups: out of memory; checking every few seconds");
+		free_dirs(dirs, count);
+		return;
+	}
+	c->dirs = dirs;
+	c->nr_dirs = count;
+	for (size_t i = 0; i < count; i++) {
+		int err = sd_event_add_inotify(c->loop, &c->watches[i], dirs[i],
+					       IN_CREATE | IN_DELETE | IN_MOVED_TO, on_dir_event, c);
+
+		/* A slice that does not exist yet is found by the status timer's syncs. */
+		if (err < 0 && err != -ENOENT)
+			dlog(LOG_WARNING, "cannot watch %s: %s; checking it every few seconds",
+			     dirs[i], strerror(-err));
+	}
+}
+
+void cgtargets_sync(struct cgtargets *c)
+{
+	char **dirs = calloc(c->targets.count ? c->targets.count : 1, sizeof(*dirs));
+	size_t nr_dirs = 0;
+	struct place p;
+
+	for (size_t i = 0; i < c->targets.count; i++) {
+		const struct target *t = &c->targets.targets[i];
+		struct cgtarget_state *st = &c->states[i];
+
+		if (!locate(t, &p, &st->reported))
+			continue;
+		if (p.id)
+			follow(c, t, st, &p);
+		else
+			drop(c, t, st, &p);
+		if (dirs && !has_dir(dirs, nr_dirs, p.dir) && (dirs[nr_dirs] = strdup(p.dir)))
+			nr_dirs++;
+	}
+	if (dirs)
+		watch(c, dirs, nr_dirs);
+}
+
+/* The state of number in the old table, to carry over; NULL if it is new. */
+static const struct cgtarget_state *old_state(const struct cgtargets *c, uint32_t number)
+{
+	for (size_t i = 0; i < c->targets.count; i++)
+		if (c->states[i].number == number)
+			return &c->states[i];
+	return NULL;
+}
+
+/* Unregisters the old table's targets that list no longer has. */
+static void drop_removed(struct cgtargets *c, const struct target_list *list)
+{
+	for (size_t i = 0; i < c->targets.count; i++) {
+		const struct target *t = &c->targets.targets[i];
+
+		if (target_list_find(list, t->number))
+			continue;
+		procstatus_untarget(c->config->status_file, t->number);
+		dlog(LOG_INFO, "no longer profiling %s %s: not in %s", word(t), t->name,
+		     c->config->pid_file);
+	}
+}
+
+void cgtargets_reload(struct cgtargets *c)
+{
+	struct cgtarget_state *states;
+	struct target_list list;
+	int err = target_list_read(c->config->pid_file, &list);
+
+	if (err) {
+		dlog(LOG_ERR, "reading %s: %s", c->config->pid_file, strerror(-err));
+		return;
+	}
+	keep_cgroups(&list);
+	states = calloc(list.count ? list.count : 1, sizeof(*states));
+	if (!states) {
+		dlog(LOG_ERR, "reading %s: %s", c->config->pid_file, strerror(ENOMEM));
+		target_list_free(&list);
+		return;
+	}
+	for (size_t i = 0; i < list.count; i++) {
+		const struct cgtarget_state *old = old_state(c, list.targets[i].number);
+
+		states[i] = old ? *old : (struct cgtarget_state){ .number = list.targets[i].number };
+	}
+	drop_removed(c, &list);
+	target_list_free(&c->targets);
+	free(c->states);
+	c->targets = list;
+	c->states = states;
+	cgtargets_sync(c);
+}
+
+void cgtargets_start(struct cgtargets *c, sd_event *loop, const struct pfprof_config *config)
+{
+	*c = (struct cgtargets){ .loop = loop, .config = config };
+	cgtargets_reload(c);
+}
+
+void cgtargets_stop(struct cgtargets *c)
+{
+	unwatch(c);
+	target_list_free(&c->targets);
+	free(c->states);
+	c->states = NULL;
+}
