@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "pfprof.h"
+#include "targets.h"
 
 struct ctl {
 	struct pfprof_config config;
@@ -72,6 +73,16 @@ int ctl_usage_error(const struct ctl_command *cmd, const char *fmt, ...);
 
 /* Exit status for a failure to reach the module (err is -errno), with a hint. */
 int ctl_module_error(int err, const char *object);
+
+/* add/del --unit or --cgroup: the operands are units' names or cgroups' paths. */
+int ctl_change_cgroups(struct ctl *ctl, enum target_kind kind, bool add,
+		       const struct ctl_call *call);
+
+/* The path of a unit's or cgroup's cgroup now; false if it has none. */
+bool ctl_target_cgroup(const struct target *t, char *path, size_t size);
+
+/* Reports a failure to update the PID file (err is -errno), with a hint; PFPROF_EXIT_FAILED. */
+int ctl_pid_file_error(const struct ctl *ctl, int err);
 
 /* Parses "<pid>" (decimal, 1..INT_MAX); false if malformed. */
 bool ctl_parse_pid(const char *arg, pid_t *pid);

@@ -58,6 +58,16 @@ int ctl_module_error(int err, const char *object)
 	return PFPROF_EXIT_FAILED;
 }
 
+int ctl_pid_file_error(const struct ctl *ctl, int err)
+{
+	ctl_error(err, "updating %s", ctl->config.pid_file);
+	if (err == -EACCES || err == -EPERM)
+		ctl_hint("run pfprofctl as root to change what pfprofd keeps profiled");
+	else if (err == -ENOENT)
+		ctl_hint("is pfprof installed? the directory of %s is missing", ctl->config.pid_file);
+	return PFPROF_EXIT_FAILED;
+}
+
 bool ctl_parse_pid(const char *arg, pid_t *pid)
 {
 	char *end;

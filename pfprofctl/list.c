@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pfprofctl list: the processes the module profiles and what pfprofd's PID
+ * file keeps. Processes of a target (a tree, a unit, a cgroup) are listed
+ * beneath it, the others first.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgroupfs.h"
+#include "ctl.h"
+#include "pidlist.h"
+#include "procstatus.h"
+#include "targets.h"
+
+/* A target and where its processes are: a tree's root, a cgroup's directory. */
+struct listed_target {
+	const struct target *target;
+	char cgroup[PATH_MAX];	/* "" for a tree, or a unit that is not running */
+	size_t members;
+};
+
+static void print_process(const char *indent, pid_t pid, const char *state)
+{
+	char path[64], comm[64] = "?";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	printf("%s%-8d %-16s %s\n", indent, (int)pid, comm, state);
+}
+
+/* The parent of pid, from /proc; 0 if gone. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], *line = NULL, *close_paren;
+	size_t size = 0;
+	int ppid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	/* "pid (comm) state ppid ...": comm may hold spaces and parentheses. */
+	if (getline(&line, &size, f) > 0 && (close_paren = strrchr(line, ')')))
+		sscanf(close_paren + 1, " %*c %d", &ppid);
+	free(line);
+	fclose(f);
+	return ppid;
+}
+
+/* Whether pid is root or descends from it, as /proc says now. */
+static bool in_tree(pid_t pid, pid_t root)
+{
+	for (int depth = 0; pid > 1 && depth < 1024; depth++, pid = parent_of(pid))
+		if (pid == root)
+			return true;
+	return false;
+}
+
+/* Whether pid's cgroup v2 directory (/proc/PID/cgroup's "0::" line) is dir or below it. */
+static bool in_cgroup(pid_t pid, const char *dir)
+{
+	char path[64], *line = NULL, full[PATH_MAX];
+	size_t size = 0, len;
+	bool in = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!in && getline(&line, &size, f) > 0) {
+		if (strncmp(line, "0::", 3))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(full, sizeof(full), "%s%s", CGROUPFS_ROOT, line + 3);
+		len = strlen(dir);
+		in = !strncmp(full, dir, len) && (full[len] == '\0' || full[len] == '/');
+	}
+	free(line);
+	fclose(f);
+	return in;
+}
+
+static bool is_member(const struct listed_target *lt, pid_t pid)
+{
+	if (lt->target->kind == TARGET_TREE)
+		return in_tree(pid, (pid_t)lt->target->number);
+	return lt->cgroup[0] && in_cgroup(pid, lt->cgroup);
+}
+
+/* The first target pid belongs to, or NULL. */
+static struct listed_target *target_of(struct listed_target *lts, size_t count, pid_t pid)
+{
+	for (size_t i = 0; i < count; i++)
+		if (is_member(&lts[i], pid))
+			return &lts[i];
+	return NULL;
+}
+
+static bool contains(const struct pidlist *list, pid_t pid)
+{
+	for (size_t i = 0; i < list->count; i++)
+		if (list->pids[i] == pid)
+			return true;
+	return false;
+}
+
+static void print_target(const struct listed_target *lt, const struct pidlist *registered,
+			 struct listed_target *all, size_t count)
+{
+	const struct target *t = lt->target;
+	char label[PATH_MAX + 16], state[PATH_MAX + 64];
+
+	snprintf(label, sizeof(label), "%s:%s", target_kind_word(t->kind), t->name);
+	if (t->kind != TARGET_TREE && !lt->cgroup[0])
+		snprintf(state, sizeof(state), "kept, %s", t->kind == TARGET_UNIT ?
+			 "not running" : "no such cgroup now");
+	else
+		snprintf(state, sizeof(state), "kept, %zu processes profiled%s%s", lt->members,
+			 t->kind == TARGET_UNIT ? ", cgroup " : "",
+			 t->kind == TARGET_UNIT ? lt->cgroup : "");
+	printf("%-32s %s\n", label, state);
+	for (size_t i = 0; i < registered->count; i++)
+		if (target_of(all, count, registered->pids[i]) == lt)
+			print_process("  ", registered->pids[i], "profiled");
+}
+
+static void print_targets(const struct target_list *targets, const struct pidlist *registered,
+			  struct listed_target *lts)
+{
+	if (!targets->count)
+		return;
+	for (size_t i = 0; i < registered->count; i++) {
+		struct listed_target *lt = target_of(lts, targets->count, registered->pids[i]);
+
+		if (lt)
+			lt->members++;
+	}
+	printf("\n%-32s %s\n", "TARGET", "STATE");
+	for (size_t i = 0; i < targets->count; i++)
+		print_target(&lts[i], registered, lts, targets->count);
+}
+
+static int list(struct ctl *ctl, const struct ctl_call *call)
+{
+	struct pidlist kept = { 0 }, registered;
+	struct target_list targets = { 0 };
+	struct listed_target *lts = NULL;
+	int err;
+
+	(void)call;
+	err = procstatus_list(ctl->config.status_file, &registered);
+	if (err)
+		return ctl_module_error(err, ctl->config.status_file);
+	err = pidlist_read(ctl->config.pid_file, &kept, NULL, NULL);
+	if (!err)
+		err = target_list_read(ctl->config.pid_file, &targets);
+	if (!err && !(lts = calloc(targets.count ? targets.count : 1, sizeof(*lts))))
+		err = -ENOMEM;
+	if (err)
+		ctl_error(err, "reading %s", ctl->config.pid_file);
+	for (size_t i = 0; lts && i < targets.count; i++) {
+		lts[i].target = &targets.targets[i];
+		if (targets.targets[i].kind != TARGET_TREE &&
+		    !ctl_target_cgroup(lts[i].target, lts[i].cgroup, sizeof(lts[i].cgroup)))
+			lts[i].cgroup[0] = '\0';
+	}
+	printf("%-8s %-16s %s\n", "PID", "COMMAND", "STATE");
+	for (size_t i = 0; i < registered.count; i++)
+		if (!lts || !target_of(lts, targets.count, registered.pids[i]))
+			print_process("", registered.pids[i], contains(&kept, registered.pids[i]) ?
+				      "profiled, kept" : "profiled");
+	for (size_t i = 0; i < kept.count; i++)
+		if (!contains(&registered, kept.pids[i]))
+			print_process("", kept.pids[i], "kept, not profiled");
+	if (lts)
+		print_targets(&targets, &registered, lts);
+	free(lts);
+	target_list_free(&targets);
+	pidlist_free(&kept);
+	pidlist_free(&registered);
+	return err ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
+}
+
+const struct ctl_command ctl_list_command = {
+	.name = "list", .operands = "",
+	.summary = "List the profiled processes and the kept targets",
+	.details = "Columns: PID, command name, and whether the module profiles it now and\n"
+		   "whether pfprofd's PID file keeps it across restarts. Then each target the\n"
+		   "PID file keeps (tree:ROOT, unit:NAME, cgroup:PATH) with how many of its\n"
+		   "processes are profiled, and those processes beneath it.\n",
+	.run = list,
+};
