@@ -409,11 +409,13 @@ static int edit_pidlist(const char *path, struct edit *edit)
  */
 static bool valid_value(enum pidlist_kind kind, const char *value)
 {
-	char canon[PIDLIST_VALUE_MAX];
 	size_t len = strlen(value);
 
-	if (kind == PIDLIST_PID || kind == PIDLIST_TREE)
+	if (kind == PIDLIST_PID || kind == PIDLIST_TREE) {
+		char canon[PIDLIST_VALUE_MAX];
+
 		return canonical_pid(value, len, canon) && !strcmp(canon, value);
+	}
 	if (!len || len >= PIDLIST_VALUE_MAX)
 		return false;
 	for (const char *p = value; *p; p++)
