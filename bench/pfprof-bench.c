@@ -464,7 +464,7 @@ static struct proc_cpu proc_cpu(pid_t pid)
 }
 
 /* An exporter scraped side by side, or (no port) a process whose CPU time is counted. */
-struct target {
+struct measured {
 	char *name, *metric, *file;
 	pid_t pid;
 	unsigned int port;
@@ -477,7 +477,7 @@ struct target {
 #define SCRAPES_MAX 100000
 
 /* "NAME,PID[,PORT,METRIC[,FILE]]" */
-static void parse_target(struct target *t, char *spec)
+static void parse_target(struct measured *t, char *spec)
 {
 	char *field[5] = { NULL }, *rest = spec;
 	int n = 0;
@@ -576,7 +576,7 @@ static double percentile_ms(const uint64_t *values, size_t count, unsigned int p
 }
 
 /* Prints what target t did in window_ns (scraped, or only its CPU time). */
-static void print_target(const struct target *t, uint64_t window_ns)
+static void print_target(const struct measured *t, uint64_t window_ns)
 {
 	uint64_t cpu = t->cpu1.run_ns - t->cpu0.run_ns, *gaps, last_change = 0;
 	uint64_t user = t->cpu1.user_ns - t->cpu0.user_ns, sys = t->cpu1.sys_ns - t->cpu0.sys_ns;
@@ -632,7 +632,7 @@ static int cmd_scrape(unsigned int seconds, unsigned int interval_ms, int count,
 	const struct mp3_ring_header *h = NULL;
 	uint64_t start, deadline, window_ns, ticks0 = 0, ns0 = 0, wall_offset;
 	struct mp3ring ring;
-	struct target *t;
+	struct measured *t;
 	size_t cap = 0;
 	char *buf = NULL;
 
@@ -655,7 +655,7 @@ static int cmd_scrape(unsigned int seconds, unsigned int interval_ms, int count,
 	wall_offset = clock_wall_offset_ns();
 	while (now_ns() < start + seconds * NSEC_PER_SEC) {
 		for (int i = 0; i < count; i++) {
-			struct target *x = &t[i];
+			struct measured *x = &t[i];
 			uint64_t begin, mtime = 0;
 			struct stat st;
 
@@ -715,7 +715,7 @@ static int cmd_scrape(unsigned int seconds, unsigned int interval_ms, int count,
 /* cpu SECONDS NAME,PID...: each process's CPU time over SECONDS. */
 static int cmd_cpu(unsigned int seconds, int count, char **specs)
 {
-	struct target *t;
+	struct measured *t;
 	uint64_t start;
 
 	if (count < 1)
@@ -779,7 +779,8 @@ static int cmd_promfile(const char *dir, const char *state_dir, unsigned int cou
 		if (err)
 			die("selecting the series", -err);
 		t1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-		err = promfile_write(dir, &m, &psi);
+		/* No PID file here: targets are labelled by number, as pfprofd does without one. */
+		err = promfile_write(dir, &m, &(struct target_list){ 0 }, &psi);
 		if (err)
 			die("writing pfprof.prom", -err);
 		update_ns += t1 - t0;

@@ -67,6 +67,12 @@ int counterfile_render(FILE *out, const struct counters *c)
 			e->minor, e->major, e->cpu_ns);
 		put_comm(out, e->comm);
 	}
+	for (size_t i = 0; i < c->nr_targets; i++) {
+		const struct target_total *t = &c->targets[i];
+
+		fprintf(out, "target %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", t->number,
+			t->minor, t->major, t->cpu_ns);
+	}
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -114,6 +120,23 @@ static void load_process(struct counters *c, const char *text)
 		 text + comm_at);
 }
 
+static void load_target(struct counters *c, const char *text)
+{
+	uint64_t minor, major, cpu_ns;
+	struct target_total *t;
+	uint32_t number;
+
+	if (sscanf(text, "%" SCNu32 " %" SCNu64 " %" SCNu64 " %" SCNu64, &number, &minor, &major,
+		   &cpu_ns) != 4 || !number)
+		return;
+	t = counters_target(c, number);
+	if (!t)
+		return;
+	t->minor = minor;
+	t->major = major;
+	t->cpu_ns = cpu_ns;
+}
+
 static void load_load_counter(struct load_counter *lc, const char *text)
 {
 	uint64_t load_id, current, before;
@@ -138,6 +161,8 @@ static void load_line(struct counters *c, const char *line)
 
 	if (key_is(line, len, "process")) {
 		load_process(c, value);
+	} else if (key_is(line, len, "target")) {
+		load_target(c, value);
 	} else if (key_is(line, len, "sampler_ns")) {
 		load_load_counter(&c->sampler_ns, value);
 	} else if (key_is(line, len, "sampler_runs")) {

@@ -28,6 +28,47 @@ static bool same_comm(const char *a, const char *b)
 	return !strncmp(a, b, sizeof(((struct proc_entry *)0)->comm) - 1);
 }
 
+struct target_total *counters_target(struct counters *c, uint32_t number)
+{
+	struct target_total *t;
+
+	for (size_t i = 0; i < c->nr_targets; i++)
+		if (c->targets[i].number == number)
+			return &c->targets[i];
+	if (c->nr_targets == c->targets_cap) {
+		size_t cap = c->targets_cap ? c->targets_cap * 2 : 16;
+
+		t = reallocarray(c->targets, cap, sizeof(*t));
+		if (!t)
+			return NULL;
+		c->targets = t;
+		c->targets_cap = cap;
+	}
+	t = &c->targets[c->nr_targets++];
+	*t = (struct target_total){ .number = number };
+	return t;
+}
+
+/* Its target's share of a record; false without memory. */
+static bool add_to_target(struct counters *c, const struct mp3_proc_record *r)
+{
+	struct target_total *t;
+
+	if (!r->target)
+		return true;
+	/* A name record too: the process counts among the target's before its first counts. */
+	t = counters_target(c, r->target);
+	if (!t)
+		return false;
+	t->records++;
+	if (r->type == MP3_RECORD_COUNTS) {
+		t->minor += r->counts.minor_faults;
+		t->major += r->counts.major_faults;
+		t->cpu_ns += r->counts.cpu_ns;
+	}
+	return true;
+}
+
 struct proc_entry *counters_add_record(struct counters *c, const struct mp3_proc_record *r)
 {
 	struct proc_entry *e = proctable_find_or_add(&c->procs, r->tgid);
@@ -38,7 +79,22 @@ struct proc_entry *counters_add_record(struct counters *c, const struct mp3_proc
 	if (r->type == MP3_RECORD_COMM && e->comm[0] && !same_comm(e->comm, r->comm))
 		e->minor = e->major = e->cpu_ns = 0;
 	proctable_entry_apply(e, r);
-	return e;
+	return add_to_target(c, r) ? e : NULL;
+}
+
+void counters_forget_targets(struct counters *c, const struct target_list *listed)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < c->nr_targets; i++) {
+		struct target_total *t = &c->targets[i];
+
+		if (!t->processes && !t->records && !target_list_find(listed, t->number))
+			continue;
+		t->records = 0;
+		c->targets[kept++] = *t;
+	}
+	c->nr_targets = kept;
 }
 
 static bool recorded_since_sweep(struct proc_entry *e, void *ctx)
@@ -113,6 +169,24 @@ static unsigned int keep_series(struct proc_table *t, const struct pidlist *sort
 	return count;
 }
 
+/* Each target's registered processes, among those the table knows. */
+static void count_target_processes(struct counters *c, const struct pidlist *sorted)
+{
+	for (size_t i = 0; i < c->nr_targets; i++)
+		c->targets[i].processes = 0;
+	for (size_t i = 0; i < c->procs.cap; i++) {
+		const struct proc_entry *e = &c->procs.slots[i];
+		struct target_total *t;
+
+		if (!e->tgid || !e->target || !in_sorted(sorted, e->tgid))
+			continue;
+		/* Its records added the target, unless memory ran out then. */
+		t = counters_target(c, e->target);
+		if (t)
+			t->processes++;
+	}
+}
+
 int counters_select_series(struct counters *c, const struct pidlist *registered,
 			   unsigned int max)
 {
@@ -127,6 +201,7 @@ int counters_select_series(struct counters *c, const struct pidlist *registered,
 		memcpy(sorted.pids, registered->pids, bytes);
 	qsort(sorted.pids, sorted.count, sizeof(pid_t), compare_pids);
 	c->registered = registered->count;
+	count_target_processes(c, &sorted);
 	count = keep_series(&c->procs, &sorted, max);
 	for (size_t i = 0; i < c->procs.cap; i++) {
 		struct proc_entry *e = &c->procs.slots[i];
@@ -148,4 +223,7 @@ int counters_select_series(struct counters *c, const struct pidlist *registered,
 void counters_free(struct counters *c)
 {
 	proctable_free(&c->procs);
+	free(c->targets);
+	c->targets = NULL;
+	c->nr_targets = c->targets_cap = 0;
 }

@@ -7,7 +7,8 @@
  * every sample and record it reads; the per-process log takes its names
  * from it, the Prometheus export (exporter.h) everything. Counters only
  * grow: a process's start again from 0 only when its name changes, and the
- * module's, which restart at each load, are summed over the loads.
+ * module's, which restart at each load, are summed over the loads. A
+ * target's (targets.h) keep the counts of its processes that are gone.
  */
 #ifndef PFPROF_COUNTERS_H
 #define PFPROF_COUNTERS_H
@@ -19,6 +20,7 @@
 
 #include "pidlist.h"
 #include "proctable.h"
+#include "targets.h"
 
 /* proc_entry.marks: the process's Prometheus series (counters_select_series()). */
 #define SERIES_EXPORTED	1u	/* it has one */
@@ -29,6 +31,14 @@ struct load_counter {
 	uint64_t load_id;	/* the load that current counts */
 	uint64_t current;	/* the module's value in that load */
 	uint64_t before;	/* summed over the loads before it */
+};
+
+/* A target's processes summed, those gone too: a record's counts go to its process and here. */
+struct target_total {
+	uint32_t number;		/* the records' target, never 0 */
+	uint64_t minor, major, cpu_ns;
+	uint64_t processes;		/* registered, at the last counters_select_series() */
+	uint64_t records;		/* since the last counters_forget_targets() */
 };
 
 struct counters {
@@ -47,16 +57,30 @@ struct counters {
 	bool have_system;
 	uint64_t pgmajfault, pswpin, pswpout;
 	size_t registered;			/* processes the module samples */
+	struct target_total *targets;		/* in the order first recorded */
+	size_t nr_targets, targets_cap;
 };
 
 /* A sample read from the ring; has_system: its system counters are valid (version 2). */
 void counters_add_sample(struct counters *c, const struct mp3_ring_sample *s, bool has_system);
 void counters_add_lost(struct counters *c, uint64_t count);
 /*
- * A record of a sample read: a name, or counts to add. A new name restarts
- * the process's counters. Returns the process's entry, or NULL without memory.
+ * A record of a sample read: a name, or counts to add to the process and to
+ * its target (if it has one). A new name restarts the process's counters,
+ * not its target's. Returns the process's entry, or NULL without memory
+ * (for either).
  */
 struct proc_entry *counters_add_record(struct counters *c, const struct mp3_proc_record *r);
+
+/* The total of target number, added if new; NULL without memory. */
+struct target_total *counters_target(struct counters *c, uint32_t number);
+
+/*
+ * Forgets the targets that are gone: not in the list read from the PID
+ * file, no process registered and no record since the last call. Called
+ * after the metrics are written, so that each shows its last counts once.
+ */
+void counters_forget_targets(struct counters *c, const struct target_list *listed);
 
 /*
  * Forgets the processes no record came for since the last sweep: they were
@@ -72,8 +96,9 @@ uint64_t load_counter_total(const struct load_counter *lc);
 /*
  * Marks which processes have a Prometheus series, at most max of the
  * registered ones: those that had one keep it, the others are taken in
- * table order and the rest counted as omitted, once each. Returns 0 or
- * -ENOMEM (nothing changed then).
+ * table order and the rest counted as omitted, once each. Counts each
+ * target's registered processes, whatever max. Returns 0 or -ENOMEM
+ * (nothing changed then).
  */
 int counters_select_series(struct counters *c, const struct pidlist *registered,
 			   unsigned int max);

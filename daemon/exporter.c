@@ -50,6 +50,20 @@ static void report_save(struct exporter *x, int err)
 	x->save_error = err;
 }
 
+/* The PID file's targets, for the labels; an empty list if it cannot be read, said once. */
+static void read_targets(struct exporter *x, struct target_list *targets)
+{
+	const char *pid_file = x->config->pid_file;
+	int err = target_list_read(pid_file, targets);
+
+	if (err && err != x->targets_error)
+		dlog(LOG_WARNING, "metrics: reading the targets of %s: %s; they are labelled by "
+		     "number until it can be read", pid_file, strerror(-err));
+	else if (!err && x->targets_error)
+		dlog(LOG_NOTICE, "metrics: reading the targets of %s again", pid_file);
+	x->targets_error = err;
+}
+
 /* 0 when prometheus_dir is a directory, else -errno. */
 static int check_dir(const char *dir)
 {
@@ -91,8 +105,16 @@ static void write_metrics(struct exporter *x, bool durable)
 	err = check_dir(dir);
 	if (!err && select_series(x))
 		return;
-	if (!err)
-		err = promfile_write(dir, x->counters, psi_cache_value(x->psi));
+	if (!err) {
+		struct target_list targets;
+
+		read_targets(x, &targets);
+		err = promfile_write(dir, x->counters, &targets, psi_cache_value(x->psi));
+		/* After the write: the last counts of a target that is gone were shown once. */
+		if (!err)
+			counters_forget_targets(x->counters, &targets);
+		target_list_free(&targets);
+	}
 	report(x, err, false);
 	if (!err)
 		report_save(x, counterfile_save(x->config->state_dir, x->counters, durable));

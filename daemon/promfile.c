@@ -10,7 +10,10 @@
 #include "atomicfile.h"
 #include "clock.h"
 
-/* A counter kept as a uint64_t at offset in its struct (struct counters or struct proc_entry). */
+/*
+ * A counter kept as a uint64_t at offset in its struct (struct counters,
+ * struct proc_entry or struct target_total).
+ */
 struct counter {
 	const char *name;
 	const char *help;
@@ -20,6 +23,7 @@ struct counter {
 
 #define TOTAL(field) offsetof(struct counters, field)
 #define PROC(field) offsetof(struct proc_entry, field)
+#define TARGET(field) offsetof(struct target_total, field)
 
 static const struct counter totals[] = {
 	{ "pfprof_minor_faults_total",
@@ -46,6 +50,21 @@ static const struct counter per_process[] = {
 	  "Major page faults of a registered process.", PROC(major), false },
 	{ "pfprof_process_cpu_seconds_total",
 	  "CPU time (user and system) of a registered process.", PROC(cpu_ns), true },
+};
+
+/* Not capped like the processes': there are few targets. */
+static const struct counter per_target[] = {
+	{ "pfprof_target_minor_faults_total",
+	  "Minor page faults of a target's processes, those gone included.", TARGET(minor), false },
+	{ "pfprof_target_major_faults_total",
+	  "Major page faults of a target's processes, those gone included.", TARGET(major), false },
+	{ "pfprof_target_cpu_seconds_total",
+	  "CPU time (user and system) of a target's processes, those gone included.",
+	  TARGET(cpu_ns), true },
+};
+
+static const struct counter target_processes = {
+	"pfprof_target_processes", "Registered processes of a target.", TARGET(processes), false
 };
 
 /* The module's counters that start from 0 at each load: a struct load_counter at offset. */
@@ -110,7 +129,24 @@ static void put_label_value(FILE *out, const char *text)
 	}
 }
 
-static void put_processes(FILE *out, struct counters *counts, const struct counter *c)
+/*
+ * target="<label>": "" for none rather than no label, so that every series of
+ * a metric has the same label names, as client libraries make them (to
+ * Prometheus an empty value is no label).
+ */
+static void put_target_label(FILE *out, const struct target_list *targets, uint32_t number)
+{
+	fputs("target=\"", out);
+	if (number) {
+		char label[PATH_MAX + 32];
+
+		put_label_value(out, target_label(targets, number, label, sizeof(label)));
+	}
+	fputc('"', out);
+}
+
+static void put_processes(FILE *out, struct counters *counts, const struct target_list *targets,
+			  const struct counter *c)
 {
 	put_header(out, c->name, "counter", c->help);
 	for (size_t i = 0; i < counts->procs.cap; i++) {
@@ -120,8 +156,23 @@ static void put_processes(FILE *out, struct counters *counts, const struct count
 			continue;
 		fprintf(out, "%s{pid=\"%d\",comm=\"", c->name, (int)e->tgid);
 		put_label_value(out, proctable_name(e));
-		fputs("\"}", out);
+		fputs("\",", out);
+		put_target_label(out, targets, e->target);
+		fputc('}', out);
 		put_value(out, field_at(e, c), c->nanoseconds);
+	}
+}
+
+/* A series per target; type: "counter" or "gauge". */
+static void put_targets(FILE *out, const struct counters *counts,
+			const struct target_list *targets, const struct counter *c, const char *type)
+{
+	put_header(out, c->name, type, c->help);
+	for (size_t i = 0; i < counts->nr_targets; i++) {
+		fprintf(out, "%s{", c->name);
+		put_target_label(out, targets, counts->targets[i].number);
+		fputc('}', out);
+		put_value(out, field_at(&counts->targets[i], c), c->nanoseconds);
 	}
 }
 
@@ -146,10 +197,14 @@ static void put_context(FILE *out, const struct counters *counts, const struct p
 	}
 }
 
-int promfile_render(FILE *out, struct counters *counts, const struct psi_memory *psi)
+int promfile_render(FILE *out, struct counters *counts, const struct target_list *targets,
+		    const struct psi_memory *psi)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(per_process); i++)
-		put_processes(out, counts, &per_process[i]);
+		put_processes(out, counts, targets, &per_process[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(per_target); i++)
+		put_targets(out, counts, targets, &per_target[i], "counter");
+	put_targets(out, counts, targets, &target_processes, "gauge");
 	for (size_t i = 0; i < ARRAY_SIZE(totals); i++)
 		put_counter(out, totals[i].name, totals[i].help, field_at(counts, &totals[i]),
 			    totals[i].nanoseconds);
@@ -171,7 +226,8 @@ static int file_path(char *buf, size_t size, const char *dir, const char *name)
 	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
 }
 
-int promfile_write(const char *dir, struct counters *counts, const struct psi_memory *psi)
+int promfile_write(const char *dir, struct counters *counts, const struct target_list *targets,
+		   const struct psi_memory *psi)
 {
 	struct atomic_file f;
 	char path[PATH_MAX];
@@ -182,7 +238,7 @@ int promfile_write(const char *dir, struct counters *counts, const struct psi_me
 		err = atomic_file_begin(&f, path);
 	if (err)
 		return err;
-	err = promfile_render(f.out, counts, psi);
+	err = promfile_render(f.out, counts, targets, psi);
 	if (err) {
 		atomic_file_abort(&f);
 		return err;

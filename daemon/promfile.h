@@ -4,7 +4,9 @@
  * as a file for node_exporter's textfile collector: PROMFILE_NAME in its
  * directory, replaced atomically (atomicfile.h; node_exporter ignores the
  * temporary file, whose name does not end in ".prom"), readable by everyone.
- * Per-process series for the processes counters_select_series() marked.
+ * Per-process series for the processes counters_select_series() marked,
+ * per-target series for every target counted; both labelled with the
+ * target's target_label() from the list read from the PID file.
  */
 #ifndef PFPROF_PROMFILE_H
 #define PFPROF_PROMFILE_H
@@ -16,13 +18,18 @@
 
 #define PROMFILE_NAME "pfprof.prom"
 
-/* Writes the metrics to out; psi: memory pressure, NULL if unknown. 0 or -errno. */
-int promfile_render(FILE *out, struct counters *counts, const struct psi_memory *psi);
+/*
+ * Writes the metrics to out; targets: the PID file's, for the labels; psi:
+ * memory pressure, NULL if unknown. 0 or -errno.
+ */
+int promfile_render(FILE *out, struct counters *counts, const struct target_list *targets,
+		    const struct psi_memory *psi);
 
 /*
  * Replaces dir/PROMFILE_NAME with the metrics. 0 or -errno: -ENOENT when dir
  * does not exist.
  */
-int promfile_write(const char *dir, struct counters *counts, const struct psi_memory *psi);
+int promfile_write(const char *dir, struct counters *counts, const struct target_list *targets,
+		   const struct psi_memory *psi);
 
 #endif /* PFPROF_PROMFILE_H */

@@ -32,13 +32,15 @@ static uint64_t ns_to_us(uint64_t ns)
 }
 
 static const char procs_header_format[] =
-	"# pfprof per-process log format 1\n"
+	"# pfprof per-process log format 2\n"
 	"# created %" PRIu64 "\n"
 	LOGFORMAT_PROCS_COLUMNS "\n"
 	"# units: tab-separated; seq = the sample's number since module load (as in "
 	LOGFORMAT_FILE "); wall_time_s = seconds since 1970-01-01 UTC; pid = the process"
 	" (its thread-group id); comm = its name; minor_faults, major_faults = its faults"
-	" in the sample's period; cpu_ms = its utime+stime in the period, ms\n";
+	" in the sample's period; cpu_ms = its utime+stime in the period, ms; target = the"
+	" target (process tree, cgroup or unit) it was profiled for, 0 = none (see"
+	" pfprofctl(8))\n";
 
 int logformat_header(char *buf, size_t size, enum log_kind kind, uint64_t created_s)
 {
@@ -137,16 +139,17 @@ int logformat_proc(char *buf, size_t size, uint64_t seq, uint64_t wall_ns,
 	uint64_t wall_us = ns_to_us(wall_ns), cpu_us = ns_to_us(r->counts.cpu_ns);
 	char name[sizeof(r->comm)];
 
-	/* A name is anything but NUL: keep the line one line of seven fields. */
+	/* A name is anything but NUL: keep the line one line of eight fields. */
 	snprintf(name, sizeof(name), "%s", comm);
 	for (char *c = name; *c; c++)
 		if (*c == '\t' || *c == '\n' || *c == '\r')
 			*c = '_';
 	return snprintf(buf, size,
 			"%" PRIu64 "\t%" PRIu64 ".%06" PRIu64 "\t%" PRIu32 "\t%s\t%" PRIu64 "\t%" PRIu64
-			"\t%" PRIu64 ".%03" PRIu64 "\n", seq, wall_us / 1000000, wall_us % 1000000,
-			(uint32_t)r->tgid, name, (uint64_t)r->counts.minor_faults,
-			(uint64_t)r->counts.major_faults, cpu_us / 1000, cpu_us % 1000);
+			"\t%" PRIu64 ".%03" PRIu64 "\t%" PRIu32 "\n", seq, wall_us / 1000000,
+			wall_us % 1000000, (uint32_t)r->tgid, name, (uint64_t)r->counts.minor_faults,
+			(uint64_t)r->counts.major_faults, cpu_us / 1000, cpu_us % 1000,
+			(uint32_t)r->target);
 }
 
 int logformat_lost(char *buf, size_t size, uint64_t seq, uint64_t count)

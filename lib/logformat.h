@@ -21,14 +21,16 @@
  * Beside it, "pfprof-procs.log" (rotated the same way) has one line per
  * registered process per sample, tab-separated, from the module's
  * per-process records (region version 2):
- *   # pfprof per-process log format 1
+ *   # pfprof per-process log format 2
  *   # created <unix seconds>
- *   # columns: seq wall_time_s pid comm minor_faults major_faults cpu_ms
+ *   # columns: seq wall_time_s pid comm minor_faults major_faults cpu_ms target
  *   # units: ...
- * then "%llu\t%.6f\t%u\t%s\t%llu\t%llu\t%.3f\n" lines (comm with tabs
- * and newlines made '_'), the same load_id and missed lines as the samples
- * log, and "# lost <N> records of sample <S>" for records the reader could
- * not get. seq joins its lines to the samples log's.
+ * then "%llu\t%.6f\t%u\t%s\t%llu\t%llu\t%.3f\t%u\n" lines (comm with
+ * tabs and newlines made '_'; target the record's, 0 from a version 2
+ * module), the same load_id and missed lines as the samples log, and
+ * "# lost <N> records of sample <S>" for records the reader could not get.
+ * seq joins its lines to the samples log's. Format 1 had the first seven
+ * columns only; they have not moved.
  */
 #ifndef PFPROF_LOGFORMAT_H
 #define PFPROF_LOGFORMAT_H
@@ -45,7 +47,7 @@ enum log_kind { LOGKIND_SAMPLES, LOGKIND_PROCS };
 #define LOGFORMAT_FILE "pfprof.log"
 #define LOGFORMAT_PROCS_FILE "pfprof-procs.log"
 #define LOGFORMAT_PROCS_COLUMNS "# columns: seq wall_time_s pid comm minor_faults " \
-	"major_faults cpu_ms"
+	"major_faults cpu_ms target"
 #define LOGFORMAT_LINE_MAX 384		/* any sample or marker line, with its NUL */
 #define LOGFORMAT_HEADER_MAX 2048	/* the header, with its NUL */
 #define LOGFORMAT_COLUMNS "# columns: seq wall_time_s monotonic_s jiffies minor_faults " \

@@ -113,6 +113,8 @@ struct proc_entry *proctable_apply(struct proc_table *t, const struct mp3_proc_r
 
 void proctable_entry_apply(struct proc_entry *e, const struct mp3_proc_record *r)
 {
+	/* Every record carries it: a process moved to or from a followed cgroup changes target. */
+	e->target = r->target;
 	if (r->type == MP3_RECORD_COMM) {
 		memcpy(e->comm, r->comm, sizeof(e->comm));
 		e->comm[sizeof(e->comm) - 1] = '\0';

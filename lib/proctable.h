@@ -19,6 +19,7 @@ struct proc_entry {
 	char comm[24];			/* "" until a record or /proc names it */
 	uint64_t minor, major, cpu_ns;	/* what the user adds up */
 	uint64_t samples;
+	uint32_t target;		/* the record's target (targets.h); 0: none */
 	unsigned int marks;		/* the user's own flags, kept by sweeps */
 };
 
@@ -47,7 +48,7 @@ int proctable_retain(struct proc_table *t, bool (*keep)(struct proc_entry *e, vo
 
 /*
  * Applies a record: a name becomes the entry's comm, counts are added to
- * it. Returns the process's entry, or NULL without memory.
+ * it, and its target becomes the entry's. Returns the process's entry, or NULL without memory.
  */
 struct proc_entry *proctable_apply(struct proc_table *t, const struct mp3_proc_record *r);
 /* The same, on the entry of r's process, found already. */

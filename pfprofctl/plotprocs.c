@@ -16,6 +16,7 @@ struct proc_line {
 	unsigned long long minor, major;
 };
 
+/* The first seven columns, where both formats have them; the curves need no target. */
 static bool parse(const char *text, struct proc_line *l)
 {
 	unsigned long long seq;

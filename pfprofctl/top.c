@@ -21,6 +21,7 @@
 
 #include "ctl.h"
 #include "psi.h"
+#include "targets.h"
 #include "topdata.h"
 
 enum { OPT_DELAY, OPT_ITERATIONS };
@@ -76,12 +77,54 @@ static void put_line(size_t width, const char *eol, const char *fmt, ...)
 	printf("%s%s\n", line, eol);
 }
 
-/* The snapshot as text, within size; a table row per process that fits. */
-static void print_snapshot(const struct top_snapshot *snap, struct screen_size size,
-			   const char *eol)
+/* What the keys choose: t groups the processes by target. */
+struct view {
+	bool grouped;
+	const char *pid_file;		/* its targets name the groups */
+	struct target_list targets;	/* read at each snapshot while grouped */
+	int targets_error;		/* reading them; the groups are then named by number */
+};
+
+/* A process's row, or with name a group's (p its sum): the rates, then its CPU. */
+static void put_row(const struct top_snapshot *snap, struct screen_size size, const char *eol,
+		    const struct proc_entry *p, const char *name)
 {
-	size_t rows = snap->nr_procs;
-	char psi[64], lost[64] = "";
+	char who[32];
+
+	if (name)
+		snprintf(who, sizeof(who), "%-28.28s", name);
+	else
+		snprintf(who, sizeof(who), "%7d %-20.20s", (int)p->tgid, p->comm);
+	put_line(size.cols, eol, "%s %12.1f %12.1f %7.1f", who, top_rate(snap, p->minor),
+		 top_rate(snap, p->major), top_cpu_percent(snap, p));
+}
+
+/* Each group's row, "label (processes)", with its processes beneath; at most rows lines. */
+static void put_groups(const struct top_snapshot *snap, struct screen_size size, const char *eol,
+		       const struct view *view, size_t rows)
+{
+	for (size_t i = 0; i < snap->nr_groups && rows; i++) {
+		const struct top_group *g = &snap->groups[i];
+		char label[PATH_MAX + 32], name[PATH_MAX + 64];
+
+		if (g->sum.target)
+			target_label(&view->targets, g->sum.target, label, sizeof(label));
+		else
+			snprintf(label, sizeof(label), "no target");
+		snprintf(name, sizeof(name), "%s (%zu)", label, g->count);
+		put_row(snap, size, eol, &g->sum, name);
+		rows--;
+		for (size_t j = 0; j < g->count && rows; j++, rows--)
+			put_row(snap, size, eol, &snap->procs[g->first + j], NULL);
+	}
+}
+
+/* The snapshot as text, within size; a table row per process, and per group, that fits. */
+static void print_snapshot(const struct top_snapshot *snap, struct screen_size size,
+			   const char *eol, const struct view *view)
+{
+	size_t rows = snap->nr_procs + snap->nr_groups;
+	char psi[64], lost[64] = "", groups[PATH_MAX + 96] = "";
 
 	/* The last line stays empty: a newline there would scroll the header away. */
 	if (size.rows && size.rows - HEADER_LINES - 1 < rows)
@@ -90,21 +133,24 @@ static void print_snapshot(const struct top_snapshot *snap, struct screen_size s
 	if (snap->missed || snap->lost)
 		snprintf(lost, sizeof(lost), ", lost %llu samples %llu records",
 			 (unsigned long long)snap->missed, (unsigned long long)snap->lost);
-	put_line(size.cols, eol, "pfprof top: %zu processes, samples %llu..%llu over %.2f s%s",
-		 snap->nr_procs, (unsigned long long)snap->first,
+	if (snap->groups)
+		snprintf(groups, sizeof(groups), " in %zu targets%s%s%s", snap->nr_groups,
+			 view->targets_error ? " (" : "", view->targets_error ? view->pid_file : "",
+			 view->targets_error ? ": unreadable)" : "");
+	put_line(size.cols, eol, "pfprof top: %zu processes%s, samples %llu..%llu over %.2f s%s",
+		 snap->nr_procs, groups, (unsigned long long)snap->first,
 		 (unsigned long long)snap->end - 1, snap->seconds, lost);
 	put_line(size.cols, eol, "sys: %.0f majflt/s  swap-in %.0f/s  swap-out %.0f/s  mem PSI %s",
 		 top_rate(snap, snap->pgmajfault), top_rate(snap, snap->pswpin),
 		 top_rate(snap, snap->pswpout), psi);
 	put_line(size.cols, eol, "%7s %-20s %12s %12s %7s", "PID", "COMMAND", "MINOR/s",
 		 "MAJOR/s", "CPU%");
-	for (size_t i = 0; i < rows; i++) {
-		const struct proc_entry *p = &snap->procs[i];
-
-		put_line(size.cols, eol, "%7d %-20.20s %12.1f %12.1f %7.1f", (int)p->tgid, p->comm,
-			 top_rate(snap, p->minor), top_rate(snap, p->major),
-			 top_cpu_percent(snap, p));
+	if (snap->groups) {
+		put_groups(snap, size, eol, view, rows);
+		return;
 	}
+	for (size_t i = 0; i < rows; i++)
+		put_row(snap, size, eol, &snap->procs[i], NULL);
 }
 
 /* Whether mp3 was loaded with records=N: its samples then name no records. */
@@ -118,10 +164,16 @@ static bool module_records_off(void)
 	return value == 'N';
 }
 
-static int take(struct top_reader *r, struct top_snapshot *snap)
+/* Grouped, the PID file is read again for each snapshot: targets come and go. */
+static int take(struct top_reader *r, struct top_snapshot *snap, struct view *view)
 {
 	int err = top_take(r, snap);
 
+	if (!err && view->grouped) {
+		target_list_free(&view->targets);
+		view->targets_error = target_list_read(view->pid_file, &view->targets);
+		err = top_group(snap);
+	}
 	if (err)
 		ctl_error(err, "top");
 	return err;
@@ -138,17 +190,17 @@ static int wait_key(int ms, bool keys)
 	return 0;
 }
 
-static int batch(struct top_reader *r, int delay_ms, uint64_t iterations)
+static int batch(struct top_reader *r, int delay_ms, uint64_t iterations, struct view *view)
 {
 	struct top_snapshot snap;
 
 	for (uint64_t i = 0; i < iterations && !interrupted; i++) {
 		wait_key(delay_ms, false);
-		if (take(r, &snap))
+		if (take(r, &snap, view))
 			return PFPROF_EXIT_FAILED;
 		if (i)
 			printf("\n");
-		print_snapshot(&snap, (struct screen_size){ 0 }, "");
+		print_snapshot(&snap, (struct screen_size){ 0 }, "", view);
 		top_snapshot_free(&snap);
 		if (fflush(stdout))
 			return PFPROF_EXIT_FAILED;
@@ -165,23 +217,23 @@ static struct screen_size terminal_size(void)
 	return (struct screen_size){ ws.ws_row, ws.ws_col };
 }
 
-static void draw(const struct top_snapshot *snap)
+static void draw(const struct top_snapshot *snap, const struct view *view)
 {
 	/* Home, each line cleared to its end, the rest of the screen cleared. */
 	printf("\033[H");
-	print_snapshot(snap, terminal_size(), "\033[K");
+	print_snapshot(snap, terminal_size(), "\033[K", view);
 	printf("\033[J");
 	fflush(stdout);
 }
 
-static int interactive(struct top_reader *r, int delay_ms)
+static int interactive(struct top_reader *r, int delay_ms, struct view *view)
 {
 	struct termios saved, raw;
 	struct top_snapshot snap = { 0 };
 	int status = PFPROF_EXIT_OK, key = 0;
 
 	if (tcgetattr(STDIN_FILENO, &saved))
-		return batch(r, delay_ms, 1);
+		return batch(r, delay_ms, 1, view);
 	raw = saved;
 	raw.c_lflag &= ~(ICANON | ECHO);
 	raw.c_cc[VMIN] = 0;
@@ -192,14 +244,16 @@ static int interactive(struct top_reader *r, int delay_ms)
 	while (!interrupted && key != 'q') {
 		if (!resized) {
 			top_snapshot_free(&snap);
-			if (take(r, &snap)) {
+			if (take(r, &snap, view)) {
 				status = PFPROF_EXIT_FAILED;
 				break;
 			}
 		}
 		resized = 0;
-		draw(&snap);
+		draw(&snap, view);
 		key = wait_key(delay_ms, true);
+		if (key == 't')
+			view->grouped = !view->grouped;
 	}
 	top_snapshot_free(&snap);
 	printf("\033[?25h\033[?1049l");
@@ -236,6 +290,7 @@ static void catch(int sig, void (*handler)(int))
 
 static int run(struct ctl *ctl, const struct ctl_call *call)
 {
+	struct view view = { .pid_file = ctl->config.pid_file };
 	int delay_ms = 1000, status, fd, err;
 	struct top_reader reader;
 	struct mp3ring ring;
@@ -269,9 +324,10 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 	catch(SIGWINCH, on_resize);
 	if (call->option[OPT_ITERATIONS].set || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
 		status = batch(&reader, delay_ms, call->option[OPT_ITERATIONS].set ?
-			       call->option[OPT_ITERATIONS].number : 1);
+			       call->option[OPT_ITERATIONS].number : 1, &view);
 	else
-		status = interactive(&reader, delay_ms);
+		status = interactive(&reader, delay_ms, &view);
+	target_list_free(&view.targets);
 	top_reader_free(&reader);
 	mp3ring_unmap(&ring);
 	close(fd);
@@ -284,8 +340,11 @@ const struct ctl_command ctl_top_command = {
 	.details = "One row per registered process: minor and major faults per second and\n"
 		   "CPU time in percent of one CPU, over each interval, sorted by major\n"
 		   "faults; above them the system's major faults, swap-in and swap-out and\n"
-		   "memory pressure (PSI avg10). q quits. Without a terminal, or with -n,\n"
-		   "prints snapshots as text and exits.\n",
+		   "memory pressure (PSI avg10). t groups the processes by target: a row\n"
+		   "per target (unit:NAME, cgroup:PATH, tree:PID, or \"no target\" for those\n"
+		   "added by PID), its number of processes and their summed rates, with its\n"
+		   "processes beneath; t again ungroups. q quits. Without a terminal, or\n"
+		   "with -n, prints snapshots as text and exits.\n",
 	.options = {
 		[OPT_DELAY] = { "delay", 'd', CTL_STRING, "SECS",
 				"the interval, 0.05 to 3600 s (default 1)" },

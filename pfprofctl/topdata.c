@@ -55,6 +55,25 @@ static int by_faults(const void *a, const void *b)
 	return p->tgid < q->tgid ? -1 : p->tgid > q->tgid;
 }
 
+/* By target, then as by_faults() within one. */
+static int by_target(const void *a, const void *b)
+{
+	const struct proc_entry *p = a, *q = b;
+
+	if (p->target != q->target)
+		return p->target < q->target ? -1 : 1;
+	return by_faults(a, b);
+}
+
+static int by_group_faults(const void *a, const void *b)
+{
+	const struct top_group *g = a, *h = b;
+	int order = by_faults(&g->sum, &h->sum);
+
+	/* Equal sums: by target number, so that rows do not swap from one snapshot to the next. */
+	return order ? order : (g->sum.target > h->sum.target) - (g->sum.target < h->sum.target);
+}
+
 /* Copies out the processes counted in this snapshot; the table keeps only them. */
 static int collect(struct top_reader *r, struct top_snapshot *snap)
 {
@@ -94,8 +113,39 @@ int top_take(struct top_reader *r, struct top_snapshot *snap)
 void top_snapshot_free(struct top_snapshot *snap)
 {
 	free(snap->procs);
+	free(snap->groups);
 	snap->procs = NULL;
-	snap->nr_procs = 0;
+	snap->groups = NULL;
+	snap->nr_procs = snap->nr_groups = 0;
+}
+
+/* Adds process i, the next in target order, to the last group or a new one. */
+static void add_to_group(struct top_snapshot *snap, size_t i)
+{
+	const struct proc_entry *p = &snap->procs[i];
+	struct top_group *g = snap->nr_groups ? &snap->groups[snap->nr_groups - 1] : NULL;
+
+	if (!g || g->sum.target != p->target) {
+		g = &snap->groups[snap->nr_groups++];
+		*g = (struct top_group){ .sum.target = p->target, .first = i };
+	}
+	g->sum.minor += p->minor;
+	g->sum.major += p->major;
+	g->sum.cpu_ns += p->cpu_ns;
+	g->count++;
+}
+
+int top_group(struct top_snapshot *snap)
+{
+	/* At most one group per process. */
+	snap->groups = calloc(snap->nr_procs ? snap->nr_procs : 1, sizeof(*snap->groups));
+	if (!snap->groups)
+		return -ENOMEM;
+	qsort(snap->procs, snap->nr_procs, sizeof(*snap->procs), by_target);
+	for (size_t i = 0; i < snap->nr_procs; i++)
+		add_to_group(snap, i);
+	qsort(snap->groups, snap->nr_groups, sizeof(*snap->groups), by_group_faults);
+	return 0;
 }
 
 double top_rate(const struct top_snapshot *snap, uint64_t count)

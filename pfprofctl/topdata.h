@@ -14,6 +14,12 @@
 #include "mp3ring.h"
 #include "proctable.h"
 
+/* A target's processes in a snapshot (top_group()). */
+struct top_group {
+	struct proc_entry sum;		/* their counts summed; tgid 0, target the group's */
+	size_t first, count;		/* they are procs[first .. first + count) */
+};
+
 struct top_snapshot {
 	uint64_t first, end;		/* samples first .. end - 1 */
 	double seconds;			/* from the sample before first to end - 1 */
@@ -22,6 +28,8 @@ struct top_snapshot {
 	uint64_t pgmajfault, pswpin, pswpout;	/* system-wide, in the snapshot */
 	struct proc_entry *procs;	/* sorted by major faults, then minor, then CPU */
 	size_t nr_procs;
+	struct top_group *groups;	/* after top_group(), in the same order; else NULL */
+	size_t nr_groups;
 };
 
 struct top_reader {
@@ -39,6 +47,12 @@ void top_reader_free(struct top_reader *r);
 /* What was published since the last call; 0 or -errno. Free with top_snapshot_free(). */
 int top_take(struct top_reader *r, struct top_snapshot *snap);
 void top_snapshot_free(struct top_snapshot *snap);
+
+/*
+ * Groups the snapshot's processes by target: each group's processes in
+ * order, the groups ordered as processes are, by their sums. 0 or -ENOMEM.
+ */
+int top_group(struct top_snapshot *snap);
 
 /* Per second over the snapshot; CPU in percent of one CPU. */
 double top_rate(const struct top_snapshot *snap, uint64_t count);

@@ -8,19 +8,40 @@
 #include "counters.h"
 #include "unit.h"
 
-/* A process named name, with these counts. */
-static inline void add_process(struct counters *c, pid_t tgid, const char *name,
-			       uint64_t minor, uint64_t major, uint64_t cpu_ns)
+/* A process named name, of that target (0: none), with these counts. */
+static inline void add_target_process(struct counters *c, pid_t tgid, const char *name,
+				      uint32_t target, uint64_t minor, uint64_t major,
+				      uint64_t cpu_ns)
 {
-	struct mp3_proc_record r = { .tgid = tgid, .type = MP3_RECORD_COMM };
+	struct mp3_proc_record r = { .tgid = tgid, .type = MP3_RECORD_COMM, .target = target };
 
 	strncpy(r.comm, name, sizeof(r.comm) - 1);
 	expect(counters_add_record(c, &r), "counters_add_record failed");
-	r = (struct mp3_proc_record){ .tgid = tgid, .type = MP3_RECORD_COUNTS };
+	r = (struct mp3_proc_record){ .tgid = tgid, .type = MP3_RECORD_COUNTS, .target = target };
 	r.counts.minor_faults = minor;
 	r.counts.major_faults = major;
 	r.counts.cpu_ns = cpu_ns;
 	expect(counters_add_record(c, &r), "counters_add_record failed");
+}
+
+/* The same, of no target. */
+static inline void add_process(struct counters *c, pid_t tgid, const char *name,
+			       uint64_t minor, uint64_t major, uint64_t cpu_ns)
+{
+	add_target_process(c, tgid, name, 0, minor, major, cpu_ns);
+}
+
+/* A target's totals are minor, major, cpu_ns. */
+static inline void expect_target(struct counters *c, uint32_t number, uint64_t minor,
+				 uint64_t major, uint64_t cpu_ns, const char *when)
+{
+	const struct target_total *t = counters_target(c, number);
+
+	expect(t && t->minor == minor && t->major == major && t->cpu_ns == cpu_ns,
+	       "%s: target %u: %llu %llu %llu, want %llu %llu %llu", when, number,
+	       t ? (unsigned long long)t->minor : 0, t ? (unsigned long long)t->major : 0,
+	       t ? (unsigned long long)t->cpu_ns : 0, (unsigned long long)minor,
+	       (unsigned long long)major, (unsigned long long)cpu_ns);
 }
 
 /* The sampler's counters, over every module load, are ns and runs. */

@@ -32,7 +32,7 @@ static void test_round_trip(void)
 	int err;
 
 	add_process(&before, 42, "with space", 7, 1, 1500000000ULL);
-	add_process(&before, 43, "line\nbreak", 63, 2, 1000000001ULL);
+	add_target_process(&before, 43, "line\nbreak", 0x40000002U, 63, 2, 1000000001ULL);
 	counters_add_sample(&before, &s, false);
 	counters_add_lost(&before, 4);
 	counters_set_sampler(&before, 0xab, 3000000, 60);
@@ -54,6 +54,9 @@ static void test_round_trip(void)
 	expect_same_process(&before, &after, 43);
 	expect(after.procs.used == 2, "%zu processes read back", after.procs.used);
 	expect_sampler(&after, 3000000, 60, "read back");
+	/* Its target's totals too: they stay after its processes are gone. */
+	expect(after.nr_targets == 1, "%zu targets read back", after.nr_targets);
+	expect_target(&after, 0x40000002U, 63, 2, 1000000001ULL, "read back");
 	counters_free(&before);
 	counters_free(&after);
 }
@@ -87,6 +90,9 @@ static void test_skips_what_it_does_not_know(void)
 			"process 0 5 0 0 zero\n"
 			"process 7 5\n"
 			"process 8 1 6 0 y\n"
+			"target 0 1 2 3\n"
+			"target 9 1\n"
+			"target 10 4 5 6\n"
 			"sampler_ns zz\n"
 			"other_key 99\n");
 	expect(!counterfile_load(".", &c), "counterfile_load failed");
@@ -96,6 +102,8 @@ static void test_skips_what_it_does_not_know(void)
 	expect(c.procs.used == 1 && entry(&c, 8)->major == 6 && !strcmp(entry(&c, 8)->comm, "y"),
 	       "%zu processes read, want only 8", c.procs.used);
 	expect_sampler(&c, 0, 0, "a bad sampler line");
+	expect(c.nr_targets == 1, "%zu targets read, want only 10", c.nr_targets);
+	expect_target(&c, 10, 4, 5, 6, "the good target line");
 	counters_free(&c);
 }
 

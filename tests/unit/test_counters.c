@@ -194,6 +194,74 @@ static void test_sampler_across_loads(void)
 	expect_sampler(&m, 1600, 16, "after a reload");
 }
 
+#define UNIT_A 0x40000005U		/* a target the PID file names */
+#define TREE_B 77U			/* a `pfprofctl run` tree, in no PID file */
+
+static struct mp3_proc_record of_target(struct mp3_proc_record r, uint32_t target)
+{
+	r.target = target;
+	return r;
+}
+
+/*
+ * A target's totals keep the counts of its processes after they exit, are
+ * swept, or are renamed; its processes are counted whatever the series cap.
+ */
+static void test_target_totals(void)
+{
+	struct counters m = { 0 };
+
+	add(&m, of_target(comm(10, "web"), UNIT_A));
+	add(&m, of_target(counts(10, 4, 1, 100), UNIT_A));
+	add(&m, of_target(counts(11, 6, 0, 50), UNIT_A));
+	add(&m, of_target(counts(20, 1, 1, 1), TREE_B));
+	add(&m, counts(30, 9, 9, 9));
+	expect(m.nr_targets == 2, "%zu targets, want 2 (none for target 0)", m.nr_targets);
+	expect_target(&m, UNIT_A, 10, 1, 150, "two processes");
+	select_registered(&m, (pid_t[]){ 10, 11, 20, 30 }, 4, 0);
+	expect(counters_target(&m, UNIT_A)->processes == 2 &&
+	       counters_target(&m, TREE_B)->processes == 1, "processes %llu and %llu, want 2, 1",
+	       (unsigned long long)counters_target(&m, UNIT_A)->processes,
+	       (unsigned long long)counters_target(&m, TREE_B)->processes);
+	/* 11 exits and is swept; 10 execs: their counts stay in the target's. */
+	counters_sweep(&m);
+	add(&m, of_target(comm(10, "other"), UNIT_A));
+	add(&m, of_target(counts(10, 1, 0, 0), UNIT_A));
+	counters_sweep(&m);
+	select_registered(&m, (pid_t[]){ 10 }, 1, 0);
+	expect(m.procs.used == 1, "%zu processes after the sweeps", m.procs.used);
+	expect_target(&m, UNIT_A, 11, 1, 150, "after an exit and an exec");
+	expect(counters_target(&m, UNIT_A)->processes == 1 &&
+	       counters_target(&m, TREE_B)->processes == 0, "processes %llu and %llu, want 1, 0",
+	       (unsigned long long)counters_target(&m, UNIT_A)->processes,
+	       (unsigned long long)counters_target(&m, TREE_B)->processes);
+	counters_free(&m);
+}
+
+/*
+ * A target is forgotten once it is in no PID file, has no process and got
+ * no record since the last look: its last counts were shown once.
+ */
+static void test_forget_targets(void)
+{
+	struct target named = { TARGET_UNIT, "web.service", UNIT_A };
+	struct target_list listed = { &named, 1 };
+	struct counters m = { 0 };
+
+	add(&m, of_target(counts(10, 1, 0, 0), UNIT_A));
+	add(&m, of_target(counts(20, 1, 0, 0), TREE_B));
+	select_registered(&m, NULL, 0, 0);
+	counters_forget_targets(&m, &listed);
+	expect(m.nr_targets == 2, "recorded since the last look, %zu kept", m.nr_targets);
+	counters_forget_targets(&m, &listed);
+	expect(m.nr_targets == 1 && m.targets[0].number == UNIT_A,
+	       "%zu kept, want only the listed one", m.nr_targets);
+	counters_forget_targets(&m, &(struct target_list){ 0 });
+	expect(m.nr_targets == 0, "%zu kept after it left the PID file", m.nr_targets);
+	counters_free(&m);
+}
+
 UNIT_TESTS(UNIT_TEST(samples_summed), UNIT_TEST(records_per_process),
 	   UNIT_TEST(select_registered_only), UNIT_TEST(sweep_forgets_unrecorded),
-	   UNIT_TEST(select_cap), UNIT_TEST(sampler_across_loads));
+	   UNIT_TEST(select_cap), UNIT_TEST(sampler_across_loads), UNIT_TEST(target_totals),
+	   UNIT_TEST(forget_targets));

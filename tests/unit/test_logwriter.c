@@ -411,7 +411,7 @@ static void test_procs_log(void)
 {
 	struct logrotate_policy policy = { 0, 0, 2 };
 	struct mp3_proc_record r = { .tgid = 4242, .type = MP3_RECORD_COUNTS,
-				     .counts = { 12, 3, 1234567 } };
+				     .counts = { 12, 3, 1234567 }, .target = 0x40000007U };
 	struct logwriter *w;
 	struct log_position pos;
 	char want[256];
@@ -424,24 +424,27 @@ static void test_procs_log(void)
 	expect(logwriter_reserve(w, 3), "no room for 3 lines");
 	expect(logwriter_add_proc(w, 7, 1700000000123456789ULL, &r, "my\tapp"), "add_proc");
 	expect(logwriter_add_lost(w, 7, 2), "add_lost");
+	/* A process registered by PID alone has no target: 0. */
 	r.tgid = 99;
+	r.target = 0;
 	expect(logwriter_add_proc(w, 8, 1700000000173456789ULL, &r, "sh"), "add_proc");
 	flush_ok(w, 55);
 	logwriter_free(w);
 
 	l = read_lines(PATH(LOGFORMAT_PROCS_FILE));
 	expect(l.n == 8, "%zu lines", l.n);
-	expect(!strcmp(l.line[0], "# pfprof per-process log format 1") &&
+	expect(!strcmp(l.line[0], "# pfprof per-process log format 2") &&
 	       !strcmp(l.line[1], "# created 55") &&
-	       !strcmp(l.line[2], "# columns: seq wall_time_s pid comm minor_faults major_faults cpu_ms") &&
+	       !strcmp(l.line[2], "# columns: seq wall_time_s pid comm minor_faults major_faults "
+		       "cpu_ms target") &&
 	       !strncmp(l.line[3], "# units: tab-separated;", 23), "header:\n%s\n%s\n%s\n%s",
 	       l.line[0], l.line[1], l.line[2], l.line[3]);
 	format_stream(want, sizeof(want), &stream_a);
 	expect(!strcmp(l.line[4], want), "line 5: '%s', want '%s'", l.line[4], want);
-	expect(!strcmp(l.line[5], "7\t1700000000.123457\t4242\tmy_app\t12\t3\t1.235"),
+	expect(!strcmp(l.line[5], "7\t1700000000.123457\t4242\tmy_app\t12\t3\t1.235\t1073741831"),
 	       "line 6: '%s'", l.line[5]);
 	expect(!strcmp(l.line[6], "# lost 2 records of sample 7"), "line 7: '%s'", l.line[6]);
-	expect(!strcmp(l.line[7], "8\t1700000000.173457\t99\tsh\t12\t3\t1.235"),
+	expect(!strcmp(l.line[7], "8\t1700000000.173457\t99\tsh\t12\t3\t1.235\t0"),
 	       "line 8: '%s'", l.line[7]);
 	free_lines(&l);
 

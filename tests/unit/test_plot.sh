@@ -59,15 +59,19 @@ png_height() {
 }
 check plot_two_panels_without_processes [ "$(png_height "$dir/out.png")" -eq 800 ]
 
-# The per-process log: its processes get a third panel.
+# The per-process logs, one of each format (2 adds the target column): their
+# processes get a third panel. Each process is in one file only, so both are read.
 awk 'BEGIN {
 	print "# pfprof per-process log format 1"
-	for (i = 40; i < 60; i++) {
+	for (i = 40; i < 60; i++)
 		printf "%d\t%.6f\t%d\t%s\t%d\t%d\t%.3f\n", i, 1763890000 + i * 0.05, 101,
 			"work3", 20, i % 7 == 0, 6.0
-		printf "%d\t%.6f\t%d\t%s\t%d\t%d\t%.3f\n", i, 1763890000 + i * 0.05, 102,
-			"work 4", 10, 0, 6.5
-	}
+}' > "$dir/log/pfprof-procs.log.1"
+awk 'BEGIN {
+	print "# pfprof per-process log format 2"
+	for (i = 40; i < 60; i++)
+		printf "%d\t%.6f\t%d\t%s\t%d\t%d\t%.3f\t%d\n", i, 1763890000 + i * 0.05, 102,
+			"work 4", 10, 0, 6.5, 1073741831
 }' > "$dir/log/pfprof-procs.log"
 "$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/procs.png" > "$dir/out" 2>&1
 check plot_with_processes_succeeds [ $? -eq 0 ]

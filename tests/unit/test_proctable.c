@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* lib/proctable: the table of processes that pfprofctl top and pfprofd's metrics keep. */
+#include <string.h>
+
 #include "proctable.h"
 #include "unit.h"
 
@@ -56,4 +58,23 @@ static void test_sweep(void)
 	proctable_free(&t);
 }
 
-UNIT_TESTS(UNIT_TEST(retain), UNIT_TEST(sweep));
+/* Each record, a name or counts, sets the process's target: the last one wins. */
+static void test_target(void)
+{
+	struct mp3_proc_record r = { .tgid = 7, .type = MP3_RECORD_COMM, .comm = "sh",
+				     .target = 0x40000001U };
+	struct proc_table t = { 0 };
+	struct proc_entry *e = proctable_apply(&t, &r);
+
+	expect(e && e->target == 0x40000001U, "a name record left target %u",
+	       e ? e->target : 0);
+	r = (struct mp3_proc_record){ .tgid = 7, .type = MP3_RECORD_COUNTS, .target = 5 };
+	r.counts.minor_faults = 2;
+	e = proctable_apply(&t, &r);
+	expect(e->target == 5 && e->minor == 2 && !strcmp(e->comm, "sh"),
+	       "counts record: target %u, minor %llu, comm '%s'", e->target,
+	       (unsigned long long)e->minor, e->comm);
+	proctable_free(&t);
+}
+
+UNIT_TESTS(UNIT_TEST(retain), UNIT_TEST(sweep), UNIT_TEST(target));

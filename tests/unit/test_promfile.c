@@ -14,16 +14,28 @@
 
 static const struct psi_memory pressure = { .some_avg10 = 12.5, .full_avg10 = 2.25 };
 
-/* Two processes, one sample of each kind of counter, sampler cost of load 0xab. */
+#define UNIT_WEB 0x40000005U
+
+/* The PID file's one target; a number it does not hold is labelled by number. */
+static struct target web = { TARGET_UNIT, "web\".service", UNIT_WEB };
+static const struct target_list targets = { &web, 1 };
+
+/*
+ * Three processes, one of no target, two of the unit (one gone before the
+ * series were chosen), one of a tree; one sample of each kind of counter,
+ * sampler cost of load 0xab.
+ */
 static void fill(struct counters *m)
 {
 	struct mp3_ring_sample s = { .minor_faults = 70, .major_faults = 3, .cpu_ns = 2500000001ULL,
 				     .pgmajfault = 1234, .pswpin = 56, .pswpout = 78 };
-	pid_t pids[] = { 42, 43 };
-	struct pidlist registered = { .pids = pids, .count = 2 };
+	pid_t pids[] = { 42, 43, 50 };
+	struct pidlist registered = { .pids = pids, .count = 3 };
 
 	add_process(m, 42, "a\"b\\c\xc3", 7, 1, 1500000000ULL);
-	add_process(m, 43, "work", 63, 2, 1000000001ULL);
+	add_target_process(m, 43, "work", UNIT_WEB, 63, 2, 1000000001ULL);
+	add_target_process(m, 44, "gone", UNIT_WEB, 5, 1, 1);
+	add_target_process(m, 50, "make", 77, 1, 0, 0);
 	counters_add_sample(m, &s, true);
 	m->samples_written = 1;
 	counters_add_lost(m, 4);
@@ -37,7 +49,7 @@ static char *rendered(struct counters *m, const struct psi_memory *psi)
 	size_t size = 0;
 	FILE *out = open_memstream(&text, &size);
 
-	expect(out && !promfile_render(out, m, psi), "promfile_render failed");
+	expect(out && !promfile_render(out, m, &targets, psi), "promfile_render failed");
 	fclose(out);
 	return text;
 }
@@ -58,16 +70,32 @@ static void test_render(void)
 	fill(&m);
 	text = rendered(&m, &pressure);
 	expect_line(text, "# TYPE pfprof_process_minor_faults_total counter");
-	/* Quote and backslash escaped, the cut UTF-8 byte replaced. */
-	expect_line(text, "pfprof_process_minor_faults_total{pid=\"42\",comm=\"a\\\"b\\\\c?\"} 7");
-	expect_line(text, "pfprof_process_cpu_seconds_total{pid=\"42\",comm=\"a\\\"b\\\\c?\"} "
-		    "1.500000000");
-	expect_line(text, "pfprof_process_major_faults_total{pid=\"43\",comm=\"work\"} 2");
+	/* Quote and backslash escaped, the cut UTF-8 byte replaced; no target: "". */
+	expect_line(text, "pfprof_process_minor_faults_total{pid=\"42\",comm=\"a\\\"b\\\\c?\","
+		    "target=\"\"} 7");
+	expect_line(text, "pfprof_process_cpu_seconds_total{pid=\"42\",comm=\"a\\\"b\\\\c?\","
+		    "target=\"\"} 1.500000000");
+	expect_line(text, "pfprof_process_major_faults_total{pid=\"43\",comm=\"work\","
+		    "target=\"unit:web\\\".service\"} 2");
+	expect_line(text, "pfprof_process_minor_faults_total{pid=\"50\",comm=\"make\","
+		    "target=\"tree:77\"} 1");
+	expect(!strstr(text, "pid=\"44\""), "a process gone has a series:\n%s", text);
+	/* Each target's processes summed, the one gone too; the live ones counted. */
+	expect_line(text, "# TYPE pfprof_target_minor_faults_total counter");
+	expect_line(text, "pfprof_target_minor_faults_total{target=\"unit:web\\\".service\"} 68");
+	expect_line(text, "pfprof_target_major_faults_total{target=\"unit:web\\\".service\"} 3");
+	expect_line(text, "pfprof_target_cpu_seconds_total{target=\"unit:web\\\".service\"} "
+		    "1.000000002");
+	expect_line(text, "pfprof_target_minor_faults_total{target=\"tree:77\"} 1");
+	expect_line(text, "# TYPE pfprof_target_processes gauge");
+	expect_line(text, "pfprof_target_processes{target=\"unit:web\\\".service\"} 1");
+	expect_line(text, "pfprof_target_processes{target=\"tree:77\"} 1");
+	expect(!strstr(text, "{target=\"\"}"), "a total of no target:\n%s", text);
 	expect_line(text, "pfprof_minor_faults_total 70");
 	expect_line(text, "pfprof_cpu_seconds_total 2.500000001");
 	expect_line(text, "pfprof_samples_written_total 1");
 	expect_line(text, "pfprof_samples_lost_total 4");
-	expect_line(text, "pfprof_registered_processes 2");
+	expect_line(text, "pfprof_registered_processes 3");
 	expect_line(text, "pfprof_sampler_seconds_total 0.003000000");
 	expect_line(text, "pfprof_sampler_runs_total 60");
 	expect_line(text, "pfprof_swap_in_pages_total 56");
@@ -112,7 +140,7 @@ static void test_write(void)
 
 	fill(&m);
 	umask(077);
-	err = promfile_write(unit_dir(), &m, &pressure);
+	err = promfile_write(unit_dir(), &m, &targets, &pressure);
 	expect(!err, "promfile_write: %s", strerror(-err));
 	expect(!stat(PROMFILE_NAME, &st) && (st.st_mode & 07777) == 0644,
 	       "mode %o, want 644 for node_exporter", st.st_mode & 07777);
@@ -122,7 +150,7 @@ static void test_write(void)
 	expect(!strcmp(text, written), "the file is not what was rendered");
 	free(text);
 	free(written);
-	err = promfile_write("missing", &m, &pressure);
+	err = promfile_write("missing", &m, &targets, &pressure);
 	expect(err == -ENOENT, "a missing directory gave %d, want -ENOENT", err);
 	counters_free(&m);
 }
@@ -152,7 +180,7 @@ static void test_promtool_accepts(void)
 	int status;
 
 	fill(&m);
-	expect(!promfile_write(".", &m, &pressure), "promfile_write failed");
+	expect(!promfile_write(".", &m, &targets, &pressure), "promfile_write failed");
 	status = promtool_check(PROMFILE_NAME, output, sizeof(output));
 	expect(status == 0 && !output[0], "promtool check metrics: status %d:\n%s", status, output);
 	counters_free(&m);
