@@ -47,30 +47,30 @@ static void keep_cgroups(struct target_list *list)
 	list->count = kept;
 }
 
+/* Where t's cgroup appears: a unit's in its slice, a cgroup's in its parent. */
+static int parent_dir(const struct target *t, char *dir, size_t size)
+{
+	if (t->kind == TARGET_UNIT)
+		return cgroupfs_unit_parent(CGROUPFS_ROOT, t->name, dir, size);
+	snprintf(dir, size, "%s", t->name);
+	dirname(dir);
+	return 0;
+}
+
 /* Where t's cgroup is; false (reported once, through *reported) if t cannot have one. */
 static bool locate(const struct target *t, struct place *p, bool *reported)
 {
 	const char *why = NULL;
-	int err;
+	int err = t->kind == TARGET_UNIT ? cgroupfs_check_unit_name(t->name, &why) :
+					   cgroupfs_check_path(CGROUPFS_ROOT, t->name, &why);
 
 	p->id = 0;
-	if (t->kind == TARGET_UNIT) {
-		err = cgroupfs_check_unit_name(t->name, &why);
-		if (!err && cgroupfs_find_unit(CGROUPFS_ROOT, t->name, p->path, sizeof(p->path)))
-			p->path[0] = '\0';
-		if (!err)
-			err = cgroupfs_unit_parent(CGROUPFS_ROOT, t->name, p->dir, sizeof(p->dir));
-	} else {
-		snprintf(p->path, sizeof(p->path), "%s", t->name);
-		err = cgroupfs_check_path(CGROUPFS_ROOT, t->name, &why);
-		if (err == -ENOENT) {
-			p->path[0] = '\0';
-			err = 0;
-		}
-		snprintf(p->dir, sizeof(p->dir), "%s", t->name);
-		dirname(p->dir);
-	}
-	if (!err && p->path[0]) {
+	/* A cgroup may be made later: it is watched for. */
+	if (err == -ENOENT && t->kind == TARGET_CGROUP)
+		err = 0;
+	if (!err)
+		err = parent_dir(t, p->dir, sizeof(p->dir));
+	if (!err && target_cgroup(t, p->path, sizeof(p->path))) {
 		err = cgroupfs_id(p->path, &p->id);
 		/* Gone since: it has no cgroup now. */
 		if (err == -ENOENT)
@@ -78,6 +78,8 @@ static bool locate(const struct target *t, struct place *p, bool *reported)
 		why = "not a cgroup v2 directory";
 		snprintf(p->dir, sizeof(p->dir), "%s", p->path);
 		dirname(p->dir);
+	} else if (!err) {
+		p->path[0] = '\0';
 	}
 	if (err && !*reported)
 		dlog(LOG_ERR, "cannot profile %s %s: %s%s%s", word(t), t->name,
@@ -105,19 +107,25 @@ static void follow(struct cgtargets *c, const struct target *t, struct cgtarget_
 		dlog(LOG_INFO, "profiling %s %s (cgroup %s)", word(t), t->name, p->path);
 	st->id = p->id;
 	st->reported = false;
+	st->dropped = false;
 }
 
-/* The target has no cgroup now: drop the old one, if the module still has it. */
-static void drop(struct cgtargets *c, const struct target *t, struct cgtarget_state *st,
-		 const struct place *p)
+/*
+ * The target has no cgroup now: drop the old one, if the module still has it
+ * (from before a restart of pfprofd, too), once.
+ */
+static void drop(struct cgtargets *c, const struct target *t, struct cgtarget_state *st)
 {
-	int err = procstatus_untarget(c->config->status_file, t->number);
+	int err;
 
+	if (st->dropped)
+		return;
+	err = procstatus_untarget(c->config->status_file, t->number);
 	if (!err || st->id)
 		dlog(LOG_INFO, "%s %s has no cgroup now; profiling it again when %s appears",
-		     word(t), t->name, t->kind == TARGET_UNIT ? "it starts and its cgroup" :
-							   p->path[0] ? p->path : t->name);
+		     word(t), t->name, t->kind == TARGET_UNIT ? "it starts and its cgroup" : t->name);
 	st->id = 0;
+	st->dropped = true;
 }
 
 static bool has_dir(char **dirs, size_t count, const char *dir)
@@ -206,7 +214,7 @@ void cgtargets_sync(struct cgtargets *c)
 		if (p.id)
 			follow(c, t, st, &p);
 		else
-			drop(c, t, st, &p);
+			drop(c, t, st);
 		if (dirs && !has_dir(dirs, nr_dirs, p.dir) && (dirs[nr_dirs] = strdup(p.dir)))
 			nr_dirs++;
 	}

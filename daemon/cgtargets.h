@@ -31,6 +31,7 @@ struct cgtarget_state {
 	uint32_t number;
 	uint64_t id;		/* the cgroup registered for it; 0: none */
 	bool reported;		/* a problem was logged: not again until it is gone */
+	bool dropped;		/* the module has no cgroup for it: no "X" again */
 };
 
 struct cgtargets {

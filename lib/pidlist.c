@@ -126,6 +126,17 @@ static bool holds(const char *const *values, size_t count, const char *value)
 	return false;
 }
 
+/* Whether list has that line already. */
+static bool list_holds(const struct pidlist_values *list, enum pidlist_kind kind,
+		       const char *value)
+{
+	for (size_t i = 0; i < list->count; i++) {
+		if (list->kinds[i] == kind && !strcmp(list->values[i], value))
+			return true;
+	}
+	return false;
+}
+
 /* getline() returns -1 both at the end and on errors; only errors leave feof() unset. */
 static int read_error(FILE *f)
 {
@@ -134,22 +145,29 @@ static int read_error(FILE *f)
 	return errno ? -errno : -EIO;
 }
 
-static int append_value(struct pidlist_values *list, size_t *capacity, const char *value)
+static int append_value(struct pidlist_values *list, size_t *capacity, enum pidlist_kind kind,
+			const char *value)
 {
 	char *copy;
 
 	if (list->count == *capacity) {
 		size_t grown = *capacity ? 2 * *capacity : 16;
 		char **values = reallocarray(list->values, grown, sizeof(*values));
+		enum pidlist_kind *kinds;
 
 		if (!values)
 			return -ENOMEM;
 		list->values = values;
+		kinds = reallocarray(list->kinds, grown, sizeof(*kinds));
+		if (!kinds)
+			return -ENOMEM;
+		list->kinds = kinds;
 		*capacity = grown;
 	}
 	copy = strdup(value);
 	if (!copy)
 		return -ENOMEM;
+	list->kinds[list->count] = kind;
 	list->values[list->count++] = copy;
 	return 0;
 }
@@ -168,8 +186,8 @@ static void report_bad_line(pidlist_report_fn *report, void *ctx, const char *pa
 	report(ctx, path, lineno, message);
 }
 
-/* The values of the lines of this kind; bad lines go to report (if not NULL). */
-static int read_values(FILE *f, const char *path, enum pidlist_kind kind,
+/* The values of the lines of these kinds; bad lines go to report (if not NULL). */
+static int read_values(FILE *f, const char *path, unsigned int kinds,
 		       struct pidlist_values *list, pidlist_report_fn *report, void *ctx)
 {
 	char *line = NULL, value[PIDLIST_VALUE_MAX];
@@ -182,9 +200,8 @@ static int read_values(FILE *f, const char *path, enum pidlist_kind kind,
 		int found = parse_line(line, len, value);
 
 		lineno++;
-		if (found == (int)kind &&
-		    !holds((const char *const *)list->values, list->count, value))
-			err = append_value(list, &capacity, value);
+		if (found >= 0 && (kinds & PIDLIST_KIND(found)) && !list_holds(list, found, value))
+			err = append_value(list, &capacity, found, value);
 		else if (found == LINE_BAD && report)
 			report_bad_line(report, ctx, path, lineno, line, len);
 	}
@@ -192,17 +209,16 @@ static int read_values(FILE *f, const char *path, enum pidlist_kind kind,
 	return err ? err : read_error(f);
 }
 
-int pidlist_read_values(const char *path, enum pidlist_kind kind, struct pidlist_values *list,
+int pidlist_read_values(const char *path, unsigned int kinds, struct pidlist_values *list,
 			pidlist_report_fn *report, void *ctx)
 {
 	FILE *f = fopen(path, "re");
 	int err;
 
-	list->values = NULL;
-	list->count = 0;
+	*list = (struct pidlist_values){ 0 };
 	if (!f)
 		return errno == ENOENT ? 0 : -errno;
-	err = read_values(f, path, kind, list, report, ctx);
+	err = read_values(f, path, kinds, list, report, ctx);
 	fclose(f);
 	if (err)
 		pidlist_values_free(list);
@@ -214,8 +230,8 @@ void pidlist_values_free(struct pidlist_values *list)
 	for (size_t i = 0; i < list->count; i++)
 		free(list->values[i]);
 	free(list->values);
-	list->values = NULL;
-	list->count = 0;
+	free(list->kinds);
+	*list = (struct pidlist_values){ 0 };
 }
 
 /* The PIDs of a list of PID or tree values, which parse_line() made canonical. */
@@ -237,7 +253,7 @@ static int read_kind(const char *path, enum pidlist_kind kind, struct pidlist *l
 		     pidlist_report_fn *report, void *ctx)
 {
 	struct pidlist_values values;
-	int err = pidlist_read_values(path, kind, &values, report, ctx);
+	int err = pidlist_read_values(path, PIDLIST_KIND(kind), &values, report, ctx);
 
 	list->pids = NULL;
 	list->count = 0;

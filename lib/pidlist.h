@@ -25,8 +25,12 @@ struct pidlist {
 	size_t count;
 };
 
+/* pidlist_read_values()'s kinds: a mask of these. */
+#define PIDLIST_KIND(kind) (1u << (kind))
+
 struct pidlist_values {
 	char **values;
+	enum pidlist_kind *kinds;	/* of each value's line */
 	size_t count;
 };
 
@@ -54,10 +58,11 @@ int pidlist_remove_trees(const char *path, const pid_t *roots, size_t count);
 void pidlist_free(struct pidlist *list);
 
 /*
- * The values of one kind's lines, in file order, duplicates removed (PIDs as
- * decimal text); bad lines go to report if not NULL. 0 or -errno.
+ * The values of the lines of the kinds in the mask kinds (PIDLIST_KIND()), in
+ * file order, duplicate lines removed (PIDs as decimal text), in one read;
+ * bad lines go to report if not NULL. 0 or -errno.
  */
-int pidlist_read_values(const char *path, enum pidlist_kind kind, struct pidlist_values *list,
+int pidlist_read_values(const char *path, unsigned int kinds, struct pidlist_values *list,
 			pidlist_report_fn *report, void *ctx);
 void pidlist_values_free(struct pidlist_values *list);
 

@@ -5,20 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cgroupfs.h"
 #include "pidlist.h"
-
-/* The PID file's line kind of each target kind. */
-static const enum pidlist_kind line_kinds[] = {
-	[TARGET_TREE] = PIDLIST_TREE, [TARGET_CGROUP] = PIDLIST_CGROUP,
-	[TARGET_UNIT] = PIDLIST_UNIT,
-};
 
 static const char *const kind_words[] = {
 	[TARGET_TREE] = "tree", [TARGET_CGROUP] = "cgroup", [TARGET_UNIT] = "unit",
 };
-
-#define NR_KINDS (sizeof(kind_words) / sizeof(kind_words[0]))
 
 const char *target_kind_word(enum target_kind kind)
 {
@@ -42,45 +36,40 @@ uint32_t target_number(enum target_kind kind, const char *name)
 	       (fnv1a(fnv1a(2166136261U, kind_words[kind]), name) & (TARGET_NAMED_FIRST - 1));
 }
 
-static int append_kind(struct target_list *list, enum target_kind kind,
-		       struct pidlist_values *values)
+/* The target kind of a PID file's line kind. */
+static enum target_kind kind_of_line(enum pidlist_kind line)
 {
-	struct target *grown = reallocarray(list->targets, list->count + values->count,
-					    sizeof(*grown));
-
-	if (!grown && list->count + values->count)
-		return -ENOMEM;
-	list->targets = grown;
-	for (size_t i = 0; i < values->count; i++) {
-		list->targets[list->count++] = (struct target){
-			.kind = kind, .name = values->values[i],
-			.number = target_number(kind, values->values[i]),
-		};
-	}
-	/* The names belong to the list now. */
-	free(values->values);
-	values->values = NULL;
-	values->count = 0;
-	return 0;
+	return line == PIDLIST_TREE ? TARGET_TREE : line == PIDLIST_CGROUP ? TARGET_CGROUP :
+									   TARGET_UNIT;
 }
 
 int target_list_read(const char *pid_file, struct target_list *list)
 {
-	int err = 0;
+	struct pidlist_values values;
+	int err = pidlist_read_values(pid_file, PIDLIST_KIND(PIDLIST_TREE) |
+					PIDLIST_KIND(PIDLIST_CGROUP) | PIDLIST_KIND(PIDLIST_UNIT),
+				      &values, NULL, NULL);
 
 	*list = (struct target_list){ 0 };
-	for (size_t kind = 0; kind < NR_KINDS && !err; kind++) {
-		struct pidlist_values values;
-
-		err = pidlist_read_values(pid_file, line_kinds[kind], &values, NULL, NULL);
-		if (!err) {
-			err = append_kind(list, kind, &values);
-			pidlist_values_free(&values);
-		}
-	}
 	if (err)
-		target_list_free(list);
-	return err;
+		return err;
+	list->targets = calloc(values.count ? values.count : 1, sizeof(*list->targets));
+	if (!list->targets) {
+		pidlist_values_free(&values);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < values.count; i++) {
+		enum target_kind kind = kind_of_line(values.kinds[i]);
+
+		/* The names belong to the list now. */
+		list->targets[list->count++] = (struct target){
+			.kind = kind, .name = values.values[i],
+			.number = target_number(kind, values.values[i]),
+		};
+		values.values[i] = NULL;
+	}
+	pidlist_values_free(&values);
+	return 0;
 }
 
 void target_list_free(struct target_list *list)
@@ -105,6 +94,13 @@ const struct target *target_list_collision(const struct target_list *list,
 	const struct target *t = target_list_find(list, target_number(kind, name));
 
 	return t && (t->kind != kind || strcmp(t->name, name)) ? t : NULL;
+}
+
+bool target_cgroup(const struct target *t, char *path, size_t size)
+{
+	if (t->kind == TARGET_UNIT)
+		return !cgroupfs_find_unit(CGROUPFS_ROOT, t->name, path, size);
+	return snprintf(path, size, "%s", t->name) < (int)size && !access(path, F_OK);
 }
 
 const char *target_label(const struct target_list *list, uint32_t number, char *buf,

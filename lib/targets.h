@@ -13,6 +13,7 @@
 #ifndef PFPROF_TARGETS_H
 #define PFPROF_TARGETS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,6 +49,13 @@ const struct target *target_list_find(const struct target_list *list, uint32_t n
 /* Another target of the list whose number is that of (kind, name), or NULL. */
 const struct target *target_list_collision(const struct target_list *list,
 					   enum target_kind kind, const char *name);
+
+/*
+ * The cgroup a unit's or cgroup's target has now, into path: a unit's where
+ * systemd put it (cgroupfs.h), a cgroup's if its directory exists. False if
+ * it has none (a unit that is not running).
+ */
+bool target_cgroup(const struct target *t, char *path, size_t size);
 
 /*
  * A record's target for people and labels: "unit:NAME", "cgroup:PATH" or

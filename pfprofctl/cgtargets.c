@@ -20,14 +20,6 @@
 #include "procstatus.h"
 #include "targets.h"
 
-bool ctl_target_cgroup(const struct target *t, char *path, size_t size)
-{
-	if (t->kind == TARGET_UNIT)
-		return !cgroupfs_find_unit(CGROUPFS_ROOT, t->name, path, size);
-	snprintf(path, size, "%s", t->name);
-	return !access(path, F_OK);
-}
-
 static int check_unit(const char *name, bool add)
 {
 	char path[PATH_MAX];
@@ -112,7 +104,7 @@ static int follow_now(const struct ctl *ctl, enum target_kind kind, const char *
 	uint64_t id;
 	int err;
 
-	if (!ctl_target_cgroup(&t, path, sizeof(path)) || cgroupfs_id(path, &id))
+	if (!target_cgroup(&t, path, sizeof(path)) || cgroupfs_id(path, &id))
 		return 0;	/* pfprofd registers it when it appears */
 	err = procstatus_follow_cgroup(ctl->config.status_file, id, t.number);
 	return err > 0 ? 0 : err;

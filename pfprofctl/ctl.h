@@ -78,9 +78,6 @@ int ctl_module_error(int err, const char *object);
 int ctl_change_cgroups(struct ctl *ctl, enum target_kind kind, bool add,
 		       const struct ctl_call *call);
 
-/* The path of a unit's or cgroup's cgroup now; false if it has none. */
-bool ctl_target_cgroup(const struct target *t, char *path, size_t size);
-
 /* Reports a failure to update the PID file (err is -errno), with a hint; PFPROF_EXIT_FAILED. */
 int ctl_pid_file_error(const struct ctl *ctl, int err);
 

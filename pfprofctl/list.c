@@ -116,8 +116,9 @@ static bool contains(const struct pidlist *list, pid_t pid)
 	return false;
 }
 
+/* The processes of one target beneath it; owners[i] is registered->pids[i]'s target. */
 static void print_target(const struct listed_target *lt, const struct pidlist *registered,
-			 struct listed_target *all, size_t count)
+			 struct listed_target *const *owners)
 {
 	const struct target *t = lt->target;
 	char label[PATH_MAX + 16], state[PATH_MAX + 64];
@@ -132,31 +133,41 @@ static void print_target(const struct listed_target *lt, const struct pidlist *r
 			 t->kind == TARGET_UNIT ? lt->cgroup : "");
 	printf("%-32s %s\n", label, state);
 	for (size_t i = 0; i < registered->count; i++)
-		if (target_of(all, count, registered->pids[i]) == lt)
+		if (owners[i] == lt)
 			print_process("  ", registered->pids[i], "profiled");
 }
 
-static void print_targets(const struct target_list *targets, const struct pidlist *registered,
-			  struct listed_target *lts)
+/*
+ * The targets the PID file keeps (none if lts is NULL: it could not be
+ * read), with where their processes are now, and which one each registered
+ * process belongs to (NULL: none), each judged once. NULL without memory.
+ */
+static struct listed_target **find_owners(const struct target_list *targets,
+					  struct listed_target *lts,
+					  const struct pidlist *registered)
 {
-	if (!targets->count)
-		return;
-	for (size_t i = 0; i < registered->count; i++) {
-		struct listed_target *lt = target_of(lts, targets->count, registered->pids[i]);
+	struct listed_target **owners = calloc(registered->count ? registered->count : 1,
+					       sizeof(*owners));
 
-		if (lt)
-			lt->members++;
+	for (size_t i = 0; lts && i < targets->count; i++) {
+		lts[i].target = &targets->targets[i];
+		if (targets->targets[i].kind != TARGET_TREE &&
+		    !target_cgroup(lts[i].target, lts[i].cgroup, sizeof(lts[i].cgroup)))
+			lts[i].cgroup[0] = '\0';
 	}
-	printf("\n%-32s %s\n", "TARGET", "STATE");
-	for (size_t i = 0; i < targets->count; i++)
-		print_target(&lts[i], registered, lts, targets->count);
+	for (size_t i = 0; owners && lts && i < registered->count; i++) {
+		owners[i] = target_of(lts, targets->count, registered->pids[i]);
+		if (owners[i])
+			owners[i]->members++;
+	}
+	return owners;
 }
 
 static int list(struct ctl *ctl, const struct ctl_call *call)
 {
 	struct pidlist kept = { 0 }, registered;
 	struct target_list targets = { 0 };
-	struct listed_target *lts = NULL;
+	struct listed_target *lts = NULL, **owners;
 	int err;
 
 	(void)call;
@@ -168,24 +179,25 @@ static int list(struct ctl *ctl, const struct ctl_call *call)
 		err = target_list_read(ctl->config.pid_file, &targets);
 	if (!err && !(lts = calloc(targets.count ? targets.count : 1, sizeof(*lts))))
 		err = -ENOMEM;
+	owners = find_owners(&targets, lts, &registered);
+	if (!err && !owners)
+		err = -ENOMEM;
 	if (err)
 		ctl_error(err, "reading %s", ctl->config.pid_file);
-	for (size_t i = 0; lts && i < targets.count; i++) {
-		lts[i].target = &targets.targets[i];
-		if (targets.targets[i].kind != TARGET_TREE &&
-		    !ctl_target_cgroup(lts[i].target, lts[i].cgroup, sizeof(lts[i].cgroup)))
-			lts[i].cgroup[0] = '\0';
-	}
 	printf("%-8s %-16s %s\n", "PID", "COMMAND", "STATE");
 	for (size_t i = 0; i < registered.count; i++)
-		if (!lts || !target_of(lts, targets.count, registered.pids[i]))
+		if (!owners || !owners[i])
 			print_process("", registered.pids[i], contains(&kept, registered.pids[i]) ?
 				      "profiled, kept" : "profiled");
 	for (size_t i = 0; i < kept.count; i++)
 		if (!contains(&registered, kept.pids[i]))
 			print_process("", kept.pids[i], "kept, not profiled");
-	if (lts)
-		print_targets(&targets, &registered, lts);
+	if (lts && owners && targets.count) {
+		printf("\n%-32s %s\n", "TARGET", "STATE");
+		for (size_t i = 0; i < targets.count; i++)
+			print_target(&lts[i], &registered, owners);
+	}
+	free(owners);
 	free(lts);
 	target_list_free(&targets);
 	pidlist_free(&kept);

@@ -297,7 +297,7 @@ static void test_named_lines(void)
 	expect(!pidlist_edit_values("pids", PIDLIST_CGROUP, true, cgroup, 1), "adding a cgroup failed");
 	check_file("pids", "# kept\n7\nunit  nginx.service # web\ncgroup\nunit user-1000.slice\n"
 			   "cgroup /sys/fs/cgroup/machine.slice/c1\n");
-	expect(!pidlist_read_values("pids", PIDLIST_UNIT, &values, NULL, NULL), "read failed");
+	expect(!pidlist_read_values("pids", PIDLIST_KIND(PIDLIST_UNIT), &values, NULL, NULL), "read failed");
 	expect(values.count == 2 && !strcmp(values.values[0], units[0]) &&
 		       !strcmp(values.values[1], units[1]),
 	       "%zu units read", values.count);
