@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the parts do together under mp3_lock: a registration (of a tree
- * or a cgroup, with its present processes), which starts the sampler; an
+ * or a group, with its present processes), which starts the sampler; an
  * unregistration, of a process or a target; the listing; the release at
  * unload.
  */
@@ -46,17 +46,33 @@ int mp3_unregister(const struct file *file, pid_t nr)
 	return err;
 }
 
+/* A group just added: its present processes join, and are sampled. */
+static void __mp3_group_start(const struct file *file, u32 target)
+{
+	__mp3_tasks_add_group_members(file, target);
+	__mp3_sampler_start();
+}
+
 int mp3_register_cgroup(const struct file *file, u64 cgroup_id, u32 target)
 {
-	struct cgroup *cgrp;
 	int err;
 
 	mutex_lock(&mp3_lock);
-	err = __mp3_cgroups_add(file, cgroup_id, target, &cgrp);
-	if (!err) {
-		__mp3_tasks_add_cgroup_members(file, target, cgrp);
-		__mp3_sampler_start();
-	}
+	err = __mp3_groups_add_cgroup(file, cgroup_id, target);
+	if (!err)
+		__mp3_group_start(file, target);
+	mutex_unlock(&mp3_lock);
+	return err;
+}
+
+int mp3_register_comm(const struct file *file, const char *comm, u32 target)
+{
+	int err;
+
+	mutex_lock(&mp3_lock);
+	err = __mp3_groups_add_comm(file, comm, target);
+	if (!err)
+		__mp3_group_start(file, target);
 	mutex_unlock(&mp3_lock);
 	return err;
 }
@@ -66,9 +82,9 @@ int mp3_unregister_target(const struct file *file, u32 target)
 	int err;
 
 	mutex_lock(&mp3_lock);
-	/* The processes first: an -EPERM leaves the cgroup followed too. */
+	/* The processes first: an -EPERM leaves the group followed too. */
 	err = __mp3_tasks_remove_target(file, target);
-	if ((!err || err == -ENOENT) && __mp3_cgroups_remove(target))
+	if ((!err || err == -ENOENT) && __mp3_groups_remove(target))
 		err = 0;
 	mutex_unlock(&mp3_lock);
 	return err;
@@ -85,6 +101,6 @@ void mp3_release_all(void)
 {
 	mutex_lock(&mp3_lock);
 	__mp3_tasks_destroy_all();
-	__mp3_cgroups_remove_all();
+	__mp3_groups_remove_all();
 	mutex_unlock(&mp3_lock);
 }

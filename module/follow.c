@@ -4,21 +4,24 @@
  * scheduler's built-in tracepoints sched_process_fork (a child of a tree's
  * member joins the tree, one forked into a followed cgroup its target),
  * sched_process_exit (a process's last counters, before its parent may reap
- * it) and sched_process_exec (a member that becomes unreadable leaves), and
- * on cgroup_attach_task (a process moved into a followed cgroup joins it,
- * one moved out leaves; called with interrupts off). The tracepoints are not exported;
- * they are found by name among the kernel's (for_each_kernel_tracepoint()),
- * as lttng-modules attaches its probes.
+ * it), sched_process_exec (a member that becomes unreadable leaves, one that
+ * execs a followed name joins), task_rename (a member of a name's group
+ * renamed leaves) and cgroup_attach_task (a process moved into a followed
+ * cgroup joins it, one moved out leaves; called with interrupts off). The
+ * tracepoints are not exported; they are found by name among the kernel's
+ * (for_each_kernel_tracepoint()), as lttng-modules attaches its probes.
  *
  * Why probes rather than polling or the proc connector: a child is
  * registered at its fork, before it runs, so nothing it does escapes, and
  * a short-lived one is counted even if it exits between two samples;
  * polling /proc or cgroup.procs misses those and costs in proportion to
  * all processes, and the proc connector needs CAP_NET_ADMIN and delivers
- * the events late, to user space. The cost falls on every fork, exit and
- * exec of the system: one lookup of the process in a hash of registered
- * ones, under RCU, without a lock or an atomic operation when it is not
- * registered. Context switches are not touched. See docs/targets.md.
+ * the events late, to user space. The cost falls on every fork, exit, exec
+ * and rename of the system: one lookup of the process in a hash of
+ * registered ones, under RCU, without a lock or an atomic operation when it
+ * is not registered, and, at a fork or exec, a walk of the followed groups
+ * (none unless added). Context switches are not touched. See
+ * docs/targets.md.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -41,6 +44,11 @@ static void mp3_probe_exec(void *data, struct task_struct *task, pid_t old_pid,
 	mp3_tasks_exec(task);
 }
 
+static void mp3_probe_rename(void *data, struct task_struct *task, const char *comm)
+{
+	mp3_tasks_rename(task, comm);
+}
+
 static void mp3_probe_attach(void *data, struct cgroup *dst_cgrp, const char *path,
 			     struct task_struct *task, bool threadgroup)
 {
@@ -60,6 +68,7 @@ static struct mp3_probe mp3_probes[] = {
 	{ .name = "sched_process_fork", .func = mp3_probe_fork },
 	{ .name = "sched_process_exit", .func = mp3_probe_exit },
 	{ .name = "sched_process_exec", .func = mp3_probe_exec },
+	{ .name = "task_rename", .func = mp3_probe_rename },
 	{ .name = "cgroup_attach_task", .func = mp3_probe_attach },
 };
 

@@ -6,9 +6,9 @@
  * core.c     mp3_lock, and what takes it for several parts: registration
  * buffer.c   the vmalloc()ed buffer and sample publication
  * tasks.c    the list of registered processes and their fault/CPU counters
- * follow.c   the tracepoint probes: forks, exits and execs of registered processes,
+ * follow.c   the tracepoint probes: forks, exits, execs and renames of processes,
  *            moves between cgroups
- * cgroups.c  the followed cgroups ("C")
+ * groups.c   the followed cgroups ("C") and command names ("N")
  * sampler.c  the periodic delayed work item
  * status.c   /proc/mp3/status
  * chardev.c  the character device: mmap, read and poll
@@ -50,6 +50,7 @@ int mp3_register(const struct file *file, pid_t nr, u32 target);
 int mp3_unregister(const struct file *file, pid_t nr);
 int mp3_unregister_target(const struct file *file, u32 target);
 int mp3_register_cgroup(const struct file *file, u64 cgroup_id, u32 target);
+int mp3_register_comm(const struct file *file, const char *comm, u32 target);
 void mp3_show(struct seq_file *m);
 void mp3_release_all(void);
 
@@ -76,7 +77,7 @@ struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target);
 void mp3_task_destroy(struct mp3_task *entry);
 int __mp3_tasks_add(struct mp3_task *entry);
 void __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root);
-void __mp3_tasks_add_cgroup_members(const struct file *file, u32 target, struct cgroup *cgrp);
+void __mp3_tasks_add_group_members(const struct file *file, u32 target);
 int __mp3_tasks_remove_pid(const struct file *file, pid_t nr);
 int __mp3_tasks_remove_target(const struct file *file, u32 target);
 void __mp3_tasks_show(struct seq_file *m);
@@ -91,19 +92,27 @@ void mp3_tasks_fork(struct task_struct *parent, struct task_struct *child);
 void mp3_tasks_exit(struct task_struct *task, bool group_dead);
 void mp3_tasks_exec(struct task_struct *task);
 void mp3_tasks_attach(struct cgroup *cgrp, struct task_struct *task);
+void mp3_tasks_rename(struct task_struct *task, const char *comm);
 
-/* The followed cgroups; *cgrp: the cgroup of id, held by the module from now on. */
-int __mp3_cgroups_add(const struct file *file, u64 id, u32 target, struct cgroup **cgrp);
+/* Where a process is, or is about to be: what decides its group. */
+struct mp3_place {
+	struct cgroup *cgrp;	/* on the default hierarchy */
+	const char *comm;
+};
+
+/* The followed groups: a cgroup (by id, held from now on) or a command name. */
+int __mp3_groups_add_cgroup(const struct file *file, u64 id, u32 target);
+int __mp3_groups_add_comm(const struct file *file, const char *comm, u32 target);
 /* Whether there was one for target; it is gone when this returns. */
-bool __mp3_cgroups_remove(u32 target);
-void __mp3_cgroups_remove_all(void);
+bool __mp3_groups_remove(u32 target);
+void __mp3_groups_remove_all(void);
 /*
- * Under rcu_read_lock(), from the probes: the target of the followed cgroup
- * holding @cgrp (0: none) and, in *@allowed, whether its opener may read
- * @task; whether @target's cgroup holds @cgrp.
+ * Under rcu_read_lock(), from the probes: the target of the first group
+ * holding @place (0: none) and, in *@allowed, whether its opener may read
+ * @task; whether @target's group holds @place (also under mp3_lock).
  */
-u32 mp3_cgroups_target_of(struct cgroup *cgrp, struct task_struct *task, bool *allowed);
-bool mp3_cgroups_holds(u32 target, struct cgroup *cgrp);
+u32 mp3_groups_target_of(const struct mp3_place *place, struct task_struct *task, bool *allowed);
+bool mp3_groups_holds(u32 target, const struct mp3_place *place);
 
 int mp3_follow_start(void);
 void mp3_follow_stop(void);

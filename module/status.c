@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /proc/mp3/status: "R <pid>" registers, "U <pid>" unregisters, "T <pid>
- * <target>" registers a tree, "C <cgroup-id> <target>" a cgroup, "X
- * <target>" unregisters either; reading lists the registered PIDs. One
- * command per write(), all or nothing.
+ * <target>" registers a tree, "C <cgroup-id> <target>" a cgroup, "N
+ * <target> <comm>" a command name, "X <target>" unregisters any of them;
+ * reading lists the registered PIDs. One command per write(), all or
+ * nothing.
  */
 #include <linux/ctype.h>
 #include <linux/kernel.h>
 #include <linux/proc_fs.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -35,10 +37,11 @@ static int mp3_status_open(struct inode *inode, struct file *file)
 }
 
 struct mp3_command {
-	char verb;		/* R, U, T, X or C */
+	char verb;		/* R, U, T, X, C or N */
 	int pid;		/* R, U, T */
 	u64 cgroup_id;		/* C */
-	int target;		/* T, X, C */
+	const char *comm;	/* N: in the caller's buffer */
+	int target;		/* T, X, C, N */
 };
 
 /*
@@ -68,8 +71,24 @@ static int mp3_parse_int(char **s, int *val)
 }
 
 /*
- * Parses "R <pid>", "U <pid>", "T <pid> <target>", "X <target>" or
- * "C <cgroup-id> <target>", white space around.
+ * The rest of the command as a command name: 1 to TASK_COMM_LEN - 1 bytes
+ * (what the kernel keeps of a name), white space around it ignored.
+ */
+static int mp3_parse_comm(char *s, const char **comm)
+{
+	size_t len;
+
+	s = skip_spaces(s);
+	len = strlen(s);
+	if (!len || len >= TASK_COMM_LEN)
+		return -EINVAL;
+	*comm = s;
+	return 0;
+}
+
+/*
+ * Parses "R <pid>", "U <pid>", "T <pid> <target>", "X <target>",
+ * "C <cgroup-id> <target>" or "N <target> <comm>", white space around.
  */
 static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 {
@@ -79,7 +98,7 @@ static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 	if (strlen(buf) != len)
 		return -EINVAL;		/* embedded NUL */
 	buf = strim(buf);
-	if (!buf[0] || !strchr("RUTXC", buf[0]) || !isspace(buf[1]))
+	if (!buf[0] || !strchr("RUTXCN", buf[0]) || !isspace(buf[1]))
 		return -EINVAL;
 	c->verb = buf[0];
 	args = buf + 1;
@@ -97,6 +116,10 @@ static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 		if (!err)
 			err = mp3_parse_int(&args, &c->target);
 		break;
+	case 'N':
+		err = mp3_parse_int(&args, &c->target);
+		/* The name is the rest, spaces and all. */
+		return err ? err : mp3_parse_comm(args, &c->comm);
 	default:
 		err = mp3_parse_int(&args, &c->pid);
 	}
@@ -115,6 +138,8 @@ static int mp3_run_command(const struct file *file, const struct mp3_command *c)
 		return mp3_unregister(file, c->pid);
 	case 'C':
 		return mp3_register_cgroup(file, c->cgroup_id, c->target);
+	case 'N':
+		return mp3_register_comm(file, c->comm, c->target);
 	default:
 		return mp3_unregister_target(file, c->target);
 	}

@@ -53,6 +53,9 @@ struct mp3_task {
 	/* Set by the probes, under mp3_hash_lock; the sampler reads them after @gone. */
 	struct mp3_counters final;	/* at the exit of its last thread */
 	bool exited;			/* final holds its last counters */
+	/* That thread, held until its last run is counted; its runtime then. */
+	struct task_struct *exiting;
+	u64 exit_runtime;
 	/* Exited, or an exec made it unreadable: it leaves. Store-release, load-acquire. */
 	bool gone;
 	/* The fields below are protected by mp3_lock. */
@@ -285,6 +288,8 @@ put_pid:
 
 void mp3_task_destroy(struct mp3_task *entry)
 {
+	if (entry->exiting)
+		put_task_struct(entry->exiting);
 	put_pid(entry->pid);
 	kfree(entry);
 }
@@ -381,11 +386,23 @@ out:
 }
 
 /*
- * The processes in @cgrp or below it now join @target, those @file's
- * opener may read, from now on; the others are counted as skipped.
+ * @task's name, read without task_lock() as the kernel allows: a rename in
+ * flight may show part of the new name, never an unterminated one.
  */
-void __mp3_tasks_add_cgroup_members(const struct file *file, u32 target, struct cgroup *cgrp)
+static void mp3_task_comm(char comm[TASK_COMM_LEN], struct task_struct *task)
 {
+	strscpy_pad(comm, task->comm, TASK_COMM_LEN);
+}
+
+/*
+ * The processes that @target's group (a cgroup or a name) holds now join
+ * it, those @file's opener may read, from now on; the others are counted
+ * as skipped.
+ */
+void __mp3_tasks_add_group_members(const struct file *file, u32 target)
+{
+	char comm[TASK_COMM_LEN];
+	struct mp3_place place = { .comm = comm };
 	struct task_struct *task;
 	struct mp3_counters now;
 
@@ -393,8 +410,9 @@ void __mp3_tasks_add_cgroup_members(const struct file *file, u32 target, struct 
 
 	rcu_read_lock();
 	for_each_process(task) {
-		if (!cgroup_is_descendant(task_dfl_cgroup(task), cgrp) ||
-		    mp3_tasks_lookup(task_tgid(task)))
+		place.cgrp = task_dfl_cgroup(task);
+		mp3_task_comm(comm, task);
+		if (!mp3_groups_holds(target, &place) || mp3_tasks_lookup(task_tgid(task)))
 			continue;
 		if (!mp3_may_read(file, task)) {
 			atomic64_inc(&mp3_skipped);
@@ -536,8 +554,41 @@ static void mp3_counters_max(struct mp3_counters *a, const struct mp3_counters *
 }
 
 /*
+ * Whether the thread that ended @entry's process has run for the last
+ * time; if so, what it ran after the exit probe (the rest of do_exit() and
+ * the part of its last tick that the scheduler had not yet added to its
+ * runtime) goes into @entry->final, and the thread is let go. Its runtime is
+ * final once it is TASK_DEAD and off the CPU: do_task_dead() switches out
+ * with preemption off, and the store-release of on_cpu follows the last
+ * update of the runtime. Under mp3_hash_lock.
+ */
+static bool __mp3_task_last_run(struct mp3_task *entry)
+{
+	struct task_struct *task = entry->exiting;
+
+	lockdep_assert_held(&mp3_hash_lock);
+
+	if (!task)
+		return true;
+	/*
+	 * State first: from TASK_DEAD on, the thread is on the CPU until its
+	 * last switch, so on_cpu read after it as 0 means that switch is over.
+	 */
+	if (smp_load_acquire(&task->__state) != TASK_DEAD)
+		return false;
+	/* Pairs with finish_task_switch()'s store-release: runtime is final. */
+	if (smp_load_acquire(&task->on_cpu))
+		return false;
+	entry->final.cpu_ns += READ_ONCE(task->se.sum_exec_runtime) - entry->exit_runtime;
+	entry->exiting = NULL;
+	put_task_struct(task);
+	return true;
+}
+
+/*
  * The counters of @entry's process now, in @now; false if it is gone
- * (exited, or left its tree): this is its last sample. Under
+ * (exited, or left its tree): this is its last sample. An exited process
+ * stays until its last thread's last run is counted. Under
  * rcu_read_lock(); *@leaderp is NULL once the process has been reaped.
  */
 static bool mp3_task_read(struct mp3_task *entry, struct task_struct **leaderp,
@@ -545,6 +596,7 @@ static bool mp3_task_read(struct mp3_task *entry, struct task_struct **leaderp,
 {
 	struct task_struct *leader = pid_task(entry->pid, PIDTYPE_TGID);
 	bool alive = leader && mp3_read_group(leader, now);
+	bool counted = true;
 
 	*leaderp = leader;
 	if (!leader)
@@ -553,10 +605,12 @@ static bool mp3_task_read(struct mp3_task *entry, struct task_struct **leaderp,
 	if (!smp_load_acquire(&entry->gone))
 		return alive;
 	spin_lock(&mp3_hash_lock);
-	if (entry->exited)
+	if (entry->exited) {
+		counted = __mp3_task_last_run(entry);
 		mp3_counters_max(now, &entry->final);
+	}
 	spin_unlock(&mp3_hash_lock);
-	return false;
+	return !counted;
 }
 
 /*
@@ -593,12 +647,12 @@ bool __mp3_tasks_collect(struct mp3_sample_values *values)
 	return !list_empty(&mp3_tasks);
 }
 
-/* @task, not yet registered, joins the followed cgroup that holds @cgrp, if any. */
-static void mp3_tasks_join_cgroup(struct task_struct *task, struct cgroup *cgrp,
-				  const struct mp3_counters *from)
+/* @task, not yet registered, joins the followed group that holds @place, if any. */
+static void mp3_tasks_join_group(struct task_struct *task, const struct mp3_place *place,
+				 const struct mp3_counters *from)
 {
 	bool allowed;
-	u32 target = mp3_cgroups_target_of(cgrp, task, &allowed);
+	u32 target = mp3_groups_target_of(place, task, &allowed);
 
 	if (!target)
 		return;
@@ -611,6 +665,8 @@ static void mp3_tasks_join_cgroup(struct task_struct *task, struct cgroup *cgrp,
 void mp3_tasks_fork(struct task_struct *parent, struct task_struct *child)
 {
 	static const struct mp3_counters from_fork;
+	/* Not yet running, the child has its parent's name, which nobody can change. */
+	struct mp3_place place = { .comm = child->comm };
 	struct mp3_task *entry;
 
 	/* A new thread belongs to its process already. */
@@ -619,10 +675,12 @@ void mp3_tasks_fork(struct task_struct *parent, struct task_struct *child)
 	/* Counted from its first instruction: a new process's counters are 0. */
 	rcu_read_lock();
 	entry = mp3_tasks_lookup(task_tgid(parent));
-	if (entry && entry->tree && !READ_ONCE(entry->gone))
+	if (entry && entry->tree && !READ_ONCE(entry->gone)) {
 		mp3_tasks_join(child, entry->target, true, &from_fork, &mp3_forked);
-	else
-		mp3_tasks_join_cgroup(child, task_dfl_cgroup(child), &from_fork);
+	} else {
+		place.cgrp = task_dfl_cgroup(child);
+		mp3_tasks_join_group(child, &place, &from_fork);
+	}
 	rcu_read_unlock();
 }
 
@@ -635,22 +693,54 @@ static void mp3_task_leave(struct mp3_task *entry)
 	spin_unlock(&mp3_hash_lock);
 }
 
+/* A member of a group leaves if its group no longer holds it at @place. */
+static void mp3_tasks_leave_group(struct mp3_task *entry, const struct mp3_place *place)
+{
+	if (entry->target && !entry->tree && !READ_ONCE(entry->gone) &&
+	    !mp3_groups_holds(entry->target, place))
+		mp3_task_leave(entry);
+}
+
 void mp3_tasks_attach(struct cgroup *cgrp, struct task_struct *task)
 {
+	char comm[TASK_COMM_LEN];
+	struct mp3_place place = { .cgrp = cgrp, .comm = comm };
 	struct mp3_counters now;
 	struct mp3_task *entry;
 
 	/* A cgroup v1 hierarchy, or one thread of a threaded cgroup. */
 	if (cgrp->root != &cgrp_dfl_root || !thread_group_leader(task))
 		return;
+	mp3_task_comm(comm, task);
 	rcu_read_lock();
 	entry = mp3_tasks_lookup(task_tgid(task));
 	if (!entry) {
 		if (mp3_read_group(task, &now))
-			mp3_tasks_join_cgroup(task, cgrp, &now);
-	} else if (entry->target && !entry->tree && !READ_ONCE(entry->gone) &&
-		   !mp3_cgroups_holds(entry->target, cgrp)) {
-		mp3_task_leave(entry);
+			mp3_tasks_join_group(task, &place, &now);
+	} else {
+		mp3_tasks_leave_group(entry, &place);
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * A rename, by exec() or by prctl(PR_SET_NAME) or /proc/<pid>/comm: a
+ * member of a name's group leaves if the new name is not the group's. One
+ * that gets a followed name joins at its exec (mp3_tasks_exec()), not here:
+ * some kernels rename under task_lock(), which judging it would take.
+ */
+void mp3_tasks_rename(struct task_struct *task, const char *comm)
+{
+	struct mp3_place place = { .comm = comm };
+	struct mp3_task *entry;
+
+	if (!thread_group_leader(task))
+		return;
+	rcu_read_lock();
+	entry = mp3_tasks_lookup(task_tgid(task));
+	if (entry) {
+		place.cgrp = task_dfl_cgroup(task);
+		mp3_tasks_leave_group(entry, &place);
 	}
 	rcu_read_unlock();
 }
@@ -672,6 +762,11 @@ void mp3_tasks_exit(struct task_struct *task, bool group_dead)
 			mp3_counters_max(&final, &entry->final);
 		entry->final = final;
 		entry->exited = true;
+		/* The thread exiting now; still running, it holds a reference. */
+		if (!entry->exiting) {
+			entry->exiting = get_task_struct(task);
+			entry->exit_runtime = READ_ONCE(task->se.sum_exec_runtime);
+		}
 		/* Pairs with mp3_task_read()'s load-acquire: final is set before. */
 		smp_store_release(&entry->gone, true);
 		spin_unlock(&mp3_hash_lock);
@@ -697,15 +792,21 @@ static bool mp3_tree_may_keep(struct task_struct *task)
 
 void mp3_tasks_exec(struct task_struct *task)
 {
+	/* The exec made it its thread group's only thread: nobody renames it now. */
+	struct mp3_place place = { .comm = task->comm };
+	struct mp3_counters now;
 	struct mp3_task *entry;
 	bool allowed = true;
 
 	rcu_read_lock();
+	place.cgrp = task_dfl_cgroup(task);
 	entry = mp3_tasks_lookup(task_tgid(task));
-	if (entry && entry->tree)
+	if (!entry && mp3_read_group(task, &now))
+		mp3_tasks_join_group(task, &place, &now);
+	else if (entry && entry->tree)
 		allowed = mp3_tree_may_keep(task);
 	else if (entry && entry->target)
-		mp3_cgroups_target_of(task_dfl_cgroup(task), task, &allowed);
+		mp3_groups_target_of(&place, task, &allowed);
 	if (!allowed) {
 		atomic64_inc(&mp3_skipped);
 		mp3_task_leave(entry);

@@ -51,8 +51,9 @@ pid_t spawn_sleeper(void);
 pid_t spawn_forker(int *go_fd, int *child_fd);
 /* A sleeper that has forked a sleeping child; the child's PID in *child. */
 pid_t spawn_root_with_child(pid_t *child);
-/* Waits until the listing no longer has pid; fails after timeout_ms. */
+/* Waits until the listing no longer has pid, or has it; fails after timeout_ms. */
 void wait_unlisted(pid_t pid, unsigned int timeout_ms);
+void wait_listed(pid_t pid, unsigned int timeout_ms);
 /* A sleeper running as uid and gid 65534, dumpable (become_nobody()). */
 pid_t spawn_nobody_sleeper(void);
 void kill_and_reap(pid_t pid);

@@ -553,14 +553,24 @@ pid_t spawn_root_with_child(pid_t *child)
 	return root;
 }
 
-/* Waits until the listing no longer has pid; fails after timeout_ms. */
-void wait_unlisted(pid_t pid, unsigned int timeout_ms)
+/* Waits until the listing has pid, or no longer has it; fails after timeout_ms. */
+static void wait_listing(pid_t pid, bool listed, unsigned int timeout_ms)
 {
 	uint64_t deadline = now_ns() + timeout_ms * 1000000ULL;
 
-	while (status_lists(pid)) {
-		expect(now_ns() < deadline, "PID %d still listed %u ms after it left",
-		       (int)pid, timeout_ms);
+	while (status_lists(pid) != listed) {
+		expect(now_ns() < deadline, "PID %d still %slisted after %u ms", (int)pid,
+		       listed ? "not " : "", timeout_ms);
 		sleep_ms(10);
 	}
+}
+
+void wait_unlisted(pid_t pid, unsigned int timeout_ms)
+{
+	wait_listing(pid, false, timeout_ms);
+}
+
+void wait_listed(pid_t pid, unsigned int timeout_ms)
+{
+	wait_listing(pid, true, timeout_ms);
 }

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <poll.h>
 #include <pty.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -721,9 +722,9 @@ static uint64_t minor_faults_with_children(void)
 }
 
 /* One short-lived child: touches its pages and exits. */
-static void tree_child(void)
+static void tree_child(unsigned long pages)
 {
-	size_t len = TREE_PAGES * 4096UL;
+	size_t len = pages * 4096UL;
 	char *p;
 
 	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
@@ -737,11 +738,12 @@ static void tree_child(void)
 }
 
 /*
- * The root of the tree: on a byte from go_fd, forks the children one after
- * the other and reaps each, then writes to done_fd its and its children's
- * minor faults before and after, and waits to be killed.
+ * The root of the tree: on a byte from go_fd, forks the children (each
+ * touching pages) one after the other and reaps each, then writes to done_fd
+ * its and its children's minor faults before and after, and waits to be
+ * killed.
  */
-static void tree_root(int go_fd, int done_fd)
+static void tree_root(int go_fd, int done_fd, int children, unsigned long pages)
 {
 	uint64_t counts[2];
 	char go;
@@ -749,11 +751,11 @@ static void tree_root(int go_fd, int done_fd)
 	if (read(go_fd, &go, 1) != 1)
 		_exit(5);
 	counts[0] = minor_faults_with_children();
-	for (int i = 0; i < TREE_CHILDREN; i++) {
+	for (int i = 0; i < children; i++) {
 		pid_t pid = fork();
 
 		if (pid == 0)
-			tree_child();
+			tree_child(pages);
 		if (pid < 0 || waitpid(pid, NULL, 0) != pid)
 			_exit(4);
 	}
@@ -782,7 +784,7 @@ void test_tree_counts_children(void)
 	root = fork();
 	expect(root >= 0, "fork: %s", strerror(errno));
 	if (root == 0)
-		tree_root(go[0], done[1]);
+		tree_root(go[0], done[1], TREE_CHILDREN, TREE_PAGES);
 	map_ring(&ring, &fd);
 	snprintf(cmd, sizeof(cmd), "T %d %d", (int)root, TREE_TARGET);
 	expect_ok(status_write(cmd), cmd);
@@ -805,6 +807,118 @@ void test_tree_counts_children(void)
 	expect(within_pct((double)minor, (double)(counts[1] - counts[0]), 1),
 	       "the tree's records: %" PRIu64 " minor faults, getrusage: %" PRIu64, minor,
 	       counts[1] - counts[0]);
+	kill_and_reap(root);
+	close(fd);
+}
+
+#define CHURN_TARGET 4343
+#define CHURN_CHILDREN 10000
+#define CHURN_PAGES 4
+#define PID_MAX_LIMIT 4194304
+
+/* The processes of a target in the records, each counted once, and their faults. */
+struct target_count {
+	uint32_t target;
+	uint8_t seen[PID_MAX_LIMIT / 8];	/* a bit per PID */
+	unsigned int processes;
+	uint64_t minor;
+};
+
+static void count_target_record(void *ctx, const struct mp3_proc_record *r)
+{
+	struct target_count *c = ctx;
+	uint8_t bit = 1u << (r->tgid % 8);
+
+	if (r->type != MP3_RECORD_COUNTS || r->target != c->target)
+		return;
+	c->minor += r->counts.minor_faults;
+	expect(r->tgid < PID_MAX_LIMIT, "record of PID %u", r->tgid);
+	if (!(c->seen[r->tgid / 8] & bit))
+		c->processes++;
+	c->seen[r->tgid / 8] |= bit;
+}
+
+/* Counts the processes of c->target in samples [from, to); fails if any record is lost. */
+static void count_target(const struct mp3ring *ring, uint64_t from, uint64_t to,
+			 struct target_count *c)
+{
+	uint64_t next = from, missed = 0;
+	struct mp3_ring_sample s;
+
+	while (next < to) {
+		expect(mp3ring_read(ring, &next, &s, &missed) == MP3RING_SAMPLE,
+		       "sample %" PRIu64 " not published", next);
+		expect(!missed, "%" PRIu64 " samples missed before %" PRIu64, missed, next);
+		expect(!mp3ring_for_each_record(ring, &s, count_target_record, c),
+		       "records of sample %" PRIu64 " lost", next - 1);
+	}
+}
+
+static unsigned long read_pid_max(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
+	unsigned long value = 0;
+
+	expect(f && fscanf(f, "%lu", &value) == 1, "reading pid_max: %s", strerror(errno));
+	fclose(f);
+	return value;
+}
+
+static void write_pid_max(unsigned long value)
+{
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "we");
+
+	expect(f && fprintf(f, "%lu\n", value) > 0 && !fclose(f), "setting pid_max: %s",
+	       strerror(errno));
+}
+
+/*
+ * Churn: CHURN_CHILDREN short-lived processes forked one after the other
+ * through a registered tree are each in the records, none missed (PIDs are
+ * not reused meanwhile: pid_max is raised), their faults add up to what
+ * getrusage() says, and none is left registered once they have gone. On the
+ * debug kernel, the suite's kmemleak scan then finds nothing the module
+ * leaked.
+ */
+void test_tree_churn(void)
+{
+	static struct target_count count = { .target = CHURN_TARGET };
+	unsigned long pid_max = read_pid_max();
+	int go[2], done[2], fd;
+	uint64_t counts[2], from, to, t0;
+	struct mp3ring ring;
+	char cmd[64];
+	pid_t root;
+
+	write_pid_max(PID_MAX_LIMIT);
+	expect(!pipe(go) && !pipe(done), "pipe: %s", strerror(errno));
+	root = fork();
+	expect(root >= 0, "fork: %s", strerror(errno));
+	if (root == 0)
+		tree_root(go[0], done[1], CHURN_CHILDREN, CHURN_PAGES);
+	map_ring(&ring, &fd);
+	snprintf(cmd, sizeof(cmd), "T %d %d", (int)root, CHURN_TARGET);
+	expect_ok(status_write(cmd), cmd);
+	from = mp3ring_head(&ring);
+	t0 = now_ns();
+	expect(write(go[1], "g", 1) == 1, "starting the tree: %s", strerror(errno));
+	expect(read(done[0], counts, sizeof(counts)) == sizeof(counts), "the tree's root died");
+	printf("  tree_churn: %d processes forked, exited and reaped in %.1f s\n",
+	       CHURN_CHILDREN, (now_ns() - t0) / 1e9);
+	to = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
+	count_target(&ring, from, to, &count);
+	write_pid_max(pid_max);
+	printf("  tree_churn: %u processes of the tree in the records, %" PRIu64
+	       " minor faults; getrusage: %" PRIu64 "\n", count.processes, count.minor,
+	       counts[1] - counts[0]);
+	expect(count.processes == CHURN_CHILDREN + 1, "%u processes of the tree, want %d",
+	       count.processes, CHURN_CHILDREN + 1);
+	expect(within_pct((double)count.minor, (double)(counts[1] - counts[0]), 1),
+	       "the tree's records: %" PRIu64 " minor faults, getrusage: %" PRIu64, count.minor,
+	       counts[1] - counts[0]);
+	expect_listing((const pid_t[]){ root }, 1, "after the churn");
+	snprintf(cmd, sizeof(cmd), "X %d", CHURN_TARGET);
+	expect_ok(status_write(cmd), cmd);
 	kill_and_reap(root);
 	close(fd);
 }
@@ -925,4 +1039,237 @@ void test_cgroup_follows(void)
 	kill_and_reap(present);
 	close(go_fd);
 	close(child_fd);
+}
+
+#define PIDNS_CGROUP CGROUP_ROOT "/mp3-pidns"
+#define PIDNS_TREE 501
+#define PIDNS_CGROUP_TARGET 502
+
+/* A sleeping child of the caller; its PID as the caller's namespace numbers it. */
+static pid_t fork_sleeper(void)
+{
+	pid_t pid = fork();
+
+	expect(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0)
+		for (;;)
+			pause();
+	return pid;
+}
+
+/*
+ * PID 1 of a new PID namespace with its own /proc, in a cgroup of its own:
+ * a tree ("T 1") and the cgroup ("C") registered through that /proc hold
+ * it and its children, listed by the namespace's numbers. Reports on
+ * ready_fd, then waits for the parent to look from outside.
+ */
+static void targets_in_pidns(int ready_fd)
+{
+	pid_t self = getpid(), first, second;
+	char cmd[64];
+
+	expect(self == 1, "child of unshare(CLONE_NEWPID) has PID %d", (int)self);
+	move_to_cgroup(PIDNS_CGROUP, self);
+	expect(!unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS): %s", strerror(errno));
+	expect(!mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), "making the mounts private: %s",
+	       strerror(errno));
+	expect(!mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL),
+	       "mounting the namespace's /proc: %s", strerror(errno));
+
+	snprintf(cmd, sizeof(cmd), "T 1 %d", PIDNS_TREE);
+	expect_ok(status_write(cmd), "T 1 through the namespace's /proc");
+	first = fork_sleeper();
+	expect_listing((const pid_t[]){ 1, first }, 2, "the tree of PID 1, in the namespace");
+	snprintf(cmd, sizeof(cmd), "X %d", PIDNS_TREE);
+	expect_ok(status_write(cmd), cmd);
+	expect_listing(NULL, 0, "after X of the tree, in the namespace");
+
+	snprintf(cmd, sizeof(cmd), "C %llu %d", cgroup_id(PIDNS_CGROUP), PIDNS_CGROUP_TARGET);
+	expect_ok(status_write(cmd), "C of the namespace's cgroup");
+	second = fork_sleeper();
+	expect_listing((const pid_t[]){ 1, first, second }, 3, "the cgroup, in the namespace");
+	expect(write(ready_fd, "k", 1) == 1, "reporting: %s", strerror(errno));
+	for (;;)
+		pause();
+}
+
+/* Outside: the namespace's PID 1 and its two children, by their global numbers. */
+static void enter_pidns_targets(int unused)
+{
+	pid_t inner, listed[16];
+	int ready[2], n;
+	char ack;
+
+	(void)unused;
+	expect(!pipe(ready), "pipe: %s", strerror(errno));
+	expect(!unshare(CLONE_NEWPID), "unshare(CLONE_NEWPID): %s", strerror(errno));
+	inner = fork();
+	expect(inner >= 0, "fork into the new namespace: %s", strerror(errno));
+	if (inner == 0) {
+		close(ready[0]);
+		targets_in_pidns(ready[1]);
+	}
+	close(ready[1]);
+	expect(read(ready[0], &ack, 1) == 1, "the namespace's PID 1 failed");
+	expect(status_lists(inner), "PID 1 of the namespace, %d outside, is not listed", (int)inner);
+	n = status_list(listed, 16);
+	expect(n == 3, "%d processes listed outside, want the namespace's 3", n);
+	kill_and_reap(inner);
+}
+
+/* Trees and cgroups registered from inside a PID namespace (issue 15's rule: by the /proc mount). */
+void test_targets_pidns(void)
+{
+	char cmd[64];
+
+	mkdir(CGROUP_ROOT, 0755);
+	expect(!mount("none", CGROUP_ROOT, "cgroup2", 0, NULL) || errno == EBUSY,
+	       "mounting cgroup2: %s", strerror(errno));
+	expect(!mkdir(PIDNS_CGROUP, 0755) || errno == EEXIST, "mkdir %s: %s", PIDNS_CGROUP,
+	       strerror(errno));
+	in_child(enter_pidns_targets, 0, "the namespace parent");
+	snprintf(cmd, sizeof(cmd), "X %d", PIDNS_CGROUP_TARGET);
+	expect_ok(status_write(cmd), cmd);
+	expect_listing(NULL, 0, "after X of the namespace's cgroup");
+	expect(!rmdir(PIDNS_CGROUP), "rmdir %s: %s", PIDNS_CGROUP, strerror(errno));
+}
+
+#define COMM_NAME "mp3-comm-test"
+#define COMM_TARGET 77
+
+/*
+ * A process named COMM_NAME that, on a byte from *cmd_fd, forks a sleeping
+ * child ('f', its PID written to *back_fd), renames itself ('r') or execs
+ * sleep ('e'); it is named before this returns.
+ */
+static pid_t spawn_named(int *cmd_fd, int *back_fd)
+{
+	int cmd[2], back[2];
+	char byte;
+	pid_t pid;
+
+	expect(!pipe(cmd) && !pipe(back), "pipe: %s", strerror(errno));
+	pid = fork();
+	expect(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		pid_t child;
+
+		if (prctl(PR_SET_NAME, COMM_NAME) || write(back[1], "n", 1) != 1)
+			_exit(3);
+		while (read(cmd[0], &byte, 1) == 1) {
+			if (byte == 'r' && prctl(PR_SET_NAME, "renamed"))
+				_exit(4);
+			if (byte == 'e')
+				execl("/bin/sleep", "sleep", "1000", (char *)NULL);
+			if (byte != 'f')
+				continue;
+			child = fork();
+			if (child == 0)
+				for (;;)
+					pause();
+			if (write(back[1], &child, sizeof(child)) != sizeof(child))
+				_exit(5);
+		}
+		_exit(6);
+	}
+	close(cmd[0]);
+	close(back[1]);
+	expect(read(back[0], &byte, 1) == 1, "the named process died");
+	*cmd_fd = cmd[1];
+	*back_fd = back[0];
+	return pid;
+}
+
+/* Runs sleep under the name COMM_NAME: a symbolic link's name is the exec's. */
+static pid_t spawn_exec_named(void)
+{
+	const char *link = "/tmp/" COMM_NAME;
+	pid_t pid;
+
+	expect(!symlink("/bin/sleep", link) || errno == EEXIST, "symlink %s: %s", link,
+	       strerror(errno));
+	pid = fork();
+	expect(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		execl(link, COMM_NAME, "1000", (char *)NULL);
+		_exit(7);
+	}
+	return pid;
+}
+
+/* MP3_COMMS_MAX names at most (one is followed already): the next gets ENOSPC. */
+static void fill_comm_targets(void)
+{
+	const int first = 2000;
+	char cmd[64];
+	int target;
+
+	for (target = first; target < first + MP3_COMMS_MAX - 1; target++) {
+		snprintf(cmd, sizeof(cmd), "N %d filler", target);
+		expect_ok(status_write(cmd), cmd);
+	}
+	snprintf(cmd, sizeof(cmd), "N %d filler", target);
+	expect_errno(status_write(cmd), ENOSPC, "N beyond MP3_COMMS_MAX");
+	while (--target >= first) {
+		snprintf(cmd, sizeof(cmd), "X %d", target);
+		expect_ok(status_write(cmd), cmd);
+	}
+}
+
+static void send_byte(int fd, char byte)
+{
+	expect(write(fd, &byte, 1) == 1, "commanding a named process: %s", strerror(errno));
+}
+
+/*
+ * "N <target> <comm>": the processes of that name join, and so do their
+ * children and a process that execs a program of that name; one renamed,
+ * by prctl() or by an exec, leaves; "X" ends it all.
+ */
+void test_comm_follows(void)
+{
+	int forker_cmd, forker_back, renamer_cmd, renamer_back, execer_cmd, execer_back;
+	pid_t forker = spawn_named(&forker_cmd, &forker_back);
+	pid_t renamer = spawn_named(&renamer_cmd, &renamer_back);
+	pid_t execer = spawn_named(&execer_cmd, &execer_back);
+	pid_t other = spawn_sleeper(), child, late;
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "N %d %s", COMM_TARGET, COMM_NAME);
+	expect_ok(status_write(cmd), cmd);
+	expect_listing((const pid_t[]){ forker, renamer, execer }, 3,
+		       "after N of a name three processes have");
+	expect_errno(status_write(cmd), EEXIST, "the same N again");
+	snprintf(cmd, sizeof(cmd), "N %d other", COMM_TARGET);
+	expect_errno(status_write(cmd), EBUSY, "N of another name with the same target");
+	expect_errno(status_write("N 78 0123456789abcdef"), EINVAL, "N of a 16-byte name");
+	expect_errno(status_write("N 78"), EINVAL, "N without a name");
+	expect_errno(status_write("N 0 x"), EINVAL, "N with target 0");
+	fill_comm_targets();
+
+	send_byte(forker_cmd, 'f');
+	expect(read(forker_back, &child, sizeof(child)) == sizeof(child), "the forker did not fork");
+	expect(status_lists(child), "a child of a process of the name is not registered");
+	send_byte(renamer_cmd, 'r');
+	wait_unlisted(renamer, 1000);
+	send_byte(execer_cmd, 'e');
+	wait_unlisted(execer, 1000);
+	late = spawn_exec_named();
+	wait_listed(late, 1000);
+	expect(!status_lists(other), "a process of another name is registered");
+
+	snprintf(cmd, sizeof(cmd), "X %d", COMM_TARGET);
+	expect_ok(status_write(cmd), cmd);
+	expect_listing(NULL, 0, "after X of the name");
+	expect_errno(status_write(cmd), ENOENT, "X of the name again");
+	kill(child, SIGKILL);
+	for (pid_t *p = (pid_t[]){ forker, renamer, execer, late, other, 0 }; *p; p++)
+		kill_and_reap(*p);
+	close(forker_cmd);
+	close(forker_back);
+	close(renamer_cmd);
+	close(renamer_back);
+	close(execer_cmd);
+	close(execer_back);
+	unlink("/tmp/" COMM_NAME);
 }

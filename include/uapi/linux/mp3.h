@@ -20,8 +20,17 @@
  *                    /sys/fs/cgroup) or below it, now and whenever one is
  *                    forked or moved there; one moved out leaves. Their
  *                    records carry <target>
+ *   write "N <target> <comm>"
+ *                    register every process whose command name (comm, as
+ *                    in /proc/<pid>/comm: 1 to 15 bytes, the rest of the
+ *                    line) is <comm>, now, at its fork and at an exec that
+ *                    gives it that name; one renamed (an exec of another
+ *                    program, prctl(PR_SET_NAME)) leaves. A process renamed
+ *                    to <comm> without an exec joins at its next exec only.
+ *                    Their records carry <target>
  *   write "X <target>"
  *                    unregister every process of <target>, and its cgroup
+ *                    or name
  *   read             registered PIDs, one per line
  *   PIDs are numbered in the PID namespace of the /proc mount the file was
  *   opened through, as /proc/<pid> of that mount numbers them.
@@ -31,18 +40,20 @@
  *   Errors: EINVAL malformed or longer than MP3_STATUS_MAX_WRITE bytes,
  *   ESRCH no such process, EPERM the opener may not read that process
  *   (ptrace read rules), EEXIST already registered, ENOENT not registered
- *   (X: no process nor cgroup of that target; C: no such cgroup), EEXIST
- *   (C: that cgroup has that target already), EBUSY (C: another cgroup
- *   has that target: "X" it first), ENOSPC (C: MP3_CGROUPS_MAX cgroups are
- *   followed already).
+ *   (X: no process, cgroup nor name of that target; C: no such cgroup),
+ *   EEXIST (C, N: that cgroup or name has that target already), EBUSY (C,
+ *   N: another cgroup or name has that target: "X" it first), ENOSPC (C:
+ *   MP3_CGROUPS_MAX cgroups are followed already; N: MP3_COMMS_MAX names).
+ *   A process matching several cgroups and names joins the target added
+ *   first.
  *   A tree's descendants are judged like its root, by the opener's
  *   credentials: those the opener may not read are skipped and counted
  *   (header follow_skipped). A child is forked with its parent's
  *   credentials and follows it; one that execs into a program its owner
  *   may not read (setuid, not dumpable) leaves its tree and is counted
- *   there too. A process that joins a cgroup later is judged by the
- *   opener of "C" as it was then: all processes if it had CAP_SYS_PTRACE
- *   over the initial user namespace, else its own dumpable ones; the
+ *   there too. A process that joins a cgroup or name later is judged by
+ *   the opener of "C" or "N" as it was then: all processes if it had
+ *   CAP_SYS_PTRACE over the initial user namespace, else its own dumpable ones; the
  *   others are counted in follow_skipped. A child the module has no memory
  *   for is counted in follow_missed.
  *
@@ -72,8 +83,9 @@
 #define MP3_PROC_STATUS		"status"
 #define MP3_STATUS_PATH		"/proc/mp3/status"
 #define MP3_STATUS_MAX_WRITE	64
-/* Cgroups followed at once ("C"): every fork and cgroup move looks at each. */
+/* Cgroups ("C") and names ("N") followed at once: every fork and exec looks at each. */
 #define MP3_CGROUPS_MAX		256
+#define MP3_COMMS_MAX		256
 
 #define MP3_CHRDEV_MAJOR	423
 #define MP3_CHRDEV_MINOR	0

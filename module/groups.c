@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Followed groups: cgroup v2 directories ("C <cgroup-id> <target>") and
+ * command names ("N <target> <comm>") whose processes, present and future,
+ * are registered with their target's number (a systemd unit's, a
+ * container's, every postgres's). The probes (follow.c, tasks.c) ask which
+ * group holds a process where it is or is about to be (struct mp3_place):
+ * forked into a cgroup, moved there, or exec()ing a program of that name;
+ * and a member that moves out or is renamed leaves. A process belongs to
+ * one target: the first group added that holds it.
+ *
+ * A process that joins later is judged by the credentials of whoever
+ * opened the file to add the group, kept here: the probes have no file.
+ * The rule is mp3_may_read()'s with the one capability it can still ask
+ * about: CAP_SYS_PTRACE over the initial user namespace, judged when the
+ * group is added (security_capable() is not exported to modules). Without
+ * it, only the opener's own dumpable processes join: a narrower rule,
+ * never a wider one.
+ */
+#include <linux/cgroup.h>
+#include <linux/cred.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/list.h>
+#include <linux/rculist.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "compat.h"
+#include "internal.h"
+
+enum mp3_group_kind { MP3_GROUP_CGROUP, MP3_GROUP_COMM, MP3_GROUP_KINDS };
+
+struct mp3_group {
+	struct list_head node;		/* in mp3_groups */
+	enum mp3_group_kind kind;
+	union {
+		struct cgroup *cgrp;	/* held until the target goes */
+		char comm[TASK_COMM_LEN];
+	};
+	u32 target;
+	/* The opener's right, as mp3_group_may_read() applies it. */
+	kuid_t fsuid;
+	kgid_t fsgid;
+	bool ptrace_all;		/* CAP_SYS_PTRACE over the initial user namespace */
+};
+
+/* Followed groups in the order added: changed under mp3_lock, read under RCU by the probes. */
+static LIST_HEAD(mp3_groups);
+/* How many of each kind mp3_groups holds; under mp3_lock. */
+static unsigned int mp3_nr_groups[MP3_GROUP_KINDS];
+/* Every fork, exec and move between cgroups walks the list. */
+static const unsigned int mp3_groups_max[MP3_GROUP_KINDS] = {
+	[MP3_GROUP_CGROUP] = MP3_CGROUPS_MAX,
+	[MP3_GROUP_COMM] = MP3_COMMS_MAX,
+};
+
+static struct mp3_group *mp3_groups_find(u32 target)
+{
+	struct mp3_group *g;
+
+	list_for_each_entry_rcu(g, &mp3_groups, node, lockdep_is_held(&mp3_lock))
+		if (g->target == target)
+			return g;
+	return NULL;
+}
+
+/*
+ * Whether @target is free for a group of @kind, @same telling whether its
+ * group is this one: -EEXIST tells a registrar that nothing changed, -EBUSY
+ * that another group has the target (a restarted unit's old cgroup: "X" it
+ * first).
+ */
+static int __mp3_groups_check(u32 target, enum mp3_group_kind kind,
+			      bool (*same)(const struct mp3_group *g, const void *what),
+			      const void *what)
+{
+	struct mp3_group *g = mp3_groups_find(target);
+
+	if (g)
+		return g->kind == kind && same(g, what) ? -EEXIST : -EBUSY;
+	if (mp3_nr_groups[kind] == mp3_groups_max[kind])
+		return -ENOSPC;
+	return 0;
+}
+
+static struct mp3_group *mp3_group_alloc(const struct file *file, enum mp3_group_kind kind,
+					 u32 target)
+{
+	const struct cred *cred = file->f_cred;
+	struct mp3_group *g = kzalloc(sizeof(*g), GFP_KERNEL);
+
+	if (!g)
+		return NULL;
+	g->kind = kind;
+	g->target = target;
+	g->fsuid = cred->fsuid;
+	g->fsgid = cred->fsgid;
+	g->ptrace_all = file_ns_capable(file, &init_user_ns, CAP_SYS_PTRACE);
+	return g;
+}
+
+static void __mp3_groups_insert(struct mp3_group *g)
+{
+	list_add_tail_rcu(&g->node, &mp3_groups);
+	mp3_nr_groups[g->kind]++;
+}
+
+static bool mp3_same_cgroup(const struct mp3_group *g, const void *id)
+{
+	return cgroup_id(g->cgrp) == *(const u64 *)id;
+}
+
+int __mp3_groups_add_cgroup(const struct file *file, u64 id, u32 target)
+{
+	struct mp3_group *g;
+	int err;
+
+	lockdep_assert_held(&mp3_lock);
+
+	err = __mp3_groups_check(target, MP3_GROUP_CGROUP, mp3_same_cgroup, &id);
+	if (err)
+		return err;
+	g = mp3_group_alloc(file, MP3_GROUP_CGROUP, target);
+	if (!g)
+		return -ENOMEM;
+	g->cgrp = cgroup_get_from_id(id);
+	if (IS_ERR(g->cgrp)) {
+		err = PTR_ERR(g->cgrp);
+		goto free;
+	}
+	__mp3_groups_insert(g);
+	return 0;
+
+free:
+	kfree(g);
+	return err;
+}
+
+static bool mp3_same_comm(const struct mp3_group *g, const void *comm)
+{
+	return !strncmp(g->comm, comm, TASK_COMM_LEN);
+}
+
+int __mp3_groups_add_comm(const struct file *file, const char *comm, u32 target)
+{
+	struct mp3_group *g;
+	int err;
+
+	lockdep_assert_held(&mp3_lock);
+
+	err = __mp3_groups_check(target, MP3_GROUP_COMM, mp3_same_comm, comm);
+	if (err)
+		return err;
+	g = mp3_group_alloc(file, MP3_GROUP_COMM, target);
+	if (!g)
+		return -ENOMEM;
+	strscpy(g->comm, comm, sizeof(g->comm));
+	__mp3_groups_insert(g);
+	return 0;
+}
+
+static void mp3_group_free(struct mp3_group *g)
+{
+	if (g->kind == MP3_GROUP_CGROUP)
+		cgroup_put(g->cgrp);
+	kfree(g);
+}
+
+/* Unlinks @g and frees it once no probe can be looking at it. */
+static void __mp3_groups_remove_one(struct mp3_group *g)
+{
+	list_del_rcu(&g->node);
+	mp3_nr_groups[g->kind]--;
+	synchronize_rcu();
+	mp3_group_free(g);
+}
+
+bool __mp3_groups_remove(u32 target)
+{
+	struct mp3_group *g;
+
+	lockdep_assert_held(&mp3_lock);
+
+	g = mp3_groups_find(target);
+	if (g)
+		__mp3_groups_remove_one(g);
+	return g;
+}
+
+void __mp3_groups_remove_all(void)
+{
+	struct mp3_group *g, *next;
+
+	lockdep_assert_held(&mp3_lock);
+
+	list_for_each_entry_safe(g, next, &mp3_groups, node)
+		__mp3_groups_remove_one(g);
+}
+
+/* Whether g's opener may read @task's counters; under rcu_read_lock(), not sleeping. */
+static bool mp3_group_may_read(const struct mp3_group *g, struct task_struct *task)
+{
+	struct user_namespace *exec_ns;
+	bool dumpable;
+
+	if (g->ptrace_all)
+		return true;
+	if (!mp3_same_owner(g->fsuid, g->fsgid, __task_cred(task)))
+		return false;
+	task_lock(task);
+	dumpable = mp3_task_dumpable(task, &exec_ns);
+	task_unlock(task);
+	return dumpable;
+}
+
+static bool mp3_group_holds(const struct mp3_group *g, const struct mp3_place *place)
+{
+	if (g->kind == MP3_GROUP_CGROUP)
+		return cgroup_is_descendant(place->cgrp, g->cgrp);
+	return !strncmp(place->comm, g->comm, TASK_COMM_LEN);
+}
+
+u32 mp3_groups_target_of(const struct mp3_place *place, struct task_struct *task, bool *allowed)
+{
+	struct mp3_group *g;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "needs rcu_read_lock()");
+	list_for_each_entry_rcu(g, &mp3_groups, node) {
+		if (mp3_group_holds(g, place)) {
+			*allowed = mp3_group_may_read(g, task);
+			return g->target;
+		}
+	}
+	return 0;
+}
+
+bool mp3_groups_holds(u32 target, const struct mp3_place *place)
+{
+	struct mp3_group *g;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held() && !lockdep_is_held(&mp3_lock),
+			 "needs rcu_read_lock() or mp3_lock");
+	list_for_each_entry_rcu(g, &mp3_groups, node, lockdep_is_held(&mp3_lock))
+		if (g->target == target)
+			return mp3_group_holds(g, place);
+	return false;
+}
