@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
-#include "cgtargets.h"
+#include "groups.h"
 #include "collector.h"
 #include "config.h"
 #include "counters.h"
@@ -27,7 +27,7 @@ struct daemon {
 	struct collector collector;
 	struct counters counters;	/* fed by the collector, exported by the exporter */
 	struct exporter exporter;
-	struct cgtargets cgtargets;	/* the PID file's cgroups and units */
+	struct groups groups;		/* the PID file's cgroups, units and command names */
 	uint64_t samples_written;	/* sample lines this daemon wrote to the log */
 	sd_event_source *retry;		/* armed while lines wait for the disk */
 	sd_event_source *samples;	/* the device: off while a batch is gathering */

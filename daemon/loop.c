@@ -257,16 +257,16 @@ static int on_status_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 	notify_status(d);
 	/* Units started where no watch saw them, and inotify's dropped events. */
-	cgtargets_sync(&d->cgtargets);
+	groups_sync(&d->groups);
 	check_source(d, timer_next_beat(s, usec, STATUS_USEC), "the status timer");
 	return 0;
 }
 
-/* Registers what the PID file names: processes, trees, cgroups and units. */
+/* Registers what the PID file names: processes, trees, cgroups, units and names. */
 static void sync_pid_file(struct daemon *d)
 {
 	registrar_sync(&d->config);
-	cgtargets_reload(&d->cgtargets);
+	groups_reload(&d->groups);
 }
 
 static int on_pid_dir_event(sd_event_source *s, const struct inotify_event *ev, void *userdata)
@@ -415,7 +415,7 @@ int daemon_run(struct daemon *d)
 		return PFPROF_EXIT_FAILED;
 	}
 	registrar_sync(&d->config);
-	cgtargets_start(&d->cgtargets, d->loop, &d->config);
+	groups_start(&d->groups, d->loop, &d->config);
 	/* What arrived before the loop runs; the next sample is written at once. */
 	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
 	drain_and_write(d, now);
@@ -425,7 +425,7 @@ int daemon_run(struct daemon *d)
 	flush_log(d);
 	notify_status(d);
 	exporter_stop(&d->exporter);
-	cgtargets_stop(&d->cgtargets);
+	groups_stop(&d->groups);
 	if (queued_lines(d)) {
 		dlog(LOG_ERR, "%zu lines could not be written to %s and are lost",
 		     queued_lines(d), d->config.log_dir);

@@ -25,7 +25,7 @@
 /* The word before a line's value, by kind; a PID's line has none. */
 static const char *const kind_words[] = {
 	[PIDLIST_PID] = "", [PIDLIST_TREE] = "tree", [PIDLIST_CGROUP] = "cgroup",
-	[PIDLIST_UNIT] = "unit",
+	[PIDLIST_UNIT] = "unit", [PIDLIST_COMM] = "comm",
 };
 
 #define NR_KINDS (sizeof(kind_words) / sizeof(kind_words[0]))
@@ -181,7 +181,7 @@ static void report_bad_line(pidlist_report_fn *report, void *ctx, const char *pa
 		len--;
 	snprintf(message, sizeof(message),
 		 "bad line '%.*s%s': expected a PID, 'tree' and a PID, 'cgroup' and a path, "
-		 "'unit' and a name, or a '#' comment",
+		 "'unit' and a name, 'comm' and a command name, or a '#' comment",
 		 len > QUOTE_MAX ? QUOTE_MAX : (int)len, line, len > QUOTE_MAX ? "..." : "");
 	report(ctx, path, lineno, message);
 }

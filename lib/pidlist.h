@@ -2,7 +2,8 @@
 /*
  * The PID file: what pfprofd keeps registered, one per line: a PID (that
  * process), "tree PID" (the process and every process it starts), "cgroup
- * PATH" (a cgroup v2 directory) or "unit NAME" (a systemd unit); '#'
+ * PATH" (a cgroup v2 directory), "unit NAME" (a systemd unit) or "comm
+ * NAME" (every process of that command name); '#'
  * comments and blank lines allowed. Changes are made under an exclusive
  * flock() on "<path>.lock" and written atomically (temporary file in the same
  * directory, fsync, rename), keeping comments and every other line as they are.
@@ -14,8 +15,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* The kinds of lines; the word before the value is "", "tree", "cgroup", "unit". */
-enum pidlist_kind { PIDLIST_PID, PIDLIST_TREE, PIDLIST_CGROUP, PIDLIST_UNIT };
+/* The kinds of lines; the word before the value is "", "tree", "cgroup", "unit", "comm". */
+enum pidlist_kind { PIDLIST_PID, PIDLIST_TREE, PIDLIST_CGROUP, PIDLIST_UNIT, PIDLIST_COMM };
 
 /* A value is one word (no white space, no '#') shorter than this. */
 #define PIDLIST_VALUE_MAX 4096

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <linux/mp3.h>
+
 /* The module takes exactly one command per write(). */
 static int write_text(const char *status_file, const char *cmd, int len)
 {
@@ -41,14 +43,6 @@ int procstatus_tree(const char *status_file, pid_t pid, unsigned int target)
 	return write_text(status_file, cmd, len);
 }
 
-int procstatus_cgroup(const char *status_file, uint64_t cgroup_id, unsigned int target)
-{
-	char cmd[48];
-	int len = snprintf(cmd, sizeof(cmd), "C %" PRIu64 " %u\n", cgroup_id, target);
-
-	return write_text(status_file, cmd, len);
-}
-
 int procstatus_untarget(const char *status_file, unsigned int target)
 {
 	char cmd[24];
@@ -57,15 +51,34 @@ int procstatus_untarget(const char *status_file, unsigned int target)
 	return write_text(status_file, cmd, len);
 }
 
-int procstatus_follow_cgroup(const char *status_file, uint64_t cgroup_id, unsigned int target)
+/* Writes cmd, a registration of target; "X" first if another group has the target. */
+static int follow(const char *status_file, unsigned int target, const char *cmd, int len)
 {
-	int err = procstatus_cgroup(status_file, cgroup_id, target);
+	int err = write_text(status_file, cmd, len);
 
 	if (err == -EBUSY) {
 		procstatus_untarget(status_file, target);
-		err = procstatus_cgroup(status_file, cgroup_id, target);
+		err = write_text(status_file, cmd, len);
 	}
 	return err == -EEXIST ? 1 : err;
+}
+
+int procstatus_follow_cgroup(const char *status_file, uint64_t cgroup_id, unsigned int target)
+{
+	char cmd[48];
+	int len = snprintf(cmd, sizeof(cmd), "C %" PRIu64 " %u\n", cgroup_id, target);
+
+	return follow(status_file, target, cmd, len);
+}
+
+int procstatus_follow_comm(const char *status_file, const char *comm, unsigned int target)
+{
+	char cmd[MP3_STATUS_MAX_WRITE + 1];
+	int len = snprintf(cmd, sizeof(cmd), "N %u %s\n", target, comm);
+
+	if (len >= (int)sizeof(cmd))
+		return -EINVAL;
+	return follow(status_file, target, cmd, len);
 }
 
 int procstatus_command(const char *status_file, char command, pid_t pid)

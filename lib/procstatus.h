@@ -22,19 +22,18 @@ int procstatus_command_bare(const char *status_file, char command, pid_t pid);
 int procstatus_tree(const char *status_file, pid_t pid, unsigned int target);
 
 /*
- * Writes "C <cgroup-id> <target>\n": registers every process of the cgroup
- * v2 directory and below it, now and later. 0 or -errno: -EEXIST that cgroup
- * has that target already, -EBUSY another cgroup has it, -ENOENT no such
- * cgroup.
- */
-int procstatus_cgroup(const char *status_file, uint64_t cgroup_id, unsigned int target);
-
-/*
- * The target follows that cgroup from now on, instead of the one it had ("X"
- * first on -EBUSY: a restarted unit). 0 if registered now, 1 if it was
- * already, or -errno.
+ * Writes "C <cgroup-id> <target>\n": the target follows the processes of
+ * that cgroup v2 directory and below it, now and later, instead of what it
+ * followed ("X" first on -EBUSY: a restarted unit). 0 if registered now, 1
+ * if it was already, or -errno (-ENOENT: no such cgroup).
  */
 int procstatus_follow_cgroup(const char *status_file, uint64_t cgroup_id, unsigned int target);
+
+/*
+ * The same for a command name ("N <target> <comm>\n"): the target follows
+ * the processes of that name. -EINVAL also from a module without names.
+ */
+int procstatus_follow_comm(const char *status_file, const char *comm, unsigned int target);
 
 /* Writes "X <target>\n": unregisters the target's processes and its cgroup; -ENOENT if none. */
 int procstatus_untarget(const char *status_file, unsigned int target);

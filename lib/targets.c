@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "targets.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 static const char *const kind_words[] = {
 	[TARGET_TREE] = "tree", [TARGET_CGROUP] = "cgroup", [TARGET_UNIT] = "unit",
+	[TARGET_COMM] = "comm",
 };
 
 const char *target_kind_word(enum target_kind kind)
@@ -36,19 +38,48 @@ uint32_t target_number(enum target_kind kind, const char *name)
 	       (fnv1a(fnv1a(2166136261U, kind_words[kind]), name) & (TARGET_NAMED_FIRST - 1));
 }
 
-/* The target kind of a PID file's line kind. */
+/* The target kind of each PID file line kind that names a target. */
+static const struct {
+	enum pidlist_kind line;
+	enum target_kind kind;
+} line_kinds[] = {
+	{ PIDLIST_TREE, TARGET_TREE }, { PIDLIST_CGROUP, TARGET_CGROUP },
+	{ PIDLIST_UNIT, TARGET_UNIT }, { PIDLIST_COMM, TARGET_COMM },
+};
+
+#define NR_LINE_KINDS (sizeof(line_kinds) / sizeof(line_kinds[0]))
+
 static enum target_kind kind_of_line(enum pidlist_kind line)
 {
-	return line == PIDLIST_TREE ? TARGET_TREE : line == PIDLIST_CGROUP ? TARGET_CGROUP :
-									   TARGET_UNIT;
+	size_t i = 0;
+
+	while (i < NR_LINE_KINDS - 1 && line_kinds[i].line != line)
+		i++;
+	return line_kinds[i].kind;
+}
+
+enum pidlist_kind target_line_kind(enum target_kind kind)
+{
+	size_t i = 0;
+
+	while (i < NR_LINE_KINDS - 1 && line_kinds[i].kind != kind)
+		i++;
+	return line_kinds[i].line;
+}
+
+static unsigned int target_lines(void)
+{
+	unsigned int mask = 0;
+
+	for (size_t i = 0; i < NR_LINE_KINDS; i++)
+		mask |= PIDLIST_KIND(line_kinds[i].line);
+	return mask;
 }
 
 int target_list_read(const char *pid_file, struct target_list *list)
 {
 	struct pidlist_values values;
-	int err = pidlist_read_values(pid_file, PIDLIST_KIND(PIDLIST_TREE) |
-					PIDLIST_KIND(PIDLIST_CGROUP) | PIDLIST_KIND(PIDLIST_UNIT),
-				      &values, NULL, NULL);
+	int err = pidlist_read_values(pid_file, target_lines(), &values, NULL, NULL);
 
 	*list = (struct target_list){ 0 };
 	if (err)
@@ -96,8 +127,20 @@ const struct target *target_list_collision(const struct target_list *list,
 	return t && (t->kind != kind || strcmp(t->name, name)) ? t : NULL;
 }
 
+bool target_comm_valid(const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *c = name; *c; c++)
+		if (!isgraph((unsigned char)*c) || *c == '#')
+			return false;
+	return len > 0 && len <= TARGET_COMM_MAX;
+}
+
 bool target_cgroup(const struct target *t, char *path, size_t size)
 {
+	if (t->kind == TARGET_COMM || t->kind == TARGET_TREE)
+		return false;
 	if (t->kind == TARGET_UNIT)
 		return !cgroupfs_find_unit(CGROUPFS_ROOT, t->name, path, size);
 	return snprintf(path, size, "%s", t->name) < (int)size && !access(path, F_OK);

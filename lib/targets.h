@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Targets: what pfprofd's PID file names besides single processes (a process
- * tree, a cgroup v2 directory, a systemd unit), and the number that the
- * module's records carry for each (struct mp3_proc_record's target).
+ * tree, a cgroup v2 directory, a systemd unit, a command name), and the
+ * number that the module's records carry for each (struct mp3_proc_record's
+ * target).
  *
  * A tree's number is its root's PID (below 2^22, the kernel's PID_MAX_LIMIT;
- * `pfprofctl run` numbers its command's tree so too). A cgroup's or a unit's
- * number is a hash of its kind and name in [2^30, 2^31): every reader of the
+ * `pfprofctl run` numbers its command's tree so too). A cgroup's, a unit's or
+ * a command name's number is a hash of its kind and name in [2^30, 2^31): every reader of the
  * PID file finds the same number without asking pfprofd, and two names that
  * hash alike are refused when the second is added (target_list_collision()).
  */
@@ -17,14 +18,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum target_kind { TARGET_TREE, TARGET_CGROUP, TARGET_UNIT };
+#include "pidlist.h"
 
-/* Numbers from here on are cgroups' and units'. */
+enum target_kind { TARGET_TREE, TARGET_CGROUP, TARGET_UNIT, TARGET_COMM };
+
+/* What the kernel keeps of a command name: TASK_COMM_LEN - 1 bytes. */
+#define TARGET_COMM_MAX 15
+
+/* Numbers from here on are cgroups', units' and command names'. */
 #define TARGET_NAMED_FIRST 0x40000000U
 
 struct target {
 	enum target_kind kind;
-	char *name;		/* a tree's root PID in decimal, a cgroup's path, a unit's name */
+	/* A tree's root PID in decimal, a cgroup's path, a unit's name, a command name. */
+	char *name;
 	uint32_t number;
 };
 
@@ -33,8 +40,11 @@ struct target_list {
 	size_t count;
 };
 
-/* The word of a kind in the PID file and in labels: "tree", "cgroup", "unit". */
+/* The word of a kind in the PID file and in labels: "tree", "cgroup", "unit", "comm". */
 const char *target_kind_word(enum target_kind kind);
+
+/* The kind of the PID file's lines that name targets of kind. */
+enum pidlist_kind target_line_kind(enum target_kind kind);
 
 /* A tree's number is its root's PID (name in decimal); the others' a hash of the name. */
 uint32_t target_number(enum target_kind kind, const char *name);
@@ -53,13 +63,19 @@ const struct target *target_list_collision(const struct target_list *list,
 /*
  * The cgroup a unit's or cgroup's target has now, into path: a unit's where
  * systemd put it (cgroupfs.h), a cgroup's if its directory exists. False if
- * it has none (a unit that is not running).
+ * it has none (a unit that is not running, a command name).
  */
 bool target_cgroup(const struct target *t, char *path, size_t size);
 
 /*
- * A record's target for people and labels: "unit:NAME", "cgroup:PATH" or
- * "tree:PID". A number the list does not hold is "tree:N" below
+ * Whether name can be a command name's target: 1 to TARGET_COMM_MAX printable
+ * bytes, no white space nor '#' (a PID file value is one word).
+ */
+bool target_comm_valid(const char *name);
+
+/*
+ * A record's target for people and labels: "unit:NAME", "cgroup:PATH",
+ * "comm:NAME" or "tree:PID". A number the list does not hold is "tree:N" below
  * TARGET_NAMED_FIRST (a `pfprofctl run` tree, or a tree deleted since), else
  * "target:N". Returns buf.
  */

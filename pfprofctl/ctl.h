@@ -74,9 +74,9 @@ int ctl_usage_error(const struct ctl_command *cmd, const char *fmt, ...);
 /* Exit status for a failure to reach the module (err is -errno), with a hint. */
 int ctl_module_error(int err, const char *object);
 
-/* add/del --unit or --cgroup: the operands are units' names or cgroups' paths. */
-int ctl_change_cgroups(struct ctl *ctl, enum target_kind kind, bool add,
-		       const struct ctl_call *call);
+/* add/del --unit, --cgroup or --comm: the operands are units, cgroups' paths or names. */
+int ctl_change_groups(struct ctl *ctl, enum target_kind kind, bool add,
+		      const struct ctl_call *call);
 
 /* Reports a failure to update the PID file (err is -errno), with a hint; PFPROF_EXIT_FAILED. */
 int ctl_pid_file_error(const struct ctl *ctl, int err);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pfprofctl list: the processes the module profiles and what pfprofd's PID
- * file keeps. Processes of a target (a tree, a unit, a cgroup) are listed
- * beneath it, the others first.
+ * file keeps. Processes of a target (a tree, a unit, a cgroup, a command
+ * name) are listed beneath it, the others first.
  */
 #include <errno.h>
 #include <limits.h>
@@ -19,22 +19,31 @@
 /* A target and where its processes are: a tree's root, a cgroup's directory. */
 struct listed_target {
 	const struct target *target;
-	char cgroup[PATH_MAX];	/* "" for a tree, or a unit that is not running */
+	char cgroup[PATH_MAX];	/* "" for a tree, a name, or a unit that is not running */
 	size_t members;
 };
 
-static void print_process(const char *indent, pid_t pid, const char *state)
+/* pid's command name into comm, "?" if it is gone. */
+static void read_comm(pid_t pid, char *comm, size_t size)
 {
-	char path[64], comm[64] = "?";
+	char path[64];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	snprintf(comm, size, "?");
 	f = fopen(path, "re");
-	if (f) {
-		if (fgets(comm, sizeof(comm), f))
-			comm[strcspn(comm, "\n")] = '\0';
-		fclose(f);
-	}
+	if (!f)
+		return;
+	if (fgets(comm, (int)size, f))
+		comm[strcspn(comm, "\n")] = '\0';
+	fclose(f);
+}
+
+static void print_process(const char *indent, pid_t pid, const char *state)
+{
+	char comm[64];
+
+	read_comm(pid, comm, sizeof(comm));
 	printf("%s%-8d %-16s %s\n", indent, (int)pid, comm, state);
 }
 
@@ -92,11 +101,32 @@ static bool in_cgroup(pid_t pid, const char *dir)
 	return in;
 }
 
+static bool has_comm(pid_t pid, const char *name)
+{
+	char comm[64];
+
+	read_comm(pid, comm, sizeof(comm));
+	return !strcmp(comm, name);
+}
+
 static bool is_member(const struct listed_target *lt, pid_t pid)
 {
-	if (lt->target->kind == TARGET_TREE)
+	switch (lt->target->kind) {
+	case TARGET_TREE:
 		return in_tree(pid, (pid_t)lt->target->number);
-	return lt->cgroup[0] && in_cgroup(pid, lt->cgroup);
+	case TARGET_COMM:
+		return has_comm(pid, lt->target->name);
+	default:
+		return lt->cgroup[0] && in_cgroup(pid, lt->cgroup);
+	}
+}
+
+/* A unit or cgroup without a cgroup now. */
+static bool lacks_cgroup(const struct listed_target *lt)
+{
+	enum target_kind kind = lt->target->kind;
+
+	return (kind == TARGET_UNIT || kind == TARGET_CGROUP) && !lt->cgroup[0];
 }
 
 /* The first target pid belongs to, or NULL. */
@@ -124,7 +154,7 @@ static void print_target(const struct listed_target *lt, const struct pidlist *r
 	char label[PATH_MAX + 16], state[PATH_MAX + 64];
 
 	snprintf(label, sizeof(label), "%s:%s", target_kind_word(t->kind), t->name);
-	if (t->kind != TARGET_TREE && !lt->cgroup[0])
+	if (lacks_cgroup(lt))
 		snprintf(state, sizeof(state), "kept, %s", t->kind == TARGET_UNIT ?
 			 "not running" : "no such cgroup now");
 	else
@@ -151,8 +181,7 @@ static struct listed_target **find_owners(const struct target_list *targets,
 
 	for (size_t i = 0; lts && i < targets->count; i++) {
 		lts[i].target = &targets->targets[i];
-		if (targets->targets[i].kind != TARGET_TREE &&
-		    !target_cgroup(lts[i].target, lts[i].cgroup, sizeof(lts[i].cgroup)))
+		if (!target_cgroup(lts[i].target, lts[i].cgroup, sizeof(lts[i].cgroup)))
 			lts[i].cgroup[0] = '\0';
 	}
 	for (size_t i = 0; owners && lts && i < registered->count; i++) {
@@ -210,7 +239,7 @@ const struct ctl_command ctl_list_command = {
 	.summary = "List the profiled processes and the kept targets",
 	.details = "Columns: PID, command name, and whether the module profiles it now and\n"
 		   "whether pfprofd's PID file keeps it across restarts. Then each target the\n"
-		   "PID file keeps (tree:ROOT, unit:NAME, cgroup:PATH) with how many of its\n"
-		   "processes are profiled, and those processes beneath it.\n",
+		   "PID file keeps (tree:ROOT, unit:NAME, cgroup:PATH, comm:NAME) with how\n"
+		   "many of its processes are profiled, and those processes beneath it.\n",
 	.run = list,
 };

@@ -18,9 +18,12 @@ static const char pids_details[] =
 	"With --unit the operands are systemd units (services, scopes, slices), with\n"
 	"--cgroup cgroup v2 directories below /sys/fs/cgroup: every process in them,\n"
 	"present and future, is profiled; pfprofd follows a unit through restarts and\n"
-	"picks it up when it starts ('unit NAME', 'cgroup PATH' in the PID file).\n";
+	"picks it up when it starts ('unit NAME', 'cgroup PATH' in the PID file).\n"
+	"With --comm the operands are command names, as ps -o comm shows them (at most\n"
+	"15 bytes): every process of that name, present and future, from its fork or\n"
+	"its exec of a program of that name, until it is renamed ('comm NAME').\n";
 
-enum { OPT_TREE, OPT_UNIT, OPT_CGROUP };
+enum { OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM };
 
 /* Parses every operand as a PID; reports the bad one. */
 static int parse_pids(const struct ctl_command *cmd, const struct ctl_call *call, pid_t *pids)
@@ -92,13 +95,16 @@ static int change(struct ctl *ctl, const struct ctl_command *cmd, bool add,
 	pid_t *pids, *done;
 	size_t nr_done = 0;
 
-	if (tree + call->option[OPT_UNIT].set + call->option[OPT_CGROUP].set > 1)
-		return ctl_usage_error(cmd, "--tree, --unit and --cgroup name different things: "
-				       "give one of them");
+	if (tree + call->option[OPT_UNIT].set + call->option[OPT_CGROUP].set +
+	    call->option[OPT_COMM].set > 1)
+		return ctl_usage_error(cmd, "--tree, --unit, --cgroup and --comm name different "
+				       "things: give one of them");
 	if (call->option[OPT_UNIT].set)
-		return ctl_change_cgroups(ctl, TARGET_UNIT, add, call);
+		return ctl_change_groups(ctl, TARGET_UNIT, add, call);
 	if (call->option[OPT_CGROUP].set)
-		return ctl_change_cgroups(ctl, TARGET_CGROUP, add, call);
+		return ctl_change_groups(ctl, TARGET_CGROUP, add, call);
+	if (call->option[OPT_COMM].set)
+		return ctl_change_groups(ctl, TARGET_COMM, add, call);
 	pids = calloc(n, sizeof(*pids));
 	done = calloc(n, sizeof(*done));
 	if (!pids || !done) {
@@ -133,9 +139,10 @@ static int del(struct ctl *ctl, const struct ctl_call *call)
 }
 
 const struct ctl_command ctl_add_command = {
-	.name = "add", .operands = "<pid>... | --unit <unit>... | --cgroup <path>...",
+	.name = "add",
+	.operands = "<pid>... | --unit <unit>... | --cgroup <path>... | --comm <name>...",
 	.min_operands = 1, .max_operands = -1,
-	.missing_operands = "which PIDs (or units, or cgroups)?",
+	.missing_operands = "which PIDs (or units, cgroups, names)?",
 	.summary = "Profile these processes now and after restarts",
 	.details = pids_details,
 	.options = {
@@ -145,14 +152,17 @@ const struct ctl_command ctl_add_command = {
 			       "the operands are systemd units: all their processes" },
 		[OPT_CGROUP] = { "cgroup", 'g', CTL_STRING, NULL,
 				 "the operands are cgroup v2 directories: all their processes" },
+		[OPT_COMM] = { "comm", 'C', CTL_STRING, NULL,
+			       "the operands are command names: every process of each" },
 	},
 	.run = add,
 };
 
 const struct ctl_command ctl_del_command = {
-	.name = "del", .operands = "<pid>... | --unit <unit>... | --cgroup <path>...",
+	.name = "del",
+	.operands = "<pid>... | --unit <unit>... | --cgroup <path>... | --comm <name>...",
 	.min_operands = 1, .max_operands = -1,
-	.missing_operands = "which PIDs (or units, or cgroups)?",
+	.missing_operands = "which PIDs (or units, cgroups, names)?",
 	.summary = "Stop profiling these processes",
 	.details = pids_details,
 	.options = {
@@ -161,6 +171,7 @@ const struct ctl_command ctl_del_command = {
 		[OPT_UNIT] = { "unit", 'u', CTL_STRING, NULL, "the operands are systemd units" },
 		[OPT_CGROUP] = { "cgroup", 'g', CTL_STRING, NULL,
 				 "the operands are cgroup v2 directories" },
+		[OPT_COMM] = { "comm", 'C', CTL_STRING, NULL, "the operands are command names" },
 	},
 	.run = del,
 };

@@ -76,7 +76,7 @@ static void test_read_missing_file(void)
 
 #define BAD(text)                                                                        \
 	"bad line '" text "': expected a PID, 'tree' and a PID, 'cgroup' and a path, "   \
-	"'unit' and a name, or a '#' comment"
+	"'unit' and a name, 'comm' and a command name, or a '#' comment"
 
 static const struct bad_line {
 	unsigned int line;

@@ -38,9 +38,14 @@ static void test_list_and_labels(void)
 	char buf[128];
 	uint32_t unit = target_number(TARGET_UNIT, "db.service");
 
-	unit_write_file("pids", "7\ntree 31\nunit db.service\ncgroup /sys/fs/cgroup/c1\nbad line\n");
+	unit_write_file("pids", "7\ntree 31\nunit db.service\ncgroup /sys/fs/cgroup/c1\nbad line\n"
+			"comm postgres\n");
 	expect(!target_list_read("pids", &list), "read failed");
-	expect(list.count == 3, "%zu targets", list.count);
+	expect(list.count == 4, "%zu targets", list.count);
+	expect(!strcmp(target_label(&list, target_number(TARGET_COMM, "postgres"), buf,
+				    sizeof(buf)), "comm:postgres"), "label %s", buf);
+	expect(list.targets[3].kind == TARGET_COMM, "a comm line is of kind %d",
+	       list.targets[3].kind);
 	expect(!strcmp(target_label(&list, 31, buf, sizeof(buf)), "tree:31"), "label %s", buf);
 	expect(!strcmp(target_label(&list, unit, buf, sizeof(buf)), "unit:db.service"),
 	       "label %s", buf);
@@ -53,6 +58,32 @@ static void test_list_and_labels(void)
 	expect(!target_list_collision(&list, TARGET_UNIT, "db.service"), "a target collides with itself");
 	target_list_free(&list);
 	expect(!target_list_read("missing", &list) && list.count == 0, "a missing file");
+}
+
+static const struct comm_case {
+	const char *name;
+	bool valid;
+} comm_cases[] = {
+	{ "postgres", true },
+	{ "kworker/0:1", true },
+	{ "123456789012345", true },	/* 15 bytes: what the kernel keeps */
+	{ "1234567890123456", false },
+	{ "", false },
+	{ "Web Content", false },	/* a PID file value is one word */
+	{ "a#b", false },
+	{ "tab\there", false },
+};
+
+static void test_comm_names(void)
+{
+	for (size_t i = 0; i < sizeof(comm_cases) / sizeof(comm_cases[0]); i++)
+		expect(target_comm_valid(comm_cases[i].name) == comm_cases[i].valid,
+		       "'%s' is taken as %svalid", comm_cases[i].name,
+		       comm_cases[i].valid ? "in" : "");
+	expect(target_line_kind(TARGET_COMM) == PIDLIST_COMM &&
+	       target_line_kind(TARGET_UNIT) == PIDLIST_UNIT &&
+	       target_line_kind(TARGET_TREE) == PIDLIST_TREE &&
+	       target_line_kind(TARGET_CGROUP) == PIDLIST_CGROUP, "the PID file's line kinds");
 }
 
 static const struct path_case {
@@ -173,6 +204,7 @@ static void test_unit_parents(void)
 UNIT_TESTS(
 	UNIT_TEST(numbers),
 	UNIT_TEST(list_and_labels),
+	UNIT_TEST(comm_names),
 	UNIT_TEST(cgroup_paths),
 	UNIT_TEST(unit_names),
 	UNIT_TEST(units_found),

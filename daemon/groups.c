@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "cgtargets.h"
+#include "groups.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -26,8 +26,8 @@ static const char *word(const struct target *t)
 	return target_kind_word(t->kind);
 }
 
-/* Keeps the cgroups and units of list, freeing the rest; reports names sharing a number. */
-static void keep_cgroups(struct target_list *list)
+/* Keeps the groups of list (all but trees), freeing the rest; reports names sharing a number. */
+static void keep_groups(struct target_list *list)
 {
 	size_t kept = 0;
 
@@ -88,7 +88,7 @@ static bool locate(const struct target *t, struct place *p, bool *reported)
 	return !err;
 }
 
-static void follow(struct cgtargets *c, const struct target *t, struct cgtarget_state *st,
+static void follow(struct groups *c, const struct target *t, struct group_state *st,
 		   const struct place *p)
 {
 	int err = procstatus_follow_cgroup(c->config->status_file, p->id, t->number);
@@ -114,7 +114,7 @@ static void follow(struct cgtargets *c, const struct target *t, struct cgtarget_
  * The target has no cgroup now: drop the old one, if the module still has it
  * (from before a restart of pfprofd, too), once.
  */
-static void drop(struct cgtargets *c, const struct target *t, struct cgtarget_state *st)
+static void drop(struct groups *c, const struct target *t, struct group_state *st)
 {
 	int err;
 
@@ -124,6 +124,10 @@ static void drop(struct cgtargets *c, const struct target *t, struct cgtarget_st
 	if (!err || st->id)
 		dlog(LOG_INFO, "%s %s has no cgroup now; profiling it again when %s appears",
 		     word(t), t->name, t->kind == TARGET_UNIT ? "it starts and its cgroup" : t->name);
+	else if (t->kind == TARGET_UNIT)
+		dlog(LOG_INFO, "unit %s is not running; profiling it when it starts", t->name);
+	else
+		dlog(LOG_INFO, "cgroup %s does not exist; profiling it when it appears", t->name);
 	st->id = 0;
 	st->dropped = true;
 }
@@ -147,11 +151,11 @@ static int on_dir_event(sd_event_source *s, const struct inotify_event *ev, void
 {
 	(void)s;
 	(void)ev;
-	cgtargets_sync(userdata);
+	groups_sync(userdata);
 	return 0;
 }
 
-static void unwatch(struct cgtargets *c)
+static void unwatch(struct groups *c)
 {
 	for (size_t i = 0; i < c->nr_dirs; i++)
 		sd_event_source_disable_unref(c->watches[i]);
@@ -162,7 +166,7 @@ static void unwatch(struct cgtargets *c)
 	c->nr_dirs = 0;
 }
 
-static bool same_dirs(const struct cgtargets *c, char **dirs, size_t count)
+static bool same_dirs(const struct groups *c, char **dirs, size_t count)
 {
 	if (count != c->nr_dirs)
 		return false;
@@ -173,7 +177,7 @@ static bool same_dirs(const struct cgtargets *c, char **dirs, size_t count)
 }
 
 /* Watches dirs (taking them) instead of the directories watched so far. */
-static void watch(struct cgtargets *c, char **dirs, size_t count)
+static void watch(struct groups *c, char **dirs, size_t count)
 {
 	if (same_dirs(c, dirs, count)) {
 		free_dirs(dirs, count);
@@ -199,31 +203,59 @@ static void watch(struct cgtargets *c, char **dirs, size_t count)
 	}
 }
 
-void cgtargets_sync(struct cgtargets *c)
+/* A command name: registered until it is right, reported once if it cannot be. */
+static void follow_comm(struct groups *c, const struct target *t, struct group_state *st)
+{
+	int err = target_comm_valid(t->name) ? 0 : -EINVAL;
+
+	if (!err)
+		err = procstatus_follow_comm(c->config->status_file, t->name, t->number);
+	if (err < 0 && !st->reported)
+		dlog(LOG_ERR, "cannot profile comm %s with %s: %s%s", t->name,
+		     c->config->status_file, strerror(-err),
+		     err == -EINVAL ? " (a name is 1 to 15 bytes, no white space; "
+				      "or the module is older than pfprofd)" : "");
+	else if (err >= 0 && !st->following)
+		dlog(LOG_INFO, "profiling comm %s: every process of that name", t->name);
+	st->reported = err < 0;
+	st->following = err >= 0;
+}
+
+/* Registers a cgroup or unit's cgroup, or drops it; adds where it appears to dirs. */
+static void sync_cgroup(struct groups *c, const struct target *t, struct group_state *st,
+			char **dirs, size_t *nr_dirs)
+{
+	struct place p;
+
+	if (!locate(t, &p, &st->reported))
+		return;
+	if (p.id)
+		follow(c, t, st, &p);
+	else
+		drop(c, t, st);
+	if (dirs && !has_dir(dirs, *nr_dirs, p.dir) && (dirs[*nr_dirs] = strdup(p.dir)))
+		(*nr_dirs)++;
+}
+
+void groups_sync(struct groups *c)
 {
 	char **dirs = calloc(c->targets.count ? c->targets.count : 1, sizeof(*dirs));
 	size_t nr_dirs = 0;
-	struct place p;
 
 	for (size_t i = 0; i < c->targets.count; i++) {
 		const struct target *t = &c->targets.targets[i];
-		struct cgtarget_state *st = &c->states[i];
 
-		if (!locate(t, &p, &st->reported))
-			continue;
-		if (p.id)
-			follow(c, t, st, &p);
+		if (t->kind == TARGET_COMM)
+			follow_comm(c, t, &c->states[i]);
 		else
-			drop(c, t, st);
-		if (dirs && !has_dir(dirs, nr_dirs, p.dir) && (dirs[nr_dirs] = strdup(p.dir)))
-			nr_dirs++;
+			sync_cgroup(c, t, &c->states[i], dirs, &nr_dirs);
 	}
 	if (dirs)
 		watch(c, dirs, nr_dirs);
 }
 
 /* The state of number in the old table, to carry over; NULL if it is new. */
-static const struct cgtarget_state *old_state(const struct cgtargets *c, uint32_t number)
+static const struct group_state *old_state(const struct groups *c, uint32_t number)
 {
 	for (size_t i = 0; i < c->targets.count; i++)
 		if (c->states[i].number == number)
@@ -232,7 +264,7 @@ static const struct cgtarget_state *old_state(const struct cgtargets *c, uint32_
 }
 
 /* Unregisters the old table's targets that list no longer has. */
-static void drop_removed(struct cgtargets *c, const struct target_list *list)
+static void drop_removed(struct groups *c, const struct target_list *list)
 {
 	for (size_t i = 0; i < c->targets.count; i++) {
 		const struct target *t = &c->targets.targets[i];
@@ -245,9 +277,9 @@ static void drop_removed(struct cgtargets *c, const struct target_list *list)
 	}
 }
 
-void cgtargets_reload(struct cgtargets *c)
+void groups_reload(struct groups *c)
 {
-	struct cgtarget_state *states;
+	struct group_state *states;
 	struct target_list list;
 	int err = target_list_read(c->config->pid_file, &list);
 
@@ -255,7 +287,7 @@ void cgtargets_reload(struct cgtargets *c)
 		dlog(LOG_ERR, "reading %s: %s", c->config->pid_file, strerror(-err));
 		return;
 	}
-	keep_cgroups(&list);
+	keep_groups(&list);
 	states = calloc(list.count ? list.count : 1, sizeof(*states));
 	if (!states) {
 		dlog(LOG_ERR, "reading %s: %s", c->config->pid_file, strerror(ENOMEM));
@@ -263,25 +295,25 @@ void cgtargets_reload(struct cgtargets *c)
 		return;
 	}
 	for (size_t i = 0; i < list.count; i++) {
-		const struct cgtarget_state *old = old_state(c, list.targets[i].number);
+		const struct group_state *old = old_state(c, list.targets[i].number);
 
-		states[i] = old ? *old : (struct cgtarget_state){ .number = list.targets[i].number };
+		states[i] = old ? *old : (struct group_state){ .number = list.targets[i].number };
 	}
 	drop_removed(c, &list);
 	target_list_free(&c->targets);
 	free(c->states);
 	c->targets = list;
 	c->states = states;
-	cgtargets_sync(c);
+	groups_sync(c);
 }
 
-void cgtargets_start(struct cgtargets *c, sd_event *loop, const struct pfprof_config *config)
+void groups_start(struct groups *c, sd_event *loop, const struct pfprof_config *config)
 {
-	*c = (struct cgtargets){ .loop = loop, .config = config };
-	cgtargets_reload(c);
+	*c = (struct groups){ .loop = loop, .config = config };
+	groups_reload(c);
 }
 
-void cgtargets_stop(struct cgtargets *c)
+void groups_stop(struct groups *c)
 {
 	unwatch(c);
 	target_list_free(&c->targets);

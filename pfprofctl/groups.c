@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pfprofctl add/del --unit and --cgroup. Every name is checked before
- * anything changes, so that one bad name leaves the module and the PID file
- * as they were. A running unit or an existing cgroup is registered at once,
- * under the caller's credentials; the PID file keeps the name, and pfprofd
- * follows it from then on (a unit's restarts, a cgroup made later).
+ * pfprofctl add/del --unit, --cgroup and --comm. Every name is checked
+ * before anything changes, so that one bad name leaves the module and the
+ * PID file as they were. A running unit, an existing cgroup or a command
+ * name is registered at once, under the caller's credentials; the PID file
+ * keeps the name, and pfprofd follows it from then on (a unit's restarts, a
+ * cgroup made later, the module loaded again).
  */
 #include <errno.h>
 #include <limits.h>
@@ -60,9 +61,66 @@ static int check_cgroup(const char *path, bool add)
 	return err == -EINVAL ? PFPROF_EXIT_USAGE : PFPROF_EXIT_FAILED;
 }
 
+static int check_comm(const char *name)
+{
+	if (target_comm_valid(name))
+		return PFPROF_EXIT_OK;
+	ctl_error(0, "command name '%s': not 1 to %d printable bytes without white space or '#'",
+		  name, TARGET_COMM_MAX);
+	if (strlen(name) > TARGET_COMM_MAX)
+		ctl_hint("the kernel keeps the first %d bytes of a name: --comm '%.*s'",
+			 TARGET_COMM_MAX, TARGET_COMM_MAX, name);
+	return PFPROF_EXIT_USAGE;
+}
+
+static int check_name(enum target_kind kind, const char *name, bool add)
+{
+	switch (kind) {
+	case TARGET_UNIT:
+		return check_unit(name, add);
+	case TARGET_COMM:
+		return check_comm(name);
+	default:
+		return check_cgroup(name, add);
+	}
+}
+
+/* How many the module follows at once: the names, or the cgroups and units. */
+static bool followed_alike(enum target_kind a, enum target_kind b)
+{
+	return a != TARGET_TREE && b != TARGET_TREE && (a == TARGET_COMM) == (b == TARGET_COMM);
+}
+
+/* Whether names[i] is one the PID file does not have yet, given once. */
+static bool is_new(const struct target_list *kept, enum target_kind kind, char **names, int i)
+{
+	for (int j = 0; j < i; j++)
+		if (!strcmp(names[j], names[i]))
+			return false;
+	return !target_list_find(kept, target_number(kind, names[i]));
+}
+
+static int check_collisions(const struct ctl *ctl, const struct target_list *kept,
+			    enum target_kind kind, char **names, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const struct target *other = target_list_collision(kept, kind, names[i]);
+
+		if (other) {
+			ctl_error(0, "%s %s has the number of %s %s, which %s keeps (a hash collision)",
+				  target_kind_word(kind), names[i], target_kind_word(other->kind),
+				  other->name, ctl->config.pid_file);
+			ctl_hint("profile it by another name: its cgroup's path, or its unit");
+			return -EEXIST;
+		}
+	}
+	return 0;
+}
+
 /* Whether the PID file can take names too: no number of another, room in the module. */
 static int check_room(const struct ctl *ctl, enum target_kind kind, char **names, int n)
 {
+	int max = kind == TARGET_COMM ? MP3_COMMS_MAX : MP3_CGROUPS_MAX;
 	struct target_list kept;
 	size_t followed = 0;
 	int err = target_list_read(ctl->config.pid_file, &kept);
@@ -71,31 +129,22 @@ static int check_room(const struct ctl *ctl, enum target_kind kind, char **names
 		ctl_error(err, "reading %s", ctl->config.pid_file);
 		return PFPROF_EXIT_FAILED;
 	}
-	for (int i = 0; i < n && !err; i++) {
-		const struct target *other = target_list_collision(&kept, kind, names[i]);
-
-		if (other) {
-			ctl_error(0, "%s %s has the number of %s %s, which %s keeps (a hash collision)",
-				  target_kind_word(kind), names[i], target_kind_word(other->kind),
-				  other->name, ctl->config.pid_file);
-			ctl_hint("profile it by another name: its cgroup's path, or its unit");
-			err = -EEXIST;
-		}
-	}
+	err = check_collisions(ctl, &kept, kind, names, n);
 	for (size_t i = 0; i < kept.count; i++)
-		followed += kept.targets[i].kind != TARGET_TREE;
+		followed += followed_alike(kept.targets[i].kind, kind);
 	for (int i = 0; i < n; i++)
-		followed += !target_list_find(&kept, target_number(kind, names[i]));
+		followed += is_new(&kept, kind, names, i);
 	target_list_free(&kept);
-	if (!err && followed > MP3_CGROUPS_MAX) {
-		ctl_error(-ENOSPC, "%zu cgroups and units", followed);
-		ctl_hint("the module follows at most %d at once", MP3_CGROUPS_MAX);
+	if (!err && followed > (size_t)max) {
+		ctl_error(-ENOSPC, "%zu %s", followed,
+			  kind == TARGET_COMM ? "command names" : "cgroups and units");
+		ctl_hint("the module follows at most %d at once", max);
 		err = -ENOSPC;
 	}
 	return err ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 }
 
-/* Registers the target of a running unit or an existing cgroup now; 0 or -errno. */
+/* Registers a command name, or the target of a running unit or existing cgroup, now. */
 static int follow_now(const struct ctl *ctl, enum target_kind kind, const char *name)
 {
 	struct target t = { .kind = kind, .name = (char *)name,
@@ -104,6 +153,10 @@ static int follow_now(const struct ctl *ctl, enum target_kind kind, const char *
 	uint64_t id;
 	int err;
 
+	if (kind == TARGET_COMM) {
+		err = procstatus_follow_comm(ctl->config.status_file, name, t.number);
+		return err > 0 ? 0 : err;
+	}
 	if (!target_cgroup(&t, path, sizeof(path)) || cgroupfs_id(path, &id))
 		return 0;	/* pfprofd registers it when it appears */
 	err = procstatus_follow_cgroup(ctl->config.status_file, id, t.number);
@@ -127,23 +180,22 @@ static int send_commands(const struct ctl *ctl, enum target_kind kind, bool add,
 		ctl_error(err, "%s %s %s", add ? "adding" : "removing", target_kind_word(kind),
 			  names[i]);
 		if (err == -EINVAL)
-			ctl_hint("the loaded mp3 module cannot follow cgroups: reload it "
-				 "(modprobe -r mp3 && modprobe mp3)");
+			ctl_hint("the loaded mp3 module cannot follow %s: reload it "
+				 "(modprobe -r mp3 && modprobe mp3)",
+				 kind == TARGET_COMM ? "command names" : "cgroups");
 		status = PFPROF_EXIT_FAILED;
 	}
 	return status;
 }
 
-int ctl_change_cgroups(struct ctl *ctl, enum target_kind kind, bool add,
-		       const struct ctl_call *call)
+int ctl_change_groups(struct ctl *ctl, enum target_kind kind, bool add,
+		      const struct ctl_call *call)
 {
-	enum pidlist_kind line = kind == TARGET_UNIT ? PIDLIST_UNIT : PIDLIST_CGROUP;
 	char **names = call->operands;
 	int n = call->nr_operands, status = PFPROF_EXIT_OK, err;
 
 	for (int i = 0; i < n && status == PFPROF_EXIT_OK; i++)
-		status = kind == TARGET_UNIT ? check_unit(names[i], add) :
-					       check_cgroup(names[i], add);
+		status = check_name(kind, names[i], add);
 	if (status == PFPROF_EXIT_OK && add)
 		status = check_room(ctl, kind, names, n);
 	if (status != PFPROF_EXIT_OK)
@@ -151,6 +203,7 @@ int ctl_change_cgroups(struct ctl *ctl, enum target_kind kind, bool add,
 	status = send_commands(ctl, kind, add, names, n);
 	if (status == PFPROF_EXIT_NO_MODULE)
 		return status;
-	err = pidlist_edit_values(ctl->config.pid_file, line, add, (const char *const *)names, n);
+	err = pidlist_edit_values(ctl->config.pid_file, target_line_kind(kind), add,
+				  (const char *const *)names, n);
 	return err ? ctl_pid_file_error(ctl, err) : status;
 }
