@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* pfprofctl plot: cumulative faults and CPU time from the logs, via gnuplot. */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "ctl.h"
 #include "logformat.h"
 #include "plotprocs.h"
+#include "plotwords.h"
 
 #ifndef PFPROF_PLOT_SCRIPT
 #define PFPROF_PLOT_SCRIPT "/usr/local/share/pfprof/pfprof-log.gp"
@@ -65,8 +67,13 @@ static int run_gnuplot(const char *script, const char *data, const struct plot_p
 	int status;
 	pid_t pid;
 
-	if (asprintf(&expr, "files='%s'; procfiles='%s'; proctitles='%s'; label='%s'; out='%s'",
-		     data, procs->files, procs->titles, label, out) < 0)
+	if (asprintf(&expr, "files='%s'; procfiles='%s'; proctitles='%s'; targetfiles='%s'; "
+		     "targettitles='%s'; targetprocs='%s'; targetprocfiles='%s'; "
+		     "targetproctitles='%s'; label='%s'; out='%s'", data,
+		     plot_words_text(&procs->procfiles), plot_words_text(&procs->proctitles),
+		     plot_words_text(&procs->targetfiles), plot_words_text(&procs->targettitles),
+		     plot_words_text(&procs->targetprocs), plot_words_text(&procs->targetprocfiles),
+		     plot_words_text(&procs->targetproctitles), label, out) < 0)
 		return -ENOMEM;
 	pid = fork();
 	if (pid == 0) {
@@ -82,23 +89,53 @@ static int run_gnuplot(const char *script, const char *data, const struct plot_p
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* Removes the temporary directory and what plot() put in it. */
-static void remove_dir(const char *dir, const char *data, const struct plot_procs *procs)
+/* Removes the temporary directory and every file plot() split into it. */
+static void remove_dir(const char *dir)
 {
-	char files[sizeof(procs->files)];
+	DIR *d = opendir(dir);
+	struct dirent *e;
 
-	unlink(data);
-	snprintf(files, sizeof(files), "%s", procs->files);
-	for (char *f = strtok(files, " "); f; f = strtok(NULL, " "))
-		unlink(f);
-	rmdir(dir);
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(dirfd(d), e->d_name, 0);
+	if (d)
+		closedir(d);
+	if (rmdir(dir))
+		ctl_error(-errno, "removing %s", dir);
+}
+
+/* The per-process logs split for gnuplot; without them, the plot lacks their panels. */
+static void split_procs(const struct ctl *ctl, const char *dir, struct plot_procs *procs)
+{
+	struct target_list targets;
+	int err = target_list_read(ctl->config.pid_file, &targets);
+
+	if (err)
+		ctl_error(err, "reading %s (targets named by their numbers)", ctl->config.pid_file);
+	err = plotprocs_split(&ctl->config, &targets, dir, procs);
+	if (err)
+		ctl_error(err, "reading the per-process logs in %s (plotting without them)",
+			  ctl->config.log_dir);
+	target_list_free(&targets);
+}
+
+/* "wrote FILE from N log files, M processes[, T targets | T of U targets]" */
+static void report(const char *out, int logs, const struct plot_procs *procs)
+{
+	printf("wrote %s from %d log file%s, %d process%s", out, logs, logs == 1 ? "" : "s",
+	       procs->n, procs->n == 1 ? "" : "es");
+	if (procs->targets < procs->targets_seen)
+		printf(", %d of %d targets", procs->targets, procs->targets_seen);
+	else if (procs->targets)
+		printf(", %d target%s", procs->targets, procs->targets == 1 ? "" : "s");
+	putchar('\n');
 }
 
 static int plot(const struct ctl *ctl, const char *script, const char *out)
 {
 	char dir[] = "/tmp/pfprof-plot.XXXXXX", data[sizeof(dir) + 8];
 	struct plot_procs procs = { 0 };
-	int n, rc, err;
+	int n, rc;
 	FILE *f;
 
 	if (!mkdtemp(dir)) {
@@ -118,13 +155,11 @@ static int plot(const struct ctl *ctl, const char *script, const char *out)
 		ctl_error(-ENOENT, "no logs in %s", ctl->config.log_dir);
 		ctl_hint("pfprofd writes them; see: pfprofctl status");
 	}
-	err = n > 0 ? plotprocs_split(&ctl->config, dir, &procs) : 0;
-	if (err)
-		ctl_error(err, "reading the per-process logs in %s (plotting without them)",
-			  ctl->config.log_dir);
+	if (n > 0)
+		split_procs(ctl, dir, &procs);
 	rc = n > 0 ? run_gnuplot(script, data, &procs, ctl->config.log_dir, out) :
 		     PFPROF_EXIT_FAILED;
-	remove_dir(dir, data, &procs);
+	remove_dir(dir);
 	if (n <= 0)
 		return PFPROF_EXIT_FAILED;
 	if (rc == 127)
@@ -134,8 +169,8 @@ static int plot(const struct ctl *ctl, const char *script, const char *out)
 	else if (rc)
 		ctl_error(0, "gnuplot %s exited with status %d", script, rc);
 	else
-		printf("wrote %s from %d log file%s, %d process%s\n", out, n, n == 1 ? "" : "s",
-		       procs.n, procs.n == 1 ? "" : "es");
+		report(out, n, &procs);
+	plotprocs_free(&procs);
 	return rc ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 }
 
@@ -157,7 +192,10 @@ const struct ctl_command ctl_plot_command = {
 	.summary = "Plot cumulative faults and CPU time from the logs (PNG)",
 	.details = "Reads every log in the log directory, oldest first, and draws the\n"
 		   "cumulative minor and major faults and CPU time against time, and the\n"
-		   "faults of each of the 8 processes with the most (per-process log).\n"
+		   "faults of each of the 8 processes with the most (per-process log);\n"
+		   "with targets, those without one there, and a panel for each of the 6\n"
+		   "targets with the most: its total (exited processes too) and its 5\n"
+		   "processes with the most.\n"
 		   "The gnuplot script is " PFPROF_PLOT_SCRIPT " (PFPROF_PLOT_SCRIPT overrides).\n",
 	.options = {
 		[OPT_OUT] = { "out", 'o', CTL_STRING, "FILE",

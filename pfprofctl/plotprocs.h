@@ -1,28 +1,40 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pfprofctl plot's per-process curves: the processes with the most faults
- * in the per-process logs, each split into a file of its own for gnuplot.
+ * pfprofctl plot's per-process curves: the processes and targets with the
+ * most faults in the per-process logs, each split into a file of its own
+ * for gnuplot.
  */
 #ifndef PFPROF_PLOTPROCS_H
 #define PFPROF_PLOTPROCS_H
 
-#include <limits.h>
-
 #include "config.h"
+#include "plotwords.h"
+#include "targets.h"
 
-#define PLOTPROCS_MAX 8		/* curves drawn; the others are left out */
+#define PLOTPROCS_MAX 8		/* curves of processes without a target; the others are left out */
+#define PLOTPROCS_TARGETS_MAX 6	/* targets' panels; the others are left out */
+#define PLOTPROCS_PER_TARGET 5	/* process curves beneath each target's total */
 
+/* Named as the gnuplot script's variables that they become. */
 struct plot_procs {
-	int n;				/* processes split out */
-	char files[PLOTPROCS_MAX * (PATH_MAX / 8)];	/* their files, space-separated */
-	char titles[PLOTPROCS_MAX * 48];	/* "name/pid" each, space-separated */
+	int n;				/* processes without a target split out */
+	int targets, targets_seen;	/* targets split out, of those in the logs */
+	struct plot_words procfiles, proctitles;	/* "name/pid" titles */
+	struct plot_words targetfiles, targettitles;	/* labels: target_label() */
+	struct plot_words targetprocs;	/* how many of targetprocfiles are each target's */
+	struct plot_words targetprocfiles, targetproctitles;
 };
 
 /*
- * Reads every per-process log of config (oldest first) and writes, into
- * dir, the lines "<wall_time_s> <minor_faults> <major_faults>" of each of
- * the PLOTPROCS_MAX processes with the most faults. 0 or -errno.
+ * Reads every per-process log of config (oldest first) and writes into dir
+ * the lines "<wall_time_s> <minor_faults> <major_faults>" of each process
+ * drawn: the PLOTPROCS_MAX without a target that have the most faults, and
+ * the PLOTPROCS_PER_TARGET with the most of each of the PLOTPROCS_TARGETS_MAX
+ * targets with the most; and, per target drawn, all its processes' lines in
+ * one file. targets names them. 0 or -errno (out is then empty).
  */
-int plotprocs_split(const struct pfprof_config *config, const char *dir, struct plot_procs *out);
+int plotprocs_split(const struct pfprof_config *config, const struct target_list *targets,
+		    const char *dir, struct plot_procs *out);
+void plotprocs_free(struct plot_procs *procs);
 
 #endif /* PFPROF_PLOTPROCS_H */

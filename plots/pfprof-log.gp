@@ -8,22 +8,35 @@
 # procfiles, proctitles (optional, as many words each): one file per process,
 # "<wall_time_s> <minor_faults> <major_faults>" lines (pfprofctl plot splits
 # pfprof-procs.log so), and "name/pid" titles; they get a third panel.
+# targetfiles, targettitles (optional, as many words each): per target, all
+# its processes' lines in one file (the same three columns, a line per
+# process per sample, exited processes too), and its label; a panel each,
+# with the target's total and, beneath it, the curves of targetprocs (a
+# count per target) of targetprocfiles and targetproctitles, in target order.
+# The processes of procfiles are then those without a target.
 if (!exists("files")) files = 'pfprof.log'
 if (!exists("out")) out = 'pfprof.png'
 if (!exists("label")) label = files
 if (!exists("procfiles")) procfiles = ''
 if (!exists("proctitles")) proctitles = procfiles
+if (!exists("targetfiles")) targetfiles = ''
+if (!exists("targettitles")) targettitles = targetfiles
+if (!exists("targetprocs")) targetprocs = ''
+if (!exists("targetprocfiles")) targetprocfiles = ''
+if (!exists("targetproctitles")) targetproctitles = targetprocfiles
 data = '< cat ' . files
 nprocs = words(procfiles)
+ntargets = words(targetfiles)
+panels = 2 + (nprocs ? 1 : 0) + ntargets
 
 stats data using 2 nooutput
 t0 = STATS_min
 samples = STATS_records
 
-set terminal pngcairo size 1200,(nprocs ? 1200 : 800) font ",10"
+set terminal pngcairo size 1200,(400 * panels) font ",10"
 set output out
 set datafile commentschars "#"
-set multiplot layout (nprocs ? 3 : 2),1 \
+set multiplot layout panels,1 \
     title sprintf("pfprof: %d samples from %s", samples, label) noenhanced
 set grid
 set rmargin 12   # the same plot width above and below
@@ -52,11 +65,27 @@ plot data using ($2 - t0):(cpu = cpu + $7 / 1000.0) with lines lw 2 title "CPU"
 if (nprocs) {
     set ylabel "faults per process, minor + major (cumulative)"
     set key noenhanced
+    if (ntargets) { set title "processes without a target" }
     total = 0
     plot for [i = 1:nprocs] word(procfiles, i) \
              using ($1 - t0):(c = (column(0) == 0 ? 0 : c) + $2 + $3) \
              with lines lw 2 title word(proctitles, i), \
          data using ($2 - t0):(total = total + $5 + $6) with lines lw 1 dt 2 lc "black" \
              title "all processes"
+}
+
+# Per target: the faults of all its processes (smooth cumulative sums the
+# lines of one time, then adds up), thick; its processes beneath.
+set ylabel "faults, minor + major (cumulative)"
+set key noenhanced
+last = 0
+do for [i = 1:ntargets] {
+    first = last + 1
+    last = last + word(targetprocs, i)
+    set title word(targettitles, i) noenhanced
+    plot word(targetfiles, i) using ($1 - t0):($2 + $3) smooth cumulative \
+             with lines lw 4 lc "black" title "all its processes", \
+         for [j = first:last] word(targetprocfiles, j) using ($1 - t0):($2 + $3) \
+             smooth cumulative with lines lw 1.5 title word(targetproctitles, j)
 }
 unset multiplot

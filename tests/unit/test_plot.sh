@@ -1,7 +1,8 @@
 #!/bin/sh
 # Host test of `pfprofctl plot` with the real gnuplot script: a log laid out
 # in the documented format becomes a PNG, with a panel of per-process curves
-# when there is a per-process log; no logs is an error with a hint.
+# when there is a per-process log and a panel per target when its processes
+# have targets; no logs is an error with a hint.
 # Prints "PASS name" / "FAIL name: reason" and "N passed, N failed".
 here=$(cd "$(dirname "$0")" && pwd)
 ctl=$here/../../pfprofctl/pfprofctl
@@ -59,8 +60,9 @@ png_height() {
 }
 check plot_two_panels_without_processes [ "$(png_height "$dir/out.png")" -eq 800 ]
 
-# The per-process logs, one of each format (2 adds the target column): their
-# processes get a third panel. Each process is in one file only, so both are read.
+# The per-process logs, one of each format (2 adds the target column; 0 is
+# none): their processes get a third panel. Each process is in one file only,
+# so both are read.
 awk 'BEGIN {
 	print "# pfprof per-process log format 1"
 	for (i = 40; i < 60; i++)
@@ -71,12 +73,120 @@ awk 'BEGIN {
 	print "# pfprof per-process log format 2"
 	for (i = 40; i < 60; i++)
 		printf "%d\t%.6f\t%d\t%s\t%d\t%d\t%.3f\t%d\n", i, 1763890000 + i * 0.05, 102,
-			"work 4", 10, 0, 6.5, 1073741831
+			"work 4", 10, 0, 6.5, 0
 }' > "$dir/log/pfprof-procs.log"
 "$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/procs.png" > "$dir/out" 2>&1
 check plot_with_processes_succeeds [ $? -eq 0 ]
 check plot_says_two_processes grep -q 'from 3 log files, 2 processes' "$dir/out"
 check plot_three_panels [ "$(png_height "$dir/procs.png")" -eq 1200 ]
+
+# Format 1 alone: the same three panels.
+mv "$dir/log/pfprof-procs.log" "$dir/format2.log"
+"$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/format1.png" > "$dir/out" 2>&1
+check plot_format1_succeeds [ $? -eq 0 ]
+check plot_format1_says_one_process grep -q 'from 3 log files, 1 process$' "$dir/out"
+check plot_format1_three_panels [ "$(png_height "$dir/format1.png")" -eq 1200 ]
+rm "$dir/log/pfprof-procs.log.1"
+
+# Targets. gnuplot is given a script that keeps what pfprofctl split (its
+# temporary directory goes when it ends) and the words naming it, then draws.
+real_script=$PFPROF_PLOT_SCRIPT
+export PFPROF_PLOT_SCRIPT="$dir/keep.gp"
+cat > "$PFPROF_PLOT_SCRIPT" <<'GP'
+split = out . '.split'
+system sprintf("cp -r \"$(dirname '%s')\" '%s'", files, split)
+set print split . '/words'
+print 'procfiles ' . procfiles
+print 'proctitles ' . proctitles
+print 'targetfiles ' . targetfiles
+print 'targettitles ' . targettitles
+print 'targetprocs ' . targetprocs
+print 'targetprocfiles ' . targetprocfiles
+print 'targetproctitles ' . targetproctitles
+set print
+GP
+echo "load '$real_script'" >> "$PFPROF_PLOT_SCRIPT"
+
+# 32-bit FNV-1a, as lib/targets.c numbers units and cgroups.
+fnv1a() {	# hash, text
+	h=$1
+	for b in $(printf '%s' "$2" | od -An -tu1); do
+		h=$(( ((h ^ b) * 16777619) & 4294967295 ))
+	done
+	echo "$h"
+}
+unit_number() {	# name
+	echo $(( 1073741824 | ($(fnv1a "$(fnv1a 2166136261 unit)" "$1") & 1073741823) ))
+}
+check fnv1a_as_targets_c [ "$(unit_number a.service)" -eq $((0x4508f747)) ]
+unit=$(unit_number pfprof-prefork.service)
+
+# A unit of six processes (206 exits halfway, 202 faults least), the tree of
+# 300 (301 starts later), and a process without a target; 60 samples.
+printf 'pid_file = %s/pids\n' "$dir" >> "$dir/pfprofd.conf"
+printf 'unit pfprof-prefork.service\ntree 300\n' > "$dir/pids"
+awk -v unit="$unit" 'function line(i, pid, comm, minor, major, target) {
+	printf "%d\t%.6f\t%d\t%s\t%d\t%d\t%.3f\t%d\n", i, 1763890000 + i * 0.05, pid,
+		comm, minor, major, 1.0, target
+}
+BEGIN {
+	print "# pfprof per-process log format 2"
+	for (i = 0; i < 60; i++) {
+		line(i, 201, "prefork", 5, 0, unit)
+		line(i, 202, "worker", 1, 0, unit)
+		line(i, 203, "worker", 10, 0, unit)
+		line(i, 204, "worker", 20, 0, unit)
+		line(i, 205, "worker", 30, i % 7 == 0, unit)
+		if (i < 30)
+			line(i, 206, "worker", 100, 0, unit)
+		line(i, 300, "make", 2, 0, 300)
+		if (i >= 20)
+			line(i, 301, "cc1", 8, 0, 300)
+		line(i, 400, "lone app", 3, 0, 0)
+	}
+}' > "$dir/log/pfprof-procs.log"
+"$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/targets.png" > "$dir/out" 2>&1
+check targets_plot_succeeds [ $? -eq 0 ]
+check targets_plot_says grep -q 'from 3 log files, 1 process, 2 targets$' "$dir/out"
+check targets_plot_is_png is_png "$dir/targets.png"
+check targets_five_panels [ "$(png_height "$dir/targets.png")" -eq 2000 ]
+split=$dir/targets.png.split
+words() {	# name: the words gnuplot was given
+	sed -n "s/^$1 //p" "$split/words"
+}
+check targets_by_faults [ "$(words targettitles)" = "unit:pfprof-prefork.service tree:300" ]
+check targets_five_and_two [ "$(words targetprocs)" = "5 2" ]
+check target_procs_by_faults [ "$(words targetproctitles)" = \
+	"worker/206 worker/205 worker/204 worker/203 prefork/201 cc1/301 make/300" ]
+check lone_process_alone [ "$(words proctitles)" = "lone_app/400" ]
+tmp=$(dirname "$(words procfiles)")
+check split_into_tmp [ "$(words targetfiles)" = "$tmp/target-$unit $tmp/target-300" ]
+check tmp_removed [ ! -e "$tmp" ]
+faults() {	# file: the sum of its minor and major faults, and its lines
+	awk '{ faults += $2 + $3 } END { print faults + 0, NR }' "$1"
+}
+# 60 * (5 + 1 + 10 + 20 + 30) + 9 major + 30 * 100 (206, until it exited)
+check unit_total_has_every_process [ "$(faults "$split/target-$unit")" = "6969 330" ]
+check tree_total [ "$(faults "$split/target-300")" = "440 100" ]
+check exited_process_curve [ "$(faults "$split/206")" = "3000 30" ]
+check lone_process_curve [ "$(faults "$split/400")" = "180 60" ]
+check least_faulting_not_drawn [ ! -e "$split/202" ]
+
+# Seven targets: the six with the most faults are drawn.
+awk 'BEGIN {
+	print "# pfprof per-process log format 2"
+	for (i = 0; i < 60; i++)
+		for (t = 1; t <= 7; t++)
+			printf "%d\t%.6f\t%d\t%s\t%d\t%d\t%.3f\t%d\n", i,
+				1763890000 + i * 0.05, 500 + t, "job", t, 0, 1.0, 500 + t
+}' > "$dir/log/pfprof-procs.log"
+"$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/seven.png" > "$dir/out" 2>&1
+check seven_targets_plot_succeeds [ $? -eq 0 ]
+check seven_targets_says grep -q 'from 3 log files, 0 processes, 6 of 7 targets$' "$dir/out"
+check seven_targets_eight_panels [ "$(png_height "$dir/seven.png")" -eq 3200 ]
+split=$dir/seven.png.split
+check least_target_not_drawn [ "$(words targettitles)" = \
+	"tree:507 tree:506 tree:505 tree:504 tree:503 tree:502" ]
 
 "$ctl" -c "$dir/pfprofd.conf" plot extra 2> /dev/null
 check plot_rejects_arguments [ $? -eq 2 ]
