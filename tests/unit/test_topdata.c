@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pfprofctl top's grouping by target (the 't' key): top_group() in pfprofctl/topdata.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "topdata.h"
+#include "unit.h"
+
+static const struct proc_entry procs[] = {
+	{ .tgid = 10, .target = 0, .minor = 5 },
+	{ .tgid = 11, .target = 7, .minor = 100, .major = 1, .cpu_ns = 30 },
+	{ .tgid = 13, .target = 9, .minor = 500 },
+	{ .tgid = 12, .target = 7, .minor = 50, .cpu_ns = 12 },
+	{ .tgid = 14, .target = 9, .minor = 1 },
+};
+
+#define NR_PROCS (sizeof(procs) / sizeof(procs[0]))
+
+static void snapshot_of(struct top_snapshot *snap)
+{
+	memset(snap, 0, sizeof(*snap));
+	snap->procs = malloc(sizeof(procs));
+	expect(snap->procs, "no memory");
+	memcpy(snap->procs, procs, sizeof(procs));
+	snap->nr_procs = NR_PROCS;
+}
+
+/* The groups in top's order (major faults, then minor), each with its own processes. */
+static void test_groups_by_target(void)
+{
+	static const struct { uint32_t target; size_t count; uint64_t minor, major, cpu_ns; } want[] = {
+		{ 7, 2, 150, 1, 42 }, { 9, 2, 501, 0, 0 }, { 0, 1, 5, 0, 0 },
+	};
+	struct top_snapshot snap;
+
+	snapshot_of(&snap);
+	expect(!top_group(&snap), "top_group failed");
+	expect(snap.nr_groups == 3, "%zu groups, want 3", snap.nr_groups);
+	for (size_t g = 0; g < snap.nr_groups && g < 3; g++) {
+		const struct top_group *group = &snap.groups[g];
+
+		expect(group->sum.target == want[g].target && group->count == want[g].count,
+		       "group %zu: target %u with %zu processes, want %u with %zu", g,
+		       group->sum.target, group->count, want[g].target, want[g].count);
+		expect(group->sum.minor == want[g].minor && group->sum.major == want[g].major &&
+		       group->sum.cpu_ns == want[g].cpu_ns,
+		       "group %zu: sums %llu/%llu/%llu", g, (unsigned long long)group->sum.minor,
+		       (unsigned long long)group->sum.major, (unsigned long long)group->sum.cpu_ns);
+		for (size_t i = group->first; i < group->first + group->count; i++)
+			expect(snap.procs[i].target == group->sum.target,
+			       "process %d of target %u under group %u", (int)snap.procs[i].tgid,
+			       snap.procs[i].target, group->sum.target);
+	}
+	top_snapshot_free(&snap);
+}
+
+static void test_no_processes(void)
+{
+	struct top_snapshot snap = { 0 };
+
+	expect(!top_group(&snap) && snap.nr_groups == 0, "an empty snapshot has %zu groups",
+	       snap.nr_groups);
+	top_snapshot_free(&snap);
+}
+
+UNIT_TESTS(
+	UNIT_TEST(groups_by_target),
+	UNIT_TEST(no_processes)
+);
