@@ -54,6 +54,8 @@ pid_t spawn_root_with_child(pid_t *child);
 /* Waits until the listing no longer has pid, or has it; fails after timeout_ms. */
 void wait_unlisted(pid_t pid, unsigned int timeout_ms);
 void wait_listed(pid_t pid, unsigned int timeout_ms);
+/* Runs on the CPU for ms milliseconds of its own CPU time. */
+void burn_cpu_ms(unsigned long ms);
 /* A sleeper running as uid and gid 65534, dumpable (become_nobody()). */
 pid_t spawn_nobody_sleeper(void);
 void kill_and_reap(pid_t pid);
@@ -79,8 +81,8 @@ struct proc_stat {
 };
 void read_proc_stat(const char *path, struct proc_stat *st);
 void read_pid_stat(pid_t pid, struct proc_stat *st);
-/* The number on the "key: number ..." line of path (/proc/meminfo,
- * /proc/<pid>/status); fails if there is none. */
+/* The number on the "key: number ..." or "key number" line of path (/proc/meminfo,
+ * /proc/<pid>/status, a cgroup's cpu.stat); fails if there is none. */
 unsigned long long proc_key_value(const char *path, const char *key);
 
 /* The device and its versioned region. */

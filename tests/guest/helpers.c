@@ -237,7 +237,7 @@ static void touch_pages(unsigned long pages)
 	/* Kept mapped: unmapping is not what is measured. */
 }
 
-static void burn_cpu_ms(unsigned long ms)
+void burn_cpu_ms(unsigned long ms)
 {
 	uint64_t start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 
@@ -371,7 +371,8 @@ unsigned long long proc_key_value(const char *path, const char *key)
 	if (!f)
 		fail("open %s: %s", path, strerror(errno));
 	while (!found && fgets(line, sizeof(line), f))
-		found = !strncmp(line, key, key_len) && line[key_len] == ':' &&
+		found = !strncmp(line, key, key_len) &&
+			(line[key_len] == ':' || line[key_len] == ' ') &&
 			sscanf(line + key_len + 1, "%llu", &value) == 1;
 	fclose(f);
 	expect(found, "%s has no %s line", path, key);

@@ -975,6 +975,15 @@ static void move_to_cgroup(const char *dir, pid_t pid)
 	close(fd);
 }
 
+/* cgroup2 at CGROUP_ROOT (once), and a directory below it. */
+static void make_cgroup(const char *dir)
+{
+	mkdir(CGROUP_ROOT, 0755);
+	expect(!mount("none", CGROUP_ROOT, "cgroup2", 0, NULL) || errno == EBUSY,
+	       "mounting cgroup2: %s", strerror(errno));
+	expect(!mkdir(dir, 0755) || errno == EEXIST, "mkdir %s: %s", dir, strerror(errno));
+}
+
 /* MP3_CGROUPS_MAX cgroups at most (one is followed already): the next gets ENOSPC. */
 static void fill_cgroup_targets(unsigned long long id)
 {
@@ -1004,11 +1013,7 @@ void test_cgroup_follows(void)
 	int go_fd, child_fd;
 	char cmd[64];
 
-	mkdir(CGROUP_ROOT, 0755);
-	expect(!mount("none", CGROUP_ROOT, "cgroup2", 0, NULL) || errno == EBUSY,
-	       "mounting cgroup2: %s", strerror(errno));
-	expect(!mkdir(CGROUP_DIR, 0755) || errno == EEXIST, "mkdir %s: %s", CGROUP_DIR,
-	       strerror(errno));
+	make_cgroup(CGROUP_DIR);
 	forker = spawn_forker(&go_fd, &child_fd);
 	move_to_cgroup(CGROUP_DIR, present);
 	move_to_cgroup(CGROUP_DIR, forker);
@@ -1039,6 +1044,93 @@ void test_cgroup_follows(void)
 	kill_and_reap(present);
 	close(go_fd);
 	close(child_fd);
+}
+
+#define CPU_CGROUP CGROUP_ROOT "/mp3-cpu"
+#define CPU_TARGET 503
+#define CPU_WORKERS 16
+#define CPU_WORKER_MS 40
+
+/* The cgroup's own CPU time: cpu.stat's usage_usec. */
+static uint64_t cgroup_usage_usec(const char *dir)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/cpu.stat", dir);
+	return proc_key_value(path, "usage_usec");
+}
+
+/*
+ * In the cgroup: on a byte from go_fd, forks the workers (each on the CPU
+ * for CPU_WORKER_MS, then exiting), four at a time, reaps them, and
+ * reports on done_fd; idle in read() before and after.
+ */
+static void cpu_spawner(int go_fd, int done_fd)
+{
+	char go;
+
+	if (read(go_fd, &go, 1) != 1)
+		_exit(5);
+	for (int i = 0; i < CPU_WORKERS; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			burn_cpu_ms(CPU_WORKER_MS);
+			_exit(0);
+		}
+		if (pid < 0 || (i % 4 == 3 && (wait(NULL) < 0 || wait(NULL) < 0 ||
+						 wait(NULL) < 0 || wait(NULL) < 0)))
+			_exit(4);
+	}
+	if (write(done_fd, "d", 1) != 1)
+		_exit(3);
+	for (;;)
+		pause();
+}
+
+/*
+ * "C": the CPU time of a cgroup's processes in the records, the exiting
+ * ones' last run included, is the cgroup's own (cpu.stat) within 1 %.
+ */
+void test_cgroup_cpu_matches(void)
+{
+	int go[2], done[2], fd;
+	uint64_t from, to, usage0, usage1, cpu_ns = 0;
+	struct mp3ring ring;
+	char cmd[64], byte;
+	pid_t spawner;
+
+	make_cgroup(CPU_CGROUP);
+	expect(!pipe(go) && !pipe(done), "pipe: %s", strerror(errno));
+	spawner = fork();
+	expect(spawner >= 0, "fork: %s", strerror(errno));
+	if (spawner == 0)
+		cpu_spawner(go[0], done[1]);
+	move_to_cgroup(CPU_CGROUP, spawner);
+	map_ring(&ring, &fd);
+	snprintf(cmd, sizeof(cmd), "C %llu %d", cgroup_id(CPU_CGROUP), CPU_TARGET);
+	expect_ok(status_write(cmd), cmd);
+	from = wait_head(&ring, mp3ring_head(&ring) + 1, 2000);
+	usage0 = cgroup_usage_usec(CPU_CGROUP);
+	expect(write(go[1], "g", 1) == 1, "starting the workers: %s", strerror(errno));
+	expect(read(done[0], &byte, 1) == 1, "the spawner died");
+	/* The last worker's last run is counted once it is off the CPU: a period or two. */
+	to = wait_head(&ring, mp3ring_head(&ring) + 4, 2000);
+	usage1 = cgroup_usage_usec(CPU_CGROUP);
+	total_records(&ring, from, to, &totals);
+	for (int i = 0; i < totals.nr; i++)
+		if (totals.procs[i].target == CPU_TARGET)
+			cpu_ns += totals.procs[i].cpu_ns;
+	printf("  cgroup_cpu_matches: %d workers, records %.3f ms, cpu.stat %.3f ms\n",
+	       CPU_WORKERS, cpu_ns / 1e6, (usage1 - usage0) / 1e3);
+	expect(within_pct(cpu_ns / 1e3, (double)(usage1 - usage0), 1),
+	       "the records' CPU time %.3f ms, cpu.stat's %.3f ms", cpu_ns / 1e6,
+	       (usage1 - usage0) / 1e3);
+	snprintf(cmd, sizeof(cmd), "X %d", CPU_TARGET);
+	expect_ok(status_write(cmd), cmd);
+	kill_and_reap(spawner);
+	close(fd);
+	expect(!rmdir(CPU_CGROUP), "rmdir %s: %s", CPU_CGROUP, strerror(errno));
 }
 
 #define PIDNS_CGROUP CGROUP_ROOT "/mp3-pidns"
@@ -1122,11 +1214,7 @@ void test_targets_pidns(void)
 {
 	char cmd[64];
 
-	mkdir(CGROUP_ROOT, 0755);
-	expect(!mount("none", CGROUP_ROOT, "cgroup2", 0, NULL) || errno == EBUSY,
-	       "mounting cgroup2: %s", strerror(errno));
-	expect(!mkdir(PIDNS_CGROUP, 0755) || errno == EEXIST, "mkdir %s: %s", PIDNS_CGROUP,
-	       strerror(errno));
+	make_cgroup(PIDNS_CGROUP);
 	in_child(enter_pidns_targets, 0, "the namespace parent");
 	snprintf(cmd, sizeof(cmd), "X %d", PIDNS_CGROUP_TARGET);
 	expect_ok(status_write(cmd), cmd);

@@ -40,6 +40,7 @@ const struct test tests[] = {
 	{ "tree_churn",               test_tree_churn,                 NULL,           240 },
 	{ "cgroup_follows",           test_cgroup_follows,             NULL,            20 },
 	{ "comm_follows",             test_comm_follows,               NULL,            20 },
+	{ "cgroup_cpu_matches",       test_cgroup_cpu_matches,         NULL,            30 },
 	{ "targets_pidns",            test_targets_pidns,              NULL,            20 },
 	{ "top_batch",                test_top_batch,                  NULL,            30 },
 	{ "top_terminal",             test_top_terminal,               NULL,            30 },

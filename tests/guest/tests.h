@@ -45,6 +45,7 @@ void test_tree_commands(void);
 void test_tree_churn(void);
 void test_cgroup_follows(void);
 void test_comm_follows(void);
+void test_cgroup_cpu_matches(void);
 void test_targets_pidns(void);
 void test_top_batch(void);
 void test_top_terminal(void);
