@@ -82,10 +82,13 @@ int mp3_unregister_target(const struct file *file, u32 target)
 	int err;
 
 	mutex_lock(&mp3_lock);
-	/* The processes first: an -EPERM leaves the group followed too. */
-	err = __mp3_tasks_remove_target(file, target);
+	/* An -EPERM leaves the target as it is, its group followed too. */
+	err = __mp3_tasks_may_remove_target(file, target);
+	/* The group first: once it is gone no probe adds to the target. */
 	if ((!err || err == -ENOENT) && __mp3_groups_remove(target))
 		err = 0;
+	if (!err)
+		__mp3_tasks_remove_target(target);
 	mutex_unlock(&mp3_lock);
 	return err;
 }

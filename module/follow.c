@@ -19,9 +19,9 @@
  * the events late, to user space. The cost falls on every fork, exit, exec
  * and rename of the system: one lookup of the process in a hash of
  * registered ones, under RCU, without a lock or an atomic operation when it
- * is not registered, and, at a fork or exec, a walk of the followed groups
- * (none unless added). Context switches are not touched. See
- * docs/targets.md.
+ * is not registered, and, at a fork or exec, a walk of the followed cgroups
+ * and a lookup of the name among the followed names (groups.c). Context
+ * switches are not touched. See docs/targets.md.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

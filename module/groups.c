@@ -9,6 +9,10 @@
  * and a member that moves out or is renamed leaves. A process belongs to
  * one target: the first group added that holds it.
  *
+ * Every fork and exec asks, so the names are found by a hash of the name
+ * (one bucket, not every name) and only the cgroups are walked: the cost of
+ * a fork beside 256 followed names is that of one.
+ *
  * A process that joins later is judged by the credentials of whoever
  * opened the file to add the group, kept here: the probes have no file.
  * The rule is mp3_may_read()'s with the one capability it can still ask
@@ -21,8 +25,11 @@
 #include <linux/cred.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/hashtable.h>
+#include <linux/jhash.h>
 #include <linux/list.h>
 #include <linux/rculist.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -35,11 +42,17 @@ enum mp3_group_kind { MP3_GROUP_CGROUP, MP3_GROUP_COMM, MP3_GROUP_KINDS };
 
 struct mp3_group {
 	struct list_head node;		/* in mp3_groups */
+	union {
+		struct list_head cgroup_node;	/* in mp3_cgroup_groups */
+		struct hlist_node comm_node;	/* in mp3_comm_groups */
+	};
 	enum mp3_group_kind kind;
 	union {
 		struct cgroup *cgrp;	/* held until the target goes */
 		char comm[TASK_COMM_LEN];
 	};
+	u64 order;			/* of its addition: the first added wins */
+	struct rcu_head rcu;		/* frees it once no probe can see it */
 	u32 target;
 	/* The opener's right, as mp3_group_may_read() applies it. */
 	kuid_t fsuid;
@@ -47,10 +60,17 @@ struct mp3_group {
 	bool ptrace_all;		/* CAP_SYS_PTRACE over the initial user namespace */
 };
 
-/* Followed groups in the order added: changed under mp3_lock, read under RCU by the probes. */
+/*
+ * Followed groups in the order added, and the same by kind: the cgroups in
+ * a list, the names hashed by name. Changed under mp3_lock, read under RCU
+ * by the probes.
+ */
 static LIST_HEAD(mp3_groups);
-/* How many of each kind mp3_groups holds; under mp3_lock. */
+static LIST_HEAD(mp3_cgroup_groups);
+static DEFINE_HASHTABLE(mp3_comm_groups, 8);
+/* How many of each kind mp3_groups holds, and additions so far; under mp3_lock. */
 static unsigned int mp3_nr_groups[MP3_GROUP_KINDS];
+static u64 mp3_groups_added;
 /* Every fork, exec and move between cgroups walks the list. */
 static const unsigned int mp3_groups_max[MP3_GROUP_KINDS] = {
 	[MP3_GROUP_CGROUP] = MP3_CGROUPS_MAX,
@@ -102,9 +122,19 @@ static struct mp3_group *mp3_group_alloc(const struct file *file, enum mp3_group
 	return g;
 }
 
+static u32 mp3_comm_key(const char *comm)
+{
+	return jhash(comm, strnlen(comm, TASK_COMM_LEN), 0);
+}
+
 static void __mp3_groups_insert(struct mp3_group *g)
 {
+	g->order = mp3_groups_added++;
 	list_add_tail_rcu(&g->node, &mp3_groups);
+	if (g->kind == MP3_GROUP_CGROUP)
+		list_add_tail_rcu(&g->cgroup_node, &mp3_cgroup_groups);
+	else
+		hash_add_rcu(mp3_comm_groups, &g->comm_node, mp3_comm_key(g->comm));
 	mp3_nr_groups[g->kind]++;
 }
 
@@ -169,13 +199,21 @@ static void mp3_group_free(struct mp3_group *g)
 	kfree(g);
 }
 
-/* Unlinks @g and frees it once no probe can be looking at it. */
-static void __mp3_groups_remove_one(struct mp3_group *g)
+/* css_put() may run in the callback's softirq: a last put queues the release as work. */
+static void mp3_group_free_rcu(struct rcu_head *head)
+{
+	mp3_group_free(container_of(head, struct mp3_group, rcu));
+}
+
+/* Unlinks @g; probes may still be looking at it until a grace period ends. */
+static void __mp3_groups_unlink(struct mp3_group *g)
 {
 	list_del_rcu(&g->node);
+	if (g->kind == MP3_GROUP_CGROUP)
+		list_del_rcu(&g->cgroup_node);
+	else
+		hash_del_rcu(&g->comm_node);
 	mp3_nr_groups[g->kind]--;
-	synchronize_rcu();
-	mp3_group_free(g);
 }
 
 bool __mp3_groups_remove(u32 target)
@@ -185,9 +223,13 @@ bool __mp3_groups_remove(u32 target)
 	lockdep_assert_held(&mp3_lock);
 
 	g = mp3_groups_find(target);
-	if (g)
-		__mp3_groups_remove_one(g);
-	return g;
+	if (!g)
+		return false;
+	__mp3_groups_unlink(g);
+	/* From now on no probe adds a process to the target. */
+	synchronize_rcu();
+	mp3_group_free(g);
+	return true;
 }
 
 void __mp3_groups_remove_all(void)
@@ -196,8 +238,13 @@ void __mp3_groups_remove_all(void)
 
 	lockdep_assert_held(&mp3_lock);
 
-	list_for_each_entry_safe(g, next, &mp3_groups, node)
-		__mp3_groups_remove_one(g);
+	/* One wait for all, not a grace period each. */
+	list_for_each_entry_safe(g, next, &mp3_groups, node) {
+		__mp3_groups_unlink(g);
+		call_rcu(&g->rcu, mp3_group_free_rcu);
+	}
+	/* The callbacks are module code. */
+	rcu_barrier();
 }
 
 /* Whether g's opener may read @task's counters; under rcu_read_lock(), not sleeping. */
@@ -223,18 +270,33 @@ static bool mp3_group_holds(const struct mp3_group *g, const struct mp3_place *p
 	return !strncmp(place->comm, g->comm, TASK_COMM_LEN);
 }
 
+/* The first added of the followed cgroups, then of the names, that holds @place. */
+static struct mp3_group *mp3_groups_first_holding(const struct mp3_place *place)
+{
+	struct mp3_group *g, *first = NULL;
+
+	list_for_each_entry_rcu(g, &mp3_cgroup_groups, cgroup_node) {
+		if (mp3_group_holds(g, place)) {
+			first = g;
+			break;
+		}
+	}
+	hash_for_each_possible_rcu(mp3_comm_groups, g, comm_node, mp3_comm_key(place->comm))
+		if (mp3_group_holds(g, place) && (!first || g->order < first->order))
+			first = g;
+	return first;
+}
+
 u32 mp3_groups_target_of(const struct mp3_place *place, struct task_struct *task, bool *allowed)
 {
 	struct mp3_group *g;
 
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "needs rcu_read_lock()");
-	list_for_each_entry_rcu(g, &mp3_groups, node) {
-		if (mp3_group_holds(g, place)) {
-			*allowed = mp3_group_may_read(g, task);
-			return g->target;
-		}
-	}
-	return 0;
+	g = mp3_groups_first_holding(place);
+	if (!g)
+		return 0;
+	*allowed = mp3_group_may_read(g, task);
+	return g->target;
 }
 
 bool mp3_groups_holds(u32 target, const struct mp3_place *place)

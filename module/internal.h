@@ -79,7 +79,9 @@ int __mp3_tasks_add(struct mp3_task *entry);
 void __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root);
 void __mp3_tasks_add_group_members(const struct file *file, u32 target);
 int __mp3_tasks_remove_pid(const struct file *file, pid_t nr);
-int __mp3_tasks_remove_target(const struct file *file, u32 target);
+/* 0 if @file's opener may read every process of @target, -ENOENT if it has none, -EPERM. */
+int __mp3_tasks_may_remove_target(const struct file *file, u32 target);
+void __mp3_tasks_remove_target(u32 target);
 void __mp3_tasks_show(struct seq_file *m);
 bool __mp3_tasks_collect(struct mp3_sample_values *values);
 void __mp3_tasks_destroy_all(void);

@@ -451,9 +451,9 @@ int __mp3_tasks_remove_pid(const struct file *file, pid_t nr)
 	return err;
 }
 
-int __mp3_tasks_remove_target(const struct file *file, u32 target)
+int __mp3_tasks_may_remove_target(const struct file *file, u32 target)
 {
-	struct mp3_task *entry, *next;
+	struct mp3_task *entry;
 	struct task_struct *leader;
 	bool found = false, allowed = true;
 
@@ -471,14 +471,19 @@ int __mp3_tasks_remove_target(const struct file *file, u32 target)
 			allowed = false;
 	}
 	rcu_read_unlock();
-	if (!found)
-		return -ENOENT;
-	if (!allowed)
-		return -EPERM;
+	return !found ? -ENOENT : allowed ? 0 : -EPERM;
+}
+
+void __mp3_tasks_remove_target(u32 target)
+{
+	struct mp3_task *entry, *next;
+
+	lockdep_assert_held(&mp3_lock);
+
+	__mp3_tasks_adopt_forked();
 	list_for_each_entry_safe(entry, next, &mp3_tasks, node)
 		if (entry->target == target)
 			__mp3_tasks_remove(entry);
-	return 0;
 }
 
 void __mp3_tasks_show(struct seq_file *m)
@@ -647,19 +652,31 @@ bool __mp3_tasks_collect(struct mp3_sample_values *values)
 	return !list_empty(&mp3_tasks);
 }
 
-/* @task, not yet registered, joins the followed group that holds @place, if any. */
-static void mp3_tasks_join_group(struct task_struct *task, const struct mp3_place *place,
-				 const struct mp3_counters *from)
+/*
+ * The target of the followed group that holds @place, for @task; 0 if
+ * none does, or if its opener may not read @task (counted as skipped).
+ */
+static u32 mp3_tasks_group_target(struct task_struct *task, const struct mp3_place *place)
 {
 	bool allowed;
 	u32 target = mp3_groups_target_of(place, task, &allowed);
 
-	if (!target)
-		return;
-	if (allowed)
-		mp3_tasks_join(task, target, false, from, &mp3_forked);
-	else
+	if (target && !allowed) {
 		atomic64_inc(&mp3_skipped);
+		return 0;
+	}
+	return target;
+}
+
+/* @task, not yet registered, joins the followed group that holds @place, from now on. */
+static void mp3_tasks_join_group(struct task_struct *task, const struct mp3_place *place)
+{
+	u32 target = mp3_tasks_group_target(task, place);
+	struct mp3_counters now;
+
+	/* Counters are read only for a process that joins: most never do. */
+	if (target && mp3_read_group(task, &now))
+		mp3_tasks_join(task, target, false, &now, &mp3_forked);
 }
 
 void mp3_tasks_fork(struct task_struct *parent, struct task_struct *child)
@@ -668,6 +685,7 @@ void mp3_tasks_fork(struct task_struct *parent, struct task_struct *child)
 	/* Not yet running, the child has its parent's name, which nobody can change. */
 	struct mp3_place place = { .comm = child->comm };
 	struct mp3_task *entry;
+	u32 target;
 
 	/* A new thread belongs to its process already. */
 	if (!thread_group_leader(child))
@@ -679,7 +697,9 @@ void mp3_tasks_fork(struct task_struct *parent, struct task_struct *child)
 		mp3_tasks_join(child, entry->target, true, &from_fork, &mp3_forked);
 	} else {
 		place.cgrp = task_dfl_cgroup(child);
-		mp3_tasks_join_group(child, &place, &from_fork);
+		target = mp3_tasks_group_target(child, &place);
+		if (target)
+			mp3_tasks_join(child, target, false, &from_fork, &mp3_forked);
 	}
 	rcu_read_unlock();
 }
@@ -705,7 +725,6 @@ void mp3_tasks_attach(struct cgroup *cgrp, struct task_struct *task)
 {
 	char comm[TASK_COMM_LEN];
 	struct mp3_place place = { .cgrp = cgrp, .comm = comm };
-	struct mp3_counters now;
 	struct mp3_task *entry;
 
 	/* A cgroup v1 hierarchy, or one thread of a threaded cgroup. */
@@ -714,12 +733,10 @@ void mp3_tasks_attach(struct cgroup *cgrp, struct task_struct *task)
 	mp3_task_comm(comm, task);
 	rcu_read_lock();
 	entry = mp3_tasks_lookup(task_tgid(task));
-	if (!entry) {
-		if (mp3_read_group(task, &now))
-			mp3_tasks_join_group(task, &place, &now);
-	} else {
+	if (!entry)
+		mp3_tasks_join_group(task, &place);
+	else
 		mp3_tasks_leave_group(entry, &place);
-	}
 	rcu_read_unlock();
 }
 
@@ -794,18 +811,17 @@ void mp3_tasks_exec(struct task_struct *task)
 {
 	/* The exec made it its thread group's only thread: nobody renames it now. */
 	struct mp3_place place = { .comm = task->comm };
-	struct mp3_counters now;
 	struct mp3_task *entry;
 	bool allowed = true;
 
 	rcu_read_lock();
 	place.cgrp = task_dfl_cgroup(task);
 	entry = mp3_tasks_lookup(task_tgid(task));
-	if (!entry && mp3_read_group(task, &now))
-		mp3_tasks_join_group(task, &place, &now);
-	else if (entry && entry->tree)
+	if (!entry)
+		mp3_tasks_join_group(task, &place);
+	else if (entry->tree)
 		allowed = mp3_tree_may_keep(task);
-	else if (entry && entry->target)
+	else if (entry->target)
 		mp3_groups_target_of(&place, task, &allowed);
 	if (!allowed) {
 		atomic64_inc(&mp3_skipped);
