@@ -19,6 +19,20 @@ EXPORTER_FILES=100
 # Section 7: forks timed per run, runs per kind of fork.
 FORKS=2000
 FORK_ROUNDS=7
+# Section 7's context switches, perf bench sched, each run about 1 to 2 s
+# under TCG (on the host 4.4 us per pipe round trip and 2.4 us per message;
+# forks are 2 to 5 times slower in the guest): PIPE_LOOPS round trips between
+# two processes; MESSAGING_GROUPS groups of perf's 20 senders and 20
+# receivers, each sender MESSAGING_LOOPS messages to each receiver of its group.
+PIPE_LOOPS=60000
+MESSAGING_GROUPS=2
+MESSAGING_LOOPS=150
+# Section 7's list walks at their longest: FOLLOWED_NAMES command names no
+# process has (MP3_COMMS_MAX: the module refuses one more), then a cgroup
+# of their own with no process in it, targets from FOLLOWED_TARGET on.
+FOLLOWED_NAMES=256
+FOLLOWED_TARGET=1000
+FOLLOWED_CGROUP=/tmp/cgroup2/pfprof-bench
 
 fail() { echo "bench: $*"; exit 1; }
 
@@ -51,6 +65,37 @@ reload_module() {
 	rmmod mp3 || fail "cannot unload mp3"
 	# shellcheck disable=SC2086 # the parameters' words
 	insmod mp3.ko $1 || fail "cannot load mp3 $1"
+}
+
+# sched_bench: perf bench sched pipe and messaging beside the module as it is
+# (loaded or not), a line each: "sched bench=pipe|messaging module=loaded|unloaded
+# [groups=G] loops=L ops=N seconds=S" (ops: round trips, messages).
+sched_bench() {
+	module=unloaded
+	[ -e /proc/mp3/status ] && module=loaded
+	seconds=$(perf bench -f simple sched pipe -l "$PIPE_LOOPS") ||
+		fail "perf bench sched pipe failed"
+	echo "sched bench=pipe module=$module loops=$PIPE_LOOPS ops=$PIPE_LOOPS seconds=$seconds"
+	seconds=$(perf bench -f simple sched messaging -g "$MESSAGING_GROUPS" -l "$MESSAGING_LOOPS") ||
+		fail "perf bench sched messaging failed"
+	echo "sched bench=messaging module=$module groups=$MESSAGING_GROUPS loops=$MESSAGING_LOOPS" \
+		"ops=$((MESSAGING_GROUPS * 20 * 20 * MESSAGING_LOOPS)) seconds=$seconds"
+}
+
+# follow_groups: the module follows the FOLLOWED_NAMES names and the empty
+# cgroup, last in its list: a fork or exec that none holds walks them all.
+# Prints "groups names=N cgroups=N", what the lines after it ran beside.
+follow_groups() {
+	for i in $(seq "$FOLLOWED_NAMES"); do
+		echo "N $((FOLLOWED_TARGET + i)) name$i" > /proc/mp3/status ||
+			fail "cannot follow the name name$i"
+	done
+	if echo "N $((FOLLOWED_TARGET + FOLLOWED_NAMES + 1)) name0" 2>/dev/null > /proc/mp3/status; then
+		fail "the module follows more than $FOLLOWED_NAMES names"
+	fi
+	echo "C $(stat -c %i "$FOLLOWED_CGROUP") $FOLLOWED_TARGET" > /proc/mp3/status ||
+		fail "cannot follow the cgroup $FOLLOWED_CGROUP"
+	echo "groups names=$FOLLOWED_NAMES cgroups=1"
 }
 
 # Reads perf script's call chains (frames "ADDRESS SYMBOL+OFFSET", a blank line
@@ -87,13 +132,25 @@ sampler_profile() {
 # following process trees costs. Every fork, exit and exec of the system
 # passes the module's probes: forks of a process the module does not follow,
 # with the module unloaded and loaded, alternating; then forks of a
-# registered tree, each child followed from its fork to its exit.
+# registered tree, each child followed from its fork to its exit; then forks
+# of a process the module does not follow beside full lists of followed
+# names and cgroups. Context switches (perf bench sched) without the module
+# and with it following those lists, in the same rounds.
+mkdir -p /tmp/cgroup2
+mount -t cgroup2 none /tmp/cgroup2 || fail "cannot mount cgroup2"
+mkdir -p "$FOLLOWED_CGROUP" || fail "cannot make $FOLLOWED_CGROUP"
 for _ in $(seq "$FORK_ROUNDS"); do
 	pfprof-bench forks "$FORKS" alone || fail "forks without the module failed"
+	sched_bench
 	insmod mp3.ko || fail "cannot load mp3.ko"
 	pfprof-bench forks "$FORKS" alone || fail "forks beside the module failed"
 	pfprof-bench forks "$FORKS" tree || fail "forks of a tree failed"
+	follow_groups
+	pfprof-bench forks "$FORKS" alone || fail "forks beside followed groups failed"
+	sched_bench
 	rmmod mp3 || fail "cannot unload mp3"
+	# Unloading dropped them.
+	echo "groups names=0 cgroups=0"
 done
 
 insmod mp3.ko || fail "cannot load mp3.ko"
@@ -191,7 +248,14 @@ for port in 9256 9257 9100; do
 	wget -q -O /dev/null "http://127.0.0.1:$port/metrics" ||
 		{ cat /tmp/*exporter*.log; fail "no exporter on port $port"; }
 done
-[ -s /tmp/prom/pfprof.prom ] || fail "pfprofd wrote no /tmp/prom/pfprof.prom"
+# Its first file is due one interval after its start, which the exporters may
+# have taken less to answer in; what went wrong is in its stderr (dlog).
+for _ in $(seq 30); do
+	[ -s /tmp/prom/pfprof.prom ] && break
+	sleep 0.2
+done
+[ -s /tmp/prom/pfprof.prom ] ||
+	{ cat /tmp/pfprofd.err; fail "pfprofd wrote no /tmp/prom/pfprof.prom"; }
 
 # What each spends unasked, then each alone scraped every 250 ms.
 pfprof-bench cpu "$EXPORTER_IDLE_S" "idle_process-exporter,$process_exporter" \

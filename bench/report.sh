@@ -157,25 +157,75 @@ function exporters_section(   pe, pm, ne, pf, m, w, file_ns, hpe, hpm, hne, name
 	}
 	print ""
 }
-# Section 7: the cost of the fork, exit and exec probes.
-function forks_section(   u, l, t) {
+# A row of the tables of section 7: the median of list (ns or µs per op, shown
+# in µs as scale makes them), its spread and, against base (not ""), the difference.
+function cost_row(label, list, scale, base,    m) {
+	m = median(list)
+	printf "| %s | %.1f | %.1f |%s |\n", label, m / scale, spread(list) / scale,
+		base == "" ? "" : sprintf(" %+.1f %%", 100 * (m / median(base) - 1))
+}
+# Section 7: the cost of the fork, exit and exec probes, and of none on context switches.
+function forks_section(   u, lists, g) {
 	if (!("unloaded_alone" in forks)) return
-	u = median(forks["unloaded_alone"]); l = median(forks["loaded_alone"]); t = median(forks["loaded_tree"])
+	u = forks["unloaded_alone"]
+	lists = sprintf("%d names (the most it takes) and %d cgroup%s", kv(groups_line, "names"),
+		kv(groups_line, "cgroups"), kv(groups_line, "cgroups") == 1 ? "" : "s")
 	print "## 7. Following process trees"
 	print ""
 	print "Fork, exit and reaping of a child that exits at once (`pfprof-bench forks`), median of"
-	printf "the runs, each of %s forks; the spread is the largest minus the smallest run.\n\n", kv(forks_line, "count")
+	printf "the runs, each of %s forks; the spread is the largest minus the smallest run.\n", kv(forks_line, "count")
+	if (groups_line != "") {
+		printf "Full lists: the module loaded and following %s\n", lists
+		print "that no process is in (names no process has, an empty cgroup of its own, each its"
+		print "own target, the cgroup last): every fork and exec of a process none of them holds"
+		print "walks them all, comparing names and asking whether the cgroup is an ancestor of the"
+		print "process'"'"'s."
+	}
+	print ""
 	print "| the forking process | µs per fork | spread µs | against no module |"
 	print "|---|---|---|---|"
-	printf "| not followed, module not loaded | %.1f | %.1f | |\n", u / 1e3, spread(forks["unloaded_alone"]) / 1e3
-	printf "| not followed, module loaded (probes attached) | %.1f | %.1f | %+.1f %% |\n", l / 1e3,
-		spread(forks["loaded_alone"]) / 1e3, 100 * (l / u - 1)
-	printf "| a registered tree: every child followed | %.1f | %.1f | %+.1f %% |\n", t / 1e3,
-		spread(forks["loaded_tree"]) / 1e3, 100 * (t / u - 1)
+	cost_row("not followed, module not loaded", u, 1e3, "")
+	cost_row("not followed, module loaded (probes attached)", forks["loaded_alone"], 1e3, u)
+	cost_row("a registered tree: every child followed", forks["loaded_tree"], 1e3, u)
+	if ("loaded_alone_groups" in forks)
+		cost_row("not followed, module loaded with full lists", forks["loaded_alone_groups"], 1e3, u)
 	print ""
+	if ("pipe_unloaded" in sched) {
+		print "Context switches of work the module does not follow, `perf bench sched` in the same"
+		print "rounds, its time per operation (median of the runs, spread as above):"
+		print ""
+		print "| context switches | µs per op | spread µs | against no module |"
+		print "|---|---|---|---|"
+		cost_row(sprintf("`perf bench sched pipe -l %d`, a round trip between two processes, module not loaded",
+			kv(sched_line["pipe"], "loops")), sched["pipe_unloaded"], 1, "")
+		cost_row("the same, module loaded with full lists", sched["pipe_loaded_groups"], 1, sched["pipe_unloaded"])
+		g = sched_line["messaging"]
+		cost_row(sprintf("`perf bench sched messaging -g %d -l %d`, a message (%d in a run, 40 processes a group), module not loaded",
+			kv(g, "groups"), kv(g, "loops"), kv(g, "ops")), sched["messaging_unloaded"], 1, "")
+		cost_row("the same, module loaded with full lists", sched["messaging_loaded_groups"], 1,
+			sched["messaging_unloaded"])
+		print ""
+	}
 	print "The probes cost a process the module does not follow one lookup in a hash, per"
-	print "fork, exit and exec; a followed child costs an allocation at its fork and its final"
-	print "counters at its exit. Guest times under TCG: the ratios are what counts."
+	print "fork, exit and exec, and with cgroups or names followed a walk of their list; a"
+	print "followed child costs an allocation at its fork and its final counters at its exit."
+	if ("pipe_unloaded" in sched) {
+		print "The module has no probe on context switches: what the scheduler does for work it"
+		print "does not follow is the same loaded or not. Inside perf'"'"'s clock only messaging'"'"'s"
+		print "exits pass a probe (it forks its processes before the clock starts, and pipe'"'"'s"
+		print "child exits after it stops), so a difference in the second table is the variation"
+		print "between runs."
+	}
+	print "Guest times under TCG are not hardware times: the ratios between rows, measured"
+	print "alternately in the same guest run, are what counts."
+	print ""
+	print "Register latency. A child forked in a followed tree, cgroup or name is registered by"
+	print "the fork probe before it runs its first instruction: its latency is 0 by construction,"
+	print "and what that costs is in the rows above. A unit started after pfprofd was told of it"
+	print "is picked up when pfprofd learns of the unit'"'"'s new cgroup through inotify and sends"
+	print "`C`; its first process runs unregistered until then. The systemd guest test"
+	print "(`tests/systemd/run`) measures that and prints `service: main process registered"
+	print "N ms after systemctl start`; this guest has no systemd, so the figure is not here."
 	print ""
 }
 function spread(list,    n, v, i, lo, hi) {
@@ -189,7 +239,12 @@ function spread(list,    n, v, i, lo, hi) {
 /^reference / { reference = $0; sub(/^reference /, "", reference) }
 /^poller / { n = kv($0, "n"); poller[n] = $0; ns[++nn] = n }
 /^sampler / { sampler[kv($0, "n"), kv($0, "records")] = $0 }
-/^forks / { k = kv($0, "module") "_" kv($0, "mode"); forks[k] = forks[k] " " kv($0, "ns_per_fork"); forks_line = $0 }
+/^groups / { followed = kv($0, "names") + kv($0, "cgroups") ? "_groups" : ""; if (followed) groups_line = $0 }
+/^forks / { k = kv($0, "module") "_" kv($0, "mode") followed; forks[k] = forks[k] " " kv($0, "ns_per_fork"); forks_line = $0 }
+/^sched / {
+	k = kv($0, "bench"); sched_line[k] = $0; k = k "_" kv($0, "module") followed
+	sched[k] = sched[k] " " 1e6 * kv($0, "seconds") / kv($0, "ops")
+}
 /^profile samples=/ { profile_samples = kv($0, "samples") }
 /^profile kind=/ { k = kv($0, "kind"); nprof[k]++; prof_sym[k, nprof[k]] = kv($0, "sym"); prof_pct[k, nprof[k]] = kv($0, "pct") }
 /^timing / { timing = $0 }
