@@ -2,7 +2,8 @@
 # Host test of pfprofctl add/del's bad input (issue 26): each row of the
 # table is a command line, the exit status it must end with and a part of
 # what it must say; none may change the PID file. These are refused before
-# the module is asked, so no module is needed (status_file names nothing).
+# the module is asked, so no module is needed (status_file names nothing:
+# input that passes every check ends with exit status 3, no module).
 # Prints "PASS name" / "FAIL name: reason" and "N passed, N failed".
 here=$(cd "$(dirname "$0")" && pwd)
 ctl=$here/../../pfprofctl/pfprofctl
@@ -46,6 +47,9 @@ run_row one_bad_comm_of_two 2 "command name ''"                 add --comm ok ''
 # 10 000 names and the one kept: more than the module's 256, refused whole.
 run_row many_comms          1 "10001 command names"             add --comm "${ten_thousand[@]}"
 run_row many_comms_errno    1 "No space left on device"         add --comm "${ten_thousand[@]}"
+# One name 300 times is one name: past the limit check, it stops at the module.
+mapfile -t one_name_300_times < <(yes dup | head -n 300)
+run_row repeated_comm       3 "the mp3 module is not loaded"    add --comm "${one_name_300_times[@]}"
 run_row bad_unit            2 "unit 'a/b.service'"              add --unit a/b.service
 run_row empty_unit          2 "unit ''"                         add --unit ''
 run_row outside_cgroup      2 "cgroup /tmp"                     add --cgroup /tmp
