@@ -221,34 +221,36 @@ static void follow_comm(struct groups *c, const struct target *t, struct group_s
 	st->following = err >= 0;
 }
 
-/* Registers a cgroup or unit's cgroup, or drops it; adds where it appears to dirs. */
-static void sync_cgroup(struct groups *c, const struct target *t, struct group_state *st,
-			char **dirs, size_t *nr_dirs)
+/* Registers a cgroup's or unit's cgroup, or drops it; false if it cannot have one. */
+static bool sync_cgroup(struct groups *c, const struct target *t, struct group_state *st,
+			struct place *p)
 {
-	struct place p;
-
-	if (!locate(t, &p, &st->reported))
-		return;
-	if (p.id)
-		follow(c, t, st, &p);
+	if (!locate(t, p, &st->reported))
+		return false;
+	if (p->id)
+		follow(c, t, st, p);
 	else
 		drop(c, t, st);
-	if (dirs && !has_dir(dirs, *nr_dirs, p.dir) && (dirs[*nr_dirs] = strdup(p.dir)))
-		(*nr_dirs)++;
+	return true;
 }
 
 void groups_sync(struct groups *c)
 {
 	char **dirs = calloc(c->targets.count ? c->targets.count : 1, sizeof(*dirs));
 	size_t nr_dirs = 0;
+	struct place p;
 
 	for (size_t i = 0; i < c->targets.count; i++) {
 		const struct target *t = &c->targets.targets[i];
 
-		if (t->kind == TARGET_COMM)
+		if (t->kind == TARGET_COMM) {
 			follow_comm(c, t, &c->states[i]);
-		else
-			sync_cgroup(c, t, &c->states[i], dirs, &nr_dirs);
+			continue;
+		}
+		if (!sync_cgroup(c, t, &c->states[i], &p))
+			continue;
+		if (dirs && !has_dir(dirs, nr_dirs, p.dir) && (dirs[nr_dirs] = strdup(p.dir)))
+			nr_dirs++;
 	}
 	if (dirs)
 		watch(c, dirs, nr_dirs);

@@ -141,6 +141,9 @@ int top_group(struct top_snapshot *snap)
 	snap->groups = calloc(snap->nr_procs ? snap->nr_procs : 1, sizeof(*snap->groups));
 	if (!snap->groups)
 		return -ENOMEM;
+	/* qsort() may not be given NULL, which procs is when there are none. */
+	if (!snap->nr_procs)
+		return 0;
 	qsort(snap->procs, snap->nr_procs, sizeof(*snap->procs), by_target);
 	for (size_t i = 0; i < snap->nr_procs; i++)
 		add_to_group(snap, i);
