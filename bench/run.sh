@@ -142,4 +142,5 @@ cp "$build/host-reference.txt" "$top/bench/raw/host.txt"
 "$top/bench/report.sh" "$top/bench/raw/guest-output.txt" "$top/bench/raw/host.txt" \
 	> "$top/bench/results.md"
 cat "$top/bench/results.md"
-echo "bench: written to bench/results.md" >&2
+"$top/bench/summary.sh" --update
+echo "bench: written to bench/results.md, its table of targets to README.md" >&2

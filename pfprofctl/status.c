@@ -3,9 +3,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -13,6 +16,47 @@
 #include "mp3ring.h"
 #include "procstatus.h"
 #include "state.h"
+
+/* Whether modules.dep lists mp3.ko (any compression) for the kernel kver. */
+static bool module_installed(const char *kver)
+{
+	char path[PATH_MAX], *line = NULL;
+	size_t size = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/lib/modules/%s/modules.dep", kver);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && getline(&line, &size, f) > 0) {
+		char *colon = strchr(line, ':'), *name;
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		name = strrchr(line, '/');
+		name = name ? name + 1 : line;
+		found = !strncmp(name, "mp3.ko", strlen("mp3.ko"));
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/* Why the module is not loaded, and what to do. */
+static void show_module_missing(void)
+{
+	struct utsname uts;
+
+	if (uname(&uts) || module_installed(uts.release)) {
+		printf("module:    not loaded (load it with: modprobe mp3)\n");
+		return;
+	}
+	printf("module:    not built for the running kernel %s: DKMS builds it once that\n"
+	       "           kernel's headers are installed (on Debian: apt install "
+	       "linux-headers-%s)\n", uts.release, uts.release);
+}
 
 /* Prints the module's own view; false if it is not loaded. */
 static bool show_module(const struct ctl *ctl)
@@ -22,7 +66,7 @@ static bool show_module(const struct ctl *ctl)
 	int fd, err;
 
 	if (access("/sys/module/mp3", F_OK)) {
-		printf("module:    not loaded (load it with: modprobe mp3)\n");
+		show_module_missing();
 		return false;
 	}
 	fd = open(ctl->config.device, O_RDONLY | O_CLOEXEC);
