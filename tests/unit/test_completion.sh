@@ -8,18 +8,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 ctl=$here/../../pfprofctl/pfprofctl
 # shellcheck source=pfprofctl/pfprofctl.bash-completion
 . "$here/../../pfprofctl/pfprofctl.bash-completion"
-passed=0
-failed=0
-
-result() {	# name, then empty for a pass or the reason
-	if [ -z "$2" ]; then
-		echo "PASS $1"
-		passed=$((passed + 1))
-	else
-		echo "FAIL $1: $2"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=tests/unit/result.sh
+. "$here/result.sh"
 
 # A list on one line, for messages.
 words() {
@@ -114,5 +104,4 @@ result add_shows_names "$(complete_words add "" | grep -qxF "$$ ($(cat /proc/$$/
 	echo "no '$$ ($(cat /proc/$$/comm))'")"
 result add_menu_bare_pids "$(COMP_TYPE=37 complete_words add "" | grep -F '(' | head -n 3 | words)"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+result_end

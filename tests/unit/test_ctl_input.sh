@@ -10,22 +10,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 ctl=$here/../../pfprofctl/pfprofctl
 dir=$(mktemp -d "${TMPDIR:-/tmp}/pfprof-ctl-test.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
-passed=0
-failed=0
+# shellcheck source=tests/unit/result.sh
+. "$here/result.sh"
 
 printf 'pid_file = %s/pids\nstatus_file = %s/no-status\n' "$dir" "$dir" > "$dir/pfprofd.conf"
 printf '# kept\n42\ncomm postgres\n' > "$dir/pids"
 cp "$dir/pids" "$dir/pids.before"
-
-result() {	# name, then empty for a pass or the reason
-	if [ -z "$2" ]; then
-		echo "PASS $1"
-		passed=$((passed + 1))
-	else
-		echo "FAIL $1: $2"
-		failed=$((failed + 1))
-	fi
-}
 
 # why_not STATUS MESSAGE ARGS...: runs pfprofctl ARGS (stdout into
 # $dir/out) and prints why it did not exit with STATUS saying MESSAGE on
@@ -116,4 +106,4 @@ spaced=$(for c in $commands; do "$ctl" "$c" --help | grep -n ' $' | sed "s/^/$c:
 [ -n "$commands" ] || spaced="no commands in pfprofctl --help"
 result help_no_trailing_space "$spaced"
 
-echo "$passed passed, $failed failed"
+result_end

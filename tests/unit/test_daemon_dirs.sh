@@ -9,18 +9,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 pfprofd=$here/../../daemon/pfprofd
 dir=$(mktemp -d "${TMPDIR:-/tmp}/pfprof-dirs-test.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
-passed=0
-failed=0
-
-result() {	# name, then empty for a pass or the reason
-	if [ -z "$2" ]; then
-		echo "PASS $1"
-		passed=$((passed + 1))
-	else
-		echo "FAIL $1: $2"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=tests/unit/result.sh
+. "$here/result.sh"
 
 # start STATUS MESSAGE [KEY=VALUE...]: pfprofd, in the foreground, with the
 # directories below $dir/t (emptied first) and the settings given, exits
@@ -60,5 +50,4 @@ result log_dir_is_a_file "$(start 1 "log directory (log_dir) /dev/null: cannot u
 result state_dir_optional "$(start 3 "state directory (state_dir) $dir/t/a/state: cannot create" \
 	"state_dir = $dir/t/a/state")"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+result_end
