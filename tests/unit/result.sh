@@ -1,5 +1,5 @@
-# shellcheck shell=bash
-# Sourced by the shell unit tests: one line a check, "PASS name" or
+# shellcheck shell=sh
+# Sourced by the shell unit tests (sh and bash): one line a check, "PASS name" or
 # "FAIL name: reason", and at the end "N passed, N failed" (result_end's
 # status is the verdict).
 passed=0
