@@ -78,8 +78,8 @@ int ctl_module_error(int err, const char *object);
 
 /*
  * Whether err (-errno, from the control file) means the module is not
- * loaded; if so, says that, and that the command does only what it says
- * next: "removing them from the PID file only".
+ * loaded; if so, says so, followed by what the command does without it
+ * (fmt, e.g. "removing from %s only").
  */
 __attribute__((format(printf, 3, 4)))
 bool ctl_module_missing_note(const struct ctl *ctl, int err, const char *fmt, ...);
