@@ -169,6 +169,18 @@ static int parse_args(int argc, char **argv, struct daemon *d, bool *foreground)
 	return 0;
 }
 
+/* Detaches unless in the foreground, and runs until stopped; the exit status. */
+static int detach_and_run(struct daemon *d, bool foreground)
+{
+	/* Errors so far went to the terminal; from here on, to the journal. */
+	if (!foreground && (daemon(0, 0) || state_write_pid(d->lock_fd))) {
+		dlog(LOG_ERR, "detaching: %s", strerror(errno));
+		return PFPROF_EXIT_FAILED;
+	}
+	dlog_to_journal(!foreground);
+	return daemon_run(d);
+}
+
 int main(int argc, char **argv)
 {
 	struct daemon d = { .lock_fd = -1, .collector.fd = -1 };
@@ -184,15 +196,8 @@ int main(int argc, char **argv)
 	if (take_lock(&d) || need_dirs(&d.config))
 		return PFPROF_EXIT_FAILED;
 	status = start_collecting(&d);
-	if (status >= 0)
-		return status;
-	/* Errors so far went to the terminal; from here on, to the journal. */
-	if (!foreground && (daemon(0, 0) || state_write_pid(d.lock_fd))) {
-		dlog(LOG_ERR, "detaching: %s", strerror(errno));
-		return PFPROF_EXIT_FAILED;
-	}
-	dlog_to_journal(!foreground);
-	status = daemon_run(&d);
+	if (status < 0)
+		status = detach_and_run(&d, foreground);
 	collector_close(&d.collector);
 	logwriter_free(d.log);
 	logwriter_free(d.procs_log);
