@@ -4,7 +4,8 @@
 #                         demo/pfprof-demo.png and prints a summary (about 2 minutes)
 #   make                  build libpfprof, the tools, pfprofd, pfprofctl and mp3.ko (for KVER,
 #                         default the running kernel) if that kernel's headers are
-#                         installed; without them, say which package gives them
+#                         installed; without them, say where they come from (apt's
+#                         package for a Debian kernel) and which kernels have theirs
 #   make module           build mp3.ko, and fail without the headers
 #   make install          install pfprofd, pfprofctl, the tools, man pages, bash completion,
 #                         the udev rule, the systemd unit and its sysusers/tmpfiles

@@ -2,7 +2,7 @@
 /*
  * pfprofd: drains the mp3 module's samples into rotating logs and keeps the
  * processes listed in its PID file registered. This file starts it: command
- * line, configuration, lock, device and log; loop.c runs it.
+ * line, configuration, directories, lock, device and log; loop.c runs it.
  *
  * Exit status: 0 stopped by SIGTERM/SIGINT, 1 error (also: lines left
  * unwritten at the stop), 2 usage error,
@@ -10,6 +10,8 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,15 +52,60 @@ static int start_collecting(struct daemon *d)
 	return -1;
 }
 
+/*
+ * Creates the directory (not its parents) with mode 0755 if it is missing,
+ * saying so; if it cannot be created or written in, says why at priority
+ * (LOG_ERR: pfprofd cannot run without it) and returns -errno.
+ */
+static int need_dir(const char *what, const char *dir, int priority)
+{
+	const char *problem = "cannot create it";
+	struct stat st;
+	int err;
+
+	if (!mkdir(dir, 0755)) {
+		dlog(LOG_NOTICE, "created %s, the %s", dir, what);
+		return 0;
+	}
+	if (errno == EEXIST) {
+		problem = "cannot use it";
+		if (!stat(dir, &st) && !S_ISDIR(st.st_mode))
+			errno = ENOTDIR;
+		else if (!access(dir, W_OK | X_OK))
+			return 0;
+	}
+	err = errno;
+	dlog(priority, "%s %s: %s: %s", what, dir, problem, strerror(err));
+	return -err;
+}
+
+/*
+ * The directories pfprofd writes in, which make install and the service
+ * create: the logs', the PID file's (it removes exited PIDs) and, for the
+ * metrics' counters, the state directory (without it they start from 0).
+ */
+static int need_dirs(const struct pfprof_config *config)
+{
+	char pid_dir[PATH_MAX];
+	int err;
+
+	snprintf(pid_dir, sizeof(pid_dir), "%s", config->pid_file);
+	err = need_dir("log directory (log_dir)", config->log_dir, LOG_ERR);
+	if (!err)
+		err = need_dir("directory of the PID file (pid_file)", dirname(pid_dir), LOG_ERR);
+	if (!err)
+		need_dir("state directory (state_dir)", config->state_dir, LOG_WARNING);
+	return err;
+}
+
 static int take_lock(struct daemon *d)
 {
 	pid_t other;
 	int err;
 
-	if (mkdir(d->config.runtime_dir, 0755) && errno != EEXIST) {
-		dlog(LOG_ERR, "creating %s: %s", d->config.runtime_dir, strerror(errno));
-		return -errno;
-	}
+	err = need_dir("runtime directory (runtime_dir)", d->config.runtime_dir, LOG_ERR);
+	if (err)
+		return err;
 	err = state_lock(d->config.runtime_dir, &d->lock_fd);
 	if (err == -EWOULDBLOCK && !state_daemon_pid(d->config.runtime_dir, &other))
 		dlog(LOG_ERR, "another pfprofd is running (PID %d)", (int)other);
@@ -122,6 +169,18 @@ static int parse_args(int argc, char **argv, struct daemon *d, bool *foreground)
 	return 0;
 }
 
+/* Detaches unless in the foreground, and runs until stopped; the exit status. */
+static int detach_and_run(struct daemon *d, bool foreground)
+{
+	/* Errors so far went to the terminal; from here on, to the journal. */
+	if (!foreground && (daemon(0, 0) || state_write_pid(d->lock_fd))) {
+		dlog(LOG_ERR, "detaching: %s", strerror(errno));
+		return PFPROF_EXIT_FAILED;
+	}
+	dlog_to_journal(!foreground);
+	return daemon_run(d);
+}
+
 int main(int argc, char **argv)
 {
 	struct daemon d = { .lock_fd = -1, .collector.fd = -1 };
@@ -134,18 +193,11 @@ int main(int argc, char **argv)
 	dlog_to_journal(false);
 	if (settings_load(&d.config, d.config_path))
 		return PFPROF_EXIT_FAILED;
-	if (take_lock(&d))
+	if (take_lock(&d) || need_dirs(&d.config))
 		return PFPROF_EXIT_FAILED;
 	status = start_collecting(&d);
-	if (status >= 0)
-		return status;
-	/* Errors so far went to the terminal; from here on, to the journal. */
-	if (!foreground && (daemon(0, 0) || state_write_pid(d.lock_fd))) {
-		dlog(LOG_ERR, "detaching: %s", strerror(errno));
-		return PFPROF_EXIT_FAILED;
-	}
-	dlog_to_journal(!foreground);
-	status = daemon_run(&d);
+	if (status < 0)
+		status = detach_and_run(&d, foreground);
 	collector_close(&d.collector);
 	logwriter_free(d.log);
 	logwriter_free(d.procs_log);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* pfprofctl: a command's line parsed against its table entry, and its --help. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -49,7 +50,8 @@ static void print_help(const struct ctl_command *cmd)
 	char synopsis[128];
 
 	ctl_synopsis(cmd, synopsis, sizeof(synopsis));
-	printf("Usage: pfprofctl %s %s\n%s.\n", cmd->name, synopsis, cmd->summary);
+	printf("Usage: pfprofctl %s%s%s\n%s.\n", cmd->name, *synopsis ? " " : "", synopsis,
+	       cmd->summary);
 	if (cmd->details)
 		printf("%s", cmd->details);
 	printf("\nOptions:\n");
@@ -58,22 +60,31 @@ static void print_help(const struct ctl_command *cmd)
 	printf("  %-20s %s\n", "-h, --help", "this help");
 }
 
-/* Stores the value of option i; false (after saying why) if it is not valid. */
-static bool store_option(const struct ctl_command *cmd, size_t i, const char *arg,
-			 struct ctl_call *call)
+/*
+ * Stores the value of option i and how it was typed, "-x" or "--name"
+ * (typed_long); false (after saying why, naming it as typed) if it is not valid.
+ */
+static bool store_option(const struct ctl_command *cmd, size_t i, bool typed_long,
+			 const char *arg, struct ctl_call *call)
 {
 	const struct ctl_option *o = &cmd->options[i];
-	char *end;
+	char *typed = call->option[i].typed, *end;
 
+	if (typed_long)
+		snprintf(typed, sizeof(call->option[i].typed), "--%s", o->name);
+	else
+		snprintf(typed, sizeof(call->option[i].typed), "-%c", o->short_name);
 	call->option[i].set = true;
 	call->option[i].string = arg;
-	if (o->type != CTL_NUMBER)
+	if (o->type == CTL_STRING)
 		return true;
 	errno = 0;
 	call->option[i].number = strtoull(arg, &end, 10);
-	if (*arg >= '0' && *arg <= '9' && !*end && !errno)
+	if (*arg >= '0' && *arg <= '9' && !*end && !errno &&
+	    (o->type == CTL_NUMBER || call->option[i].number > 0))
 		return true;
-	ctl_usage_error(cmd, "--%s wants a number, not '%s'", o->name, arg);
+	ctl_usage_error(cmd, "%s wants a number%s, not '%s'", typed,
+			o->type == CTL_COUNT ? " from 1" : "", arg);
 	return false;
 }
 
@@ -102,17 +113,24 @@ static void getopt_table(const struct ctl_command *cmd, struct option *longopts,
 	longopts[n + 1] = (struct option){ 0 };
 }
 
+/* Whether the next word is a negative number: an operand (a bad one), not options. */
+static bool at_negative_number(int argc, char **argv)
+{
+	return optind < argc && argv[optind][0] == '-' && isdigit((unsigned char)argv[optind][1]);
+}
+
 static int parse_options(const struct ctl_command *cmd, int argc, char **argv,
 			 struct ctl_call *call)
 {
 	struct option longopts[CTL_MAX_OPTIONS + 2];
 	char shortopts[2 * CTL_MAX_OPTIONS + 3];
-	int key;
+	int key, long_index = -1;
 
 	getopt_table(cmd, longopts, shortopts);
 	optind = 1;
 	opterr = 0;
-	while ((key = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	while (!at_negative_number(argc, argv) &&
+	       (key = getopt_long(argc, argv, shortopts, longopts, &long_index)) != -1) {
 		size_t i;
 
 		if (key == HELP_KEY) {
@@ -124,8 +142,9 @@ static int parse_options(const struct ctl_command *cmd, int argc, char **argv,
 		if (i == nr_options(cmd))
 			return ctl_usage_error(cmd, "unknown option or missing value: '%s'",
 					       argv[optind - 1]);
-		if (!store_option(cmd, i, optarg, call))
+		if (!store_option(cmd, i, long_index >= 0, optarg, call))
 			return PFPROF_EXIT_USAGE;
+		long_index = -1;
 	}
 	return -1;
 }

@@ -22,7 +22,8 @@ struct ctl {
 	const char *config_path;
 };
 
-enum ctl_value { CTL_NUMBER, CTL_STRING };
+/* CTL_COUNT: a number from 1. */
+enum ctl_value { CTL_NUMBER, CTL_COUNT, CTL_STRING };
 
 struct ctl_option {
 	const char *name;	/* the long option, --name */
@@ -43,6 +44,7 @@ struct ctl_call {
 		bool set;
 		uint64_t number;
 		const char *string;
+		char typed[32];	/* as typed, "-n" or "--iterations", for messages */
 	} option[CTL_MAX_OPTIONS];
 };
 
@@ -73,6 +75,14 @@ int ctl_usage_error(const struct ctl_command *cmd, const char *fmt, ...);
 
 /* Exit status for a failure to reach the module (err is -errno), with a hint. */
 int ctl_module_error(int err, const char *object);
+
+/*
+ * Whether err (-errno, from the control file) means the module is not
+ * loaded; if so, says so, followed by what the command does without it
+ * (fmt, e.g. "removing from %s only").
+ */
+__attribute__((format(printf, 3, 4)))
+bool ctl_module_missing_note(const struct ctl *ctl, int err, const char *fmt, ...);
 
 /* add/del --unit, --cgroup or --comm: the operands are units, cgroups' paths or names. */
 int ctl_change_groups(struct ctl *ctl, enum target_kind kind, bool add,

@@ -168,8 +168,15 @@ static int send_commands(const struct ctl *ctl, enum target_kind kind, bool add,
 {
 	int status = PFPROF_EXIT_OK;
 
-	if (access(ctl->config.status_file, F_OK))
-		return ctl_module_error(-errno, ctl->config.status_file);
+	if (access(ctl->config.status_file, F_OK)) {
+		int err = -errno;
+
+		/* Without the module nothing is followed: del is the PID file's part. */
+		if (!add && ctl_module_missing_note(ctl, err, "removing from %s only",
+						    ctl->config.pid_file))
+			return PFPROF_EXIT_OK;
+		return ctl_module_error(err, ctl->config.status_file);
+	}
 	for (int i = 0; i < n; i++) {
 		int err = add ? follow_now(ctl, kind, names[i]) :
 				procstatus_untarget(ctl->config.status_file,

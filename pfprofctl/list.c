@@ -194,14 +194,16 @@ static struct listed_target **find_owners(const struct target_list *targets,
 
 static int list(struct ctl *ctl, const struct ctl_call *call)
 {
-	struct pidlist kept = { 0 }, registered;
+	struct pidlist kept = { 0 }, registered = { 0 };
 	struct target_list targets = { 0 };
 	struct listed_target *lts = NULL, **owners;
 	int err;
 
 	(void)call;
 	err = procstatus_list(ctl->config.status_file, &registered);
-	if (err)
+	/* Without the module nothing is profiled: list what the PID file keeps. */
+	if (err && !ctl_module_missing_note(ctl, err, "showing what %s keeps",
+					    ctl->config.pid_file))
 		return ctl_module_error(err, ctl->config.status_file);
 	err = pidlist_read(ctl->config.pid_file, &kept, NULL, NULL);
 	if (!err)

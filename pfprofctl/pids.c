@@ -66,8 +66,17 @@ static int send_commands(const struct ctl *ctl, bool add, bool tree, const pid_t
 	int status = PFPROF_EXIT_OK;
 
 	/* ENOENT from a write means "not registered"; from here, "no module". */
-	if (access(ctl->config.status_file, F_OK))
-		return ctl_module_error(-errno, ctl->config.status_file);
+	if (access(ctl->config.status_file, F_OK)) {
+		int err = -errno;
+
+		/* Without the module nothing is profiled: del is the PID file's part. */
+		if (add || !ctl_module_missing_note(ctl, err, "removing from %s only",
+						     ctl->config.pid_file))
+			return ctl_module_error(err, ctl->config.status_file);
+		memcpy(done, pids, n * sizeof(*pids));
+		*nr_done = n;
+		return PFPROF_EXIT_OK;
+	}
 	for (int i = 0; i < n; i++) {
 		int err = send_command(ctl, add, tree, pids[i]);
 

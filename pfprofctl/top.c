@@ -298,8 +298,9 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 	if (call->option[OPT_DELAY].set) {
 		delay_ms = parse_delay(call->option[OPT_DELAY].string);
 		if (delay_ms < 0)
-			return ctl_usage_error(&ctl_top_command, "-d wants seconds from 0.05 to 3600,"
-					       " not '%s'", call->option[OPT_DELAY].string);
+			return ctl_usage_error(&ctl_top_command, "%s wants seconds from 0.05 to "
+					       "3600, not '%s'", call->option[OPT_DELAY].typed,
+					       call->option[OPT_DELAY].string);
 	}
 	fd = open(ctl->config.device, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -348,7 +349,7 @@ const struct ctl_command ctl_top_command = {
 	.options = {
 		[OPT_DELAY] = { "delay", 'd', CTL_STRING, "SECS",
 				"the interval, 0.05 to 3600 s (default 1)" },
-		[OPT_ITERATIONS] = { "iterations", 'n', CTL_NUMBER, "N",
+		[OPT_ITERATIONS] = { "iterations", 'n', CTL_COUNT, "N",
 				     "print N snapshots as text, then exit" },
 	},
 	.run = run,

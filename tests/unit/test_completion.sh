@@ -1,37 +1,41 @@
 #!/bin/bash
 # Host test of pfprofctl's bash completion against pfprofctl itself: it
 # offers exactly the commands of `pfprofctl --help` (the command table), and
-# for each command every option its --help lists.
+# for each command every option its --help lists; then what it offers for
+# files (--out=FILE too), run's program and add's PIDs (issue 27).
 # Prints "PASS name" / "FAIL name: reason" and "N passed, N failed".
 here=$(cd "$(dirname "$0")" && pwd)
 ctl=$here/../../pfprofctl/pfprofctl
 # shellcheck source=pfprofctl/pfprofctl.bash-completion
 . "$here/../../pfprofctl/pfprofctl.bash-completion"
-passed=0
-failed=0
-
-result() {	# name, then empty for a pass or the reason
-	if [ -z "$2" ]; then
-		echo "PASS $1"
-		passed=$((passed + 1))
-	else
-		echo "FAIL $1: $2"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=tests/unit/result.sh
+. "$here/result.sh"
 
 # A list on one line, for messages.
 words() {
 	tr '\n' ' ' | sed 's/ $//'
 }
 
-# What the completion offers for the words given (the last one is completed).
-complete_words() {
+# compopt works only under readline: here it writes its options to a file.
+compopt_file=$(mktemp "${TMPDIR:-/tmp}/pfprof-compopt.XXXXXX")
+trap 'rm -f "$compopt_file"' EXIT
+compopt() {
+	echo "$*" >> "$compopt_file"
+}
+
+# What the completion offers for the words given (the last one is
+# completed), in its order; COMP_TYPE as in the environment.
+complete_raw() {
 	COMP_WORDS=(pfprofctl "$@")
 	COMP_CWORD=$#
 	COMPREPLY=()
+	: > "$compopt_file"
 	_pfprofctl
-	printf '%s\n' "${COMPREPLY[@]}" | sort -u
+	[ ${#COMPREPLY[@]} -eq 0 ] || printf '%s\n' "${COMPREPLY[@]}"
+}
+
+complete_words() {
+	complete_raw "$@" | sort -u
 }
 
 # The options a --help text lists: "-x, --long" and "    --long" lines.
@@ -65,5 +69,39 @@ done
 result del_offers_no_command "$(complete_words del "" | grep -x add)"
 result plot_out_is_a_file "$(cd "$here" && complete_words plot --out test_comp | grep -vx test_completion.sh)"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+
+# Files: readline is told they are files (it quotes them, and ends a
+# directory with '/', not a space); --out=FILE and --config=FILE complete
+# the file, whether bash split the word at '=' or not.
+result plot_out_filenames "$(cd "$here" && complete_words plot -o test_comp > /dev/null
+	grep -qx -- '-o filenames' "$compopt_file" || echo "no compopt -o filenames")"
+result plot_out_equals_split "$(cd "$here" && [ "$(complete_words plot --out = test_comp)" = \
+	test_completion.sh ] || echo "not test_completion.sh after '--out' '='")"
+result plot_out_equals_whole "$(cd "$here" && [ "$(complete_words plot --out=test_comp)" = \
+	--out=test_completion.sh ] || echo "not --out=test_completion.sh")"
+result config_equals "$(cd "$here" && [ "$(complete_words --config = test_comp)" = \
+	test_completion.sh ] || echo "not test_completion.sh after '--config' '='")"
+result config_equals_then_command "$([ "$(complete_words --config = /x "")" = "$table" ] ||
+	echo "not the commands after --config=FILE")"
+
+# run: programs, each once, and no shell keyword, builtin or function.
+offered=$(complete_raw run "")
+result run_programs_once "$(sort <<< "$offered" | uniq -d | head -n 3 | words)"
+result run_no_keywords "$(grep -x -e 'then' -e 'if' -e _pfprofctl <<< "$offered" | words)"
+type -P cd > /dev/null || result run_no_builtin "$(grep -x cd <<< "$offered")"
+result run_path "$(cd "$here" && [ "$(complete_words run ./test_comp)" = ./test_completion.sh ] ||
+	echo "not ./test_completion.sh")"
+
+# add: user processes with their names, no kernel thread (PF_KTHREAD in
+# /proc/PID/stat's flags); menu completion (COMP_TYPE 37) inserts whole
+# candidates: bare PIDs there.
+kthread=$(awk '{ sub(/.*\) /, ""); if (int($7 / 2097152) % 2) { print FILENAME; exit } }' \
+	/proc/[0-9]*/stat 2> /dev/null | cut -d/ -f3)
+if [ -n "$kthread" ]; then
+	result add_no_kernel_thread "$(COMP_TYPE=37 complete_words add "$kthread" | grep -x "$kthread")"
+fi
+result add_shows_names "$(complete_words add "" | grep -qxF "$$ ($(cat /proc/$$/comm))" ||
+	echo "no '$$ ($(cat /proc/$$/comm))'")"
+result add_menu_bare_pids "$(COMP_TYPE=37 complete_words add "" | grep -F '(' | head -n 3 | words)"
+
+result_end

@@ -1,40 +1,47 @@
 #!/bin/bash
-# Host test of pfprofctl add/del's bad input (issue 26): each row of the
+# Host test of pfprofctl's bad input (issues 26 and 27): each row of the
 # table is a command line, the exit status it must end with and a part of
 # what it must say; none may change the PID file. These are refused before
 # the module is asked, so no module is needed (status_file names nothing:
-# input that passes every check ends with exit status 3, no module).
+# input that passes every check ends with exit status 3, no module). Then
+# what list and del do without the module, and every --help's lines.
 # Prints "PASS name" / "FAIL name: reason" and "N passed, N failed".
 here=$(cd "$(dirname "$0")" && pwd)
 ctl=$here/../../pfprofctl/pfprofctl
 dir=$(mktemp -d "${TMPDIR:-/tmp}/pfprof-ctl-test.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
-passed=0
-failed=0
+# shellcheck source=tests/unit/result.sh
+. "$here/result.sh"
 
 printf 'pid_file = %s/pids\nstatus_file = %s/no-status\n' "$dir" "$dir" > "$dir/pfprofd.conf"
 printf '# kept\n42\ncomm postgres\n' > "$dir/pids"
 cp "$dir/pids" "$dir/pids.before"
 
+# why_not STATUS MESSAGE ARGS...: runs pfprofctl ARGS (stdout into
+# $dir/out) and prints why it did not exit with STATUS saying MESSAGE on
+# stderr, or nothing.
+why_not() {
+	local want=$1 message=$2 got
+	shift 2
+	"$ctl" -c "$dir/pfprofd.conf" "$@" 2> "$dir/err" > "$dir/out"
+	got=$?
+	if [ "$got" != "$want" ]; then
+		echo "exit status $got, want $want: $(head -c 300 "$dir/err")"
+	elif ! grep -qF -- "$message" "$dir/err"; then
+		echo "no '$message' in: $(head -c 300 "$dir/err")"
+	fi
+}
+
 # run_row NAME STATUS MESSAGE ARGS...: pfprofctl ARGS exits with STATUS,
 # says MESSAGE on stderr and leaves the PID file as it was.
 run_row() {
-	local name=$1 want=$2 message=$3 got
-	shift 3
-	"$ctl" -c "$dir/pfprofd.conf" "$@" 2> "$dir/err" > /dev/null
-	got=$?
-	if [ "$got" != "$want" ]; then
-		echo "FAIL $name: exit status $got, want $want: $(head -c 300 "$dir/err")"
-	elif ! grep -qF -- "$message" "$dir/err"; then
-		echo "FAIL $name: no '$message' in: $(head -c 300 "$dir/err")"
-	elif ! cmp -s "$dir/pids" "$dir/pids.before"; then
-		echo "FAIL $name: the PID file changed: $(cat "$dir/pids")"
-	else
-		echo "PASS $name"
-		passed=$((passed + 1))
-		return
+	local name=$1 why
+	shift
+	why=$(why_not "$@")
+	if [ -z "$why" ] && ! cmp -s "$dir/pids" "$dir/pids.before"; then
+		why="the PID file changed: $(cat "$dir/pids")"
 	fi
-	failed=$((failed + 1))
+	result "$name" "$why"
 }
 
 mapfile -t ten_thousand < <(seq -f 'name%g' 10000)
@@ -57,5 +64,46 @@ run_row two_kinds           2 "name different things"           add --unit --com
 run_row not_a_pid           2 "'x' is not a PID"                add x
 run_row no_operand          2 "which PIDs"                      add --comm
 run_row del_bad_comm        2 "command name ''"                 del --comm ''
+run_row negative_pid        2 "'-1' is not a PID"               add -1
+run_row negative_pid_later  2 "'-5' is not a PID"               del 42 -5
+run_row top_n_not_a_number  2 "pfprofctl top: -n wants a number" top -n abc
+run_row top_long_not_number 2 "top: --iterations wants a number" top --iterations=abc
+run_row top_n_zero          2 "-n wants a number from 1, not '0'" top -n 0
+run_row top_d_typed         2 "top: -d wants seconds"           top -d x
+run_row top_delay_typed     2 "top: --delay wants seconds"      top --delay x
+run_row follow_c_typed      2 "follow: -c wants a number, not"  follow -c x
 
-echo "$passed passed, $failed failed"
+# run_edit NAME STATUS MESSAGE LINE ARGS...: without the module, pfprofctl
+# ARGS exits with STATUS, says MESSAGE and removes LINE from the PID file,
+# keeping the others.
+run_edit() {
+	local name=$1 line=$4 why
+	shift
+	cp "$dir/pids.before" "$dir/pids"
+	why=$(why_not "$1" "$2" "${@:4}")
+	if [ -z "$why" ] && ! grep -vx -- "$line" "$dir/pids.before" | cmp -s - "$dir/pids"; then
+		why="the PID file is not the one without '$line': $(cat "$dir/pids")"
+	fi
+	result "$name" "$why"
+}
+
+no_module="the mp3 module is not loaded ($dir/no-status: No such file or directory)"
+run_edit del_without_module      0 "$no_module: removing from $dir/pids only" 42 del 42
+run_edit del_comm_without_module 0 "$no_module: removing" "comm postgres" del --comm postgres
+cp "$dir/pids.before" "$dir/pids"
+
+# list without the module: what the PID file keeps, and a note why no more.
+why=$(why_not 0 "$no_module: showing what $dir/pids keeps" list)
+if [ -z "$why" ] && ! { grep -q '^42 .* kept, not profiled$' "$dir/out" &&
+	grep -q '^comm:postgres ' "$dir/out"; }; then
+	why="not 42 and comm:postgres in: $(cat "$dir/out")"
+fi
+result list_without_module "$why"
+
+# No line of any --help ends in a space (list's "Usage: pfprofctl list " did).
+commands=$("$ctl" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z]\+\) .*/\1/p')
+spaced=$(for c in $commands; do "$ctl" "$c" --help | grep -n ' $' | sed "s/^/$c:/"; done)
+[ -n "$commands" ] || spaced="no commands in pfprofctl --help"
+result help_no_trailing_space "$spaced"
+
+result_end

@@ -9,18 +9,16 @@ ctl=$here/../../pfprofctl/pfprofctl
 export PFPROF_PLOT_SCRIPT="$here/../../plots/pfprof-log.gp"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/pfprof-plot-test.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
-passed=0
-failed=0
+# shellcheck source=tests/unit/result.sh
+. "$here/result.sh"
 
 check() {	# name, then a command that must succeed
 	name=$1
 	shift
 	if "$@"; then
-		echo "PASS $name"
-		passed=$((passed + 1))
+		result "$name" ""
 	else
-		echo "FAIL $name: $*"
-		failed=$((failed + 1))
+		result "$name" "$*"
 	fi
 }
 
@@ -191,5 +189,4 @@ check least_target_not_drawn [ "$(words targettitles)" = \
 "$ctl" -c "$dir/pfprofd.conf" plot extra 2> /dev/null
 check plot_rejects_arguments [ $? -eq 2 ]
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+result_end

@@ -1,0 +1,53 @@
+#!/bin/bash
+# Host test of the directories pfprofd needs (issue 27): it creates those
+# that are missing and says so, or says which one it cannot use, and why, on
+# the terminal before it would detach. No module is needed: pfprofd checks
+# its directories before the device, which does not exist here (exit
+# status 3 means it got past them).
+# Prints "PASS name" / "FAIL name: reason" and "N passed, N failed".
+here=$(cd "$(dirname "$0")" && pwd)
+pfprofd=$here/../../daemon/pfprofd
+dir=$(mktemp -d "${TMPDIR:-/tmp}/pfprof-dirs-test.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+# shellcheck source=tests/unit/result.sh
+. "$here/result.sh"
+
+# start STATUS MESSAGE [KEY=VALUE...]: pfprofd, in the foreground, with the
+# directories below $dir/t (emptied first) and the settings given, exits
+# with STATUS saying MESSAGE on stderr; prints why not, or nothing.
+start() {
+	local want=$1 message=$2 got
+	shift 2
+	rm -rf "$dir/t" && mkdir "$dir/t"
+	printf '%s\n' "log_dir = $dir/t/log" "pid_file = $dir/t/lib/pids" \
+		"state_dir = $dir/t/lib" "runtime_dir = $dir/t/run" "device = $dir/t/no-mp3" \
+		"prometheus_dir = $dir/t/prom" "$@" > "$dir/pfprofd.conf"
+	timeout 10 "$pfprofd" --foreground --config "$dir/pfprofd.conf" 2> "$dir/err"
+	got=$?
+	if [ "$got" != "$want" ]; then
+		echo "exit status $got, want $want: $(head -c 400 "$dir/err")"
+	elif ! grep -qF -- "$message" "$dir/err"; then
+		echo "no '$message' in: $(head -c 400 "$dir/err")"
+	fi
+}
+
+why=$(start 3 "created $dir/t/log, the log directory (log_dir)")
+for d in log lib run; do
+	[ -n "$why" ] || [ -d "$dir/t/$d" ] || why="$dir/t/$d not created"
+done
+result creates_missing "$why"
+result says_pid_dir "$(start 3 "created $dir/t/lib, the directory of the PID file (pid_file)")"
+result says_runtime_dir "$(start 3 "created $dir/t/run, the runtime directory (runtime_dir)")"
+result log_parent_missing "$(start 1 \
+	"log directory (log_dir) $dir/t/a/log: cannot create it: No such file or directory" \
+	"log_dir = $dir/t/a/log")"
+result pid_parent_missing "$(start 1 \
+	"directory of the PID file (pid_file) $dir/t/a/b: cannot create it: No such file" \
+	"pid_file = $dir/t/a/b/pids")"
+result log_dir_is_a_file "$(start 1 "log directory (log_dir) /dev/null: cannot use it: Not a directory" \
+	"log_dir = /dev/null")"
+# Without the state directory the counters start from 0: a warning, no more.
+result state_dir_optional "$(start 3 "state directory (state_dir) $dir/t/a/state: cannot create" \
+	"state_dir = $dir/t/a/state")"
+
+result_end
