@@ -21,7 +21,7 @@ unset JOURNAL_STREAM
 run_row() {
 	local name=$1 status=$2 file=$3 want=${4//@/$3} got
 	shift 4
-	[ -z "$want" ] || want=$(sed 's/^/pfprofd: /' <<<"$want")
+	[ -z "$want" ] || want="pfprofd: ${want//$'\n'/$'\n'pfprofd: }"
 	"$pfprofd" --check-config -c "$file" "$@" 2> "$dir/err" > "$dir/out"
 	got=$?
 	if [ "$got" != "$status" ]; then
