@@ -3,10 +3,11 @@
 # pfprofctl quote is one that the programs print.
 #
 # The quotes: each "\(dq "TEXT" \(dq" on an .RI line (how the pages quote
-# what a program says, in italics), and in DIAGNOSTICS sections each .TP tag
-# and each line after .RS; roff escapes are undone and the prefix that
-# dlog() or ctl_error()/ctl_hint() put before every message ("pfprofd: ",
-# "pfprofctl: ", "pfprofctl: hint: ") is left out.
+# what a program says, in italics; a quote too long for one line ends there
+# with "TEXT" and goes on as '.IR "TEXT" \(dq'), and in DIAGNOSTICS sections
+# each .TP tag and each line after .RS; roff escapes are undone and the
+# prefix that dlog() or ctl_error()/ctl_hint() put before every message
+# ("pfprofd: ", "pfprofctl: ", "pfprofctl: hint: ") is left out.
 # The messages: the string literals of lib/, daemon/ and pfprofctl/ (adjacent
 # ones joined, PRIu64 and the like as "llu"), each made a pattern that must
 # match the whole quote: a %s stands for one word (dir/name joined as %s/%s
@@ -137,12 +138,19 @@ quotes() {
 	FNR == 1 { page = FILENAME; sub(/.*\//, "", page); diag = 0; prev = "" }
 	/^\.SH/ { diag = $0 ~ /^\.SH DIAGNOSTICS/ }
 	diag && (prev == ".TP" || prev == ".RS") && /^\.[BIR]/ { emit(macro_text($0)) }
+	open != "" {
+		if (match($0, /^\.IR "[^"]*" \\\(dq/))
+			emit(open " " substr($0, 6, RLENGTH - 11))
+		open = ""
+	}
 	/^\.RI/ {
 		line = $0
 		while (match(line, /\\\(dq "[^"]*" \\\(dq/)) {
 			emit(substr(line, RSTART + 6, RLENGTH - 12))
 			line = substr(line, RSTART + RLENGTH)
 		}
+		if (match(line, /\\\(dq "[^"]*"$/))
+			open = substr(line, RSTART + 6, RLENGTH - 7)
 	}
 	{ prev = $0 }' "${pages[@]}"
 }
