@@ -6,12 +6,12 @@
 # pfprofd.conf must pass as it is and with every key uncommented.
 # Prints "PASS name" / "FAIL name: reason" and "N passed, N failed".
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/unit/result.sh
+. "$here/result.sh"
 pfprofd=$here/../../daemon/pfprofd
 shipped=$here/../../daemon/pfprofd.conf
 dir=$(mktemp -d "${TMPDIR:-/tmp}/pfprof-check-config-test.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
-passed=0
-failed=0
 # Messages to standard error, not to a journal the test cannot read.
 unset JOURNAL_STREAM
 
@@ -25,17 +25,12 @@ run_row() {
 	"$pfprofd" --check-config -c "$file" "$@" 2> "$dir/err" > "$dir/out"
 	got=$?
 	if [ "$got" != "$status" ]; then
-		echo "FAIL $name: exit status $got, want $status: $(head -c 300 "$dir/err")"
+		result "$name" "exit status $got, want $status: $(head -c 300 "$dir/err")"
 	elif [ "$(cat "$dir/err")" != "$want" ]; then
-		echo "FAIL $name: stderr '$(head -c 300 "$dir/err")', want '$want'"
-	elif [ -s "$dir/out" ]; then
-		echo "FAIL $name: stdout '$(head -c 300 "$dir/out")'"
+		result "$name" "stderr '$(head -c 300 "$dir/err")', want '$want'"
 	else
-		echo "PASS $name"
-		passed=$((passed + 1))
-		return
+		result "$name" "$([ -s "$dir/out" ] && echo "stdout '$(head -c 300 "$dir/out")'")"
 	fi
-	failed=$((failed + 1))
 }
 
 sed -E 's/^#([a-z_]+ =)/\1/' "$shipped" > "$dir/uncommented.conf"
@@ -63,5 +58,4 @@ run_row long_line      1 "$dir/long.conf"          "@:1: line longer than 4096 b
 run_row missing        1 "$dir/missing.conf"       "reading @: No such file or directory"
 run_row extra_argument 2 "$dir/good.conf"          "unexpected argument 'x'" x
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tally

@@ -7,18 +7,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 ctl=$here/../../pfprofctl/pfprofctl
 # shellcheck source=pfprofctl/pfprofctl.bash-completion
 . "$here/../../pfprofctl/pfprofctl.bash-completion"
-passed=0
-failed=0
-
-result() {	# name, then empty for a pass or the reason
-	if [ -z "$2" ]; then
-		echo "PASS $1"
-		passed=$((passed + 1))
-	else
-		echo "FAIL $1: $2"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=tests/unit/result.sh
+. "$here/result.sh"
 
 # A list on one line, for messages.
 words() {
@@ -65,5 +55,4 @@ done
 result del_offers_no_command "$(complete_words del "" | grep -x add)"
 result plot_out_is_a_file "$(cd "$here" && complete_words plot --out test_comp | grep -vx test_completion.sh)"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tally

@@ -4,20 +4,11 @@
 # in the source nor as man shows it at MANWIDTH=80 (in ASCII, where a
 # character is a byte and a column).
 # Prints "PASS name" / "FAIL name: reason" and "N passed, N failed".
-top=$(cd "$(dirname "$0")/../.." && pwd)
-passed=0
-failed=0
+here=$(cd "$(dirname "$0")" && pwd)
+top=$here/../..
+# shellcheck source=tests/unit/result.sh
+. "$here/result.sh"
 export LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80
-
-result() {	# name, then empty for a pass or the reason
-	if [ -z "$2" ]; then
-		echo "PASS $1"
-		passed=$((passed + 1))
-	else
-		echo "FAIL $1: $2"
-		failed=$((failed + 1))
-	fi
-}
 
 for page in "$top"/daemon/*.[58] "$top"/pfprofctl/*.8 "$top"/tools/*.1; do
 	name=${page##*/}
@@ -29,5 +20,4 @@ for page in "$top"/daemon/*.[58] "$top"/pfprofctl/*.8 "$top"/tools/*.1; do
 	result "${name}_rendered_80_columns" "${long:+wider: $long}"
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tally

@@ -19,12 +19,13 @@
 # line rather than a message are listed in syntax below, each of which must
 # still be quoted somewhere, so that the list cannot go stale.
 # Prints "PASS name" / "FAIL name: reason" and "N passed, N failed".
-top=$(cd "$(dirname "$0")/../.." && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+top=$here/../..
+# shellcheck source=tests/unit/result.sh
+. "$here/result.sh"
 pages=("$top/daemon/pfprofd.8" "$top/daemon/pfprofd.conf.5" "$top/pfprofctl/pfprofctl.8")
 dir=$(mktemp -d "${TMPDIR:-/tmp}/pfprof-man-quotes-test.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
-passed=0
-failed=0
 
 # Quoted, but not messages: what a line of the PID file, the state file, a
 # log header or a command to the module looks like, and the form of all
@@ -34,16 +35,6 @@ syntax=(
 	"R pid" "U pid" "T pid pid" "X pid" "X target" "C id target" "C cgroup-id target"
 	"N target name" "pfprofd: message" "pfprofctl: WHAT: REASON" "pfprofctl: hint: ..."
 )
-
-result() {	# name, then empty for a pass or the reason
-	if [ -z "$2" ]; then
-		echo "PASS $1"
-		passed=$((passed + 1))
-	else
-		echo "FAIL $1: $2"
-		failed=$((failed + 1))
-	fi
-}
 
 # The string literals of the C sources, one a line, adjacent ones joined.
 literals() {
@@ -211,5 +202,4 @@ for s in "${syntax[@]}"; do
 	cut -f 2 "$dir/quotes" | grep -qxF -- "$s" || result "syntax '$s'" "no page quotes it any more"
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tally
