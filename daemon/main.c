@@ -7,6 +7,8 @@
  * Exit status: 0 stopped by SIGTERM/SIGINT, 1 error (also: lines left
  * unwritten at the stop), 2 usage error,
  * 3 the mp3 module (its device) is not available.
+ * With --check-config: 0 every line of the configuration is good, 1 a bad
+ * line or a file that cannot be read.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +27,12 @@
 #include "state.h"
 
 #define PROG "pfprofd"
+
+/* What the command line asks for beside the configuration file. */
+struct start_options {
+	bool foreground;
+	bool check_config;
+};
 
 /* Opens the device and the logs; returns an exit status, or -1 to go on. */
 static int start_collecting(struct daemon *d)
@@ -121,10 +129,12 @@ static void usage(FILE *out)
 		"Collect the mp3 module's samples into rotating logs and keep the processes\n"
 		"listed in the PID file registered.\n"
 		"\n"
-		"  -c, --config FILE  configuration file (default " PFPROF_CONFIG_PATH ")\n"
-		"  -f, --foreground   stay in the foreground and log to stderr\n"
-		"  -h, --help         show this help\n"
-		"  -V, --version      show the version\n"
+		"  -c, --config FILE   configuration file (default " PFPROF_CONFIG_PATH ")\n"
+		"  -t, --check-config  check the configuration file and exit: status 1\n"
+		"                      and FILE:LINE for each bad line\n"
+		"  -f, --foreground    stay in the foreground and log to stderr\n"
+		"  -h, --help          show this help\n"
+		"  -V, --version       show the version\n"
 		"\n"
 		"Signals: SIGHUP reloads the configuration and the PID file; SIGTERM and\n"
 		"SIGINT stop after writing everything collected.\n"
@@ -132,10 +142,11 @@ static void usage(FILE *out)
 		"module is not loaded. See pfprofd(8) and pfprofd.conf(5).\n");
 }
 
-static int parse_args(int argc, char **argv, struct daemon *d, bool *foreground)
+static int parse_args(int argc, char **argv, struct daemon *d, struct start_options *start)
 {
 	static const struct option options[] = {
 		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", no_argument, NULL, 't' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -143,13 +154,16 @@ static int parse_args(int argc, char **argv, struct daemon *d, bool *foreground)
 	};
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "c:fhV", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:tfhV", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			d->config_path = optarg;
 			break;
+		case 't':
+			start->check_config = true;
+			break;
 		case 'f':
-			*foreground = true;
+			start->foreground = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -184,20 +198,22 @@ static int detach_and_run(struct daemon *d, bool foreground)
 int main(int argc, char **argv)
 {
 	struct daemon d = { .lock_fd = -1, .collector.fd = -1 };
-	bool foreground = false;
+	struct start_options start = { 0 };
 	int status;
 
-	status = parse_args(argc, argv, &d, &foreground);
+	status = parse_args(argc, argv, &d, &start);
 	if (status)
 		return status;
 	dlog_to_journal(false);
+	if (start.check_config)
+		return settings_check(d.config_path) ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 	if (settings_load(&d.config, d.config_path))
 		return PFPROF_EXIT_FAILED;
 	if (take_lock(&d) || need_dirs(&d.config))
 		return PFPROF_EXIT_FAILED;
 	status = start_collecting(&d);
 	if (status < 0)
-		status = detach_and_run(&d, foreground);
+		status = detach_and_run(&d, start.foreground);
 	collector_close(&d.collector);
 	logwriter_free(d.log);
 	logwriter_free(d.procs_log);

@@ -68,9 +68,11 @@ static void drop_dead(const struct pfprof_config *config, const struct kind *k,
 {
 	int err = k->remove(config->pid_file, dead, count);
 
+	/* Whole messages, so that each can be found as the man page quotes it. */
 	for (size_t i = 0; i < count; i++)
-		dlog(LOG_INFO, "PID %d has exited%s %s", (int)dead[i],
-		     err ? "; cannot remove it from" : "; removed it from", config->pid_file);
+		dlog(LOG_INFO, err ? "PID %d has exited; cannot remove it from %s" :
+				     "PID %d has exited; removed it from %s",
+		     (int)dead[i], config->pid_file);
 	if (err)
 		dlog(LOG_ERR, "updating %s: %s", config->pid_file, strerror(-err));
 }

@@ -13,13 +13,37 @@ static void report_line(void *ctx, const char *file, unsigned int line, const ch
 	dlog(LOG_WARNING, "%s:%u: %s (line ignored)", file, line, message);
 }
 
-int settings_load(struct pfprof_config *config, const char *path)
+/* --check-config: each problem is an error, counted in *ctx. */
+static void count_line(void *ctx, const char *file, unsigned int line, const char *message)
 {
-	int err = config_load_file(config, path, report_line, NULL);
+	++*(unsigned int *)ctx;
+	dlog(LOG_ERR, "%s:%u: %s", file, line, message);
+}
+
+static int load(struct pfprof_config *config, const char *path, config_report_fn *report,
+		void *ctx)
+{
+	int err = config_load_file(config, path, report, ctx);
 
 	if (err)
 		dlog(LOG_ERR, "reading %s: %s", path ? path : PFPROF_CONFIG_PATH, strerror(-err));
 	return err;
+}
+
+int settings_load(struct pfprof_config *config, const char *path)
+{
+	return load(config, path, report_line, NULL);
+}
+
+int settings_check(const char *path)
+{
+	struct pfprof_config config;
+	unsigned int problems = 0;
+	int err = load(&config, path, count_line, &problems);
+
+	if (err)
+		return err;
+	return problems ? -EINVAL : 0;
 }
 
 struct logwriter *settings_new_log(const struct pfprof_config *config, enum log_kind kind)

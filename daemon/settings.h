@@ -15,6 +15,14 @@
  */
 int settings_load(struct pfprof_config *config, const char *path);
 
+/*
+ * pfprofd --check-config: reads path (or the default file) as settings_load()
+ * does, but each bad line is an error. 0 when every line is good; -EINVAL
+ * after naming each bad line with its file and number; -errno after saying why
+ * the file cannot be read.
+ */
+int settings_check(const char *path);
+
 /* A writer of one log with the config's directory and rotation; NULL with errno. */
 struct logwriter *settings_new_log(const struct pfprof_config *config, enum log_kind kind);
 
