@@ -12,11 +12,8 @@
 #include "ctl.h"
 #include "logformat.h"
 #include "plotprocs.h"
+#include "plotscript.h"
 #include "plotwords.h"
-
-#ifndef PFPROF_PLOT_SCRIPT
-#define PFPROF_PLOT_SCRIPT "/usr/local/share/pfprof/pfprof-log.gp"
-#endif
 
 enum { OPT_OUT };
 
@@ -177,14 +174,15 @@ static int plot(const struct ctl *ctl, const char *script, const char *out)
 static int run(struct ctl *ctl, const struct ctl_call *call)
 {
 	const char *out = call->option[OPT_OUT].set ? call->option[OPT_OUT].string : "pfprof.png";
-	const char *script = getenv("PFPROF_PLOT_SCRIPT");
+	char buf[PATH_MAX];
+	const char *script = plot_script_find(buf, sizeof(buf));
 
 	/* They go inside '...' on gnuplot's command line. */
 	if (strchr(out, '\'') || strchr(ctl->config.log_dir, '\'')) {
 		ctl_error(-EINVAL, "a single quote in %s or %s", out, ctl->config.log_dir);
 		return PFPROF_EXIT_FAILED;
 	}
-	return plot(ctl, script ? script : PFPROF_PLOT_SCRIPT, out);
+	return script ? plot(ctl, script, out) : PFPROF_EXIT_FAILED;
 }
 
 const struct ctl_command ctl_plot_command = {
@@ -196,7 +194,9 @@ const struct ctl_command ctl_plot_command = {
 		   "with targets, those without one there, and a panel for each of the 6\n"
 		   "targets with the most: its total (exited processes too) and its 5\n"
 		   "processes with the most.\n"
-		   "The gnuplot script is " PFPROF_PLOT_SCRIPT " (PFPROF_PLOT_SCRIPT overrides).\n",
+		   "The gnuplot script is " PLOTSCRIPT_NAME " beside pfprofctl, in ../plots\n"
+		   "from it (the source tree) or " PFPROF_PLOT_SCRIPT "\n"
+		   "(PFPROF_PLOT_SCRIPT overrides).\n",
 	.options = {
 		[OPT_OUT] = { "out", 'o', CTL_STRING, "FILE",
 			      "the PNG to write (default pfprof.png)" },

@@ -188,6 +188,25 @@ split=$dir/seven.png.split
 check least_target_not_drawn [ "$(words targettitles)" = \
 	"tree:507 tree:506 tree:505 tree:504 tree:503 tree:502" ]
 
+# Not installed: the script is found beside pfprofctl, or in ../plots from
+# it as in the source tree (each copy of it says that it ran).
+for where in tree/pfprofctl:tree/plots beside:beside; do
+	bin=$dir/${where%:*}
+	mkdir -p "$bin" "$dir/${where#*:}"
+	cp "$ctl" "$bin/"
+	printf 'system "touch %s/%s.ran"\nload "%s"\n' "$dir" "${bin##*/}" "$real_script" \
+		> "$dir/${where#*:}/pfprof-log.gp"
+	env -u PFPROF_PLOT_SCRIPT "$bin/pfprofctl" -c "$dir/pfprofd.conf" plot \
+		--out "$dir/${bin##*/}.png" > "$dir/out" 2>&1
+	check "script_${where%%:*}_found" [ -e "$dir/${bin##*/}.ran" ]
+	check "script_${where%%:*}_plot_is_png" is_png "$dir/${bin##*/}.png"
+done
+PFPROF_PLOT_SCRIPT=$dir/missing.gp "$ctl" -c "$dir/pfprofd.conf" plot \
+	--out "$dir/missing.png" 2> "$dir/err"
+check script_missing_fails [ $? -eq 1 ]
+check script_missing_named grep -q "reading $dir/missing.gp (PFPROF_PLOT_SCRIPT): No such file" \
+	"$dir/err"
+
 "$ctl" -c "$dir/pfprofd.conf" plot extra 2> /dev/null
 check plot_rejects_arguments [ $? -eq 2 ]
 
