@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "atomicfile.h"
 #include "ctl.h"
 #include "logformat.h"
 #include "plotprocs.h"
@@ -128,10 +130,11 @@ static void report(const char *out, int logs, const struct plot_procs *procs)
 	putchar('\n');
 }
 
-static int plot(const struct ctl *ctl, const char *script, const char *out)
+/* Draws into out (the temporary PNG): PFPROF_EXIT_OK, or the failure reported. */
+static int draw(const struct ctl *ctl, const char *script, const char *out, int *logs,
+		struct plot_procs *procs)
 {
 	char dir[] = "/tmp/pfprof-plot.XXXXXX", data[sizeof(dir) + 8];
-	struct plot_procs procs = { 0 };
 	int n, rc;
 	FILE *f;
 
@@ -153,10 +156,11 @@ static int plot(const struct ctl *ctl, const char *script, const char *out)
 		ctl_hint("pfprofd writes them; see: pfprofctl status");
 	}
 	if (n > 0)
-		split_procs(ctl, dir, &procs);
-	rc = n > 0 ? run_gnuplot(script, data, &procs, ctl->config.log_dir, out) :
+		split_procs(ctl, dir, procs);
+	rc = n > 0 ? run_gnuplot(script, data, procs, ctl->config.log_dir, out) :
 		     PFPROF_EXIT_FAILED;
 	remove_dir(dir);
+	*logs = n;
 	if (n <= 0)
 		return PFPROF_EXIT_FAILED;
 	if (rc == 127)
@@ -165,10 +169,38 @@ static int plot(const struct ctl *ctl, const char *script, const char *out)
 		ctl_error(rc, "running gnuplot");
 	else if (rc)
 		ctl_error(0, "gnuplot %s exited with status %d", script, rc);
-	else
-		report(out, n, &procs);
-	plotprocs_free(&procs);
 	return rc ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
+}
+
+/* What a new file gets: 0666 less the umask. */
+static mode_t new_file_mode(void)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	return 0666 & ~mask;
+}
+
+/* The PNG is drawn beside out and renamed over it once drawn: a failure leaves out as it was. */
+static int plot(const struct ctl *ctl, const char *script, const char *out)
+{
+	struct plot_procs procs = { 0 };
+	struct atomic_file png;
+	int logs = 0, rc, err = atomic_file_begin(&png, out);
+
+	if (err) {
+		ctl_error(err, "writing %s", out);
+		return PFPROF_EXIT_FAILED;
+	}
+	rc = draw(ctl, script, png.temp, &logs, &procs);
+	if (rc)
+		atomic_file_abort(&png);
+	else if ((err = atomic_file_commit(&png, new_file_mode(), false)))
+		ctl_error(err, "writing %s", out);
+	else
+		report(out, logs, &procs);
+	plotprocs_free(&procs);
+	return rc || err ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 }
 
 static int run(struct ctl *ctl, const struct ctl_call *call)

@@ -54,6 +54,23 @@ check plot_says_what grep -q 'from 3 log files' "$dir/out"
 check plot_is_png is_png "$dir/out.png"
 check plot_not_empty [ "$(wc -c < "$dir/out.png")" -gt 10000 ]
 
+# A failed plot leaves the PNG there as it was, and no temporary file.
+cp "$dir/out.png" "$dir/before.png"
+printf 'set terminal pngcairo\nset output out\nplot no_such_variable\n' > "$dir/fail.gp"
+PFPROF_PLOT_SCRIPT=$dir/fail.gp "$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/out.png" \
+	2> "$dir/err"
+check failed_plot_fails [ $? -eq 1 ]
+check failed_plot_keeps_png cmp -s "$dir/out.png" "$dir/before.png"
+check failed_plot_no_temporary [ -z "$(find "$dir" -maxdepth 1 -name 'out.png.*')" ]
+check new_png_mode_umask [ "$(umask 027 && "$ctl" -c "$dir/pfprofd.conf" plot \
+	--out "$dir/mode.png" > /dev/null && stat -c %a "$dir/mode.png")" = 640 ]
+
+# An -o that cannot be written is named, before anything is drawn.
+"$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/no/such/dir.png" 2> "$dir/err"
+check out_unwritable_fails [ $? -eq 1 ]
+check out_unwritable_named grep -q "writing $dir/no/such/dir.png: No such file or directory" \
+	"$dir/err"
+
 # PNG height, from its IHDR chunk.
 png_height() {
 	od -An -tu1 -j20 -N4 "$1" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 }'
@@ -89,11 +106,12 @@ check plot_format1_three_panels [ "$(png_height "$dir/format1.png")" -eq 1200 ]
 rm "$dir/log/pfprof-procs.log.1"
 
 # Targets. gnuplot is given a script that keeps what pfprofctl split (its
-# temporary directory goes when it ends) and the words naming it, then draws.
+# temporary directory goes when it ends) and the words naming it, then draws
+# (into out, a temporary file: --out and .XXXXXX).
 real_script=$PFPROF_PLOT_SCRIPT
 export PFPROF_PLOT_SCRIPT="$dir/keep.gp"
 cat > "$PFPROF_PLOT_SCRIPT" <<'GP'
-split = out . '.split'
+split = out[1:strlen(out) - 7] . '.split'
 system sprintf("cp -r \"$(dirname '%s')\" '%s'", files, split)
 set print split . '/words'
 print 'procfiles ' . procfiles
