@@ -19,25 +19,48 @@
 
 enum { OPT_OUT };
 
-static int append_file(FILE *to, const char *path)
+/*
+ * Copies the samples log at path to to, adding its samples to *samples.
+ * 0, -ENOENT if there is no such file, or -errno (reported).
+ */
+static int copy_log(FILE *to, const char *path, long *samples)
 {
-	char buf[65536];
 	FILE *from = fopen(path, "re");
-	size_t n;
+	char *line = NULL;
+	size_t size = 0;
+	ssize_t len;
+	int err = 0;
 
+	if (!from && errno == ENOENT)
+		return -ENOENT;
 	if (!from)
-		return -errno;
-	while ((n = fread(buf, 1, sizeof(buf), from)) > 0)
-		fwrite(buf, 1, n, to);
-	fclose(from);
-	return ferror(to) ? -EIO : 0;
+		err = -errno;
+	for (bool first = true; !err && (len = getline(&line, &size, from)) > 0; first = false) {
+		if (first && strncmp(line, LOGFORMAT_MAGIC, strlen(LOGFORMAT_MAGIC))) {
+			ctl_error(0, "%s is not a pfprof samples log (its first line is not '"
+				  LOGFORMAT_MAGIC "N')", path);
+			err = -EINVAL;
+			break;
+		}
+		*samples += line[0] != '#';
+		fwrite(line, 1, (size_t)len, to);
+	}
+	if (from && !err && ferror(from))
+		err = -errno;
+	if (err != -EINVAL && err)
+		ctl_error(err, "reading %s", path);
+	free(line);
+	if (from)
+		fclose(from);
+	return err;
 }
 
 /*
  * Copies every log, oldest first, into one file for gnuplot (so that no
- * file name goes through a shell). Returns how many logs, or -errno.
+ * file name goes through a shell), counting their samples. Returns how many
+ * logs, or -errno (reported).
  */
-static int gather_logs(const struct pfprof_config *config, FILE *to)
+static int gather_logs(const struct pfprof_config *config, FILE *to, long *samples)
 {
 	char path[PATH_MAX];
 	int n = 0;
@@ -45,17 +68,20 @@ static int gather_logs(const struct pfprof_config *config, FILE *to)
 	for (int i = config->keep; i >= 0; i--) {
 		int err = logformat_path(path, sizeof(path), config->log_dir, LOGKIND_SAMPLES, i);
 
-		if (!err)
-			err = append_file(to, path);
-		if (err == -ENOENT)
-			continue;
 		if (err) {
-			ctl_error(err, "reading %s", path);
+			ctl_error(err, "the logs in %s", config->log_dir);
 			return err;
 		}
-		n++;
+		err = copy_log(to, path, samples);
+		if (err && err != -ENOENT)
+			return err;
+		n += !err;
 	}
-	return fflush(to) ? -errno : n;
+	if (fflush(to)) {
+		ctl_error(-errno, "writing the samples for gnuplot");
+		return -EIO;
+	}
+	return n;
 }
 
 /* 0, or the exit status of gnuplot (127: not installed), or -errno. */
@@ -130,45 +156,69 @@ static void report(const char *out, int logs, const struct plot_procs *procs)
 	putchar('\n');
 }
 
+/*
+ * The samples of the logs, gathered into data: how many logs, or 0 or
+ * -errno with the reason reported (no logs, no samples).
+ */
+static int gather(const struct pfprof_config *config, const char *data)
+{
+	FILE *f = fopen(data, "we");
+	long samples = 0;
+	int n;
+
+	if (!f) {
+		ctl_error(-errno, "creating %s", data);
+		return -EIO;
+	}
+	n = gather_logs(config, f, &samples);
+	fclose(f);
+	if (n == 0) {
+		ctl_error(-ENOENT, "no logs in %s", config->log_dir);
+		ctl_hint("pfprofd writes them; see: pfprofctl status");
+	} else if (n > 0 && !samples) {
+		ctl_error(0, "no samples in %s yet: %s only the header", config->log_dir,
+			  n == 1 ? "its log holds" : "its logs hold");
+		ctl_hint("the module samples while processes are profiled (pfprofctl add);"
+			 " see: pfprofctl status");
+		n = 0;
+	}
+	return n;
+}
+
+/* What gnuplot's exit status rc means, reported; the script's own are documented there. */
+static void gnuplot_failed(int rc, const char *script, const char *label)
+{
+	if (rc == 127)
+		ctl_hint("is gnuplot installed? apt install gnuplot-nox");
+	else if (rc < 0)
+		ctl_error(rc, "running gnuplot");
+	else if (rc == 3)
+		ctl_error(0, "no line of %s has a sample's columns (time, faults, CPU):"
+			  " not a pfprof log?", label);
+	else
+		ctl_error(0, "gnuplot %s exited with status %d", script, rc);
+}
+
 /* Draws into out (the temporary PNG): PFPROF_EXIT_OK, or the failure reported. */
 static int draw(const struct ctl *ctl, const char *script, const char *out, int *logs,
 		struct plot_procs *procs)
 {
 	char dir[] = "/tmp/pfprof-plot.XXXXXX", data[sizeof(dir) + 8];
-	int n, rc;
-	FILE *f;
+	int rc = PFPROF_EXIT_FAILED;
 
 	if (!mkdtemp(dir)) {
 		ctl_error(-errno, "creating %s", dir);
 		return PFPROF_EXIT_FAILED;
 	}
 	snprintf(data, sizeof(data), "%s/samples", dir);
-	f = fopen(data, "we");
-	if (!f) {
-		ctl_error(-errno, "creating %s", data);
-		rmdir(dir);
-		return PFPROF_EXIT_FAILED;
-	}
-	n = gather_logs(&ctl->config, f);
-	fclose(f);
-	if (n == 0) {
-		ctl_error(-ENOENT, "no logs in %s", ctl->config.log_dir);
-		ctl_hint("pfprofd writes them; see: pfprofctl status");
-	}
-	if (n > 0)
+	*logs = gather(&ctl->config, data);
+	if (*logs > 0) {
 		split_procs(ctl, dir, procs);
-	rc = n > 0 ? run_gnuplot(script, data, procs, ctl->config.log_dir, out) :
-		     PFPROF_EXIT_FAILED;
+		rc = run_gnuplot(script, data, procs, ctl->config.log_dir, out);
+		if (rc)
+			gnuplot_failed(rc, script, ctl->config.log_dir);
+	}
 	remove_dir(dir);
-	*logs = n;
-	if (n <= 0)
-		return PFPROF_EXIT_FAILED;
-	if (rc == 127)
-		ctl_hint("is gnuplot installed? apt install gnuplot-nox");
-	else if (rc < 0)
-		ctl_error(rc, "running gnuplot");
-	else if (rc)
-		ctl_error(0, "gnuplot %s exited with status %d", script, rc);
 	return rc ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 }
 

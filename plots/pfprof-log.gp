@@ -29,8 +29,10 @@ nprocs = words(procfiles)
 ntargets = words(targetfiles)
 panels = 2 + (nprocs ? 1 : 0) + ntargets
 
-stats data using 2 nooutput
-t0 = STATS_min
+# Exit status 3: no line has a sample's time, faults and CPU (not a pfprof log).
+stats data using 2:($5 + $6 + $7) nooutput
+if (!exists("STATS_records")) { exit status 3 }
+t0 = STATS_min_x
 samples = STATS_records
 
 set terminal pngcairo size 1200,(400 * panels) font ",10"

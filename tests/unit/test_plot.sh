@@ -36,6 +36,24 @@ printf 'log_dir = %s/log\n' "$dir" > "$dir/pfprofd.conf"
 check no_logs_fails [ $? -eq 1 ]
 check no_logs_hint grep -q 'hint: pfprofd writes them' "$dir/err"
 
+# Logs that cannot be drawn, each with its own message and exit status 1:
+# only the header (as right after pfprofd starts), not a pfprof log, and a
+# header over lines that are not samples.
+mkdir "$dir/bad"
+printf 'log_dir = %s/bad\n' "$dir" > "$dir/bad.conf"
+bad_plot() {	# name, the message expected; the log is $dir/bad/pfprof.log
+	"$ctl" -c "$dir/bad.conf" plot --out "$dir/bad.png" 2> "$dir/err"
+	check "$1_fails" [ $? -eq 1 ]
+	check "$1_says" grep -q "$2" "$dir/err"
+	check "$1_no_png" [ ! -e "$dir/bad.png" ]
+}
+printf '# pfprof log format 2\n# created 1763890000\n# columns: seq\n' > "$dir/bad/pfprof.log"
+bad_plot header_only "no samples in $dir/bad yet: its log holds only the header"
+printf 'seq wall\n1,2,3\n' > "$dir/bad/pfprof.log"
+bad_plot garbage "$dir/bad/pfprof.log is not a pfprof samples log"
+printf '# pfprof log format 2\nsome text\n1 2 3\n' > "$dir/bad/pfprof.log"
+bad_plot no_sample_columns "no line of $dir/bad has a sample's columns"
+
 # Two rotated files and the current one, 20 samples each.
 for f in pfprof.log.2 pfprof.log.1 pfprof.log; do
 	awk -v base="$n" 'BEGIN {
