@@ -19,6 +19,14 @@
 
 enum { OPT_OUT };
 
+/* What is drawn: the logs of config.log_dir, or one samples log. */
+struct plot_source {
+	struct pfprof_config config;	/* log_dir, keep, pid_file (targets' labels) */
+	const char *file;		/* the samples log given, or NULL */
+	const char *label;		/* the log_dir or file, for titles and messages */
+	bool given;			/* on the command line */
+};
+
 /*
  * Copies the samples log at path to to, adding its samples to *samples.
  * 0, -ENOENT if there is no such file, or -errno (reported).
@@ -129,18 +137,25 @@ static void remove_dir(const char *dir)
 		ctl_error(-errno, "removing %s", dir);
 }
 
-/* The per-process logs split for gnuplot; without them, the plot lacks their panels. */
-static void split_procs(const struct ctl *ctl, const char *dir, struct plot_procs *procs)
+/*
+ * The per-process logs split for gnuplot; without them (a file given), the
+ * plot lacks their panels.
+ */
+static void split_procs(const struct plot_source *src, const char *dir, struct plot_procs *procs)
 {
+	const struct pfprof_config *config = &src->config;
 	struct target_list targets;
-	int err = target_list_read(ctl->config.pid_file, &targets);
+	int err;
 
+	if (src->file)
+		return;
+	err = target_list_read(config->pid_file, &targets);
 	if (err)
-		ctl_error(err, "reading %s (targets named by their numbers)", ctl->config.pid_file);
-	err = plotprocs_split(&ctl->config, &targets, dir, procs);
+		ctl_error(err, "reading %s (targets named by their numbers)", config->pid_file);
+	err = plotprocs_split(config, &targets, dir, procs);
 	if (err)
 		ctl_error(err, "reading the per-process logs in %s (plotting without them)",
-			  ctl->config.log_dir);
+			  config->log_dir);
 	target_list_free(&targets);
 }
 
@@ -156,11 +171,21 @@ static void report(const char *out, int logs, const struct plot_procs *procs)
 	putchar('\n');
 }
 
+/* gather_logs() for one file given: 1, or -errno (reported). */
+static int gather_file(const char *path, FILE *to, long *samples)
+{
+	int err = copy_log(to, path, samples);
+
+	if (err == -ENOENT)
+		ctl_error(err, "reading %s", path);
+	return err ? err : 1;
+}
+
 /*
  * The samples of the logs, gathered into data: how many logs, or 0 or
  * -errno with the reason reported (no logs, no samples).
  */
-static int gather(const struct pfprof_config *config, const char *data)
+static int gather(const struct plot_source *src, const char *data)
 {
 	FILE *f = fopen(data, "we");
 	long samples = 0;
@@ -170,14 +195,19 @@ static int gather(const struct pfprof_config *config, const char *data)
 		ctl_error(-errno, "creating %s", data);
 		return -EIO;
 	}
-	n = gather_logs(config, f, &samples);
+	n = src->file ? gather_file(src->file, f, &samples) :
+			gather_logs(&src->config, f, &samples);
 	fclose(f);
 	if (n == 0) {
-		ctl_error(-ENOENT, "no logs in %s", config->log_dir);
-		ctl_hint("pfprofd writes them; see: pfprofctl status");
+		ctl_error(-ENOENT, "no " LOGFORMAT_FILE "* in %s", src->label);
+		if (src->given)
+			ctl_hint("a log of another name: pfprofctl plot FILE");
+		else
+			ctl_hint("pfprofd writes them; see: pfprofctl status");
 	} else if (n > 0 && !samples) {
-		ctl_error(0, "no samples in %s yet: %s only the header", config->log_dir,
-			  n == 1 ? "its log holds" : "its logs hold");
+		ctl_error(0, "no samples in %s yet: %s only the header", src->label,
+			  n == 1 && !src->file ? "its log holds" : n == 1 ? "it holds" :
+			  "its logs hold");
 		ctl_hint("the module samples while processes are profiled (pfprofctl add);"
 			 " see: pfprofctl status");
 		n = 0;
@@ -200,7 +230,7 @@ static void gnuplot_failed(int rc, const char *script, const char *label)
 }
 
 /* Draws into out (the temporary PNG): PFPROF_EXIT_OK, or the failure reported. */
-static int draw(const struct ctl *ctl, const char *script, const char *out, int *logs,
+static int draw(const struct plot_source *src, const char *script, const char *out, int *logs,
 		struct plot_procs *procs)
 {
 	char dir[] = "/tmp/pfprof-plot.XXXXXX", data[sizeof(dir) + 8];
@@ -211,12 +241,12 @@ static int draw(const struct ctl *ctl, const char *script, const char *out, int 
 		return PFPROF_EXIT_FAILED;
 	}
 	snprintf(data, sizeof(data), "%s/samples", dir);
-	*logs = gather(&ctl->config, data);
+	*logs = gather(src, data);
 	if (*logs > 0) {
-		split_procs(ctl, dir, procs);
-		rc = run_gnuplot(script, data, procs, ctl->config.log_dir, out);
+		split_procs(src, dir, procs);
+		rc = run_gnuplot(script, data, procs, src->label, out);
 		if (rc)
-			gnuplot_failed(rc, script, ctl->config.log_dir);
+			gnuplot_failed(rc, script, src->label);
 	}
 	remove_dir(dir);
 	return rc ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
@@ -232,7 +262,7 @@ static mode_t new_file_mode(void)
 }
 
 /* The PNG is drawn beside out and renamed over it once drawn: a failure leaves out as it was. */
-static int plot(const struct ctl *ctl, const char *script, const char *out)
+static int plot(const struct plot_source *src, const char *script, const char *out)
 {
 	struct plot_procs procs = { 0 };
 	struct atomic_file png;
@@ -242,7 +272,7 @@ static int plot(const struct ctl *ctl, const char *script, const char *out)
 		ctl_error(err, "writing %s", out);
 		return PFPROF_EXIT_FAILED;
 	}
-	rc = draw(ctl, script, png.temp, &logs, &procs);
+	rc = draw(src, script, png.temp, &logs, &procs);
 	if (rc)
 		atomic_file_abort(&png);
 	else if ((err = atomic_file_commit(&png, new_file_mode(), false)))
@@ -253,24 +283,58 @@ static int plot(const struct ctl *ctl, const char *script, const char *out)
 	return rc || err ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 }
 
+/* The logs of the configured log_dir, of a directory, or the one file given. */
+static int source(const struct ctl *ctl, const char *arg, struct plot_source *src)
+{
+	struct stat st;
+
+	src->config = ctl->config;
+	src->file = NULL;
+	src->label = src->config.log_dir;
+	src->given = arg;
+	if (!arg)
+		return 0;
+	if (stat(arg, &st)) {
+		int err = -errno;
+
+		ctl_error(err, "reading %s", arg);
+		return err;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		src->file = src->label = arg;
+		return 0;
+	}
+	if ((size_t)snprintf(src->config.log_dir, sizeof(src->config.log_dir), "%s", arg) >=
+	    sizeof(src->config.log_dir)) {
+		ctl_error(-ENAMETOOLONG, "reading %s", arg);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
 static int run(struct ctl *ctl, const struct ctl_call *call)
 {
 	const char *out = call->option[OPT_OUT].set ? call->option[OPT_OUT].string : "pfprof.png";
 	char buf[PATH_MAX];
-	const char *script = plot_script_find(buf, sizeof(buf));
+	const char *script;
+	static struct plot_source src;	/* a configuration is large */
 
+	if (source(ctl, call->nr_operands ? call->operands[0] : NULL, &src))
+		return PFPROF_EXIT_FAILED;
 	/* They go inside '...' on gnuplot's command line. */
-	if (strchr(out, '\'') || strchr(ctl->config.log_dir, '\'')) {
-		ctl_error(-EINVAL, "a single quote in %s or %s", out, ctl->config.log_dir);
+	if (strchr(out, '\'') || strchr(src.label, '\'')) {
+		ctl_error(-EINVAL, "a single quote in %s or %s", out, src.label);
 		return PFPROF_EXIT_FAILED;
 	}
-	return script ? plot(ctl, script, out) : PFPROF_EXIT_FAILED;
+	script = plot_script_find(buf, sizeof(buf));
+	return script ? plot(&src, script, out) : PFPROF_EXIT_FAILED;
 }
 
 const struct ctl_command ctl_plot_command = {
-	.name = "plot", .operands = "",
+	.name = "plot", .operands = "[DIR|LOG]", .max_operands = 1,
 	.summary = "Plot cumulative faults and CPU time from the logs (PNG)",
-	.details = "Reads every log in the log directory, oldest first, and draws the\n"
+	.details = "Reads every log in the log directory (or DIR), oldest first, or the\n"
+		   "samples log LOG alone (no per-process panels), and draws the\n"
 		   "cumulative minor and major faults and CPU time against time, and the\n"
 		   "faults of each of the 8 processes with the most (per-process log);\n"
 		   "with targets, those without one there, and a panel for each of the 6\n"

@@ -115,6 +115,26 @@ check plot_with_processes_succeeds [ $? -eq 0 ]
 check plot_says_two_processes grep -q 'from 3 log files, 2 processes' "$dir/out"
 check plot_three_panels [ "$(png_height "$dir/procs.png")" -eq 1200 ]
 
+# A directory given (logs copied from another machine) instead of log_dir,
+# here one with a bad log: its logs and per-process logs; a samples log
+# given: that log alone; a directory without pfprof.log*, and no such file.
+"$ctl" -c "$dir/bad.conf" plot --out "$dir/dir.png" "$dir/log" > "$dir/out" 2>&1
+check plot_dir_succeeds [ $? -eq 0 ]
+check plot_dir_says grep -q "wrote $dir/dir.png from 3 log files, 2 processes" "$dir/out"
+check plot_dir_three_panels [ "$(png_height "$dir/dir.png")" -eq 1200 ]
+"$ctl" -c "$dir/bad.conf" plot --out "$dir/file.png" "$dir/log/pfprof.log.1" > "$dir/out" 2>&1
+check plot_file_succeeds [ $? -eq 0 ]
+check plot_file_says grep -q "wrote $dir/file.png from 1 log file, 0 processes" "$dir/out"
+check plot_file_two_panels [ "$(png_height "$dir/file.png")" -eq 800 ]
+"$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/x.png" "$dir" 2> "$dir/err"
+check plot_dir_without_logs_fails [ $? -eq 1 ]
+check plot_dir_without_logs_says grep -q "no pfprof.log\* in $dir: No such file" "$dir/err"
+check plot_dir_without_logs_hint grep -q 'hint: a log of another name: pfprofctl plot FILE' \
+	"$dir/err"
+"$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/x.png" "$dir/nothing" 2> "$dir/err"
+check plot_no_such_file_fails [ $? -eq 1 ]
+check plot_no_such_file_says grep -q "reading $dir/nothing: No such file" "$dir/err"
+
 # Format 1 alone: the same three panels.
 mv "$dir/log/pfprof-procs.log" "$dir/format2.log"
 "$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/format1.png" > "$dir/out" 2>&1
@@ -243,8 +263,8 @@ check script_missing_fails [ $? -eq 1 ]
 check script_missing_named grep -q "reading $dir/missing.gp (PFPROF_PLOT_SCRIPT): No such file" \
 	"$dir/err"
 
-"$ctl" -c "$dir/pfprofd.conf" plot extra 2> /dev/null
-check plot_rejects_arguments [ $? -eq 2 ]
+"$ctl" -c "$dir/pfprofd.conf" plot "$dir/log" extra 2> /dev/null
+check plot_rejects_two_operands [ $? -eq 2 ]
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
