@@ -332,11 +332,13 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 
 const struct ctl_command ctl_plot_command = {
 	.name = "plot", .operands = "[DIR|LOG]", .max_operands = 1,
-	.summary = "Plot cumulative faults and CPU time from the logs (PNG)",
+	.summary = "Plot faults and CPU time from the logs (PNG)",
 	.details = "Reads every log in the log directory (or DIR), oldest first, or the\n"
 		   "samples log LOG alone (no per-process panels), and draws the\n"
-		   "cumulative minor and major faults and CPU time against time, and the\n"
-		   "faults of each of the 8 processes with the most (per-process log);\n"
+		   "cumulative minor and major faults (one axis), their rates, the CPU\n"
+		   "time and CPU use against the time since the first sample (its UTC\n"
+		   "time in the title), and the cumulative faults of each of the 8\n"
+		   "processes with the most (per-process log);\n"
 		   "with targets, those without one there, and a panel for each of the 6\n"
 		   "targets with the most: its total (exited processes too) and its 5\n"
 		   "processes with the most.\n"

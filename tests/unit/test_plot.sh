@@ -93,10 +93,10 @@ check out_unwritable_named grep -q "writing $dir/no/such/dir.png: No such file o
 png_height() {
 	od -An -tu1 -j20 -N4 "$1" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 }'
 }
-check plot_two_panels_without_processes [ "$(png_height "$dir/out.png")" -eq 800 ]
+check plot_four_panels_without_processes [ "$(png_height "$dir/out.png")" -eq 1600 ]
 
 # The per-process logs, one of each format (2 adds the target column; 0 is
-# none): their processes get a third panel. Each process is in one file only,
+# none): their processes get a fifth panel. Each process is in one file only,
 # so both are read.
 awk 'BEGIN {
 	print "# pfprof per-process log format 1"
@@ -113,7 +113,7 @@ awk 'BEGIN {
 "$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/procs.png" > "$dir/out" 2>&1
 check plot_with_processes_succeeds [ $? -eq 0 ]
 check plot_says_two_processes grep -q 'from 3 log files, 2 processes' "$dir/out"
-check plot_three_panels [ "$(png_height "$dir/procs.png")" -eq 1200 ]
+check plot_five_panels [ "$(png_height "$dir/procs.png")" -eq 2000 ]
 
 # A directory given (logs copied from another machine) instead of log_dir,
 # here one with a bad log: its logs and per-process logs; a samples log
@@ -121,11 +121,11 @@ check plot_three_panels [ "$(png_height "$dir/procs.png")" -eq 1200 ]
 "$ctl" -c "$dir/bad.conf" plot --out "$dir/dir.png" "$dir/log" > "$dir/out" 2>&1
 check plot_dir_succeeds [ $? -eq 0 ]
 check plot_dir_says grep -q "wrote $dir/dir.png from 3 log files, 2 processes" "$dir/out"
-check plot_dir_three_panels [ "$(png_height "$dir/dir.png")" -eq 1200 ]
+check plot_dir_five_panels [ "$(png_height "$dir/dir.png")" -eq 2000 ]
 "$ctl" -c "$dir/bad.conf" plot --out "$dir/file.png" "$dir/log/pfprof.log.1" > "$dir/out" 2>&1
 check plot_file_succeeds [ $? -eq 0 ]
 check plot_file_says grep -q "wrote $dir/file.png from 1 log file, 0 processes" "$dir/out"
-check plot_file_two_panels [ "$(png_height "$dir/file.png")" -eq 800 ]
+check plot_file_four_panels [ "$(png_height "$dir/file.png")" -eq 1600 ]
 "$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/x.png" "$dir" 2> "$dir/err"
 check plot_dir_without_logs_fails [ $? -eq 1 ]
 check plot_dir_without_logs_says grep -q "no pfprof.log\* in $dir: No such file" "$dir/err"
@@ -140,7 +140,7 @@ mv "$dir/log/pfprof-procs.log" "$dir/format2.log"
 "$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/format1.png" > "$dir/out" 2>&1
 check plot_format1_succeeds [ $? -eq 0 ]
 check plot_format1_says_one_process grep -q 'from 3 log files, 1 process$' "$dir/out"
-check plot_format1_three_panels [ "$(png_height "$dir/format1.png")" -eq 1200 ]
+check plot_format1_five_panels [ "$(png_height "$dir/format1.png")" -eq 2000 ]
 rm "$dir/log/pfprof-procs.log.1"
 
 # Targets. gnuplot is given a script that keeps what pfprofctl split (its
@@ -161,7 +161,13 @@ print 'targetprocfiles ' . targetprocfiles
 print 'targetproctitles ' . targetproctitles
 set print
 GP
-echo "load '$real_script'" >> "$PFPROF_PLOT_SCRIPT"
+cat >> "$PFPROF_PLOT_SCRIPT" <<GP
+load '$real_script'
+set print split . '/words' append
+print 'start ' . start
+print sprintf('bin %g', bin)
+set print
+GP
 
 # 32-bit FNV-1a, as lib/targets.c numbers units and cgroups.
 fnv1a() {	# hash, text
@@ -205,7 +211,7 @@ BEGIN {
 check targets_plot_succeeds [ $? -eq 0 ]
 check targets_plot_says grep -q 'from 3 log files, 1 process, 2 targets$' "$dir/out"
 check targets_plot_is_png is_png "$dir/targets.png"
-check targets_five_panels [ "$(png_height "$dir/targets.png")" -eq 2000 ]
+check targets_seven_panels [ "$(png_height "$dir/targets.png")" -eq 2800 ]
 split=$dir/targets.png.split
 words() {	# name: the words gnuplot was given
 	sed -n "s/^$1 //p" "$split/words"
@@ -239,10 +245,25 @@ awk 'BEGIN {
 "$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/seven.png" > "$dir/out" 2>&1
 check seven_targets_plot_succeeds [ $? -eq 0 ]
 check seven_targets_says grep -q 'from 3 log files, 0 processes, 6 of 7 targets$' "$dir/out"
-check seven_targets_eight_panels [ "$(png_height "$dir/seven.png")" -eq 3200 ]
+check seven_targets_ten_panels [ "$(png_height "$dir/seven.png")" -eq 4000 ]
 split=$dir/seven.png.split
 check least_target_not_drawn [ "$(words targettitles)" = \
 	"tree:507 tree:506 tree:505 tree:504 tree:503 tree:502" ]
+
+# The wall-clock time of the first sample is in the picture (UTC); rates are
+# per second over 1 s bins, wider over a long log (at most 1000 bins);
+# faults have one axis.
+check start_time [ "$(words start)" = "2025-11-23 09:26:40 UTC" ]
+check rate_bin_1s [ "$(words bin)" = 1 ]
+awk 'BEGIN {
+	print "# pfprof log format 2"
+	printf "1 1763890000.000000 1 1 5 1 2.0 1 5 1 2.0 - - - - -\n"
+	printf "2 1763892500.500000 1 1 5 1 2.0 1 10 2 4.0 - - - - -\n"
+}' > "$dir/long.log"
+"$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/long.png" "$dir/long.log" > /dev/null 2>&1
+split=$dir/long.png.split
+check rate_bin_wider [ "$(words bin)" = 3 ]
+check faults_one_axis sh -c "! grep -qE 'y2|x1y2' '$real_script'"
 
 # Not installed: the script is found beside pfprofctl, or in ../plots from
 # it as in the source tree (each copy of it says that it ran).
