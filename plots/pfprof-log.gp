@@ -30,10 +30,10 @@ ntargets = words(targetfiles)
 panels = 4 + (nprocs ? 1 : 0) + ntargets
 
 # Exit status 3: no line has a sample's time, faults and CPU (not a pfprof log).
-stats data using 2:($5 + $6 + $7) nooutput
+stats data using ($2 + 0 * ($5 + $6 + $7)) nooutput   # column 2, where 5 to 7 are too
 if (!exists("STATS_records")) { exit status 3 }
-t0 = STATS_min_x
-span = STATS_max_x - t0
+t0 = STATS_min
+span = STATS_max - t0
 samples = STATS_records
 # wall_time_s is UTC; gnuplot's strftime() does not apply a time zone.
 start = strftime("%Y-%m-%d %H:%M:%S UTC", t0)
@@ -47,7 +47,8 @@ set terminal pngcairo size 1200,(400 * panels) font ",10"
 set output out
 set datafile commentschars "#"
 set multiplot layout panels,1 \
-    title sprintf("pfprof: %d samples from %s, the first at %s", samples, label, start) \
+    title sprintf("pfprof: %d sample%s from %s, the first at %s", samples, \
+                  samples == 1 ? "" : "s", label, start) \
     noenhanced
 set grid
 set lmargin 12   # the same plot width and place in every panel

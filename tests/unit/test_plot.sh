@@ -263,6 +263,10 @@ awk 'BEGIN {
 "$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/long.png" "$dir/long.log" > /dev/null 2>&1
 split=$dir/long.png.split
 check rate_bin_wider [ "$(words bin)" = 3 ]
+head -2 "$dir/long.log" > "$dir/one.log"
+"$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/one.png" "$dir/one.log" > /dev/null 2> "$dir/err"
+check one_sample_plots [ $? -eq 0 ]
+check one_sample_no_warning [ ! -s "$dir/err" ]
 check faults_one_axis sh -c "! grep -qE 'y2|x1y2' '$real_script'"
 
 # Not installed: the script is found beside pfprofctl, or in ../plots from
