@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pfprofctl plot: cumulative faults and CPU time from the logs, via gnuplot. */
+/* pfprofctl plot: faults and CPU time from the logs, totals and rates, via gnuplot. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -27,6 +27,21 @@ struct plot_source {
 	bool given;			/* on the command line */
 };
 
+/* The first line of a samples log, which says so: 0, -EINVAL (reported) or -errno. */
+static int check_magic(FILE *from, const char *path, char **line, size_t *size, ssize_t *len)
+{
+	errno = 0;
+	*len = getline(line, size, from);
+	if (*len < 0 && ferror(from))
+		return errno ? -errno : -EIO;
+	if (*len < 0 || strncmp(*line, LOGFORMAT_MAGIC, strlen(LOGFORMAT_MAGIC))) {
+		ctl_error(0, "%s is not a pfprof samples log (its first line is not '"
+			  LOGFORMAT_MAGIC "N')", path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /*
  * Copies the samples log at path to to, adding its samples to *samples.
  * 0, -ENOENT if there is no such file, or -errno (reported).
@@ -36,26 +51,19 @@ static int copy_log(FILE *to, const char *path, long *samples)
 	FILE *from = fopen(path, "re");
 	char *line = NULL;
 	size_t size = 0;
-	ssize_t len;
-	int err = 0;
+	ssize_t len = 0;
+	int err;
 
 	if (!from && errno == ENOENT)
 		return -ENOENT;
-	if (!from)
-		err = -errno;
-	for (bool first = true; !err && (len = getline(&line, &size, from)) > 0; first = false) {
-		if (first && strncmp(line, LOGFORMAT_MAGIC, strlen(LOGFORMAT_MAGIC))) {
-			ctl_error(0, "%s is not a pfprof samples log (its first line is not '"
-				  LOGFORMAT_MAGIC "N')", path);
-			err = -EINVAL;
-			break;
-		}
+	err = from ? check_magic(from, path, &line, &size, &len) : -errno;
+	for (; !err && len > 0; len = getline(&line, &size, from)) {
 		*samples += line[0] != '#';
 		fwrite(line, 1, (size_t)len, to);
 	}
-	if (from && !err && ferror(from))
-		err = -errno;
-	if (err != -EINVAL && err)
+	if (!err && ferror(from))
+		err = errno ? -errno : -EIO;
+	if (err && err != -EINVAL)
 		ctl_error(err, "reading %s", path);
 	free(line);
 	if (from)

@@ -51,6 +51,8 @@ printf '# pfprof log format 2\n# created 1763890000\n# columns: seq\n' > "$dir/b
 bad_plot header_only "no samples in $dir/bad yet: its log holds only the header"
 printf 'seq wall\n1,2,3\n' > "$dir/bad/pfprof.log"
 bad_plot garbage "$dir/bad/pfprof.log is not a pfprof samples log"
+: > "$dir/bad/pfprof.log"
+bad_plot empty "$dir/bad/pfprof.log is not a pfprof samples log"
 printf '# pfprof log format 2\nsome text\n1 2 3\n' > "$dir/bad/pfprof.log"
 bad_plot no_sample_columns "no line of $dir/bad has a sample's columns"
 
