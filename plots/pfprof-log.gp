@@ -39,9 +39,12 @@ samples = STATS_records
 start = strftime("%Y-%m-%d %H:%M:%S UTC", t0)
 # Rates are the sums of the per-period columns over bins of bin seconds
 # (at most 1000 bins), divided by bin; a bin a sample was missed in, and
-# the last, partial one, are low.
+# the last, partial one, are low, and one without samples (pfprofd or the
+# module not running) is 0. gnuplot's bins are centred on the binrange's
+# ends and the binwidth's steps between: [0, bin) is the first.
 bin = span > 1000 ? ceil(span / 1000.0) : 1
-binned(t) = bin * floor((t - t0) / bin) + bin / 2.0   # the bin's middle, for histeps
+binfirst = bin / 2.0
+binlast = binfirst + bin * (span < bin ? 1 : floor(span / bin))   # two bins at least
 
 set terminal pngcairo size 1200,(400 * panels) font ",10"
 set output out
@@ -69,8 +72,10 @@ plot data using ($2 - t0):(minor = minor + $5) with lines lw 2 title "minor", \
 
 set ylabel sprintf("faults per second (%g s bins)", bin)
 set key top right
-plot data using (binned($2)):($5 / bin) smooth frequency with histeps lw 2 title "minor", \
-     data using (binned($2)):($6 / bin) smooth frequency with histeps lw 2 title "major"
+plot data using ($2 - t0):($5 / bin) bins binrange [binfirst:binlast] binwidth=bin \
+          with histeps lw 2 title "minor", \
+     data using ($2 - t0):($6 / bin) bins binrange [binfirst:binlast] binwidth=bin \
+          with histeps lw 2 title "major"
 
 set key top left
 set ylabel "CPU time, utime + stime (s, cumulative)"
@@ -79,7 +84,8 @@ plot data using ($2 - t0):(cpu = cpu + $7 / 1000.0) with lines lw 2 title "CPU"
 
 set ylabel sprintf("CPU use (%% of one CPU, %g s bins)", bin)
 set key top right
-plot data using (binned($2)):($7 / (10.0 * bin)) smooth frequency with histeps lw 2 title "CPU"
+plot data using ($2 - t0):($7 / (10.0 * bin)) bins binrange [binfirst:binlast] binwidth=bin \
+          with histeps lw 2 title "CPU"
 set key top left
 
 # Per process: its minor + major faults; the total of all, dashed, to compare.

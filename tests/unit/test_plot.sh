@@ -269,6 +269,28 @@ head -2 "$dir/long.log" > "$dir/one.log"
 "$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/one.png" "$dir/one.log" > /dev/null 2> "$dir/err"
 check one_sample_plots [ $? -eq 0 ]
 check one_sample_no_warning [ ! -s "$dir/err" ]
+# Rates, from what the script plots (set table): 20 samples of 10 minor
+# faults, 1 major and 5 ms of CPU in [0, 1) s, none for 3 s, 20 more in
+# [4, 5): 200 and 20 faults per second, 10 % CPU, and 0 between.
+awk 'BEGIN {
+	print "# pfprof log format 2"
+	for (i = 0; i < 40; i++)
+		printf "%d %.6f 0 0 10 1 5.0 1 0 0 0 - - - - -\n", i,
+			1763890000 + (i < 20 ? 0 : 3) + i * 0.05
+}' > "$dir/gap.log"
+printf 'set table "%s/tables"\nload "%s"\n' "$dir" "$real_script" > "$dir/table.gp"
+PFPROF_PLOT_SCRIPT=$dir/table.gp "$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/gap.png" \
+	"$dir/gap.log" > /dev/null 2>&1
+rates() {	# title, which of the curves so titled: its y values
+	awk -v title="# Curve title: \"$1\"" -v n="$2" '
+		$0 == title { in_curve = (++seen == n); next }
+		/^# Curve/ { in_curve = 0 }
+		in_curve && NF >= 2 && $1 !~ /^#/ { printf "%s%s", sep, $2; sep = " " }
+	' "$dir/tables"
+}
+check rate_minor_bins [ "$(rates minor 2)" = "200 0 0 0 200" ]
+check rate_major_bins [ "$(rates major 2)" = "20 0 0 0 20" ]
+check rate_cpu_bins [ "$(rates CPU 2)" = "10 0 0 0 10" ]
 check faults_one_axis sh -c "! grep -qE 'y2|x1y2' '$real_script'"
 
 # Not installed: the script is found beside pfprofctl, or in ../plots from
