@@ -52,8 +52,12 @@ const char *plot_script_find(char *buf, size_t size)
 	    try_path(buf, size, dir, "../plots/" PLOTSCRIPT_NAME) ||
 	    try_path(buf, size, NULL, PFPROF_PLOT_SCRIPT))
 		return buf;
-	ctl_error(-ENOENT, "finding " PLOTSCRIPT_NAME " (in %s, %s/../plots, %s)",
-		  dir[0] ? dir : "pfprofctl's directory", dir, PFPROF_PLOT_SCRIPT);
+	if (dir[0])
+		ctl_error(-ENOENT, "finding " PLOTSCRIPT_NAME " (in %s, %s/../plots, %s)", dir, dir,
+			  PFPROF_PLOT_SCRIPT);
+	else
+		ctl_error(-ENOENT, "finding %s (pfprofctl's own directory unknown)",
+			  PFPROF_PLOT_SCRIPT);
 	ctl_hint("install it (make install), or set PFPROF_PLOT_SCRIPT");
 	return NULL;
 }

@@ -303,9 +303,20 @@ for where in tree/pfprofctl:tree/plots beside:beside; do
 		> "$dir/${where#*:}/pfprof-log.gp"
 	env -u PFPROF_PLOT_SCRIPT "$bin/pfprofctl" -c "$dir/pfprofd.conf" plot \
 		--out "$dir/${bin##*/}.png" > "$dir/out" 2>&1
-	check "script_${where%%:*}_found" [ -e "$dir/${bin##*/}.ran" ]
-	check "script_${where%%:*}_plot_is_png" is_png "$dir/${bin##*/}.png"
+	check "script_${where%%[/:]*}_found" [ -e "$dir/${bin##*/}.ran" ]
+	check "script_${where%%[/:]*}_plot_is_png" is_png "$dir/${bin##*/}.png"
 done
+# None: each place is named (unless one is installed on this machine).
+installed=$("$ctl" plot --help | sed -n 's/.* or \(\/.*\/pfprof-log.gp\)$/\1/p')
+if [ -n "$installed" ] && [ ! -e "$installed" ]; then
+	mkdir "$dir/lone"
+	cp "$ctl" "$dir/lone/"
+	env -u PFPROF_PLOT_SCRIPT "$dir/lone/pfprofctl" -c "$dir/pfprofd.conf" plot \
+		--out "$dir/lone.png" 2> "$dir/err"
+	check script_none_fails [ $? -eq 1 ]
+	check script_none_named grep -qF "finding pfprof-log.gp (in $dir/lone, $dir/lone/../plots, \
+$installed): No such file" "$dir/err"
+fi
 PFPROF_PLOT_SCRIPT=$dir/missing.gp "$ctl" -c "$dir/pfprofd.conf" plot \
 	--out "$dir/missing.png" 2> "$dir/err"
 check script_missing_fails [ $? -eq 1 ]
