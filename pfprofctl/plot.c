@@ -214,8 +214,7 @@ static int gather(const struct plot_source *src, const char *data)
 			ctl_hint("pfprofd writes them; see: pfprofctl status");
 	} else if (n > 0 && !samples) {
 		ctl_error(0, "no samples in %s yet: %s only the header", src->label,
-			  n == 1 && !src->file ? "its log holds" : n == 1 ? "it holds" :
-			  "its logs hold");
+			  src->file ? "it holds" : n == 1 ? "its log holds" : "its logs hold");
 		ctl_hint("the module samples while processes are profiled (pfprofctl add);"
 			 " see: pfprofctl status");
 		n = 0;
