@@ -7,7 +7,7 @@
 #include <string.h>
 
 static const char header_format[] =
-	"# pfprof log format 2\n"
+	LOGFORMAT_MAGIC "2\n"
 	"# created %" PRIu64 "\n"
 	LOGFORMAT_COLUMNS "\n"
 	"# units: seq = sample number since module load; wall_time_s = seconds since"

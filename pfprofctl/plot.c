@@ -1,44 +1,82 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pfprofctl plot: cumulative faults and CPU time from the logs, via gnuplot. */
+/* pfprofctl plot: faults and CPU time from the logs, totals and rates, via gnuplot. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "atomicfile.h"
 #include "ctl.h"
 #include "logformat.h"
 #include "plotprocs.h"
+#include "plotscript.h"
 #include "plotwords.h"
-
-#ifndef PFPROF_PLOT_SCRIPT
-#define PFPROF_PLOT_SCRIPT "/usr/local/share/pfprof/pfprof-log.gp"
-#endif
 
 enum { OPT_OUT };
 
-static int append_file(FILE *to, const char *path)
-{
-	char buf[65536];
-	FILE *from = fopen(path, "re");
-	size_t n;
+/* What is drawn: the logs of config.log_dir, or one samples log. */
+struct plot_source {
+	struct pfprof_config config;	/* log_dir, keep, pid_file (targets' labels) */
+	const char *file;		/* the samples log given, or NULL */
+	const char *label;		/* the log_dir or file, for titles and messages */
+	bool given;			/* on the command line */
+};
 
-	if (!from)
-		return -errno;
-	while ((n = fread(buf, 1, sizeof(buf), from)) > 0)
-		fwrite(buf, 1, n, to);
-	fclose(from);
-	return ferror(to) ? -EIO : 0;
+/* The first line of a samples log, which says so: 0, -EINVAL (reported) or -errno. */
+static int check_magic(FILE *from, const char *path, char **line, size_t *size, ssize_t *len)
+{
+	errno = 0;
+	*len = getline(line, size, from);
+	if (*len < 0 && ferror(from))
+		return errno ? -errno : -EIO;
+	if (*len < 0 || strncmp(*line, LOGFORMAT_MAGIC, strlen(LOGFORMAT_MAGIC))) {
+		ctl_error(0, "%s is not a pfprof samples log (its first line is not '"
+			  LOGFORMAT_MAGIC "N')", path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Copies the samples log at path to to, adding its samples to *samples.
+ * 0, -ENOENT if there is no such file, or -errno (reported).
+ */
+static int copy_log(FILE *to, const char *path, long *samples)
+{
+	FILE *from = fopen(path, "re");
+	char *line = NULL;
+	size_t size = 0;
+	ssize_t len = 0;
+	int err;
+
+	if (!from && errno == ENOENT)
+		return -ENOENT;
+	err = from ? check_magic(from, path, &line, &size, &len) : -errno;
+	for (; !err && len > 0; len = getline(&line, &size, from)) {
+		*samples += line[0] != '#';
+		fwrite(line, 1, (size_t)len, to);
+	}
+	if (!err && ferror(from))
+		err = errno ? -errno : -EIO;
+	if (err && err != -EINVAL)
+		ctl_error(err, "reading %s", path);
+	free(line);
+	if (from)
+		fclose(from);
+	return err;
 }
 
 /*
  * Copies every log, oldest first, into one file for gnuplot (so that no
- * file name goes through a shell). Returns how many logs, or -errno.
+ * file name goes through a shell), counting their samples. Returns how many
+ * logs, or -errno (reported).
  */
-static int gather_logs(const struct pfprof_config *config, FILE *to)
+static int gather_logs(const struct pfprof_config *config, FILE *to, long *samples)
 {
 	char path[PATH_MAX];
 	int n = 0;
@@ -46,17 +84,20 @@ static int gather_logs(const struct pfprof_config *config, FILE *to)
 	for (int i = config->keep; i >= 0; i--) {
 		int err = logformat_path(path, sizeof(path), config->log_dir, LOGKIND_SAMPLES, i);
 
-		if (!err)
-			err = append_file(to, path);
-		if (err == -ENOENT)
-			continue;
 		if (err) {
-			ctl_error(err, "reading %s", path);
+			ctl_error(err, "the logs in %s", config->log_dir);
 			return err;
 		}
-		n++;
+		err = copy_log(to, path, samples);
+		if (err && err != -ENOENT)
+			return err;
+		n += !err;
 	}
-	return fflush(to) ? -errno : n;
+	if (fflush(to)) {
+		ctl_error(-errno, "writing the samples for gnuplot");
+		return -EIO;
+	}
+	return n;
 }
 
 /* 0, or the exit status of gnuplot (127: not installed), or -errno. */
@@ -104,18 +145,25 @@ static void remove_dir(const char *dir)
 		ctl_error(-errno, "removing %s", dir);
 }
 
-/* The per-process logs split for gnuplot; without them, the plot lacks their panels. */
-static void split_procs(const struct ctl *ctl, const char *dir, struct plot_procs *procs)
+/*
+ * The per-process logs split for gnuplot; without them (a file given), the
+ * plot lacks their panels.
+ */
+static void split_procs(const struct plot_source *src, const char *dir, struct plot_procs *procs)
 {
+	const struct pfprof_config *config = &src->config;
 	struct target_list targets;
-	int err = target_list_read(ctl->config.pid_file, &targets);
+	int err;
 
+	if (src->file)
+		return;
+	err = target_list_read(config->pid_file, &targets);
 	if (err)
-		ctl_error(err, "reading %s (targets named by their numbers)", ctl->config.pid_file);
-	err = plotprocs_split(&ctl->config, &targets, dir, procs);
+		ctl_error(err, "reading %s (targets named by their numbers)", config->pid_file);
+	err = plotprocs_split(config, &targets, dir, procs);
 	if (err)
 		ctl_error(err, "reading the per-process logs in %s (plotting without them)",
-			  ctl->config.log_dir);
+			  config->log_dir);
 	target_list_free(&targets);
 }
 
@@ -131,72 +179,179 @@ static void report(const char *out, int logs, const struct plot_procs *procs)
 	putchar('\n');
 }
 
-static int plot(const struct ctl *ctl, const char *script, const char *out)
+/* gather_logs() for one file given: 1, or -errno (reported). */
+static int gather_file(const char *path, FILE *to, long *samples)
+{
+	int err = copy_log(to, path, samples);
+
+	if (err == -ENOENT)
+		ctl_error(err, "reading %s", path);
+	return err ? err : 1;
+}
+
+/*
+ * The samples of the logs, gathered into data: how many logs, or 0 or
+ * -errno with the reason reported (no logs, no samples).
+ */
+static int gather(const struct plot_source *src, const char *data)
+{
+	FILE *f = fopen(data, "we");
+	long samples = 0;
+	int n;
+
+	if (!f) {
+		ctl_error(-errno, "creating %s", data);
+		return -EIO;
+	}
+	n = src->file ? gather_file(src->file, f, &samples) :
+			gather_logs(&src->config, f, &samples);
+	fclose(f);
+	if (n == 0) {
+		ctl_error(-ENOENT, "no " LOGFORMAT_FILE "* in %s", src->label);
+		if (src->given)
+			ctl_hint("a log of another name: pfprofctl plot FILE");
+		else
+			ctl_hint("pfprofd writes them; see: pfprofctl status");
+	} else if (n > 0 && !samples) {
+		ctl_error(0, "no samples in %s yet: %s only the header", src->label,
+			  src->file ? "it holds" : n == 1 ? "its log holds" : "its logs hold");
+		ctl_hint("the module samples while processes are profiled (pfprofctl add);"
+			 " see: pfprofctl status");
+		n = 0;
+	}
+	return n;
+}
+
+/* What gnuplot's exit status rc means, reported; the script's own are documented there. */
+static void gnuplot_failed(int rc, const char *script, const char *label)
+{
+	if (rc == 127)
+		ctl_hint("is gnuplot installed? apt install gnuplot-nox");
+	else if (rc < 0)
+		ctl_error(rc, "running gnuplot");
+	else if (rc == 3)
+		ctl_error(0, "no line of %s has a sample's columns (time, faults, CPU):"
+			  " not a pfprof log?", label);
+	else
+		ctl_error(0, "gnuplot %s exited with status %d", script, rc);
+}
+
+/* Draws into out (the temporary PNG): PFPROF_EXIT_OK, or the failure reported. */
+static int draw(const struct plot_source *src, const char *script, const char *out, int *logs,
+		struct plot_procs *procs)
 {
 	char dir[] = "/tmp/pfprof-plot.XXXXXX", data[sizeof(dir) + 8];
-	struct plot_procs procs = { 0 };
-	int n, rc;
-	FILE *f;
+	int rc = PFPROF_EXIT_FAILED;
 
 	if (!mkdtemp(dir)) {
 		ctl_error(-errno, "creating %s", dir);
 		return PFPROF_EXIT_FAILED;
 	}
 	snprintf(data, sizeof(data), "%s/samples", dir);
-	f = fopen(data, "we");
-	if (!f) {
-		ctl_error(-errno, "creating %s", data);
-		rmdir(dir);
-		return PFPROF_EXIT_FAILED;
+	*logs = gather(src, data);
+	if (*logs > 0) {
+		split_procs(src, dir, procs);
+		rc = run_gnuplot(script, data, procs, src->label, out);
+		if (rc)
+			gnuplot_failed(rc, script, src->label);
 	}
-	n = gather_logs(&ctl->config, f);
-	fclose(f);
-	if (n == 0) {
-		ctl_error(-ENOENT, "no logs in %s", ctl->config.log_dir);
-		ctl_hint("pfprofd writes them; see: pfprofctl status");
-	}
-	if (n > 0)
-		split_procs(ctl, dir, &procs);
-	rc = n > 0 ? run_gnuplot(script, data, &procs, ctl->config.log_dir, out) :
-		     PFPROF_EXIT_FAILED;
 	remove_dir(dir);
-	if (n <= 0)
-		return PFPROF_EXIT_FAILED;
-	if (rc == 127)
-		ctl_hint("is gnuplot installed? apt install gnuplot-nox");
-	else if (rc < 0)
-		ctl_error(rc, "running gnuplot");
-	else if (rc)
-		ctl_error(0, "gnuplot %s exited with status %d", script, rc);
-	else
-		report(out, n, &procs);
-	plotprocs_free(&procs);
 	return rc ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
+}
+
+/* What a new file gets: 0666 less the umask. */
+static mode_t new_file_mode(void)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	return 0666 & ~mask;
+}
+
+/* The PNG is drawn beside out and renamed over it once drawn: a failure leaves out as it was. */
+static int plot(const struct plot_source *src, const char *script, const char *out)
+{
+	struct plot_procs procs = { 0 };
+	struct atomic_file png;
+	int logs = 0, rc, err = atomic_file_begin(&png, out);
+
+	if (err) {
+		ctl_error(err, "writing %s", out);
+		return PFPROF_EXIT_FAILED;
+	}
+	rc = draw(src, script, png.temp, &logs, &procs);
+	if (rc)
+		atomic_file_abort(&png);
+	else if ((err = atomic_file_commit(&png, new_file_mode(), false)))
+		ctl_error(err, "writing %s", out);
+	else
+		report(out, logs, &procs);
+	plotprocs_free(&procs);
+	return rc || err ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
+}
+
+/* The logs of the configured log_dir, of a directory, or the one file given. */
+static int source(const struct ctl *ctl, const char *arg, struct plot_source *src)
+{
+	struct stat st;
+
+	src->config = ctl->config;
+	src->file = NULL;
+	src->label = src->config.log_dir;
+	src->given = arg;
+	if (!arg)
+		return 0;
+	if (stat(arg, &st)) {
+		int err = -errno;
+
+		ctl_error(err, "reading %s", arg);
+		return err;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		src->file = src->label = arg;
+		return 0;
+	}
+	if ((size_t)snprintf(src->config.log_dir, sizeof(src->config.log_dir), "%s", arg) >=
+	    sizeof(src->config.log_dir)) {
+		ctl_error(-ENAMETOOLONG, "reading %s", arg);
+		return -ENAMETOOLONG;
+	}
+	return 0;
 }
 
 static int run(struct ctl *ctl, const struct ctl_call *call)
 {
 	const char *out = call->option[OPT_OUT].set ? call->option[OPT_OUT].string : "pfprof.png";
-	const char *script = getenv("PFPROF_PLOT_SCRIPT");
+	char buf[PATH_MAX];
+	const char *script;
+	static struct plot_source src;	/* a configuration is large */
 
+	if (source(ctl, call->nr_operands ? call->operands[0] : NULL, &src))
+		return PFPROF_EXIT_FAILED;
 	/* They go inside '...' on gnuplot's command line. */
-	if (strchr(out, '\'') || strchr(ctl->config.log_dir, '\'')) {
-		ctl_error(-EINVAL, "a single quote in %s or %s", out, ctl->config.log_dir);
+	if (strchr(out, '\'') || strchr(src.label, '\'')) {
+		ctl_error(-EINVAL, "a single quote in %s or %s", out, src.label);
 		return PFPROF_EXIT_FAILED;
 	}
-	return plot(ctl, script ? script : PFPROF_PLOT_SCRIPT, out);
+	script = plot_script_find(buf, sizeof(buf));
+	return script ? plot(&src, script, out) : PFPROF_EXIT_FAILED;
 }
 
 const struct ctl_command ctl_plot_command = {
-	.name = "plot", .operands = "",
-	.summary = "Plot cumulative faults and CPU time from the logs (PNG)",
-	.details = "Reads every log in the log directory, oldest first, and draws the\n"
-		   "cumulative minor and major faults and CPU time against time, and the\n"
-		   "faults of each of the 8 processes with the most (per-process log);\n"
+	.name = "plot", .operands = "[DIR|LOG]", .max_operands = 1,
+	.summary = "Plot faults and CPU time from the logs (PNG)",
+	.details = "Reads every log in the log directory (or DIR), oldest first, or the\n"
+		   "samples log LOG alone (no per-process panels), and draws the\n"
+		   "cumulative minor and major faults (one axis), their rates, the CPU\n"
+		   "time and CPU use against the time since the first sample (its UTC\n"
+		   "time in the title), and the cumulative faults of each of the 8\n"
+		   "processes with the most (per-process log);\n"
 		   "with targets, those without one there, and a panel for each of the 6\n"
 		   "targets with the most: its total (exited processes too) and its 5\n"
 		   "processes with the most.\n"
-		   "The gnuplot script is " PFPROF_PLOT_SCRIPT " (PFPROF_PLOT_SCRIPT overrides).\n",
+		   "The gnuplot script is " PLOTSCRIPT_NAME " beside pfprofctl, in ../plots\n"
+		   "from it (the source tree) or " PFPROF_PLOT_SCRIPT "\n"
+		   "(PFPROF_PLOT_SCRIPT overrides).\n",
 	.options = {
 		[OPT_OUT] = { "out", 'o', CTL_STRING, "FILE",
 			      "the PNG to write (default pfprof.png)" },

@@ -1,4 +1,4 @@
-# pfprof: cumulative page faults and CPU time from pfprofd's logs.
+# pfprof: page faults and CPU time, totals and rates, from pfprofd's logs.
 #   gnuplot -e "files='pfprof.log.1 pfprof.log'; out='pfprof.png'" pfprof-log.gp
 # files: the logs, oldest first (pfprofctl plot passes one file holding them
 # all); label: what the title names them (default: files). Columns are those
@@ -7,7 +7,7 @@
 # restart at 0) does not break the curves.
 # procfiles, proctitles (optional, as many words each): one file per process,
 # "<wall_time_s> <minor_faults> <major_faults>" lines (pfprofctl plot splits
-# pfprof-procs.log so), and "name/pid" titles; they get a third panel.
+# pfprof-procs.log so), and "name/pid" titles; they get a panel.
 # targetfiles, targettitles (optional, as many words each): per target, all
 # its processes' lines in one file (the same three columns, a line per
 # process per sample, exited processes too), and its label; a panel each,
@@ -27,39 +27,66 @@ if (!exists("targetproctitles")) targetproctitles = targetprocfiles
 data = '< cat ' . files
 nprocs = words(procfiles)
 ntargets = words(targetfiles)
-panels = 2 + (nprocs ? 1 : 0) + ntargets
+panels = 4 + (nprocs ? 1 : 0) + ntargets
 
-stats data using 2 nooutput
+# Exit status 3: no line has a sample's time, faults and CPU (not a pfprof log).
+stats data using ($2 + 0 * ($5 + $6 + $7)) nooutput   # column 2, where 5 to 7 are too
+if (!exists("STATS_records")) { exit status 3 }
 t0 = STATS_min
+span = STATS_max - t0
 samples = STATS_records
+# wall_time_s is UTC; gnuplot's strftime() does not apply a time zone.
+start = strftime("%Y-%m-%d %H:%M:%S UTC", t0)
+# Rates are the sums of the per-period columns over bins of bin seconds
+# (at most 1000 bins), divided by bin; a bin a sample was missed in, and
+# the last, partial one, are low, and one without samples (pfprofd or the
+# module not running) is 0. gnuplot's bins are centred on the binrange's
+# ends and the binwidth's steps between: [0, bin) is the first.
+bin = span > 1000 ? ceil(span / 1000.0) : 1
+binfirst = bin / 2.0
+binlast = binfirst + bin * (span < bin ? 1 : floor(span / bin))   # two bins at least
 
 set terminal pngcairo size 1200,(400 * panels) font ",10"
 set output out
 set datafile commentschars "#"
 set multiplot layout panels,1 \
-    title sprintf("pfprof: %d samples from %s", samples, label) noenhanced
+    title sprintf("pfprof: %d sample%s from %s, the first at %s", samples, \
+                  samples == 1 ? "" : "s", label, start) \
+    noenhanced
 set grid
-set rmargin 12   # the same plot width above and below
+set lmargin 12   # the same plot width and place in every panel
+set rmargin 4
 set key top left
-set xlabel "time since the first sample (s)"
+set xrange [0:(span > 0 ? span : 1)]   # the same time axis in every panel
+set yrange [0:*]   # counts and rates: from 0, and never an empty range
+set offsets 0, 0, graph 0.05, 0   # a curve at its top clear of the border
+set xlabel sprintf("time since the first sample, %s (s)", start)
 
-# Major faults are usually far fewer: they get their own axis, on the right.
-set ylabel "minor and all faults (cumulative)"
-set y2label "major faults (cumulative)"
-set ytics nomirror
-set y2tics
+# One axis for all faults: the curves compare as they are.
+set ylabel "faults (cumulative)"
 minor = 0; major = 0; both = 0
-plot data using ($2 - t0):(minor = minor + $5) axes x1y1 with lines lw 2 title "minor (left)", \
-     data using ($2 - t0):(both = both + $5 + $6) axes x1y1 with lines lw 1 dt 2 \
-          title "minor + major (left)", \
-     data using ($2 - t0):(major = major + $6) axes x1y2 with lines lw 2 title "major (right)"
-unset y2label
-unset y2tics
-set ytics mirror
+plot data using ($2 - t0):(minor = minor + $5) with lines lw 2 title "minor", \
+     data using ($2 - t0):(major = major + $6) with lines lw 2 title "major", \
+     data using ($2 - t0):(both = both + $5 + $6) with lines lw 1 dt 2 lc "black" \
+          title "minor + major"
 
+set ylabel sprintf("faults per second (%g s bins)", bin)
+set key top right
+plot data using ($2 - t0):($5 / bin) bins binrange [binfirst:binlast] binwidth=bin \
+          with histeps lw 2 title "minor", \
+     data using ($2 - t0):($6 / bin) bins binrange [binfirst:binlast] binwidth=bin \
+          with histeps lw 2 title "major"
+
+set key top left
 set ylabel "CPU time, utime + stime (s, cumulative)"
 cpu = 0
 plot data using ($2 - t0):(cpu = cpu + $7 / 1000.0) with lines lw 2 title "CPU"
+
+set ylabel sprintf("CPU use (%% of one CPU, %g s bins)", bin)
+set key top right
+plot data using ($2 - t0):($7 / (10.0 * bin)) bins binrange [binfirst:binlast] binwidth=bin \
+          with histeps lw 2 title "CPU"
+set key top left
 
 # Per process: its minor + major faults; the total of all, dashed, to compare.
 if (nprocs) {

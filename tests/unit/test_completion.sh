@@ -68,6 +68,12 @@ done
 
 result del_offers_no_command "$(complete_words del "" | grep -x add)"
 result plot_out_is_a_file "$(cd "$here" && complete_words plot --out test_comp | grep -vx test_completion.sh)"
+operand=$(cd "$here" && complete_words plot test_comp)
+result plot_operand_is_a_file "$([ "$operand" = test_completion.sh ] ||
+	echo "offered '$(words <<< "$operand")' for plot test_comp")"
+operand=$(cd "$here/../.." && complete_words plot -o x.png plot)
+result plot_operand_is_a_directory "$([ "$operand" = plots ] ||
+	echo "offered '$(words <<< "$operand")' for plot -o x.png plot")"
 
 
 # Files: readline is told they are files (it quotes them, and ends a

@@ -31,7 +31,7 @@ trap 'rm -rf "$dir"' EXIT
 # log header or a command to the module looks like, and the form of all
 # messages.
 syntax=(
-	"# created" "tree PID" "tree pid" "unit name" "cgroup path" "comm name" "key value"
+	"# created" "# pfprof log format N" "tree PID" "tree pid" "unit name" "cgroup path" "comm name" "key value"
 	"R pid" "U pid" "T pid pid" "X pid" "X target" "C id target" "C cgroup-id target"
 	"N target name" "pfprofd: message" "pfprofctl: WHAT: REASON" "pfprofctl: hint: ..."
 )
@@ -126,7 +126,10 @@ quotes() {
 		return out
 	}
 	function emit(text) { print page ":" FNR "\t" plain(text) }
-	FNR == 1 { page = FILENAME; sub(/.*\//, "", page); diag = 0; prev = "" }
+	FNR == 1 { page = FILENAME; sub(/.*\//, "", page); diag = 0; prev = ""; held = "" }
+	# A line ending in a backslash goes on on the next (roff'"'"'s escaped newline).
+	/[^\\]\\$/ { held = held substr($0, 1, length($0) - 1); next }
+	held != "" { $0 = held $0; held = "" }
 	/^\.SH/ { diag = $0 ~ /^\.SH DIAGNOSTICS/ }
 	diag && (prev == ".TP" || prev == ".RS") && /^\.[BIR]/ { emit(macro_text($0)) }
 	open != "" {
