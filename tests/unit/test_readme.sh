@@ -5,20 +5,8 @@
 # Prints "PASS name" / "FAIL name: reason" and "N passed, N failed".
 here=$(cd "$(dirname "$0")" && pwd)
 top=$here/../..
-passed=0
-failed=0
-
-check() {	# name, then a command that must succeed
-	name=$1
-	shift
-	if "$@"; then
-		echo "PASS $name"
-		passed=$((passed + 1))
-	else
-		echo "FAIL $name: $*"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=tests/unit/result.sh
+. "$here/result.sh"
 
 # The lines between the bench-summary markers are what bench/summary.sh prints.
 bench_table_current() {
@@ -35,9 +23,9 @@ bench_table_current() {
 		}'
 }
 
-check readme_bench_table_is_results bench_table_current
+result readme_bench_table_is_results "$(bench_table_current || echo "README.md's bench table is not bench/summary.sh's")"
 has_block() { "$top/tests/lib/readme-block.sh" "$1" "$top/README.md" > /dev/null; }
 
-check readme_build_block has_block build
-check readme_install_block has_block install
-echo "$passed passed, $failed failed"
+result readme_build_block "$(has_block build || echo "no 'tested: build' block")"
+result readme_install_block "$(has_block install || echo "no 'tested: install' block")"
+result_end
