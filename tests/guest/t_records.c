@@ -767,16 +767,13 @@ static void tree_root(int go_fd, int done_fd, int children, unsigned long pages)
 }
 
 /*
- * "T <pid> <target>": every process the root forks is counted from its fork
- * to its exit, although each lives less than a sampling period and is
- * reaped at once: the records of the tree add up to what getrusage() says
- * of the root and its children.
+ * A tree's root (tree_root()) registered as "T <root> <target>", waiting
+ * for its go: run_tree() gives it.
  */
-void test_tree_counts_children(void)
+static pid_t start_tree(int target, int children, unsigned long pages, int *go_fd,
+			int *done_fd)
 {
-	int go[2], done[2], fd, members = 0;
-	uint64_t counts[2], from, to, minor = 0;
-	struct mp3ring ring;
+	int go[2], done[2];
 	char cmd[64];
 	pid_t root;
 
@@ -784,13 +781,39 @@ void test_tree_counts_children(void)
 	root = fork();
 	expect(root >= 0, "fork: %s", strerror(errno));
 	if (root == 0)
-		tree_root(go[0], done[1], TREE_CHILDREN, TREE_PAGES);
-	map_ring(&ring, &fd);
-	snprintf(cmd, sizeof(cmd), "T %d %d", (int)root, TREE_TARGET);
+		tree_root(go[0], done[1], children, pages);
+	snprintf(cmd, sizeof(cmd), "T %d %d", (int)root, target);
 	expect_ok(status_write(cmd), cmd);
+	*go_fd = go[1];
+	*done_fd = done[0];
+	return root;
+}
+
+/* Lets the tree run; the minor faults of its root and children before and after in counts. */
+static void run_tree(int go_fd, int done_fd, uint64_t counts[2])
+{
+	expect(write(go_fd, "g", 1) == 1, "starting the tree: %s", strerror(errno));
+	expect(read(done_fd, counts, 2 * sizeof(*counts)) == 2 * sizeof(*counts),
+	       "the tree's root died");
+}
+
+/*
+ * "T <pid> <target>": every process the root forks is counted from its fork
+ * to its exit, although each lives less than a sampling period and is
+ * reaped at once: the records of the tree add up to what getrusage() says
+ * of the root and its children.
+ */
+void test_tree_counts_children(void)
+{
+	int go_fd, done_fd, fd, members = 0;
+	uint64_t counts[2], from, to, minor = 0;
+	struct mp3ring ring;
+	pid_t root;
+
+	map_ring(&ring, &fd);
+	root = start_tree(TREE_TARGET, TREE_CHILDREN, TREE_PAGES, &go_fd, &done_fd);
 	from = mp3ring_head(&ring);
-	expect(write(go[1], "g", 1) == 1, "starting the tree: %s", strerror(errno));
-	expect(read(done[0], counts, sizeof(counts)) == sizeof(counts), "the tree's root died");
+	run_tree(go_fd, done_fd, counts);
 	to = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
 	total_records(&ring, from, to, &totals);
 	for (int i = 0; i < totals.nr; i++) {
@@ -808,6 +831,8 @@ void test_tree_counts_children(void)
 	       "the tree's records: %" PRIu64 " minor faults, getrusage: %" PRIu64, minor,
 	       counts[1] - counts[0]);
 	kill_and_reap(root);
+	close(go_fd);
+	close(done_fd);
 	close(fd);
 }
 
@@ -884,25 +909,18 @@ void test_tree_churn(void)
 {
 	static struct target_count count = { .target = CHURN_TARGET };
 	unsigned long pid_max = read_pid_max();
-	int go[2], done[2], fd;
+	int go_fd, done_fd, fd;
 	uint64_t counts[2], from, to, t0;
 	struct mp3ring ring;
 	char cmd[64];
 	pid_t root;
 
 	write_pid_max(PID_MAX_LIMIT);
-	expect(!pipe(go) && !pipe(done), "pipe: %s", strerror(errno));
-	root = fork();
-	expect(root >= 0, "fork: %s", strerror(errno));
-	if (root == 0)
-		tree_root(go[0], done[1], CHURN_CHILDREN, CHURN_PAGES);
 	map_ring(&ring, &fd);
-	snprintf(cmd, sizeof(cmd), "T %d %d", (int)root, CHURN_TARGET);
-	expect_ok(status_write(cmd), cmd);
+	root = start_tree(CHURN_TARGET, CHURN_CHILDREN, CHURN_PAGES, &go_fd, &done_fd);
 	from = mp3ring_head(&ring);
 	t0 = now_ns();
-	expect(write(go[1], "g", 1) == 1, "starting the tree: %s", strerror(errno));
-	expect(read(done[0], counts, sizeof(counts)) == sizeof(counts), "the tree's root died");
+	run_tree(go_fd, done_fd, counts);
 	printf("  tree_churn: %d processes forked, exited and reaped in %.1f s\n",
 	       CHURN_CHILDREN, (now_ns() - t0) / 1e9);
 	to = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
@@ -920,6 +938,8 @@ void test_tree_churn(void)
 	snprintf(cmd, sizeof(cmd), "X %d", CHURN_TARGET);
 	expect_ok(status_write(cmd), cmd);
 	kill_and_reap(root);
+	close(go_fd);
+	close(done_fd);
 	close(fd);
 }
 
