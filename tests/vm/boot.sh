@@ -120,6 +120,8 @@ splat_re+='|refcount_t:|segfault at'
 # Known harmless lines (none of them is a splat).
 noise_re='loading out-of-tree module taints kernel|module verification failed: signature and/or required key missing'
 noise_re+='|kmemleak: Kernel memory leak detector (initialized|disabled)|kmemleak: Automatic memory scanning thread'
+# apt's own warning when a script runs apt (the README's lines, as written).
+noise_re+='|WARNING: apt does not have a stable CLI interface'
 
 # dmesg hits, with 10 lines of context either side (">>" marks the hits).
 dmesg_hits=$(awk -v pat="$splat_re" -v noise="$noise_re" '
