@@ -53,9 +53,10 @@ static void show_module_missing(void)
 		printf("module:    not loaded (load it with: modprobe mp3)\n");
 		return;
 	}
-	printf("module:    not built for the running kernel %s: DKMS builds it once that\n"
-	       "           kernel's headers are installed (on Debian: apt install "
-	       "linux-headers-%s)\n", uts.release, uts.release);
+	printf("module:    not loaded, and not installed for the running kernel %s: DKMS\n"
+	       "           builds it once that kernel's headers are installed (on Debian: apt\n"
+	       "           install linux-headers-%s); from a build tree: insmod module/mp3.ko\n",
+	       uts.release, uts.release);
 }
 
 /* Prints the module's own view; false if it is not loaded. */
