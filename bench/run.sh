@@ -7,24 +7,19 @@
 # fetched with apt-get download and unpacked, not installed, cached under
 # PFPROF_CACHE), runs bench/guest.sh there (11 minutes here on an idle machine), prints the
 # results and writes them to bench/results.md (bench/report.sh).
-# Environment: KVER, PFPROF_CACHE, BUILD as for tests/check.sh.
+# Environment: PFPROF_KERNEL as for plots/case-studies.sh; PFPROF_CACHE, BUILD
+# as for tests/check.sh.
 set -euo pipefail
 
 [[ $# -eq 0 ]] || { sed -n '2s/^# //p' "$0" >&2; exit 64; }
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tests/lib/kernels.sh
+. "$top/tests/lib/kernels.sh"
 build=${BUILD:-$top/build}/bench
 reference_run=(--quiet --no-register --pause 0 -n 5 16 L 2000000)
 
-KVER=$(KVER=${KVER:-} "$top/tests/vm/prepare-host.sh")
-missing=()
-for p in linux-perf sysstat strace; do
-	[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] || missing+=("$p")
-done
-if ((${#missing[@]})); then
-	echo "bench: installing ${missing[*]}" >&2
-	DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends \
-		-o Dpkg::Use-Pty=0 "${missing[@]}" </dev/null >&2
-fi
+"$top/tests/vm/prepare-host.sh" --guests linux-perf sysstat strace
+kernel_prepare "${PFPROF_KERNEL:-$(host_kernel)}"
 # The exporters section 6 runs beside pfprof: Debian's builds (Go programs
 # that need only libc, which mkinitramfs.sh copies), downloaded once.
 exporters=${PFPROF_CACHE:-/var/cache/pfprof-test}/bench-exporters
@@ -35,22 +30,20 @@ for p in "${exporter_packages[@]}"; do
 	echo "bench: downloading $p" >&2
 	# Into a scratch directory first: a partial download is never taken for a package.
 	scratch=$(mktemp -d "$exporters/.download.XXXXXX")
-	if ! (cd "$scratch" && apt-get -q -o APT::Sandbox::User=root download "$p" </dev/null >&2); then
-		apt-get -q update </dev/null >&2
-		(cd "$scratch" && apt-get -q -o APT::Sandbox::User=root download "$p" </dev/null >&2)
-	fi
+	host_apt_update
+	(cd "$scratch" && apt-get -q -o APT::Sandbox::User=root download "$p" </dev/null >&2)
 	mv "$scratch"/"${p}"_*.deb "$exporters/"
 	rmdir "$scratch"
 done
 
-make -s -C "$top/module" KVER="$KVER"
+rm -rf "$build"
+module_build "$build/module"
 make -s -C "$top/tools" STATIC=1
 make -s -C "$top/daemon"
 make -s -C "$top/bench"
 
-rm -rf "$build"
 mkdir -p "$build/payload" "$build/log"
-install -m 0644 "$top/module/mp3.ko" "$build/payload/"
+install -m 0644 "$build/module/module/mp3.ko" "$build/payload/"
 install -m 0755 "$top/tools/work" "$top/daemon/pfprofd" "$top/bench/pfprof-bench" \
 	"$(command -v perf)" "$(command -v pidstat)" "$(command -v strace)" "$build/payload/"
 exporter_versions=()
@@ -122,7 +115,7 @@ echo "bench: the exporters on the host, 30 s" >&2
 host_exporters >> "$build/host-reference.txt"
 
 echo "host_load_before $(cut -d' ' -f1-3 /proc/loadavg)" >> "$build/host-reference.txt"
-vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER")
+vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER" "$KERNEL_IMAGE")
 "$top/tests/vm/mkinitramfs.sh" "$build/bench.cpio" "$build/payload"
 # tsc=reliable: under TCG the vCPUs' TSCs all follow the host's clock, but the
 # kernel's synchronisation check fails on emulation jitter and falls back to

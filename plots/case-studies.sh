@@ -17,10 +17,14 @@
 #     after each iteration) and/or cpu (no pause, CPU-bound); a series run
 #     replaces that series' data only
 #   RUNS (3): runs of each N of case 2
-#   KVER, PFPROF_CACHE, BUILD: as for tests/check.sh
+#   PFPROF_KERNEL: the guests' kernel, one of tests/check.sh's (default: the
+#     host's release's, bookworm or trixie)
+#   PFPROF_CACHE, BUILD: as for tests/check.sh
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tests/lib/kernels.sh
+. "$top/tests/lib/kernels.sh"
 build=${BUILD:-$top/build}/case-studies
 data=${DATA:-$top/plots/data}
 plots=${PLOTS:-$top/plots}
@@ -75,7 +79,7 @@ run_case() {
 	local name=${1%b} mem=$2 guest_cases=$3 dir=$build/case_${1%b} cpus
 	rm -rf "$dir"
 	mkdir -p "$dir/payload" "$dir/share" "$dir/log" "$dir/out"
-	install -m 0644 "$top/module/mp3.ko" "$dir/payload/"
+	install -m 0644 "$build/module/module/mp3.ko" "$dir/payload/"
 	install -m 0755 "$top/tools/work" "$top/daemon/pfprofd" "$dir/payload/"
 	install -m 0755 "$top/plots/case-studies-guest.sh" "$dir/payload/run"
 	install -m 0644 "$top/tests/vm/guest-pfprofd.sh" "$dir/payload/"
@@ -83,7 +87,7 @@ run_case() {
 	echo "$n_list" > "$dir/payload/n-list"
 	echo "$series" > "$dir/payload/series"
 	echo "$runs" > "$dir/payload/runs"
-	"$top/tests/vm/kmods.sh" "$KVER" "$dir/payload" virtio_pci virtio_blk 9pnet_virtio 9p
+	"$top/tests/vm/kmods.sh" -d "$KERNEL_ROOT" "$KVER" "$dir/payload" virtio_pci virtio_blk 9pnet_virtio 9p
 	truncate -s "${swap}M" "$dir/swap.img"
 	"$top/tests/vm/mkinitramfs.sh" "$dir/guest.cpio" "$dir/payload"
 
@@ -110,13 +114,15 @@ case ${1:-} in
 *) sed -n '2s/^# //p' "$0" >&2; exit 64 ;;
 esac
 
-echo "case-studies: installing what is missing: QEMU, gnuplot, a kernel and its headers" >&2
-KVER=$(KVER=${KVER:-} "$top/tests/vm/prepare-host.sh" --guests)
+echo "case-studies: installing what is missing (QEMU, gnuplot, compilers)," \
+	"fetching a kernel into ${PFPROF_CACHE:-/var/cache/pfprof-test}" >&2
+"$top/tests/vm/prepare-host.sh" --guests
+kernel_prepare "${PFPROF_KERNEL:-$(host_kernel)}"
 echo "case-studies: building mp3.ko for Linux $KVER, work and pfprofd" >&2
-make -s -C "$top/module" KVER="$KVER"
+module_build "$build/module"
 make -s -C "$top/tools" STATIC=1
 make -s -C "$top/daemon"
-vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER")
+vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER" "$KERNEL_IMAGE")
 
 for c in $cases; do
 	case $c in

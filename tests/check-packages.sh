@@ -7,7 +7,7 @@
 # anything failed.
 # Environment:
 #   PFPROF_RELEASES  the releases to test, in order (default "bookworm trixie"):
-#                    bookworm = Debian 12 (6.1, the host's kernel and lintian),
+#                    bookworm = Debian 12 (6.1; the host's lintian),
 #                    trixie = Debian 13 (6.12; lintian of the trixie build root)
 #   PFPROF_CACHE, BUILD as for tests/check.sh.
 set -euo pipefail
@@ -29,7 +29,7 @@ for r in "${releases[@]}"; do
 	esac
 done
 
-KVER='' "$top/tests/vm/prepare-host.sh" >/dev/null
+"$top/tests/vm/prepare-host.sh"
 
 # Build from a copy, so that dpkg-buildpackage's ../ outputs land in build/,
 # with the README's own lines (prepare-host.sh installed what they install).

@@ -2,7 +2,7 @@
 # Usage: tests/warm-cache.sh
 #
 # Builds what make check's suites will ask the test cache for: the trixie
-# build root, Debian 12's promtool, the kernels of Debian 13 and of trixie-backports,
+# build root, Debian 12's promtool, the kernels of Debian 12, 13 and of trixie-backports,
 # linux-source-6.12 and the debug kernel, the root file systems of the
 # packaging guests. tests/check-all.sh runs it before the suites, so that
 # what a cold cache costs shows as a stage of its own. Entries are built
@@ -33,6 +33,7 @@ guest_rootfs() {
 
 step "build root" "$here/vm/buildroot.sh"
 step "promtool" "$here/lib/promtool.sh"
+step "kernel bookworm" kernel_prepare bookworm
 step "kernel trixie" kernel_prepare trixie
 step "kernel trixie-backports" kernel_prepare trixie-backports
 step "linux-source-6.12" "$here/debug-kernel/source.sh"

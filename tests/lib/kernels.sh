@@ -6,14 +6,17 @@
 #   trixie            Debian 13: linux-image-amd64 (6.12), gcc-14
 #   trixie-backports  the newest: trixie-backports' linux-image-amd64 (7.x), gcc-14
 #
-# Versions are derived from the archive at run time. bookworm's kernel and
-# headers are installed on the host (tests/vm/prepare-host.sh); the others'
-# headers go into the trixie build root (tests/vm/buildroot.sh) and their
-# image and modules are unpacked under $PFPROF_CACHE/kernels/<version>/: the
-# host's apt sources never name another suite.
+# Versions are derived from the archive at run time. Each kernel's image and
+# modules are unpacked under $PFPROF_CACHE/kernels/<version>/, never
+# installed: what the host boots does not change. bookworm's headers are
+# installed on the host, which must be Debian 12 for them (they pull in
+# no image there); the others' headers go into the trixie build root
+# (tests/vm/buildroot.sh): the host's apt sources never name another suite.
 
 # shellcheck source=tests/lib/cache.sh
 . "$(dirname "${BASH_SOURCE[0]}")/cache.sh"
+# shellcheck source=tests/lib/host.sh
+. "$(dirname "${BASH_SOURCE[0]}")/host.sh"
 
 # shellcheck disable=SC2034 # read by the scripts that source this file
 PFPROF_ALL_KERNELS="bookworm trixie trixie-backports"
@@ -21,7 +24,7 @@ PFPROF_ALL_KERNELS="bookworm trixie trixie-backports"
 # kernel_prepare NAME: sets
 #   KVER             the kernel's version (uname -r), e.g. 6.12.48+deb13-amd64
 #   KERNEL_IMAGE     its bzImage (vmlinuz)
-#   KERNEL_ROOT      the directory holding lib/modules/$KVER ("/" for the host's)
+#   KERNEL_ROOT      the directory holding lib/modules/$KVER or usr/lib/modules/$KVER
 #   KERNEL_BUILDROOT the chroot that builds for it ("" for the host itself)
 kernel_prepare() {
 	local name=$1 tests_dir
@@ -29,20 +32,43 @@ kernel_prepare() {
 
 	case $name in
 	bookworm)
-		KVER=$(KVER='' "$tests_dir/vm/prepare-host.sh")
-		KERNEL_IMAGE=/boot/vmlinuz-$KVER
-		KERNEL_ROOT=/
+		if [ "$(host_release)" != bookworm ]; then
+			echo "kernels: Debian 12's kernel is built on a Debian 12 host, with its headers" \
+				"and gcc-12; this host is $(host_release)" >&2
+			return 1
+		fi
 		KERNEL_BUILDROOT='' ;;
 	trixie | trixie-backports)
-		KVER='' "$tests_dir/vm/prepare-host.sh" >/dev/null
-		KERNEL_BUILDROOT=$("$tests_dir/vm/buildroot.sh")
-		KVER=$(kernel_version_in "$name")
-		kernel_fetch "$name" ;;
+		"$tests_dir/vm/prepare-host.sh" --guests mmdebstrap
+		KERNEL_BUILDROOT=$("$tests_dir/vm/buildroot.sh") ;;
 	*)
 		echo "kernels: unknown kernel '$name' (one of: $PFPROF_ALL_KERNELS)" >&2
 		return 64 ;;
 	esac
+	KVER=$(kernel_version_in "$name") &&
+		kernel_fetch "$name" || return 1
 	export KVER KERNEL_IMAGE KERNEL_ROOT KERNEL_BUILDROOT
+}
+
+# host_kernel: the kernel of those above that the host builds for and
+# boots guests with: its own release's (make demo, make bench).
+host_kernel() {
+	case $(host_release) in
+	bookworm | trixie) host_release ;;
+	*)
+		echo "kernels: this host is $(host_release); Debian 12 (bookworm) or 13 (trixie) is needed" >&2
+		return 1 ;;
+	esac
+}
+
+# in_kernel_root COMMAND...: COMMAND in $KERNEL_BUILDROOT (in_buildroot), or
+# on the host when there is none.
+in_kernel_root() {
+	if [ -n "$KERNEL_BUILDROOT" ]; then
+		in_buildroot "$@"
+	else
+		"$@"
+	fi
 }
 
 # in_buildroot [--bind DIR[:PATH]]... CMD...: CMD in the build root, in a
@@ -72,29 +98,32 @@ in_buildroot() {
 			LC_ALL=C.UTF-8 "$@"' sh "$KERNEL_BUILDROOT" "$binds" "$@"
 }
 
-# buildroot_apt_update: apt-get update in the build root, one process at a time.
-buildroot_apt_update() {
-	(
-		cache_lock buildroot-apt
-		in_buildroot apt-get -q update
-	) >&2
+# kernel_apt_update: apt-get update where $KVER's packages come from, unless
+# done within the hour (one update per run of make check is enough to
+# follow the archive); in the build root one process at a time.
+kernel_apt_update() {
+	if [ -z "$KERNEL_BUILDROOT" ]; then
+		host_apt_update
+	elif [ -z "$(find "$KERNEL_BUILDROOT/var/lib/apt/lists" -maxdepth 1 -name '*InRelease' \
+		-mmin -60 2>/dev/null)" ]; then
+		(
+			cache_lock buildroot-apt
+			in_buildroot apt-get -q update
+		) >&2
+	fi
 }
 
 # kernel_version_in SUITE: the version whose image SUITE's linux-image-amd64
-# depends on (trixie counts trixie-security's and trixie-updates' too).
+# depends on (bookworm and trixie count their -security's and -updates' too).
 kernel_version_in() {
 	local suite=$1 pattern version
 
 	case $suite in
-	trixie) pattern=' trixie(-security|-updates)?/main ' ;;
+	bookworm | trixie) pattern=" $suite(-security|-updates)?/main " ;;
 	*) pattern=" $suite/main " ;;
 	esac
-	# One update per run of make check is enough to follow the archive.
-	if [ -z "$(find "$KERNEL_BUILDROOT/var/lib/apt/lists" -maxdepth 1 -name '*InRelease' \
-		-mmin -60 2>/dev/null)" ]; then
-		buildroot_apt_update
-	fi
-	version=$(in_buildroot apt-cache madison linux-image-amd64 |
+	kernel_apt_update
+	version=$(in_kernel_root apt-cache madison linux-image-amd64 |
 		awk -F'|' -v re="$pattern" '$3 ~ re { gsub(/ /, "", $2); print $2 }' |
 		sort -V | tail -n 1)
 	if [ -z "$version" ]; then
@@ -105,29 +134,34 @@ kernel_version_in() {
 		sub(/^linux-image-/, "", $1); print $1 }'
 }
 
-# kernel_fetch: $KVER's headers unpacked into the build root, its image and
-# modules into the cache. Unpacked, not installed: trixie's headers package
+# kernel_fetch: $KVER's image and modules unpacked into the cache; its
+# headers installed on the host (Debian 12's pull in no image) or unpacked
+# into the build root. Unpacked, not installed: trixie's headers package
 # depends on the image, whose installation would build an initramfs for
 # nothing. 7.x splits the image into linux-binary-* (the kernel, in
 # /usr/lib/modules/$KVER/vmlinuz) and linux-modules-*.
 kernel_fetch() {
-	local dir headers image kver_re=${KVER//./\\.}
+	local dir headers='' image kver_re=${KVER//./\\.}
 
 	dir=${PFPROF_CACHE:-/var/cache/pfprof-test}/kernels/$KVER
+	if [ -z "$KERNEL_BUILDROOT" ]; then
+		host_install "linux-headers-$KVER" || return 1
+	fi
 	(
 		set -e
 		cache_lock "kernels-$KVER"
 		[ ! -f "$dir/.complete" ] || exit 0
 		rm -rf "$dir"
 		mkdir -p "$dir/debs" "$dir/root"
-		headers="linux-headers-$KVER $(package_depends "linux-headers-$KVER" 'linux-(headers|kbuild)-')"
+		if [ -n "$KERNEL_BUILDROOT" ]; then
+			headers="linux-headers-$KVER $(package_depends "linux-headers-$KVER" 'linux-(headers|kbuild)-')"
+		fi
 		image="linux-image-$KVER $(package_depends "linux-image-$KVER" \
 			"linux-(binary|modules)-${kver_re//+/\\+}")"
-		echo "kernels: downloading $headers $image" >&2
+		echo "kernels: downloading $headers$image" >&2
 		# shellcheck disable=SC2086 # one package per word
 		{
-			in_buildroot --bind "$dir/debs" sh -c 'cd /build && apt-get -q download "$@"' \
-				sh $headers $image >&2
+			kernel_download "$dir/debs" $headers $image >&2
 			unpack_debs "$dir/debs" "$KERNEL_BUILDROOT" '' $headers
 			unpack_debs "$dir/debs" "$dir/root" "$guest_files" $image
 		}
@@ -135,7 +169,7 @@ kernel_fetch() {
 		touch "$dir/.complete"
 	) || return 1
 	if [ ! -d "$KERNEL_BUILDROOT/lib/modules/$KVER/build" ]; then
-		echo "kernels: $KVER's headers are missing from the build root; remove $dir" >&2
+		echo "kernels: $KVER's headers are missing from ${KERNEL_BUILDROOT:-the host}; remove $dir" >&2
 		return 1
 	fi
 	KERNEL_ROOT=$dir/root
@@ -148,11 +182,25 @@ kernel_fetch() {
 	fi
 }
 
+# kernel_download DIR PACKAGE...: PACKAGEs' .debs downloaded into DIR by the
+# apt of $KERNEL_BUILDROOT or of the host. As root: the directory is not
+# apt's sandbox user's.
+kernel_download() {
+	local dir=$1
+	shift
+	if [ -n "$KERNEL_BUILDROOT" ]; then
+		in_buildroot --bind "$dir" sh -c 'cd /build && exec apt-get -q -o APT::Sandbox::User=root download "$@"' \
+			sh "$@"
+	else
+		(cd "$dir" && exec apt-get -q -o APT::Sandbox::User=root download "$@")
+	fi
+}
+
 # package_depends PACKAGE REGEX: what PACKAGE depends on that matches REGEX,
 # on one line. (No head(1) in these pipelines: under pipefail the SIGPIPE of
 # what writes into it would fail them.)
 package_depends() {
-	in_buildroot apt-cache show "$1" | awk -v re="^$2" '
+	in_kernel_root apt-cache show "$1" | awk -v re="^$2" '
 		/^Depends: / && !done {
 			done = 1
 			sub(/^Depends: /, "")

@@ -1,18 +1,17 @@
 #!/bin/bash
-# Usage: tests/vm/rootfs.sh SUITE KVER [MODROOT]   (or, as before: tests/vm/rootfs.sh KVER)
+# Usage: tests/vm/rootfs.sh SUITE KVER MODROOT
 #
 # Prints the path of a Debian root file system image (ext4, raw) of SUITE
 # (bookworm = Debian 12, trixie = Debian 13) with systemd as init, for the
 # systemd guest: built with mmdebstrap from Debian's archive, with the kernel
 # KVER's headers, modules and what DKMS needs, so that `apt install ./*.deb` of
 # pfprof works offline inside it. MODROOT holds KVER's modules
-# (MODROOT/lib/modules/KVER or MODROOT/usr/lib/modules/KVER; default "/", the
-# host's), as tests/lib/kernels.sh's KERNEL_ROOT. The single-argument form is
-# "bookworm KVER /". Cached under ${PFPROF_CACHE:-/var/cache/pfprof-test}/rootfs/,
+# (MODROOT/lib/modules/KVER or MODROOT/usr/lib/modules/KVER), as
+# tests/lib/kernels.sh's KERNEL_ROOT. Cached under ${PFPROF_CACHE:-/var/cache/pfprof-test}/rootfs/,
 # keyed by SUITE, KVER and this script's contents; rebuilt when missing.
 # Progress goes to stderr.
 #
-# bookworm: the host's kernel; its headers come from the archive and the
+# bookworm: Debian 12's kernel; its headers come from the archive and the
 # modules the guest needs are copied from MODROOT. trixie: Debian 13's
 # linux-headers-KVER depends on linux-image-KVER, so the image holds the real
 # kernel package (modules included; its initramfs is not built, the guest
@@ -28,11 +27,8 @@
 set -euo pipefail
 
 usage() { sed -n '2s/^# //p' "$0" >&2; exit 64; }
-case $# in
-    1) suite=bookworm kver=$1 modroot=/ ;;
-    2 | 3) suite=$1 kver=$2 modroot=${3:-/} ;;
-    *) usage ;;
-esac
+[[ $# -eq 3 ]] || usage
+suite=$1 kver=$2 modroot=$3
 case $suite in
     bookworm | trixie) ;;
     *) echo "rootfs: unknown suite '$suite' (bookworm or trixie)" >&2; usage ;;

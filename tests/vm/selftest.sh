@@ -5,14 +5,18 @@
 # exit-code contract.  (1) prints "hello from guest" + uname -r, exits 7 -> 1;
 # (2) crashes the kernel via sysrq -> 3; (3) logs a fake WARNING to /dev/kmsg
 # and exits 0 -> 2.  Exits 0 if all pass.  Logs are kept only on failure
-# (or with PFPROF_KEEP_LOGS=1).
+# (or with PFPROF_KEEP_LOGS=1). PFPROF_KERNEL as for plots/case-studies.sh.
 set -euo pipefail
 
 here=$(cd "$(dirname -- "$0")" && pwd)
 log() { printf 'selftest: %s\n' "$*" >&2; }
 
-kver=$("$here/prepare-host.sh")
-kernel=$("$here/vmlinux.sh" "$kver")
+# shellcheck source=tests/lib/kernels.sh
+. "$here/../lib/kernels.sh"
+"$here/prepare-host.sh" --guests
+kernel_prepare "${PFPROF_KERNEL:-$(host_kernel)}"
+kver=$KVER
+kernel=$("$here/vmlinux.sh" "$kver" "$KERNEL_IMAGE")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/pfprof-selftest.XXXXXX")
 failed=0

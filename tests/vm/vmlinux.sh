@@ -1,9 +1,9 @@
 #!/bin/bash
-# Usage: tests/vm/vmlinux.sh KVER [VMLINUZ]
+# Usage: tests/vm/vmlinux.sh KVER VMLINUZ
 #
 # Prints the path of an uncompressed ELF vmlinux for KVER (boots ~2x faster
 # under TCG than the bzImage: no in-guest decompression), taken from VMLINUZ
-# (default /boot/vmlinuz-KVER), whose payload may be XZ (Debian 12) or zstd
+# (tests/lib/kernels.sh's KERNEL_IMAGE), whose payload may be XZ (Debian 12) or zstd
 # (Debian 13 and later) compressed.  Cached at
 # ${PFPROF_CACHE:-/var/cache/pfprof-test}/kernel/KVER/vmlinux, re-extracted
 # when missing, not ELF, or older than VMLINUZ.
@@ -13,9 +13,9 @@ set -euo pipefail
 
 log() { printf 'vmlinux: %s\n' "$*" >&2; }
 
-[[ ($# -eq 1 || $# -eq 2) && -n "$1" ]] || { sed -n '2s/^# //p' "$0" >&2; exit 64; }
+[[ $# -eq 2 && -n "$1" ]] || { sed -n '2s/^# //p' "$0" >&2; exit 64; }
 kver=$1
-vmlinuz=${2:-/boot/vmlinuz-$kver}
+vmlinuz=$2
 [[ -f "$vmlinuz" ]] || { log "error: $vmlinuz not found"; exit 1; }
 
 cache_dir=${PFPROF_CACHE:-/var/cache/pfprof-test}/kernel/$kver
