@@ -9,8 +9,8 @@
 # handout's 20 iterations with a 1 s pause after each), copies pfprofd's logs
 # out, draws demo/pfprof-demo.png and prints a summary. Progress goes to the
 # terminal stage by stage; the last line says how long it took.
-# Environment: CASE_SWAP_MB (2048), the guest's swap; KVER, PFPROF_CACHE as for
-# make check.
+# Environment: CASE_SWAP_MB (2048), the guest's swap; PFPROF_KERNEL, PFPROF_CACHE as for
+# plots/case-studies.sh.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
