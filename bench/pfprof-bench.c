@@ -192,10 +192,11 @@ static int cmd_cost(size_t n, unsigned int seconds, size_t busy, bool with_polle
 
 	if (busy > n)
 		die("BUSY greater than N", EINVAL);
-	map_ring(&ring);
 	err = sleepers_spawn(&s, n, busy);
 	if (err)
 		die("forking the sleepers", -err);
+	/* After the fork: a sleeper mapping the device would keep the module loaded. */
+	map_ring(&ring);
 	if (with_poller)
 		measure_poller(&s, seconds);
 	err = sleepers_register(&s, 'R');
