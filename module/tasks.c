@@ -110,9 +110,9 @@ static LIST_HEAD(mp3_forked);
 
 /*
  * Event sampling (set at load, constant after): the processes the next
- * sample visits. mp3_active holds those found runnable by the last sample,
- * under mp3_lock; mp3_woken those queued by the probes since, without a
- * lock. An entry is on one of them at most, and only while its
+ * sample visits. mp3_active holds those found runnable by the last sample
+ * and those registered since, under mp3_lock; mp3_woken those queued by
+ * the probes since, without a lock. An entry is on one of them at most, and only while its
  * MP3_TASK_PENDING bit is set.
  */
 bool mp3_event_sampling;
