@@ -93,8 +93,8 @@ uint64_t wait_head(const struct mp3ring *ring, uint64_t target, unsigned int tim
 /*
  * After the last process left: the sampler stops once it has published the
  * sample with the process's departure (MP3_RECORD_LEFT). Waits three
- * periods, then fails if samples still come three periods more; returns
- * the head.
+ * periods (100 ms at least), then fails if samples still come as long
+ * again; returns the head.
  */
 uint64_t wait_stopped(const struct mp3ring *ring);
 
