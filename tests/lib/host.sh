@@ -21,13 +21,16 @@ as_root() {
 	fi
 }
 
-# host_apt_update: the host's package lists, updated unless they were
-# within the hour (one update per run of make check is enough to follow
-# the archive).
+# apt_lists_recent ROOT: whether the package lists of the system at ROOT
+# ("/": the host) were updated within the hour: one update per run of make
+# check is enough to follow the archive.
+apt_lists_recent() {
+	[ -n "$(find "$1/var/lib/apt/lists" -maxdepth 1 -name '*InRelease' -mmin -60 2>/dev/null)" ]
+}
+
+# host_apt_update: the host's package lists, updated unless apt_lists_recent.
 host_apt_update() {
-	if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*InRelease' -mmin -60 2>/dev/null)" ]; then
-		as_root apt-get -q update </dev/null >&2
-	fi
+	apt_lists_recent / || as_root apt-get -q update </dev/null >&2
 }
 
 # host_install PACKAGE...: those of PACKAGEs not installed, installed in

@@ -27,19 +27,21 @@ PFPROF_ALL_KERNELS="bookworm trixie trixie-backports"
 #   KERNEL_ROOT      the directory holding lib/modules/$KVER or usr/lib/modules/$KVER
 #   KERNEL_BUILDROOT the chroot that builds for it ("" for the host itself)
 kernel_prepare() {
-	local name=$1 tests_dir
+	local name=$1 tests_dir release
 	tests_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	release=$(host_release)
 
 	case $name in
 	bookworm)
-		if [ "$(host_release)" != bookworm ]; then
+		if [ "$release" != bookworm ]; then
 			echo "kernels: Debian 12's kernel is built on a Debian 12 host, with its headers" \
-				"and gcc-12; this host is $(host_release)" >&2
+				"and gcc-12; this host is $release" >&2
 			return 1
 		fi
 		KERNEL_BUILDROOT='' ;;
 	trixie | trixie-backports)
-		"$tests_dir/vm/prepare-host.sh" --guests mmdebstrap
+		# The rest of what the build root's users need, prepare-host.sh installed.
+		host_install mmdebstrap
 		KERNEL_BUILDROOT=$("$tests_dir/vm/buildroot.sh") ;;
 	*)
 		echo "kernels: unknown kernel '$name' (one of: $PFPROF_ALL_KERNELS)" >&2
@@ -99,13 +101,11 @@ in_buildroot() {
 }
 
 # kernel_apt_update: apt-get update where $KVER's packages come from, unless
-# done within the hour (one update per run of make check is enough to
-# follow the archive); in the build root one process at a time.
+# apt_lists_recent there; in the build root one process at a time.
 kernel_apt_update() {
 	if [ -z "$KERNEL_BUILDROOT" ]; then
 		host_apt_update
-	elif [ -z "$(find "$KERNEL_BUILDROOT/var/lib/apt/lists" -maxdepth 1 -name '*InRelease' \
-		-mmin -60 2>/dev/null)" ]; then
+	elif ! apt_lists_recent "$KERNEL_BUILDROOT"; then
 		(
 			cache_lock buildroot-apt
 			in_buildroot apt-get -q update
