@@ -27,6 +27,9 @@ FORK_ROUNDS=7
 PIPE_LOOPS=60000
 MESSAGING_GROUPS=2
 MESSAGING_LOOPS=150
+# Section 7's idle processes registered beside perf bench sched: every wakeup
+# of the system is looked up among them.
+IDLE_REGISTERED=10000
 # Section 7's list walks at their longest: FOLLOWED_NAMES command names no
 # process has (MP3_COMMS_MAX: the module refuses one more), then a cgroup
 # of their own with no process in it, targets from FOLLOWED_TARGET on.
@@ -67,12 +70,14 @@ reload_module() {
 	insmod mp3.ko $1 || fail "cannot load mp3 $1"
 }
 
-# sched_bench: perf bench sched pipe and messaging beside the module as it is
-# (loaded or not), a line each: "sched bench=pipe|messaging module=loaded|unloaded
-# [groups=G] loops=L ops=N seconds=S" (ops: round trips, messages).
+# sched_bench [MODULE]: perf bench sched pipe and messaging beside the module
+# as it is, a line each: "sched bench=pipe|messaging module=MODULE [groups=G]
+# loops=L ops=N seconds=S" (ops: round trips, messages; MODULE: loaded or
+# unloaded unless given).
 sched_bench() {
 	module=unloaded
 	[ -e /proc/mp3/status ] && module=loaded
+	[ -n "${1:-}" ] && module=$1
 	seconds=$(perf bench -f simple sched pipe -l "$PIPE_LOOPS") ||
 		fail "perf bench sched pipe failed"
 	echo "sched bench=pipe module=$module loops=$PIPE_LOOPS ops=$PIPE_LOOPS seconds=$seconds"
@@ -96,6 +101,20 @@ follow_groups() {
 	echo "C $(stat -c %i "$FOLLOWED_CGROUP") $FOLLOWED_TARGET" > /proc/mp3/status ||
 		fail "cannot follow the cgroup $FOLLOWED_CGROUP"
 	echo "groups names=$FOLLOWED_NAMES cgroups=1"
+}
+
+# sched_beside_registered: sched_bench while IDLE_REGISTERED sleepers are
+# registered (pfprof-bench sampler holds them, killed once it is done).
+sched_beside_registered() {
+	pfprof-bench sampler "$IDLE_REGISTERED" 600 >/dev/null &
+	holder=$!
+	while [ "$(grep -c . /proc/mp3/status)" -lt "$IDLE_REGISTERED" ]; do
+		kill -0 "$holder" 2>/dev/null || fail "pfprof-bench did not register its sleepers"
+		sleep 1
+	done
+	sched_bench "registered$IDLE_REGISTERED"
+	kill "$holder"
+	wait "$holder" 2>/dev/null
 }
 
 # Reads perf script's call chains (frames "ADDRESS SYMBOL+OFFSET", a blank line
@@ -134,8 +153,9 @@ sampler_profile() {
 # with the module unloaded and loaded, alternating; then forks of a
 # registered tree, each child followed from its fork to its exit; then forks
 # of a process the module does not follow beside full lists of followed
-# names and cgroups. Context switches (perf bench sched) without the module
-# and with it following those lists, in the same rounds.
+# names and cgroups. Context switches (perf bench sched) without the module,
+# with it following those lists, and with IDLE_REGISTERED idle processes
+# registered, in the same rounds.
 mkdir -p /tmp/cgroup2
 mount -t cgroup2 none /tmp/cgroup2 || fail "cannot mount cgroup2"
 mkdir -p "$FOLLOWED_CGROUP" || fail "cannot make $FOLLOWED_CGROUP"
@@ -148,9 +168,11 @@ for _ in $(seq "$FORK_ROUNDS"); do
 	follow_groups
 	pfprof-bench forks "$FORKS" alone || fail "forks beside followed groups failed"
 	sched_bench
-	rmmod mp3 || fail "cannot unload mp3"
+	reload_module
 	# Unloading dropped them.
 	echo "groups names=0 cgroups=0"
+	sched_beside_registered
+	rmmod mp3 || fail "cannot unload mp3"
 done
 
 insmod mp3.ko || fail "cannot load mp3.ko"
@@ -164,17 +186,26 @@ for _ in 1 2 3; do
 	pfprof-bench overhead bare 0 work $reference_run | sed 's/^overhead/guest_reference/'
 done
 
-# Records on (the default) and off, reloaded in turn for each N, so that both
-# see the guest in the same state.
-echo "bench: 1/6 sampler and poller cost, N = 1 to 10000, records on and off" >&2
+# The event sampler (the default) on N idle processes, then the one that
+# visits every process with records on and off, reloaded in turn for each N,
+# so that all see the guest in the same state; then both on 1000 processes
+# of which 10 are busy.
+echo "bench: 1/6 sampler and poller cost, N = 1 to 10000, each sampler" >&2
 for n in 1 10 100 1000 10000; do
 	pfprof-bench cost "$n" 5 || fail "cost $n failed"
-	reload_module records=N
+	reload_module sampler=visit
+	pfprof-bench sampler "$n" 5 || fail "sampler $n with sampler=visit failed"
+	reload_module "sampler=visit records=N"
 	pfprof-bench sampler "$n" 5 || fail "sampler $n with records=N failed"
 	reload_module
 done
+for sampler in events visit; do
+	reload_module "sampler=$sampler"
+	pfprof-bench sampler 1000 5 10 || fail "sampler=$sampler, 10 busy of 1000, failed"
+done
 
-echo "bench: 2/6 where the sampler's time goes, N = 10000" >&2
+echo "bench: 2/6 where the visiting sampler's time goes, N = 10000" >&2
+reload_module sampler=visit
 perf record -q -e cpu-clock -F 2000 -a -g -o /tmp/perf.data -- \
 	pfprof-bench sampler 10000 5 >/dev/null || fail "perf record failed"
 perf script -i /tmp/perf.data -F ip,sym 2>/dev/null | sampler_profile

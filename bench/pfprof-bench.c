@@ -143,18 +143,21 @@ static void measure_poller(const struct sleepers *s, unsigned int seconds)
 }
 
 /* Whether the module writes per-process records (not when loaded with records=N). */
-static const char *records_state(const struct mp3ring *ring)
+static const char *records_state(void)
 {
-	uint64_t next = mp3ring_head(ring) - 1, missed = 0;
-	struct mp3_ring_sample last;
+	const char *path = "/sys/module/mp3/parameters/records";
+	FILE *f = fopen(path, "re");
+	int c = f ? fgetc(f) : EOF;
 
-	if (mp3ring_read(ring, &next, &last, &missed) != MP3RING_SAMPLE)
-		die("reading the last sample", ENODATA);
-	return last.nr_records ? "on" : "off";
+	if (f)
+		fclose(f);
+	if (c == EOF)
+		die(path, errno ? errno : ENODATA);
+	return c == 'Y' ? "on" : "off";
 }
 
-/* Lets the module sample the (registered) sleepers for seconds. */
-static void measure_sampler(const struct sleepers *s, const struct mp3ring *ring,
+/* Lets the module sample the (registered) sleepers, busy of them busy, for seconds. */
+static void measure_sampler(const struct sleepers *s, size_t busy, const struct mp3ring *ring,
 			    unsigned int seconds)
 {
 	const struct mp3_ring_header *h = ring->hdr;
@@ -168,8 +171,10 @@ static void measure_sampler(const struct sleepers *s, const struct mp3ring *ring
 	ns = header_u64(&h->sampler_ns_total) - ns0;
 	if (!ticks)
 		die("the sampler did not run", EAGAIN);
-	printf("sampler n=%zu records=%s ticks=%llu ns_per_tick=%.0f ns_per_proc=%.1f max_ns=%llu "
-	       "cpu_pct_at_20hz=%.4f\n", s->count, records_state(ring), (unsigned long long)ticks,
+	printf("sampler n=%zu busy=%zu sampler=%s records=%s ticks=%llu ns_per_tick=%.0f "
+	       "ns_per_proc=%.1f max_ns=%llu cpu_pct_at_20hz=%.4f\n", s->count, busy,
+	       h->flags & MP3_RING_ACTIVE_ONLY ? "events" : "visit", records_state(),
+	       (unsigned long long)ticks,
 	       (double)ns / ticks,
 	       (double)ns / ticks / s->count, (unsigned long long)header_u64(&h->sampler_ns_max),
 	       100.0 * ns / ticks * 20 / NSEC_PER_SEC);
@@ -177,24 +182,27 @@ static void measure_sampler(const struct sleepers *s, const struct mp3ring *ring
 
 /*
  * cost N SECONDS: the poller and the module on the same N sleepers;
- * sampler N SECONDS: the module only.
+ * sampler N SECONDS [BUSY]: the module only, BUSY of the N busy.
  */
-static int cmd_cost(size_t n, unsigned int seconds, bool with_poller)
+static int cmd_cost(size_t n, unsigned int seconds, size_t busy, bool with_poller)
 {
 	struct sleepers s;
 	struct mp3ring ring;
 	int err;
 
-	map_ring(&ring);
-	err = sleepers_spawn(&s, n);
+	if (busy > n)
+		die("BUSY greater than N", EINVAL);
+	err = sleepers_spawn(&s, n, busy);
 	if (err)
 		die("forking the sleepers", -err);
+	/* After the fork: a sleeper mapping the device would keep the module loaded. */
+	map_ring(&ring);
 	if (with_poller)
 		measure_poller(&s, seconds);
 	err = sleepers_register(&s, 'R');
 	if (err)
 		die("registering the sleepers", -err);
-	measure_sampler(&s, &ring, seconds);
+	measure_sampler(&s, busy, &ring, seconds);
 	sleepers_kill(&s);	/* the module drops them at its next tick */
 	mp3ring_unmap(&ring);
 	return 0;
@@ -226,7 +234,7 @@ static void read_samples(const struct mp3ring *ring, uint64_t first, uint64_t co
 /* One idle process, registered: keeps the sampler publishing. */
 static void start_registered_sleeper(struct sleepers *s)
 {
-	int err = sleepers_spawn(s, 1);
+	int err = sleepers_spawn(s, 1, 0);
 
 	if (!err)
 		err = sleepers_register(s, 'R');
@@ -837,7 +845,7 @@ static int cmd_forks(unsigned int count, const char *mode)
 static void usage(void)
 {
 	fputs("Usage: pfprof-bench cost N SECONDS\n"
-	      "       pfprof-bench sampler N SECONDS\n"
+	      "       pfprof-bench sampler N SECONDS [BUSY]\n"
 	      "       pfprof-bench timing SECONDS [CONSUMER_PID]\n"
 	      "       pfprof-bench consumer CONSUMER_PID SECONDS\n"
 	      "       pfprof-bench overhead bare|pfprof|observe DELAY_MS CMD... [-- OBSERVER...]\n"
@@ -853,9 +861,10 @@ int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 4 && !strcmp(argv[1], "cost"))
-		return cmd_cost(number(argv[2]), number(argv[3]), true);
-	if (argc == 4 && !strcmp(argv[1], "sampler"))
-		return cmd_cost(number(argv[2]), number(argv[3]), false);
+		return cmd_cost(number(argv[2]), number(argv[3]), 0, true);
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "sampler"))
+		return cmd_cost(number(argv[2]), number(argv[3]), argc == 5 ? number(argv[4]) : 0,
+				false);
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "timing"))
 		return cmd_timing(number(argv[2]), argc == 4 ? (pid_t)number(argv[3]) : 0);
 	if (argc == 4 && !strcmp(argv[1], "consumer"))

@@ -11,8 +11,12 @@ struct sleepers {
 	size_t count;
 };
 
-/* Forks count processes that wait in pause() until killed. 0 or -errno. */
-int sleepers_spawn(struct sleepers *s, size_t count);
+/*
+ * Forks count processes that wait in pause() until killed, the last busy of
+ * them instead waking every 2 ms to touch a page: what a server's busy
+ * workers look like to the sampler, with little CPU. 0 or -errno.
+ */
+int sleepers_spawn(struct sleepers *s, size_t count, size_t busy);
 
 /* Writes "R <pid>" (or "U <pid>") for each to /proc/mp3/status. 0 or -errno. */
 int sleepers_register(const struct sleepers *s, char command);

@@ -139,7 +139,7 @@ static void log_records(struct collector *c, const struct mp3_ring_sample *s, ui
 		logwriter_add_lost(c->procs_log, s->seq, lost);
 	/* Now and then: the processes that are gone are forgotten. */
 	if (s->seq >= c->sweep_at) {
-		counters_sweep(c->counters);
+		counters_sweep(c->counters, c->ring.hdr->flags & MP3_RING_ACTIVE_ONLY);
 		c->sweep_at = s->seq + COUNTERS_SWEEP;
 	}
 }

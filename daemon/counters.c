@@ -97,19 +97,18 @@ void counters_forget_targets(struct counters *c, const struct target_list *liste
 	c->nr_targets = kept;
 }
 
-static bool recorded_since_sweep(struct proc_entry *e, void *ctx)
+static bool still_registered(struct proc_entry *e, void *ctx)
 {
-	bool recorded = e->samples != 0;
+	bool kept = e->samples != 0 || proctable_entry_idle(e, *(const bool *)ctx);
 
-	(void)ctx;
 	e->samples = 0;
-	return recorded;
+	return kept;
 }
 
-void counters_sweep(struct counters *c)
+void counters_sweep(struct counters *c, bool active_only)
 {
 	/* Without memory nothing is forgotten this time. */
-	proctable_retain(&c->procs, recorded_since_sweep, NULL);
+	proctable_retain(&c->procs, still_registered, &active_only);
 }
 
 static void load_counter_set(struct load_counter *lc, uint64_t load_id, uint64_t value)

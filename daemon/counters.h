@@ -84,9 +84,11 @@ void counters_forget_targets(struct counters *c, const struct target_list *liste
 
 /*
  * Forgets the processes no record came for since the last sweep: they were
- * unregistered or have exited. The caller sweeps once per many samples.
+ * unregistered or have exited; with @active_only (the ring's
+ * MP3_RING_ACTIVE_ONLY) only those that left or are gone from /proc, the
+ * others slept. The caller sweeps once per many samples.
  */
-void counters_sweep(struct counters *c);
+void counters_sweep(struct counters *c, bool active_only);
 
 /* The module's sampler cost, as its header says now. */
 void counters_set_sampler(struct counters *c, uint64_t load_id, uint64_t ns_total,

@@ -19,7 +19,8 @@
  * Samples the reader could not get: "# missed <N> samples (seq <A>..<B>)".
  *
  * Beside it, "pfprof-procs.log" (rotated the same way) has one line per
- * registered process per sample, tab-separated, from the module's
+ * registered process per sample in which it ran (every sample, from a
+ * module loaded with sampler=visit), tab-separated, from the module's
  * per-process records (region version 2):
  *   # pfprof per-process log format 2
  *   # created <unix seconds>

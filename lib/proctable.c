@@ -2,6 +2,7 @@
 #include "proctable.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,20 +81,26 @@ int proctable_retain(struct proc_table *t, bool (*keep)(struct proc_entry *e, vo
 	return 0;
 }
 
-/* Keeps the processes counted since the last sweep, their counters zeroed. */
+/* Keeps the processes counted since the last sweep or marked so, their counters zeroed. */
 static bool seen_since_sweep(struct proc_entry *e, void *ctx)
 {
-	bool seen = e->samples != 0;
+	unsigned int keep_marks = *(const unsigned int *)ctx;
+	bool seen = e->samples != 0 || (e->marks & keep_marks);
 
-	(void)ctx;
+	e->marks &= ~keep_marks;
 	zero_counts(e);
 	return seen;
 }
 
-void proctable_sweep(struct proc_table *t)
+void proctable_sweep(struct proc_table *t, unsigned int keep_marks)
 {
 	/* Without memory nothing is forgotten this time; the counters are zeroed all the same. */
-	proctable_retain(t, seen_since_sweep, NULL);
+	proctable_retain(t, seen_since_sweep, &keep_marks);
+}
+
+bool proctable_entry_idle(const struct proc_entry *e, bool active_only)
+{
+	return active_only && !e->left && (!kill(e->tgid, 0) || errno == EPERM);
 }
 
 void proctable_free(struct proc_table *t)
@@ -118,6 +125,10 @@ void proctable_entry_apply(struct proc_entry *e, const struct mp3_proc_record *r
 	if (r->type == MP3_RECORD_COMM) {
 		memcpy(e->comm, r->comm, sizeof(e->comm));
 		e->comm[sizeof(e->comm) - 1] = '\0';
+		/* Registered (again: a PID reused, or registered anew). */
+		e->left = false;
+	} else if (r->type == MP3_RECORD_LEFT) {
+		e->left = true;
 	} else if (r->type == MP3_RECORD_COUNTS) {
 		e->minor += r->counts.minor_faults;
 		e->major += r->counts.major_faults;

@@ -20,6 +20,7 @@ struct proc_entry {
 	uint64_t minor, major, cpu_ns;	/* what the user adds up */
 	uint64_t samples;
 	uint32_t target;		/* the record's target (targets.h); 0: none */
+	bool left;			/* an MP3_RECORD_LEFT record came after its last name */
 	unsigned int marks;		/* the user's own flags, kept by sweeps */
 };
 
@@ -33,10 +34,19 @@ struct proc_entry *proctable_find_or_add(struct proc_table *t, pid_t tgid);
 void proctable_free(struct proc_table *t);
 
 /*
- * Forgets the processes no counts record came for since the last sweep and
+ * Forgets the processes no counts record came for since the last sweep,
+ * unless their marks have one of keep_marks (which are cleared), and
  * zeroes the others' counters: the table holds the live processes only.
  */
-void proctable_sweep(struct proc_table *t);
+void proctable_sweep(struct proc_table *t, unsigned int keep_marks);
+
+/*
+ * Whether the process of an entry no record came for lately is still
+ * registered: in a ring with MP3_RING_ACTIVE_ONLY, a sleeping process has
+ * no records, and it is registered until its MP3_RECORD_LEFT record, or,
+ * if that was lost, until it is gone from /proc.
+ */
+bool proctable_entry_idle(const struct proc_entry *e, bool active_only);
 
 /*
  * Keeps the entries keep() returns true for, which it may also change, and
@@ -48,7 +58,7 @@ int proctable_retain(struct proc_table *t, bool (*keep)(struct proc_entry *e, vo
 
 /*
  * Applies a record: a name becomes the entry's comm, counts are added to
- * it, and its target becomes the entry's. Returns the process's entry, or NULL without memory.
+ * it, its target becomes the entry's, and a LEFT record marks it. Returns the process's entry, or NULL without memory.
  */
 struct proc_entry *proctable_apply(struct proc_table *t, const struct mp3_proc_record *r);
 /* The same, on the entry of r's process, found already. */

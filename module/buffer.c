@@ -57,6 +57,7 @@ static u64 mp3_sample_records;	/* the first record of the sample being gathered 
 static unsigned long mp3_vm_events[NR_VM_EVENT_ITEMS];	/* all_vm_events() */
 /* Set at load, before any sample; constant after. */
 static bool mp3_records_enabled;
+static bool mp3_active_only;
 
 static void mp3_buffer_set_reserved(bool reserved)
 {
@@ -73,13 +74,16 @@ static void mp3_buffer_set_reserved(bool reserved)
 	}
 }
 
-static void mp3_header_init(u64 period_ns)
+static void mp3_header_init(u64 period_ns, bool active_only)
 {
 	struct mp3_ring_header *hdr = mp3_header;
 
 	hdr->magic = MP3_RING_MAGIC;
 	hdr->version = MP3_RING_VERSION;
-	hdr->compat_version = MP3_RING_COMPAT_VERSION;
+	/* Older readers would take a process without records for gone. */
+	hdr->compat_version = active_only ? MP3_RING_ACTIVE_ONLY_COMPAT_VERSION :
+					    MP3_RING_COMPAT_VERSION;
+	hdr->flags = active_only ? MP3_RING_ACTIVE_ONLY : 0;
 	hdr->load_id = get_random_u64();
 	hdr->header_size = sizeof(*hdr);
 	hdr->sample_size = sizeof(struct mp3_ring_sample);
@@ -93,7 +97,7 @@ static void mp3_header_init(u64 period_ns)
 	hdr->record_capacity = MP3_RECORD_CAPACITY;
 }
 
-int mp3_buffer_create(u64 period_ns, bool records)
+int mp3_buffer_create(u64 period_ns, bool records, bool active_only)
 {
 	mp3_buffer = vzalloc(MP3_BUFFER_SIZE);
 	if (!mp3_buffer)
@@ -105,13 +109,14 @@ int mp3_buffer_create(u64 period_ns, bool records)
 	mp3_records = (void *)mp3_header + MP3_RECORD_OFFSET;
 
 	memset(mp3_classic, 0xff, MP3_CLASSIC_SIZE);
-	mp3_header_init(period_ns);
+	mp3_header_init(period_ns, active_only);
 	mp3_published = 0;
 	memset(&mp3_totals, 0, sizeof(mp3_totals));
 	mp3_cost_max = 0;
 	mp3_records_written = 0;
 	mp3_sample_records = 0;
 	mp3_records_enabled = records;
+	mp3_active_only = active_only;
 
 	mp3_buffer_set_reserved(true);
 	return 0;
@@ -178,6 +183,26 @@ void __mp3_buffer_record_comm(u32 tgid, u32 target, const char *comm)
 	slot = __mp3_record_begin(tgid, target, MP3_RECORD_COMM);
 	strscpy_pad(slot->comm, comm, sizeof(slot->comm));
 	__mp3_record_end(slot);
+}
+
+void __mp3_buffer_record_left(u32 tgid, u32 target)
+{
+	struct mp3_proc_record *slot;
+
+	lockdep_assert_held(&mp3_lock);
+
+	if (!mp3_records_enabled || !mp3_active_only)
+		return;
+	slot = __mp3_record_begin(tgid, target, MP3_RECORD_LEFT);
+	memset(slot->comm, 0, sizeof(slot->comm));
+	__mp3_record_end(slot);
+}
+
+bool __mp3_buffer_records_pending(void)
+{
+	lockdep_assert_held(&mp3_lock);
+
+	return mp3_records_written != mp3_sample_records;
 }
 
 static void __mp3_ring_store(u64 n, const struct mp3_sample_values *values, u64 now_jiffies)

@@ -22,6 +22,11 @@
  * is not registered, and, at a fork or exec, a walk of the followed cgroups
  * and a lookup of the name among the followed names (groups.c). Context
  * switches are not touched. See docs/targets.md.
+ *
+ * For event sampling (tasks.c), sched_wakeup and sched_wakeup_new: every
+ * wakeup of the system looks the woken thread's process up in the same
+ * hash, without a lock or an atomic operation unless it is registered;
+ * the process of a registered one is queued for the next sample.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -55,11 +60,17 @@ static void mp3_probe_attach(void *data, struct cgroup *dst_cgrp, const char *pa
 	mp3_tasks_attach(dst_cgrp, task);
 }
 
+static void mp3_probe_wakeup(void *data, struct task_struct *task)
+{
+	mp3_tasks_wakeup(task);
+}
+
 /* mp3_probe_exit(), whose prototype changed in 6.16, is in compat.h. */
 
 struct mp3_probe {
 	const char *name;
 	void *func;
+	bool for_events;	/* event sampling only; without it, samples visit all */
 	struct tracepoint *tp;	/* found at start */
 	bool registered;
 };
@@ -70,6 +81,8 @@ static struct mp3_probe mp3_probes[] = {
 	{ .name = "sched_process_exec", .func = mp3_probe_exec },
 	{ .name = "task_rename", .func = mp3_probe_rename },
 	{ .name = "cgroup_attach_task", .func = mp3_probe_attach },
+	{ .name = "sched_wakeup", .func = mp3_probe_wakeup, .for_events = true },
+	{ .name = "sched_wakeup_new", .func = mp3_probe_wakeup, .for_events = true },
 };
 
 static void mp3_find_tracepoint(struct tracepoint *tp, void *priv)
@@ -79,14 +92,30 @@ static void mp3_find_tracepoint(struct tracepoint *tp, void *priv)
 			mp3_probes[i].tp = tp;
 }
 
-int mp3_follow_start(void)
+/* Whether every probe event sampling needs has its tracepoint in this kernel. */
+static bool mp3_events_available(void)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(mp3_probes); i++) {
+		if (mp3_probes[i].for_events && !mp3_probes[i].tp) {
+			pr_warn("no tracepoint %s in this kernel: every sample visits every process\n",
+				mp3_probes[i].name);
+			return false;
+		}
+	}
+	return true;
+}
+
+int mp3_follow_start(bool *events)
 {
 	int err = 0;
 
 	for_each_kernel_tracepoint(mp3_find_tracepoint, NULL);
+	*events = *events && mp3_events_available();
 	for (unsigned int i = 0; i < ARRAY_SIZE(mp3_probes) && !err; i++) {
 		struct mp3_probe *p = &mp3_probes[i];
 
+		if (p->for_events && !*events)
+			continue;
 		if (!p->tp) {
 			pr_err("no tracepoint %s in this kernel\n", p->name);
 			err = -ENOENT;

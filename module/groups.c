@@ -216,6 +216,13 @@ static void __mp3_groups_unlink(struct mp3_group *g)
 	mp3_nr_groups[g->kind]--;
 }
 
+bool __mp3_groups_followed(void)
+{
+	lockdep_assert_held(&mp3_lock);
+
+	return !list_empty(&mp3_groups);
+}
+
 bool __mp3_groups_remove(u32 target)
 {
 	struct mp3_group *g;

@@ -38,10 +38,11 @@ struct mp3_sample_values {
 };
 
 /*
- * mp3_lock (core.c) protects the list of registered processes and their
- * counter snapshots (tasks.c), the sampler's running state (sampler.c) and
- * makes sample publication single-writer (buffer.c). Functions named
- * __mp3_* expect it held.
+ * mp3_lock (core.c) protects the list of registered processes, the list of
+ * those the next sample visits and their counter snapshots (tasks.c), the
+ * followed groups (groups.c), the sampler's running state (sampler.c) and
+ * makes the buffer single-writer (buffer.c: samples, and records, which
+ * wait for the next sample). Functions named __mp3_* expect it held.
  */
 extern struct mutex mp3_lock;
 
@@ -54,7 +55,8 @@ int mp3_register_comm(const struct file *file, const char *comm, u32 target);
 void mp3_show(struct seq_file *m);
 void mp3_release_all(void);
 
-int mp3_buffer_create(u64 period_ns, bool records);
+/* @active_only: a process gets records only in the samples that visit it. */
+int mp3_buffer_create(u64 period_ns, bool records, bool active_only);
 void mp3_buffer_destroy(void);
 /*
  * One process's record in the sample being gathered; tgid in the initial PID
@@ -62,6 +64,9 @@ void mp3_buffer_destroy(void);
  */
 void __mp3_buffer_record_counts(u32 tgid, u32 target, const struct mp3_sample_values *delta);
 void __mp3_buffer_record_comm(u32 tgid, u32 target, const char *comm);
+void __mp3_buffer_record_left(u32 tgid, u32 target);
+/* Whether records wait for a sample to carry them. */
+bool __mp3_buffer_records_pending(void);
 void __mp3_buffer_publish(const struct mp3_sample_values *values, u64 cost_ns);
 u64 mp3_buffer_head(void);
 int mp3_buffer_mmap(struct vm_area_struct *vma);
@@ -95,6 +100,15 @@ void mp3_tasks_exit(struct task_struct *task, bool group_dead);
 void mp3_tasks_exec(struct task_struct *task);
 void mp3_tasks_attach(struct cgroup *cgrp, struct task_struct *task);
 void mp3_tasks_rename(struct task_struct *task, const char *comm);
+/* A thread of @task's process was made runnable (on_rq set): it may change. */
+void mp3_tasks_wakeup(struct task_struct *task);
+
+/*
+ * Whether samples visit only the processes that may have changed (the
+ * wakeup probes run) rather than every registered one. Set at load,
+ * before anything is registered; constant after.
+ */
+extern bool mp3_event_sampling;
 
 /* Where a process is, or is about to be: what decides its group. */
 struct mp3_place {
@@ -107,6 +121,8 @@ int __mp3_groups_add_cgroup(const struct file *file, u64 id, u32 target);
 int __mp3_groups_add_comm(const struct file *file, const char *comm, u32 target);
 /* Whether there was one for target; it is gone when this returns. */
 bool __mp3_groups_remove(u32 target);
+/* Whether any group is followed: a process may join at any fork. */
+bool __mp3_groups_followed(void);
 void __mp3_groups_remove_all(void);
 /*
  * Under rcu_read_lock(), from the probes: the target of the first group
@@ -116,7 +132,8 @@ void __mp3_groups_remove_all(void);
 u32 mp3_groups_target_of(const struct mp3_place *place, struct task_struct *task, bool *allowed);
 bool mp3_groups_holds(u32 target, const struct mp3_place *place);
 
-int mp3_follow_start(void);
+/* *@events: asked for, and then whether the wakeup probes run. */
+int mp3_follow_start(bool *events);
 void mp3_follow_stop(void);
 
 void mp3_sampler_init(u64 period_ns);

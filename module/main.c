@@ -10,6 +10,8 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
 #include <linux/time64.h>
 
 #include "internal.h"
@@ -46,39 +48,72 @@ module_param(records, bool, 0444);
 MODULE_PARM_DESC(records,
 		 "Write one record per registered process and sample (default Y); N: the summed samples only, for the least cost per process");
 
+/* Indexed by whether samples visit only the processes that may have changed. */
+static const char *const mp3_sampler_names[] = { "visit", "events" };
+
+/* What the sampler visits: asked for at load, then what runs (mp3_event_sampling). */
+static bool sampler_events = true;
+
+static int sampler_set(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(mp3_sampler_names, val);
+
+	if (i < 0)
+		return i;
+	*(bool *)kp->arg = i;
+	return 0;
+}
+
+static int sampler_get(char *buffer, const struct kernel_param *kp)
+{
+	return sysfs_emit(buffer, "%s\n", mp3_sampler_names[*(bool *)kp->arg]);
+}
+
+static const struct kernel_param_ops sampler_ops = {
+	.set = sampler_set,
+	.get = sampler_get,
+};
+
+module_param_cb(sampler, &sampler_ops, &sampler_events, 0444);
+MODULE_PARM_DESC(sampler,
+		 "events (default): each sample visits the processes whose threads were woken or runnable since the last; visit: every registered process, every sample (also when this kernel lacks the wakeup tracepoints)");
+
 static int __init mp3_init(void)
 {
 	u64 period_ns = (u64)period_ms * NSEC_PER_MSEC;
 	int err;
 
-	err = mp3_buffer_create(period_ns, records);
+	/* First: which sampler runs decides what the buffer's header says. */
+	err = mp3_follow_start(&sampler_events);
 	if (err)
 		return err;
+	mp3_event_sampling = sampler_events;
+
+	err = mp3_buffer_create(period_ns, records, sampler_events);
+	if (err)
+		goto stop_following;
 	mp3_sampler_init(period_ns);
 
 	err = mp3_chardev_create();
 	if (err)
 		goto destroy_buffer;
 
-	err = mp3_follow_start();
-	if (err)
-		goto remove_chardev;
-
 	/* Last: a registration starts the sampler, which needs all the rest. */
 	err = mp3_status_create();
 	if (err)
-		goto stop_following;
+		goto remove_chardev;
 
-	pr_info("loaded, sampling every %u ms%s\n", period_ms,
+	pr_info("loaded, sampling every %u ms, %s%s\n", period_ms,
+		sampler_events ? "the processes that ran" : "every process",
 		records ? "" : ", without per-process records");
 	return 0;
 
-stop_following:
-	mp3_follow_stop();
 remove_chardev:
 	mp3_chardev_remove();
 destroy_buffer:
 	mp3_buffer_destroy();
+stop_following:
+	mp3_follow_stop();
 	return err;
 }
 

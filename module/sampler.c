@@ -60,17 +60,22 @@ void __mp3_sampler_start(void)
 static void mp3_sampler_fn(struct work_struct *work)
 {
 	struct mp3_sample_values values = {};
-	bool published = false;
+	bool published = false, registered;
 	u64 start_ns;
 
 	mutex_lock(&mp3_lock);
 	start_ns = ktime_get_ns();
-	if (__mp3_tasks_collect(&values))
+	registered = __mp3_tasks_collect(&values);
+	if (registered)
 		__mp3_sampler_arm();
 	else
 		mp3_sampler.running = false;
-	/* A process that exited in this period still gets its last sample. */
-	if (values.nr_procs) {
+	/*
+	 * A sample every period while processes are registered or groups
+	 * followed, busy or not; a process that exited or was unregistered in
+	 * this period still gets its last sample.
+	 */
+	if (registered || values.nr_procs || __mp3_buffer_records_pending()) {
 		__mp3_buffer_publish(&values, ktime_get_ns() - start_ns);
 		published = true;
 	}

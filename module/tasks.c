@@ -13,6 +13,18 @@
  * entry waits on mp3_forked until the sampler takes it over), and a member
  * that exits leaves its final counters for the next sample
  * (mp3_tasks_exit()), whether or not its parent reaps it before.
+ *
+ * What a sample visits: by default (mp3_event_sampling) only the processes
+ * that may have changed since the last one, so that its cost follows
+ * activity rather than the number of registered processes. A process's
+ * counters change only while one of its threads runs, and a thread runs
+ * only after the scheduler has made it runnable: the wakeup probes queue
+ * the process of a thread woken (mp3_task_wake()), and the sampler keeps
+ * visiting a process for as long as one of its threads is runnable or on
+ * a CPU (__mp3_task_keep()). A process none of whose threads ran since the
+ * last sample is not visited and gets no record: nothing changed. Without
+ * the wakeup tracepoints, or with sampler=visit, every sample visits every
+ * registered process, as version 3 of the ring did. See docs/sampler.md.
  */
 #include <linux/atomic.h>
 #include <linux/capability.h>
@@ -22,6 +34,7 @@
 #include <linux/fs.h>
 #include <linux/hashtable.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/proc_fs.h>
@@ -42,11 +55,22 @@ struct mp3_counters {
 	u64 cpu_ns;
 };
 
+/*
+ * In mp3_task.pending: the entry is, or is about to be, on mp3_woken or on
+ * mp3_active, or is being visited; or it is removed, and no probe may
+ * queue it again.
+ */
+#define MP3_TASK_PENDING	0
+
 struct mp3_task {
 	/* In mp3_tasks under mp3_lock, or in mp3_forked under mp3_hash_lock. */
 	struct list_head node;
 	struct hlist_node hash;		/* in mp3_task_hash, under mp3_hash_lock */
 	struct rcu_head rcu;		/* frees it once no probe can see it */
+	/* Event sampling: on mp3_active (under mp3_lock), or on mp3_woken (lock-free). */
+	struct list_head active;
+	struct llist_node wake;
+	unsigned long pending;		/* MP3_TASK_PENDING; atomic bit operations */
 	struct pid *pid;		/* the thread-group leader's pid */
 	u32 target;			/* its tree or cgroup, 0: alone; set before hashing */
 	bool tree;			/* its children join its target at their fork */
@@ -62,6 +86,7 @@ struct mp3_task {
 	struct mp3_counters last;	/* at the previous sample */
 	bool named;			/* its comm went into the records */
 	u64 exec_id;			/* the leader's self_exec_id when it did */
+	bool dead;			/* removed while on mp3_woken: freed off it */
 };
 
 /* Registered processes in registration order, protected by mp3_lock. */
@@ -75,8 +100,24 @@ static LIST_HEAD(mp3_tasks);
  * mp3_lock.
  */
 static DEFINE_SPINLOCK(mp3_hash_lock);
-static DEFINE_HASHTABLE(mp3_task_hash, 10);
+/*
+ * The wakeup probes look up every thread the scheduler wakes, registered or
+ * not: 65536 buckets keep the chains of up to tens of thousands of
+ * registered processes at most one long on average.
+ */
+static DEFINE_HASHTABLE(mp3_task_hash, 16);
 static LIST_HEAD(mp3_forked);
+
+/*
+ * Event sampling (set at load, constant after): the processes the next
+ * sample visits. mp3_active holds those found runnable by the last sample
+ * and those registered since, under mp3_lock; mp3_woken those queued by
+ * the probes since, without a lock. An entry is on one of them at most, and only while its
+ * MP3_TASK_PENDING bit is set.
+ */
+bool mp3_event_sampling;
+static LIST_HEAD(mp3_active);
+static LLIST_HEAD(mp3_woken);
 
 /* Processes of trees not followed: not readable by the opener, no memory. */
 static atomic64_t mp3_skipped = ATOMIC64_INIT(0);
@@ -92,18 +133,34 @@ u64 mp3_follow_missed(void)
 	return atomic64_read(&mp3_missed);
 }
 
+/* Whether @t is runnable or on a CPU: its counters may still change. */
+static bool mp3_thread_busy(struct task_struct *t)
+{
+	/*
+	 * on_rq first, acquired: 0 read there means on_cpu is seen as set by
+	 * the switch before, or as released by the one after, with the
+	 * runtime final (finish_task_switch()).
+	 */
+	return smp_load_acquire(&t->on_rq) || smp_load_acquire(&t->on_cpu);
+}
+
 /*
  * Sums the counters of a whole thread group as /proc/<pid>/stat does: live
  * threads plus what exited threads left in the signal struct, consistent
  * under stats_lock's sequence count.
  * CPU time is sum_exec_runtime, which utime + stime in /proc/<pid>/stat are
  * scaled to add up to. Returns false if the group has exited entirely.
+ * *@busy (if not NULL): whether a thread was runnable or on a CPU, so that
+ * its counters may still change; a thread found neither had its counters
+ * final when they were read (the acquire of on_cpu pairs with the
+ * scheduler's release after the thread's last update).
  * Called under rcu_read_lock(), which keeps the thread list, the tasks and
  * their signal struct alive (tasks are freed after a grace period).
  */
-static bool mp3_read_group(struct task_struct *leader, struct mp3_counters *sum)
+static bool mp3_read_group(struct task_struct *leader, struct mp3_counters *sum, bool *busy)
 {
 	struct signal_struct *sig = leader->signal;
+	bool runs = false;
 	struct task_struct *t;
 	unsigned int seq;
 
@@ -115,11 +172,15 @@ static bool mp3_read_group(struct task_struct *leader, struct mp3_counters *sum)
 		sum->major_faults = sig->maj_flt;
 		sum->cpu_ns = sig->sum_sched_runtime;
 		for_each_thread(leader, t) {
+			if (busy && !runs)
+				runs = mp3_thread_busy(t);
 			sum->minor_faults += READ_ONCE(t->min_flt);
 			sum->major_faults += READ_ONCE(t->maj_flt);
 			sum->cpu_ns += READ_ONCE(t->se.sum_exec_runtime);
 		}
 	} while (read_seqretry(&sig->stats_lock, seq));
+	if (busy)
+		*busy = runs;
 	return !(READ_ONCE(leader->exit_state) && thread_group_empty(leader));
 }
 
@@ -212,15 +273,78 @@ static void mp3_task_free_rcu(struct rcu_head *head)
 	mp3_task_destroy(container_of(head, struct mp3_task, rcu));
 }
 
-/* Unlinks a hashed entry and frees it once no probe can be looking at it. */
+/*
+ * @entry's process may have changed: the next sample visits it. The probes
+ * call this after the scheduler has made a thread of it runnable (on_rq
+ * set): the full barrier pairs with the sampler's between clearing the bit
+ * and reading on_rq (__mp3_tasks_visit_active()), so that either this sees
+ * the bit clear and queues the entry, or the sampler sees the thread
+ * runnable and keeps it. Lock-free; does not sleep.
+ */
+static void mp3_task_wake(struct mp3_task *entry)
+{
+	if (!mp3_event_sampling)
+		return;
+	/* Pairs with smp_mb__after_atomic() in __mp3_tasks_visit_active(). */
+	smp_mb();
+	if (!test_bit(MP3_TASK_PENDING, &entry->pending) &&
+	    !test_and_set_bit(MP3_TASK_PENDING, &entry->pending))
+		llist_add(&entry->wake, &mp3_woken);
+}
+
+/* The next sample visits @entry too, unless a probe has queued it meanwhile. */
+static void __mp3_task_keep(struct mp3_task *entry)
+{
+	lockdep_assert_held(&mp3_lock);
+
+	if (mp3_event_sampling && !test_and_set_bit(MP3_TASK_PENDING, &entry->pending))
+		list_add_tail(&entry->active, &mp3_active);
+}
+
+/*
+ * The entries the probes queued since the last sample join mp3_active;
+ * those removed meanwhile are freed: their bit stays set, so no probe
+ * queues them again.
+ */
+static void __mp3_tasks_take_woken(void)
+{
+	struct llist_node *woken = llist_reverse_order(llist_del_all(&mp3_woken));
+	struct mp3_task *entry, *next;
+
+	lockdep_assert_held(&mp3_lock);
+
+	llist_for_each_entry_safe(entry, next, woken, wake) {
+		if (entry->dead)
+			call_rcu(&entry->rcu, mp3_task_free_rcu);
+		else
+			list_add_tail(&entry->active, &mp3_active);
+	}
+}
+
+/*
+ * Unlinks a hashed entry, says in the records that its process left, and
+ * frees the entry once no probe can be looking at it. One on mp3_woken, or
+ * being put there by a probe that set its bit, is freed when the sampler
+ * takes it off.
+ */
 static void __mp3_tasks_remove(struct mp3_task *entry)
 {
 	lockdep_assert_held(&mp3_lock);
 
-	list_del(&entry->node);
 	spin_lock(&mp3_hash_lock);
+	/* On mp3_tasks, or still on mp3_forked if a probe joined it since the last adoption. */
+	list_del(&entry->node);
 	hash_del_rcu(&entry->hash);
 	spin_unlock(&mp3_hash_lock);
+	if (mp3_event_sampling)
+		__mp3_buffer_record_left(pid_nr(entry->pid), entry->target);
+	if (!list_empty(&entry->active)) {
+		/* Its bit stays set: no probe queues it. */
+		list_del_init(&entry->active);
+	} else if (test_and_set_bit(MP3_TASK_PENDING, &entry->pending)) {
+		entry->dead = true;
+		return;
+	}
 	call_rcu(&entry->rcu, mp3_task_free_rcu);
 }
 
@@ -274,6 +398,7 @@ struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target)
 		err = -ENOMEM;
 		goto put_pid;
 	}
+	INIT_LIST_HEAD(&entry->active);
 	entry->pid = pid;
 	entry->target = target;
 	entry->tree = target != 0;
@@ -304,13 +429,15 @@ int __mp3_tasks_add(struct mp3_task *entry)
 	/* Deltas start from now; an exited group is as good as gone. */
 	rcu_read_lock();
 	leader = pid_task(entry->pid, PIDTYPE_TGID);
-	alive = leader && mp3_read_group(leader, &entry->last);
+	alive = leader && mp3_read_group(leader, &entry->last, NULL);
 	rcu_read_unlock();
 	if (!alive)
 		return -ESRCH;
 	if (!mp3_tasks_hash(entry))
 		return -EEXIST;
 	list_add_tail(&entry->node, &mp3_tasks);
+	/* Its name and first counts go out with the next sample. */
+	__mp3_task_keep(entry);
 	return 0;
 }
 
@@ -338,6 +465,7 @@ static struct mp3_task *mp3_tasks_join(struct task_struct *task, u32 target, boo
 		atomic64_inc(&mp3_missed);
 		return NULL;
 	}
+	INIT_LIST_HEAD(&entry->active);
 	entry->pid = get_pid(task_tgid(task));
 	entry->target = target;
 	entry->tree = tree;
@@ -351,6 +479,8 @@ static struct mp3_task *mp3_tasks_join(struct task_struct *task, u32 target, boo
 	hash_add_rcu(mp3_task_hash, &entry->hash, (unsigned long)entry->pid);
 	list_add_tail(&entry->node, list);
 	spin_unlock(&mp3_hash_lock);
+	/* Its name and first counts go out with the next sample. */
+	mp3_task_wake(entry);
 	return entry;
 }
 
@@ -378,7 +508,7 @@ void __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root)
 			atomic64_inc(&mp3_skipped);
 			continue;
 		}
-		if (mp3_read_group(task, &now))
+		if (mp3_read_group(task, &now, NULL))
 			mp3_tasks_join(task, root->target, true, &now, &mp3_tasks);
 	}
 out:
@@ -418,7 +548,7 @@ void __mp3_tasks_add_group_members(const struct file *file, u32 target)
 			atomic64_inc(&mp3_skipped);
 			continue;
 		}
-		if (mp3_read_group(task, &now))
+		if (mp3_read_group(task, &now, NULL))
 			mp3_tasks_join(task, target, false, &now, &mp3_tasks);
 	}
 	rcu_read_unlock();
@@ -548,9 +678,6 @@ static void __mp3_task_account(struct mp3_task *entry, struct task_struct *leade
 	values->nr_procs++;
 }
 
-/* Processes summed per RCU read-side section, between chances to reschedule. */
-#define MP3_COLLECT_BATCH 256
-
 static void mp3_counters_max(struct mp3_counters *a, const struct mp3_counters *b)
 {
 	a->minor_faults = max(a->minor_faults, b->minor_faults);
@@ -593,19 +720,24 @@ static bool __mp3_task_last_run(struct mp3_task *entry)
 /*
  * The counters of @entry's process now, in @now; false if it is gone
  * (exited, or left its tree): this is its last sample. An exited process
- * stays until its last thread's last run is counted. Under
- * rcu_read_lock(); *@leaderp is NULL once the process has been reaped.
+ * stays until its last thread's last run is counted. *@busy: whether its
+ * counters may still change. Under rcu_read_lock(); *@leaderp is NULL once
+ * the process has been reaped.
  */
-static bool mp3_task_read(struct mp3_task *entry, struct task_struct **leaderp,
-			  struct mp3_counters *now)
+static bool __mp3_task_read(struct mp3_task *entry, struct task_struct **leaderp,
+			    struct mp3_counters *now, bool *busy)
 {
 	struct task_struct *leader = pid_task(entry->pid, PIDTYPE_TGID);
-	bool alive = leader && mp3_read_group(leader, now);
+	bool alive = leader && mp3_read_group(leader, now, busy);
 	bool counted = true;
 
+	lockdep_assert_held(&mp3_lock);
+
 	*leaderp = leader;
-	if (!leader)
+	if (!leader) {
 		*now = entry->last;
+		*busy = false;
+	}
 	/* Pairs with the probes' store-release: final is complete. */
 	if (!smp_load_acquire(&entry->gone))
 		return alive;
@@ -615,41 +747,104 @@ static bool mp3_task_read(struct mp3_task *entry, struct task_struct **leaderp,
 		mp3_counters_max(now, &entry->final);
 	}
 	spin_unlock(&mp3_hash_lock);
+	*busy = !counted;
 	return !counted;
 }
 
 /*
- * Adds this period's deltas of every registered process to @values and
- * drops the processes that have exited or left their tree. Returns whether
- * any remain. The leaders are looked up under RCU rather than pinned with
- * a reference: no atomic operation per process, which is most of the
- * per-process cost. mp3_lock keeps the list stable across the RCU sections.
+ * @entry's deltas since the last sample go into @values and its record;
+ * if it is gone, it is removed. Returns whether its counters may still
+ * change. Under rcu_read_lock().
+ */
+static bool __mp3_task_visit(struct mp3_task *entry, struct mp3_sample_values *values)
+{
+	struct task_struct *leader;
+	struct mp3_counters now;
+	bool alive, busy;
+
+	alive = __mp3_task_read(entry, &leader, &now, &busy);
+	__mp3_task_account(entry, leader, &now, values);
+	if (!alive)
+		__mp3_tasks_remove(entry);
+	return alive && busy;
+}
+
+/* Processes summed per RCU read-side section, between chances to reschedule. */
+#define MP3_COLLECT_BATCH 256
+
+/* Every @batch-th call lets others run: no RCU section nor CPU is held for long. */
+static void mp3_collect_pause(unsigned int *batch)
+{
+	if (++*batch % MP3_COLLECT_BATCH)
+		return;
+	rcu_read_unlock();
+	cond_resched();
+	rcu_read_lock();
+}
+
+/* Every registered process, as the sampler did before event sampling. */
+static void __mp3_tasks_visit_all(struct mp3_sample_values *values)
+{
+	struct mp3_task *entry, *next;
+	unsigned int batch = 0;
+
+	rcu_read_lock();
+	list_for_each_entry_safe(entry, next, &mp3_tasks, node) {
+		mp3_collect_pause(&batch);
+		__mp3_task_visit(entry, values);
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * The processes that may have changed since the last sample: those queued
+ * by the probes and those that were runnable then. Each stays on the list
+ * for the next sample while a thread of it is runnable or on a CPU.
+ */
+static void __mp3_tasks_visit_active(struct mp3_sample_values *values)
+{
+	struct mp3_task *entry, *next;
+	unsigned int batch = 0;
+	LIST_HEAD(visit);
+
+	list_splice_init(&mp3_active, &visit);
+	rcu_read_lock();
+	list_for_each_entry_safe(entry, next, &visit, active) {
+		mp3_collect_pause(&batch);
+		list_del_init(&entry->active);
+		clear_bit(MP3_TASK_PENDING, &entry->pending);
+		/* Pairs with mp3_task_wake(): the bit is clear before on_rq is read. */
+		smp_mb__after_atomic();
+		if (__mp3_task_visit(entry, values))
+			__mp3_task_keep(entry);
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * Adds this period's deltas of the registered processes that may have
+ * changed (all of them without event sampling) to @values and drops the
+ * processes that have exited or left their tree. Returns whether the
+ * sampler has more to do: processes remain, queued or registered, or
+ * groups are followed. The leaders are looked up under RCU rather than pinned with a
+ * reference: no atomic operation per process, which is most of the
+ * per-process cost. mp3_lock keeps the lists stable across the RCU
+ * sections.
  */
 bool __mp3_tasks_collect(struct mp3_sample_values *values)
 {
-	struct mp3_task *entry, *next;
-	struct mp3_counters now;
-	struct task_struct *leader;
-	unsigned int batch = 0;
-	bool alive;
-
 	lockdep_assert_held(&mp3_lock);
 
+	/* Queued first: an entry a probe queues was on mp3_forked before. */
+	if (mp3_event_sampling)
+		__mp3_tasks_take_woken();
 	__mp3_tasks_adopt_forked();
-	rcu_read_lock();
-	list_for_each_entry_safe(entry, next, &mp3_tasks, node) {
-		if (++batch % MP3_COLLECT_BATCH == 0) {
-			rcu_read_unlock();
-			cond_resched();
-			rcu_read_lock();
-		}
-		alive = mp3_task_read(entry, &leader, &now);
-		__mp3_task_account(entry, leader, &now, values);
-		if (!alive)
-			__mp3_tasks_remove(entry);
-	}
-	rcu_read_unlock();
-	return !list_empty(&mp3_tasks);
+	if (mp3_event_sampling)
+		__mp3_tasks_visit_active(values);
+	else
+		__mp3_tasks_visit_all(values);
+	/* Followed groups: a process may join at any fork, and must be sampled then. */
+	return !list_empty(&mp3_tasks) || !llist_empty(&mp3_woken) || __mp3_groups_followed();
 }
 
 /*
@@ -675,7 +870,7 @@ static void mp3_tasks_join_group(struct task_struct *task, const struct mp3_plac
 	struct mp3_counters now;
 
 	/* Counters are read only for a process that joins: most never do. */
-	if (target && mp3_read_group(task, &now))
+	if (target && mp3_read_group(task, &now, NULL))
 		mp3_tasks_join(task, target, false, &now, &mp3_forked);
 }
 
@@ -708,9 +903,10 @@ void mp3_tasks_fork(struct task_struct *parent, struct task_struct *child)
 static void mp3_task_leave(struct mp3_task *entry)
 {
 	spin_lock(&mp3_hash_lock);
-	/* Pairs with mp3_task_read()'s load-acquire, as for an exit. */
+	/* Pairs with __mp3_task_read()'s load-acquire, as for an exit. */
 	smp_store_release(&entry->gone, true);
 	spin_unlock(&mp3_hash_lock);
+	mp3_task_wake(entry);
 }
 
 /* A member of a group leaves if its group no longer holds it at @place. */
@@ -772,7 +968,7 @@ void mp3_tasks_exit(struct task_struct *task, bool group_dead)
 	rcu_read_lock();
 	entry = mp3_tasks_lookup(task_tgid(task));
 	if (entry) {
-		mp3_read_group(task->group_leader, &final);
+		mp3_read_group(task->group_leader, &final, NULL);
 		spin_lock(&mp3_hash_lock);
 		/* Two threads may both take themselves for the last: keep the larger. */
 		if (entry->exited)
@@ -784,10 +980,22 @@ void mp3_tasks_exit(struct task_struct *task, bool group_dead)
 			entry->exiting = get_task_struct(task);
 			entry->exit_runtime = READ_ONCE(task->se.sum_exec_runtime);
 		}
-		/* Pairs with mp3_task_read()'s load-acquire: final is set before. */
+		/* Pairs with __mp3_task_read()'s load-acquire: final is set before. */
 		smp_store_release(&entry->gone, true);
 		spin_unlock(&mp3_hash_lock);
+		mp3_task_wake(entry);
 	}
+	rcu_read_unlock();
+}
+
+void mp3_tasks_wakeup(struct task_struct *task)
+{
+	struct mp3_task *entry;
+
+	rcu_read_lock();
+	entry = mp3_tasks_lookup(task_tgid(task));
+	if (entry)
+		mp3_task_wake(entry);
 	rcu_read_unlock();
 }
 
@@ -839,6 +1047,8 @@ void __mp3_tasks_destroy_all(void)
 	__mp3_tasks_adopt_forked();
 	list_for_each_entry_safe(entry, next, &mp3_tasks, node)
 		__mp3_tasks_remove(entry);
+	/* No probe runs any more: those on mp3_woken are all removed ones. */
+	__mp3_tasks_take_woken();
 	/* The entries' memory goes in RCU callbacks, which run module code. */
 	rcu_barrier();
 }

@@ -79,6 +79,9 @@ static bool show_module(const struct ctl *ctl)
 		       ring.load_id, (uint64_t)ring.hdr->period_ns / 1000000, ring.hdr->hz);
 		printf("device:    %s, %" PRIu64 " samples taken since load\n", ctl->config.device,
 		       mp3ring_head(&ring));
+		printf("sampler:   %s\n", ring.hdr->flags & MP3_RING_ACTIVE_ONLY ?
+		       "events: each sample visits the processes that ran" :
+		       "visit: each sample visits every registered process");
 		mp3ring_unmap(&ring);
 	}
 	if (fd >= 0)

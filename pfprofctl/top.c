@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "procstatus.h"
 #include "psi.h"
 #include "targets.h"
 #include "topdata.h"
@@ -81,6 +82,8 @@ static void put_line(size_t width, const char *eol, const char *fmt, ...)
 struct view {
 	bool grouped;
 	const char *pid_file;		/* its targets name the groups */
+	/* Sleeping processes have no records: the registered ones are read here. */
+	const char *status_file;	/* NULL: every process has records */
 	struct target_list targets;	/* read at each snapshot while grouped */
 	int targets_error;		/* reading them; the groups are then named by number */
 };
@@ -164,10 +167,19 @@ static bool module_records_off(void)
 	return value == 'N';
 }
 
-/* Grouped, the PID file is read again for each snapshot: targets come and go. */
+/*
+ * Grouped, the PID file is read again for each snapshot: targets come and
+ * go; so is the module's list of registered processes when it has no
+ * records of those that sleep.
+ */
 static int take(struct top_reader *r, struct top_snapshot *snap, struct view *view)
 {
-	int err = top_take(r, snap);
+	struct pidlist registered = { 0 };
+	int err = view->status_file ? procstatus_list(view->status_file, &registered) : 0;
+
+	if (!err)
+		err = top_take(r, snap, view->status_file ? &registered : NULL);
+	pidlist_free(&registered);
 
 	if (!err && view->grouped) {
 		target_list_free(&view->targets);
@@ -310,6 +322,8 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 		err = -EPROTO;
 	if (!err)
 		err = top_reader_init(&reader, &ring);
+	if (!err && ring.hdr->flags & MP3_RING_ACTIVE_ONLY)
+		view.status_file = ctl->config.status_file;
 	if (err) {
 		status = ctl_module_error(err, ctl->config.device);
 		if (err == -EPROTO)

@@ -74,7 +74,23 @@ static int by_group_faults(const void *a, const void *b)
 	return order ? order : (g->sum.target > h->sum.target) - (g->sum.target < h->sum.target);
 }
 
-/* Copies out the processes counted in this snapshot; the table keeps only them. */
+/* proc_entry.marks: registered at this snapshot. */
+#define TOP_REGISTERED 1u
+
+/* The registered processes join the table, marked: shown even without records. */
+static int add_registered(struct top_reader *r, const struct pidlist *registered)
+{
+	for (size_t i = 0; registered && i < registered->count; i++) {
+		struct proc_entry *e = proctable_find_or_add(&r->procs, registered->pids[i]);
+
+		if (!e)
+			return -ENOMEM;
+		e->marks |= TOP_REGISTERED;
+	}
+	return 0;
+}
+
+/* Copies out the processes counted or registered in this snapshot; the table keeps only them. */
 static int collect(struct top_reader *r, struct top_snapshot *snap)
 {
 	snap->procs = calloc(r->procs.used ? r->procs.used : 1, sizeof(*snap->procs));
@@ -83,20 +99,21 @@ static int collect(struct top_reader *r, struct top_snapshot *snap)
 	for (size_t i = 0; i < r->procs.cap; i++) {
 		struct proc_entry *p = &r->procs.slots[i];
 
-		if (!p->samples)
+		if (!p->tgid || (!p->samples && !(p->marks & TOP_REGISTERED)))
 			continue;
 		proctable_name(p);
 		snap->procs[snap->nr_procs++] = *p;
 	}
-	proctable_sweep(&r->procs);
+	proctable_sweep(&r->procs, TOP_REGISTERED);
 	qsort(snap->procs, snap->nr_procs, sizeof(*snap->procs), by_faults);
 	return 0;
 }
 
-int top_take(struct top_reader *r, struct top_snapshot *snap)
+int top_take(struct top_reader *r, struct top_snapshot *snap, const struct pidlist *registered)
 {
 	struct mp3_ring_sample s;
 	bool read_any = false;
+	int err;
 
 	memset(snap, 0, sizeof(*snap));
 	snap->first = r->next;
@@ -107,7 +124,8 @@ int top_take(struct top_reader *r, struct top_snapshot *snap)
 		add_sample(r, &s, snap);
 	}
 	snap->end = r->next;
-	return collect(r, snap);
+	err = add_registered(r, registered);
+	return err ? err : collect(r, snap);
 }
 
 void top_snapshot_free(struct top_snapshot *snap)

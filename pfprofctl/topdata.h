@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "mp3ring.h"
+#include "pidlist.h"
 #include "proctable.h"
 
 /* A target's processes in a snapshot (top_group()). */
@@ -44,8 +45,13 @@ struct top_reader {
 int top_reader_init(struct top_reader *r, const struct mp3ring *ring);
 void top_reader_free(struct top_reader *r);
 
-/* What was published since the last call; 0 or -errno. Free with top_snapshot_free(). */
-int top_take(struct top_reader *r, struct top_snapshot *snap);
+/*
+ * What was published since the last call; 0 or -errno. Free with
+ * top_snapshot_free(). The processes of registered (NULL: none) are in it
+ * too, with zero counts if they had no records: a module that visits only
+ * the processes that ran (MP3_RING_ACTIVE_ONLY) writes none while one sleeps.
+ */
+int top_take(struct top_reader *r, struct top_snapshot *snap, const struct pidlist *registered);
 void top_snapshot_free(struct top_snapshot *snap);
 
 /*

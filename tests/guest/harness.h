@@ -90,6 +90,13 @@ int open_device(int flags);
 void map_ring(struct mp3ring *ring, int *fd);
 /* Waits until head >= target; fails after timeout_ms. */
 uint64_t wait_head(const struct mp3ring *ring, uint64_t target, unsigned int timeout_ms);
+/*
+ * After the last process left: the sampler stops once it has published the
+ * sample with the process's departure (MP3_RECORD_LEFT). Waits three
+ * periods (100 ms at least), then fails if samples still come as long
+ * again; returns the head.
+ */
+uint64_t wait_stopped(const struct mp3ring *ring);
 
 struct sample_sum {
 	uint64_t minor, major, cpu_ns, samples;

@@ -408,6 +408,22 @@ uint64_t wait_head(const struct mp3ring *ring, uint64_t target, unsigned int tim
 	return head;
 }
 
+uint64_t wait_stopped(const struct mp3ring *ring)
+{
+	unsigned int settle_ms = 3 * ring->hdr->period_ns / 1000000 + 1;
+	uint64_t head;
+
+	/* The work item that takes the last sample may wait for a CPU: TCG, KASAN. */
+	if (settle_ms < 100)
+		settle_ms = 100;
+	sleep_ms(settle_ms);
+	head = mp3ring_head(ring);
+	sleep_ms(settle_ms);
+	expect(head == mp3ring_head(ring), "samples after the last process left: %llu, then %llu",
+	       (unsigned long long)head, (unsigned long long)mp3ring_head(ring));
+	return head;
+}
+
 void sum_samples(const struct mp3ring *ring, uint64_t from, uint64_t to,
 		 struct sample_sum *sum)
 {

@@ -287,7 +287,8 @@ static void expect_system_columns(const struct log_summary *sum)
 
 /*
  * The per-process log has, for every sample of the samples log, one line
- * per process summed into it, adding up to the sample (one file: no
+ * per process summed into it, adding up to the sample: a line for each
+ * sample the worker ran in, none for those it slept through (one file: no
  * rotation in this test).
  */
 static void expect_procs_log(const struct log_summary *sum, pid_t worker)
@@ -310,8 +311,9 @@ static void expect_procs_log(const struct log_summary *sum, pid_t worker)
 		       "%s: not a line: %s", path, line);
 		/* pfprofctl add registers by PID alone: no target. */
 		expect(target == 0, "%s: seq %llu: target %u, want 0", path, seq, target);
-		while (i < sum->count && sum->lines[i].seq < seq)
-			i++;
+		for (; i < sum->count && sum->lines[i].seq < seq; i++)
+			expect(!sum->lines[i].procs, "%s: no line for seq %llu, a sample of %u processes",
+			       path, sum->lines[i].seq, sum->lines[i].procs);
 		expect(i < sum->count && sum->lines[i].seq == seq && sum->lines[i].procs == 1,
 		       "%s: seq %llu is no one-process sample of the samples log", path, seq);
 		expect(pid == worker && minor == sum->lines[i].minor &&
@@ -323,9 +325,14 @@ static void expect_procs_log(const struct log_summary *sum, pid_t worker)
 		lines++;
 	}
 	fclose(f);
+	for (; i < sum->count; i++)
+		expect(!sum->lines[i].procs, "%s: no line for seq %llu, a sample of %u processes",
+		       path, sum->lines[i].seq, sum->lines[i].procs);
 	printf("  daemon_logs_samples: %d per-process lines for %d samples, the worker '%s'\n",
 	       lines, sum->count, comm);
-	expect(lines == sum->count, "%d per-process lines for %d samples", lines, sum->count);
+	expect(lines > 1 && lines < sum->count, "%d per-process lines for %d samples: want one"
+	       " when it was registered, those of its work, none while it slept", lines,
+	       sum->count);
 }
 
 void test_daemon_logs_samples(void)

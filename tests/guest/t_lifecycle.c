@@ -29,7 +29,7 @@ void test_load_params(void)
 {
 	static const char *const bad[] = {
 		"period_ms=0", "period_ms=10001", "period_ms=-5", "period_ms=abc", "period_ms=",
-		"records=maybe",
+		"records=maybe", "sampler=poll", "sampler=",
 	};
 	struct mp3ring ring;
 	int fd;
@@ -37,6 +37,8 @@ void test_load_params(void)
 	expect(read_param("period_ms") == 50, "default period_ms is %lu", read_param("period_ms"));
 	expect(file_contains("/sys/module/mp3/parameters/records", "Y"),
 	       "records is not on by default");
+	expect(file_contains("/sys/module/mp3/parameters/sampler", "events"),
+	       "sampler is not events by default");
 	expect_ok(module_unload(), "unloading");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		expect_errno(module_load(bad[i]), EINVAL, bad[i]);

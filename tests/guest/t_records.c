@@ -38,6 +38,8 @@ struct proc_total {
 	uint64_t minor, major, cpu_ns;
 	uint64_t counts;		/* MP3_RECORD_COUNTS records */
 	uint64_t last_sample;		/* seq of the sample of its last counts record */
+	uint64_t left_sample;		/* of its last MP3_RECORD_LEFT record */
+	unsigned int lefts;		/* MP3_RECORD_LEFT records */
 	uint32_t target;		/* of its last record */
 	char comm[24];			/* its last MP3_RECORD_COMM */
 	unsigned int names;		/* MP3_RECORD_COMM records */
@@ -73,8 +75,14 @@ static void add_record(void *ctx, const struct mp3_proc_record *r)
 	struct proc_total *p = proc_of(sums->totals, r->tgid);
 
 	p->target = r->target;
-	expect(r->type == MP3_RECORD_COUNTS || r->type == MP3_RECORD_COMM,
-	       "record %llu has type %u", (unsigned long long)r->seq, r->type);
+	expect(r->type == MP3_RECORD_COUNTS || r->type == MP3_RECORD_COMM ||
+	       r->type == MP3_RECORD_LEFT, "record %llu has type %u", (unsigned long long)r->seq,
+	       r->type);
+	if (r->type == MP3_RECORD_LEFT) {
+		p->lefts++;
+		p->left_sample = sums->seq;
+		return;
+	}
 	if (r->type == MP3_RECORD_COMM) {
 		expect(memchr(r->comm, '\0', sizeof(r->comm)), "record %llu: comm without its NUL",
 		       (unsigned long long)r->seq);
@@ -131,6 +139,12 @@ static void total_records(const struct mp3ring *ring, uint64_t from, uint64_t to
 
 static struct record_totals totals;
 
+/* Whether the module visits only the processes that ran (sampler=events). */
+static bool active_only(const struct mp3ring *ring)
+{
+	return ring->hdr->flags & MP3_RING_ACTIVE_ONLY;
+}
+
 static void read_comm(pid_t pid, char *comm, size_t size)
 {
 	char path[64];
@@ -143,7 +157,11 @@ static void read_comm(pid_t pid, char *comm, size_t size)
 	comm[strcspn(comm, "\n")] = '\0';
 }
 
-/* Two idle workers registered; one touches pages, the other burns CPU. */
+/*
+ * Two idle workers registered; one touches pages, the other burns CPU.
+ * Visiting all, each is in every sample; visiting those that ran, in the
+ * first (its name) and in those of its command.
+ */
 void test_records_match_stat(void)
 {
 	struct proc_stat before[2], after[2];
@@ -179,8 +197,10 @@ void test_records_match_stat(void)
 		       p->cpu_ns / 1e6, p->counts, after[i].minflt - before[i].minflt,
 		       after[i].majflt - before[i].majflt, stat_cpu_ns / 1e6);
 		/* The first sample may predate the second registration. */
-		expect(p->counts >= to - from - 1, "worker %d in %" PRIu64 " of %" PRIu64 " samples",
-		       i, p->counts, to - from);
+		expect(active_only(&ring) ? p->counts >= 2 && p->last_sample < to - 1 :
+					    p->counts >= to - from - 1,
+		       "worker %d in %" PRIu64 " of %" PRIu64 " samples, the last %" PRIu64, i,
+		       p->counts, to - from, p->last_sample);
 		/* Idle while measured: its counters stood still at both ends. */
 		expect(p->minor == after[i].minflt - before[i].minflt &&
 		       p->major == after[i].majflt - before[i].majflt,
@@ -238,7 +258,11 @@ void test_records_exec_name(void)
 	close(fd);
 }
 
-/* A process that exits has no records after its last sample; the other goes on. */
+/*
+ * A process that exits has no records after its last sample; the other
+ * goes on: in every sample when all are visited, without records while it
+ * sleeps when only those that ran are. The one that exits says it left.
+ */
 void test_records_exit(void)
 {
 	pid_t stays = spawn_sleeper(), goes = spawn_sleeper();
@@ -254,17 +278,29 @@ void test_records_exit(void)
 	killed = mp3ring_head(&ring);
 	to = wait_head(&ring, killed + 4, 2000);
 	total_records(&ring, from, to, &totals);
-	expect(proc_of(&totals, stays)->last_sample == to - 1, "the live process has no records in"
-	       " the last sample");
+	if (active_only(&ring))
+		expect(proc_of(&totals, stays)->last_sample < killed &&
+		       !proc_of(&totals, stays)->lefts, "the sleeping process has records in sample %"
+		       PRIu64 ", after the kill, or left", proc_of(&totals, stays)->last_sample);
+	else
+		expect(proc_of(&totals, stays)->last_sample == to - 1,
+		       "the live process has no records in the last sample");
 	/* Its last period, up to its exit, comes in the first sample after it. */
 	expect(proc_of(&totals, goes)->last_sample <= killed, "records of the exited process in "
 	       "sample %" PRIu64 ", it was reaped before sample %" PRIu64,
 	       proc_of(&totals, goes)->last_sample, killed);
+	expect(active_only(&ring) ? proc_of(&totals, goes)->lefts == 1 &&
+				   proc_of(&totals, goes)->left_sample ==
+				   proc_of(&totals, goes)->last_sample :
+				   !proc_of(&totals, goes)->lefts,
+	       "the exited process left %u times, in sample %" PRIu64 " (its last counts: %" PRIu64
+	       ")", proc_of(&totals, goes)->lefts, proc_of(&totals, goes)->left_sample,
+	       proc_of(&totals, goes)->last_sample);
 	kill_and_reap(stays);
 	close(fd);
 }
 
-/* 1000 registered processes are all in every sample. */
+/* Visiting all (sampler=visit), 1000 registered processes are all in every sample. */
 void test_records_thousand(void)
 {
 	static pid_t pids[1000];
@@ -324,6 +360,81 @@ void test_records_slow_reader(void)
 	close(fd);
 }
 
+/*
+ * Event sampling: 1000 sleepers and 10 workers registered. Each gets its
+ * name and first counts; then the sleepers have no records while samples
+ * go on, the workers have theirs while they run, and the sleeper
+ * unregistered and the one killed say that they left.
+ */
+void test_records_idle(void)
+{
+	static pid_t sleepers[1000];
+	struct worker w[10];
+	struct mp3_ring_sample s;
+	struct mp3ring ring;
+	uint64_t from, idle_at, to, next, missed = 0;
+	uint32_t most = 0;
+	int fd;
+
+	expect(file_contains("/sys/module/mp3/parameters/sampler", "events"),
+	       "the parameter sampler does not read events");
+	map_ring(&ring, &fd);
+	expect(active_only(&ring) && ring.hdr->compat_version == MP3_RING_ACTIVE_ONLY_COMPAT_VERSION,
+	       "flags %#x, compat_version %u", ring.hdr->flags, ring.hdr->compat_version);
+	from = mp3ring_head(&ring);
+	for (int i = 0; i < 1000; i++) {
+		sleepers[i] = spawn_sleeper();
+		expect_ok(status_cmd('R', sleepers[i]), "R sleeper");
+	}
+	for (int i = 0; i < 10; i++) {
+		worker_spawn(&w[i]);
+		worker_do(&w[i], 'c', 0);
+		expect_ok(status_cmd('R', w[i].pid), "R worker");
+	}
+	/* All are asleep and have had their first sample: from here on, nothing to visit. */
+	idle_at = wait_head(&ring, mp3ring_head(&ring) + 3, 5000);
+	wait_head(&ring, idle_at + 5, 5000);
+	for (int i = 0; i < 10; i++)
+		worker_do(&w[i], 'c', 50);
+	expect_ok(status_cmd('U', sleepers[0]), "U sleeper");
+	kill_and_reap(sleepers[1]);
+	to = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
+	total_records(&ring, from, to, &totals);
+	for (next = idle_at; next < idle_at + 5;) {
+		expect(mp3ring_read(&ring, &next, &s, &missed) == MP3RING_SAMPLE, "sample %" PRIu64,
+		       next);
+		most = s.nr_records > most ? s.nr_records : most;
+	}
+	printf("  records_idle: samples %" PRIu64 "..%" PRIu64 ", %d processes, %" PRIu64
+	       " records lost; at most %u records in the 5 idle samples\n", from, to - 1, totals.nr,
+	       totals.lost, most);
+	expect(!totals.lost, "%" PRIu64 " records lost", totals.lost);
+	expect(!most, "%u records in a sample while all slept", most);
+	for (int i = 0; i < 1000; i++) {
+		struct proc_total *p = proc_of(&totals, sleepers[i]);
+
+		/* The one killed ran its exit: its last counts come with its departure. */
+		expect(p->names == 1 && p->counts >= 1 &&
+		       (i == 1 ? p->last_sample == p->left_sample : p->last_sample < idle_at),
+		       "sleeper %d (%d of 1000): %u names, %" PRIu64 " counts records, the last in "
+		       "sample %" PRIu64 ", %.3f ms CPU; all asleep from sample %" PRIu64,
+		       (int)sleepers[i], i, p->names, p->counts, p->last_sample, p->cpu_ns / 1e6,
+		       idle_at);
+		expect(p->lefts == (i < 2) && (i >= 2 || p->left_sample >= idle_at + 5),
+		       "sleeper %d left %u times, in sample %" PRIu64, (int)sleepers[i], p->lefts,
+		       p->left_sample);
+	}
+	for (int i = 0; i < 10; i++) {
+		struct proc_total *p = proc_of(&totals, w[i].pid);
+
+		expect(p->names == 1 && p->last_sample >= idle_at + 5 && p->cpu_ns >= 50000000ULL &&
+		       !p->lefts, "worker %d: %u names, last counts in sample %" PRIu64 ", %.1f ms, "
+		       "left %u times", i, p->names, p->last_sample, p->cpu_ns / 1e6, p->lefts);
+		kill_and_reap(w[i].pid);
+	}
+	close(fd);
+}
+
 /* The sample of a version 1 module, frozen here as it was. */
 struct v1_sample {
 	uint64_t seq, time_ns, jiffies, minor_faults, major_faults, cpu_ns;
@@ -331,7 +442,10 @@ struct v1_sample {
 	uint32_t nr_procs, reserved;
 };
 
-/* A version 1 reader, as lib/mp3ring was: it may use the region and reads the same samples. */
+/*
+ * Loaded with sampler=visit, a version 1 reader, as lib/mp3ring was, may
+ * use the region and reads the same samples.
+ */
 void test_records_v1_reader(void)
 {
 	struct worker w;
@@ -345,6 +459,9 @@ void test_records_v1_reader(void)
 	expect_ok(status_cmd('R', w.pid), "R worker");
 	worker_do(&w, 't', 500);
 	head = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
+	expect(file_contains("/sys/module/mp3/parameters/sampler", "visit") && !ring.hdr->flags,
+	       "sampler=visit: the parameter does not read visit, or flags are %#x",
+	       ring.hdr->flags);
 	expect(ring.hdr->compat_version <= 1 && ring.hdr->sample_size >= sizeof(struct v1_sample) &&
 	       ring.hdr->header_size >= offsetof(struct mp3_ring_header, record_offset),
 	       "compat_version %u, sample_size %u, header_size %u: a version 1 reader refuses it",
@@ -604,11 +721,14 @@ void test_top_batch(void)
 	total_records(&ring, first, end, &totals);
 	printf("  top_batch: samples %" PRIu64 "..%" PRIu64 " over %.2f s, %d rows\n", first,
 	       end - 1, seconds, n);
-	expect(n == 3 && totals.nr == 3, "%d rows, %d processes in the records", n, totals.nr);
+	/* The sleeper has no records while it sleeps, and its row all the same. */
+	expect(n == 3 && totals.nr == (active_only(&ring) ? 2 : 3),
+	       "%d rows, %d processes in the records", n, totals.nr);
 	for (int i = 0; i < n; i++) {
 		struct proc_total *p = proc_of(&totals, rows[i].pid);
 
-		expect(p->counts, "row %d: PID %d has no records", i, rows[i].pid);
+		expect(p->counts || rows[i].pid == sleeper, "row %d: PID %d has no records", i,
+		       rows[i].pid);
 		expect(close_to(rows[i].minor_s, p->minor / seconds) &&
 		       close_to(rows[i].major_s, p->major / seconds) &&
 		       close_to(rows[i].cpu_pct, p->cpu_ns / 1e7 / seconds),

@@ -34,6 +34,7 @@ void test_handout_literal(void);
 void test_records_match_stat(void);
 void test_records_exec_name(void);
 void test_records_exit(void);
+void test_records_idle(void);
 void test_records_thousand(void);
 void test_records_slow_reader(void);
 void test_records_v1_reader(void);

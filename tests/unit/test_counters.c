@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* daemon/counters: what the collector counts, which processes it forgets, which get series. */
 #include <string.h>
+#include <unistd.h>
 
 #include "expect_counters.h"
 
@@ -120,17 +121,45 @@ static void test_sweep_forgets_unrecorded(void)
 
 	add(&m, counts(10, 1, 0, 0));
 	add(&m, counts(30, 1, 0, 0));
-	counters_sweep(&m);
+	counters_sweep(&m, false);
 	expect(m.procs.used == 2, "both recorded, %zu kept", m.procs.used);
 	add(&m, counts(30, 1, 0, 0));
 	/* A name alone is not a sign of life: exited processes get none. */
 	add(&m, comm(10, "gone"));
-	counters_sweep(&m);
+	counters_sweep(&m, false);
 	expect(m.procs.used == 1 && entry(&m, 30)->minor == 2,
 	       "after 10's last counts: %zu kept, 30's minor faults %llu", m.procs.used,
 	       (unsigned long long)entry(&m, 30)->minor);
-	counters_sweep(&m);
+	counters_sweep(&m, false);
 	expect(m.procs.used == 0, "nothing recorded, %zu kept", m.procs.used);
+	counters_free(&m);
+}
+
+/*
+ * Active-only ring: a sleeping process has no records and stays, until its
+ * LEFT record or, that record lost, until it is gone from /proc.
+ */
+static void test_sweep_keeps_sleeping(void)
+{
+	/* Beyond any pid_max: no such process. */
+	const pid_t self = getpid(), vanished = 0x7ffffff0, left = getppid();
+	struct counters m = { 0 };
+	struct mp3_proc_record gone = { .tgid = left, .type = MP3_RECORD_LEFT };
+
+	add(&m, counts(self, 1, 0, 0));
+	add(&m, counts(vanished, 1, 0, 0));
+	add(&m, counts(left, 1, 0, 0));
+	add(&m, gone);
+	counters_sweep(&m, true);
+	expect(m.procs.used == 3, "all recorded: %zu kept", m.procs.used);
+	counters_sweep(&m, true);
+	expect(m.procs.used == 1 && entry(&m, self)->minor == 1,
+	       "asleep: %zu kept, want the live one and its counts", m.procs.used);
+	add(&m, comm(left, "again"));
+	counters_sweep(&m, true);
+	expect(m.procs.used == 2, "named again, registered anew: %zu kept", m.procs.used);
+	counters_sweep(&m, false);
+	expect(m.procs.used == 0, "a version 3 ring: nothing recorded, %zu kept", m.procs.used);
 	counters_free(&m);
 }
 
@@ -224,10 +253,10 @@ static void test_target_totals(void)
 	       (unsigned long long)counters_target(&m, UNIT_A)->processes,
 	       (unsigned long long)counters_target(&m, TREE_B)->processes);
 	/* 11 exits and is swept; 10 execs: their counts stay in the target's. */
-	counters_sweep(&m);
+	counters_sweep(&m, false);
 	add(&m, of_target(comm(10, "other"), UNIT_A));
 	add(&m, of_target(counts(10, 1, 0, 0), UNIT_A));
-	counters_sweep(&m);
+	counters_sweep(&m, false);
 	select_registered(&m, (pid_t[]){ 10 }, 1, 0);
 	expect(m.procs.used == 1, "%zu processes after the sweeps", m.procs.used);
 	expect_target(&m, UNIT_A, 11, 1, 150, "after an exit and an exec");
@@ -263,5 +292,6 @@ static void test_forget_targets(void)
 
 UNIT_TESTS(UNIT_TEST(samples_summed), UNIT_TEST(records_per_process),
 	   UNIT_TEST(select_registered_only), UNIT_TEST(sweep_forgets_unrecorded),
+	   UNIT_TEST(sweep_keeps_sleeping),
 	   UNIT_TEST(select_cap), UNIT_TEST(sampler_across_loads), UNIT_TEST(target_totals),
 	   UNIT_TEST(forget_targets));

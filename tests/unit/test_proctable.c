@@ -41,7 +41,10 @@ static void test_retain(void)
 	proctable_free(&t);
 }
 
-/* A sweep forgets the processes without counts since the last one and zeroes the others'. */
+/*
+ * A sweep forgets the processes without counts since the last one, unless
+ * marked to be kept, and zeroes the others'.
+ */
 static void test_sweep(void)
 {
 	struct proc_table t = { 0 };
@@ -49,9 +52,13 @@ static void test_sweep(void)
 
 	add_counts(&t, 1, 5);
 	add_counts(&t, 2, 7);
-	proctable_sweep(&t);
+	proctable_find_or_add(&t, 3)->marks = 4 | 1;
+	proctable_sweep(&t, 4);
+	e = proctable_find_or_add(&t, 3);
+	expect(t.used == 3 && e->marks == 1, "%zu processes, marks %#x: the marked one not kept,"
+	       " its mark not cleared, or another mark cleared", t.used, e->marks);
 	add_counts(&t, 2, 3);
-	proctable_sweep(&t);
+	proctable_sweep(&t, 4);
 	expect(t.used == 1, "%zu processes after the sweep, want 1", t.used);
 	e = proctable_find_or_add(&t, 2);
 	expect(e->minor == 0 && e->samples == 0, "counters not zeroed");

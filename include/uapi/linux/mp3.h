@@ -72,7 +72,8 @@
  * registered processes and all their threads, of what happened in it.
  * From version 2 the versioned region also carries, per sample, one record
  * per registered process (struct mp3_proc_record) and the system-wide
- * paging counters.
+ * paging counters; from version 4, with MP3_RING_ACTIVE_ONLY, one per
+ * process that may have changed in the period.
  */
 #ifndef _UAPI_LINUX_MP3_H
 #define _UAPI_LINUX_MP3_H
@@ -161,11 +162,31 @@ struct mp3_classic_sample {
  * processes of trees it could not follow. A process's last period, up to
  * its exit, is in the sample after it exits, even if its parent has reaped
  * it by then.
+ *
+ * Version 4 adds header flags. With MP3_RING_ACTIVE_ONLY (the module's
+ * default, sampler=events) a sample visits only the processes that may
+ * have changed in its period: those a thread of which was runnable or
+ * running. A registered process without a counts record in a sample did
+ * nothing in it (all its counts are 0); it has no record at all while it
+ * sleeps, and nr_procs counts the processes visited. Each process still
+ * gets its MP3_RECORD_COMM record (and counts) in the first sample after it
+ * is registered, and an MP3_RECORD_LEFT record when it leaves (exits, is
+ * unregistered, leaves its group), after its last counts: readers know the
+ * registered processes from those two. A reader that lost records may
+ * have lost a LEFT one: the process's absence from /proc tells then. As a
+ * version 3 reader would take a process without records for gone,
+ * compat_version is 4 with this flag; without it (sampler=visit) the ring
+ * is as version 3 describes (compat_version 1) and has no LEFT records.
  */
 #define MP3_RING_OFFSET		0x10000000UL
 #define MP3_RING_MAGIC		0x5233504dU	/* "MP3R" little-endian */
-#define MP3_RING_VERSION	3
+#define MP3_RING_VERSION	4
 #define MP3_RING_COMPAT_VERSION	1
+/* The compat_version of a ring with MP3_RING_ACTIVE_ONLY. */
+#define MP3_RING_ACTIVE_ONLY_COMPAT_VERSION	4
+
+/* Header flags (version 4). */
+#define MP3_RING_ACTIVE_ONLY	0x1	/* records only for processes that may have changed */
 #define MP3_RING_CAPACITY	16384
 #define MP3_RECORD_CAPACITY	131072
 #define MP3_SEQ_WRITING		(~0ULL)
@@ -182,7 +203,7 @@ struct mp3_ring_header {
 	__u64 region_size;	/* bytes to map at MP3_RING_OFFSET */
 	__u64 period_ns;	/* sampling period */
 	__u32 hz;		/* the kernel's HZ, to interpret jiffies */
-	__u32 reserved0;
+	__u32 flags;		/* version 4: MP3_RING_*; 0 before */
 	__u64 head;		/* samples ever published; store-release */
 	/* Sampler cost, updated after each published sample. */
 	__u64 sampler_ticks;	/* work handler runs that took a sample */
@@ -211,7 +232,7 @@ struct mp3_ring_sample {
 	__u64 minor_total;	/* running sums of the three deltas since load */
 	__u64 major_total;
 	__u64 cpu_ns_total;
-	__u32 nr_procs;		/* processes summed into this sample */
+	__u32 nr_procs;		/* processes summed into this sample (visited) */
 	__u32 reserved;
 	/* Version 2. */
 	__u64 first_record;	/* number of this sample's first record */
@@ -225,6 +246,7 @@ struct mp3_ring_sample {
 
 #define MP3_RECORD_COUNTS	1	/* counters of one process in one sample */
 #define MP3_RECORD_COMM		2	/* the name of a process, before its counts */
+#define MP3_RECORD_LEFT		3	/* version 4, MP3_RING_ACTIVE_ONLY: it left */
 
 struct mp3_proc_record {
 	__u64 seq;		/* n for record n; MP3_SEQ_WRITING while written */
