@@ -335,20 +335,29 @@ END {
 	print ""
 	eb = sampler[1000, "on", "events", 10]; vb = sampler[1000, "on", "visit", 10]
 	ei = sampler[1000, "on", "events", 0]
-	per_busy = (kv(eb, "ns_per_tick") - kv(ei, "ns_per_tick")) / 10
+	# Medians: one tick stretched by an interrupt or by a busy process
+	# running first moves a 100-tick mean by more than ten visits cost.
+	per_busy = (kv(eb, "median_ns") - kv(ei, "median_ns")) / 10
+	visit_per_proc = kv(sampler[1000, "on", "visit", 0], "median_ns") / 1000
 	print "1000 registered processes of which 10 are busy: each wakes every 2 ms to write to a"
 	print "page (what a server'"'"'s busy workers look like to the sampler, with little CPU), the"
 	print "other 990 sleep."
 	print ""
-	print "| sampler | ns/tick | CPU at 20 Hz |"
-	print "|---|---:|---:|"
-	printf "| events | %d | %.4f %% |\n", kv(eb, "ns_per_tick"), kv(eb, "cpu_pct_at_20hz")
-	printf "| visit | %d | %.4f %% |\n", kv(vb, "ns_per_tick"), kv(vb, "cpu_pct_at_20hz")
+	print "| sampler | ns/tick, mean | ns/tick, median | CPU at 20 Hz |"
+	print "|---|---:|---:|---:|"
+	printf "| events | %d | %d | %.4f %% |\n", kv(eb, "ns_per_tick"), kv(eb, "median_ns"),
+		kv(eb, "cpu_pct_at_20hz")
+	printf "| visit | %d | %d | %.4f %% |\n", kv(vb, "ns_per_tick"), kv(vb, "median_ns"),
+		kv(vb, "cpu_pct_at_20hz")
 	print ""
-	printf "Per busy process the event sampler costs %.0f ns a tick (its ns/tick here less its\n", per_busy
-	printf "ns/tick with all 1000 asleep, over 10), the visiting one %.0f ns per process\n",
-		kv(sampler[1000, "on", "visit", 0], "ns_per_proc")
-	printf "(N = 1000 above), and one `/proc/<pid>/stat` read %d ns.\n", kv(poller[1000], "ns_per_proc")
+	printf "Per busy process the event sampler costs %.0f ns a tick (the median tick here less\n", per_busy
+	printf "the median tick with all 1000 asleep, %d ns, over 10), the visiting one %.0f ns per\n",
+		kv(ei, "median_ns"), visit_per_proc
+	printf "process (its median tick at N = 1000, all asleep, over 1000), and one `/proc/<pid>/stat`\n"
+	printf "read %d ns. The mean ticks, with the ticks that an interrupt or a woken process\n",
+		kv(poller[1000], "ns_per_proc")
+	printf "stretched, give %.0f ns per busy process.\n",
+		(kv(eb, "ns_per_tick") - kv(ei, "ns_per_tick")) / 10
 	print ""
 	print "### Where the time of the sampler goes"
 	print ""
@@ -428,9 +437,8 @@ END {
 	c = kv(eb, "cpu_pct_at_20hz")
 	printf "| 1000 registered, 10 busy, at 20 Hz ≤ 0.2 %% of one CPU | %.4f %% (visiting: %.3f %%) | %s |\n",
 		c, kv(vb, "cpu_pct_at_20hz"), verdict(c <= 0.2)
-	r = kv(sampler[1000, "on", "visit", 0], "ns_per_proc")
-	printf "| per busy process no dearer than a visit of each process (N = 1000) | %.0f ns against %.0f ns | %s |\n",
-		per_busy, r, verdict(per_busy <= r)
+	printf "| per busy process no dearer than a visit of each process (N = 1000, median ticks) | %.0f ns against %.0f ns | %s |\n",
+		per_busy, visit_per_proc, verdict(per_busy <= visit_per_proc)
 	r = kv(poller[1000], "ns_per_proc") / per_busy
 	printf "| per busy process ≤ 1/100 of one `/proc/<pid>/stat` read (N = 1000) | 1/%.1f | %s |\n", r, verdict(r >= 100)
 	sched_target("pipe")
