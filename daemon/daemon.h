@@ -33,10 +33,12 @@ struct daemon {
 	sd_event_source *samples;	/* the device: off while a batch is gathering */
 	sd_event_source *batch;		/* writes a batch once write_interval has passed */
 	uint64_t next_write_usec;	/* CLOCK_MONOTONIC: no write before this */
+	sd_event_source *status;	/* refreshes the status when no batch did */
+	uint64_t next_status_usec;	/* CLOCK_MONOTONIC: the next status refresh */
 	sd_event_source *pid_watch;
 	int lock_fd;
 	int log_error;			/* last error reported, 0 once writing works */
-	struct psi_cache psi;		/* memory pressure, read once a second at most */
+	struct psi_cache psi;		/* memory pressure, read every 2 s at most */
 	bool psi_missing;		/* the kernel has no PSI: stop asking */
 	bool ready;
 };

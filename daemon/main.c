@@ -197,7 +197,7 @@ static int detach_and_run(struct daemon *d, bool foreground)
 
 int main(int argc, char **argv)
 {
-	struct daemon d = { .lock_fd = -1, .collector.fd = -1 };
+	struct daemon d = { .lock_fd = -1, .collector.fd = -1, .psi = PSI_CACHE_INIT };
 	struct start_options start = { 0 };
 	int status;
 
@@ -215,6 +215,7 @@ int main(int argc, char **argv)
 	if (status < 0)
 		status = detach_and_run(&d, start.foreground);
 	collector_close(&d.collector);
+	psi_cache_close(&d.psi);
 	logwriter_free(d.log);
 	logwriter_free(d.procs_log);
 	counters_free(&d.counters);

@@ -13,29 +13,38 @@ struct psi_memory {
 	uint64_t some_total_us, full_total_us;
 };
 
+/* Parses the file's text: 0, or -EPROTO if it says something else. */
+int psi_parse(const char *text, struct psi_memory *out);
+
 /*
- * Reads path (PSI_MEMORY_PATH). 0, or -errno: -ENOENT or -EOPNOTSUPP
- * without PSI (CONFIG_PSI=n, psi=0), -EPROTO if the file says something else.
+ * Reads path (PSI_MEMORY_PATH) once. 0, or -errno: -ENOENT or -EOPNOTSUPP
+ * without PSI (CONFIG_PSI=n, psi=0), -EPROTO for text not understood.
  */
 int psi_read(const char *path, struct psi_memory *out);
 
 /*
  * The last reading, taken again at most once per PSI_CACHE_NS: the kernel
- * recomputes avg10 only every 2 s, so readers waking 20 times a second
- * need not open the file each time.
+ * recomputes avg10 every 2 s, so readers waking 20 times a second need not
+ * read the file each time. The file stays open between readings.
  */
-#define PSI_CACHE_NS 1000000000ULL
+#define PSI_CACHE_NS 2000000000ULL
 
 struct psi_cache {
+	int fd;			/* the file, or -1 (PSI_CACHE_INIT): opened at the next reading */
 	uint64_t read_ns;	/* CLOCK_MONOTONIC of the last reading; 0: none yet */
 	int err;		/* its result, as psi_read() returns it */
 	struct psi_memory value;	/* valid when err is 0 */
 };
+
+#define PSI_CACHE_INIT { .fd = -1 }
 
 /* Reads path again if the last reading is older than PSI_CACHE_NS; returns whether it did. */
 bool psi_cache_refresh(struct psi_cache *c, const char *path, uint64_t now_ns);
 
 /* The last reading, or NULL if there is none or it failed. */
 const struct psi_memory *psi_cache_value(const struct psi_cache *c);
+
+/* Closes the file; the next reading opens it again. */
+void psi_cache_close(struct psi_cache *c);
 
 #endif /* PFPROF_PSI_H */

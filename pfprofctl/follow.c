@@ -43,7 +43,8 @@ static void update_psi(struct psi_cache *psi, struct log_context *context)
 	context->psi_full_avg10 = psi->value.full_avg10;
 }
 
-static int follow(const struct mp3ring *ring, int fd, uint64_t backlog, uint64_t count)
+static int follow_samples(const struct mp3ring *ring, int fd, uint64_t backlog, uint64_t count,
+			  struct psi_cache *psi)
 {
 	static const struct mp3ring_sink to_stdout = { print_missed, print_sample };
 	uint64_t head = mp3ring_head(ring), printed = 0, dummy;
@@ -51,14 +52,13 @@ static int follow(const struct mp3ring *ring, int fd, uint64_t backlog, uint64_t
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	/* A version 1 module's samples have no system counters. */
 	struct log_context context = { .system = ring->records != NULL };
-	struct psi_cache psi = { 0 };
 
 	printf("%s\n", LOGFORMAT_COLUMNS);
 	for (;;) {
 		/* read() first: poll() then waits for a sample after this one. */
 		if (read(fd, &dummy, sizeof(dummy)) < 0 && errno != EAGAIN)
 			return -errno;
-		update_psi(&psi, &context);
+		update_psi(psi, &context);
 		printed += mp3ring_drain(ring, &next, count ? count - printed : 0, &to_stdout,
 					 &context);
 		if (fflush(stdout) || ferror(stdout))
@@ -72,6 +72,7 @@ static int follow(const struct mp3ring *ring, int fd, uint64_t backlog, uint64_t
 
 static int run(struct ctl *ctl, const struct ctl_call *call)
 {
+	struct psi_cache psi = PSI_CACHE_INIT;
 	struct mp3ring ring;
 	int fd, err;
 
@@ -83,7 +84,9 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 		close(fd);
 		return ctl_module_error(err, ctl->config.device);
 	}
-	err = follow(&ring, fd, call->option[OPT_LINES].number, call->option[OPT_COUNT].number);
+	err = follow_samples(&ring, fd, call->option[OPT_LINES].number,
+			     call->option[OPT_COUNT].number, &psi);
+	psi_cache_close(&psi);
 	if (err)
 		ctl_error(err, "following %s", ctl->config.device);
 	mp3ring_unmap(&ring);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* lib/psi: parsing /proc/pressure/memory, and reading it at most once a second. */
+/* lib/psi: parsing /proc/pressure/memory, and reading it at most once per PSI_CACHE_NS. */
 #include <errno.h>
 #include <string.h>
 
@@ -11,40 +11,42 @@
 #define LATER "some avg10=9.00 avg60=0.40 avg300=0.10 total=223456\n" \
 	      "full avg10=4.00 avg60=0.20 avg300=0.05 total=165432\n"
 
-static void test_read(void)
+static void test_parse(void)
 {
 	struct psi_memory psi;
-	int err;
+	int err = psi_parse(PRESSURE, &psi);
 
-	unit_write_file("memory", PRESSURE);
-	err = psi_read("memory", &psi);
-	expect(!err, "psi_read: %s", strerror(-err));
+	expect(!err, "psi_parse: %s", strerror(-err));
 	expect(psi.some_avg10 == 1.5 && psi.full_avg10 == 0.75 && psi.some_total_us == 123456 &&
 	       psi.full_total_us == 65432, "read %.2f %.2f %llu %llu", psi.some_avg10,
 	       psi.full_avg10, (unsigned long long)psi.some_total_us,
 	       (unsigned long long)psi.full_total_us);
 }
 
-static void test_read_errors(void)
+static void test_parse_errors(void)
 {
 	static const char *const bad[] = {
 		"",
 		"some avg10=1.50 avg60=0.40 avg300=0.10 total=123456\n",	/* no full line */
+		"full avg10=1 avg60=0 avg300=0 total=1\n",			/* no some line */
 		"some avg10=x avg60=0.40 avg300=0.10 total=1\nfull avg10=1 avg60=0 avg300=0 total=1\n",
+		"some avg10=1 avg60=0 avg300=0 total=1\nfull avg10=1 avg60=0 avg300=0\n",
 	};
-	struct psi_memory psi;
-	int err = psi_read("missing", &psi);
+	struct psi_memory psi = { .some_avg10 = 42 };
 
-	expect(err == -ENOENT, "a missing file gave %d, want -ENOENT", err);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		unit_write_file("memory", bad[i]);
-		err = psi_read("memory", &psi);
+		int err = psi_parse(bad[i], &psi);
+
 		expect(err == -EPROTO, "text %zu gave %d, want -EPROTO", i, err);
+		expect(psi.some_avg10 == 42, "text %zu changed the reading", i);
 	}
 }
 
-/* The file changes between readings; the cache reads it at 5 s, 6 s and 7 s only. */
-static void test_cache_once_a_second(void)
+/*
+ * The file changes in place between readings (as the kernel's does, behind
+ * the descriptor the cache keeps); the cache reads it at 5 s, 7 s and 9 s only.
+ */
+static void test_cache_once_per_period(void)
 {
 	static const struct {
 		const char *text;	/* the file from this step on */
@@ -54,12 +56,12 @@ static void test_cache_once_a_second(void)
 	} steps[] = {
 		{ PRESSURE, 5000000000ULL, true, 1.5 },
 		{ LATER, 5500000000ULL, false, 1.5 },
-		{ LATER, 5999999999ULL, false, 1.5 },
-		{ LATER, 6000000000ULL, true, 9.0 },
-		{ PRESSURE, 6500000000ULL, false, 9.0 },
-		{ PRESSURE, 7000000000ULL, true, 1.5 },
+		{ LATER, 6999999999ULL, false, 1.5 },
+		{ LATER, 7000000000ULL, true, 9.0 },
+		{ PRESSURE, 8000000000ULL, false, 9.0 },
+		{ PRESSURE, 9000000000ULL, true, 1.5 },
 	};
-	struct psi_cache cache = { 0 };
+	struct psi_cache cache = PSI_CACHE_INIT;
 
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		bool read;
@@ -70,25 +72,46 @@ static void test_cache_once_a_second(void)
 		expect(!cache.err && cache.value.some_avg10 == steps[i].some,
 		       "step %zu: err %d, some %.2f, want %.2f", i, cache.err,
 		       cache.value.some_avg10, steps[i].some);
+		expect(psi_cache_value(&cache) == &cache.value, "step %zu: no value", i);
 	}
+	psi_cache_close(&cache);
+	expect(cache.fd == -1, "closed, the descriptor is %d", cache.fd);
 }
 
-/* Without PSI the error is kept like a value, and asked again a second later. */
+/* Text not understood is an error, not a value; the file stays open for the next reading. */
+static void test_cache_bad_text(void)
+{
+	struct psi_cache cache = PSI_CACHE_INIT;
+
+	unit_write_file("memory", "some avg10=1.50\n");
+	expect(psi_cache_refresh(&cache, "memory", 1) && cache.err == -EPROTO,
+	       "bad text: err %d", cache.err);
+	expect(!psi_cache_value(&cache), "a value from bad text");
+	unit_write_file("memory", PRESSURE);
+	expect(psi_cache_refresh(&cache, "memory", 1 + PSI_CACHE_NS) && !cache.err &&
+	       psi_cache_value(&cache) && psi_cache_value(&cache)->full_avg10 == 0.75,
+	       "good text: err %d", cache.err);
+	psi_cache_close(&cache);
+}
+
+/* Without PSI the error is kept like a value, and asked again a period later. */
 static void test_cache_error(void)
 {
-	struct psi_cache cache = { 0 };
+	struct psi_cache cache = PSI_CACHE_INIT;
 
 	expect(psi_cache_refresh(&cache, "missing", 1) && cache.err == -ENOENT,
 	       "first reading: err %d", cache.err);
-	expect(!psi_cache_refresh(&cache, "missing", 2), "read again within the second");
+	expect(!psi_cache_refresh(&cache, "missing", 2), "read again within the period");
 	unit_write_file("missing", PRESSURE);
 	expect(psi_cache_refresh(&cache, "missing", 1 + PSI_CACHE_NS) && !cache.err,
-	       "a second later: err %d", cache.err);
+	       "a period later: err %d", cache.err);
+	psi_cache_close(&cache);
 }
 
 UNIT_TESTS(
-	UNIT_TEST(read),
-	UNIT_TEST(read_errors),
-	UNIT_TEST(cache_once_a_second),
+	UNIT_TEST(parse),
+	UNIT_TEST(parse_errors),
+	UNIT_TEST(cache_once_per_period),
+	UNIT_TEST(cache_bad_text),
 	UNIT_TEST(cache_error),
 );
