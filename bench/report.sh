@@ -335,8 +335,8 @@ END {
 	print ""
 	eb = sampler[1000, "on", "events", 10]; vb = sampler[1000, "on", "visit", 10]
 	ei = sampler[1000, "on", "events", 0]
-	# Medians: one tick stretched by an interrupt or by a busy process
-	# running first moves a 100-tick mean by more than ten visits cost.
+	# Medians: a tick stretched by an interrupt or by preemption moves a
+	# 100-tick mean, not the median.
 	per_busy = (kv(eb, "median_ns") - kv(ei, "median_ns")) / 10
 	visit_per_proc = kv(sampler[1000, "on", "visit", 0], "median_ns") / 1000
 	print "1000 registered processes of which 10 are busy: each wakes every 2 ms to write to a"
