@@ -30,6 +30,9 @@ MESSAGING_LOOPS=150
 # Section 7's idle processes registered beside perf bench sched: every wakeup
 # of the system is looked up among them.
 IDLE_REGISTERED=10000
+# The instruction-counted run's rounds of context switches: counted, the runs
+# differ by a fraction of a per cent, so fewer rounds than timed ones.
+INSTRUCTION_ROUNDS=4
 # Section 7's list walks at their longest: FOLLOWED_NAMES command names no
 # process has (MP3_COMMS_MAX: the module refuses one more), then a cgroup
 # of their own with no process in it, targets from FOLLOWED_TARGET on.
@@ -78,8 +81,11 @@ sched_bench() {
 	module=unloaded
 	[ -e /proc/mp3/status ] && module=loaded
 	[ -n "${1:-}" ] && module=$1
-	seconds=$(perf bench -f simple sched pipe -l "$PIPE_LOOPS") ||
-		fail "perf bench sched pipe failed"
+	# Its µs per round trip: perf rounds its total time to 1 ms, its
+	# time per round trip to 1 µs over the loops.
+	usecs=$(perf bench sched pipe -l "$PIPE_LOOPS" | awk '$2 == "usecs/op" { print $1 }')
+	[ -n "$usecs" ] || fail "perf bench sched pipe failed"
+	seconds=$(awk -v u="$usecs" -v n="$PIPE_LOOPS" 'BEGIN { printf "%.6f", u * n / 1e6 }')
 	echo "sched bench=pipe module=$module loops=$PIPE_LOOPS ops=$PIPE_LOOPS seconds=$seconds"
 	seconds=$(perf bench -f simple sched messaging -g "$MESSAGING_GROUPS" -l "$MESSAGING_LOOPS") ||
 		fail "perf bench sched messaging failed"
@@ -146,6 +152,43 @@ sampler_profile() {
 		for (f in total) print "profile kind=total sym=" f " pct=" 100 * total[f] / samples
 	}'
 }
+
+# The instruction-counted run (bench/run.sh boots this payload a second time,
+# one CPU, QEMU -icount, kernel argument pfprof_bench=instructions): a guest
+# nanosecond is one instruction, and with one CPU a tick's time is the work
+# handler's own. What a busy process costs each sampler, what one
+# /proc/PID/stat read costs, pfprofd's instructions per second, and what the
+# wakeup probes add to context switches, counted rather than timed by the
+# emulator.
+instructions_run() {
+	echo "bench: instructions 1/3 a busy process, N = 1000, each sampler" >&2
+	insmod mp3.ko || fail "cannot load mp3.ko"
+	pfprof-bench cost 1000 5 || fail "cost 1000 failed"
+	pfprof-bench sampler 1000 5 10 || fail "sampler=events, 10 busy of 1000, failed"
+	reload_module sampler=visit
+	pfprof-bench sampler 1000 5 || fail "sampler=visit, 1000 failed"
+	pfprof-bench sampler 1000 5 10 || fail "sampler=visit, 10 busy of 1000, failed"
+	rmmod mp3 || fail "cannot unload mp3"
+	echo "bench: instructions 2/3 pfprofd at 20 Hz, 30 s" >&2
+	insmod mp3.ko || fail "cannot load mp3.ko"
+	pfprofd_start
+	pfprof-bench timing 30 "$pfprofd" || fail "timing failed"
+	pfprofd_stop
+	rmmod mp3 || fail "cannot unload mp3"
+	echo "bench: instructions 3/3 context switches, $INSTRUCTION_ROUNDS rounds" >&2
+	for _ in $(seq "$INSTRUCTION_ROUNDS"); do
+		sched_bench
+		insmod mp3.ko || fail "cannot load mp3.ko"
+		sched_bench
+		sched_beside_registered
+		rmmod mp3 || fail "cannot unload mp3"
+	done
+}
+if grep -qw pfprof_bench=instructions /proc/cmdline; then
+	echo "guest cpus=$(nproc) kernel=$(uname -r) accel=tcg-icount"
+	instructions_run
+	exit 0
+fi
 
 # Section 7, run first because it loads and unloads the module itself: what
 # following process trees costs. Every fork, exit and exec of the system

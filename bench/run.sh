@@ -124,16 +124,22 @@ vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER" "$KERNEL_IMAGE")
 echo "bench: guest 2 CPUs, 2048 MiB, kernel $KVER, QEMU TCG, tsc=reliable" >&2
 "$top/tests/vm/boot.sh" --mem 2048 --smp 2 --timeout 1800 --append tsc=reliable \
 	"$vmlinux" "$build/bench.cpio" "$build/log"
+# The same payload counting instructions: bench/guest.sh, instructions_run.
+echo "bench: guest 1 CPU, 2048 MiB, kernel $KVER, QEMU TCG counting instructions" >&2
+"$top/tests/vm/boot.sh" --mem 2048 --smp 1 --icount --timeout 1800 \
+	--append "tsc=reliable pfprof_bench=instructions" \
+	"$vmlinux" "$build/bench.cpio" "$build/log-instructions"
 
 echo "host_load_after $(cut -d' ' -f1-3 /proc/loadavg)" >> "$build/host-reference.txt"
 
 # The raw figures are kept beside the results, which they regenerate:
-# bench/report.sh bench/raw/guest-output.txt bench/raw/host.txt
+# bench/report.sh bench/raw/guest-output.txt bench/raw/guest-instructions.txt bench/raw/host.txt
 mkdir -p "$top/bench/raw"
 cp "$build/log/payload.txt" "$top/bench/raw/guest-output.txt"
+cp "$build/log-instructions/payload.txt" "$top/bench/raw/guest-instructions.txt"
 cp "$build/host-reference.txt" "$top/bench/raw/host.txt"
-"$top/bench/report.sh" "$top/bench/raw/guest-output.txt" "$top/bench/raw/host.txt" \
-	> "$top/bench/results.md"
+"$top/bench/report.sh" "$top/bench/raw/guest-output.txt" "$top/bench/raw/guest-instructions.txt" \
+	"$top/bench/raw/host.txt" > "$top/bench/results.md"
 cat "$top/bench/results.md"
 "$top/bench/summary.sh" --update
 echo "bench: written to bench/results.md, its table of targets to README.md" >&2

@@ -1,11 +1,15 @@
 #!/bin/bash
-# Usage: tests/vm/boot.sh [--mem MB] [--smp N] [--timeout SEC] [--append "ARGS"] [--drive IMG] [--share DIR] KERNEL INITRD LOGDIR
+# Usage: tests/vm/boot.sh [--mem MB] [--smp N] [--timeout SEC] [--append "ARGS"] [--drive IMG] [--share DIR] [--icount] KERNEL INITRD LOGDIR
 #
 # Boots KERNEL (vmlinux.sh) + INITRD (mkinitramfs.sh) under QEMU/TCG, console live
 # on stdout.  Writes to LOGDIR: console.log (ttyS0), result.txt (ttyS1, raw),
 # payload.txt and dmesg.txt (sections of result.txt).  Verdict on stderr.
 # --drive IMG: a raw disk as /dev/vda (-snapshot: the image is never written);
 # --share DIR: DIR as the 9p share with mount tag "host".
+# --icount: the guest's clock counts instructions, 1 ns each (QEMU -icount
+#   shift=0): a time measured in the guest is the number of instructions run,
+#   the same from one run and machine to the next.  Only with --smp 1: QEMU
+#   7.2 hangs bringing up a second CPU under icount.
 # Kernel args: console=ttyS0 panic=-1 oops=panic quiet loglevel=4 printk.time=1
 #   log_buf_len=8M rdinit=/init + --append (8M: a chatty payload must not push
 #   early-boot splats out of the 128K default ring buffer before dmesg is read).
@@ -20,7 +24,7 @@ usage() { sed -n '2s/^# //p' "$0" >&2; exit 64; }
 log() { printf 'boot.sh: %s\n' "$*" >&2; }
 
 mem=512 smp=2 timeout_s=600 extra=""
-devices=()
+devices=() accel=()
 while (($#)); do
     case $1 in
         --mem | --smp | --timeout | --append | --drive | --share)
@@ -34,6 +38,7 @@ while (($#)); do
                 --share) devices+=(-virtfs "local,path=${2//,/,,},mount_tag=host,security_model=none") ;;
             esac
             shift 2 ;;
+        --icount) accel=(-icount "shift=0,sleep=on"); shift ;;
         -h | --help) usage ;;
         --) shift; break ;;
         -*) log "unknown option $1"; usage ;;
@@ -45,6 +50,7 @@ kernel=$1 initrd=$2 logdir=$3
 for n in "$mem" "$smp" "$timeout_s"; do
     [[ "$n" =~ ^[1-9][0-9]*$ ]] || { log "not a positive number: $n"; usage; }
 done
+((${#accel[@]} == 0 || smp == 1)) || { log "--icount needs --smp 1"; usage; }
 for f in "$kernel" "$initrd"; do
     [[ -f "$f" ]] || { log "no such file: $f"; exit 64; }
 done
@@ -69,7 +75,7 @@ boot() {
     # --foreground keeps QEMU in our process group, so Ctrl-C or a CI runner
     # killing the group also stops QEMU (plain timeout would setpgid it away).
     timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
-        -accel tcg,thread=single -M pc -cpu max -m "$mem" -smp "$smp" \
+        -accel tcg,thread=single "${accel[@]}" -M pc -cpu max -m "$mem" -smp "$smp" \
         -nodefaults -no-user-config -display none -no-reboot \
         -serial stdio -serial "file:${result//,/,,}" \
         -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
