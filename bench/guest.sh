@@ -191,9 +191,10 @@ if grep -qw pfprof_bench=instructions /proc/cmdline; then
 fi
 
 # Section 7, run first because it loads and unloads the module itself: what
-# following process trees costs. Every fork, exit and exec of the system
-# passes the module's probes: forks of a process the module does not follow,
-# with the module unloaded and loaded, alternating; then forks of a
+# following process trees costs. While the module follows anything, every
+# fork, exit and exec of the system passes its probes: forks of a process the
+# module does not follow, with the module unloaded and loaded following
+# nothing (no probe attached), alternating; then forks of a
 # registered tree, each child followed from its fork to its exit; then forks
 # of a process the module does not follow beside full lists of followed
 # names and cgroups. Context switches (perf bench sched) without the module,

@@ -204,7 +204,7 @@ function forks_section(   u, lists, g) {
 	print "| the forking process | µs per fork | spread µs | against no module |"
 	print "|---|---|---|---|"
 	cost_row("not followed, module not loaded", u, 1e3, "")
-	cost_row("not followed, module loaded (probes attached)", forks["loaded_alone"], 1e3, u)
+	cost_row("not followed, module loaded, following nothing (no probe attached)", forks["loaded_alone"], 1e3, u)
 	cost_row("a registered tree: every child followed", forks["loaded_tree"], 1e3, u)
 	if ("loaded_alone_groups" in forks)
 		cost_row("not followed, module loaded with full lists", forks["loaded_alone_groups"], 1e3, u)
@@ -307,9 +307,10 @@ function counted_section(   u, k, g, rounds) {
 	}
 	print "### Context switches"
 	print ""
-	printf "`perf bench sched` as in section 7, %d rounds, each: the module not loaded, loaded with\n", split(counted_sched["pipe_unloaded"], rounds, " ")
-	print "nothing registered, and with " idle_registered " idle processes registered; the median and"
-	print "spread of the rounds, in instructions per operation:"
+	printf "`perf bench sched` as in section 7, %d rounds, each: the module not loaded, loaded\n", split(counted_sched["pipe_unloaded"], rounds, " ")
+	print "following nothing (its probes are attached only while it follows something), and with"
+	print idle_registered " idle processes registered; the median and spread of the rounds, in"
+	print "instructions per operation:"
 	print ""
 	print "| context switches | instructions per op | spread | against no module |"
 	print "|---|---:|---:|---:|"
@@ -317,16 +318,18 @@ function counted_section(   u, k, g, rounds) {
 	for (k = 1; k <= 2; k++) {
 		u = counted_sched[g[k] "_unloaded"]
 		counted_row(sprintf("`perf bench sched %s`, module not loaded", g[k]), u, "")
-		counted_row("the same, module loaded, nothing registered", counted_sched[g[k] "_loaded"], u)
+		counted_row("the same, module loaded, following nothing", counted_sched[g[k] "_loaded"], u)
 		counted_row(sprintf("the same, %s idle processes registered", idle_registered),
 			counted_sched[g[k] "_" registered_key], u)
 	}
 	print ""
-	printf "A pipe round trip has two wakeups: the probes add about %.0f instructions to each with\n",
+	printf "A pipe round trip has two wakeups: with %s processes registered the probes add about\n",
+		idle_registered
+	printf "%.0f instructions to each (the tracepoint'"'"'s call and a look into one bucket of the hash);\n",
+		counted_wakeup(registered_key)
+	printf "following nothing, the module changes a wakeup by %+.0f instructions. Messaging'"'"'s rounds\n",
 		counted_wakeup("loaded")
-	printf "nothing registered (the tracepoint'"'"'s call and a look into an empty bucket), %.0f with\n", counted_wakeup(registered_key)
-	print idle_registered " registered. Messaging'"'"'s rounds vary by more than that: how its 40 processes"
-	print "interleave on one CPU changes from run to run."
+	print "vary by more than that: how its 40 processes interleave on one CPU changes from run to run."
 	print ""
 }
 # The instructions the probes add to each of a pipe round trip'"'"'s two wakeups.
@@ -590,14 +593,14 @@ END {
 	pl = sched["pipe_loaded_groups"]; pu = sched["pipe_unloaded"]; pr = sched["pipe_" registered_key]
 	if (pl != "" && pu != "" && pr != "") {
 		printf "**Wakeups.** The probes on `sched_wakeup` run at every wakeup in the system,\n"
-		printf "registered or not. Counted (section 8), they add %.0f instructions to each wakeup with\n",
-			counted_wakeup("loaded")
-		printf "nothing registered and %.0f with %s idle processes registered: %+.2f %% on a pipe round\n",
+		printf "registered or not, while the module follows anything. Counted (section 8), they add\n"
+		printf "%.0f instructions to each wakeup with %s idle processes registered: %+.2f %% on a pipe\n",
 			counted_wakeup(registered_key), idle_registered,
 			100 * (median(counted_sched["pipe_" registered_key]) / median(counted_sched["pipe_unloaded"]) - 1)
-		print "trip, measurable because counts do not vary. The lookup among the registered is the"
-		print "difference of the two; the rest is the tracepoint'"'"'s call and the look into an empty"
-		print "bucket. Timed under TCG, a round trip took"
+		print "round trip, measurable because counts do not vary (the tracepoint'"'"'s call and a look into"
+		printf "one bucket of the hash). Following nothing, the module attaches no probe: %+.0f\n",
+			counted_wakeup("loaded")
+		print "instructions per wakeup. Timed under TCG, a round trip took"
 		printf "%.2f µs with the module not loaded, %.2f µs loaded with no process registered,\n",
 			median(pu), median(pl)
 		printf "following 256 names and an empty cgroup (%+.1f %%), and %.2f µs with %s registered\n",

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the parts do together under mp3_lock: a registration (of a tree
- * or a group, with its present processes), which starts the sampler; an
+ * or a group, with its present processes), which attaches the probes and
+ * starts the sampler; an
  * unregistration, of a process or a target; the listing; the release at
  * unload.
  */
@@ -12,6 +13,19 @@
 
 /* Protects what internal.h lists beside its declaration. */
 DEFINE_MUTEX(mp3_lock);
+
+/*
+ * After a registration that __mp3_follow_attach() began: the sampler runs,
+ * and detaches the probes once nothing is left to follow. A failed one
+ * followed nothing; if the sampler does not run, nothing else is either.
+ */
+static void __mp3_registration_end(int err)
+{
+	if (!err)
+		__mp3_sampler_start();
+	else if (!__mp3_sampler_running())
+		__mp3_follow_detach();
+}
 
 int mp3_register(const struct file *file, pid_t nr, u32 target)
 {
@@ -24,11 +38,13 @@ int mp3_register(const struct file *file, pid_t nr, u32 target)
 		return PTR_ERR(entry);
 
 	mutex_lock(&mp3_lock);
-	err = __mp3_tasks_add(entry);
+	/* First: a process forked or exiting from the moment it is hashed is seen. */
+	err = __mp3_follow_attach();
+	if (!err)
+		err = __mp3_tasks_add(entry);
 	if (!err && target)
 		__mp3_tasks_add_descendants(file, entry);
-	if (!err)
-		__mp3_sampler_start();
+	__mp3_registration_end(err);
 	mutex_unlock(&mp3_lock);
 
 	if (err)
@@ -46,21 +62,18 @@ int mp3_unregister(const struct file *file, pid_t nr)
 	return err;
 }
 
-/* A group just added: its present processes join, and are sampled. */
-static void __mp3_group_start(const struct file *file, u32 target)
-{
-	__mp3_tasks_add_group_members(file, target);
-	__mp3_sampler_start();
-}
-
 int mp3_register_cgroup(const struct file *file, u64 cgroup_id, u32 target)
 {
 	int err;
 
 	mutex_lock(&mp3_lock);
-	err = __mp3_groups_add_cgroup(file, cgroup_id, target);
+	/* First: a process joining the group from the moment it is added is seen. */
+	err = __mp3_follow_attach();
 	if (!err)
-		__mp3_group_start(file, target);
+		err = __mp3_groups_add_cgroup(file, cgroup_id, target);
+	if (!err)
+		__mp3_tasks_add_group_members(file, target);
+	__mp3_registration_end(err);
 	mutex_unlock(&mp3_lock);
 	return err;
 }
@@ -70,9 +83,12 @@ int mp3_register_comm(const struct file *file, const char *comm, u32 target)
 	int err;
 
 	mutex_lock(&mp3_lock);
-	err = __mp3_groups_add_comm(file, comm, target);
+	err = __mp3_follow_attach();
 	if (!err)
-		__mp3_group_start(file, target);
+		err = __mp3_groups_add_comm(file, comm, target);
+	if (!err)
+		__mp3_tasks_add_group_members(file, target);
+	__mp3_registration_end(err);
 	mutex_unlock(&mp3_lock);
 	return err;
 }

@@ -27,10 +27,17 @@
  * wakeup of the system looks the woken thread's process up in the same
  * hash, without a lock or an atomic operation unless it is registered;
  * the process of a registered one is queued for the next sample.
+ *
+ * The probes are attached only while the module follows something, which
+ * is while the sampler runs: a registration attaches them before its
+ * processes are hashed, the sampler's last run detaches them. With nothing
+ * registered no wakeup, fork or exit of the system calls into the module.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/errno.h>
+#include <linux/lockdep.h>
+#include <linux/mutex.h>
 #include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
@@ -71,8 +78,8 @@ struct mp3_probe {
 	const char *name;
 	void *func;
 	bool for_events;	/* event sampling only; without it, samples visit all */
-	struct tracepoint *tp;	/* found at start */
-	bool registered;
+	struct tracepoint *tp;	/* found at load */
+	bool registered;	/* protected by mp3_lock */
 };
 
 static struct mp3_probe mp3_probes[] = {
@@ -105,32 +112,44 @@ static bool mp3_events_available(void)
 	return true;
 }
 
-int mp3_follow_start(bool *events)
+int mp3_follow_init(bool *events)
+{
+	for_each_kernel_tracepoint(mp3_find_tracepoint, NULL);
+	*events = *events && mp3_events_available();
+	for (unsigned int i = 0; i < ARRAY_SIZE(mp3_probes); i++) {
+		if (!mp3_probes[i].tp && !mp3_probes[i].for_events) {
+			pr_err("no tracepoint %s in this kernel\n", mp3_probes[i].name);
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
+int __mp3_follow_attach(void)
 {
 	int err = 0;
 
-	for_each_kernel_tracepoint(mp3_find_tracepoint, NULL);
-	*events = *events && mp3_events_available();
+	lockdep_assert_held(&mp3_lock);
+
 	for (unsigned int i = 0; i < ARRAY_SIZE(mp3_probes) && !err; i++) {
 		struct mp3_probe *p = &mp3_probes[i];
 
-		if (p->for_events && !*events)
+		if (p->registered || (p->for_events && !mp3_event_sampling))
 			continue;
-		if (!p->tp) {
-			pr_err("no tracepoint %s in this kernel\n", p->name);
-			err = -ENOENT;
-			break;
-		}
 		err = tracepoint_probe_register(p->tp, p->func, NULL);
 		p->registered = !err;
 	}
-	if (err)
-		mp3_follow_stop();
+	if (err) {
+		pr_err("cannot attach the probes: %d\n", err);
+		__mp3_follow_detach();
+	}
 	return err;
 }
 
-void mp3_follow_stop(void)
+void __mp3_follow_detach(void)
 {
+	lockdep_assert_held(&mp3_lock);
+
 	for (unsigned int i = 0; i < ARRAY_SIZE(mp3_probes); i++) {
 		struct mp3_probe *p = &mp3_probes[i];
 
@@ -138,6 +157,17 @@ void mp3_follow_stop(void)
 			tracepoint_probe_unregister(p->tp, p->func, NULL);
 		p->registered = false;
 	}
-	/* No probe runs, nor will, once this returns: the module's code may go. */
+}
+
+void mp3_follow_stop(void)
+{
+	mutex_lock(&mp3_lock);
+	__mp3_follow_detach();
+	mutex_unlock(&mp3_lock);
+	/*
+	 * No probe runs, nor will, once this returns: the module's code may
+	 * go. Also for probes detached earlier: their entries are freed after
+	 * a grace period, the code they run only now.
+	 */
 	tracepoint_synchronize_unregister();
 }

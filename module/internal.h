@@ -132,12 +132,17 @@ void __mp3_groups_remove_all(void);
 u32 mp3_groups_target_of(const struct mp3_place *place, struct task_struct *task, bool *allowed);
 bool mp3_groups_holds(u32 target, const struct mp3_place *place);
 
-/* *@events: asked for, and then whether the wakeup probes run. */
-int mp3_follow_start(bool *events);
+/* *@events: asked for, and then whether the wakeup probes are used. */
+int mp3_follow_init(bool *events);
+/* While anything is followed (the sampler runs): the probes are attached. */
+int __mp3_follow_attach(void);
+void __mp3_follow_detach(void);
+/* Detaches them and waits until none runs: at unload. */
 void mp3_follow_stop(void);
 
 void mp3_sampler_init(u64 period_ns);
 void __mp3_sampler_start(void);
+bool __mp3_sampler_running(void);
 void mp3_sampler_stop_sync(void);
 
 int mp3_status_create(void);

@@ -84,14 +84,14 @@ static int __init mp3_init(void)
 	int err;
 
 	/* First: which sampler runs decides what the buffer's header says. */
-	err = mp3_follow_start(&sampler_events);
+	err = mp3_follow_init(&sampler_events);
 	if (err)
 		return err;
 	mp3_event_sampling = sampler_events;
 
 	err = mp3_buffer_create(period_ns, records, sampler_events);
 	if (err)
-		goto stop_following;
+		return err;
 	mp3_sampler_init(period_ns);
 
 	err = mp3_chardev_create();
@@ -112,8 +112,6 @@ remove_chardev:
 	mp3_chardev_remove();
 destroy_buffer:
 	mp3_buffer_destroy();
-stop_following:
-	mp3_follow_stop();
 	return err;
 }
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The sampler: a delayed work item that runs while at least one process is
- * registered. Tick k of a run is due at epoch + k * period, an absolute
- * deadline, so a period that is not a whole number of jiffies (50 ms at
- * HZ=250 is 12.5) still averages exactly 1/period; re-arming with a
- * relative, rounded delay would drift (19.2 Hz at HZ=250).
+ * registered or a group followed; the probes are attached meanwhile. Tick k
+ * of a run is due at epoch + k * period, an absolute deadline, so a period
+ * that is not a whole number of jiffies (50 ms at HZ=250 is 12.5) still
+ * averages exactly 1/period; re-arming with a relative, rounded delay would
+ * drift (19.2 Hz at HZ=250).
  */
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
@@ -57,6 +58,13 @@ void __mp3_sampler_start(void)
 	__mp3_sampler_arm();
 }
 
+bool __mp3_sampler_running(void)
+{
+	lockdep_assert_held(&mp3_lock);
+
+	return mp3_sampler.running;
+}
+
 static void mp3_sampler_fn(struct work_struct *work)
 {
 	struct mp3_sample_values values = {};
@@ -66,10 +74,13 @@ static void mp3_sampler_fn(struct work_struct *work)
 	mutex_lock(&mp3_lock);
 	start_ns = ktime_get_ns();
 	registered = __mp3_tasks_collect(&values);
-	if (registered)
+	if (registered) {
 		__mp3_sampler_arm();
-	else
+	} else {
 		mp3_sampler.running = false;
+		/* Nothing is followed: no wakeup, fork or exit needs to call us. */
+		__mp3_follow_detach();
+	}
 	/*
 	 * A sample every period while processes are registered or groups
 	 * followed, busy or not; a process that exited or was unregistered in

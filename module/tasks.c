@@ -348,6 +348,20 @@ static void __mp3_tasks_remove(struct mp3_task *entry)
 	call_rcu(&entry->rcu, mp3_task_free_rcu);
 }
 
+/*
+ * Whether a probe hashed a process since the last adoption: one that looked
+ * up its tree's last member before the sampler removed it.
+ */
+static bool mp3_tasks_forked(void)
+{
+	bool forked;
+
+	spin_lock(&mp3_hash_lock);
+	forked = !list_empty(&mp3_forked);
+	spin_unlock(&mp3_hash_lock);
+	return forked;
+}
+
 /* The processes forked in trees since the last call join the list. */
 static void __mp3_tasks_adopt_forked(void)
 {
@@ -844,7 +858,8 @@ bool __mp3_tasks_collect(struct mp3_sample_values *values)
 	else
 		__mp3_tasks_visit_all(values);
 	/* Followed groups: a process may join at any fork, and must be sampled then. */
-	return !list_empty(&mp3_tasks) || !llist_empty(&mp3_woken) || __mp3_groups_followed();
+	return !list_empty(&mp3_tasks) || !llist_empty(&mp3_woken) || __mp3_groups_followed() ||
+	       mp3_tasks_forked();
 }
 
 /*

@@ -54,6 +54,8 @@ pid_t spawn_root_with_child(pid_t *child);
 /* Waits until the listing no longer has pid, or has it; fails after timeout_ms. */
 void wait_unlisted(pid_t pid, unsigned int timeout_ms);
 void wait_listed(pid_t pid, unsigned int timeout_ms);
+/* Waits until /proc/mp3/status lists no process; fails after timeout_ms. */
+void wait_none_listed(unsigned int timeout_ms);
 /* Runs on the CPU for ms milliseconds of its own CPU time. */
 void burn_cpu_ms(unsigned long ms);
 /* A sleeper running as uid and gid 65534, dumpable (become_nobody()). */

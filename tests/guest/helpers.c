@@ -591,3 +591,19 @@ void wait_listed(pid_t pid, unsigned int timeout_ms)
 {
 	wait_listing(pid, true, timeout_ms);
 }
+
+/* More than the most any test registers at once (tree_churn: 10000). */
+#define LISTED_MAX 16384
+
+void wait_none_listed(unsigned int timeout_ms)
+{
+	uint64_t deadline = now_ns() + timeout_ms * 1000000ULL;
+	static pid_t pids[LISTED_MAX];
+	int n;
+
+	while ((n = status_list(pids, LISTED_MAX))) {
+		expect(now_ns() < deadline, "%d PIDs still listed after %u ms, PID %d first", n,
+		       timeout_ms, (int)pids[0]);
+		sleep_ms(10);
+	}
+}

@@ -921,29 +921,27 @@ static void run_tree(int go_fd, int done_fd, uint64_t counts[2])
  * "T <pid> <target>": every process the root forks is counted from its fork
  * to its exit, although each lives less than a sampling period and is
  * reaped at once: the records of the tree add up to what getrusage() says
- * of the root and its children.
+ * of the root and its children. @test names the test in what it prints.
  */
-void test_tree_counts_children(void)
+static void check_tree_counts(const char *test, const struct mp3ring *ring)
 {
-	int go_fd, done_fd, fd, members = 0;
+	int go_fd, done_fd, members = 0;
 	uint64_t counts[2], from, to, minor = 0;
-	struct mp3ring ring;
 	pid_t root;
 
-	map_ring(&ring, &fd);
 	root = start_tree(TREE_TARGET, TREE_CHILDREN, TREE_PAGES, &go_fd, &done_fd);
-	from = mp3ring_head(&ring);
+	from = mp3ring_head(ring);
 	run_tree(go_fd, done_fd, counts);
-	to = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
-	total_records(&ring, from, to, &totals);
+	to = wait_head(ring, mp3ring_head(ring) + 2, 2000);
+	total_records(ring, from, to, &totals);
 	for (int i = 0; i < totals.nr; i++) {
 		if (totals.procs[i].target != TREE_TARGET)
 			continue;
 		members++;
 		minor += totals.procs[i].minor;
 	}
-	printf("  tree_counts_children: %d processes of the tree in the records, %" PRIu64
-	       " minor faults; getrusage: %" PRIu64 "\n", members, minor, counts[1] - counts[0]);
+	printf("  %s: %d processes of the tree in the records, %" PRIu64
+	       " minor faults; getrusage: %" PRIu64 "\n", test, members, minor, counts[1] - counts[0]);
 	expect(!totals.lost, "%" PRIu64 " records lost", totals.lost);
 	expect(members == TREE_CHILDREN + 1, "%d processes of the tree, want %d", members,
 	       TREE_CHILDREN + 1);
@@ -953,6 +951,33 @@ void test_tree_counts_children(void)
 	kill_and_reap(root);
 	close(go_fd);
 	close(done_fd);
+}
+
+void test_tree_counts_children(void)
+{
+	struct mp3ring ring;
+	int fd;
+
+	map_ring(&ring, &fd);
+	check_tree_counts("tree_counts_children", &ring);
+	close(fd);
+}
+
+/*
+ * The probes are detached once nothing is followed (the sampler stops) and
+ * attached again by the next registration: a tree registered then is
+ * followed as the first was.
+ */
+void test_tree_after_idle(void)
+{
+	struct mp3ring ring;
+	int fd;
+
+	map_ring(&ring, &fd);
+	check_tree_counts("tree_after_idle", &ring);
+	wait_none_listed(2000);
+	wait_stopped(&ring);
+	check_tree_counts("tree_after_idle", &ring);
 	close(fd);
 }
 

@@ -39,6 +39,7 @@ const struct test tests[] = {
 	{ "records_pid_reuse",        test_records_pid_reuse,          NULL,            20 },
 	{ "records_off",              test_records_off,                "records=N",     20 },
 	{ "tree_counts_children",     test_tree_counts_children,       NULL,            30 },
+	{ "tree_after_idle",          test_tree_after_idle,            NULL,            40 },
 	{ "tree_commands",            test_tree_commands,              NULL,            20 },
 	/* 11 to 19 s on release kernels, 212 to 253 s on the debug kernel (one TCG thread). */
 	{ "tree_churn",               test_tree_churn,                 NULL,           480 },

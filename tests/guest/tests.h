@@ -42,6 +42,7 @@ void test_records_system_counters(void);
 void test_records_pid_reuse(void);
 void test_records_off(void);
 void test_tree_counts_children(void);
+void test_tree_after_idle(void);
 void test_tree_commands(void);
 void test_tree_churn(void);
 void test_cgroup_follows(void);
