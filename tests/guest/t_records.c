@@ -1042,6 +1042,17 @@ static void write_pid_max(unsigned long value)
 	       strerror(errno));
 }
 
+/* CHURN_CHILDREN, or fewer if PFPROF_CHURN_CHILDREN says so (tests/guest/run). */
+static int churn_children(void)
+{
+	const char *env = getenv("PFPROF_CHURN_CHILDREN");
+	long n = env ? strtol(env, NULL, 10) : CHURN_CHILDREN;
+
+	expect(n > 0 && n <= CHURN_CHILDREN, "PFPROF_CHURN_CHILDREN=%s: want 1 to %d", env,
+	       CHURN_CHILDREN);
+	return (int)n;
+}
+
 /*
  * Churn: CHURN_CHILDREN short-lived processes forked one after the other
  * through a registered tree are each in the records, none missed (PIDs are
@@ -1054,6 +1065,7 @@ void test_tree_churn(void)
 {
 	static struct target_count count = { .target = CHURN_TARGET };
 	unsigned long pid_max = read_pid_max();
+	int children = churn_children();
 	int go_fd, done_fd, fd;
 	uint64_t counts[2], from, to, t0;
 	struct mp3ring ring;
@@ -1062,20 +1074,20 @@ void test_tree_churn(void)
 
 	write_pid_max(PID_MAX_LIMIT);
 	map_ring(&ring, &fd);
-	root = start_tree(CHURN_TARGET, CHURN_CHILDREN, CHURN_PAGES, &go_fd, &done_fd);
+	root = start_tree(CHURN_TARGET, children, CHURN_PAGES, &go_fd, &done_fd);
 	from = mp3ring_head(&ring);
 	t0 = now_ns();
 	run_tree(go_fd, done_fd, counts);
 	printf("  tree_churn: %d processes forked, exited and reaped in %.1f s\n",
-	       CHURN_CHILDREN, (now_ns() - t0) / 1e9);
+	       children, (now_ns() - t0) / 1e9);
 	to = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
 	count_target(&ring, from, to, &count);
 	write_pid_max(pid_max);
 	printf("  tree_churn: %u processes of the tree in the records, %" PRIu64
 	       " minor faults; getrusage: %" PRIu64 "\n", count.processes, count.minor,
 	       counts[1] - counts[0]);
-	expect(count.processes == CHURN_CHILDREN + 1, "%u processes of the tree, want %d",
-	       count.processes, CHURN_CHILDREN + 1);
+	expect(count.processes == (unsigned int)children + 1, "%u processes of the tree, want %d",
+	       count.processes, children + 1);
 	expect(within_pct((double)count.minor, (double)(counts[1] - counts[0]), 1),
 	       "the tree's records: %" PRIu64 " minor faults, getrusage: %" PRIu64, count.minor,
 	       counts[1] - counts[0]);
