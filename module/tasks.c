@@ -57,8 +57,8 @@ struct mp3_counters {
 
 /*
  * In mp3_task.pending: the entry is, or is about to be, on mp3_woken or on
- * mp3_active, or is being visited; or it is removed, and no probe may
- * queue it again.
+ * mp3_kept, or is being visited; or it is removed, and no probe may queue
+ * it again.
  */
 #define MP3_TASK_PENDING	0
 
@@ -67,9 +67,11 @@ struct mp3_task {
 	struct list_head node;
 	struct hlist_node hash;		/* in mp3_task_hash, under mp3_hash_lock */
 	struct rcu_head rcu;		/* frees it once no probe can see it */
-	/* Event sampling: on mp3_active (under mp3_lock), or on mp3_woken (lock-free). */
-	struct list_head active;
-	struct llist_node wake;
+	/*
+	 * Event sampling: on mp3_kept (under mp3_lock) or on mp3_woken
+	 * (lock-free), while MP3_TASK_PENDING is set.
+	 */
+	struct llist_node queued;
 	unsigned long pending;		/* MP3_TASK_PENDING; atomic bit operations */
 	struct pid *pid;		/* the thread-group leader's pid */
 	u32 target;			/* its tree or cgroup, 0: alone; set before hashing */
@@ -86,7 +88,7 @@ struct mp3_task {
 	struct mp3_counters last;	/* at the previous sample */
 	bool named;			/* its comm went into the records */
 	u64 exec_id;			/* the leader's self_exec_id when it did */
-	bool dead;			/* removed while on mp3_woken: freed off it */
+	bool dead;			/* removed while queued: freed off its list */
 };
 
 /* Registered processes in registration order, protected by mp3_lock. */
@@ -110,13 +112,15 @@ static LIST_HEAD(mp3_forked);
 
 /*
  * Event sampling (set at load, constant after): the processes the next
- * sample visits. mp3_active holds those found runnable by the last sample
+ * sample visits. mp3_kept holds those found runnable by the last sample
  * and those registered since, under mp3_lock; mp3_woken those queued by
- * the probes since, without a lock. An entry is on one of them at most, and only while its
- * MP3_TASK_PENDING bit is set.
+ * the probes since, without a lock. An entry is on one of them at most,
+ * and only while its MP3_TASK_PENDING bit is set. Singly linked, so that
+ * queuing and visiting an entry is a pointer each way: a process that runs
+ * costs the sample little more than a visit by the visiting sampler.
  */
 bool mp3_event_sampling;
-static LIST_HEAD(mp3_active);
+static LLIST_HEAD(mp3_kept);
 static LLIST_HEAD(mp3_woken);
 
 /* Processes of trees not followed: not readable by the opener, no memory. */
@@ -277,7 +281,7 @@ static void mp3_task_free_rcu(struct rcu_head *head)
  * @entry's process may have changed: the next sample visits it. The probes
  * call this after the scheduler has made a thread of it runnable (on_rq
  * set): the full barrier pairs with the sampler's between clearing the bit
- * and reading on_rq (__mp3_tasks_visit_active()), so that either this sees
+ * and reading on_rq (__mp3_tasks_visit_list()), so that either this sees
  * the bit clear and queues the entry, or the sampler sees the thread
  * runnable and keeps it. Lock-free; does not sleep.
  */
@@ -285,11 +289,11 @@ static void mp3_task_wake(struct mp3_task *entry)
 {
 	if (!mp3_event_sampling)
 		return;
-	/* Pairs with smp_mb__after_atomic() in __mp3_tasks_visit_active(). */
+	/* Pairs with smp_mb__after_atomic() in __mp3_tasks_visit_list(). */
 	smp_mb();
 	if (!test_bit(MP3_TASK_PENDING, &entry->pending) &&
 	    !test_and_set_bit(MP3_TASK_PENDING, &entry->pending))
-		llist_add(&entry->wake, &mp3_woken);
+		llist_add(&entry->queued, &mp3_woken);
 }
 
 /* The next sample visits @entry too, unless a probe has queued it meanwhile. */
@@ -298,34 +302,14 @@ static void __mp3_task_keep(struct mp3_task *entry)
 	lockdep_assert_held(&mp3_lock);
 
 	if (mp3_event_sampling && !test_and_set_bit(MP3_TASK_PENDING, &entry->pending))
-		list_add_tail(&entry->active, &mp3_active);
-}
-
-/*
- * The entries the probes queued since the last sample join mp3_active;
- * those removed meanwhile are freed: their bit stays set, so no probe
- * queues them again.
- */
-static void __mp3_tasks_take_woken(void)
-{
-	struct llist_node *woken = llist_reverse_order(llist_del_all(&mp3_woken));
-	struct mp3_task *entry, *next;
-
-	lockdep_assert_held(&mp3_lock);
-
-	llist_for_each_entry_safe(entry, next, woken, wake) {
-		if (entry->dead)
-			call_rcu(&entry->rcu, mp3_task_free_rcu);
-		else
-			list_add_tail(&entry->active, &mp3_active);
-	}
+		__llist_add(&entry->queued, &mp3_kept);
 }
 
 /*
  * Unlinks a hashed entry, says in the records that its process left, and
- * frees the entry once no probe can be looking at it. One on mp3_woken, or
- * being put there by a probe that set its bit, is freed when the sampler
- * takes it off.
+ * frees the entry once no probe can be looking at it. One queued, or being
+ * queued by a probe that set its bit, is freed when the sampler takes it
+ * off its list; its bit stays set, so no probe queues it again.
  */
 static void __mp3_tasks_remove(struct mp3_task *entry)
 {
@@ -338,10 +322,7 @@ static void __mp3_tasks_remove(struct mp3_task *entry)
 	spin_unlock(&mp3_hash_lock);
 	if (mp3_event_sampling)
 		__mp3_buffer_record_left(pid_nr(entry->pid), entry->target);
-	if (!list_empty(&entry->active)) {
-		/* Its bit stays set: no probe queues it. */
-		list_del_init(&entry->active);
-	} else if (test_and_set_bit(MP3_TASK_PENDING, &entry->pending)) {
+	if (test_and_set_bit(MP3_TASK_PENDING, &entry->pending)) {
 		entry->dead = true;
 		return;
 	}
@@ -412,7 +393,6 @@ struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target)
 		err = -ENOMEM;
 		goto put_pid;
 	}
-	INIT_LIST_HEAD(&entry->active);
 	entry->pid = pid;
 	entry->target = target;
 	entry->tree = target != 0;
@@ -479,7 +459,6 @@ static struct mp3_task *mp3_tasks_join(struct task_struct *task, u32 target, boo
 		atomic64_inc(&mp3_missed);
 		return NULL;
 	}
-	INIT_LIST_HEAD(&entry->active);
 	entry->pid = get_pid(task_tgid(task));
 	entry->target = target;
 	entry->tree = tree;
@@ -811,27 +790,42 @@ static void __mp3_tasks_visit_all(struct mp3_sample_values *values)
 }
 
 /*
- * The processes that may have changed since the last sample: those queued
- * by the probes and those that were runnable then. Each stays on the list
- * for the next sample while a thread of it is runnable or on a CPU.
+ * The queued entries from @first on, each taken off its list with its bit
+ * still set: visited, and queued again for the next sample while a thread
+ * of the process is runnable or on a CPU; freed if removed meanwhile.
  */
-static void __mp3_tasks_visit_active(struct mp3_sample_values *values)
+static void __mp3_tasks_visit_list(struct llist_node *first, struct mp3_sample_values *values,
+				   unsigned int *batch)
 {
 	struct mp3_task *entry, *next;
-	unsigned int batch = 0;
-	LIST_HEAD(visit);
 
-	list_splice_init(&mp3_active, &visit);
-	rcu_read_lock();
-	list_for_each_entry_safe(entry, next, &visit, active) {
-		mp3_collect_pause(&batch);
-		list_del_init(&entry->active);
+	/* next is read before the bit is cleared: a probe may queue the entry again then. */
+	llist_for_each_entry_safe(entry, next, first, queued) {
+		if (entry->dead) {
+			call_rcu(&entry->rcu, mp3_task_free_rcu);
+			continue;
+		}
+		mp3_collect_pause(batch);
 		clear_bit(MP3_TASK_PENDING, &entry->pending);
 		/* Pairs with mp3_task_wake(): the bit is clear before on_rq is read. */
 		smp_mb__after_atomic();
 		if (__mp3_task_visit(entry, values))
 			__mp3_task_keep(entry);
 	}
+}
+
+/*
+ * The processes that may have changed since the last sample: those that
+ * were runnable then or registered since (mp3_kept), and @woken, taken
+ * off mp3_woken.
+ */
+static void __mp3_tasks_visit_queued(struct llist_node *woken, struct mp3_sample_values *values)
+{
+	unsigned int batch = 0;
+
+	rcu_read_lock();
+	__mp3_tasks_visit_list(__llist_del_all(&mp3_kept), values, &batch);
+	__mp3_tasks_visit_list(woken, values, &batch);
 	rcu_read_unlock();
 }
 
@@ -847,19 +841,21 @@ static void __mp3_tasks_visit_active(struct mp3_sample_values *values)
  */
 bool __mp3_tasks_collect(struct mp3_sample_values *values)
 {
+	struct llist_node *woken = NULL;
+
 	lockdep_assert_held(&mp3_lock);
 
-	/* Queued first: an entry a probe queues was on mp3_forked before. */
+	/* Taken first: an entry a probe queues was on mp3_forked before. */
 	if (mp3_event_sampling)
-		__mp3_tasks_take_woken();
+		woken = llist_del_all(&mp3_woken);
 	__mp3_tasks_adopt_forked();
 	if (mp3_event_sampling)
-		__mp3_tasks_visit_active(values);
+		__mp3_tasks_visit_queued(woken, values);
 	else
 		__mp3_tasks_visit_all(values);
 	/* Followed groups: a process may join at any fork, and must be sampled then. */
-	return !list_empty(&mp3_tasks) || !llist_empty(&mp3_woken) || __mp3_groups_followed() ||
-	       mp3_tasks_forked();
+	return !list_empty(&mp3_tasks) || !llist_empty(&mp3_kept) || !llist_empty(&mp3_woken) ||
+	       __mp3_groups_followed() || mp3_tasks_forked();
 }
 
 /*
@@ -1003,15 +999,25 @@ void mp3_tasks_exit(struct task_struct *task, bool group_dead)
 	rcu_read_unlock();
 }
 
+/*
+ * Called at every wakeup of the system, so without rcu_read_lock(), an
+ * out-of-line call pair that would be a third of the cost of the wakeup
+ * of an unregistered task: try_to_wake_up() and wake_up_new_task() call
+ * the tracepoints with preemption disabled (the runqueue lock, or
+ * try_to_wake_up()'s own preempt_disable() for a task woken by itself),
+ * whatever the tracepoint does around its probes (6.1 and 6.12 disable
+ * preemption, 7.3 holds SRCU and would not). A region with preemption
+ * disabled is an RCU read-side critical section for call_rcu(), which
+ * frees the entries, since RCU-sched was merged into RCU in 4.20.
+ */
 void mp3_tasks_wakeup(struct task_struct *task)
 {
 	struct mp3_task *entry;
 
-	rcu_read_lock();
+	RCU_LOCKDEP_WARN(preemptible(), "mp3: wakeup probe called with preemption enabled");
 	entry = mp3_tasks_lookup(task_tgid(task));
 	if (entry)
 		mp3_task_wake(entry);
-	rcu_read_unlock();
 }
 
 /*
@@ -1055,6 +1061,7 @@ void mp3_tasks_exec(struct task_struct *task)
 
 void __mp3_tasks_destroy_all(void)
 {
+	struct mp3_sample_values unused = {};
 	struct mp3_task *entry, *next;
 
 	lockdep_assert_held(&mp3_lock);
@@ -1062,8 +1069,8 @@ void __mp3_tasks_destroy_all(void)
 	__mp3_tasks_adopt_forked();
 	list_for_each_entry_safe(entry, next, &mp3_tasks, node)
 		__mp3_tasks_remove(entry);
-	/* No probe runs any more: those on mp3_woken are all removed ones. */
-	__mp3_tasks_take_woken();
+	/* No probe runs any more: the queued entries are all removed ones, freed here. */
+	__mp3_tasks_visit_queued(llist_del_all(&mp3_woken), &unused);
 	/* The entries' memory goes in RCU callbacks, which run module code. */
 	rcu_barrier();
 }
