@@ -33,6 +33,8 @@ IDLE_REGISTERED=10000
 # The instruction-counted run's rounds of context switches: counted, the runs
 # differ by a fraction of a per cent, so fewer rounds than timed ones.
 INSTRUCTION_ROUNDS=4
+# The target of the trees the counted run's context switches run in.
+TREE_TARGET=2
 # Section 7's list walks at their longest: FOLLOWED_NAMES command names no
 # process has (MP3_COMMS_MAX: the module refuses one more), then a cgroup
 # of their own with no process in it, targets from FOLLOWED_TARGET on.
@@ -73,21 +75,23 @@ reload_module() {
 	insmod mp3.ko $1 || fail "cannot load mp3 $1"
 }
 
-# sched_bench [MODULE]: perf bench sched pipe and messaging beside the module
-# as it is, a line each: "sched bench=pipe|messaging module=MODULE [groups=G]
-# loops=L ops=N seconds=S" (ops: round trips, messages; MODULE: loaded or
-# unloaded unless given).
+# sched_bench [MODULE [RUNNER]]: perf bench sched pipe and messaging beside
+# the module as it is, a line each: "sched bench=pipe|messaging
+# module=MODULE [groups=G] loops=L ops=N seconds=S" (ops: round trips,
+# messages; MODULE: loaded or unloaded unless given). RUNNER: a command
+# that runs perf, in_tree for instance.
 sched_bench() {
 	module=unloaded
 	[ -e /proc/mp3/status ] && module=loaded
 	[ -n "${1:-}" ] && module=$1
+	runner=${2:-}
 	# Its µs per round trip: perf rounds its total time to 1 ms, its
 	# time per round trip to 1 µs over the loops.
-	usecs=$(perf bench sched pipe -l "$PIPE_LOOPS" | awk '$2 == "usecs/op" { print $1 }')
+	usecs=$($runner perf bench sched pipe -l "$PIPE_LOOPS" | awk '$2 == "usecs/op" { print $1 }')
 	[ -n "$usecs" ] || fail "perf bench sched pipe failed"
 	seconds=$(awk -v u="$usecs" -v n="$PIPE_LOOPS" 'BEGIN { printf "%.6f", u * n / 1e6 }')
 	echo "sched bench=pipe module=$module loops=$PIPE_LOOPS ops=$PIPE_LOOPS seconds=$seconds"
-	seconds=$(perf bench -f simple sched messaging -g "$MESSAGING_GROUPS" -l "$MESSAGING_LOOPS") ||
+	seconds=$($runner perf bench -f simple sched messaging -g "$MESSAGING_GROUPS" -l "$MESSAGING_LOOPS") ||
 		fail "perf bench sched messaging failed"
 	echo "sched bench=messaging module=$module groups=$MESSAGING_GROUPS loops=$MESSAGING_LOOPS" \
 		"ops=$((MESSAGING_GROUPS * 20 * 20 * MESSAGING_LOOPS)) seconds=$seconds"
@@ -107,6 +111,12 @@ follow_groups() {
 	echo "C $(stat -c %i "$FOLLOWED_CGROUP") $FOLLOWED_TARGET" > /proc/mp3/status ||
 		fail "cannot follow the cgroup $FOLLOWED_CGROUP"
 	echo "groups names=$FOLLOWED_NAMES cgroups=1"
+}
+
+# in_tree COMMAND...: COMMAND registered as a tree (target TREE_TARGET), with
+# every process it forks: its own wakeups go through the probes' queuing.
+in_tree() {
+	sh -c 'echo "T $$ $0" > /proc/mp3/status && exec "$@"' "$TREE_TARGET" "$@"
 }
 
 # sched_beside_registered: sched_bench while IDLE_REGISTERED sleepers are
@@ -181,6 +191,7 @@ instructions_run() {
 		insmod mp3.ko || fail "cannot load mp3.ko"
 		sched_bench
 		sched_beside_registered
+		sched_bench tree in_tree
 		rmmod mp3 || fail "cannot unload mp3"
 	done
 }

@@ -287,11 +287,11 @@ function counted_section(   u, k, g, rounds) {
 		kv(counted_poller, "rounds") * kv(counted_poller, "n"), kv(counted_poller, "ns_per_proc")
 	print ""
 	printf "A busy process costs the event sampler %.0f instructions a tick (the difference of the\n", counted_busy
-	printf "first two rows over 10), a visit of one process %.0f (the third over 1000): %.2f×. The\n",
+	printf "first two rows over 10), a visit of one process %.0f (the third over 1000): %.2f×.\n",
 		counted_visit, counted_busy / counted_visit
-	print "event sampler does more for each: it takes the process off the probes'"'"' list, clears"
-	print "its bit and checks whether a thread is runnable (the count does not say which of these"
-	print "costs what). One `/proc/<pid>/stat` read costs"
+	print "Besides its visit, each wakeup of a registered process costs the probe on `sched_wakeup`"
+	print "what the context switches below show; a busy process here wakes up to 25 times a tick"
+	print "(every 2 ms), the visiting sampler attaches no such probe. One `/proc/<pid>/stat` read costs"
 	printf "%.0f times a busy process'"'"'s tick.\n", kv(counted_poller, "ns_per_proc") / counted_busy
 	print ""
 	if (counted_timing != "") {
@@ -320,15 +320,21 @@ function counted_section(   u, k, g, rounds) {
 		counted_row("the same, module loaded, following nothing", counted_sched[g[k] "_loaded"], u)
 		counted_row(sprintf("the same, %s idle processes registered", idle_registered),
 			counted_sched[g[k] "_" registered_key], u)
+		counted_row("the same, its own processes registered (a tree, sampled at 20 Hz)",
+			counted_sched[g[k] "_tree"], u)
 	}
 	print ""
 	printf "A pipe round trip has two wakeups: with %s processes registered the probes add about\n",
 		idle_registered
 	printf "%.0f instructions to each (the tracepoint'"'"'s call and a look into one bucket of the hash);\n",
 		counted_wakeup(registered_key)
-	printf "following nothing, the module changes a wakeup by %+.0f instructions. Messaging'"'"'s rounds\n",
+	printf "following nothing, the module changes a wakeup by %+.0f instructions. A wakeup of a\n",
 		counted_wakeup("loaded")
-	print "vary by more than that: how its 40 processes interleave on one CPU changes from run to run."
+	printf "registered process costs %.0f instructions more than without the module (finding it, a\n",
+		counted_wakeup("tree")
+	print "full barrier and a test of its bit; queuing it once a tick), its visits included."
+	print "Messaging'"'"'s rounds vary by more than that: how its 40 processes interleave on one CPU"
+	print "changes from run to run."
 	print ""
 }
 # The instructions the probes add to each of a pipe round trip'"'"'s two wakeups.
@@ -576,12 +582,14 @@ END {
 	print ""
 	printf "**A busy process** costs the event sampler %.0f instructions a tick against %.0f for\n",
 		counted_busy, counted_visit
-	printf "a visit (section 8), %.2f× as much: for a process that runs, the event sampler does\n",
-		counted_busy / counted_visit
-	print "more than a visit; for one that sleeps, nothing. Timed in the guest with two virtual"
-	printf "CPUs the figures were %.0f ns against %.0f ns; a timed tick also holds what the other\n",
+	printf "a visit (section 8), %.2f× as much, and %.0f instructions in the probe at each of its\n",
+		counted_busy / counted_visit, counted_wakeup("tree")
+	print "wakeups, which the visiting sampler does not pay: a process that wakes many times a tick"
+	print "costs the event sampler more than the visiting one, one that sleeps nothing. Timed in"
+	printf "the guest with two virtual CPUs the figures were %.0f ns against %.0f ns; a timed tick\n",
 		per_busy, visit_per_proc
-	print "virtual CPU runs meanwhile (TCG with one host thread for both), which a count has not."
+	print "also holds what the other virtual CPU runs meanwhile (TCG with one host thread for both),"
+	print "which a count has not."
 	print ""
 	pl = sched["pipe_loaded_groups"]; pu = sched["pipe_unloaded"]; pr = sched["pipe_" registered_key]
 	if (pl != "" && pu != "" && pr != "") {
