@@ -120,7 +120,10 @@ in_tree() {
 }
 
 # sched_beside_registered: sched_bench while IDLE_REGISTERED sleepers are
-# registered (pfprof-bench sampler holds them, killed once it is done).
+# registered (pfprof-bench sampler holds them, killed once it is done),
+# then beside the same sleepers unregistered: the module follows nothing
+# and has detached its probes, so what remains is what the processes'
+# presence costs the guest.
 sched_beside_registered() {
 	pfprof-bench sampler "$IDLE_REGISTERED" 600 >/dev/null &
 	holder=$!
@@ -129,6 +132,13 @@ sched_beside_registered() {
 		sleep 1
 	done
 	sched_bench "registered$IDLE_REGISTERED"
+	registered=$(cat /proc/mp3/status)
+	for pid in $registered; do
+		echo "U $pid" > /proc/mp3/status || fail "cannot unregister $pid"
+	done
+	# The sampler's next tick finds nothing and detaches the probes.
+	sleep 1
+	sched_bench "present$IDLE_REGISTERED"
 	kill "$holder"
 	wait "$holder" 2>/dev/null
 }
