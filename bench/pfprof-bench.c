@@ -254,6 +254,7 @@ static int cmd_cost(size_t n, unsigned int seconds, size_t busy, bool with_polle
 	err = sleepers_spawn(&s, n, busy);
 	if (err)
 		die("forking the sleepers", -err);
+	sleepers_kill_on_sigterm(&s);
 	/* After the fork: a sleeper mapping the device would keep the module loaded. */
 	map_ring(&ring);
 	if (with_poller)

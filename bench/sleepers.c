@@ -76,11 +76,34 @@ int sleepers_register(const struct sleepers *s, char command)
 
 void sleepers_kill(struct sleepers *s)
 {
+	pid_t *pids = s->pids;
+
 	for (size_t i = 0; i < s->count; i++)
 		kill(s->pids[i], SIGKILL);
 	for (size_t i = 0; i < s->count; i++)
 		waitpid(s->pids[i], NULL, 0);
-	free(s->pids);
-	s->pids = NULL;
+	/* Emptied before freed: a SIGTERM now finds nothing to kill. */
 	s->count = 0;
+	s->pids = NULL;
+	free(pids);
+}
+
+static const struct sleepers *sleepers_to_kill;
+
+/* Only async-signal-safe calls: kill(), waitpid(), _exit(). */
+static void kill_sleepers_and_exit(int sig)
+{
+	for (size_t i = 0; i < sleepers_to_kill->count; i++)
+		kill(sleepers_to_kill->pids[i], SIGKILL);
+	for (size_t i = 0; i < sleepers_to_kill->count; i++)
+		waitpid(sleepers_to_kill->pids[i], NULL, 0);
+	_exit(128 + sig);
+}
+
+void sleepers_kill_on_sigterm(const struct sleepers *s)
+{
+	struct sigaction sa = { .sa_handler = kill_sleepers_and_exit };
+
+	sleepers_to_kill = s;
+	sigaction(SIGTERM, &sa, NULL);
 }

@@ -24,4 +24,11 @@ int sleepers_register(const struct sleepers *s, char command);
 /* Kills and reaps them all. */
 void sleepers_kill(struct sleepers *s);
 
+/*
+ * From now on SIGTERM kills and reaps them before the process exits: a
+ * shell's wait for it returns once their exits are over, so that they do
+ * not run beside what is measured next.
+ */
+void sleepers_kill_on_sigterm(const struct sleepers *s);
+
 #endif
