@@ -146,7 +146,7 @@ static struct mp3_proc_record *__mp3_record_begin(u32 tgid, u32 target, u32 type
 	slot->tgid = tgid;
 	slot->type = type;
 	slot->target = target;
-	slot->reserved = 0;
+	slot->mapping = 0;
 	return slot;
 }
 
@@ -195,6 +195,23 @@ void __mp3_buffer_record_left(u32 tgid, u32 target)
 		return;
 	slot = __mp3_record_begin(tgid, target, MP3_RECORD_LEFT);
 	memset(slot->comm, 0, sizeof(slot->comm));
+	__mp3_record_end(slot);
+}
+
+void __mp3_buffer_record_faults(u32 tgid, u32 target, const struct mp3_mapping_faults *m)
+{
+	struct mp3_proc_record *slot;
+
+	lockdep_assert_held(&mp3_lock);
+
+	if (!mp3_records_enabled)
+		return;
+	slot = __mp3_record_begin(tgid, target, MP3_RECORD_FAULTS);
+	slot->faults.start = m->start;
+	slot->faults.inode = m->inode;
+	slot->faults.minor_faults = m->minor;
+	slot->faults.major_faults = m->major;
+	slot->mapping = m->kind;
 	__mp3_record_end(slot);
 }
 
@@ -262,6 +279,7 @@ static void __mp3_header_account(u64 cost_ns)
 	WRITE_ONCE(hdr->sampler_ns_max, mp3_cost_max);
 	WRITE_ONCE(hdr->follow_skipped, mp3_follow_skipped());
 	WRITE_ONCE(hdr->follow_missed, mp3_follow_missed());
+	WRITE_ONCE(hdr->faults_dropped, mp3_faults_dropped());
 }
 
 void __mp3_buffer_publish(const struct mp3_sample_values *values, u64 cost_ns)

@@ -27,13 +27,13 @@ static void __mp3_registration_end(int err)
 		__mp3_follow_detach();
 }
 
-int mp3_register(const struct file *file, pid_t nr, u32 target)
+int mp3_register(const struct file *file, pid_t nr, u32 target, bool maps)
 {
 	struct mp3_task *entry;
 	int err;
 
 	/* Looked up, judged and allocated before the lock is taken. */
-	entry = mp3_task_create(file, nr, target);
+	entry = mp3_task_create(file, nr, target, maps);
 	if (IS_ERR(entry))
 		return PTR_ERR(entry);
 
@@ -120,6 +120,8 @@ void mp3_release_all(void)
 {
 	mutex_lock(&mp3_lock);
 	__mp3_tasks_destroy_all();
+	/* No fault handler runs once their counters are released. */
+	__mp3_faults_release();
 	__mp3_groups_remove_all();
 	mutex_unlock(&mp3_lock);
 }

@@ -8,6 +8,7 @@
  * tasks.c    the list of registered processes and their fault/CPU counters
  * follow.c   the tracepoint probes: forks, exits, execs and renames of processes,
  *            moves between cgroups
+ * faults.c   where the faults are: per-thread perf counters, placed in mappings
  * groups.c   the followed cgroups ("C") and command names ("N")
  * sampler.c  the periodic delayed work item
  * status.c   /proc/mp3/status
@@ -25,6 +26,7 @@
 struct cgroup;
 struct cred;
 struct file;
+struct list_head;
 struct mp3_task;
 struct seq_file;
 struct task_struct;
@@ -46,8 +48,11 @@ struct mp3_sample_values {
  */
 extern struct mutex mp3_lock;
 
-/* @target: 0 for the process alone, else its tree's number ("T"). */
-int mp3_register(const struct file *file, pid_t nr, u32 target);
+/*
+ * @target: 0 for the process alone, else its tree's number ("T"); @maps:
+ * where its faults are goes into the records too ("R <pid> maps").
+ */
+int mp3_register(const struct file *file, pid_t nr, u32 target, bool maps);
 int mp3_unregister(const struct file *file, pid_t nr);
 int mp3_unregister_target(const struct file *file, u32 target);
 int mp3_register_cgroup(const struct file *file, u64 cgroup_id, u32 target);
@@ -65,6 +70,17 @@ void mp3_buffer_destroy(void);
 void __mp3_buffer_record_counts(u32 tgid, u32 target, const struct mp3_sample_values *delta);
 void __mp3_buffer_record_comm(u32 tgid, u32 target, const char *comm);
 void __mp3_buffer_record_left(u32 tgid, u32 target);
+
+/* A process's faults in one mapping in the period (MP3_RECORD_FAULTS). */
+struct mp3_mapping_faults {
+	u64 start;
+	u64 inode;
+	u32 kind;
+	u32 minor;
+	u32 major;
+};
+
+void __mp3_buffer_record_faults(u32 tgid, u32 target, const struct mp3_mapping_faults *m);
 /* Whether records wait for a sample to carry them. */
 bool __mp3_buffer_records_pending(void);
 void __mp3_buffer_publish(const struct mp3_sample_values *values, u64 cost_ns);
@@ -78,7 +94,7 @@ int mp3_buffer_mmap(struct vm_area_struct *vma);
 bool mp3_same_owner(kuid_t fsuid, kgid_t fsgid, const struct cred *tcred);
 
 /* The process numbered @nr where @file's /proc is mounted, if its opener may read it. */
-struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target);
+struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target, bool maps);
 void mp3_task_destroy(struct mp3_task *entry);
 int __mp3_tasks_add(struct mp3_task *entry);
 void __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root);
@@ -102,6 +118,26 @@ void mp3_tasks_attach(struct cgroup *cgrp, struct task_struct *task);
 void mp3_tasks_rename(struct task_struct *task, const char *comm);
 /* A thread of @task's process was made runnable (on_rq set): it may change. */
 void mp3_tasks_wakeup(struct task_struct *task);
+/*
+ * Under rcu_read_lock(): whether @tgid is registered with "maps", and then
+ * its target and its leader (NULL once reaped).
+ */
+bool mp3_tasks_maps(pid_t tgid, u32 *target, struct task_struct **leader);
+
+/*
+ * Where the faults are (faults.c). Following: counters on every thread of
+ * @leader's process, on @threads (sleeps). Unfollowing moves them to be
+ * released at the end of the next tick, or by __mp3_faults_release().
+ */
+int __mp3_faults_follow(struct task_struct *leader, struct list_head *threads);
+void __mp3_faults_unfollow(struct list_head *threads);
+void __mp3_faults_release(void);
+/* Each tick: the faults since the last one, as records. */
+void __mp3_faults_collect(void);
+/* Faults not placed since load: a CPU's buffer was full. */
+u64 mp3_faults_dropped(void);
+/* At unload, once nothing is followed. */
+void mp3_faults_destroy(void);
 
 /*
  * Whether samples visit only the processes that may have changed (the

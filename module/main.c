@@ -125,6 +125,7 @@ static void __exit mp3_exit(void)
 	/* ...then the sampler, which may still re-arm itself until cancelled. */
 	mp3_sampler_stop_sync();
 	mp3_release_all();
+	mp3_faults_destroy();
 	mp3_buffer_destroy();
 	pr_info("unloaded\n");
 }

@@ -74,6 +74,7 @@ static void mp3_sampler_fn(struct work_struct *work)
 	mutex_lock(&mp3_lock);
 	start_ns = ktime_get_ns();
 	registered = __mp3_tasks_collect(&values);
+	__mp3_faults_collect();
 	if (registered) {
 		__mp3_sampler_arm();
 	} else {

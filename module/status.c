@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /proc/mp3/status: "R <pid>" registers, "U <pid>" unregisters, "T <pid>
+ * /proc/mp3/status: "R <pid> [maps]" registers (with maps: where its faults
+ * are too), "U <pid>" unregisters, "T <pid>
  * <target>" registers a tree, "C <cgroup-id> <target>" a cgroup, "N
  * <target> <comm>" a command name, "X <target>" unregisters any of them;
  * reading lists the registered PIDs. One command per write(), all or
@@ -42,6 +43,7 @@ struct mp3_command {
 	u64 cgroup_id;		/* C */
 	const char *comm;	/* N: in the caller's buffer */
 	int target;		/* T, X, C, N */
+	bool maps;		/* R */
 };
 
 /*
@@ -86,8 +88,20 @@ static int mp3_parse_comm(char *s, const char **comm)
 	return 0;
 }
 
+/* An optional last word @word: whether it is there. */
+static bool mp3_parse_word(char **s, const char *word)
+{
+	char *arg = skip_spaces(*s);
+	size_t len = strlen(word);
+
+	if (strncmp(arg, word, len) || (arg[len] && !isspace(arg[len])))
+		return false;
+	*s = arg + len;
+	return true;
+}
+
 /*
- * Parses "R <pid>", "U <pid>", "T <pid> <target>", "X <target>",
+ * Parses "R <pid> [maps]", "U <pid>", "T <pid> <target>", "X <target>",
  * "C <cgroup-id> <target>" or "N <target> <comm>", white space around.
  */
 static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
@@ -120,6 +134,11 @@ static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 		err = mp3_parse_int(&args, &c->target);
 		/* The name is the rest, spaces and all. */
 		return err ? err : mp3_parse_comm(args, &c->comm);
+	case 'R':
+		err = mp3_parse_int(&args, &c->pid);
+		if (!err)
+			c->maps = mp3_parse_word(&args, "maps");
+		break;
 	default:
 		err = mp3_parse_int(&args, &c->pid);
 	}
@@ -131,9 +150,9 @@ static int mp3_run_command(const struct file *file, const struct mp3_command *c)
 {
 	switch (c->verb) {
 	case 'R':
-		return mp3_register(file, c->pid, 0);
+		return mp3_register(file, c->pid, 0, c->maps);
 	case 'T':
-		return mp3_register(file, c->pid, c->target);
+		return mp3_register(file, c->pid, c->target, false);
 	case 'U':
 		return mp3_unregister(file, c->pid);
 	case 'C':

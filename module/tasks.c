@@ -76,6 +76,7 @@ struct mp3_task {
 	struct pid *pid;		/* the thread-group leader's pid */
 	u32 target;			/* its tree or cgroup, 0: alone; set before hashing */
 	bool tree;			/* its children join its target at their fork */
+	bool maps;			/* where its faults are goes into the records */
 	/* Set by the probes, under mp3_hash_lock; the sampler reads them after @gone. */
 	struct mp3_counters final;	/* at the exit of its last thread */
 	bool exited;			/* final holds its last counters */
@@ -89,6 +90,7 @@ struct mp3_task {
 	bool named;			/* its comm went into the records */
 	u64 exec_id;			/* the leader's self_exec_id when it did */
 	bool dead;			/* removed while queued: freed off its list */
+	struct list_head fault_threads;	/* with maps: its threads' counters (faults.c) */
 };
 
 /* Registered processes in registration order, protected by mp3_lock. */
@@ -322,6 +324,7 @@ static void __mp3_tasks_remove(struct mp3_task *entry)
 	spin_unlock(&mp3_hash_lock);
 	if (mp3_event_sampling)
 		__mp3_buffer_record_left(pid_nr(entry->pid), entry->target);
+	__mp3_faults_unfollow(&entry->fault_threads);
 	if (test_and_set_bit(MP3_TASK_PENDING, &entry->pending)) {
 		entry->dead = true;
 		return;
@@ -374,7 +377,7 @@ static struct task_struct *mp3_get_leader(struct pid_namespace *ns, pid_t nr,
 	return leader;
 }
 
-struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target)
+struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target, bool maps)
 {
 	struct mp3_task *entry;
 	struct task_struct *leader;
@@ -396,6 +399,8 @@ struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target)
 	entry->pid = pid;
 	entry->target = target;
 	entry->tree = target != 0;
+	entry->maps = maps;
+	INIT_LIST_HEAD(&entry->fault_threads);
 	put_task_struct(leader);
 	return entry;
 
@@ -413,22 +418,44 @@ void mp3_task_destroy(struct mp3_task *entry)
 	kfree(entry);
 }
 
+/* With maps: counters on its threads before it is hashed; sleeps. */
+static int __mp3_task_follow_faults(struct mp3_task *entry)
+{
+	struct task_struct *leader;
+	int err;
+
+	if (!entry->maps)
+		return 0;
+	leader = get_pid_task(entry->pid, PIDTYPE_TGID);
+	if (!leader)
+		return -ESRCH;
+	err = __mp3_faults_follow(leader, &entry->fault_threads);
+	put_task_struct(leader);
+	return err;
+}
+
 int __mp3_tasks_add(struct mp3_task *entry)
 {
 	struct task_struct *leader;
 	bool alive;
+	int err;
 
 	lockdep_assert_held(&mp3_lock);
 
+	err = __mp3_task_follow_faults(entry);
+	if (err)
+		return err;
 	/* Deltas start from now; an exited group is as good as gone. */
 	rcu_read_lock();
 	leader = pid_task(entry->pid, PIDTYPE_TGID);
 	alive = leader && mp3_read_group(leader, &entry->last, NULL);
 	rcu_read_unlock();
-	if (!alive)
-		return -ESRCH;
-	if (!mp3_tasks_hash(entry))
-		return -EEXIST;
+	err = !alive ? -ESRCH : !mp3_tasks_hash(entry) ? -EEXIST : 0;
+	if (err) {
+		__mp3_faults_unfollow(&entry->fault_threads);
+		__mp3_faults_release();
+		return err;
+	}
 	list_add_tail(&entry->node, &mp3_tasks);
 	/* Its name and first counts go out with the next sample. */
 	__mp3_task_keep(entry);
@@ -460,6 +487,7 @@ static struct mp3_task *mp3_tasks_join(struct task_struct *task, u32 target, boo
 		return NULL;
 	}
 	entry->pid = get_pid(task_tgid(task));
+	INIT_LIST_HEAD(&entry->fault_threads);
 	entry->target = target;
 	entry->tree = tree;
 	entry->last = *from;
@@ -997,6 +1025,18 @@ void mp3_tasks_exit(struct task_struct *task, bool group_dead)
 		mp3_task_wake(entry);
 	}
 	rcu_read_unlock();
+}
+
+bool mp3_tasks_maps(pid_t tgid, u32 *target, struct task_struct **leader)
+{
+	struct pid *pid = find_pid_ns(tgid, &init_pid_ns);
+	struct mp3_task *entry = pid ? mp3_tasks_lookup(pid) : NULL;
+
+	if (!entry || !entry->maps)
+		return false;
+	*target = entry->target;
+	*leader = pid_task(pid, PIDTYPE_TGID);
+	return true;
 }
 
 /*

@@ -99,6 +99,9 @@ uint64_t wait_head(const struct mp3ring *ring, uint64_t target, unsigned int tim
  * again; returns the head.
  */
 uint64_t wait_stopped(const struct mp3ring *ring);
+/* Calls @fn for every record of samples [from, to); fails if a sample or a record is lost. */
+void for_each_record_between(const struct mp3ring *ring, uint64_t from, uint64_t to,
+			     void (*fn)(void *ctx, const struct mp3_proc_record *r), void *ctx);
 
 struct sample_sum {
 	uint64_t minor, major, cpu_ns, samples;

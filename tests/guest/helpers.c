@@ -446,6 +446,22 @@ void sum_samples(const struct mp3ring *ring, uint64_t from, uint64_t to,
 	}
 }
 
+void for_each_record_between(const struct mp3ring *ring, uint64_t from, uint64_t to,
+			     void (*fn)(void *ctx, const struct mp3_proc_record *r), void *ctx)
+{
+	uint64_t next = from, missed = 0;
+	struct mp3_ring_sample s;
+
+	while (next < to) {
+		expect(mp3ring_read(ring, &next, &s, &missed) == MP3RING_SAMPLE,
+		       "sample %llu not published", (unsigned long long)next);
+		expect(!missed, "%llu samples missed before %llu", (unsigned long long)missed,
+		       (unsigned long long)next);
+		expect(!mp3ring_for_each_record(ring, &s, fn, ctx), "records of sample %llu lost",
+		       (unsigned long long)s.seq);
+	}
+}
+
 void sleep_ms(unsigned int ms)
 {
 	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };

@@ -1008,22 +1008,6 @@ static void count_target_record(void *ctx, const struct mp3_proc_record *r)
 	c->seen[r->tgid / 8] |= bit;
 }
 
-/* Counts the processes of c->target in samples [from, to); fails if any record is lost. */
-static void count_target(const struct mp3ring *ring, uint64_t from, uint64_t to,
-			 struct target_count *c)
-{
-	uint64_t next = from, missed = 0;
-	struct mp3_ring_sample s;
-
-	while (next < to) {
-		expect(mp3ring_read(ring, &next, &s, &missed) == MP3RING_SAMPLE,
-		       "sample %" PRIu64 " not published", next);
-		expect(!missed, "%" PRIu64 " samples missed before %" PRIu64, missed, next);
-		expect(!mp3ring_for_each_record(ring, &s, count_target_record, c),
-		       "records of sample %" PRIu64 " lost", next - 1);
-	}
-}
-
 static unsigned long read_pid_max(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
@@ -1081,7 +1065,7 @@ void test_tree_churn(void)
 	printf("  tree_churn: %d processes forked, exited and reaped in %.1f s\n",
 	       children, (now_ns() - t0) / 1e9);
 	to = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
-	count_target(&ring, from, to, &count);
+	for_each_record_between(&ring, from, to, count_target_record, &count);
 	write_pid_max(pid_max);
 	printf("  tree_churn: %u processes of the tree in the records, %" PRIu64
 	       " minor faults; getrusage: %" PRIu64 "\n", count.processes, count.minor,

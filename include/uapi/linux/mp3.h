@@ -8,6 +8,11 @@
  *
  * Control file /proc/mp3/status
  *   write "R <pid>"   register the process <pid> (a thread-group id)
+ *   write "R <pid> maps"
+ *                    the same, and its records say in which mappings its
+ *                    faults are (version 5, MP3_RECORD_FAULTS); its threads
+ *                    get kernel perf counters, so ENOMEM and perf's errors
+ *                    are possible too
  *   write "U <pid>"   unregister it
  *   write "T <pid> <target>"
  *                    register the process <pid> and its tree: its
@@ -177,10 +182,31 @@ struct mp3_classic_sample {
  * version 3 reader would take a process without records for gone,
  * compat_version is 4 with this flag; without it (sampler=visit) the ring
  * is as version 3 describes (compat_version 1) and has no LEFT records.
+ *
+ * Readers skip records of a type they do not know: a version adds types
+ * without changing compat_version.
+ *
+ * Version 5 says where the faults of a process registered with "R <pid>
+ * maps" are: per sample, one MP3_RECORD_FAULTS record for each mapping it
+ * took faults in since the last sample, with the mapping's first address,
+ * its kind (MP3_MAPPING_*, in the record's mapping field) and its file's
+ * inode, as /proc/<pid>/maps shows them at the time of the sample. A fault
+ * may be in the faults records of the sample after the one whose counts
+ * record counts it: the sums agree over samples that end a period after
+ * the process's last fault. Faults the
+ * sampler could not place (the address space busy or gone, the address
+ * unmapped since) are in a record of kind MP3_MAPPING_UNRESOLVED, start 0.
+ * The faults are those the kernel's software perf events see: every fault
+ * counted in the COUNTS records except those taken on behalf of the process
+ * without its registers (get_user_pages(): /proc/<pid>/mem,
+ * process_vm_readv(), ptrace, some O_DIRECT and futex paths), and those a
+ * thread created during the registration takes before it gets its
+ * counters. faults_dropped counts those lost because a CPU's buffer was
+ * full. See docs/faults.md.
  */
 #define MP3_RING_OFFSET		0x10000000UL
 #define MP3_RING_MAGIC		0x5233504dU	/* "MP3R" little-endian */
-#define MP3_RING_VERSION	4
+#define MP3_RING_VERSION	5
 #define MP3_RING_COMPAT_VERSION	1
 /* The compat_version of a ring with MP3_RING_ACTIVE_ONLY. */
 #define MP3_RING_ACTIVE_ONLY_COMPAT_VERSION	4
@@ -213,7 +239,9 @@ struct mp3_ring_header {
 	/* Version 3: processes of trees ("T") not followed, since load. */
 	__u64 follow_skipped;	/* the opener may not read them */
 	__u64 follow_missed;	/* no memory for them at their fork */
-	__u64 reserved[14];
+	/* Version 5: faults of "maps" registrations not placed, a CPU's buffer full. */
+	__u64 faults_dropped;
+	__u64 reserved[13];
 	/* Version 2: the ring of per-process records. */
 	__u32 record_offset;	/* byte offset of record slot 0 from the region start */
 	__u32 record_size;	/* sizeof(struct mp3_proc_record) */
@@ -247,6 +275,15 @@ struct mp3_ring_sample {
 #define MP3_RECORD_COUNTS	1	/* counters of one process in one sample */
 #define MP3_RECORD_COMM		2	/* the name of a process, before its counts */
 #define MP3_RECORD_LEFT		3	/* version 4, MP3_RING_ACTIVE_ONLY: it left */
+#define MP3_RECORD_FAULTS	4	/* version 5: its faults in one mapping */
+
+/* What a mapping is (version 5, MP3_RECORD_FAULTS). */
+#define MP3_MAPPING_UNRESOLVED	0	/* not placed: see above */
+#define MP3_MAPPING_ANON	1	/* private anonymous memory */
+#define MP3_MAPPING_HEAP	2	/* [heap] */
+#define MP3_MAPPING_STACK	3	/* [stack], the main thread's */
+#define MP3_MAPPING_FILE	4	/* a file not in memory only: a major fault reads it */
+#define MP3_MAPPING_SHMEM	5	/* tmpfs, memfd, SysV, shared anonymous: major = swap-in */
 
 struct mp3_proc_record {
 	__u64 seq;		/* n for record n; MP3_SEQ_WRITING while written */
@@ -260,10 +297,18 @@ struct mp3_proc_record {
 			__u64 cpu_ns;		/* utime + stime */
 		} counts;
 		char comm[24];	/* NUL-terminated, the task's comm */
+		/* Version 5. */
+		struct {
+			__u64 start;		/* the mapping's first address; 0: not placed */
+			__u64 inode;		/* its file's inode number; 0: none */
+			__u32 minor_faults;	/* in the sample's period, in this mapping */
+			__u32 major_faults;
+		} faults;
 	};
 	/* Version 3. */
 	__u32 target;		/* the tree ("T") the process belongs to; 0: none */
-	__u32 reserved;
+	/* Version 5: MP3_MAPPING_* in MP3_RECORD_FAULTS records, 0 in the others. */
+	__u32 mapping;
 };
 
 /* The size of a version 2 record, which has no target. */
