@@ -6,10 +6,10 @@
  * counters count (mm_account_fault(), when the fault has registers) and
  * notes the faulting address in a per-CPU buffer. The counters are
  * inherited by the threads created later, not by child processes. Each
- * tick the sampler takes the buffers whole, sorts what they hold by process
- * and address, and places each fault in its mapping under the process's
- * mmap lock, tried without waiting: a tick never stalls behind a writer.
- * Why counters and not a tracepoint or a kretprobe: docs/faults.md.
+ * tick the sampler takes the buffers whole and places each fault in its
+ * mapping under the process's mmap lock, tried without waiting: a tick
+ * never stalls behind a writer. Why counters and not a tracepoint or a
+ * kretprobe: docs/faults.md.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -25,7 +25,6 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
 
@@ -34,6 +33,8 @@
 
 /* Faults one CPU holds between two ticks: 163 840 a second at 20 Hz. */
 #define MP3_FAULTS_PER_CPU 8192
+/* Mappings a run of faults counts in before it writes them out. */
+#define MP3_RUN_MAPPINGS 8
 
 struct mp3_fault {
 	unsigned long addr;	/* 0: the event gave none */
@@ -61,14 +62,31 @@ struct mp3_fault_thread {
 };
 
 /*
+ * The faults of one process that come in a row in the buffers, counted per
+ * mapping and written out as records when the row ends, or when it has
+ * counted in MP3_RUN_MAPPINGS mappings and meets another. The sampler's,
+ * under mp3_lock and rcu_read_lock().
+ */
+struct mp3_fault_run {
+	pid_t tgid;			/* 0: none yet */
+	bool followed;			/* registered with maps */
+	u32 target;
+	struct mm_struct *mm;		/* read-locked; NULL: its faults are not placed */
+	unsigned int nr;		/* mappings counted in */
+	unsigned int last;		/* the one the last fault was in */
+	const struct vm_area_struct *vmas[MP3_RUN_MAPPINGS];
+	struct mp3_mapping_faults counts[MP3_RUN_MAPPINGS];
+	struct mp3_mapping_faults unresolved;
+};
+
+/*
  * Allocated with the first "maps" registration, freed at unload; the
- * sampler's copy of the buffers; the counters of processes no longer
- * followed, released at the end of the tick (releasing sleeps, and a
- * process leaves in the middle of an RCU read-side section). All under
- * mp3_lock, as is mp3_faults_dropped_total's writer.
+ * counters of processes no longer followed, released at the end of the
+ * tick (releasing sleeps, and a process leaves in the middle of an RCU
+ * read-side section). Both under mp3_lock, as is
+ * mp3_faults_dropped_total's writer.
  */
 static struct mp3_fault_cpu __percpu *mp3_fault_cpus;
-static struct mp3_fault *mp3_faults_taken;
 static LIST_HEAD(mp3_faults_unfollowed);
 static u64 mp3_faults_dropped_total;
 
@@ -113,8 +131,6 @@ static void mp3_faults_free_buffers(void)
 	}
 	free_percpu(mp3_fault_cpus);
 	mp3_fault_cpus = NULL;
-	kvfree(mp3_faults_taken);
-	mp3_faults_taken = NULL;
 }
 
 /* The buffers, at the first registration that asks for them. */
@@ -135,18 +151,12 @@ static int __mp3_faults_alloc_buffers(void)
 		raw_spin_lock_init(&c->lock);
 		c->filling = kvcalloc(MP3_FAULTS_PER_CPU, sizeof(*c->filling), GFP_KERNEL);
 		c->spare = kvcalloc(MP3_FAULTS_PER_CPU, sizeof(*c->spare), GFP_KERNEL);
-		if (!c->filling || !c->spare)
-			goto nomem;
+		if (!c->filling || !c->spare) {
+			mp3_faults_free_buffers();
+			return -ENOMEM;
+		}
 	}
-	mp3_faults_taken = kvcalloc(array_size(num_possible_cpus(), MP3_FAULTS_PER_CPU),
-				    sizeof(*mp3_faults_taken), GFP_KERNEL);
-	if (!mp3_faults_taken)
-		goto nomem;
 	return 0;
-
-nomem:
-	mp3_faults_free_buffers();
-	return -ENOMEM;
 }
 
 static struct perf_event *mp3_fault_counter(struct task_struct *task, u64 config)
@@ -273,39 +283,19 @@ void __mp3_faults_release(void)
 	}
 }
 
-static int mp3_fault_cmp(const void *a, const void *b)
+/* What @cpu's buffer holds: swapped out, so that the handler fills the other. */
+static unsigned int __mp3_faults_take(struct mp3_fault_cpu *c)
 {
-	const struct mp3_fault *x = a, *y = b;
-
-	if (x->tgid != y->tgid)
-		return x->tgid < y->tgid ? -1 : 1;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return 0;
-}
-
-/* The faults the buffers hold, into mp3_faults_taken, sorted; how many. */
-static size_t __mp3_faults_take(void)
-{
-	struct mp3_fault_cpu *c;
-	size_t taken = 0;
 	unsigned int len;
-	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		c = per_cpu_ptr(mp3_fault_cpus, cpu);
-		raw_spin_lock_irq(&c->lock);
-		swap(c->filling, c->spare);
-		len = c->len;
-		c->len = 0;
-		mp3_faults_dropped_total += c->dropped;
-		c->dropped = 0;
-		raw_spin_unlock_irq(&c->lock);
-		memcpy(mp3_faults_taken + taken, c->spare, len * sizeof(*c->spare));
-		taken += len;
-	}
-	sort(mp3_faults_taken, taken, sizeof(*mp3_faults_taken), mp3_fault_cmp, NULL);
-	return taken;
+	raw_spin_lock_irq(&c->lock);
+	swap(c->filling, c->spare);
+	len = c->len;
+	c->len = 0;
+	mp3_faults_dropped_total += c->dropped;
+	c->dropped = 0;
+	raw_spin_unlock_irq(&c->lock);
+	return len;
 }
 
 u64 mp3_faults_dropped(void)
@@ -328,80 +318,93 @@ static u32 mp3_mapping_kind(const struct vm_area_struct *vma)
 	return MP3_MAPPING_ANON;
 }
 
-static void mp3_mapping_set(struct mp3_mapping_faults *m, const struct vm_area_struct *vma)
+static bool mp3_vma_holds(const struct vm_area_struct *vma, unsigned long addr)
 {
-	*m = (struct mp3_mapping_faults) {};
-	if (!vma)
-		return;
-	m->start = vma->vm_start;
-	m->inode = vma->vm_file ? file_inode(vma->vm_file)->i_ino : 0;
-	m->kind = mp3_mapping_kind(vma);
+	return vma->vm_start <= addr && addr < vma->vm_end;
 }
 
-static void mp3_mapping_count(struct mp3_mapping_faults *m, const struct mp3_fault *f)
+static void __mp3_fault_run_write(struct mp3_fault_run *run)
 {
+	for (unsigned int i = 0; i < run->nr; i++)
+		__mp3_buffer_record_faults(run->tgid, run->target, &run->counts[i]);
+	run->nr = 0;
+}
+
+/*
+ * The counts of the mapping of run->mm that holds @addr, starting them if
+ * it is new to the run; NULL if none does or the run places nothing.
+ */
+static struct mp3_mapping_faults *
+__mp3_fault_run_mapping(struct mp3_fault_run *run, unsigned long addr)
+{
+	struct vm_area_struct *vma;
+	unsigned int i;
+
+	if (!run->mm || !addr)
+		return NULL;
+	if (run->nr && mp3_vma_holds(run->vmas[run->last], addr))
+		return &run->counts[run->last];
+	for (i = 0; i < run->nr; i++)
+		if (mp3_vma_holds(run->vmas[i], addr))
+			goto found;
+	vma = find_vma(run->mm, addr);
+	if (!vma || vma->vm_start > addr)
+		return NULL;
+	if (run->nr == MP3_RUN_MAPPINGS)
+		__mp3_fault_run_write(run);
+	i = run->nr++;
+	run->vmas[i] = vma;
+	run->counts[i] = (struct mp3_mapping_faults) {
+		.start = vma->vm_start,
+		.inode = vma->vm_file ? file_inode(vma->vm_file)->i_ino : 0,
+		.kind = mp3_mapping_kind(vma),
+	};
+found:
+	run->last = i;
+	return &run->counts[i];
+}
+
+static void __mp3_fault_run_count(struct mp3_fault_run *run, const struct mp3_fault *f)
+{
+	struct mp3_mapping_faults *m = __mp3_fault_run_mapping(run, f->addr);
+
+	if (!m)
+		m = &run->unresolved;
 	if (f->major)
 		m->major++;
 	else
 		m->minor++;
 }
 
-/* The mapping of @mm (read-locked, or NULL) that holds @addr; NULL if none. */
-static struct vm_area_struct *mp3_mapping_of(struct mm_struct *mm, unsigned long addr)
+/* Writes out the run's counts; its address space is let go asynchronously. */
+static void __mp3_fault_run_end(struct mp3_fault_run *run)
 {
-	struct vm_area_struct *vma = mm && addr ? find_vma(mm, addr) : NULL;
+	const struct mp3_mapping_faults *u = &run->unresolved;
 
-	return vma && vma->vm_start <= addr ? vma : NULL;
+	if (!run->followed)
+		return;
+	__mp3_fault_run_write(run);
+	if (u->minor || u->major)
+		__mp3_buffer_record_faults(run->tgid, run->target, u);
+	if (run->mm) {
+		mmap_read_unlock(run->mm);
+		mmput_async(run->mm);
+	}
 }
 
-/*
- * Records the faults from @f to @end, all of one process, each placed in
- * its mapping of @mm (read-locked; NULL: none placed).
- */
-static void __mp3_faults_record_placed(pid_t tgid, u32 target, struct mm_struct *mm,
-				       const struct mp3_fault *f, const struct mp3_fault *end)
+/* A run of @tgid's faults: followed if it is registered with maps. */
+static void __mp3_fault_run_begin(struct mp3_fault_run *run, pid_t tgid)
 {
-	struct mp3_mapping_faults unresolved = {}, m = {};
-	struct vm_area_struct *vma, *current_vma = NULL;
+	struct task_struct *leader;
 
-	for (; f < end; f++) {
-		vma = mp3_mapping_of(mm, f->addr);
-		if (!vma) {
-			mp3_mapping_count(&unresolved, f);
-			continue;
-		}
-		if (vma != current_vma) {
-			if (current_vma)
-				__mp3_buffer_record_faults(tgid, target, &m);
-			current_vma = vma;
-			mp3_mapping_set(&m, vma);
-		}
-		mp3_mapping_count(&m, f);
-	}
-	if (current_vma)
-		__mp3_buffer_record_faults(tgid, target, &m);
-	if (unresolved.minor || unresolved.major)
-		__mp3_buffer_record_faults(tgid, target, &unresolved);
-}
-
-/*
- * The faults from @f to @end, of one registered process whose leader is
- * @leader (NULL once reaped), as records. Under rcu_read_lock(): the last
- * reference to the address space is dropped asynchronously.
- */
-static void __mp3_faults_record(u32 target, struct task_struct *leader,
-				const struct mp3_fault *f, const struct mp3_fault *end)
-{
-	struct mm_struct *mm = leader ? get_task_mm(leader) : NULL;
-
-	if (mm && !mmap_read_trylock(mm)) {
-		mmput_async(mm);
-		mm = NULL;
-	}
-	__mp3_faults_record_placed(f->tgid, target, mm, f, end);
-	if (mm) {
-		mmap_read_unlock(mm);
-		mmput_async(mm);
+	*run = (struct mp3_fault_run) { .tgid = tgid };
+	run->followed = mp3_tasks_maps(tgid, &run->target, &leader);
+	if (!run->followed || !leader)
+		return;
+	run->mm = get_task_mm(leader);
+	if (run->mm && !mmap_read_trylock(run->mm)) {
+		mmput_async(run->mm);
+		run->mm = NULL;
 	}
 }
 
@@ -412,21 +415,29 @@ static void __mp3_faults_record(u32 target, struct task_struct *leader,
  */
 void __mp3_faults_collect(void)
 {
-	const struct mp3_fault *f, *run, *end;
-	struct task_struct *leader;
-	u32 target;
+	struct mp3_fault_run run = {};
+	const struct mp3_fault *f;
+	struct mp3_fault_cpu *c;
+	unsigned int len;
+	int cpu;
 
 	lockdep_assert_held(&mp3_lock);
 
 	if (mp3_fault_cpus) {
-		end = mp3_faults_taken + __mp3_faults_take();
 		rcu_read_lock();
-		for (f = mp3_faults_taken; f < end; f = run) {
-			for (run = f; run < end && run->tgid == f->tgid; run++)
-				;
-			if (mp3_tasks_maps(f->tgid, &target, &leader))
-				__mp3_faults_record(target, leader, f, run);
+		for_each_possible_cpu(cpu) {
+			c = per_cpu_ptr(mp3_fault_cpus, cpu);
+			len = __mp3_faults_take(c);
+			for (f = c->spare; f < c->spare + len; f++) {
+				if (f->tgid != run.tgid) {
+					__mp3_fault_run_end(&run);
+					__mp3_fault_run_begin(&run, f->tgid);
+				}
+				if (run.followed)
+					__mp3_fault_run_count(&run, f);
+			}
 		}
+		__mp3_fault_run_end(&run);
 		rcu_read_unlock();
 	}
 	__mp3_faults_release();

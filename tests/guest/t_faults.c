@@ -178,11 +178,10 @@ static void register_maps(pid_t pid)
 	expect_ok(status_write(cmd), cmd);
 }
 
-/* Every fault in a faults record, and as many as the counts records and /proc say. */
-static void expect_all_placed(const char *test, const struct fault_sums *sums,
-			      const struct proc_stat *before, const struct proc_stat *after)
+/* Every fault in a faults record once: as many as the counts records and /proc say. */
+static void expect_all_recorded(const char *test, const struct fault_sums *sums,
+				const struct proc_stat *before, const struct proc_stat *after)
 {
-	expect(!sums->unresolved, "%s: %u records of faults not placed", test, sums->unresolved);
 	expect(sums->faults_minor == sums->counts_minor &&
 	       sums->faults_major == sums->counts_major &&
 	       sums->counts_minor == after->minflt - before->minflt &&
@@ -257,7 +256,9 @@ void test_faults_anon_region(void)
 	       "the region: %" PRIu64 " minor, %" PRIu64 " major, kind %u; want %d, 0, %d",
 	       sums.region_minor, sums.region_major, sums.region_kind, REGION_PAGES,
 	       MP3_MAPPING_ANON);
-	expect_all_placed("faults_anon_region", &sums, &before, &after);
+	/* One thread, which maps nothing while it faults: the sampler never waits for the lock. */
+	expect(!sums.unresolved, "%u records of faults not placed", sums.unresolved);
+	expect_all_recorded("faults_anon_region", &sums, &before, &after);
 	expect(plain.counts_minor >= 100 && !plain.fault_records,
 	       "registered without maps: %" PRIu64 " minor faults counted, %u faults records",
 	       plain.counts_minor, plain.fault_records);
@@ -300,7 +301,11 @@ void test_faults_threads(void)
 	       after.majflt - before.majflt);
 	expect(sums.faults_minor >= 5 * THREAD_PAGES, "%" PRIu64 " minor faults, %d pages touched",
 	       sums.faults_minor, 5 * THREAD_PAGES);
-	expect_all_placed("faults_threads", &sums, &before, &after);
+	/*
+	 * Threads mapping their regions hold the mmap lock for writing: a
+	 * tick meanwhile places none of the process's faults (unresolved).
+	 */
+	expect_all_recorded("faults_threads", &sums, &before, &after);
 	kill_and_reap(child);
 	close(fd);
 }

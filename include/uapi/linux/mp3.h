@@ -187,10 +187,11 @@ struct mp3_classic_sample {
  * without changing compat_version.
  *
  * Version 5 says where the faults of a process registered with "R <pid>
- * maps" are: per sample, one MP3_RECORD_FAULTS record for each mapping it
- * took faults in since the last sample, with the mapping's first address,
- * its kind (MP3_MAPPING_*, in the record's mapping field) and its file's
- * inode, as /proc/<pid>/maps shows them at the time of the sample. A fault
+ * maps" are: per sample, MP3_RECORD_FAULTS records of the mappings it took
+ * faults in since the last sample, with the mapping's first address, its
+ * kind (MP3_MAPPING_*, in the record's mapping field) and its file's
+ * inode, as /proc/<pid>/maps shows them at the time of the sample; a
+ * mapping may have several records in one sample, to be added up. A fault
  * may be in the faults records of the sample after the one whose counts
  * record counts it: the sums agree over samples that end a period after
  * the process's last fault. Faults the
