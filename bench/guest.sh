@@ -35,6 +35,11 @@ IDLE_REGISTERED=10000
 INSTRUCTION_ROUNDS=4
 # The target of the trees the counted run's context switches run in.
 TREE_TARGET=2
+# The counted run's page faults: FAULT_ROUNDS times FAULT_PAGES fresh
+# pages mapped, touched and unmapped, per mode, FAULT_REPEATS times each.
+FAULT_PAGES=1024
+FAULT_ROUNDS=50
+FAULT_REPEATS=3
 # Section 7's list walks at their longest: FOLLOWED_NAMES command names no
 # process has (MP3_COMMS_MAX: the module refuses one more), then a cgroup
 # of their own with no process in it, targets from FOLLOWED_TARGET on.
@@ -181,7 +186,7 @@ sampler_profile() {
 # wakeup probes add to context switches, counted rather than timed by the
 # emulator.
 instructions_run() {
-	echo "bench: instructions 1/3 a busy process, N = 1000, each sampler" >&2
+	echo "bench: instructions 1/4 a busy process, N = 1000, each sampler" >&2
 	insmod mp3.ko || fail "cannot load mp3.ko"
 	pfprof-bench cost 1000 5 || fail "cost 1000 failed"
 	pfprof-bench sampler 1000 5 10 || fail "sampler=events, 10 busy of 1000, failed"
@@ -189,13 +194,22 @@ instructions_run() {
 	pfprof-bench sampler 1000 5 || fail "sampler=visit, 1000 failed"
 	pfprof-bench sampler 1000 5 10 || fail "sampler=visit, 10 busy of 1000, failed"
 	rmmod mp3 || fail "cannot unload mp3"
-	echo "bench: instructions 2/3 pfprofd at 20 Hz, 30 s" >&2
+	echo "bench: instructions 2/4 pfprofd at 20 Hz, 30 s" >&2
 	insmod mp3.ko || fail "cannot load mp3.ko"
 	pfprofd_start
 	pfprof-bench timing 30 "$pfprofd" || fail "timing failed"
 	pfprofd_stop
 	rmmod mp3 || fail "cannot unload mp3"
-	echo "bench: instructions 3/3 context switches, $INSTRUCTION_ROUNDS rounds" >&2
+	echo "bench: instructions 3/4 page faults, registered with maps or not" >&2
+	insmod mp3.ko || fail "cannot load mp3.ko"
+	for _ in $(seq "$FAULT_REPEATS"); do
+		for mode in unregistered registered maps; do
+			pfprof-bench faults "$FAULT_PAGES" "$FAULT_ROUNDS" "$mode" ||
+				fail "faults $mode failed"
+		done
+	done
+	rmmod mp3 || fail "cannot unload mp3"
+	echo "bench: instructions 4/4 context switches, $INSTRUCTION_ROUNDS rounds" >&2
 	for _ in $(seq "$INSTRUCTION_ROUNDS"); do
 		sched_bench
 		insmod mp3.ko || fail "cannot load mp3.ko"

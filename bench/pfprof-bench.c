@@ -19,6 +19,8 @@
 #include <string.h>
 #include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -877,6 +879,70 @@ static int cmd_forks(unsigned int count, const char *mode)
 	return 0;
 }
 
+/* Maps @pages fresh anonymous pages, touches each once and unmaps them. */
+static void touch_fresh_pages(unsigned long pages)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+
+	if (p == MAP_FAILED)
+		die("mmap", errno);
+	for (unsigned long i = 0; i < pages; i++)
+		((volatile char *)p)[i * page] = 1;
+	munmap(p, pages * page);
+}
+
+/*
+ * faults PAGES ROUNDS unregistered|registered|maps: what a page fault
+ * costs: ROUNDS times touch_fresh_pages(PAGES), this process not
+ * registered, registered, or registered with maps (a perf counter's
+ * handler at each fault, the sampler placing them). Its CPU time per fault
+ * (the map and unmap included), and the sampler's.
+ */
+static int cmd_faults(unsigned long pages, unsigned int rounds, const char *mode)
+{
+	uint64_t cpu, sampler_ns = 0;
+	struct rusage before, after;
+	struct mp3ring ring;
+	long faults;
+	int err = 0;
+
+	/* One fault per 4 KiB page, whatever the THP setting. */
+	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+		die("PR_SET_THP_DISABLE", errno);
+	if (!strcmp(mode, "registered"))
+		err = procstatus_command(MP3_STATUS_PATH, 'R', getpid());
+	else if (!strcmp(mode, "maps"))
+		err = procstatus_register_maps(MP3_STATUS_PATH, getpid());
+	if (err)
+		die("registering this process", -err);
+	if (strcmp(mode, "unregistered")) {
+		map_ring(&ring);
+		sampler_ns = header_u64(&ring.hdr->sampler_ns_total);
+	}
+	getrusage(RUSAGE_SELF, &before);
+	cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	for (unsigned int i = 0; i < rounds; i++)
+		touch_fresh_pages(pages);
+	cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu;
+	getrusage(RUSAGE_SELF, &after);
+	faults = after.ru_minflt - before.ru_minflt;
+	if (strcmp(mode, "unregistered")) {
+		/* The faults of the last period are placed at the next tick. */
+		usleep(200000);
+		sampler_ns = header_u64(&ring.hdr->sampler_ns_total) - sampler_ns;
+		err = procstatus_command(MP3_STATUS_PATH, 'U', getpid());
+		if (err)
+			die("unregistering this process", -err);
+		mp3ring_unmap(&ring);
+	}
+	printf("faults mode=%s pages=%lu rounds=%u faults=%ld ns_per_fault=%.1f"
+	       " sampler_ns_per_fault=%.1f\n", mode, pages, rounds, faults,
+	       faults ? (double)cpu / faults : 0.0, faults ? (double)sampler_ns / faults : 0.0);
+	return 0;
+}
+
 static void usage(void)
 {
 	fputs("Usage: pfprof-bench cost N SECONDS\n"
@@ -888,6 +954,7 @@ static void usage(void)
 	      "       pfprof-bench cpu SECONDS NAME,PID...\n"
 	      "       pfprof-bench promfile DIR STATE_DIR COUNT\n"
 	      "       pfprof-bench forks COUNT alone|tree\n"
+	      "       pfprof-bench faults PAGES ROUNDS unregistered|registered|maps\n"
 	      "Run by bench/guest.sh inside the benchmark guest (make bench).\n", stderr);
 	exit(2);
 }
@@ -908,6 +975,9 @@ int main(int argc, char **argv)
 		return cmd_overhead(argv[2], number(argv[3]), argv + 4);
 	if (argc >= 5 && !strcmp(argv[1], "scrape"))
 		return cmd_scrape(number(argv[2]), number(argv[3]), argc - 4, argv + 4);
+	if (argc == 5 && !strcmp(argv[1], "faults") && (!strcmp(argv[4], "unregistered") ||
+	    !strcmp(argv[4], "registered") || !strcmp(argv[4], "maps")))
+		return cmd_faults(number(argv[2]), number(argv[3]), argv[4]);
 	if (argc == 4 && !strcmp(argv[1], "forks") &&
 	    (!strcmp(argv[3], "alone") || !strcmp(argv[3], "tree")))
 		return cmd_forks(number(argv[2]), argv[3]);

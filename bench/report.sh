@@ -308,6 +308,28 @@ function counted_section(   u, k, g, rounds) {
 		printf "several) would spend %.4f %% of its time on it.\n", kv(counted_timing, "consumer_cpu_pct")
 		print ""
 	}
+	if ("maps" in counted_faults) {
+		print "### Page faults, and where they are"
+		print ""
+		printf "A process maps %d fresh pages, touches each once and unmaps them, %d times, not\n",
+			kv(faults_line, "pages"), kv(faults_line, "rounds")
+		print "registered, registered, and registered with `maps` (docs/faults.md: a perf counter"
+		printf "per thread whose handler notes each fault, placed in its mapping by the sampler); %d\n",
+			split(counted_faults["maps"], rounds, " ")
+		print "runs of each, alternating; the medians, in instructions per fault (mapping and"
+		print "unmapping included):"
+		print ""
+		print "| the process | its own | the sampler'"'"'s | against registered |"
+		print "|---|---:|---:|---:|"
+		split("unregistered registered maps", fault_modes, " ")
+		for (k = 1; k <= 3; k++) {
+			f = fault_modes[k]
+			against = f != "maps" ? "" : sprintf("%+.1f %%", 100 * (fault_cost(f) / fault_cost("registered") - 1))
+			printf "| %s | %.0f | %.1f | %s |\n", f, median(counted_faults[f]),
+				median(counted_faults_sampler[f]), against
+		}
+		print ""
+	}
 	print "### Context switches"
 	print ""
 	printf "`perf bench sched` as in section 7, %d rounds, each: the module not loaded, loaded\n", split(counted_sched["pipe_unloaded"], rounds, " ")
@@ -344,6 +366,10 @@ function counted_section(   u, k, g, rounds) {
 	print "changes from run to run."
 	print ""
 }
+# What a fault costs a process registered in mode m, the sampler share included.
+function fault_cost(m) {
+	return median(counted_faults[m]) + median(counted_faults_sampler[m])
+}
 # The instructions the probes add to each of a pipe round trip'"'"'s two wakeups,
 # runs beside module against runs beside base.
 function counted_wakeup(module, base) {
@@ -361,6 +387,11 @@ FILENAME == ARGV[2] { $0 = "counted " $0 }
 /^counted poller / { counted_poller = $0 }
 /^counted sampler / { counted[kv($0, "sampler"), kv($0, "busy")] = $0 }
 /^counted timing / { counted_timing = $0 }
+/^counted faults / {
+	faults_line = $0
+	counted_faults[kv($0, "mode")] = counted_faults[kv($0, "mode")] " " kv($0, "ns_per_fault")
+	counted_faults_sampler[kv($0, "mode")] = counted_faults_sampler[kv($0, "mode")] " " kv($0, "sampler_ns_per_fault")
+}
 /^counted sched / {
 	k = kv($0, "bench") "_" kv($0, "module")
 	counted_sched[k] = counted_sched[k] " " 1e9 * kv($0, "seconds") / kv($0, "ops")
@@ -570,6 +601,11 @@ END {
 	c = kv(counted_timing, "consumer_cpu_pct")
 	if (counted_timing != "")
 		printf "| pfprofd ≤ 0.1 %% of a CPU running an instruction per ns (counted) | %.4f %% | %s |\n", c, verdict(c <= 0.1)
+	if ("maps" in counted_faults) {
+		c = 100 * (fault_cost("maps") / fault_cost("registered") - 1)
+		printf "| where the faults are (`maps`): ≤ 10 %% more per fault, the sampler'"'"'s share included (counted) | %+.1f %% (%.0f against %.0f instructions) | %s |\n",
+			c, fault_cost("maps"), fault_cost("registered"), verdict(c <= 10)
+	}
 	print ""
 	print "## The targets not met, and the limits"
 	print ""

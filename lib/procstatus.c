@@ -35,6 +35,14 @@ static int write_command(const char *status_file, char command, pid_t pid, const
 	return write_text(status_file, cmd, len);
 }
 
+int procstatus_register_maps(const char *status_file, pid_t pid)
+{
+	char cmd[32];
+	int len = snprintf(cmd, sizeof(cmd), "R %d maps\n", (int)pid);
+
+	return write_text(status_file, cmd, len);
+}
+
 int procstatus_tree(const char *status_file, pid_t pid, unsigned int target)
 {
 	char cmd[40];

@@ -15,6 +15,13 @@ int procstatus_command(const char *status_file, char command, pid_t pid);
 int procstatus_command_bare(const char *status_file, char command, pid_t pid);
 
 /*
+ * Writes "R <pid> maps\n": registers pid, its records saying in which
+ * mapping each fault was. 0 or -errno (-EINVAL from a module before
+ * version 5).
+ */
+int procstatus_register_maps(const char *status_file, pid_t pid);
+
+/*
  * Writes "T <pid> <target>\n": registers pid and its tree, present and
  * future descendants, their records marked with target. 0 or -errno
  * (-EINVAL from a module that has no trees: before version 3).
