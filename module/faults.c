@@ -43,7 +43,11 @@ struct mp3_fault {
 };
 
 struct mp3_fault_cpu {
-	/* Protects the fields below: the handler appends, the sampler swaps. */
+	/*
+	 * Protects the fields below: the handler appends to filling, the
+	 * sampler swaps the two buffers, then reads spare without it (no
+	 * handler writes there until the next swap, under mp3_lock).
+	 */
 	raw_spinlock_t lock;
 	struct mp3_fault *filling;
 	struct mp3_fault *spare;
