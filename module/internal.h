@@ -42,9 +42,11 @@ struct mp3_sample_values {
 /*
  * mp3_lock (core.c) protects the list of registered processes, the list of
  * those the next sample visits and their counter snapshots (tasks.c), the
- * followed groups (groups.c), the sampler's running state (sampler.c) and
- * makes the buffer single-writer (buffer.c: samples, and records, which
- * wait for the next sample). Functions named __mp3_* expect it held.
+ * followed groups (groups.c), the fault counters of "maps" registrations
+ * and the taking of the fault buffers (faults.c), the sampler's running
+ * state (sampler.c) and makes the buffer single-writer (buffer.c: samples,
+ * and records, which wait for the next sample). Functions named __mp3_*
+ * expect it held.
  */
 extern struct mutex mp3_lock;
 
