@@ -49,6 +49,31 @@ pid_t spawn_sleeper(void);
  * the child's PID to *child_fd.
  */
 pid_t spawn_forker(int *go_fd, int *child_fd);
+/*
+ * Forks a child that runs fn(go, back) and never returns from it: the
+ * parent tells it things on *go_fd and hears from it on *back_fd.
+ */
+pid_t spawn_piped(void (*fn)(int go, int back), int *go_fd, int *back_fd);
+/* 64 MiB of 4 KiB pages: one minor fault each at its first touch. */
+#define REGION_PAGES 16384
+/* A fresh anonymous region of pages pages, mapped only (the child exits if it cannot). */
+char *map_region(unsigned long pages);
+void touch_region(char *p, unsigned long pages);
+/* A child's word to its parent: an address, or 0 (it exits if it cannot write). */
+void child_says(int back, uintptr_t addr);
+/* The same, then waits to be killed. */
+__attribute__((noreturn)) void child_done(int back, uintptr_t addr);
+/*
+ * spawn_piped()'s fn: maps REGION_PAGES pages without huge pages, touches
+ * each once when told to, sends the region's address back and waits to be
+ * killed.
+ */
+void region_child(int go, int back);
+#define SCREEN_MAX (1 << 20)	/* past it, a live view would block on a full terminal */
+/* Appends what a pty's master shows within ms to screen (SCREEN_MAX bytes); its length. */
+size_t pty_read_screen(int master, char *screen, size_t len, unsigned int ms);
+/* The first address of the mapping of pid that holds addr (/proc/<pid>/maps). */
+uint64_t mapping_start(pid_t pid, uint64_t addr);
 /* A sleeper that has forked a sleeping child; the child's PID in *child. */
 pid_t spawn_root_with_child(pid_t *child);
 /* Waits until the listing no longer has pid, or has it; fails after timeout_ms. */

@@ -2,6 +2,7 @@
 /* What the guest tests share: module control, the proc file, helpers. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -542,8 +543,7 @@ void set_last_pid(pid_t pid)
 	close(fd);
 }
 
-/* A process that forks a sleeping child on a byte from go_fd and writes its PID back. */
-pid_t spawn_forker(int *go_fd, int *child_fd)
+pid_t spawn_piped(void (*fn)(int go, int back), int *go_fd, int *back_fd)
 {
 	int go[2], back[2];
 	pid_t pid;
@@ -552,25 +552,102 @@ pid_t spawn_forker(int *go_fd, int *child_fd)
 	pid = fork();
 	expect(pid >= 0, "fork: %s", strerror(errno));
 	if (pid == 0) {
-		pid_t child;
-		char byte;
-
-		if (read(go[0], &byte, 1) != 1)
-			_exit(3);
-		child = fork();
-		if (child == 0)
-			for (;;)
-				pause();
-		if (write(back[1], &child, sizeof(child)) != sizeof(child))
-			_exit(4);
-		for (;;)
-			pause();
+		close(go[1]);
+		close(back[0]);
+		fn(go[0], back[1]);
+		_exit(5);
 	}
 	close(go[0]);
 	close(back[1]);
 	*go_fd = go[1];
-	*child_fd = back[0];
+	*back_fd = back[0];
 	return pid;
+}
+
+/* spawn_forker()'s child: forks a sleeping child on a byte, writes its PID back. */
+static void forker(int go, int back)
+{
+	pid_t child;
+	char byte;
+
+	if (read(go, &byte, 1) != 1)
+		_exit(3);
+	child = fork();
+	if (child == 0)
+		for (;;)
+			pause();
+	if (write(back, &child, sizeof(child)) != sizeof(child))
+		_exit(4);
+	for (;;)
+		pause();
+}
+
+pid_t spawn_forker(int *go_fd, int *child_fd)
+{
+	return spawn_piped(forker, go_fd, child_fd);
+}
+
+char *map_region(unsigned long pages)
+{
+	char *p = mmap(NULL, pages * sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		_exit(3);
+	return p;
+}
+
+void touch_region(char *p, unsigned long pages)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	for (unsigned long i = 0; i < pages; i++)
+		((volatile char *)p)[i * page] = 1;
+}
+
+void child_says(int back, uintptr_t addr)
+{
+	if (write(back, &addr, sizeof(addr)) != sizeof(addr))
+		_exit(4);
+}
+
+void child_done(int back, uintptr_t addr)
+{
+	child_says(back, addr);
+	for (;;)
+		pause();
+}
+
+void region_child(int go, int back)
+{
+	char byte, *p;
+
+	/* Before the mapping: no huge page, and no neighbour's huge page split in. */
+	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+		_exit(6);
+	p = map_region(REGION_PAGES);
+	if (read(go, &byte, 1) != 1)
+		_exit(3);
+	touch_region(p, REGION_PAGES);
+	child_done(back, (uintptr_t)p);
+}
+
+uint64_t mapping_start(pid_t pid, uint64_t addr)
+{
+	unsigned long long start, end;
+	char path[64], line[512];
+	uint64_t found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	expect(f, "%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx", &start, &end) == 2 && start <= addr && addr < end)
+			found = start;
+	fclose(f);
+	expect(found, "no mapping of %d holds %#llx", (int)pid, (unsigned long long)addr);
+	return found;
 }
 
 /* A root that has forked a child which sleeps; the child's PID in *child. */
@@ -622,4 +699,23 @@ void wait_none_listed(unsigned int timeout_ms)
 		       timeout_ms, (int)pids[0]);
 		sleep_ms(10);
 	}
+}
+
+size_t pty_read_screen(int master, char *screen, size_t len, unsigned int ms)
+{
+	uint64_t deadline = now_ns() + ms * 1000000ULL;
+	struct pollfd pfd = { .fd = master, .events = POLLIN };
+
+	while (now_ns() < deadline && len < SCREEN_MAX - 1) {
+		ssize_t n;
+
+		if (poll(&pfd, 1, 50) <= 0)
+			continue;
+		n = read(master, screen + len, SCREEN_MAX - 1 - len);
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	screen[len] = '\0';
+	return len;
 }

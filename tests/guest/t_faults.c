@@ -17,8 +17,6 @@
 #include "pfprof.h"
 #include "tests.h"
 
-/* 64 MiB of 4 KiB pages: one minor fault each at its first touch. */
-#define REGION_PAGES 16384
 /* Pages each thread of faults_threads touches. */
 #define THREAD_PAGES 1000
 
@@ -59,25 +57,6 @@ static void add_fault_record(void *ctx, const struct mp3_proc_record *r)
 	}
 }
 
-/* A fresh anonymous region of @pages pages, mapped only. */
-static char *map_region(unsigned long pages)
-{
-	char *p = mmap(NULL, pages * sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		_exit(3);
-	return p;
-}
-
-static void touch_region(char *p, unsigned long pages)
-{
-	long page = sysconf(_SC_PAGESIZE);
-
-	for (unsigned long i = 0; i < pages; i++)
-		((volatile char *)p)[i * page] = 1;
-}
-
 /* Waits for a byte on the pipe it is given, then touches a region of its own. */
 static void *toucher(void *go_fd)
 {
@@ -87,38 +66,6 @@ static void *toucher(void *go_fd)
 		_exit(7);
 	touch_region(map_region(THREAD_PAGES), THREAD_PAGES);
 	return NULL;
-}
-
-static void child_says(int done_fd, uintptr_t addr)
-{
-	if (write(done_fd, &addr, sizeof(addr)) != sizeof(addr))
-		_exit(4);
-}
-
-/* Tells the parent it is done, sending @addr, and waits to be killed. */
-static void child_done(int done_fd, uintptr_t addr)
-{
-	child_says(done_fd, addr);
-	for (;;)
-		pause();
-}
-
-/*
- * Maps REGION_PAGES pages, touches each once when told to, sends the
- * region's address back and waits to be killed.
- */
-static void region_child(int go_fd, int done_fd)
-{
-	char go, *p;
-
-	/* Before the mapping: no huge page, and no neighbour's huge page split in (helpers.c). */
-	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
-		_exit(6);
-	p = map_region(REGION_PAGES);
-	if (read(go_fd, &go, 1) != 1)
-		_exit(3);
-	touch_region(p, REGION_PAGES);
-	child_done(done_fd, (uintptr_t)p);
 }
 
 /*
@@ -148,28 +95,6 @@ static void threads_child(int go_fd, int done_fd)
 	child_done(done_fd, 0);
 }
 
-/* Forks a child running @fn(go, done); *go_fd tells it to go, *done_fd hears from it. */
-static pid_t fork_child(void (*fn)(int, int), int *go_fd, int *done_fd)
-{
-	int go[2], done[2];
-	pid_t child;
-
-	if (pipe(go) || pipe(done))
-		fail("pipe: %s", strerror(errno));
-	child = fork();
-	expect(child >= 0, "fork: %s", strerror(errno));
-	if (child == 0) {
-		close(go[1]);
-		close(done[0]);
-		fn(go[0], done[1]);
-	}
-	close(go[0]);
-	close(done[1]);
-	*go_fd = go[1];
-	*done_fd = done[0];
-	return child;
-}
-
 static void register_maps(pid_t pid)
 {
 	char cmd[64];
@@ -192,25 +117,6 @@ static void expect_all_recorded(const char *test, const struct fault_sums *sums,
 	       after->majflt - before->majflt);
 }
 
-/* The first address of the mapping of @pid that holds @addr (/proc/<pid>/maps). */
-static uint64_t mapping_start(pid_t pid, uint64_t addr)
-{
-	unsigned long long start, end;
-	char path[64], line[512];
-	uint64_t found = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	expect(f, "%s: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx-%llx", &start, &end) == 2 && start <= addr && addr < end)
-			found = start;
-	fclose(f);
-	expect(found, "no mapping of %d holds %#" PRIx64, (int)pid, addr);
-	return found;
-}
-
 /*
  * The first touch of a 64 MiB anonymous region: every one of its 16384
  * minor faults in that mapping's records, and the faults of every mapping
@@ -227,7 +133,7 @@ void test_faults_anon_region(void)
 	int go, done, fd;
 	pid_t child;
 
-	child = fork_child(region_child, &go, &done);
+	child = spawn_piped(region_child, &go, &done);
 	map_ring(&ring, &fd);
 	register_maps(child);
 	worker_spawn(&other);
@@ -282,7 +188,7 @@ void test_faults_threads(void)
 	int go, done, fd;
 	pid_t child;
 
-	child = fork_child(threads_child, &go, &done);
+	child = spawn_piped(threads_child, &go, &done);
 	map_ring(&ring, &fd);
 	expect(read(done, &addr, sizeof(addr)) == sizeof(addr), "the child died");
 	register_maps(child);
@@ -337,7 +243,7 @@ void test_faults_unload(void)
 	int go, done;
 	pid_t child;
 
-	child = fork_child(faulting_child, &go, &done);
+	child = spawn_piped(faulting_child, &go, &done);
 	register_maps(child);
 	expect(write(go, "g", 1) == 1, "telling the child to go: %s", strerror(errno));
 	sleep_ms(300);

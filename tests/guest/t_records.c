@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
-#include <poll.h>
 #include <pty.h>
 #include <sched.h>
 #include <signal.h>
@@ -743,28 +742,6 @@ void test_top_batch(void)
 	close(fd);
 }
 
-#define SCREEN_MAX (1 << 20)	/* past it, top would block on a full terminal */
-
-/* Appends what the terminal shows within ms; the screen so far. */
-static size_t read_screen(int master, char *screen, size_t len, unsigned int ms)
-{
-	uint64_t deadline = now_ns() + ms * 1000000ULL;
-	struct pollfd pfd = { .fd = master, .events = POLLIN };
-
-	while (now_ns() < deadline && len < SCREEN_MAX - 1) {
-		ssize_t n;
-
-		if (poll(&pfd, 1, 50) <= 0)
-			continue;
-		n = read(master, screen + len, SCREEN_MAX - 1 - len);
-		if (n <= 0)
-			break;
-		len += n;
-	}
-	screen[len] = '\0';
-	return len;
-}
-
 /* Rows of the last complete frame: lines between its home and clear-below. */
 static int last_frame_rows(const char *screen)
 {
@@ -801,14 +778,14 @@ void test_top_terminal(void)
 		execl("./pfprofctl", "pfprofctl", "top", "-d", "0.2", (char *)NULL);
 		_exit(127);
 	}
-	len = read_screen(master, screen, len, 1500);
+	len = pty_read_screen(master, screen, len, 1500);
 	expect(strstr(screen, "\033[?1049h") && strstr(screen, "pfprof top:"),
 	       "no top screen on the terminal: %.200s", screen);
 	expect(last_frame_rows(screen) == 12, "%d rows for 12 processes on 24 lines",
 	       last_frame_rows(screen));
 	ws.ws_row = 8;
 	expect(!ioctl(master, TIOCSWINSZ, &ws), "resizing: %s", strerror(errno));
-	len = read_screen(master, screen, len, 1000);
+	len = pty_read_screen(master, screen, len, 1000);
 	/* 3 header lines, 4 rows, the last line left empty. */
 	expect(last_frame_rows(screen) == 4, "%d rows on 8 lines, want 4", last_frame_rows(screen));
 	expect(write(master, "q", 1) == 1, "typing q: %s", strerror(errno));
@@ -818,12 +795,12 @@ void test_top_terminal(void)
 	 */
 	for (uint64_t deadline = now_ns() + 10000000000ULL;
 	     waitpid(top, &status, WNOHANG) == 0 && now_ns() < deadline;) {
-		len = read_screen(master, screen, len, 10);
+		len = pty_read_screen(master, screen, len, 10);
 		sleep_ms(10);
 	}
 	expect(WIFEXITED(status) && !WEXITSTATUS(status), "top did not quit on q (status %#x), "
 	       "its last output: %s", status, screen + (len > 160 ? len - 160 : 0));
-	read_screen(master, screen, len, 100);
+	pty_read_screen(master, screen, len, 100);
 	expect(strstr(screen, "\033[?25h\033[?1049l"), "the terminal was not restored");
 	close(master);
 }
