@@ -1,27 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pfprofctl top: a live view of the registered processes, from the ring's
- * per-process records. Plain ANSI escapes rather than ncurses: the screen is
- * a header and a table redrawn whole each interval, which needs only
- * "home", "clear to end of line/screen" and the terminal's size; curses
- * would add a library and its own terminal set-up for no simpler code.
+ * per-process records, drawn on screen.h's terminal.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ctl.h"
 #include "procstatus.h"
 #include "psi.h"
+#include "screen.h"
 #include "targets.h"
 #include "topdata.h"
 
@@ -29,20 +22,6 @@ enum { OPT_DELAY, OPT_ITERATIONS };
 
 #define HEADER_LINES 3
 #define MODULE_RECORDS_PARAM "/sys/module/mp3/parameters/records"
-
-static volatile sig_atomic_t resized, interrupted;
-
-static void on_resize(int sig)
-{
-	(void)sig;
-	resized = 1;
-}
-
-static void on_interrupt(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
 
 /* "some 0.12% full 0.00%" (avg10) of /proc/pressure/memory, or "n/a" without PSI. */
 static void memory_pressure(char *buf, size_t size)
@@ -53,29 +32,6 @@ static void memory_pressure(char *buf, size_t size)
 		snprintf(buf, size, "n/a");
 	else
 		snprintf(buf, size, "some %.2f%% full %.2f%%", psi.some_avg10, psi.full_avg10);
-}
-
-/* The size the text is cut to; 0 rows or columns: no limit. */
-struct screen_size {
-	size_t rows, cols;
-};
-
-/* One line, cut to width columns (0: whole), then eol and a newline. */
-__attribute__((format(printf, 3, 4)))
-static void put_line(size_t width, const char *eol, const char *fmt, ...)
-{
-	char line[256];
-	va_list ap;
-	int len;
-
-	va_start(ap, fmt);
-	len = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (len < 0)
-		return;
-	if (width && (size_t)len > width)
-		line[width] = '\0';
-	printf("%s%s\n", line, eol);
 }
 
 /* What the keys choose: t groups the processes by target. */
@@ -98,7 +54,7 @@ static void put_row(const struct top_snapshot *snap, struct screen_size size, co
 		snprintf(who, sizeof(who), "%-28.28s", name);
 	else
 		snprintf(who, sizeof(who), "%7d %-20.20s", (int)p->tgid, p->comm);
-	put_line(size.cols, eol, "%s %12.1f %12.1f %7.1f", who, top_rate(snap, p->minor),
+	screen_put_line(size.cols, eol, "%s %12.1f %12.1f %7.1f", who, top_rate(snap, p->minor),
 		 top_rate(snap, p->major), top_cpu_percent(snap, p));
 }
 
@@ -140,13 +96,13 @@ static void print_snapshot(const struct top_snapshot *snap, struct screen_size s
 		snprintf(groups, sizeof(groups), " in %zu targets%s%s%s", snap->nr_groups,
 			 view->targets_error ? " (" : "", view->targets_error ? view->pid_file : "",
 			 view->targets_error ? ": unreadable)" : "");
-	put_line(size.cols, eol, "pfprof top: %zu processes%s, samples %llu..%llu over %.2f s%s",
+	screen_put_line(size.cols, eol, "pfprof top: %zu processes%s, samples %llu..%llu over %.2f s%s",
 		 snap->nr_procs, groups, (unsigned long long)snap->first,
 		 (unsigned long long)snap->end - 1, snap->seconds, lost);
-	put_line(size.cols, eol, "sys: %.0f majflt/s  swap-in %.0f/s  swap-out %.0f/s  mem PSI %s",
+	screen_put_line(size.cols, eol, "sys: %.0f majflt/s  swap-in %.0f/s  swap-out %.0f/s  mem PSI %s",
 		 top_rate(snap, snap->pgmajfault), top_rate(snap, snap->pswpin),
 		 top_rate(snap, snap->pswpout), psi);
-	put_line(size.cols, eol, "%7s %-20s %12s %12s %7s", "PID", "COMMAND", "MINOR/s",
+	screen_put_line(size.cols, eol, "%7s %-20s %12s %12s %7s", "PID", "COMMAND", "MINOR/s",
 		 "MAJOR/s", "CPU%");
 	if (snap->groups) {
 		put_groups(snap, size, eol, view, rows);
@@ -191,23 +147,12 @@ static int take(struct top_reader *r, struct top_snapshot *snap, struct view *vi
 	return err;
 }
 
-/* Waits ms, or until a key or a signal; returns the key, 0 for none. */
-static int wait_key(int ms, bool keys)
-{
-	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
-	char c;
-
-	if (poll(&pfd, keys ? 1 : 0, ms) > 0 && read(STDIN_FILENO, &c, 1) == 1)
-		return c;
-	return 0;
-}
-
 static int batch(struct top_reader *r, int delay_ms, uint64_t iterations, struct view *view)
 {
 	struct top_snapshot snap;
 
-	for (uint64_t i = 0; i < iterations && !interrupted; i++) {
-		wait_key(delay_ms, false);
+	for (uint64_t i = 0; i < iterations && !screen_interrupted; i++) {
+		screen_wait_key(delay_ms, false);
 		if (take(r, &snap, view))
 			return PFPROF_EXIT_FAILED;
 		if (i)
@@ -220,84 +165,44 @@ static int batch(struct top_reader *r, int delay_ms, uint64_t iterations, struct
 	return PFPROF_EXIT_OK;
 }
 
-static struct screen_size terminal_size(void)
-{
-	struct winsize ws;
+/* What screen_draw() prints: a snapshot and its view. */
+struct drawn {
+	const struct top_snapshot *snap;
+	const struct view *view;
+};
 
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || ws.ws_row <= HEADER_LINES + 1 || !ws.ws_col)
-		return (struct screen_size){ 24, 80 };
-	return (struct screen_size){ ws.ws_row, ws.ws_col };
-}
-
-static void draw(const struct top_snapshot *snap, const struct view *view)
+static void print_drawn(void *ctx, struct screen_size size, const char *eol)
 {
-	/* Home, each line cleared to its end, the rest of the screen cleared. */
-	printf("\033[H");
-	print_snapshot(snap, terminal_size(), "\033[K", view);
-	printf("\033[J");
-	fflush(stdout);
+	const struct drawn *d = ctx;
+
+	print_snapshot(d->snap, size, eol, d->view);
 }
 
 static int interactive(struct top_reader *r, int delay_ms, struct view *view)
 {
-	struct termios saved, raw;
 	struct top_snapshot snap = { 0 };
+	struct drawn drawn = { &snap, view };
 	int status = PFPROF_EXIT_OK, key = 0;
 
-	if (tcgetattr(STDIN_FILENO, &saved))
+	if (!screen_enter())
 		return batch(r, delay_ms, 1, view);
-	raw = saved;
-	raw.c_lflag &= ~(ICANON | ECHO);
-	raw.c_cc[VMIN] = 0;
-	raw.c_cc[VTIME] = 0;
-	tcsetattr(STDIN_FILENO, TCSANOW, &raw);
-	/* The alternate screen, without a cursor, as top does. */
-	printf("\033[?1049h\033[?25l");
-	while (!interrupted && key != 'q') {
-		if (!resized) {
+	while (!screen_interrupted && key != 'q') {
+		if (!screen_resized) {
 			top_snapshot_free(&snap);
 			if (take(r, &snap, view)) {
 				status = PFPROF_EXIT_FAILED;
 				break;
 			}
 		}
-		resized = 0;
-		draw(&snap, view);
-		key = wait_key(delay_ms, true);
+		screen_resized = 0;
+		screen_draw(print_drawn, &drawn, HEADER_LINES + 2);
+		key = screen_wait_key(delay_ms, true);
 		if (key == 't')
 			view->grouped = !view->grouped;
 	}
 	top_snapshot_free(&snap);
-	printf("\033[?25h\033[?1049l");
-	fflush(stdout);
-	tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	screen_leave();
 	return status;
-}
-
-/* "-d 0.5": a delay of 0.05 s to 3600 s, in ms; -1 if not one. */
-static int parse_delay(const char *arg)
-{
-	char *end;
-	double s;
-
-	errno = 0;
-	s = strtod(arg, &end);
-	if (errno || end == arg || *end || s < 0.05 || s > 3600)
-		return -1;
-	return (int)(s * 1000 + 0.5);
-}
-
-static void catch(int sig, void (*handler)(int))
-{
-	/*
-	 * SA_RESTART, or a resize during a write to the terminal fails it with
-	 * EINTR; poll() returns on the signal all the same (signal(7)), so the
-	 * loop still redraws or stops at once.
-	 */
-	struct sigaction sa = { .sa_handler = handler, .sa_flags = SA_RESTART };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(sig, &sa, NULL);
 }
 
 static int run(struct ctl *ctl, const struct ctl_call *call)
@@ -308,7 +213,7 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 	struct mp3ring ring;
 
 	if (call->option[OPT_DELAY].set) {
-		delay_ms = parse_delay(call->option[OPT_DELAY].string);
+		delay_ms = screen_parse_delay(call->option[OPT_DELAY].string);
 		if (delay_ms < 0)
 			return ctl_usage_error(&ctl_top_command, "%s wants seconds from 0.05 to "
 					       "3600, not '%s'", call->option[OPT_DELAY].typed,
@@ -334,9 +239,7 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 		close(fd);
 		return status;
 	}
-	catch(SIGINT, on_interrupt);
-	catch(SIGTERM, on_interrupt);
-	catch(SIGWINCH, on_resize);
+	screen_catch_signals();
 	if (call->option[OPT_ITERATIONS].set || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
 		status = batch(&reader, delay_ms, call->option[OPT_ITERATIONS].set ?
 			       call->option[OPT_ITERATIONS].number : 1, &view);
