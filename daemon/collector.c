@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -12,6 +13,8 @@
 
 /* Samples between two sweeps of the counters' process table (a minute at 20 Hz). */
 #define COUNTERS_SWEEP 1200
+/* Drains after which the maps of a process without faults since is forgotten. */
+#define MAPNAMES_KEPT_PASSES 64
 
 static void set_stream(struct collector *c)
 {
@@ -22,8 +25,8 @@ static void set_stream(struct collector *c)
 		.period_ns = h->period_ns,
 	};
 
-	logwriter_set_stream(c->log, &stream);
-	logwriter_set_stream(c->procs_log, &stream);
+	for (int k = 0; k < LOG_KINDS; k++)
+		logwriter_set_stream(c->logs[k], &stream);
 }
 
 /* Where a log wants to begin: after its last line if it comes from this load. */
@@ -47,19 +50,22 @@ static uint64_t resume_position(const struct collector *c, const struct logwrite
 
 static void start_positions(struct collector *c)
 {
-	c->log_from = resume_position(c, c->log);
-	c->procs_from = resume_position(c, c->procs_log);
-	c->next = c->log_from < c->procs_from ? c->log_from : c->procs_from;
+	c->next = UINT64_MAX;
+	for (int k = 0; k < LOG_KINDS; k++) {
+		c->from[k] = resume_position(c, c->logs[k]);
+		if (c->from[k] < c->next)
+			c->next = c->from[k];
+	}
 }
 
-int collector_open(struct collector *c, const char *device, struct logwriter *log,
-		   struct logwriter *procs_log, struct counters *counters,
-		   const struct psi_cache *psi)
+int collector_open(struct collector *c, const char *device, struct logwriter *logs[LOG_KINDS],
+		   struct counters *counters, const struct psi_cache *psi)
 {
 	int err;
 
-	*c = (struct collector){ .log = log, .procs_log = procs_log, .counters = counters,
-				 .psi = psi };
+	*c = (struct collector){ .counters = counters, .psi = psi,
+				 .mapnames = { .proc = "/proc" } };
+	memcpy(c->logs, logs, sizeof(c->logs));
 	c->fd = open(device, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (c->fd < 0)
 		return -errno;
@@ -76,10 +82,9 @@ int collector_open(struct collector *c, const char *device, struct logwriter *lo
 	return 0;
 }
 
-void collector_set_logs(struct collector *c, struct logwriter *log, struct logwriter *procs_log)
+void collector_set_logs(struct collector *c, struct logwriter *logs[LOG_KINDS])
 {
-	c->log = log;
-	c->procs_log = procs_log;
+	memcpy(c->logs, logs, sizeof(c->logs));
 	set_stream(c);
 }
 
@@ -92,19 +97,23 @@ static void rearm(const struct collector *c)
 		dlog(LOG_WARNING, "reading the device: %s", strerror(errno));
 }
 
+/* Whether the log of kind k takes sample seq. */
+static bool wants(const struct collector *c, enum log_kind k, uint64_t seq)
+{
+	return seq >= c->from[k];
+}
+
 static bool log_missed(void *ctx, uint64_t first_seq, uint64_t count)
 {
 	struct collector *c = ctx;
-	bool to_log = first_seq + count > c->log_from;
-	bool to_procs = first_seq + count > c->procs_from;
+	uint64_t last = first_seq + count - 1;
 
-	if ((to_log && !logwriter_reserve(c->log, 1)) ||
-	    (to_procs && !logwriter_reserve(c->procs_log, 1)))
-		return false;
-	if (to_log)
-		logwriter_add_missed(c->log, first_seq, count);
-	if (to_procs)
-		logwriter_add_missed(c->procs_log, first_seq, count);
+	for (int k = 0; k < LOG_KINDS; k++)
+		if (wants(c, k, last) && !logwriter_reserve(c->logs[k], 1))
+			return false;
+	for (int k = 0; k < LOG_KINDS; k++)
+		if (wants(c, k, last))
+			logwriter_add_missed(c->logs[k], first_seq, count);
 	c->missed += count;
 	counters_add_lost(c->counters, count);
 	return true;
@@ -114,32 +123,120 @@ static bool log_missed(void *ctx, uint64_t first_seq, uint64_t count)
 struct sample_records {
 	struct collector *collector;
 	uint64_t seq, wall_ns;
+	bool to_procs, to_faults;
 };
+
+/* Keeps a faults record to add up with the sample's others; false without memory. */
+static bool keep_faults(struct collector *c, const struct mp3_proc_record *r)
+{
+	if (c->nr_faults == c->faults_cap) {
+		size_t cap = c->faults_cap ? 2 * c->faults_cap : 64;
+		struct fault_sum *grown = realloc(c->faults, cap * sizeof(*grown));
+
+		if (!grown)
+			return false;
+		c->faults = grown;
+		c->faults_cap = cap;
+	}
+	c->faults[c->nr_faults++] = (struct fault_sum){
+		.tgid = r->tgid, .target = r->target, .mapping = r->mapping,
+		.start = r->faults.start, .inode = r->faults.inode,
+		.minor = r->faults.minor_faults, .major = r->faults.major_faults,
+	};
+	return true;
+}
 
 static void log_record(void *ctx, const struct mp3_proc_record *r)
 {
 	const struct sample_records *sr = ctx;
 	struct collector *c = sr->collector;
-	struct proc_entry *e = counters_add_record(c->counters, r);
+	struct proc_entry *e = NULL;
 
-	if (!e)
-		dlog(LOG_WARNING, "counters of process %u: %s", r->tgid, strerror(ENOMEM));
-	if (r->type == MP3_RECORD_COUNTS)
-		logwriter_add_proc(c->procs_log, sr->seq, sr->wall_ns, r,
+	if (sr->to_procs) {
+		e = counters_add_record(c->counters, r);
+		if (!e)
+			dlog(LOG_WARNING, "counters of process %u: %s", r->tgid, strerror(ENOMEM));
+	}
+	if (sr->to_procs && r->type == MP3_RECORD_COUNTS)
+		logwriter_add_proc(c->logs[LOGKIND_PROCS], sr->seq, sr->wall_ns, r,
 				   e ? proctable_name(e) : "?");
+	if (sr->to_faults && r->type == MP3_RECORD_FAULTS && !keep_faults(c, r))
+		dlog(LOG_WARNING, "faults of process %u: %s", r->tgid, strerror(ENOMEM));
 }
 
-/* The sample's records: counted, a line per process, a marker for those lost. */
+static int compare_faults(const void *a, const void *b)
+{
+	const struct fault_sum *x = a, *y = b;
+
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->mapping != y->mapping)
+		return x->mapping < y->mapping ? -1 : 1;
+	return x->inode < y->inode ? -1 : x->inode > y->inode;
+}
+
+/* Adds up the kept records of the same process and mapping, in place; how many remain. */
+static size_t merge_faults(struct fault_sum *v, size_t n)
+{
+	size_t out = 0;
+
+	qsort(v, n, sizeof(*v), compare_faults);
+	for (size_t i = 0; i < n; i++) {
+		if (out && !compare_faults(&v[out - 1], &v[i])) {
+			v[out - 1].minor += v[i].minor;
+			v[out - 1].major += v[i].major;
+		} else {
+			v[out++] = v[i];
+		}
+	}
+	return out;
+}
+
+/* The sample's faults records, a line per process and mapping. */
+static void log_faults(struct collector *c, const struct sample_records *sr)
+{
+	size_t n = merge_faults(c->faults, c->nr_faults);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct fault_sum *f = &c->faults[i];
+		struct proc_entry *e = proctable_find_or_add(&c->counters->procs, f->tgid);
+		struct mapping_found found = mapnames_lookup(&c->mapnames, f->tgid, f->mapping,
+							     f->start, f->inode);
+		struct log_fault line = {
+			.seq = sr->seq, .wall_ns = sr->wall_ns, .pid = f->tgid,
+			.target = f->target, .mapping = f->mapping, .start = f->start,
+			.size = found.size, .inode = f->inode, .minor = f->minor,
+			.major = f->major, .comm = e ? proctable_name(e) : "?",
+			.name = found.name,
+		};
+
+		if (!logwriter_add_fault(c->logs[LOGKIND_FAULTS], &line))
+			dlog(LOG_WARNING, "faults of process %u: %s", f->tgid, strerror(ENOMEM));
+	}
+	c->nr_faults = 0;
+}
+
+/* The sample's records: counted, a line per process and mapping, a marker for those lost. */
 static void log_records(struct collector *c, const struct mp3_ring_sample *s, uint64_t wall_ns)
 {
-	struct sample_records sr = { .collector = c, .seq = s->seq, .wall_ns = wall_ns };
+	struct sample_records sr = {
+		.collector = c, .seq = s->seq, .wall_ns = wall_ns,
+		.to_procs = wants(c, LOGKIND_PROCS, s->seq),
+		.to_faults = wants(c, LOGKIND_FAULTS, s->seq),
+	};
 	uint64_t lost = mp3ring_for_each_record(&c->ring, s, log_record, &sr);
 
-	if (lost)
-		logwriter_add_lost(c->procs_log, s->seq, lost);
+	if (sr.to_faults)
+		log_faults(c, &sr);
+	for (int k = LOGKIND_PROCS; lost && k <= LOGKIND_FAULTS; k++)
+		if (wants(c, k, s->seq))
+			logwriter_add_lost(c->logs[k], s->seq, lost);
 	/* Now and then: the processes that are gone are forgotten. */
 	if (s->seq >= c->sweep_at) {
 		counters_sweep(c->counters, c->ring.hdr->flags & MP3_RING_ACTIVE_ONLY);
+		mapnames_sweep(&c->mapnames, MAPNAMES_KEPT_PASSES);
 		c->sweep_at = s->seq + COUNTERS_SWEEP;
 	}
 }
@@ -162,18 +259,19 @@ static bool log_sample(void *ctx, const struct mp3_ring_sample *s)
 {
 	struct collector *c = ctx;
 	uint64_t wall_ns = s->time_ns + c->wall_offset_ns;
-	bool to_log = s->seq >= c->log_from, to_procs = s->seq >= c->procs_from;
+	/* A sample's records and their lost marker, in each log that takes records. */
+	size_t lines[LOG_KINDS] = { 1, (size_t)s->nr_records + 1, (size_t)s->nr_records + 1 };
 
 	/* All of a sample's lines are queued, or none: it is read again later. */
-	if ((to_procs && !logwriter_reserve(c->procs_log, (size_t)s->nr_records + 1)) ||
-	    (to_log && !logwriter_reserve(c->log, 1)))
-		return false;
-	if (to_procs)
+	for (int k = 0; k < LOG_KINDS; k++)
+		if (wants(c, k, s->seq) && !logwriter_reserve(c->logs[k], lines[k]))
+			return false;
+	if (wants(c, LOGKIND_PROCS, s->seq) || wants(c, LOGKIND_FAULTS, s->seq))
 		log_records(c, s, wall_ns);
-	if (to_log) {
+	if (wants(c, LOGKIND_SAMPLES, s->seq)) {
 		struct log_context context = sample_context(c);
 
-		logwriter_add_sample(c->log, s, wall_ns, &context);
+		logwriter_add_sample(c->logs[LOGKIND_SAMPLES], s, wall_ns, &context);
 		c->queued++;
 		counters_add_sample(c->counters, s, c->has_system);
 	}
@@ -195,6 +293,7 @@ void collector_drain(struct collector *c)
 
 	/* Samples carry CLOCK_MONOTONIC; the log wants the wall clock too. */
 	c->wall_offset_ns = clock_wall_offset_ns();
+	mapnames_begin_pass(&c->mapnames);
 	rearm(c);
 	/* Stops where the log's queue is full; the rest waits in the ring. */
 	mp3ring_drain(&c->ring, &c->next, 0, &to_log, c);
@@ -218,4 +317,8 @@ void collector_close(struct collector *c)
 		close(c->fd);
 	}
 	c->fd = -1;
+	mapnames_free(&c->mapnames);
+	free(c->faults);
+	c->faults = NULL;
+	c->nr_faults = c->faults_cap = 0;
 }

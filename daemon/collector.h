@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Moves samples from the module's versioned region into the samples log and
- * their per-process records into the per-process log, in order, turning
- * every sample it could not get into a "missed" line, and counts what it
- * reads (counters.h). Each log resumes after its own last line; a sample's
- * lines go into both or neither.
+ * Moves samples from the module's versioned region into the samples log,
+ * their per-process records into the per-process log and their faults
+ * records, added up per mapping and named (mapnames.h), into the faults
+ * log, in order, turning every sample it could not get into a "missed"
+ * line, and counts what it reads (counters.h). Each log resumes after its
+ * own last line; a sample's lines go into all the logs that want it or none.
  */
 #ifndef PFPROF_COLLECTOR_H
 #define PFPROF_COLLECTOR_H
@@ -13,8 +14,15 @@
 
 #include "counters.h"
 #include "logwriter.h"
+#include "mapnames.h"
 #include "mp3ring.h"
 #include "psi.h"
+
+/* A sample's faults records of one process and mapping, added up. */
+struct fault_sum {
+	uint32_t tgid, target, mapping;
+	uint64_t start, inode, minor, major;
+};
 
 struct collector {
 	int fd;			/* the device, for poll() and read() */
@@ -26,11 +34,13 @@ struct collector {
 	bool has_system;		/* the samples carry the system's counters (version 2) */
 	const struct psi_cache *psi;	/* memory pressure for the sample lines */
 	struct counters *counters;	/* counts every sample and record queued */
-	struct logwriter *log;		/* the samples */
-	struct logwriter *procs_log;	/* the per-process lines */
-	uint64_t log_from, procs_from;	/* the first seq each still wants */
+	struct logwriter *logs[LOG_KINDS];	/* by enum log_kind */
+	uint64_t from[LOG_KINDS];	/* the first seq each log still wants */
 	uint64_t sweep_at;		/* seq at which the counters forget exited processes */
 	uint32_t records_per_sample;	/* in the last sample drained */
+	struct mapnames mapnames;	/* names the faults records' mappings */
+	struct fault_sum *faults;	/* the sample's faults records, being added up */
+	size_t nr_faults, faults_cap;
 };
 
 /*
@@ -38,9 +48,8 @@ struct collector {
  * sample already logged if the logs are from this module load, else at the
  * oldest sample still in the ring. Returns 0 or -errno.
  */
-int collector_open(struct collector *c, const char *device, struct logwriter *log,
-		   struct logwriter *procs_log, struct counters *counters,
-		   const struct psi_cache *psi);
+int collector_open(struct collector *c, const char *device, struct logwriter *logs[LOG_KINDS],
+		   struct counters *counters, const struct psi_cache *psi);
 
 /* Re-arms poll() and queues every new sample the logs take. */
 void collector_drain(struct collector *c);
@@ -55,7 +64,7 @@ bool collector_behind(const struct collector *c);
 uint64_t collector_safe_wait_usec(const struct collector *c);
 
 /* Hands the collector new log writers (after a reload). */
-void collector_set_logs(struct collector *c, struct logwriter *log, struct logwriter *procs_log);
+void collector_set_logs(struct collector *c, struct logwriter *logs[LOG_KINDS]);
 
 void collector_close(struct collector *c);
 

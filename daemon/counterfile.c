@@ -66,6 +66,10 @@ int counterfile_render(FILE *out, const struct counters *c)
 		fprintf(out, "process %d %" PRIu64 " %" PRIu64 " %" PRIu64 " ", (int)e->tgid,
 			e->minor, e->major, e->cpu_ns);
 		put_comm(out, e->comm);
+		if (e->placed)
+			fprintf(out, "process_major_by_mapping %d %" PRIu64 " %" PRIu64 " %" PRIu64
+				"\n", (int)e->tgid, e->major_in[MAPPING_GROUP_ANON],
+				e->major_in[MAPPING_GROUP_FILE], e->major_in[MAPPING_GROUP_SHMEM]);
 	}
 	for (size_t i = 0; i < c->nr_targets; i++) {
 		const struct target_total *t = &c->targets[i];
@@ -120,6 +124,22 @@ static void load_process(struct counters *c, const char *text)
 		 text + comm_at);
 }
 
+static void load_process_by_mapping(struct counters *c, const char *text)
+{
+	uint64_t v[MAPPING_GROUPS];
+	struct proc_entry *e;
+	int pid;
+
+	if (sscanf(text, "%d %" SCNu64 " %" SCNu64 " %" SCNu64, &pid, &v[MAPPING_GROUP_ANON],
+		   &v[MAPPING_GROUP_FILE], &v[MAPPING_GROUP_SHMEM]) != 4 || pid <= 0)
+		return;
+	e = proctable_find_or_add(&c->procs, pid);
+	if (!e)
+		return;
+	memcpy(e->major_in, v, sizeof(v));
+	e->placed = true;
+}
+
 static void load_target(struct counters *c, const char *text)
 {
 	uint64_t minor, major, cpu_ns;
@@ -161,6 +181,8 @@ static void load_line(struct counters *c, const char *line)
 
 	if (key_is(line, len, "process")) {
 		load_process(c, value);
+	} else if (key_is(line, len, "process_major_by_mapping")) {
+		load_process_by_mapping(c, value);
 	} else if (key_is(line, len, "target")) {
 		load_target(c, value);
 	} else if (key_is(line, len, "sampler_ns")) {

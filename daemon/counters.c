@@ -76,8 +76,10 @@ struct proc_entry *counters_add_record(struct counters *c, const struct mp3_proc
 	if (!e)
 		return NULL;
 	/* Another name is another series: its counters start from 0. */
-	if (r->type == MP3_RECORD_COMM && e->comm[0] && !same_comm(e->comm, r->comm))
+	if (r->type == MP3_RECORD_COMM && e->comm[0] && !same_comm(e->comm, r->comm)) {
 		e->minor = e->major = e->cpu_ns = 0;
+		memset(e->major_in, 0, sizeof(e->major_in));
+	}
 	proctable_entry_apply(e, r);
 	return add_to_target(c, r) ? e : NULL;
 }

@@ -22,8 +22,7 @@ struct daemon {
 	sd_event *loop;
 	const char *config_path;	/* --config, or NULL for the default */
 	struct pfprof_config config;
-	struct logwriter *log;		/* the samples log */
-	struct logwriter *procs_log;	/* the per-process log */
+	struct logwriter *logs[LOG_KINDS];	/* by enum log_kind */
 	struct collector collector;
 	struct counters counters;	/* fed by the collector, exported by the exporter */
 	struct exporter exporter;

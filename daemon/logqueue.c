@@ -45,14 +45,23 @@ const struct logentry *logqueue_at(const struct logqueue *q, size_t i)
 	return i < q->count ? &q->slots[(q->head + i) % q->cap] : NULL;
 }
 
+static void release(struct logentry *e)
+{
+	if (e->kind == LOGENTRY_FAULT)
+		free(e->fault.name);
+}
+
 void logqueue_pop(struct logqueue *q)
 {
+	release(&q->slots[q->head]);
 	q->head = (q->head + 1) % q->cap;
 	q->count--;
 }
 
 void logqueue_free(struct logqueue *q)
 {
+	for (size_t i = 0; i < q->count; i++)
+		release(&q->slots[(q->head + i) % q->cap]);
 	free(q->slots);
 	*q = (struct logqueue){ 0 };
 }
@@ -72,6 +81,18 @@ int logentry_format(char *buf, size_t size, const struct logentry *e)
 				      e->proc.comm);
 	case LOGENTRY_LOST:
 		return logformat_lost(buf, size, e->lost.seq, e->lost.count);
+	case LOGENTRY_FAULT: {
+		struct log_fault f = e->fault.f;
+
+		f.comm = e->fault.comm;
+		f.name = e->fault.name;
+		return logformat_fault(buf, size, &f);
+	}
 	}
 	return -1;
+}
+
+bool logentry_is_data(enum logentry_kind kind)
+{
+	return kind == LOGENTRY_SAMPLE || kind == LOGENTRY_PROC || kind == LOGENTRY_FAULT;
 }

@@ -16,7 +16,7 @@
 #define LOGQUEUE_MAX 65536	/* lines held while the disk refuses them */
 
 enum logentry_kind { LOGENTRY_SAMPLE, LOGENTRY_MISSED, LOGENTRY_STREAM, LOGENTRY_PROC,
-		     LOGENTRY_LOST };
+		     LOGENTRY_LOST, LOGENTRY_FAULT };
 
 struct logentry {
 	enum logentry_kind kind;
@@ -38,8 +38,17 @@ struct logentry {
 		struct {
 			uint64_t seq, count;
 		} lost;
+		struct {
+			/* Its comm and name are these, set when formatted: entries move. */
+			struct log_fault f;
+			char comm[24];
+			char *name;		/* the entry's own: freed when popped */
+		} fault;
 	};
 };
+
+/* Whether the entry is a data line (sample, process or fault): a file holding one may rotate. */
+bool logentry_is_data(enum logentry_kind kind);
 
 /* A ring of cap slots holding count entries from head. */
 struct logqueue {

@@ -258,6 +258,22 @@ bool logwriter_add_proc(struct logwriter *w, uint64_t seq, uint64_t wall_ns,
 	return true;
 }
 
+bool logwriter_add_fault(struct logwriter *w, const struct log_fault *f)
+{
+	char *name = strdup(f->name);
+	struct logentry *e = name ? push(w, LOGENTRY_FAULT) : NULL;
+
+	if (!e) {
+		free(name);
+		return false;
+	}
+	e->fault.f = *f;
+	e->fault.f.comm = e->fault.f.name = NULL;
+	snprintf(e->fault.comm, sizeof(e->fault.comm), "%s", f->comm);
+	e->fault.name = name;
+	return true;
+}
+
 bool logwriter_add_lost(struct logwriter *w, uint64_t seq, uint64_t count)
 {
 	struct logentry *e = push(w, LOGENTRY_LOST);
@@ -289,7 +305,7 @@ static int write_line(struct logwriter *w, const struct logentry *e)
 	int len = logentry_format(buf, sizeof(buf), e);
 
 	if (len < 0 || (size_t)len >= sizeof(buf))
-		return -EOVERFLOW;	/* cannot happen: the longest line is ~330 bytes */
+		return -EOVERFLOW;	/* cannot happen: names are cut to fit */
 	return write_text(w, buf, len);
 }
 
@@ -321,7 +337,7 @@ static int write_entry(struct logwriter *w, const struct logentry *e, uint64_t n
 	if (is_stream) {
 		w->out_stream = w->file_stream = e->stream;
 		w->out_stream_set = w->file_stream_set = true;
-	} else if (e->kind == LOGENTRY_SAMPLE || e->kind == LOGENTRY_PROC) {
+	} else if (logentry_is_data(e->kind)) {
 		w->has_sample = true;
 	}
 	return 0;
@@ -349,9 +365,9 @@ static size_t gather_lines(const struct logwriter *w, uint64_t now_s, char *buf,
 			break;
 		line = logentry_format(buf + *len, LOGFORMAT_LINE_MAX, e);
 		if (line < 0 || line >= LOGFORMAT_LINE_MAX)
-			break;	/* cannot happen: the longest line is ~330 bytes */
+			break;	/* cannot happen: names are cut to fit */
 		*len += line;
-		has_sample |= e->kind == LOGENTRY_SAMPLE || e->kind == LOGENTRY_PROC;
+		has_sample |= logentry_is_data(e->kind);
 		n++;
 	}
 	return n;
@@ -375,7 +391,7 @@ static int write_lines(struct logwriter *w, uint64_t now_s)
 	for (size_t i = 0; i < n; i++) {
 		enum logentry_kind kind = logqueue_at(&w->queue, 0)->kind;
 
-		w->has_sample |= kind == LOGENTRY_SAMPLE || kind == LOGENTRY_PROC;
+		w->has_sample |= logentry_is_data(kind);
 		pop_written(w);
 	}
 	return n;

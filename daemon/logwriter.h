@@ -54,6 +54,8 @@ bool logwriter_add_missed(struct logwriter *w, uint64_t first_seq, uint64_t coun
 bool logwriter_add_proc(struct logwriter *w, uint64_t seq, uint64_t wall_ns,
 			const struct mp3_proc_record *r, const char *comm);
 bool logwriter_add_lost(struct logwriter *w, uint64_t seq, uint64_t count);
+/* The faults log's line: one process's faults in one mapping (false also without memory). */
+bool logwriter_add_fault(struct logwriter *w, const struct log_fault *f);
 
 /*
  * Opens the file if needed and writes the queued lines, rotating by size and

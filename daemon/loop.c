@@ -53,7 +53,11 @@ static void check_source(struct daemon *d, int err, const char *what)
 /* Lines of both logs waiting for the disk. */
 static size_t queued_lines(const struct daemon *d)
 {
-	return logwriter_queued(d->log) + logwriter_queued(d->procs_log);
+	size_t n = 0;
+
+	for (int k = 0; k < LOG_KINDS; k++)
+		n += logwriter_queued(d->logs[k]);
+	return n;
 }
 
 static void notify_status(struct daemon *d)
@@ -72,7 +76,7 @@ static void notify_status(struct daemon *d)
 
 	if (err)
 		procs.count = 0;
-	snprintf(st.log_file, sizeof(st.log_file), "%s", logwriter_path(d->log));
+	snprintf(st.log_file, sizeof(st.log_file), "%s", logwriter_path(d->logs[LOGKIND_SAMPLES]));
 	if (d->log_error)
 		snprintf(st.log_error, sizeof(st.log_error), "%s", strerror(-d->log_error));
 	err = state_write(d->config.runtime_dir, &st);
@@ -89,7 +93,7 @@ static void become_ready(struct daemon *d)
 	if (d->ready)
 		return;
 	d->ready = true;
-	dlog(LOG_INFO, "logging to %s", logwriter_path(d->log));
+	dlog(LOG_INFO, "logging to %s", logwriter_path(d->logs[LOGKIND_SAMPLES]));
 	sd_notify(0, "READY=1");
 	notify_status(d);
 }
@@ -106,27 +110,28 @@ static void arm_retry(struct daemon *d)
 /* Counts the sample lines that reached the disk, for the state file and the metrics. */
 static void count_written(struct daemon *d)
 {
-	uint64_t n = logwriter_take_samples_written(d->log);
+	uint64_t n = logwriter_take_samples_written(d->logs[LOGKIND_SAMPLES]);
 
 	d->samples_written += n;
 	d->counters.samples_written += n;
 }
 
 /*
- * Writes what is queued, the per-process lines first: after a crash the
- * samples log never holds a sample whose processes' lines are missing.
- * Failures are reported once and retried.
+ * Writes what is queued, the faults and per-process lines first: after a
+ * crash the samples log never holds a sample whose processes' lines are
+ * missing. Failures are reported once and retried.
  */
 static void flush_log(struct daemon *d)
 {
-	struct logwriter *failed = d->procs_log;
-	int err = logwriter_flush(d->procs_log, wall_seconds());
+	static const enum log_kind order[] = { LOGKIND_FAULTS, LOGKIND_PROCS, LOGKIND_SAMPLES };
+	struct logwriter *failed = NULL;
+	int err = 0;
 
-	if (!err) {
-		failed = d->log;
-		err = logwriter_flush(d->log, wall_seconds());
-		count_written(d);
+	for (size_t i = 0; !err && i < sizeof(order) / sizeof(order[0]); i++) {
+		failed = d->logs[order[i]];
+		err = logwriter_flush(failed, wall_seconds());
 	}
+	count_written(d);
 	if (err) {
 		if (err != d->log_error)
 			dlog(LOG_ERR, "writing %s: %s; %zu lines held, retrying every second",
@@ -328,7 +333,8 @@ static bool log_settings_differ(const struct pfprof_config *a, const struct pfpr
 /* New log settings apply once everything queued for the old log is out. */
 static void apply_log_settings(struct daemon *d, const struct pfprof_config *old)
 {
-	struct logwriter *log, *procs_log;
+	struct logwriter *logs[LOG_KINDS];
+	int err;
 
 	if (!log_settings_differ(old, &d->config))
 		return;
@@ -338,19 +344,14 @@ static void apply_log_settings(struct daemon *d, const struct pfprof_config *old
 		     queued_lines(d), old->log_dir);
 		goto keep_old;
 	}
-	log = settings_new_log(&d->config, LOGKIND_SAMPLES);
-	procs_log = settings_new_log(&d->config, LOGKIND_PROCS);
-	if (!log || !procs_log) {
-		dlog(LOG_ERR, "new log settings: %s", strerror(errno));
-		logwriter_free(log);
-		logwriter_free(procs_log);
+	err = settings_new_logs(&d->config, logs);
+	if (err) {
+		dlog(LOG_ERR, "new log settings: %s", strerror(-err));
 		goto keep_old;
 	}
-	logwriter_free(d->log);
-	logwriter_free(d->procs_log);
-	d->log = log;
-	d->procs_log = procs_log;
-	collector_set_logs(&d->collector, log, procs_log);
+	settings_free_logs(d->logs);
+	memcpy(d->logs, logs, sizeof(logs));
+	collector_set_logs(&d->collector, logs);
 	flush_log(d);
 	return;
 keep_old:

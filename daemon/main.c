@@ -39,14 +39,12 @@ static int start_collecting(struct daemon *d)
 {
 	int err;
 
-	d->log = settings_new_log(&d->config, LOGKIND_SAMPLES);
-	d->procs_log = settings_new_log(&d->config, LOGKIND_PROCS);
-	if (!d->log || !d->procs_log) {
-		dlog(LOG_ERR, "log writer: %s", strerror(errno));
+	err = settings_new_logs(&d->config, d->logs);
+	if (err) {
+		dlog(LOG_ERR, "log writer: %s", strerror(-err));
 		return PFPROF_EXIT_FAILED;
 	}
-	err = collector_open(&d->collector, d->config.device, d->log, d->procs_log, &d->counters,
-			     &d->psi);
+	err = collector_open(&d->collector, d->config.device, d->logs, &d->counters, &d->psi);
 	if (pfprof_module_missing(err)) {
 		dlog(LOG_ERR, "cannot open %s: %s; load the module first: modprobe mp3",
 		     d->config.device, strerror(-err));
@@ -216,8 +214,7 @@ int main(int argc, char **argv)
 		status = detach_and_run(&d, start.foreground);
 	collector_close(&d.collector);
 	psi_cache_close(&d.psi);
-	logwriter_free(d.log);
-	logwriter_free(d.procs_log);
+	settings_free_logs(d.logs);
 	counters_free(&d.counters);
 	sd_event_unref(d.loop);
 	return status;

@@ -145,6 +145,16 @@ static void put_target_label(FILE *out, const struct target_list *targets, uint3
 	fputc('"', out);
 }
 
+/* name{pid="...",comm="...",target="..." and the labels' closing brace are the caller's. */
+static void put_process_labels(FILE *out, const char *name, struct proc_entry *e,
+			       const struct target_list *targets)
+{
+	fprintf(out, "%s{pid=\"%d\",comm=\"", name, (int)e->tgid);
+	put_label_value(out, proctable_name(e));
+	fputs("\",", out);
+	put_target_label(out, targets, e->target);
+}
+
 static void put_processes(FILE *out, struct counters *counts, const struct target_list *targets,
 			  const struct counter *c)
 {
@@ -154,12 +164,35 @@ static void put_processes(FILE *out, struct counters *counts, const struct targe
 
 		if (!e->tgid || !(e->marks & SERIES_EXPORTED))
 			continue;
-		fprintf(out, "%s{pid=\"%d\",comm=\"", c->name, (int)e->tgid);
-		put_label_value(out, proctable_name(e));
-		fputs("\",", out);
-		put_target_label(out, targets, e->target);
+		put_process_labels(out, c->name, e, targets);
 		fputc('}', out);
 		put_value(out, field_at(e, c), c->nanoseconds);
+	}
+}
+
+/*
+ * The major faults of the processes registered with "maps", by what the
+ * mapping was: three series each, never one per file, to bound the series.
+ */
+static void put_processes_by_mapping(FILE *out, struct counters *counts,
+				     const struct target_list *targets)
+{
+	static const char name[] = "pfprof_process_major_faults_by_mapping_total";
+
+	put_header(out, name, "counter",
+		   "Major page faults of a process registered with maps, by mapping: anon ="
+		   " swap-ins of private memory (heap, stacks), file = reads of mapped files,"
+		   " shmem = swap-ins of shared memory. Faults not placed are in none.");
+	for (size_t i = 0; i < counts->procs.cap; i++) {
+		struct proc_entry *e = &counts->procs.slots[i];
+
+		if (!e->tgid || !e->placed || !(e->marks & SERIES_EXPORTED))
+			continue;
+		for (int g = 0; g < MAPPING_GROUPS; g++) {
+			put_process_labels(out, name, e, targets);
+			fprintf(out, ",mapping=\"%s\"}", proctable_mapping_group_word(g));
+			put_value(out, e->major_in[g], false);
+		}
 	}
 }
 
@@ -202,6 +235,7 @@ int promfile_render(FILE *out, struct counters *counts, const struct target_list
 {
 	for (size_t i = 0; i < ARRAY_SIZE(per_process); i++)
 		put_processes(out, counts, targets, &per_process[i]);
+	put_processes_by_mapping(out, counts, targets);
 	for (size_t i = 0; i < ARRAY_SIZE(per_target); i++)
 		put_targets(out, counts, targets, &per_target[i], "counter");
 	put_targets(out, counts, targets, &target_processes, "gauge");

@@ -15,18 +15,12 @@ static void report_bad_line(void *ctx, const char *file, unsigned int line, cons
 	dlog(LOG_WARNING, "%s:%u: %s (line ignored)", file, line, message);
 }
 
-/* The PID file's two kinds of lines: a process alone, or a process and its tree. */
+/* The PID file's lines that name a process: alone, with its mappings, or with its tree. */
 struct kind {
-	const char *what;	/* in messages: "PID" or "the tree of PID" */
-	int (*read)(const char *path, struct pidlist *list);
-	int (*remove)(const char *path, const pid_t *pids, size_t count);
+	const char *what;	/* in messages: "PID", "maps PID", "the tree of PID" */
+	enum pidlist_kind lines;
 	int (*command)(const char *status_file, pid_t pid);
 };
-
-static int read_pids(const char *path, struct pidlist *list)
-{
-	return pidlist_read(path, list, report_bad_line, NULL);
-}
 
 static int register_alone(const char *status_file, pid_t pid)
 {
@@ -39,9 +33,17 @@ static int register_tree(const char *status_file, pid_t root)
 	return procstatus_tree(status_file, root, (unsigned int)root);
 }
 
-static const struct kind processes = { "PID", read_pids, pidlist_remove, register_alone };
-static const struct kind trees = { "the tree of PID", pidlist_read_trees, pidlist_remove_trees,
-				   register_tree };
+static const struct kind processes = { "PID", PIDLIST_PID, register_alone };
+static const struct kind mapped = { "maps PID", PIDLIST_MAPS, procstatus_register_maps };
+static const struct kind trees = { "the tree of PID", PIDLIST_TREE, register_tree };
+
+/* The PIDs of k's lines; the bad lines are reported once, with the PIDs alone. */
+static int read_pids(const char *path, const struct kind *k, struct pidlist *list)
+{
+	if (k->lines == PIDLIST_PID)
+		return pidlist_read(path, list, report_bad_line, NULL);
+	return pidlist_read_kind(path, k->lines, list);
+}
 
 /* Registers one PID; returns 1 if it is registered now, 0 if not, -ESRCH if gone. */
 static int register_one(const struct pfprof_config *config, const struct kind *k, pid_t pid)
@@ -50,7 +52,10 @@ static int register_one(const struct pfprof_config *config, const struct kind *k
 
 	switch (err) {
 	case 0:
-		dlog(LOG_INFO, "profiling %s %d", k->what, (int)pid);
+		if (k == &mapped)
+			dlog(LOG_INFO, "profiling PID %d with its mappings", (int)pid);
+		else
+			dlog(LOG_INFO, "profiling %s %d", k->what, (int)pid);
 		return 1;
 	case -EEXIST:
 		return 1;
@@ -66,7 +71,7 @@ static int register_one(const struct pfprof_config *config, const struct kind *k
 static void drop_dead(const struct pfprof_config *config, const struct kind *k,
 		      const pid_t *dead, size_t count)
 {
-	int err = k->remove(config->pid_file, dead, count);
+	int err = pidlist_edit_pids(config->pid_file, k->lines, false, dead, count);
 
 	/* Whole messages, so that each can be found as the man page quotes it. */
 	for (size_t i = 0; i < count; i++)
@@ -85,7 +90,7 @@ static int sync_kind(const struct pfprof_config *config, const struct kind *k)
 	size_t nr_dead = 0;
 	int err, registered = 0;
 
-	err = k->read(config->pid_file, &list);
+	err = read_pids(config->pid_file, k, &list);
 	if (err) {
 		dlog(LOG_ERR, "reading %s: %s", config->pid_file, strerror(-err));
 		return 0;
@@ -113,8 +118,13 @@ static int sync_kind(const struct pfprof_config *config, const struct kind *k)
 
 int registrar_sync(const struct pfprof_config *config)
 {
-	/* Trees first: a tree's root listed alone too is then followed all the same. */
+	/*
+	 * Trees first: a tree's root listed alone too is then followed all the
+	 * same; then the processes with their mappings, which a process listed
+	 * alone too keeps.
+	 */
 	int registered = sync_kind(config, &trees);
 
+	registered += sync_kind(config, &mapped);
 	return registered + sync_kind(config, &processes);
 }

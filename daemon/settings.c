@@ -46,7 +46,7 @@ int settings_check(const char *path)
 	return problems ? -EINVAL : 0;
 }
 
-struct logwriter *settings_new_log(const struct pfprof_config *config, enum log_kind kind)
+int settings_new_logs(const struct pfprof_config *config, struct logwriter *logs[LOG_KINDS])
 {
 	struct logrotate_policy policy = {
 		.size = config->rotate_size,
@@ -54,5 +54,22 @@ struct logwriter *settings_new_log(const struct pfprof_config *config, enum log_
 		.keep = config->keep,
 	};
 
-	return logwriter_new(config->log_dir, kind, &policy);
+	for (int k = 0; k < LOG_KINDS; k++) {
+		logs[k] = logwriter_new(config->log_dir, k, &policy);
+		if (!logs[k]) {
+			int err = -errno;
+
+			settings_free_logs(logs);
+			return err;
+		}
+	}
+	return 0;
+}
+
+void settings_free_logs(struct logwriter *logs[LOG_KINDS])
+{
+	for (int k = 0; k < LOG_KINDS; k++) {
+		logwriter_free(logs[k]);
+		logs[k] = NULL;
+	}
 }

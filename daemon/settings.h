@@ -23,7 +23,11 @@ int settings_load(struct pfprof_config *config, const char *path);
  */
 int settings_check(const char *path);
 
-/* A writer of one log with the config's directory and rotation; NULL with errno. */
-struct logwriter *settings_new_log(const struct pfprof_config *config, enum log_kind kind);
+/*
+ * The writers of every log (by enum log_kind) with the config's directory and
+ * rotation: all of them, or none and -errno.
+ */
+int settings_new_logs(const struct pfprof_config *config, struct logwriter *logs[LOG_KINDS]);
+void settings_free_logs(struct logwriter *logs[LOG_KINDS]);
 
 #endif /* PFPROF_SETTINGS_H */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char header_format[] =
@@ -42,10 +43,26 @@ static const char procs_header_format[] =
 	" target (process tree, cgroup or unit) it was profiled for, 0 = none (see"
 	" pfprofctl(8))\n";
 
+static const char faults_header_format[] =
+	"# pfprof faults log format 1\n"
+	"# created %" PRIu64 "\n"
+	LOGFORMAT_FAULTS_COLUMNS "\n"
+	"# units: tab-separated; one line per mapping a process registered with maps took"
+	" faults in during a sample's period; seq = the sample's number since module load (as in "
+	LOGFORMAT_FILE "); wall_time_s = seconds since 1970-01-01 UTC; pid = the process;"
+	" comm = its name; target = its target, 0 = none; mapping = heap, stack, anon, file,"
+	" shmem or unresolved (faults the module could not place); start = the mapping's"
+	" first address, hex; size = its bytes when pfprofd read /proc/PID/maps, - = unknown;"
+	" inode = its file's inode, 0 = none; minor_faults, major_faults = its faults in the"
+	" period (a major fault is a swap-in on heap, stack, anon and shmem, a read on file);"
+	" name = its path, [heap], [stack], [anon], [unresolved] or [inode N] (see pfprofd(8))\n";
+
 int logformat_header(char *buf, size_t size, enum log_kind kind, uint64_t created_s)
 {
-	return snprintf(buf, size, kind == LOGKIND_PROCS ? procs_header_format : header_format,
-			created_s);
+	const char *format = kind == LOGKIND_PROCS ? procs_header_format :
+			     kind == LOGKIND_FAULTS ? faults_header_format : header_format;
+
+	return snprintf(buf, size, format, created_s);
 }
 
 /* " %llu %llu %llu" of the system counters, or " - - -". */
@@ -133,23 +150,127 @@ bool logformat_parse_created(const char *text, uint64_t *created_s)
 	return line && sscanf(line, "# created %" SCNu64, created_s) == 1;
 }
 
+/* A name is anything but NUL: keep the line one line of tab-separated fields. */
+static void copy_field(char *to, size_t size, const char *text)
+{
+	snprintf(to, size, "%s", text);
+	for (char *c = to; *c; c++)
+		if (*c == '\t' || *c == '\n' || *c == '\r')
+			*c = '_';
+}
+
 int logformat_proc(char *buf, size_t size, uint64_t seq, uint64_t wall_ns,
 		   const struct mp3_proc_record *r, const char *comm)
 {
 	uint64_t wall_us = ns_to_us(wall_ns), cpu_us = ns_to_us(r->counts.cpu_ns);
 	char name[sizeof(r->comm)];
 
-	/* A name is anything but NUL: keep the line one line of eight fields. */
-	snprintf(name, sizeof(name), "%s", comm);
-	for (char *c = name; *c; c++)
-		if (*c == '\t' || *c == '\n' || *c == '\r')
-			*c = '_';
+	copy_field(name, sizeof(name), comm);
 	return snprintf(buf, size,
 			"%" PRIu64 "\t%" PRIu64 ".%06" PRIu64 "\t%" PRIu32 "\t%s\t%" PRIu64 "\t%" PRIu64
 			"\t%" PRIu64 ".%03" PRIu64 "\t%" PRIu32 "\n", seq, wall_us / 1000000,
 			wall_us % 1000000, (uint32_t)r->tgid, name, (uint64_t)r->counts.minor_faults,
 			(uint64_t)r->counts.major_faults, cpu_us / 1000, cpu_us % 1000,
 			(uint32_t)r->target);
+}
+
+const char *logformat_mapping_word(uint32_t mapping)
+{
+	static const char *const words[] = {
+		[MP3_MAPPING_UNRESOLVED] = "unresolved",
+		[MP3_MAPPING_ANON] = "anon",
+		[MP3_MAPPING_HEAP] = "heap",
+		[MP3_MAPPING_STACK] = "stack",
+		[MP3_MAPPING_FILE] = "file",
+		[MP3_MAPPING_SHMEM] = "shmem",
+	};
+
+	return mapping < sizeof(words) / sizeof(words[0]) ? words[mapping] : "unresolved";
+}
+
+int logformat_fault(char *buf, size_t size, const struct log_fault *f)
+{
+	uint64_t wall_us = ns_to_us(f->wall_ns);
+	char comm[sizeof(((struct mp3_proc_record *)0)->comm)], name[LOGFORMAT_NAME_MAX];
+	char bytes[24] = "-";
+
+	copy_field(comm, sizeof(comm), f->comm);
+	copy_field(name, sizeof(name), f->name);
+	if (f->size)
+		snprintf(bytes, sizeof(bytes), "%" PRIu64, f->size);
+	return snprintf(buf, size,
+			"%" PRIu64 "\t%" PRIu64 ".%06" PRIu64 "\t%" PRIu32 "\t%s\t%" PRIu32
+			"\t%s\t%" PRIx64 "\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%s\n",
+			f->seq, wall_us / 1000000, wall_us % 1000000, f->pid, comm, f->target,
+			logformat_mapping_word(f->mapping), f->start, bytes, f->inode, f->minor,
+			f->major, name);
+}
+
+/* The mapping kind of a faults log's word, or -1. */
+static int mapping_of_word(const char *word)
+{
+	for (uint32_t m = MP3_MAPPING_UNRESOLVED; m <= MP3_MAPPING_SHMEM; m++)
+		if (!strcmp(word, logformat_mapping_word(m)))
+			return (int)m;
+	return -1;
+}
+
+static bool parse_u64(const char *text, int base, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(text, &end, base);
+	return !errno && end != text && !*end && *text != '-';
+}
+
+/* "<seconds>.<6 digits>" as ns. */
+static bool parse_wall(const char *text, uint64_t *ns)
+{
+	unsigned long long s, us;
+	int end = 0;
+
+	if (sscanf(text, "%llu.%6llu%n", &s, &us, &end) != 2 || text[end] || end < 8 ||
+	    text[end - 7] != '.')
+		return false;
+	*ns = (uint64_t)s * 1000000000 + (uint64_t)us * 1000;
+	return true;
+}
+
+#define FAULT_FIELDS 12
+
+bool logformat_parse_fault(char *line, struct log_fault *f)
+{
+	char *field[FAULT_FIELDS];
+	uint64_t pid, target;
+	size_t n = 0;
+	int mapping;
+
+	for (char *p = line; n < FAULT_FIELDS; n++) {
+		field[n] = p;
+		p = strchr(p, '\t');
+		if (!p)
+			break;
+		*p++ = '\0';
+	}
+	if (n != FAULT_FIELDS - 1)
+		return false;
+	mapping = mapping_of_word(field[5]);
+	f->size = 0;
+	if (!parse_u64(field[0], 10, &f->seq) || !parse_wall(field[1], &f->wall_ns) ||
+	    !parse_u64(field[2], 10, &pid) || !pid || pid > INT32_MAX ||
+	    !parse_u64(field[4], 10, &target) || target > UINT32_MAX || mapping < 0 ||
+	    !parse_u64(field[6], 16, &f->start) ||
+	    (strcmp(field[7], "-") && !parse_u64(field[7], 10, &f->size)) ||
+	    !parse_u64(field[8], 10, &f->inode) || !parse_u64(field[9], 10, &f->minor) ||
+	    !parse_u64(field[10], 10, &f->major))
+		return false;
+	f->pid = (uint32_t)pid;
+	f->target = (uint32_t)target;
+	f->mapping = (uint32_t)mapping;
+	f->comm = field[3];
+	f->name = field[11];
+	return true;
 }
 
 int logformat_lost(char *buf, size_t size, uint64_t seq, uint64_t count)
@@ -160,7 +281,8 @@ int logformat_lost(char *buf, size_t size, uint64_t seq, uint64_t count)
 
 int logformat_path(char *buf, size_t size, const char *dir, enum log_kind kind, unsigned int n)
 {
-	const char *name = kind == LOGKIND_PROCS ? LOGFORMAT_PROCS_FILE : LOGFORMAT_FILE;
+	const char *name = kind == LOGKIND_PROCS ? LOGFORMAT_PROCS_FILE :
+			   kind == LOGKIND_FAULTS ? LOGFORMAT_FAULTS_FILE : LOGFORMAT_FILE;
 	int len = n ? snprintf(buf, size, "%s/%s.%u", dir, name, n) :
 		      snprintf(buf, size, "%s/%s", dir, name);
 

@@ -32,6 +32,24 @@
  * "# lost <N> records of sample <S>" for records the reader could not get.
  * seq joins its lines to the samples log's. Format 1 had the first seven
  * columns only; they have not moved.
+ *
+ * And "pfprof-faults.log" (rotated the same way) has, for each process
+ * registered with "maps" (docs/faults.md), one line per mapping it took
+ * faults in during a sample's period, from the module's MP3_RECORD_FAULTS
+ * records (region version 5) of that sample added up, tab-separated:
+ *   # pfprof faults log format 1
+ *   # created <unix seconds>
+ *   # columns: seq wall_time_s pid comm target mapping start size inode minor_faults major_faults name
+ *   # units: ...
+ * then "%llu\t%.6f\t%u\t%s\t%u\t%s\t%llx\t%s\t%llu\t%llu\t%llu\t%s\n" lines:
+ * mapping is logformat_mapping_word()'s, start the mapping's first address
+ * in hex as in /proc/PID/maps, size its bytes when pfprofd read
+ * /proc/PID/maps ("-": it was gone), name its path or "[heap]", "[stack]",
+ * "[anon]" (or the "[anon:NAME]" maps gives), "[unresolved]", "[inode N]"
+ * for a file mapping gone before pfprofd could name it; tabs, newlines and
+ * carriage returns in comm and name made '_', a name cut to
+ * LOGFORMAT_NAME_MAX - 1 bytes. The same load_id, missed and lost lines as
+ * the per-process log.
  */
 #ifndef PFPROF_LOGFORMAT_H
 #define PFPROF_LOGFORMAT_H
@@ -42,15 +60,20 @@
 
 #include <linux/mp3.h>
 
-/* The two logs pfprofd writes. */
-enum log_kind { LOGKIND_SAMPLES, LOGKIND_PROCS };
+/* The logs pfprofd writes. */
+enum log_kind { LOGKIND_SAMPLES, LOGKIND_PROCS, LOGKIND_FAULTS };
+#define LOG_KINDS 3
 
 #define LOGFORMAT_FILE "pfprof.log"
 #define LOGFORMAT_MAGIC "# pfprof log format "	/* a samples log's first line, and its format */
 #define LOGFORMAT_PROCS_FILE "pfprof-procs.log"
 #define LOGFORMAT_PROCS_COLUMNS "# columns: seq wall_time_s pid comm minor_faults " \
 	"major_faults cpu_ms target"
-#define LOGFORMAT_LINE_MAX 384		/* any sample or marker line, with its NUL */
+#define LOGFORMAT_FAULTS_FILE "pfprof-faults.log"
+#define LOGFORMAT_FAULTS_COLUMNS "# columns: seq wall_time_s pid comm target mapping start " \
+	"size inode minor_faults major_faults name"
+#define LOGFORMAT_NAME_MAX 640		/* a faults line's name, with its NUL */
+#define LOGFORMAT_LINE_MAX 1024		/* any line but the header, with its NUL */
 #define LOGFORMAT_HEADER_MAX 2048	/* the header, with its NUL */
 #define LOGFORMAT_COLUMNS "# columns: seq wall_time_s monotonic_s jiffies minor_faults " \
 	"major_faults cpu_ms processes minor_total major_total cpu_total_ms sys_pgmajfault " \
@@ -83,6 +106,26 @@ int logformat_stream(char *buf, size_t size, const struct log_stream *stream);
 int logformat_proc(char *buf, size_t size, uint64_t seq, uint64_t wall_ns,
 		   const struct mp3_proc_record *r, const char *comm);
 int logformat_lost(char *buf, size_t size, uint64_t seq, uint64_t count);
+
+/* One process's faults in one mapping in sample seq (MP3_RECORD_FAULTS records added up). */
+struct log_fault {
+	uint64_t seq, wall_ns;
+	uint32_t pid, target;
+	uint32_t mapping;		/* MP3_MAPPING_* */
+	uint64_t start, size;		/* size 0: unknown */
+	uint64_t inode;
+	uint64_t minor, major;
+	const char *comm, *name;
+};
+
+/* A mapping kind's word in the faults log: "anon", "heap", "stack", "file", "shmem", "unresolved". */
+const char *logformat_mapping_word(uint32_t mapping);
+int logformat_fault(char *buf, size_t size, const struct log_fault *f);
+/*
+ * Parses a faults log's data line (without its '\n'), cutting it in place:
+ * comm and name point into it. False if the line is none.
+ */
+bool logformat_parse_fault(char *line, struct log_fault *f);
 
 /* A line without its '\n': a data line's seq (either log), a load_id line's load_id. */
 bool logformat_parse_seq(const char *line, size_t len, uint64_t *seq);

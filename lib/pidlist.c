@@ -25,7 +25,7 @@
 /* The word before a line's value, by kind; a PID's line has none. */
 static const char *const kind_words[] = {
 	[PIDLIST_PID] = "", [PIDLIST_TREE] = "tree", [PIDLIST_CGROUP] = "cgroup",
-	[PIDLIST_UNIT] = "unit", [PIDLIST_COMM] = "comm",
+	[PIDLIST_UNIT] = "unit", [PIDLIST_COMM] = "comm", [PIDLIST_MAPS] = "maps",
 };
 
 #define NR_KINDS (sizeof(kind_words) / sizeof(kind_words[0]))
@@ -50,6 +50,12 @@ static const char *skip_space(const char *p, const char *end)
 static bool ends_value(const char *p, const char *end)
 {
 	return p == end || isspace((unsigned char)*p) || *p == '#';
+}
+
+/* Whether the lines of kind hold a PID. */
+static bool holds_pid(enum pidlist_kind kind)
+{
+	return kind == PIDLIST_PID || kind == PIDLIST_TREE || kind == PIDLIST_MAPS;
 }
 
 /* The kind whose word starts the line at *p (moving *p past it), or PIDLIST_PID. */
@@ -104,7 +110,7 @@ static int parse_line(const char *line, size_t len, char *value)
 		p++;
 	if (p == value_start || p - value_start >= PIDLIST_VALUE_MAX)
 		return LINE_BAD;
-	if (kind == PIDLIST_PID || kind == PIDLIST_TREE) {
+	if (holds_pid(kind)) {
 		if (!canonical_pid(value_start, p - value_start, value))
 			return LINE_BAD;
 	} else {
@@ -275,6 +281,11 @@ int pidlist_read_trees(const char *path, struct pidlist *roots)
 	return read_kind(path, PIDLIST_TREE, roots, NULL, NULL);
 }
 
+int pidlist_read_kind(const char *path, enum pidlist_kind kind, struct pidlist *list)
+{
+	return read_kind(path, kind, list, NULL, NULL);
+}
+
 void pidlist_free(struct pidlist *list)
 {
 	free(list->pids);
@@ -427,7 +438,7 @@ static bool valid_value(enum pidlist_kind kind, const char *value)
 {
 	size_t len = strlen(value);
 
-	if (kind == PIDLIST_PID || kind == PIDLIST_TREE) {
+	if (holds_pid(kind)) {
 		char canon[PIDLIST_VALUE_MAX];
 
 		return canonical_pid(value, len, canon) && !strcmp(canon, value);
@@ -458,9 +469,8 @@ int pidlist_edit_values(const char *path, enum pidlist_kind kind, bool add,
 	return err;
 }
 
-/* The same for PIDs, given as numbers. */
-static int edit_pids(const char *path, enum pidlist_kind kind, bool add, const pid_t *pids,
-		     size_t count)
+int pidlist_edit_pids(const char *path, enum pidlist_kind kind, bool add, const pid_t *pids,
+		      size_t count)
 {
 	char (*texts)[PIDLIST_VALUE_MAX] = calloc(count ? count : 1, sizeof(*texts));
 	const char **values = calloc(count ? count : 1, sizeof(*values));
@@ -481,20 +491,20 @@ out:
 
 int pidlist_add(const char *path, const pid_t *pids, size_t count)
 {
-	return edit_pids(path, PIDLIST_PID, true, pids, count);
+	return pidlist_edit_pids(path, PIDLIST_PID, true, pids, count);
 }
 
 int pidlist_add_trees(const char *path, const pid_t *roots, size_t count)
 {
-	return edit_pids(path, PIDLIST_TREE, true, roots, count);
+	return pidlist_edit_pids(path, PIDLIST_TREE, true, roots, count);
 }
 
 int pidlist_remove(const char *path, const pid_t *pids, size_t count)
 {
-	return edit_pids(path, PIDLIST_PID, false, pids, count);
+	return pidlist_edit_pids(path, PIDLIST_PID, false, pids, count);
 }
 
 int pidlist_remove_trees(const char *path, const pid_t *roots, size_t count)
 {
-	return edit_pids(path, PIDLIST_TREE, false, roots, count);
+	return pidlist_edit_pids(path, PIDLIST_TREE, false, roots, count);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The PID file: what pfprofd keeps registered, one per line: a PID (that
- * process), "tree PID" (the process and every process it starts), "cgroup
+ * process), "maps PID" (that process, its faults placed in its mappings:
+ * "R <pid> maps"), "tree PID" (the process and every process it starts), "cgroup
  * PATH" (a cgroup v2 directory), "unit NAME" (a systemd unit) or "comm
  * NAME" (every process of that command name); '#'
  * comments and blank lines allowed. Changes are made under an exclusive
@@ -15,8 +16,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* The kinds of lines; the word before the value is "", "tree", "cgroup", "unit", "comm". */
-enum pidlist_kind { PIDLIST_PID, PIDLIST_TREE, PIDLIST_CGROUP, PIDLIST_UNIT, PIDLIST_COMM };
+/* The kinds of lines; the word before the value is "", "tree", "cgroup", "unit", "comm", "maps". */
+enum pidlist_kind { PIDLIST_PID, PIDLIST_TREE, PIDLIST_CGROUP, PIDLIST_UNIT, PIDLIST_COMM,
+		    PIDLIST_MAPS };
 
 /* A value is one word (no white space, no '#') shorter than this. */
 #define PIDLIST_VALUE_MAX 4096
@@ -47,6 +49,8 @@ int pidlist_read(const char *path, struct pidlist *list,
 		 pidlist_report_fn *report, void *ctx);
 /* The same for the trees' roots (bad lines are pidlist_read()'s to report). */
 int pidlist_read_trees(const char *path, struct pidlist *roots);
+/* The same for the PIDs of the lines of kind (PID, tree or maps), reporting nothing. */
+int pidlist_read_kind(const char *path, enum pidlist_kind kind, struct pidlist *list);
 
 /* Appends the PIDs not yet in the file (creating it and its lock file). */
 int pidlist_add(const char *path, const pid_t *pids, size_t count);
@@ -55,6 +59,9 @@ int pidlist_add_trees(const char *path, const pid_t *roots, size_t count);
 /* Removes every line holding one of these PIDs (trees: roots). A missing file is fine. */
 int pidlist_remove(const char *path, const pid_t *pids, size_t count);
 int pidlist_remove_trees(const char *path, const pid_t *roots, size_t count);
+/* The same for the lines of kind (PID, tree or maps). */
+int pidlist_edit_pids(const char *path, enum pidlist_kind kind, bool add, const pid_t *pids,
+		      size_t count);
 
 void pidlist_free(struct pidlist *list);
 

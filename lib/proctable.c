@@ -53,6 +53,7 @@ struct proc_entry *proctable_find_or_add(struct proc_table *t, pid_t tgid)
 static void zero_counts(struct proc_entry *e)
 {
 	e->minor = e->major = e->cpu_ns = e->samples = 0;
+	memset(e->major_in, 0, sizeof(e->major_in));
 }
 
 int proctable_retain(struct proc_table *t, bool (*keep)(struct proc_entry *e, void *ctx),
@@ -134,7 +135,35 @@ void proctable_entry_apply(struct proc_entry *e, const struct mp3_proc_record *r
 		e->major += r->counts.major_faults;
 		e->cpu_ns += r->counts.cpu_ns;
 		e->samples++;
+	} else if (r->type == MP3_RECORD_FAULTS) {
+		enum mapping_group group = proctable_mapping_group(r->mapping);
+
+		if (group < MAPPING_GROUPS)
+			e->major_in[group] += r->faults.major_faults;
+		e->placed = true;
 	}
+}
+
+enum mapping_group proctable_mapping_group(uint32_t mapping)
+{
+	switch (mapping) {
+	case MP3_MAPPING_ANON:
+	case MP3_MAPPING_HEAP:
+	case MP3_MAPPING_STACK:
+		return MAPPING_GROUP_ANON;
+	case MP3_MAPPING_FILE:
+		return MAPPING_GROUP_FILE;
+	case MP3_MAPPING_SHMEM:
+		return MAPPING_GROUP_SHMEM;
+	}
+	return MAPPING_GROUPS;
+}
+
+const char *proctable_mapping_group_word(enum mapping_group group)
+{
+	static const char *const words[] = { "anon", "file", "shmem" };
+
+	return group < MAPPING_GROUPS ? words[group] : "?";
 }
 
 const char *proctable_name(struct proc_entry *e)

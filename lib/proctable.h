@@ -14,11 +14,27 @@
 
 #include <linux/mp3.h>
 
+/*
+ * What a major fault in a mapping was, for the few series a process has of
+ * them: a swap-in (anonymous memory: heap, stack and the rest), a read from
+ * a file, or a swap-in of shared memory (tmpfs, memfd, SysV, shared
+ * anonymous).
+ */
+enum mapping_group { MAPPING_GROUP_ANON, MAPPING_GROUP_FILE, MAPPING_GROUP_SHMEM,
+		     MAPPING_GROUPS };
+
+/* The group of a mapping kind (MP3_MAPPING_*); MAPPING_GROUPS for faults not placed. */
+enum mapping_group proctable_mapping_group(uint32_t mapping);
+/* "anon", "file", "shmem". */
+const char *proctable_mapping_group_word(enum mapping_group group);
+
 struct proc_entry {
 	pid_t tgid;			/* 0: a free slot */
 	char comm[24];			/* "" until a record or /proc names it */
 	uint64_t minor, major, cpu_ns;	/* what the user adds up */
 	uint64_t samples;
+	uint64_t major_in[MAPPING_GROUPS];	/* from its faults records */
+	bool placed;			/* a faults record came: registered with "maps" */
 	uint32_t target;		/* the record's target (targets.h); 0: none */
 	bool left;			/* an MP3_RECORD_LEFT record came after its last name */
 	unsigned int marks;		/* the user's own flags, kept by sweeps */
@@ -58,7 +74,9 @@ int proctable_retain(struct proc_table *t, bool (*keep)(struct proc_entry *e, vo
 
 /*
  * Applies a record: a name becomes the entry's comm, counts are added to
- * it, its target becomes the entry's, and a LEFT record marks it. Returns the process's entry, or NULL without memory.
+ * it, a faults record's major faults to its mapping's group, its target
+ * becomes the entry's, and a LEFT record marks it. Returns the process's
+ * entry, or NULL without memory.
  */
 struct proc_entry *proctable_apply(struct proc_table *t, const struct mp3_proc_record *r);
 /* The same, on the entry of r's process, found already. */

@@ -31,6 +31,18 @@ static inline void add_process(struct counters *c, pid_t tgid, const char *name,
 	add_target_process(c, tgid, name, 0, minor, major, cpu_ns);
 }
 
+/* A faults record of tgid (of the target it has): its faults in a mapping of that kind. */
+static inline void add_faults(struct counters *c, pid_t tgid, uint32_t mapping, uint32_t minor,
+			      uint32_t major)
+{
+	struct mp3_proc_record r = { .tgid = tgid, .type = MP3_RECORD_FAULTS, .mapping = mapping,
+				     .target = proctable_find_or_add(&c->procs, tgid)->target };
+
+	r.faults.minor_faults = minor;
+	r.faults.major_faults = major;
+	expect(counters_add_record(c, &r), "counters_add_record failed");
+}
+
 /* A target's totals are minor, major, cpu_ns. */
 static inline void expect_target(struct counters *c, uint32_t number, uint64_t minor,
 				 uint64_t major, uint64_t cpu_ns, const char *when)

@@ -17,7 +17,8 @@ static void expect_same_process(struct counters *a, struct counters *b, pid_t tg
 	struct proc_entry *x = entry(a, tgid), *y = entry(b, tgid);
 
 	expect(x->minor == y->minor && x->major == y->major && x->cpu_ns == y->cpu_ns &&
-	       !strcmp(x->comm, y->comm), "process %d: %llu %llu %llu %s, read back %llu %llu %llu %s",
+	       !strcmp(x->comm, y->comm) && x->placed == y->placed &&
+	       !memcmp(x->major_in, y->major_in, sizeof(x->major_in)), "process %d: %llu %llu %llu %s, read back %llu %llu %llu %s",
 	       (int)tgid, (unsigned long long)x->minor, (unsigned long long)x->major,
 	       (unsigned long long)x->cpu_ns, x->comm, (unsigned long long)y->minor,
 	       (unsigned long long)y->major, (unsigned long long)y->cpu_ns, y->comm);
@@ -33,6 +34,10 @@ static void test_round_trip(void)
 
 	add_process(&before, 42, "with space", 7, 1, 1500000000ULL);
 	add_target_process(&before, 43, "line\nbreak", 0x40000002U, 63, 2, 1000000001ULL);
+	/* Registered with maps: its major faults by mapping too. */
+	add_faults(&before, 43, MP3_MAPPING_HEAP, 5, 1);
+	add_faults(&before, 43, MP3_MAPPING_FILE, 0, 2);
+	add_faults(&before, 43, MP3_MAPPING_SHMEM, 0, 3);
 	counters_add_sample(&before, &s, false);
 	counters_add_lost(&before, 4);
 	counters_set_sampler(&before, 0xab, 3000000, 60);

@@ -367,6 +367,9 @@ static void test_file_names(void)
 	expect(!logformat_path(procs, sizeof(procs), "/var/log/pfprof", LOGKIND_PROCS, 3) &&
 	       !strcmp(procs, "/var/log/pfprof/pfprof-procs.log.3"), "rotated per-process file '%s'",
 	       procs);
+	expect(!logformat_path(procs, sizeof(procs), "/var/log/pfprof", LOGKIND_FAULTS, 2) &&
+	       !strcmp(procs, "/var/log/pfprof/pfprof-faults.log.2"), "rotated faults file '%s'",
+	       procs);
 }
 
 static void test_format(void)
@@ -453,6 +456,127 @@ static void test_procs_log(void)
 	expect(!logwriter_last_position(w, &pos) && pos.load_id == stream_a.load_id &&
 	       pos.next_seq == 9, "resume at %llu of %llx", (unsigned long long)pos.next_seq,
 	       (unsigned long long)pos.load_id);
+	logwriter_free(w);
+}
+
+/* The faults log: its header, a line per mapping, names made one field and cut to fit. */
+static void test_faults_log(void)
+{
+	struct logrotate_policy policy = { 0, 0, 2 };
+	struct log_fault f = {
+		.seq = 7, .wall_ns = 1700000000123456789ULL, .pid = 4242, .target = 0,
+		.mapping = MP3_MAPPING_FILE, .start = 0x7f0012340000ULL, .size = 8192,
+		.inode = 1835055, .minor = 3, .major = 2, .comm = "pg\tsql",
+		.name = "/var/lib/data\tfile",
+	};
+	char long_name[LOGFORMAT_NAME_MAX + 100];
+	struct log_position pos;
+	struct logwriter *w;
+	char want[256];
+	struct lines l;
+
+	memset(long_name, 'x', sizeof(long_name) - 1);
+	long_name[0] = '/';
+	long_name[sizeof(long_name) - 1] = '\0';
+	make_dir(DIR_NAME);
+	w = logwriter_new(DIR_NAME, LOGKIND_FAULTS, &policy);
+	expect(w, "logwriter_new: %s", strerror(errno));
+	logwriter_set_stream(w, &stream_a);
+	expect(logwriter_reserve(w, 4), "no room for 4 lines");
+	expect(logwriter_add_fault(w, &f), "add_fault");
+	f = (struct log_fault){ .seq = 8, .wall_ns = 1700000000173456789ULL, .pid = 4242,
+				.mapping = MP3_MAPPING_ANON, .start = 0x5000, .minor = 16384,
+				.comm = "psql", .name = "[anon]" };
+	expect(logwriter_add_fault(w, &f), "add_fault");
+	f.mapping = MP3_MAPPING_UNRESOLVED;
+	f.start = 0;
+	f.minor = 1;
+	f.name = long_name;
+	expect(logwriter_add_fault(w, &f), "add_fault");
+	expect(logwriter_add_lost(w, 8, 2), "add_lost");
+	/* The names are the queue's own: what the caller passed may go now. */
+	memset(long_name, 'y', 10);
+	flush_ok(w, 55);
+	logwriter_free(w);
+
+	l = read_lines(PATH(LOGFORMAT_FAULTS_FILE));
+	expect(l.n == 9, "%zu lines", l.n);
+	expect(!strcmp(l.line[0], "# pfprof faults log format 1") &&
+	       !strcmp(l.line[1], "# created 55") &&
+	       !strcmp(l.line[2], LOGFORMAT_FAULTS_COLUMNS) &&
+	       !strncmp(l.line[3], "# units: tab-separated;", 23), "header:\n%s\n%s\n%s\n%s",
+	       l.line[0], l.line[1], l.line[2], l.line[3]);
+	format_stream(want, sizeof(want), &stream_a);
+	expect(!strcmp(l.line[4], want), "line 5: '%s', want '%s'", l.line[4], want);
+	expect(!strcmp(l.line[5], "7\t1700000000.123457\t4242\tpg_sql\t0\tfile\t7f0012340000"
+		       "\t8192\t1835055\t3\t2\t/var/lib/data_file"), "line 6: '%s'", l.line[5]);
+	expect(!strcmp(l.line[6], "8\t1700000000.173457\t4242\tpsql\t0\tanon\t5000\t-\t0"
+		       "\t16384\t0\t[anon]"), "line 7: '%s'", l.line[6]);
+	expect(!strncmp(l.line[7], "8\t1700000000.173457\t4242\tpsql\t0\tunresolved\t0\t-\t0"
+			"\t1\t0\t/xxx", 46) && strlen(strrchr(l.line[7], '\t') + 1) ==
+	       LOGFORMAT_NAME_MAX - 1, "line 8: '%s'", l.line[7]);
+	expect(!strcmp(l.line[8], "# lost 2 records of sample 8"), "line 9: '%s'", l.line[8]);
+	free_lines(&l);
+
+	w = logwriter_new(DIR_NAME, LOGKIND_FAULTS, &policy);
+	expect(!logwriter_last_position(w, &pos) && pos.load_id == stream_a.load_id &&
+	       pos.next_seq == 9, "resume at %llu of %llx", (unsigned long long)pos.next_seq,
+	       (unsigned long long)pos.load_id);
+	logwriter_free(w);
+}
+
+/* A faults line read back: what was written, and nothing from a line that is not one. */
+static void test_parse_fault(void)
+{
+	struct log_fault f = {
+		.seq = 7, .wall_ns = 1700000000123457000ULL, .pid = 4242, .target = 0x40000007U,
+		.mapping = MP3_MAPPING_FILE, .start = 0x7f0012340000ULL, .size = 8192,
+		.inode = 1835055, .minor = 3, .major = 2, .comm = "pg sql",
+		.name = "/var/lib/data file (deleted)",
+	}, back;
+	static const char *const bad[] = {
+		"# lost 2 records of sample 8",
+		"7\t1700000000.100000\t4242\tpsql\t0\tfile\t7f00\t8192\t1\t3\t2",
+		"7\t1700000000.100000\t4242\tpsql\t0\tbogus\t7f00\t8192\t1\t3\t2\tx",
+		"7\t1700000000.100000\t0\tpsql\t0\tfile\t7f00\t8192\t1\t3\t2\tx",
+		"7\t1700000000.100000\t42\tpsql\t0\tfile\t7g00\t8192\t1\t3\t2\tx",
+		"7\t1700000000.100000\t42\tpsql\t0\tfile\t7f00\t8192\t1\t-3\t2\tx",
+		"7\t1700000000.1\t42\tpsql\t0\tfile\t7f00\t8192\t1\t3\t2\tx",
+		"7\tnow\t42\tpsql\t0\tfile\t7f00\t8192\t1\t3\t2\tx",
+		"7\t1700000000.100000\t42\tpsql\t0\tfile\t7f00\t8192\t1\t3\t2\tx\textra",
+	};
+	char line[LOGFORMAT_LINE_MAX];
+	int len = logformat_fault(line, sizeof(line), &f);
+
+	expect(len > 0 && line[len - 1] == '\n', "formatting failed");
+	line[len - 1] = '\0';
+	expect(logformat_parse_fault(line, &back) && back.seq == f.seq &&
+	       back.wall_ns == f.wall_ns && back.pid == f.pid && back.target == f.target &&
+	       back.mapping == f.mapping && back.start == f.start && back.size == f.size &&
+	       back.inode == f.inode && back.minor == f.minor && back.major == f.major &&
+	       !strcmp(back.comm, f.comm) && !strcmp(back.name, f.name), "read back differs");
+	f.size = 0;
+	len = logformat_fault(line, sizeof(line), &f);
+	line[len - 1] = '\0';
+	expect(logformat_parse_fault(line, &back) && back.size == 0, "size '-' not read as 0");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(line, sizeof(line), "%s", bad[i]);
+		expect(!logformat_parse_fault(line, &back), "bad line %zu read: %s", i, bad[i]);
+	}
+}
+
+/* Fault lines still queued when the writer goes are freed with it (run under ASan/valgrind). */
+static void test_faults_queued_at_free(void)
+{
+	struct logrotate_policy policy = { 0, 0, 2 };
+	struct log_fault f = { .seq = 1, .pid = 1, .mapping = MP3_MAPPING_HEAP, .comm = "a",
+			       .name = "[heap]" };
+	struct logwriter *w = logwriter_new(DIR_NAME, LOGKIND_FAULTS, &policy);
+
+	expect(w && logwriter_reserve(w, 200), "logwriter_new or reserve failed");
+	for (int i = 0; i < 200; i++)
+		expect(logwriter_add_fault(w, &f), "add_fault %d", i);
+	expect(logwriter_queued(w) == 200, "%zu queued", logwriter_queued(w));
 	logwriter_free(w);
 }
 
@@ -1111,6 +1235,9 @@ UNIT_TESTS(
 	UNIT_TEST(file_names),
 	UNIT_TEST(format),
 	UNIT_TEST(procs_log),
+	UNIT_TEST(faults_log),
+	UNIT_TEST(faults_queued_at_free),
+	UNIT_TEST(parse_fault),
 	UNIT_TEST(missed),
 	UNIT_TEST(stream_change),
 	UNIT_TEST(size_rotation),

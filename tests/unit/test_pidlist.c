@@ -285,6 +285,27 @@ static void test_trees_keep_lines(void)
 	check_file("pids", "tree 7\n");
 }
 
+/* "maps PID" lines: a kind of their own, beside the PID alone and its tree. */
+static void test_maps_lines(void)
+{
+	static const pid_t pids[] = { 7, 9 };
+	struct pidlist list;
+
+	unit_write_file("pids", "7\ntree 7\n");
+	expect(!pidlist_edit_pids("pids", PIDLIST_MAPS, true, pids, 2), "adding maps lines failed");
+	check_file("pids", "7\ntree 7\nmaps 7\nmaps 9\n");
+	expect(!pidlist_read_kind("pids", PIDLIST_MAPS, &list) && list.count == 2 &&
+	       list.pids[0] == 7 && list.pids[1] == 9, "maps lines read back wrong");
+	pidlist_free(&list);
+	expect(!pidlist_read("pids", &list, NULL, NULL) && list.count == 1 && list.pids[0] == 7,
+	       "a maps line read as a PID alone");
+	pidlist_free(&list);
+	expect(!pidlist_edit_pids("pids", PIDLIST_MAPS, false, pids, 1), "removing failed");
+	check_file("pids", "7\ntree 7\nmaps 9\n");
+	expect(pidlist_edit_values("pids", PIDLIST_MAPS, true, (const char *const[]){ "09" }, 1) ==
+		       -EINVAL, "a PID not in canonical form was not refused");
+}
+
 /* Cgroups and units: one word each, read back as written, kept apart from PIDs. */
 static void test_named_lines(void)
 {
@@ -461,6 +482,7 @@ UNIT_TESTS(
 	UNIT_TEST(add_keeps_lines),
 	UNIT_TEST(remove_keeps_lines),
 	UNIT_TEST(trees_keep_lines),
+	UNIT_TEST(maps_lines),
 	UNIT_TEST(named_lines),
 	UNIT_TEST(named_lines_refused),
 	UNIT_TEST(remove_from_missing_file),

@@ -36,6 +36,10 @@ static void fill(struct counters *m)
 	add_target_process(m, 43, "work", UNIT_WEB, 63, 2, 1000000001ULL);
 	add_target_process(m, 44, "gone", UNIT_WEB, 5, 1, 1);
 	add_target_process(m, 50, "make", 77, 1, 0, 0);
+	add_faults(m, 43, MP3_MAPPING_STACK, 9, 1);
+	add_faults(m, 43, MP3_MAPPING_ANON, 0, 1);
+	add_faults(m, 43, MP3_MAPPING_FILE, 0, 4);
+	add_faults(m, 43, MP3_MAPPING_UNRESOLVED, 0, 1);
 	counters_add_sample(m, &s, true);
 	m->samples_written = 1;
 	counters_add_lost(m, 4);
@@ -80,6 +84,16 @@ static void test_render(void)
 	expect_line(text, "pfprof_process_minor_faults_total{pid=\"50\",comm=\"make\","
 		    "target=\"tree:77\"} 1");
 	expect(!strstr(text, "pid=\"44\""), "a process gone has a series:\n%s", text);
+	/* By mapping: only the process registered with maps, three series, none unplaced. */
+	expect_line(text, "# TYPE pfprof_process_major_faults_by_mapping_total counter");
+	expect_line(text, "pfprof_process_major_faults_by_mapping_total{pid=\"43\",comm=\"work\","
+		    "target=\"unit:web\\\".service\",mapping=\"anon\"} 2");
+	expect_line(text, "pfprof_process_major_faults_by_mapping_total{pid=\"43\",comm=\"work\","
+		    "target=\"unit:web\\\".service\",mapping=\"file\"} 4");
+	expect_line(text, "pfprof_process_major_faults_by_mapping_total{pid=\"43\",comm=\"work\","
+		    "target=\"unit:web\\\".service\",mapping=\"shmem\"} 0");
+	expect(!strstr(text, "by_mapping_total{pid=\"42\""),
+	       "a process without maps has series by mapping:\n%s", text);
 	/* Each target's processes summed, the one gone too; the live ones counted. */
 	expect_line(text, "# TYPE pfprof_target_minor_faults_total counter");
 	expect_line(text, "pfprof_target_minor_faults_total{target=\"unit:web\\\".service\"} 68");

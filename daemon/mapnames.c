@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "mapnames.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/mp3.h>
+
+struct mapping_name {
+	uint64_t start, end, inode;
+	char *name;		/* the maps line's last field; NULL if it has none */
+};
+
+struct maps_snapshot {
+	pid_t tgid;
+	uint64_t read_pass;	/* when maps was read last; 0: never */
+	uint64_t used_pass;	/* when a lookup asked last */
+	struct mapping_name *mappings;	/* sorted by start, as maps lists them */
+	size_t count;
+};
+
+static void free_mappings(struct mapping_name *v, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		free(v[i].name);
+	free(v);
+}
+
+/* "start-end perms offset dev inode [name]": false if the line is none of these. */
+static bool parse_line(char *line, struct mapping_name *out)
+{
+	unsigned long long start, end, inode;
+	int name_at = 0;
+	char *name;
+
+	if (sscanf(line, "%llx-%llx %*s %*s %*s %llu %n", &start, &end, &inode, &name_at) != 3 ||
+	    !name_at)
+		return false;
+	name = line + name_at;
+	name[strcspn(name, "\n")] = '\0';
+	*out = (struct mapping_name){ .start = start, .end = end, .inode = inode };
+	if (!*name)
+		return true;
+	out->name = strdup(name);
+	return out->name != NULL;
+}
+
+/* What /proc/<tgid>/maps says now, into *out and *out_count; 0 or -errno. */
+static int read_maps(const struct mapnames *m, pid_t tgid, struct mapping_name **out,
+		     size_t *out_count)
+{
+	struct mapping_name *v = NULL, *grown;
+	size_t count = 0, cap = 0, size = 0;
+	char path[64], *line = NULL;
+	int err = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d/maps", m->proc, (int)tgid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &size, f) > 0) {
+		struct mapping_name one;
+
+		if (!parse_line(line, &one))
+			continue;
+		if (count == cap) {
+			cap = cap ? 2 * cap : 64;
+			grown = realloc(v, cap * sizeof(*v));
+			if (!grown) {
+				free(one.name);
+				err = -ENOMEM;
+				break;
+			}
+			v = grown;
+		}
+		v[count++] = one;
+	}
+	if (!err && ferror(f))
+		err = -EIO;
+	free(line);
+	fclose(f);
+	if (err) {
+		free_mappings(v, count);
+		return err;
+	}
+	*out = v;
+	*out_count = count;
+	return 0;
+}
+
+/* Replaces p's mappings with what maps says now; false if it cannot be read (p unchanged). */
+static bool reread(const struct mapnames *m, struct maps_snapshot *p)
+{
+	struct mapping_name *v = NULL;
+	size_t count = 0;
+
+	if (read_maps(m, p->tgid, &v, &count))
+		return false;
+	free_mappings(p->mappings, p->count);
+	p->mappings = v;
+	p->count = count;
+	return true;
+}
+
+static const struct mapping_name *find_mapping(const struct maps_snapshot *p, uint64_t start)
+{
+	size_t lo = 0, hi = p->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->mappings[mid].start == start)
+			return &p->mappings[mid];
+		if (p->mappings[mid].start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The snapshot of tgid, added (empty) if new; NULL without memory. */
+static struct maps_snapshot *snapshot_of(struct mapnames *m, pid_t tgid)
+{
+	size_t lo = 0, hi = m->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->procs[mid].tgid == tgid)
+			return &m->procs[mid];
+		if (m->procs[mid].tgid < tgid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (m->count == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 16;
+		struct maps_snapshot *grown = realloc(m->procs, cap * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		m->procs = grown;
+		m->cap = cap;
+	}
+	memmove(&m->procs[lo + 1], &m->procs[lo], (m->count - lo) * sizeof(*m->procs));
+	m->count++;
+	m->procs[lo] = (struct maps_snapshot){ .tgid = tgid };
+	return &m->procs[lo];
+}
+
+/* The name of a mapping /proc could not tell about. */
+static const char *fallback_name(struct mapnames *m, uint32_t kind, uint64_t inode)
+{
+	switch (kind) {
+	case MP3_MAPPING_HEAP:
+		return "[heap]";
+	case MP3_MAPPING_STACK:
+		return "[stack]";
+	case MP3_MAPPING_ANON:
+		return "[anon]";
+	case MP3_MAPPING_FILE:
+	case MP3_MAPPING_SHMEM:
+		snprintf(m->fallback, sizeof(m->fallback), "[inode %" PRIu64 "]", inode);
+		return m->fallback;
+	}
+	return "[unresolved]";
+}
+
+void mapnames_begin_pass(struct mapnames *m)
+{
+	m->pass++;
+}
+
+struct mapping_found mapnames_lookup(struct mapnames *m, pid_t tgid, uint32_t kind,
+				     uint64_t start, uint64_t inode)
+{
+	struct mapping_found found = { fallback_name(m, kind, inode), 0 };
+	const struct mapping_name *map = NULL;
+	struct maps_snapshot *p;
+
+	if (kind == MP3_MAPPING_UNRESOLVED)
+		return found;
+	p = snapshot_of(m, tgid);
+	if (!p)
+		return found;
+	p->used_pass = m->pass;
+	map = find_mapping(p, start);
+	if ((!map || map->inode != inode) && p->read_pass != m->pass) {
+		p->read_pass = m->pass;
+		map = reread(m, p) ? find_mapping(p, start) : NULL;
+	}
+	if (!map || map->inode != inode)
+		return found;
+	found.size = map->end - map->start;
+	/* Anonymous mappings have no name in maps unless named (PR_SET_VMA_ANON_NAME). */
+	if (map->name)
+		found.name = map->name;
+	return found;
+}
+
+void mapnames_sweep(struct mapnames *m, uint64_t passes)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < m->count; i++) {
+		struct maps_snapshot *p = &m->procs[i];
+
+		if (m->pass - p->used_pass >= passes)
+			free_mappings(p->mappings, p->count);
+		else
+			m->procs[kept++] = *p;
+	}
+	m->count = kept;
+}
+
+void mapnames_free(struct mapnames *m)
+{
+	mapnames_sweep(m, 0);
+	free(m->procs);
+	*m = (struct mapnames){ 0 };
+}

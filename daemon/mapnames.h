@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Names the mappings that the module's faults records point at: the path and
+ * size of the mapping that starts at an address, as /proc/PID/maps said when
+ * pfprofd last read it. A process's maps is read again only when a record
+ * names a mapping it does not have (or with another inode), and at most once
+ * per pass (one drain of the ring): a process that maps and unmaps all the
+ * time costs one read per drain, not one per record.
+ */
+#ifndef PFPROF_MAPNAMES_H
+#define PFPROF_MAPNAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct mapping_name;
+struct maps_snapshot;
+
+struct mapnames {
+	const char *proc;		/* "/proc", or a test's directory laid out like it */
+	struct maps_snapshot *procs;	/* sorted by tgid */
+	size_t count, cap;
+	uint64_t pass;			/* mapnames_begin_pass() calls */
+	char fallback[48];		/* a name made from the kind and inode */
+};
+
+/* What a lookup found; name stays valid until the next lookup or sweep. */
+struct mapping_found {
+	const char *name;	/* path, "[heap]", "[anon]", ... (never NULL) */
+	uint64_t size;		/* bytes; 0: unknown (the mapping is gone) */
+};
+
+/* A new drain of the ring: each process's maps may be read once more. */
+void mapnames_begin_pass(struct mapnames *m);
+
+/*
+ * Names the mapping of kind (MP3_MAPPING_*) starting at start, with inode,
+ * in process tgid. Never fails: what /proc cannot tell (a mapping or a
+ * process gone, no memory) is named from the kind and inode alone.
+ */
+struct mapping_found mapnames_lookup(struct mapnames *m, pid_t tgid, uint32_t kind,
+				     uint64_t start, uint64_t inode);
+
+/* Forgets the processes no lookup asked about in the last passes passes. */
+void mapnames_sweep(struct mapnames *m, uint64_t passes);
+
+void mapnames_free(struct mapnames *m);
+
+#endif /* PFPROF_MAPNAMES_H */

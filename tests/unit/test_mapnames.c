@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/* daemon/mapnames: naming the faults records' mappings from /proc/PID/maps. */
+#include <string.h>
+#include <sys/stat.h>
+
+#include <linux/mp3.h>
+
+#include "mapnames.h"
+#include "unit.h"
+
+/* The maps of process 42 in a directory laid out like /proc. */
+static const char maps_before[] =
+	"55d0c0a3e000-55d0c0a40000 r--p 00000000 fe:01 1835055                    /usr/bin/cat\n"
+	"55d0c1000000-55d0c1021000 rw-p 00000000 00:00 0                          [heap]\n"
+	"7f0000000000-7f0004000000 rw-p 00000000 00:00 0 \n"
+	"7f0010000000-7f0010001000 rw-p 00000000 00:00 0                          [anon:arena]\n"
+	"7f0020000000-7f0020100000 rw-s 00000000 00:01 2048                       /memfd:buf (deleted)\n"
+	"7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0                          [stack]\n";
+
+static void write_maps(const char *text)
+{
+	mkdir("proc", 0755);
+	mkdir("proc/42", 0755);
+	unit_write_file("proc/42/maps", text);
+}
+
+static void expect_found(struct mapnames *m, uint32_t kind, uint64_t start, uint64_t inode,
+			 const char *name, uint64_t size)
+{
+	struct mapping_found f = mapnames_lookup(m, 42, kind, start, inode);
+
+	expect(!strcmp(f.name, name) && f.size == size, "%llx: '%s' %llu bytes, want '%s' %llu",
+	       (unsigned long long)start, f.name, (unsigned long long)f.size, name,
+	       (unsigned long long)size);
+}
+
+static void test_names_each_kind(void)
+{
+	struct mapnames m = { .proc = "proc" };
+
+	write_maps(maps_before);
+	mapnames_begin_pass(&m);
+	expect_found(&m, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0x2000);
+	expect_found(&m, MP3_MAPPING_HEAP, 0x55d0c1000000ULL, 0, "[heap]", 0x21000);
+	expect_found(&m, MP3_MAPPING_ANON, 0x7f0000000000ULL, 0, "[anon]", 0x4000000);
+	expect_found(&m, MP3_MAPPING_ANON, 0x7f0010000000ULL, 0, "[anon:arena]", 0x1000);
+	expect_found(&m, MP3_MAPPING_SHMEM, 0x7f0020000000ULL, 2048, "/memfd:buf (deleted)",
+		     0x100000);
+	expect_found(&m, MP3_MAPPING_STACK, 0x7ffd00000000ULL, 0, "[stack]", 0x21000);
+	expect_found(&m, MP3_MAPPING_UNRESOLVED, 0, 0, "[unresolved]", 0);
+	mapnames_free(&m);
+}
+
+/* maps is read again for a mapping it did not have, once per pass. */
+static void test_reads_again_once_per_pass(void)
+{
+	struct mapnames m = { .proc = "proc" };
+
+	write_maps(maps_before);
+	mapnames_begin_pass(&m);
+	expect_found(&m, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0x2000);
+	write_maps("7f0030000000-7f0030002000 r--p 00000000 fe:01 99 /usr/lib/libnew.so\n");
+	mapnames_begin_pass(&m);
+	/* Known mapping: maps is not read again, what it said stands. */
+	expect_found(&m, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0x2000);
+	/* Unknown: read again, found. */
+	expect_found(&m, MP3_MAPPING_FILE, 0x7f0030000000ULL, 99, "/usr/lib/libnew.so", 0x2000);
+	write_maps("7f0040000000-7f0040001000 r--p 00000000 fe:01 77 /usr/lib/later.so\n");
+	/* Not again in the same pass: named from its inode. */
+	expect_found(&m, MP3_MAPPING_FILE, 0x7f0040000000ULL, 77, "[inode 77]", 0);
+	mapnames_begin_pass(&m);
+	expect_found(&m, MP3_MAPPING_FILE, 0x7f0040000000ULL, 77, "/usr/lib/later.so", 0x1000);
+	/* Another file at the same address is another mapping: read again next pass. */
+	write_maps("7f0040000000-7f0040003000 r--p 00000000 fe:01 78 /usr/lib/other.so\n");
+	mapnames_begin_pass(&m);
+	expect_found(&m, MP3_MAPPING_FILE, 0x7f0040000000ULL, 78, "/usr/lib/other.so", 0x3000);
+	mapnames_free(&m);
+}
+
+/* A process gone, or a mapping unmapped before pfprofd looked: named from the record. */
+static void test_gone(void)
+{
+	struct mapnames m = { .proc = "proc" };
+
+	mapnames_begin_pass(&m);
+	expect_found(&m, MP3_MAPPING_FILE, 0x1000, 5, "[inode 5]", 0);
+	expect_found(&m, MP3_MAPPING_HEAP, 0x2000, 0, "[heap]", 0);
+	write_maps(maps_before);
+	mapnames_begin_pass(&m);
+	expect_found(&m, MP3_MAPPING_ANON, 0x1000, 0, "[anon]", 0);
+	mapnames_free(&m);
+}
+
+/* A process no lookup asked about for the passes given is forgotten, its maps read again. */
+static void test_sweep(void)
+{
+	struct mapnames m = { .proc = "proc" };
+
+	write_maps(maps_before);
+	mapnames_begin_pass(&m);
+	expect_found(&m, MP3_MAPPING_HEAP, 0x55d0c1000000ULL, 0, "[heap]", 0x21000);
+	mapnames_sweep(&m, 2);
+	expect(m.count == 1, "%zu processes kept after one pass", m.count);
+	mapnames_begin_pass(&m);
+	mapnames_begin_pass(&m);
+	mapnames_sweep(&m, 2);
+	expect(m.count == 0, "%zu processes kept after two passes", m.count);
+	expect_found(&m, MP3_MAPPING_HEAP, 0x55d0c1000000ULL, 0, "[heap]", 0x21000);
+	mapnames_free(&m);
+}
+
+UNIT_TESTS(UNIT_TEST(names_each_kind), UNIT_TEST(reads_again_once_per_pass), UNIT_TEST(gone),
+	   UNIT_TEST(sweep));
