@@ -192,9 +192,20 @@ static struct listed_target **find_owners(const struct target_list *targets,
 	return owners;
 }
 
+/* A process's state: profiled or not, kept alone or with maps or not ("" if neither). */
+static const char *state_of(pid_t pid, bool profiled, const struct pidlist *kept,
+			    const struct pidlist *mapped)
+{
+	if (contains(mapped, pid))
+		return profiled ? "profiled, kept with maps" : "kept with maps, not profiled";
+	if (contains(kept, pid))
+		return profiled ? "profiled, kept" : "kept, not profiled";
+	return profiled ? "profiled" : "";
+}
+
 static int list(struct ctl *ctl, const struct ctl_call *call)
 {
-	struct pidlist kept = { 0 }, registered = { 0 };
+	struct pidlist kept = { 0 }, mapped = { 0 }, registered = { 0 };
 	struct target_list targets = { 0 };
 	struct listed_target *lts = NULL, **owners;
 	int err;
@@ -207,6 +218,8 @@ static int list(struct ctl *ctl, const struct ctl_call *call)
 		return ctl_module_error(err, ctl->config.status_file);
 	err = pidlist_read(ctl->config.pid_file, &kept, NULL, NULL);
 	if (!err)
+		err = pidlist_read_kind(ctl->config.pid_file, PIDLIST_MAPS, &mapped);
+	if (!err)
 		err = target_list_read(ctl->config.pid_file, &targets);
 	if (!err && !(lts = calloc(targets.count ? targets.count : 1, sizeof(*lts))))
 		err = -ENOMEM;
@@ -218,11 +231,15 @@ static int list(struct ctl *ctl, const struct ctl_call *call)
 	printf("%-8s %-16s %s\n", "PID", "COMMAND", "STATE");
 	for (size_t i = 0; i < registered.count; i++)
 		if (!owners || !owners[i])
-			print_process("", registered.pids[i], contains(&kept, registered.pids[i]) ?
-				      "profiled, kept" : "profiled");
+			print_process("", registered.pids[i],
+				      state_of(registered.pids[i], true, &kept, &mapped));
 	for (size_t i = 0; i < kept.count; i++)
-		if (!contains(&registered, kept.pids[i]))
-			print_process("", kept.pids[i], "kept, not profiled");
+		if (!contains(&registered, kept.pids[i]) && !contains(&mapped, kept.pids[i]))
+			print_process("", kept.pids[i], state_of(kept.pids[i], false, &kept, &mapped));
+	for (size_t i = 0; i < mapped.count; i++)
+		if (!contains(&registered, mapped.pids[i]))
+			print_process("", mapped.pids[i],
+				      state_of(mapped.pids[i], false, &kept, &mapped));
 	if (lts && owners && targets.count) {
 		printf("\n%-32s %s\n", "TARGET", "STATE");
 		for (size_t i = 0; i < targets.count; i++)
@@ -232,6 +249,7 @@ static int list(struct ctl *ctl, const struct ctl_call *call)
 	free(lts);
 	target_list_free(&targets);
 	pidlist_free(&kept);
+	pidlist_free(&mapped);
 	pidlist_free(&registered);
 	return err ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 }
@@ -240,7 +258,8 @@ const struct ctl_command ctl_list_command = {
 	.name = "list", .operands = "",
 	.summary = "List the profiled processes and the kept targets",
 	.details = "Columns: PID, command name, and whether the module profiles it now and\n"
-		   "whether pfprofd's PID file keeps it across restarts. Then each target the\n"
+		   "whether pfprofd's PID file keeps it across restarts (with maps: added\n"
+		   "with --maps). Then each target the\n"
 		   "PID file keeps (tree:ROOT, unit:NAME, cgroup:PATH, comm:NAME) with how\n"
 		   "many of its processes are profiled, and those processes beneath it.\n",
 	.run = list,

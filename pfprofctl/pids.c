@@ -21,9 +21,14 @@ static const char pids_details[] =
 	"picks it up when it starts ('unit NAME', 'cgroup PATH' in the PID file).\n"
 	"With --comm the operands are command names, as ps -o comm shows them (at most\n"
 	"15 bytes): every process of that name, present and future, from its fork or\n"
-	"its exec of a program of that name, until it is renamed ('comm NAME').\n";
+	"its exec of a program of that name, until it is renamed ('comm NAME').\n"
+	"With --maps each process's faults are also placed in its mappings (heap,\n"
+	"stack, each file...), for pfprofctl where ('maps PID'); see pfprofctl(8).\n";
 
-enum { OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM };
+enum { OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM, OPT_MAPS };
+
+/* How the PIDs are registered, and the PID file's lines that keep them so. */
+enum pids_kind { PIDS_ALONE, PIDS_MAPS, PIDS_TREE };
 
 /* Parses every operand as a PID; reports the bad one. */
 static int parse_pids(const struct ctl_command *cmd, const struct ctl_call *call, pid_t *pids)
@@ -34,34 +39,57 @@ static int parse_pids(const struct ctl_command *cmd, const struct ctl_call *call
 	return -1;
 }
 
-static int update_pid_file(const struct ctl *ctl, bool add, bool tree, const pid_t *pids,
-			   size_t n)
+/* del of a PID removes its line with or without maps. */
+static int update_pid_file(const struct ctl *ctl, bool add, enum pids_kind kind,
+			   const pid_t *pids, size_t n)
 {
+	const char *file = ctl->config.pid_file;
 	int err;
 
 	if (!n)
 		return PFPROF_EXIT_OK;
-	if (tree)
-		err = add ? pidlist_add_trees(ctl->config.pid_file, pids, n) :
-			    pidlist_remove_trees(ctl->config.pid_file, pids, n);
-	else
-		err = add ? pidlist_add(ctl->config.pid_file, pids, n) :
-			    pidlist_remove(ctl->config.pid_file, pids, n);
+	if (kind == PIDS_TREE)
+		err = pidlist_edit_pids(file, PIDLIST_TREE, add, pids, n);
+	else if (add)
+		err = pidlist_edit_pids(file, kind == PIDS_MAPS ? PIDLIST_MAPS : PIDLIST_PID, true,
+					pids, n);
+	else if (!(err = pidlist_edit_pids(file, PIDLIST_PID, false, pids, n)))
+		err = pidlist_edit_pids(file, PIDLIST_MAPS, false, pids, n);
 	return err ? ctl_pid_file_error(ctl, err) : PFPROF_EXIT_OK;
 }
 
-/* R, U, or for a tree T (its number is its root's PID) and X. */
-static int send_command(const struct ctl *ctl, bool add, bool tree, pid_t pid)
+/* R (with maps), U, or for a tree T (its number is its root's PID) and X. */
+static int send_command(const struct ctl *ctl, bool add, enum pids_kind kind, pid_t pid)
 {
-	if (tree && add)
-		return procstatus_tree(ctl->config.status_file, pid, (unsigned int)pid);
-	return procstatus_command(ctl->config.status_file,
-				  tree ? 'X' : add ? 'R' : 'U', pid);
+	const char *file = ctl->config.status_file;
+
+	if (kind == PIDS_TREE)
+		return add ? procstatus_tree(file, pid, (unsigned int)pid) :
+			     procstatus_command(file, 'X', pid);
+	if (add && kind == PIDS_MAPS)
+		return procstatus_register_maps(file, pid);
+	return procstatus_command(file, add ? 'R' : 'U', pid);
+}
+
+/* What to do about a PID that could not be added or removed. */
+static void hint_failure(enum pids_kind kind, bool add, int err, pid_t pid)
+{
+	if (kind == PIDS_TREE && add && err == -EINVAL)
+		ctl_hint("the loaded mp3 module cannot follow trees: reload it "
+			 "(modprobe -r mp3 && modprobe mp3)");
+	if (kind == PIDS_MAPS && err == -EINVAL)
+		ctl_hint("the loaded mp3 module cannot place faults in mappings: reload it "
+			 "(modprobe -r mp3 && modprobe mp3)");
+	if (kind == PIDS_MAPS && err == -EEXIST)
+		ctl_hint("PID %d is profiled already, without its mappings: "
+			 "pfprofctl del %d first", (int)pid, (int)pid);
+	if (err == -EPERM)
+		ctl_hint("you may profile only processes you could trace (your own, or any as root)");
 }
 
 /* Adds or removes each PID (or tree); the ones that worked go into done[]. */
-static int send_commands(const struct ctl *ctl, bool add, bool tree, const pid_t *pids, int n,
-			 pid_t *done, size_t *nr_done)
+static int send_commands(const struct ctl *ctl, bool add, enum pids_kind kind, const pid_t *pids,
+			 int n, pid_t *done, size_t *nr_done)
 {
 	int status = PFPROF_EXIT_OK;
 
@@ -78,19 +106,16 @@ static int send_commands(const struct ctl *ctl, bool add, bool tree, const pid_t
 		return PFPROF_EXIT_OK;
 	}
 	for (int i = 0; i < n; i++) {
-		int err = send_command(ctl, add, tree, pids[i]);
+		int err = send_command(ctl, add, kind, pids[i]);
+		bool done_before = add ? err == -EEXIST && kind != PIDS_MAPS : err == -ENOENT;
 
-		if (!err || (add && err == -EEXIST) || (!add && err == -ENOENT)) {
+		if (!err || done_before) {
 			done[(*nr_done)++] = pids[i];
 			continue;
 		}
 		ctl_error(err, "%s %s %d", add ? "adding" : "removing",
-			  tree ? "the tree of PID" : "PID", (int)pids[i]);
-		if (tree && add && err == -EINVAL)
-			ctl_hint("the loaded mp3 module cannot follow trees: reload it "
-				 "(modprobe -r mp3 && modprobe mp3)");
-		if (err == -EPERM)
-			ctl_hint("you may profile only processes you could trace (your own, or any as root)");
+			  kind == PIDS_TREE ? "the tree of PID" : "PID", (int)pids[i]);
+		hint_failure(kind, add, err, pids[i]);
 		status = PFPROF_EXIT_FAILED;
 	}
 	return status;
@@ -99,7 +124,8 @@ static int send_commands(const struct ctl *ctl, bool add, bool tree, const pid_t
 static int change(struct ctl *ctl, const struct ctl_command *cmd, bool add,
 		  const struct ctl_call *call)
 {
-	bool tree = call->option[OPT_TREE].set;
+	bool tree = call->option[OPT_TREE].set, maps = call->option[OPT_MAPS].set;
+	enum pids_kind kind = tree ? PIDS_TREE : maps ? PIDS_MAPS : PIDS_ALONE;
 	int n = call->nr_operands, status;
 	pid_t *pids, *done;
 	size_t nr_done = 0;
@@ -108,6 +134,10 @@ static int change(struct ctl *ctl, const struct ctl_command *cmd, bool add,
 	    call->option[OPT_COMM].set > 1)
 		return ctl_usage_error(cmd, "--tree, --unit, --cgroup and --comm name different "
 				       "things: give one of them");
+	if (maps && (tree || call->option[OPT_UNIT].set || call->option[OPT_CGROUP].set ||
+		     call->option[OPT_COMM].set))
+		return ctl_usage_error(cmd, "--maps takes PIDs alone: trees, units, cgroups and "
+				       "names cannot place faults in mappings yet");
 	if (call->option[OPT_UNIT].set)
 		return ctl_change_groups(ctl, TARGET_UNIT, add, call);
 	if (call->option[OPT_CGROUP].set)
@@ -124,9 +154,9 @@ static int change(struct ctl *ctl, const struct ctl_command *cmd, bool add,
 	status = parse_pids(cmd, call, pids);
 	if (status >= 0)
 		goto out;
-	status = send_commands(ctl, add, tree, pids, n, done, &nr_done);
+	status = send_commands(ctl, add, kind, pids, n, done, &nr_done);
 	if (status != PFPROF_EXIT_NO_MODULE) {
-		int file_status = update_pid_file(ctl, add, tree, done, nr_done);
+		int file_status = update_pid_file(ctl, add, kind, done, nr_done);
 
 		if (status == PFPROF_EXIT_OK)
 			status = file_status;
@@ -163,6 +193,8 @@ const struct ctl_command ctl_add_command = {
 				 "the operands are cgroup v2 directories: all their processes" },
 		[OPT_COMM] = { "comm", 'C', CTL_STRING, NULL,
 			       "the operands are command names: every process of each" },
+		[OPT_MAPS] = { "maps", 'm', CTL_STRING, NULL,
+			       "place each PID's faults in its mappings (pfprofctl where)" },
 	},
 	.run = add,
 };

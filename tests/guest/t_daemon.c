@@ -4,10 +4,12 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <pty.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -835,4 +837,202 @@ void test_daemon_prometheus(void)
 	printf("  daemon_prometheus: worker's minor faults %.0f, %.0f after a restart, %.0f after a "
 	       "module reload; %.0f samples written\n", first.minor, restarted.minor, reloaded.minor,
 	       reloaded.samples);
+}
+
+#define FAULTS_LOG LOG_DIR "/" LOGFORMAT_FAULTS_FILE
+#define PROCS_LOG LOG_DIR "/" LOGFORMAT_PROCS_FILE
+
+/* What the faults log says of one process, and of its mapping at region_start. */
+struct faults_seen {
+	unsigned long long minor, major;	/* every mapping */
+	unsigned long long region_minor, region_major, region_size;
+	char region_kind[16], region_name[256];
+};
+
+static void read_faults_log(pid_t pid, uint64_t region_start, struct faults_seen *seen)
+{
+	unsigned long long seq, start, inode, minor, major;
+	char line[1024], kind[16], size[32], name[256];
+	unsigned int target;
+	double wall;
+	int p;
+	FILE *f = fopen(FAULTS_LOG, "r");
+
+	*seen = (struct faults_seen){ 0 };
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llu\t%lf\t%d\t%*[^\t]\t%u\t%15[^\t]\t%llx\t%31[^\t]\t%llu\t%llu\t"
+			   "%llu\t%255[^\n]", &seq, &wall, &p, &target, kind, &start, size, &inode,
+			   &minor, &major, name) != 11 || p != pid)
+			continue;
+		seen->minor += minor;
+		seen->major += major;
+		if (start != region_start)
+			continue;
+		seen->region_minor += minor;
+		seen->region_major += major;
+		seen->region_size = strtoull(size, NULL, 10);
+		snprintf(seen->region_kind, sizeof(seen->region_kind), "%s", kind);
+		snprintf(seen->region_name, sizeof(seen->region_name), "%s", name);
+	}
+	fclose(f);
+}
+
+/* The minor and major faults of pid in the per-process log. */
+static void read_procs_log(pid_t pid, unsigned long long *minor, unsigned long long *major)
+{
+	unsigned long long seq, mi, ma;
+	char line[512];
+	double wall;
+	int p;
+	FILE *f = fopen(PROCS_LOG, "r");
+
+	*minor = *major = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llu\t%lf\t%d\t%*[^\t]\t%llu\t%llu", &seq, &wall, &p, &mi,
+			   &ma) == 5 && p == pid) {
+			*minor += mi;
+			*major += ma;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+/* Waits until the logs have the region's faults and both logs agree; fails after 20 s. */
+static void wait_faults_logged(pid_t pid, uint64_t start, struct faults_seen *seen)
+{
+	uint64_t deadline = now_ns() + 20000000000ULL;
+	unsigned long long minor, major;
+
+	for (;;) {
+		read_faults_log(pid, start, seen);
+		read_procs_log(pid, &minor, &major);
+		if (seen->region_minor >= REGION_PAGES && seen->minor == minor &&
+		    seen->major == major)
+			return;
+		expect(now_ns() < deadline, "after 20 s the faults log has %llu/%llu faults of PID"
+		       " %d (%llu in the region), the per-process log %llu/%llu", seen->minor,
+		       seen->major, (int)pid, seen->region_minor, minor, major);
+		sleep_ms(100);
+	}
+}
+
+/* The row of pfprofctl where's output for the mapping at start: its major and minor faults. */
+static bool where_row(const char *path, uint64_t start, unsigned long long *major,
+		      unsigned long long *minor)
+{
+	char line[1024], hex[32];
+	bool found = false;
+	FILE *f = fopen(path, "r");
+
+	snprintf(hex, sizeof(hex), " %llx  ", (unsigned long long)start);
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, hex) && sscanf(line, "%llu %llu", major, minor) == 2;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * where --watch on a terminal: the process's window of the logs (its last
+ * 600 s: everything here) on the alternate screen, q quits and restores it.
+ */
+static void expect_where_watch(const char *pid_arg)
+{
+	struct winsize ws = { .ws_row = 24, .ws_col = 120 };
+	static char screen[SCREEN_MAX];
+	int master, status = -1;
+	size_t len = 0;
+	pid_t where = forkpty(&master, NULL, NULL, &ws);
+
+	expect(where >= 0, "forkpty: %s", strerror(errno));
+	if (!where) {
+		execl("./pfprofctl", "pfprofctl", "--config", CONF, "where", "--watch", "--last",
+		      "600", "-d", "0.2", pid_arg, (char *)NULL);
+		_exit(127);
+	}
+	len = pty_read_screen(master, screen, len, 1500);
+	expect(strstr(screen, "\033[?1049h") && strstr(screen, "[anon]") &&
+	       strstr(screen, "the last 600 s"), "no where --watch screen with [anon]: %.300s",
+	       screen);
+	expect(write(master, "q", 1) == 1, "typing q: %s", strerror(errno));
+	for (uint64_t deadline = now_ns() + 10000000000ULL;
+	     waitpid(where, &status, WNOHANG) == 0 && now_ns() < deadline;) {
+		len = pty_read_screen(master, screen, len, 10);
+		sleep_ms(10);
+	}
+	expect(WIFEXITED(status) && !WEXITSTATUS(status), "where --watch did not quit on q "
+	       "(status %#x)", status);
+	pty_read_screen(master, screen, len, 100);
+	expect(strstr(screen, "\033[?25h\033[?1049l"), "the terminal was not restored");
+	close(master);
+}
+
+/*
+ * pfprofctl add --maps keeps a "maps PID" line; pfprofd registers it so
+ * again, logs its faults per mapping (a fresh 64 MiB region: 16384 minor
+ * faults in one [anon] line of 64 MiB, every fault in the faults log as in
+ * the per-process log), pfprofctl where shows that row and the metrics
+ * have the process's major faults by mapping.
+ */
+void test_daemon_faults_log(void)
+{
+	unsigned long long where_major = 0, where_minor = 0;
+	char pid_arg[16], line[64], series[128];
+	struct faults_seen seen;
+	pid_t child, daemon;
+	uintptr_t addr;
+	uint64_t start;
+	int go, back;
+
+	setup("prometheus_dir = " PROM_DIR "\nprometheus_interval = 1s\n");
+	expect(!mkdir(PROM_DIR, 0755), "mkdir %s: %s", PROM_DIR, strerror(errno));
+	child = spawn_piped(region_child, &go, &back);
+	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)child);
+	expect(ctl(NULL, "add", "--maps", pid_arg) == 0, "pfprofctl add --maps %s failed", pid_arg);
+	snprintf(line, sizeof(line), "maps %d\n", (int)child);
+	expect(file_contains(PID_FILE, line), "no line '%.*s' in %s", (int)strlen(line) - 1, line,
+	       PID_FILE);
+	expect(status_lists(child), "add --maps did not register PID %d", (int)child);
+	/* Unregistered in the module only: pfprofd registers it again from the file. */
+	expect_ok(status_cmd('U', child), "U child");
+	daemon = start_ready_daemon();
+	wait_listed(child, 5000);
+	snprintf(line, sizeof(line), "profiling PID %d with its mappings", (int)child);
+	expect(file_contains(STDERR_FILE, line), "pfprofd did not log '%s'", line);
+
+	expect(write(go, "g", 1) == 1, "telling the child to go: %s", strerror(errno));
+	expect(read(back, &addr, sizeof(addr)) == sizeof(addr), "the child died");
+	start = mapping_start(child, addr);
+	wait_faults_logged(child, start, &seen);
+	printf("  daemon_faults_log: region %llu minor %llu major, %s %s of %llu bytes; all "
+	       "mappings %llu/%llu\n", seen.region_minor, seen.region_major, seen.region_kind,
+	       seen.region_name, seen.region_size, seen.minor, seen.major);
+	expect(seen.region_minor == REGION_PAGES && !seen.region_major &&
+	       !strcmp(seen.region_kind, "anon") && !strcmp(seen.region_name, "[anon]") &&
+	       seen.region_size == REGION_PAGES * (unsigned long long)sysconf(_SC_PAGESIZE),
+	       "the region's lines: %llu minor, %llu major, %s %s, %llu bytes", seen.region_minor,
+	       seen.region_major, seen.region_kind, seen.region_name, seen.region_size);
+
+	expect(ctl(DIR "/where.out", "where", pid_arg, NULL) == 0, "pfprofctl where %s failed",
+	       pid_arg);
+	expect(where_row(DIR "/where.out", start, &where_major, &where_minor) &&
+	       where_minor == REGION_PAGES && !where_major,
+	       "pfprofctl where: the region's row says %llu major, %llu minor", where_major,
+	       where_minor);
+
+	expect_where_watch(pid_arg);
+
+	snprintf(series, sizeof(series), "pfprof_process_major_faults_by_mapping_total{pid=\"%d\",",
+		 (int)child);
+	for (int i = 0; i < 50 && prom_value(series) < 0; i++)
+		sleep_ms(100);
+	expect(prom_value(series) == 0, "%s: %s... is %.0f, want 0 (no swap)", PROM_FILE, series,
+	       prom_value(series));
+	stop_daemon(daemon);
+	kill_and_reap(child);
+	close(go);
+	close(back);
 }

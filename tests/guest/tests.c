@@ -66,6 +66,7 @@ const struct test tests[] = {
 	{ "daemon_module_reload",     test_daemon_module_reload,       NULL,            20 },
 	{ "daemon_prometheus",        test_daemon_prometheus,          NULL,            45 },
 	{ "daemon_disk_full",         test_daemon_disk_full,           NULL,            20 },
+	{ "daemon_faults_log",        test_daemon_faults_log,          NULL,            45 },
 	{ "daemon_pid_file",          test_daemon_pid_file,            NULL,            20 },
 	{ "daemon_tree_kept",         test_daemon_tree_kept,           NULL,            30 },
 	{ "daemon_bad_config",        test_daemon_bad_config,          NULL,            20 },

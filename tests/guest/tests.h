@@ -61,6 +61,7 @@ void test_daemon_rotation(void);
 void test_daemon_restart_resumes(void);
 void test_daemon_module_reload(void);
 void test_daemon_prometheus(void);
+void test_daemon_faults_log(void);
 void test_daemon_disk_full(void);
 void test_daemon_pid_file(void);
 void test_daemon_tree_kept(void);

@@ -13,8 +13,9 @@ trap 'rm -rf "$dir"' EXIT
 # shellcheck source=tests/unit/result.sh
 . "$here/result.sh"
 
-printf 'pid_file = %s/pids\nstatus_file = %s/no-status\n' "$dir" "$dir" > "$dir/pfprofd.conf"
-printf '# kept\n42\ncomm postgres\n' > "$dir/pids"
+printf 'pid_file = %s/pids\nstatus_file = %s/no-status\nlog_dir = %s/logs\n' "$dir" "$dir" \
+	"$dir" > "$dir/pfprofd.conf"
+printf '# kept\n42\ncomm postgres\nmaps 43\n' > "$dir/pids"
 cp "$dir/pids" "$dir/pids.before"
 
 # why_not STATUS MESSAGE ARGS...: runs pfprofctl ARGS (stdout into
@@ -72,6 +73,19 @@ run_row top_n_zero          2 "-n wants a number from 1, not '0'" top -n 0
 run_row top_d_typed         2 "top: -d wants seconds"           top -d x
 run_row top_delay_typed     2 "top: --delay wants seconds"      top --delay x
 run_row follow_c_typed      2 "follow: -c wants a number, not"  follow -c x
+run_row maps_with_tree      2 "--maps takes PIDs alone"         add --maps --tree 42
+run_row maps_with_unit      2 "--maps takes PIDs alone"         add -m --unit a.service
+run_row del_has_no_maps     2 "--maps"                          del --maps 42
+run_row where_not_a_pid     2 "where: 'x' is not a PID"         where x
+run_row where_no_operand    2 "which PID?"                      where
+run_row where_two_operands  2 "where"                           where 42 43
+run_row where_last_typed    2 "where: --last wants seconds, not 'x'" where --last x 42
+run_row where_last_zero     2 "-l wants seconds, not '0'"       where -l 0 42
+run_row where_delay_alone   2 "-d goes with --watch"            where -d 1 42
+run_row where_delay_bad     2 "--delay wants seconds from 0.05" where --watch --delay 0 42
+run_row where_no_log        1 "no faults of PID 42 placed in $dir/logs/" where 42
+run_row where_no_log_hint   1 "hint: pfprofctl add --maps 42"   where 42
+run_row where_watch_no_tty  1 "where --watch draws on a terminal" where --watch 42
 
 # run_edit NAME STATUS MESSAGE LINE ARGS...: without the module, pfprofctl
 # ARGS exits with STATUS, says MESSAGE and removes LINE from the PID file,
@@ -90,13 +104,15 @@ run_edit() {
 no_module="the mp3 module is not loaded ($dir/no-status: No such file or directory)"
 run_edit del_without_module      0 "$no_module: removing from $dir/pids only" 42 del 42
 run_edit del_comm_without_module 0 "$no_module: removing" "comm postgres" del --comm postgres
+run_edit del_maps_without_module 0 "$no_module: removing" "maps 43" del 43
 cp "$dir/pids.before" "$dir/pids"
 
 # list without the module: what the PID file keeps, and a note why no more.
 why=$(why_not 0 "$no_module: showing what $dir/pids keeps" list)
 if [ -z "$why" ] && ! { grep -q '^42 .* kept, not profiled$' "$dir/out" &&
+	grep -q '^43 .* kept with maps, not profiled$' "$dir/out" &&
 	grep -q '^comm:postgres ' "$dir/out"; }; then
-	why="not 42 and comm:postgres in: $(cat "$dir/out")"
+	why="not 42, 43 and comm:postgres in: $(cat "$dir/out")"
 fi
 result list_without_module "$why"
 

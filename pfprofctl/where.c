@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pfprofctl where: in which mappings a process takes its faults, from the faults logs. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/mp3.h>
+
+#include "ctl.h"
+#include "logformat.h"
+#include "screen.h"
+#include "wheredata.h"
+
+enum { OPT_LAST, OPT_WATCH, OPT_DELAY };
+
+#define HEADER_LINES 2
+#define WATCH_LAST_S 10.0	/* --watch's window without --last */
+
+/* What one table shows: a process's mappings over a window of the logs. */
+struct where_view {
+	const struct ctl *ctl;
+	pid_t pid;
+	double last_s;			/* the window; 0: the whole log */
+	struct where_table table;
+};
+
+/* "1.5 MiB", "-" for unknown. */
+static void format_size(char *buf, size_t size, uint64_t bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	unsigned int u = 0;
+
+	if (!bytes) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+/* "2026-11-26 21:40:01" in UTC. */
+static void format_time(char *buf, size_t size, double wall_s)
+{
+	time_t t = (time_t)wall_s;
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(buf, size, "?");
+}
+
+/* A major fault is a read of the file on a file mapping, a swap-in on the others. */
+static bool is_file(const struct where_row *r)
+{
+	return r->mapping == MP3_MAPPING_FILE;
+}
+
+static void print_row(const struct where_table *t, const struct where_row *r,
+		      struct screen_size size, const char *eol)
+{
+	double faults = (double)(t->minor + t->major);
+	char bytes[24];
+
+	format_size(bytes, sizeof(bytes), r->size);
+	screen_put_line(size.cols, eol, "%9llu %9llu %8llu %8llu %5.1f%% %10s %-10s %12llx  %s",
+			(unsigned long long)r->major, (unsigned long long)r->minor,
+			(unsigned long long)(is_file(r) ? 0 : r->major),
+			(unsigned long long)(is_file(r) ? r->major : 0),
+			faults ? 100.0 * (double)(r->minor + r->major) / faults : 0.0, bytes,
+			logformat_mapping_word(r->mapping), (unsigned long long)r->start, r->name);
+}
+
+static void print_table(void *ctx, struct screen_size size, const char *eol)
+{
+	const struct where_view *v = ctx;
+	const struct where_table *t = &v->table;
+	char from[32], to[32], window[48];
+	size_t rows = t->count;
+
+	if (v->last_s)
+		snprintf(window, sizeof(window), "the last %g s", v->last_s);
+	else
+		snprintf(window, sizeof(window), "the whole log");
+	format_time(from, sizeof(from), t->first_s);
+	format_time(to, sizeof(to), t->last_s);
+	if (t->lines)
+		screen_put_line(size.cols, eol, "PID %d (%s), %s: %llu minor and %llu major faults "
+				"in %zu mappings, %s to %s UTC", (int)v->pid, t->comm, window,
+				(unsigned long long)t->minor, (unsigned long long)t->major,
+				t->count, from, to);
+	else
+		screen_put_line(size.cols, eol, "PID %d, %s: no faults placed", (int)v->pid,
+				window);
+	screen_put_line(size.cols, eol, "%9s %9s %8s %8s %6s %10s %-10s %12s  %s", "MAJOR",
+			"MINOR", "SWAP-IN", "READS", "SHARE", "SIZE", "KIND", "START", "MAPPING");
+	/* The last line stays empty: a newline there would scroll the header away. */
+	if (size.rows && size.rows - HEADER_LINES - 1 < rows)
+		rows = size.rows - HEADER_LINES - 1;
+	for (size_t i = 0; i < rows; i++)
+		print_row(t, &t->rows[i], size, eol);
+}
+
+/* Reads the window's lines into v->table anew; 0 or -errno (reported). */
+static int take(struct where_view *v)
+{
+	const struct pfprof_config *c = &v->ctl->config;
+	double since = v->last_s ? (double)time(NULL) - v->last_s : 0;
+	int err;
+
+	where_table_free(&v->table);
+	v->table = (struct where_table){ .pid = v->pid };
+	err = where_read_logs(&v->table, c->log_dir, c->keep, since);
+	if (err) {
+		ctl_error(err, "reading %s/" LOGFORMAT_FAULTS_FILE, c->log_dir);
+		return err;
+	}
+	where_sort(&v->table);
+	return 0;
+}
+
+static int watch(struct where_view *v, int delay_ms)
+{
+	int status = PFPROF_EXIT_OK, key = 0;
+
+	if (!isatty(STDOUT_FILENO) || !screen_enter()) {
+		ctl_error(0, "where --watch draws on a terminal: run it in one");
+		return PFPROF_EXIT_FAILED;
+	}
+	screen_catch_signals();
+	while (!screen_interrupted && key != 'q') {
+		if (!screen_resized && take(v)) {
+			status = PFPROF_EXIT_FAILED;
+			break;
+		}
+		screen_resized = 0;
+		screen_draw(print_table, v, HEADER_LINES + 2);
+		key = screen_wait_key(delay_ms, true);
+	}
+	screen_leave();
+	return status;
+}
+
+/* Seconds: a positive, finite number; -1 if not one. */
+static double parse_seconds(const char *arg)
+{
+	char *end;
+	double s;
+
+	errno = 0;
+	s = strtod(arg, &end);
+	return errno || end == arg || *end || !isfinite(s) || s <= 0 ? -1 : s;
+}
+
+static int once(struct where_view *v)
+{
+	if (take(v))
+		return PFPROF_EXIT_FAILED;
+	if (!v->table.lines) {
+		ctl_error(0, "no faults of PID %d placed in %s%s/" LOGFORMAT_FAULTS_FILE "*",
+			  (int)v->pid, v->last_s ? "the last seconds asked of " : "",
+			  v->ctl->config.log_dir);
+		ctl_hint("pfprofctl add --maps %d places its faults, while pfprofd runs",
+			 (int)v->pid);
+		return PFPROF_EXIT_FAILED;
+	}
+	print_table(v, (struct screen_size){ 0 }, "");
+	return fflush(stdout) ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
+}
+
+static int run(struct ctl *ctl, const struct ctl_call *call)
+{
+	struct where_view v = { .ctl = ctl };
+	bool watching = call->option[OPT_WATCH].set;
+	int delay_ms = 1000, status;
+
+	if (!ctl_parse_pid(call->operands[0], &v.pid))
+		return ctl_usage_error(&ctl_where_command, "'%s' is not a PID", call->operands[0]);
+	if (call->option[OPT_LAST].set) {
+		v.last_s = parse_seconds(call->option[OPT_LAST].string);
+		if (v.last_s < 0)
+			return ctl_usage_error(&ctl_where_command, "%s wants seconds, not '%s'",
+					       call->option[OPT_LAST].typed,
+					       call->option[OPT_LAST].string);
+	} else if (watching) {
+		v.last_s = WATCH_LAST_S;
+	}
+	if (call->option[OPT_DELAY].set) {
+		delay_ms = screen_parse_delay(call->option[OPT_DELAY].string);
+		if (delay_ms < 0 || !watching)
+			return ctl_usage_error(&ctl_where_command, !watching ?
+					       "%s goes with --watch" :
+					       "%s wants seconds from 0.05 to 3600, not '%s'",
+					       call->option[OPT_DELAY].typed,
+					       call->option[OPT_DELAY].string);
+	}
+	status = watching ? watch(&v, delay_ms) : once(&v);
+	where_table_free(&v.table);
+	return status;
+}
+
+const struct ctl_command ctl_where_command = {
+	.name = "where", .operands = "<pid>",
+	.min_operands = 1, .max_operands = 1,
+	.missing_operands = "which PID?",
+	.summary = "Show in which mappings a process takes its faults",
+	.details = "From pfprofd's faults logs (pfprof-faults.log and its rotated files), of a\n"
+		   "process added with pfprofctl add --maps: a row per mapping (its path,\n"
+		   "[heap], [stack], [anon], or [unresolved] for faults the module could not\n"
+		   "place), sorted by major faults: major and minor faults, the major ones\n"
+		   "that were swap-ins (anonymous and shared memory) or reads of the file\n"
+		   "(file mappings), its share of the process's faults, its size, kind and\n"
+		   "first address. --watch redraws it every second over the last 10 s (or\n"
+		   "--last); q quits.\n",
+	.options = {
+		[OPT_LAST] = { "last", 'l', CTL_STRING, "SECS",
+			       "only the faults of the last SECS seconds (default: all)" },
+		[OPT_WATCH] = { "watch", 'w', CTL_STRING, NULL,
+				"redraw live, like top, until q" },
+		[OPT_DELAY] = { "delay", 'd', CTL_STRING, "SECS",
+				"with --watch: the interval, 0.05 to 3600 s (default 1)" },
+	},
+	.run = run,
+};

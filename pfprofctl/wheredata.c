@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "wheredata.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <linux/mp3.h>
+
+#include "logformat.h"
+#include "logscan.h"
+
+static int compare_key(const struct where_row *r, const struct log_fault *l)
+{
+	if (r->start != l->start)
+		return r->start < l->start ? -1 : 1;
+	if (r->mapping != l->mapping)
+		return r->mapping < l->mapping ? -1 : 1;
+	return r->inode < l->inode ? -1 : r->inode > l->inode;
+}
+
+/* Room for one more row and its place in the order; false without memory. */
+static bool reserve_row(struct where_table *t)
+{
+	size_t cap = t->cap ? 2 * t->cap : 16;
+	struct where_row *rows;
+	size_t *order;
+
+	if (t->count < t->cap)
+		return true;
+	rows = realloc(t->rows, cap * sizeof(*rows));
+	if (!rows)
+		return false;
+	t->rows = rows;
+	order = realloc(t->order, cap * sizeof(*order));
+	if (!order)
+		return false;
+	t->order = order;
+	t->cap = cap;
+	return true;
+}
+
+/*
+ * gcc 12's -fanalyzer (tests/static.sh) takes the name stored in t->rows as
+ * leaked once t->order, another array, is written at a computed index: it
+ * cannot tell the two allocations apart. where_table_free() frees it.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wanalyzer-malloc-leak"
+/*
+ * The row of l's mapping, found through t->order (the rows' indexes in
+ * (start, mapping, inode) order), or a new one, named and sized by l: the
+ * newest line of it. NULL without memory.
+ */
+static struct where_row *row_of(struct where_table *t, const struct log_fault *l)
+{
+	size_t lo = 0, hi = t->count;
+	struct where_row *r;
+	char *name;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = compare_key(&t->rows[t->order[mid]], l);
+
+		if (!c)
+			return &t->rows[t->order[mid]];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!reserve_row(t))
+		return NULL;
+	name = strdup(l->name);
+	if (!name)
+		return NULL;
+	r = &t->rows[t->count];
+	*r = (struct where_row){ .mapping = l->mapping, .start = l->start, .inode = l->inode,
+				 .size = l->size, .name = name };
+	memmove(&t->order[lo + 1], &t->order[lo], (t->count - lo) * sizeof(*t->order));
+	t->order[lo] = t->count++;
+	return r;
+}
+#pragma GCC diagnostic pop
+
+int where_add(struct where_table *t, const struct log_fault *l)
+{
+	struct where_row *r = row_of(t, l);
+
+	if (!r)
+		return -ENOMEM;
+	if (!t->lines++) {
+		snprintf(t->comm, sizeof(t->comm), "%s", l->comm);
+		t->last_s = (double)l->wall_ns / 1e9;
+	}
+	t->first_s = (double)l->wall_ns / 1e9;
+	r->minor += l->minor;
+	r->major += l->major;
+	t->minor += l->minor;
+	t->major += l->major;
+	return 0;
+}
+
+/* What logscan_backward() hands each line to. */
+struct scan {
+	struct where_table t;	/* the caller's, handed back at the end */
+	double since_s;
+	bool reached;		/* a line older than since_s: stop, older files too */
+	int err;
+};
+
+static bool scan_line(const char *text, size_t len, void *arg)
+{
+	struct scan *s = arg;
+	char line[LOGFORMAT_LINE_MAX];
+	struct log_fault l;
+
+	if (len >= sizeof(line))
+		return false;
+	memcpy(line, text, len);
+	line[len] = '\0';
+	if (!logformat_parse_fault(line, &l))
+		return false;
+	if ((double)l.wall_ns / 1e9 < s->since_s) {
+		s->reached = true;
+		return true;
+	}
+	if (l.pid != (uint32_t)s->t.pid)
+		return false;
+	s->err = where_add(&s->t, &l);
+	return s->err != 0;
+}
+
+/* Scans one file back; -ENOENT if it does not exist. */
+static int scan_file(const char *path, struct scan *s)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint64_t end;
+	struct stat st;
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	err = fstat(fd, &st) ? -errno : logscan_complete_end(fd, (uint64_t)st.st_size, &end);
+	if (!err)
+		err = logscan_backward(fd, end, scan_line, s);
+	close(fd);
+	return err ? err : s->err;
+}
+
+int where_read_logs(struct where_table *t, const char *dir, unsigned int keep, double since_s)
+{
+	struct scan s = { .t = *t, .since_s = since_s };
+	int err = 0;
+
+	for (unsigned int n = 0; n <= keep && !s.reached && !err; n++) {
+		char path[PATH_MAX];
+
+		err = logformat_path(path, sizeof(path), dir, LOGKIND_FAULTS, n);
+		if (!err)
+			err = scan_file(path, &s);
+	}
+	*t = s.t;
+	return err == -ENOENT ? 0 : err;
+}
+
+static int compare_rows(const void *a, const void *b)
+{
+	const struct where_row *x = a, *y = b;
+
+	if (x->major != y->major)
+		return x->major > y->major ? -1 : 1;
+	if (x->minor != y->minor)
+		return x->minor > y->minor ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+void where_sort(struct where_table *t)
+{
+	if (t->count)
+		qsort(t->rows, t->count, sizeof(*t->rows), compare_rows);
+}
+
+void where_table_free(struct where_table *t)
+{
+	for (size_t i = 0; i < t->count; i++)
+		free(t->rows[i].name);
+	free(t->rows);
+	free(t->order);
+	t->rows = NULL;
+	t->order = NULL;
+	t->count = t->cap = 0;
+}

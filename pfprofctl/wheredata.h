@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pfprofctl where's data: a process's lines of the faults logs (logformat.h)
+ * added up per mapping, newest first, back to a given time.
+ */
+#ifndef PFPROF_WHEREDATA_H
+#define PFPROF_WHEREDATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "logformat.h"
+
+/* One mapping's faults over the lines read. */
+struct where_row {
+	uint32_t mapping;		/* MP3_MAPPING_* */
+	uint64_t start, inode;
+	uint64_t size;			/* from its newest line; 0: unknown */
+	uint64_t minor, major;
+	char *name;			/* from its newest line */
+};
+
+struct where_table {
+	pid_t pid;
+	char comm[24];			/* from the newest line */
+	double first_s, last_s;		/* wall-clock seconds of the oldest and newest line */
+	uint64_t lines;			/* lines of pid added */
+	uint64_t minor, major;		/* summed over the rows */
+	struct where_row *rows;		/* in the order first seen, until where_sort() */
+	size_t *order;			/* the rows' indexes by mapping, to find them */
+	size_t count, cap;
+};
+
+/* Adds a line of the table's process to its mapping's row (not after where_sort()); 0 or -ENOMEM. */
+int where_add(struct where_table *t, const struct log_fault *l);
+
+/*
+ * Adds the lines of t->pid from the faults logs in dir (the current file,
+ * then its rotated ones up to keep), newest first, that are at or after
+ * since_s (0: all). 0 (a missing file is none) or -errno.
+ */
+int where_read_logs(struct where_table *t, const char *dir, unsigned int keep, double since_s);
+
+/* Orders the rows by major faults, then minor, most first. */
+void where_sort(struct where_table *t);
+
+void where_table_free(struct where_table *t);
+
+#endif /* PFPROF_WHEREDATA_H */

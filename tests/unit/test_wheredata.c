@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pfprofctl/wheredata: the faults logs added up per mapping for pfprofctl where. */
+#include <string.h>
+#include <sys/stat.h>
+
+#include <linux/mp3.h>
+
+#include "unit.h"
+#include "wheredata.h"
+
+#define HEADER "# pfprof faults log format 1\n# created 1\n# columns: ...\n# units: ...\n" \
+	"# load_id 0123456789abcdef hz 250 period_ns 50000000\n"
+
+/* The rotated file and the current one, newest first, down to since; rows added up. */
+static void test_read_logs(void)
+{
+	struct where_table t = { .pid = 42 };
+	int err;
+
+	mkdir("logs", 0755);
+	unit_write_file("logs/pfprof-faults.log.1", HEADER
+		"1\t100.000000\t42\told\t0\tanon\t5000\t4096\t0\t10\t0\t[anon]\n"
+		"2\t200.000000\t42\told\t0\theap\t9000\t-\t0\t5\t1\t[heap]\n");
+	unit_write_file("logs/pfprof-faults.log", HEADER
+		"3\t300.000000\t42\tnew\t0\tanon\t5000\t8192\t0\t1\t2\t[anon:x]\n"
+		"3\t300.000000\t43\tother\t0\tanon\t5000\t8192\t0\t99\t99\t[anon]\n"
+		"# lost 1 records of sample 3\n"
+		"4\t400.000000\t42\tnew\t0\tfile\t7000\t4096\t12\t0\t7\t/lib/x.so\n");
+	err = where_read_logs(&t, "logs", 3, 0);
+	expect(!err, "where_read_logs: %d", err);
+	where_sort(&t);
+	expect(t.lines == 4 && t.count == 3 && t.minor == 16 && t.major == 10 &&
+	       !strcmp(t.comm, "new") && t.first_s == 100.0 && t.last_s == 400.0,
+	       "%llu lines, %zu rows, %llu minor, %llu major, comm %s, %g..%g",
+	       (unsigned long long)t.lines, t.count, (unsigned long long)t.minor,
+	       (unsigned long long)t.major, t.comm, t.first_s, t.last_s);
+	expect(t.count == 3 && !strcmp(t.rows[0].name, "/lib/x.so") && t.rows[0].major == 7 &&
+	       t.rows[1].mapping == MP3_MAPPING_ANON && t.rows[1].major == 2 &&
+	       t.rows[1].minor == 11 && t.rows[1].size == 8192 &&
+	       !strcmp(t.rows[1].name, "[anon:x]") && t.rows[2].mapping == MP3_MAPPING_HEAP,
+	       "rows wrong or out of order");
+	where_table_free(&t);
+
+	/* Since 250 s: the rotated file is not needed, its lines not counted. */
+	t = (struct where_table){ .pid = 42 };
+	expect(!where_read_logs(&t, "logs", 3, 250.0) && t.lines == 2 && t.minor == 1 &&
+	       t.major == 9 && t.first_s == 300.0, "since 250: %llu lines",
+	       (unsigned long long)t.lines);
+	where_table_free(&t);
+
+	/* No logs at all: nothing, no error. */
+	t = (struct where_table){ .pid = 42 };
+	expect(!where_read_logs(&t, "none", 3, 0) && !t.lines, "a missing directory");
+	where_table_free(&t);
+}
+
+UNIT_TESTS(UNIT_TEST(read_logs));
