@@ -8,6 +8,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,7 +49,7 @@
 #define LOCAL_SLIDE_EVERY 64
 
 /* Long options without a short form. */
-enum { OPT_STATUS_FILE = 256, OPT_SLEEP_MS, OPT_PAUSE, OPT_NO_REGISTER };
+enum { OPT_STATUS_FILE = 256, OPT_SLEEP_MS, OPT_PAUSE, OPT_NO_REGISTER, OPT_FILE };
 
 enum register_mode {
 	REGISTER_IF_LOADED,	/* the default: when the status file exists */
@@ -64,11 +66,13 @@ struct options {
 	uint64_t pause_ms;
 	enum register_mode registration;
 	const char *status_file;
+	const char *file;	/* --file: read this file's pages instead of anonymous memory */
 	bool quiet;
 };
 
 struct access_pattern {
 	volatile unsigned long *words;
+	bool read_only;		/* a file's pages: each access is a read */
 	uint64_t pages;
 	uint64_t words_per_page;
 	bool local;
@@ -109,6 +113,10 @@ static void print_usage(FILE *out)
 		"                       that fails (default: register if the status\n"
 		"                       file exists, and go on without if not)\n"
 		"      --no-register    do not register\n"
+		"      --file PATH      read the first <MB> MiB of the file PATH, mapped\n"
+		"                       shared and read-only, instead of anonymous memory:\n"
+		"                       each access reads a word (a page not in the page\n"
+		"                       cache is read from the file: a major fault)\n"
 		"      --status-file PATH\n"
 		"                       the status file (default " MP3_STATUS_PATH ")\n"
 		"  -q, --quiet          no progress or summary on standard error\n"
@@ -188,6 +196,7 @@ static void parse_options(int argc, char *argv[], struct options *opts)
 		{ "status-file", required_argument, NULL, OPT_STATUS_FILE },
 		{ "pause", required_argument, NULL, OPT_PAUSE },
 		{ "sleep-ms", required_argument, NULL, OPT_SLEEP_MS },
+		{ "file", required_argument, NULL, OPT_FILE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -214,6 +223,9 @@ static void parse_options(int argc, char *argv[], struct options *opts)
 			break;
 		case OPT_STATUS_FILE:
 			opts->status_file = optarg;
+			break;
+		case OPT_FILE:
+			opts->file = optarg;
 			break;
 		case OPT_PAUSE:
 			opts->pause_ms = parse_seconds_or_exit(optarg, MAX_PAUSE_MS, "pause");
@@ -294,6 +306,11 @@ static void access_once(struct access_pattern *p)
 	uint64_t page = next_page(p);
 	uint64_t word = random_below(&p->rng_state, p->words_per_page);
 	volatile unsigned long *target = p->words + page * p->words_per_page + word;
+
+	if (p->read_only) {
+		(void)*target;
+		return;
+	}
 
 	/* One instruction that both reads and writes takes one write fault
 	 * per new page. A separate load would first map the shared zero page
@@ -410,6 +427,28 @@ static void unregister_self(const struct options *opts)
 			strerror(error));
 }
 
+/* The first bytes of path, mapped shared and read-only; NULL (said why) if it is shorter. */
+static volatile unsigned long *map_file(const char *path, size_t bytes)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	void *buffer = MAP_FAILED;
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st)) {
+		fprintf(stderr, PROG ": cannot open %s: %s\n", path, strerror(errno));
+	} else if ((uint64_t)st.st_size < bytes) {
+		fprintf(stderr, PROG ": %s has %lld bytes, fewer than the %zu MiB asked for\n",
+			path, (long long)st.st_size, bytes >> MIB_SHIFT);
+	} else {
+		buffer = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+		if (buffer == MAP_FAILED)
+			fprintf(stderr, PROG ": cannot map %s: %s\n", path, strerror(errno));
+	}
+	if (fd >= 0)
+		close(fd);
+	return buffer == MAP_FAILED ? NULL : buffer;
+}
+
 static volatile unsigned long *map_buffer(size_t bytes)
 {
 	void *buffer = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
@@ -492,7 +531,8 @@ int main(int argc, char *argv[])
 
 	bytes = (size_t)opts.megabytes << MIB_SHIFT;
 	pattern = (struct access_pattern){
-		.words = map_buffer(bytes),
+		.words = opts.file ? map_file(opts.file, bytes) : map_buffer(bytes),
+		.read_only = opts.file != NULL,
 		.pages = bytes / (size_t)page_size,
 		.words_per_page = (size_t)page_size / sizeof(unsigned long),
 		.local = opts.local,
