@@ -13,6 +13,7 @@
 #include "atomicfile.h"
 #include "ctl.h"
 #include "logformat.h"
+#include "plotmaps.h"
 #include "plotprocs.h"
 #include "plotscript.h"
 #include "plotwords.h"
@@ -100,21 +101,31 @@ static int gather_logs(const struct pfprof_config *config, FILE *to, long *sampl
 	return n;
 }
 
+/* The per-process and per-mapping curves split out of the logs, for gnuplot. */
+struct plot_split {
+	struct plot_procs procs;
+	struct plot_maps maps;
+};
+
 /* 0, or the exit status of gnuplot (127: not installed), or -errno. */
-static int run_gnuplot(const char *script, const char *data, const struct plot_procs *procs,
+static int run_gnuplot(const char *script, const char *data, const struct plot_split *split,
 		       const char *label, const char *out)
 {
+	const struct plot_procs *procs = &split->procs;
+	const struct plot_maps *maps = &split->maps;
 	char *expr;
 	int status;
 	pid_t pid;
 
 	if (asprintf(&expr, "files='%s'; procfiles='%s'; proctitles='%s'; targetfiles='%s'; "
 		     "targettitles='%s'; targetprocs='%s'; targetprocfiles='%s'; "
-		     "targetproctitles='%s'; label='%s'; out='%s'", data,
+		     "targetproctitles='%s'; mapfiles='%s'; maptitles='%s'; mapmajor=%d; "
+		     "label='%s'; out='%s'", data,
 		     plot_words_text(&procs->procfiles), plot_words_text(&procs->proctitles),
 		     plot_words_text(&procs->targetfiles), plot_words_text(&procs->targettitles),
 		     plot_words_text(&procs->targetprocs), plot_words_text(&procs->targetprocfiles),
-		     plot_words_text(&procs->targetproctitles), label, out) < 0)
+		     plot_words_text(&procs->targetproctitles), plot_words_text(&maps->mapfiles),
+		     plot_words_text(&maps->maptitles), maps->majors, label, out) < 0)
 		return -ENOMEM;
 	pid = fork();
 	if (pid == 0) {
@@ -146,10 +157,10 @@ static void remove_dir(const char *dir)
 }
 
 /*
- * The per-process logs split for gnuplot; without them (a file given), the
- * plot lacks their panels.
+ * The per-process and faults logs split for gnuplot; without them (a file
+ * given), the plot lacks their panels.
  */
-static void split_procs(const struct plot_source *src, const char *dir, struct plot_procs *procs)
+static void split_logs(const struct plot_source *src, const char *dir, struct plot_split *split)
 {
 	const struct pfprof_config *config = &src->config;
 	struct target_list targets;
@@ -160,22 +171,31 @@ static void split_procs(const struct plot_source *src, const char *dir, struct p
 	err = target_list_read(config->pid_file, &targets);
 	if (err)
 		ctl_error(err, "reading %s (targets named by their numbers)", config->pid_file);
-	err = plotprocs_split(config, &targets, dir, procs);
+	err = plotprocs_split(config, &targets, dir, &split->procs);
 	if (err)
 		ctl_error(err, "reading the per-process logs in %s (plotting without them)",
 			  config->log_dir);
 	target_list_free(&targets);
+	err = plotmaps_split(config, dir, &split->maps);
+	if (err)
+		ctl_error(err, "reading the faults logs in %s (plotting without them)",
+			  config->log_dir);
 }
 
-/* "wrote FILE from N log files, M processes[, T targets | T of U targets]" */
-static void report(const char *out, int logs, const struct plot_procs *procs)
+/* "wrote FILE from N log files, M processes[, T targets | T of U targets][, K of L mappings]" */
+static void report(const char *out, int logs, const struct plot_split *split)
 {
+	const struct plot_procs *procs = &split->procs;
+
 	printf("wrote %s from %d log file%s, %d process%s", out, logs, logs == 1 ? "" : "s",
 	       procs->n, procs->n == 1 ? "" : "es");
 	if (procs->targets < procs->targets_seen)
 		printf(", %d of %d targets", procs->targets, procs->targets_seen);
 	else if (procs->targets)
 		printf(", %d target%s", procs->targets, procs->targets == 1 ? "" : "s");
+	if (split->maps.n)
+		printf(", %d of %d mapping%s", split->maps.n, split->maps.seen,
+		       split->maps.seen == 1 ? "" : "s");
 	putchar('\n');
 }
 
@@ -238,7 +258,7 @@ static void gnuplot_failed(int rc, const char *script, const char *label)
 
 /* Draws into out (the temporary PNG): PFPROF_EXIT_OK, or the failure reported. */
 static int draw(const struct plot_source *src, const char *script, const char *out, int *logs,
-		struct plot_procs *procs)
+		struct plot_split *split)
 {
 	char dir[] = "/tmp/pfprof-plot.XXXXXX", data[sizeof(dir) + 8];
 	int rc = PFPROF_EXIT_FAILED;
@@ -250,8 +270,8 @@ static int draw(const struct plot_source *src, const char *script, const char *o
 	snprintf(data, sizeof(data), "%s/samples", dir);
 	*logs = gather(src, data);
 	if (*logs > 0) {
-		split_procs(src, dir, procs);
-		rc = run_gnuplot(script, data, procs, src->label, out);
+		split_logs(src, dir, split);
+		rc = run_gnuplot(script, data, split, src->label, out);
 		if (rc)
 			gnuplot_failed(rc, script, src->label);
 	}
@@ -271,7 +291,7 @@ static mode_t new_file_mode(void)
 /* The PNG is drawn beside out and renamed over it once drawn: a failure leaves out as it was. */
 static int plot(const struct plot_source *src, const char *script, const char *out)
 {
-	struct plot_procs procs = { 0 };
+	struct plot_split split = { 0 };
 	struct atomic_file png;
 	int logs = 0, rc, err = atomic_file_begin(&png, out);
 
@@ -279,14 +299,15 @@ static int plot(const struct plot_source *src, const char *script, const char *o
 		ctl_error(err, "writing %s", out);
 		return PFPROF_EXIT_FAILED;
 	}
-	rc = draw(src, script, png.temp, &logs, &procs);
+	rc = draw(src, script, png.temp, &logs, &split);
 	if (rc)
 		atomic_file_abort(&png);
 	else if ((err = atomic_file_commit(&png, new_file_mode(), false)))
 		ctl_error(err, "writing %s", out);
 	else
-		report(out, logs, &procs);
-	plotprocs_free(&procs);
+		report(out, logs, &split);
+	plotprocs_free(&split.procs);
+	plotmaps_free(&split.maps);
 	return rc || err ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 }
 

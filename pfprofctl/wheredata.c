@@ -17,6 +17,8 @@
 
 static int compare_key(const struct where_row *r, const struct log_fault *l)
 {
+	if ((uint32_t)r->pid != l->pid)
+		return (uint32_t)r->pid < l->pid ? -1 : 1;
 	if (r->start != l->start)
 		return r->start < l->start ? -1 : 1;
 	if (r->mapping != l->mapping)
@@ -54,7 +56,7 @@ static bool reserve_row(struct where_table *t)
 #pragma GCC diagnostic ignored "-Wanalyzer-malloc-leak"
 /*
  * The row of l's mapping, found through t->order (the rows' indexes in
- * (start, mapping, inode) order), or a new one, named and sized by l: the
+ * (pid, start, mapping, inode) order), or a new one, named and sized by l: the
  * newest line of it. NULL without memory.
  */
 static struct where_row *row_of(struct where_table *t, const struct log_fault *l)
@@ -80,8 +82,9 @@ static struct where_row *row_of(struct where_table *t, const struct log_fault *l
 	if (!name)
 		return NULL;
 	r = &t->rows[t->count];
-	*r = (struct where_row){ .mapping = l->mapping, .start = l->start, .inode = l->inode,
-				 .size = l->size, .name = name };
+	*r = (struct where_row){ .pid = (pid_t)l->pid, .mapping = l->mapping, .start = l->start,
+				 .inode = l->inode, .size = l->size, .name = name };
+	snprintf(r->comm, sizeof(r->comm), "%s", l->comm);
 	memmove(&t->order[lo + 1], &t->order[lo], (t->count - lo) * sizeof(*t->order));
 	t->order[lo] = t->count++;
 	return r;
@@ -130,7 +133,7 @@ static bool scan_line(const char *text, size_t len, void *arg)
 		s->reached = true;
 		return true;
 	}
-	if (l.pid != (uint32_t)s->t.pid)
+	if (s->t.pid && l.pid != (uint32_t)s->t.pid)
 		return false;
 	s->err = where_add(&s->t, &l);
 	return s->err != 0;

@@ -15,6 +15,8 @@
 
 /* One mapping's faults over the lines read. */
 struct where_row {
+	pid_t pid;			/* its process */
+	char comm[24];			/* the process's name, from its newest line */
 	uint32_t mapping;		/* MP3_MAPPING_* */
 	uint64_t start, inode;
 	uint64_t size;			/* from its newest line; 0: unknown */
@@ -23,7 +25,7 @@ struct where_row {
 };
 
 struct where_table {
-	pid_t pid;
+	pid_t pid;			/* the process whose lines are read; 0: every one */
 	char comm[24];			/* from the newest line */
 	double first_s, last_s;		/* wall-clock seconds of the oldest and newest line */
 	uint64_t lines;			/* lines of pid added */

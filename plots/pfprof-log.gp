@@ -14,6 +14,10 @@
 # with the target's total and, beneath it, the curves of targetprocs (a
 # count per target) of targetprocfiles and targetproctitles, in target order.
 # The processes of procfiles are then those without a target.
+# mapfiles, maptitles (optional, as many words each): per mapping of a
+# process added with --maps, its lines of pfprof-faults.log in the same three
+# columns, and "name:comm/pid" titles; mapmajor 1 draws their major faults,
+# 0 their minor + major ones (no mapping had a major fault). A panel.
 if (!exists("files")) files = 'pfprof.log'
 if (!exists("out")) out = 'pfprof.png'
 if (!exists("label")) label = files
@@ -24,10 +28,14 @@ if (!exists("targettitles")) targettitles = targetfiles
 if (!exists("targetprocs")) targetprocs = ''
 if (!exists("targetprocfiles")) targetprocfiles = ''
 if (!exists("targetproctitles")) targetproctitles = targetprocfiles
+if (!exists("mapfiles")) mapfiles = ''
+if (!exists("maptitles")) maptitles = mapfiles
+if (!exists("mapmajor")) mapmajor = 1
 data = '< cat ' . files
 nprocs = words(procfiles)
 ntargets = words(targetfiles)
-panels = 4 + (nprocs ? 1 : 0) + ntargets
+nmaps = words(mapfiles)
+panels = 4 + (nprocs ? 1 : 0) + ntargets + (nmaps ? 1 : 0)
 
 # Exit status 3: no line has a sample's time, faults and CPU (not a pfprof log).
 stats data using ($2 + 0 * ($5 + $6 + $7)) nooutput   # column 2, where 5 to 7 are too
@@ -114,5 +122,16 @@ do for [i = 1:ntargets] {
              with lines lw 4 lc "black" title "all its processes", \
          for [j = first:last] word(targetprocfiles, j) using ($1 - t0):($2 + $3) \
              smooth cumulative with lines lw 1.5 title word(targetproctitles, j)
+}
+
+# Per mapping (processes added with --maps): where the faults were.
+if (nmaps) {
+    set title "mappings with the most faults (pfprof-faults.log)" noenhanced
+    set ylabel (mapmajor ? "major faults per mapping (cumulative)" : \
+                "faults per mapping, minor + major (cumulative)")
+    set key noenhanced
+    plot for [i = 1:nmaps] word(mapfiles, i) \
+             using ($1 - t0):(c = (column(0) == 0 ? 0 : c) + (mapmajor ? $3 : $2 + $3)) \
+             with lines lw 2 title word(maptitles, i)
 }
 unset multiplot

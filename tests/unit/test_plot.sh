@@ -159,6 +159,9 @@ print 'targettitles ' . targettitles
 print 'targetprocs ' . targetprocs
 print 'targetprocfiles ' . targetprocfiles
 print 'targetproctitles ' . targetproctitles
+print 'mapfiles ' . mapfiles
+print 'maptitles ' . maptitles
+print sprintf('mapmajor %d', mapmajor)
 set print
 GP
 cat >> "$PFPROF_PLOT_SCRIPT" <<GP
@@ -249,6 +252,32 @@ check seven_targets_ten_panels [ "$(png_height "$dir/seven.png")" -eq 4000 ]
 split=$dir/seven.png.split
 check least_target_not_drawn [ "$(words targettitles)" = \
 	"tree:507 tree:506 tree:505 tree:504 tree:503 tree:502" ]
+
+# The faults log of processes added with --maps: a panel of the 8 mappings
+# with the most major faults (mapping i of PID 700 has i a sample), each
+# mapping's lines in its file; without major faults, minor + major are drawn.
+awk 'BEGIN {
+	print "# pfprof faults log format 1"
+	for (s = 0; s < 20; s++)
+		for (i = 1; i <= 9; i++)
+			printf "%d\t%.6f\t700\tdb\t0\tfile\t%x\t4096\t%d\t1\t%d\t/data/f%d\n", s,
+				1763890000 + s * 0.05, i * 4096, i, i, i
+}' > "$dir/log/pfprof-faults.log"
+"$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/maps.png" > "$dir/out" 2>&1
+check maps_plot_succeeds [ $? -eq 0 ]
+check maps_plot_says grep -q ', 8 of 9 mappings$' "$dir/out"
+check maps_eleven_panels [ "$(png_height "$dir/maps.png")" -eq 4400 ]
+split=$dir/maps.png.split
+check maps_by_major_faults [ "$(words maptitles)" = "/data/f9:db/700 /data/f8:db/700 \
+/data/f7:db/700 /data/f6:db/700 /data/f5:db/700 /data/f4:db/700 /data/f3:db/700 /data/f2:db/700" ]
+check maps_majors_drawn [ "$(words mapmajor)" = 1 ]
+check maps_curve_lines [ "$(awk '{ n += $3 } END { print n, NR }' "$split/map-0")" = "180 20" ]
+sed 's/\t[0-9]*\t\(\/data\/f[0-9]\)$/\t0\t\1/' "$dir/log/pfprof-faults.log" > "$dir/minor-only"
+mv "$dir/minor-only" "$dir/log/pfprof-faults.log"
+"$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/minor.png" > /dev/null 2>&1
+split=$dir/minor.png.split
+check maps_without_majors_draws_all [ "$(words mapmajor)" = 0 ]
+rm "$dir/log/pfprof-faults.log"
 
 # The wall-clock time of the first sample is in the picture (UTC); rates are
 # per second over 1 s bins, wider over a long log (at most 1000 bins);
