@@ -10,6 +10,7 @@
 
 #include "clock.h"
 #include "daemon_log.h"
+#include "growarray.h"
 
 /* Samples between two sweeps of the counters' process table (a minute at 20 Hz). */
 #define COUNTERS_SWEEP 1200
@@ -129,15 +130,12 @@ struct sample_records {
 /* Keeps a faults record to add up with the sample's others; false without memory. */
 static bool keep_faults(struct collector *c, const struct mp3_proc_record *r)
 {
-	if (c->nr_faults == c->faults_cap) {
-		size_t cap = c->faults_cap ? 2 * c->faults_cap : 64;
-		struct fault_sum *grown = realloc(c->faults, cap * sizeof(*grown));
+	struct fault_sum *grown = grow_array(c->faults, &c->faults_cap, c->nr_faults,
+					     sizeof(*grown), 64);
 
-		if (!grown)
-			return false;
-		c->faults = grown;
-		c->faults_cap = cap;
-	}
+	if (!grown)
+		return false;
+	c->faults = grown;
 	c->faults[c->nr_faults++] = (struct fault_sum){
 		.tgid = r->tgid, .target = r->target, .mapping = r->mapping,
 		.start = r->faults.start, .inode = r->faults.inode,

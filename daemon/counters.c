@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "growarray.h"
+
 void counters_add_sample(struct counters *c, const struct mp3_ring_sample *s, bool has_system)
 {
 	c->minor += s->minor_faults;
@@ -35,15 +37,10 @@ struct target_total *counters_target(struct counters *c, uint32_t number)
 	for (size_t i = 0; i < c->nr_targets; i++)
 		if (c->targets[i].number == number)
 			return &c->targets[i];
-	if (c->nr_targets == c->targets_cap) {
-		size_t cap = c->targets_cap ? c->targets_cap * 2 : 16;
-
-		t = reallocarray(c->targets, cap, sizeof(*t));
-		if (!t)
-			return NULL;
-		c->targets = t;
-		c->targets_cap = cap;
-	}
+	t = grow_array(c->targets, &c->targets_cap, c->nr_targets, sizeof(*t), 16);
+	if (!t)
+		return NULL;
+	c->targets = t;
 	t = &c->targets[c->nr_targets++];
 	*t = (struct target_total){ .number = number };
 	return t;

@@ -10,6 +10,8 @@
 
 #include <linux/mp3.h>
 
+#include "growarray.h"
+
 struct mapping_name {
 	uint64_t start, end, inode;
 	char *name;		/* the maps line's last field; NULL if it has none */
@@ -68,16 +70,13 @@ static int read_maps(const struct mapnames *m, pid_t tgid, struct mapping_name *
 
 		if (!parse_line(line, &one))
 			continue;
-		if (count == cap) {
-			cap = cap ? 2 * cap : 64;
-			grown = realloc(v, cap * sizeof(*v));
-			if (!grown) {
-				free(one.name);
-				err = -ENOMEM;
-				break;
-			}
-			v = grown;
+		grown = grow_array(v, &cap, count, sizeof(*v), 64);
+		if (!grown) {
+			free(one.name);
+			err = -ENOMEM;
+			break;
 		}
+		v = grown;
 		v[count++] = one;
 	}
 	if (!err && ferror(f))
@@ -128,6 +127,7 @@ static const struct mapping_name *find_mapping(const struct maps_snapshot *p, ui
 static struct maps_snapshot *snapshot_of(struct mapnames *m, pid_t tgid)
 {
 	size_t lo = 0, hi = m->count;
+	struct maps_snapshot *grown;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -139,15 +139,10 @@ static struct maps_snapshot *snapshot_of(struct mapnames *m, pid_t tgid)
 		else
 			hi = mid;
 	}
-	if (m->count == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 16;
-		struct maps_snapshot *grown = realloc(m->procs, cap * sizeof(*grown));
-
-		if (!grown)
-			return NULL;
-		m->procs = grown;
-		m->cap = cap;
-	}
+	grown = grow_array(m->procs, &m->cap, m->count, sizeof(*grown), 16);
+	if (!grown)
+		return NULL;
+	m->procs = grown;
 	memmove(&m->procs[lo + 1], &m->procs[lo], (m->count - lo) * sizeof(*m->procs));
 	m->count++;
 	m->procs[lo] = (struct maps_snapshot){ .tgid = tgid };

@@ -73,13 +73,6 @@ bool mp3ring_read_record(const struct mp3ring *ring, uint64_t n, uint64_t sample
 			 struct mp3_proc_record *out);
 
 /*
- * How long a reader that has just caught up may leave the ring alone when
- * each sample names records_per_sample records: the time the writer takes to
- * fill half of the samples' ring or half of the records' ring, whichever is
- * sooner, so that a reader waking then still has the other half's time to
- * drain before anything is overwritten. In ns, at least one period.
- */
-/*
  * Hands fn each record of sample s that can still be read
  * (mp3ring_read_record()), in order; returns how many could not: lost.
  */
@@ -87,6 +80,13 @@ uint64_t mp3ring_for_each_record(const struct mp3ring *ring, const struct mp3_ri
 				 void (*fn)(void *ctx, const struct mp3_proc_record *r),
 				 void *ctx);
 
+/*
+ * How long a reader that has just caught up may leave the ring alone when
+ * each sample names records_per_sample records: the time the writer takes to
+ * fill half of the samples' ring or half of the records' ring, whichever is
+ * sooner, so that a reader waking then still has the other half's time to
+ * drain before anything is overwritten. In ns, at least one period.
+ */
 uint64_t mp3ring_safe_wait_ns(const struct mp3ring *ring, uint32_t records_per_sample);
 
 /* Where mp3ring_drain() hands what it reads; a callback returns false to stop it. */

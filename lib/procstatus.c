@@ -10,6 +10,8 @@
 
 #include <linux/mp3.h>
 
+#include "growarray.h"
+
 /* The module takes exactly one command per write(). */
 static int write_text(const char *status_file, const char *cmd, int len)
 {
@@ -99,22 +101,6 @@ int procstatus_command_bare(const char *status_file, char command, pid_t pid)
 	return write_command(status_file, command, pid, "");
 }
 
-/* Makes room for one more PID, doubling the array. */
-static int grow(struct pidlist *list, size_t *cap)
-{
-	size_t want = *cap ? *cap * 2 : 64;
-	pid_t *pids;
-
-	if (list->count < *cap)
-		return 0;
-	pids = realloc(list->pids, want * sizeof(*pids));
-	if (!pids)
-		return -ENOMEM;
-	list->pids = pids;
-	*cap = want;
-	return 0;
-}
-
 int procstatus_list(const char *status_file, struct pidlist *list)
 {
 	FILE *f = fopen(status_file, "re");
@@ -126,9 +112,14 @@ int procstatus_list(const char *status_file, struct pidlist *list)
 	if (!f)
 		return -errno;
 	while (!err && fscanf(f, "%d", &pid) == 1) {
-		err = grow(list, &cap);
-		if (!err)
-			list->pids[list->count++] = pid;
+		pid_t *pids = grow_array(list->pids, &cap, list->count, sizeof(*pids), 64);
+
+		if (!pids) {
+			err = -ENOMEM;
+			break;
+		}
+		list->pids = pids;
+		list->pids[list->count++] = pid;
 	}
 	if (!err && ferror(f))
 		err = -EIO;

@@ -12,6 +12,7 @@
 
 #include <linux/mp3.h>
 
+#include "growarray.h"
 #include "logformat.h"
 #include "logscan.h"
 
@@ -29,21 +30,19 @@ static int compare_key(const struct where_row *r, const struct log_fault *l)
 /* Room for one more row and its place in the order; false without memory. */
 static bool reserve_row(struct where_table *t)
 {
-	size_t cap = t->cap ? 2 * t->cap : 16;
-	struct where_row *rows;
+	size_t rows_cap = t->cap, order_cap = t->cap;
+	struct where_row *rows = grow_array(t->rows, &rows_cap, t->count, sizeof(*rows), 16);
 	size_t *order;
 
-	if (t->count < t->cap)
-		return true;
-	rows = realloc(t->rows, cap * sizeof(*rows));
 	if (!rows)
 		return false;
 	t->rows = rows;
-	order = realloc(t->order, cap * sizeof(*order));
+	order = grow_array(t->order, &order_cap, t->count, sizeof(*order), 16);
 	if (!order)
 		return false;
 	t->order = order;
-	t->cap = cap;
+	/* Both have at least this room now (rows perhaps more, after a failure before). */
+	t->cap = order_cap < rows_cap ? order_cap : rows_cap;
 	return true;
 }
 
