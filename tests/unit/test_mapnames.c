@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* daemon/mapnames: naming the faults records' mappings from /proc/PID/maps. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -77,6 +79,35 @@ static void test_reads_again_once_per_pass(void)
 	mapnames_free(&m);
 }
 
+/* A process of many mappings, and many processes: every one found. */
+static void test_many(void)
+{
+	struct mapnames m = { .proc = "proc" };
+	char line[128], *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	expect(out, "open_memstream");
+	for (int i = 0; i < 1000; i++)
+		fprintf(out, "%x-%x r--p 00000000 fe:01 %d /lib/f%d\n", (i + 1) << 16,
+			((i + 1) << 16) + 4096, i + 1, i);
+	fclose(out);
+	write_maps(text);
+	free(text);
+	mapnames_begin_pass(&m);
+	for (int i = 999; i >= 0; i--) {
+		snprintf(line, sizeof(line), "/lib/f%d", i);
+		expect_found(&m, MP3_MAPPING_FILE, (uint64_t)(i + 1) << 16, i + 1, line, 4096);
+	}
+	for (pid_t p = 100; p > 0; p--)
+		mapnames_lookup(&m, p, MP3_MAPPING_HEAP, 0x1000, 0);
+	expect(m.count == 100, "%zu processes known", m.count);
+	/* Found again among them, not added twice. */
+	expect_found(&m, MP3_MAPPING_FILE, 6 << 16, 6, "/lib/f5", 4096);
+	expect(m.count == 100, "%zu processes known after looking 42 up again", m.count);
+	mapnames_free(&m);
+}
+
 /* A process gone, or a mapping unmapped before pfprofd looked: named from the record. */
 static void test_gone(void)
 {
@@ -109,5 +140,5 @@ static void test_sweep(void)
 	mapnames_free(&m);
 }
 
-UNIT_TESTS(UNIT_TEST(names_each_kind), UNIT_TEST(reads_again_once_per_pass), UNIT_TEST(gone),
-	   UNIT_TEST(sweep));
+UNIT_TESTS(UNIT_TEST(names_each_kind), UNIT_TEST(reads_again_once_per_pass), UNIT_TEST(many),
+	   UNIT_TEST(gone), UNIT_TEST(sweep));
