@@ -44,6 +44,8 @@ void test_records_off(void);
 void test_faults_anon_region(void);
 void test_faults_threads(void);
 void test_faults_unload(void);
+void test_faults_exec(void);
+void test_faults_storm(void);
 void test_tree_counts_children(void);
 void test_tree_after_idle(void);
 void test_tree_commands(void);
