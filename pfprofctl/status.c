@@ -82,6 +82,10 @@ static bool show_module(const struct ctl *ctl)
 		printf("sampler:   %s\n", ring.hdr->flags & MP3_RING_ACTIVE_ONLY ?
 		       "events: each sample visits the processes that ran" :
 		       "visit: each sample visits every registered process");
+		/* Version 5's; 0 from an older module, whose header has no such field. */
+		if (ring.hdr->faults_dropped)
+			printf("faults:    %llu of processes added with --maps not placed: a CPU's"
+			       " buffer was full\n", (unsigned long long)ring.hdr->faults_dropped);
 		mp3ring_unmap(&ring);
 	}
 	if (fd >= 0)
