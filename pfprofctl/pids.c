@@ -71,6 +71,23 @@ static int send_command(const struct ctl *ctl, bool add, enum pids_kind kind, pi
 	return procstatus_command(file, add ? 'R' : 'U', pid);
 }
 
+/*
+ * Whether the PID file keeps pid with maps: the module cannot say whether a
+ * process it has is registered with maps, the file can for those added so.
+ */
+static bool kept_with_maps(const struct ctl *ctl, pid_t pid)
+{
+	struct pidlist kept;
+	bool found = false;
+
+	if (pidlist_read_kind(ctl->config.pid_file, PIDLIST_MAPS, &kept))
+		return false;
+	for (size_t i = 0; i < kept.count && !found; i++)
+		found = kept.pids[i] == pid;
+	pidlist_free(&kept);
+	return found;
+}
+
 /* What to do about a PID that could not be added or removed. */
 static void hint_failure(enum pids_kind kind, bool add, int err, pid_t pid)
 {
@@ -81,7 +98,7 @@ static void hint_failure(enum pids_kind kind, bool add, int err, pid_t pid)
 		ctl_hint("the loaded mp3 module cannot place faults in mappings: reload it "
 			 "(modprobe -r mp3 && modprobe mp3)");
 	if (kind == PIDS_MAPS && err == -EEXIST)
-		ctl_hint("PID %d is profiled already, without its mappings: "
+		ctl_hint("PID %d is profiled already, not added with --maps: "
 			 "pfprofctl del %d first", (int)pid, (int)pid);
 	if (err == -EPERM)
 		ctl_hint("you may profile only processes you could trace (your own, or any as root)");
@@ -107,7 +124,9 @@ static int send_commands(const struct ctl *ctl, bool add, enum pids_kind kind, c
 	}
 	for (int i = 0; i < n; i++) {
 		int err = send_command(ctl, add, kind, pids[i]);
-		bool done_before = add ? err == -EEXIST && kind != PIDS_MAPS : err == -ENOENT;
+		bool done_before = add ? err == -EEXIST && (kind != PIDS_MAPS ||
+							    kept_with_maps(ctl, pids[i])) :
+					 err == -ENOENT;
 
 		if (!err || done_before) {
 			done[(*nr_done)++] = pids[i];

@@ -970,6 +970,21 @@ static void expect_where_watch(const char *pid_arg)
 	close(master);
 }
 
+/* A process registered without maps cannot be added with --maps: exit status 1 and why. */
+static void expect_plain_not_mapped(void)
+{
+	struct worker w;
+	char arg[16];
+
+	worker_spawn(&w);
+	expect_ok(status_cmd('R', w.pid), "R worker");
+	snprintf(arg, sizeof(arg), "%d", (int)w.pid);
+	expect(ctl(NULL, "add", "--maps", arg) == 1, "add --maps of a process profiled without");
+	expect(file_contains(DIR "/ctl.stderr", "not added with --maps"),
+	       "no hint that PID %d is profiled without maps", (int)w.pid);
+	kill_and_reap(w.pid);
+}
+
 /*
  * pfprofctl add --maps keeps a "maps PID" line; pfprofd registers it so
  * again, logs its faults per mapping (a fresh 64 MiB region: 16384 minor
@@ -1002,6 +1017,10 @@ void test_daemon_faults_log(void)
 	wait_listed(child, 5000);
 	snprintf(line, sizeof(line), "profiling PID %d with its mappings", (int)child);
 	expect(file_contains(STDERR_FILE, line), "pfprofd did not log '%s'", line);
+	/* Again: the PID file keeps it with maps, nothing to do. */
+	expect(ctl(NULL, "add", "--maps", pid_arg) == 0, "pfprofctl add --maps %s again failed",
+	       pid_arg);
+	expect_plain_not_mapped();
 
 	expect(write(go, "g", 1) == 1, "telling the child to go: %s", strerror(errno));
 	expect(read(back, &addr, sizeof(addr)) == sizeof(addr), "the child died");
