@@ -24,7 +24,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
 kernels=${PFPROF_KERNELS:-$PFPROF_ALL_KERNELS}
 
-"$top/tests/vm/prepare-host.sh" >/dev/null
+# perf: faults_perf_agrees compares the faults records with perf record's.
+"$top/tests/vm/prepare-host.sh" linux-perf >/dev/null
 make -s -C "$top/tools" STATIC=1
 make -s -C "$top/daemon"
 make -s -C "$top/pfprofctl"
@@ -101,7 +102,8 @@ guest_suite() {
 	install -m 0644 "$module" "$guest/payload/"
 	install -m 0755 "$top/tools/work" "$top/tools/monitor" \
 		"$top/daemon/pfprofd" "$top/pfprofctl/pfprofctl" \
-		"$top/tests/guest/mp3-tests" "$top/tests/guest/run" "$guest/payload/"
+		"$top/tests/guest/mp3-tests" "$top/tests/guest/run" "$(command -v perf)" \
+		"$guest/payload/"
 	# The course types `nice ./work ...`; busybox has no nice.
 	install -m 0755 "$(command -v nice)" "$guest/payload/"
 	printf '%s\n' "${tests[@]}" > "$guest/payload/tests.list"

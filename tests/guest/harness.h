@@ -148,5 +148,7 @@ bool file_contains(const char *path, const char *needle);
 void set_last_pid(pid_t pid);
 /* |a - b| <= pct % of b */
 bool within_pct(double a, double b, double pct);
+/* Copies a file into the test's output, each line after prefix. */
+void show_file(const char *path, const char *prefix);
 
 #endif /* PFPROF_GUEST_HARNESS_H */

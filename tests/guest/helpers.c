@@ -719,3 +719,14 @@ size_t pty_read_screen(int master, char *screen, size_t len, unsigned int ms)
 	screen[len] = '\0';
 	return len;
 }
+
+void show_file(const char *path, const char *prefix)
+{
+	char line[256];
+	FILE *f = fopen(path, "re");
+
+	expect(f, "%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		printf("  %s%s", prefix, line);
+	fclose(f);
+}

@@ -4,14 +4,18 @@
  * registered with "R <pid> maps" are (MP3_RECORD_FAULTS).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -428,5 +432,141 @@ void test_faults_storm(void)
 	kill_and_reap(child);
 	close(go);
 	close(back);
+	close(fd);
+}
+
+#define PERF_DATA "/tmp/pfprof-perf.data"
+#define PERF_SCRIPT_OUT "/tmp/pfprof-perf.txt"
+
+/* perf record of every page fault of pid, with its address; returns once perf has begun. */
+static pid_t start_perf_record(pid_t pid)
+{
+	char target[16];
+	uint64_t deadline = now_ns() + 20000000000ULL;
+	pid_t perf;
+
+	unlink(PERF_DATA);
+	snprintf(target, sizeof(target), "%d", (int)pid);
+	perf = fork();
+	expect(perf >= 0, "fork: %s", strerror(errno));
+	if (!perf) {
+		int err = open(PERF_DATA ".err", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (err < 0 || dup2(err, STDERR_FILENO) < 0)
+			_exit(126);
+		execl("./perf", "perf", "record", "-N", "-B", "-e", "minor-faults,major-faults",
+		      "-c", "1", "-d", "-o", PERF_DATA, "-p", target, (char *)NULL);
+		_exit(127);
+	}
+	/* It writes the file's header once its events are open on the process. */
+	while (access(PERF_DATA, F_OK)) {
+		expect(now_ns() < deadline, "perf record wrote nothing in 20 s");
+		expect(waitpid(perf, NULL, WNOHANG) == 0, "perf record ended at once");
+		sleep_ms(50);
+	}
+	sleep_ms(500);
+	return perf;
+}
+
+/* perf's faults: in [start, start + bytes), and in all. */
+static void perf_faults(uint64_t start, uint64_t bytes, uint64_t *in_region, uint64_t *all)
+{
+	char *argv[] = { "./perf", "script", "-i", PERF_DATA, "-F", "addr", NULL };
+	unsigned long long addr;
+	char line[128];
+	FILE *f;
+
+	expect(run_program_err(argv, PERF_SCRIPT_OUT, PERF_SCRIPT_OUT ".err") == 0,
+	       "perf script failed");
+	show_file(PERF_DATA ".err", "perf record| ");
+	show_file(PERF_SCRIPT_OUT ".err", "perf script| ");
+	f = fopen(PERF_SCRIPT_OUT, "r");
+	expect(f, "%s: %s", PERF_SCRIPT_OUT, strerror(errno));
+	*in_region = *all = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, " %llx", &addr) != 1)
+			continue;
+		(*all)++;
+		*in_region += addr >= start && addr - start < bytes;
+	}
+	fclose(f);
+}
+
+/*
+ * Whether ./perf was built for the running kernel (major.minor): Debian
+ * ships one perf per kernel, and Debian 12's perf 6.1 loses most samples
+ * on 6.12 and 7.3 (it does not drain its buffers at exit there: 404 or 0 of
+ * 16384, depending on their size). Says so when not.
+ */
+static bool perf_matches_kernel(void)
+{
+	char *argv[] = { "./perf", "version", NULL };
+	unsigned int pmaj = 0, pmin = 0, kmaj = 0, kmin = 0;
+	struct utsname u;
+	FILE *f;
+
+	expect(run_program_err(argv, PERF_SCRIPT_OUT, "/dev/null") == 0, "perf version failed");
+	f = fopen(PERF_SCRIPT_OUT, "r");
+	expect(f && fscanf(f, "perf version %u.%u", &pmaj, &pmin) == 2, "no perf version");
+	fclose(f);
+	expect(!uname(&u) && sscanf(u.release, "%u.%u", &kmaj, &kmin) == 2, "uname");
+	if (pmaj == kmaj && pmin == kmin)
+		return true;
+	printf("  faults_perf_agrees: not compared: perf %u.%u on kernel %u.%u\n", pmaj, pmin,
+	       kmaj, kmin);
+	return false;
+}
+
+/*
+ * The same faults seen by perf record -e minor-faults,major-faults -d (what
+ * an administrator would use instead): as many in the region, and in all,
+ * within 1 %, on the kernel the guest's perf was built for (6.1).
+ */
+void test_faults_perf_agrees(void)
+{
+	uint64_t from, to, addr, perf_region, perf_all;
+	struct fault_sums sums = {};
+	struct mp3ring ring;
+	int go, done, fd, status;
+	pid_t child, perf;
+
+	child = spawn_piped(region_child, &go, &done);
+	map_ring(&ring, &fd);
+	register_maps(child);
+	perf = start_perf_record(child);
+	from = wait_head(&ring, mp3ring_head(&ring) + 1, 2000);
+	expect(write(go, "g", 1) == 1, "telling the child to go: %s", strerror(errno));
+	expect(read(done, &addr, sizeof(addr)) == sizeof(addr), "the child died");
+	to = wait_head(&ring, mp3ring_head(&ring) + 3, 2000);
+	/* perf record writes its data out, then dies of the SIGINT it caught. */
+	kill(perf, SIGINT);
+	expect(waitpid(perf, &status, 0) == perf &&
+	       ((WIFEXITED(status) && !WEXITSTATUS(status)) ||
+		(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT)),
+	       "perf record ended with status %#x", status);
+	sums.tgid = child;
+	sums.region_start = mapping_start(child, addr);
+	for_each_record_between(&ring, from, to, add_fault_record, &sums);
+	perf_faults(sums.region_start, REGION_PAGES * (uint64_t)sysconf(_SC_PAGESIZE),
+		    &perf_region, &perf_all);
+	printf("  faults_perf_agrees: region %" PRIu64 ", perf %" PRIu64 "; all %" PRIu64
+	       ", perf %" PRIu64 "\n", sums.region_minor + sums.region_major, perf_region,
+	       sums.faults_minor + sums.faults_major, perf_all);
+	if (!perf_matches_kernel()) {
+		kill_and_reap(child);
+		close(go);
+		close(done);
+		close(fd);
+		return;
+	}
+	expect(within_pct((double)(sums.region_minor + sums.region_major), (double)perf_region, 1),
+	       "the region: %" PRIu64 " faults, perf %" PRIu64, sums.region_minor +
+	       sums.region_major, perf_region);
+	expect(within_pct((double)(sums.faults_minor + sums.faults_major), (double)perf_all, 1),
+	       "all mappings: %" PRIu64 " faults, perf %" PRIu64, sums.faults_minor +
+	       sums.faults_major, perf_all);
+	kill_and_reap(child);
+	close(go);
+	close(done);
 	close(fd);
 }

@@ -525,18 +525,6 @@ void test_records_system_counters(void)
 	close(fd);
 }
 
-/* Copies a file into the test's output, each line after prefix. */
-static void show_file(const char *path, const char *prefix)
-{
-	char line[256];
-	FILE *f = fopen(path, "re");
-
-	expect(f, "%s: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f))
-		printf("  %s%s", prefix, line);
-	fclose(f);
-}
-
 /*
  * A registered process exits and a new one gets its PID: the new one's
  * records begin with its own name record, and its counts start at its
