@@ -8,8 +8,9 @@
  * inherited by the threads created later, not by child processes. Each
  * tick the sampler takes the buffers whole and places each fault in its
  * mapping under the process's mmap lock, tried without waiting: a tick
- * never stalls behind a writer. Why counters and not a tracepoint or a
- * kretprobe: docs/faults.md.
+ * never stalls behind a writer, and the faults of a process whose lock a
+ * writer holds wait for a later tick. Why counters and not a tracepoint or
+ * a kretprobe: docs/faults.md.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -35,11 +36,16 @@
 #define MP3_FAULTS_PER_CPU 8192
 /* Mappings a run of faults counts in before it writes them out. */
 #define MP3_RUN_MAPPINGS 8
+/* Faults waiting for a process's mmap lock, at most; beyond, not placed. */
+#define MP3_FAULTS_DEFERRED 8192
+/* Ticks a fault waits for its process's mmap lock (a second): then not placed. */
+#define MP3_DEFER_TICKS 20
 
 struct mp3_fault {
 	unsigned long addr;	/* 0: the event gave none */
 	pid_t tgid;		/* in the initial PID namespace */
 	bool major;
+	u8 ticks;		/* ticks it waited for the mmap lock */
 };
 
 struct mp3_fault_cpu {
@@ -76,6 +82,7 @@ struct mp3_fault_run {
 	bool followed;			/* registered with maps */
 	u32 target;
 	struct mm_struct *mm;		/* read-locked; NULL: its faults are not placed */
+	bool busy;			/* a writer held the mmap lock: faults wait */
 	unsigned int nr;		/* mappings counted in */
 	unsigned int last;		/* the one the last fault was in */
 	const struct vm_area_struct *vmas[MP3_RUN_MAPPINGS];
@@ -93,6 +100,16 @@ struct mp3_fault_run {
 static struct mp3_fault_cpu __percpu *mp3_fault_cpus;
 static LIST_HEAD(mp3_faults_unfollowed);
 static u64 mp3_faults_dropped_total;
+
+/*
+ * The faults that wait for their process's mmap lock, in the order they
+ * came: the sampler takes them (swapping the two arrays) before the CPUs'
+ * buffers at each tick and puts back those whose lock is still held.
+ * Allocated and freed with the CPUs' buffers; all under mp3_lock.
+ */
+static struct mp3_fault *mp3_faults_waiting;
+static struct mp3_fault *mp3_faults_waiting_spare;
+static unsigned int mp3_nr_waiting;
 
 static void mp3_fault_note(struct perf_event *event, struct perf_sample_data *data,
 			   struct pt_regs *regs)
@@ -127,6 +144,11 @@ static void mp3_faults_free_buffers(void)
 {
 	int cpu;
 
+	kvfree(mp3_faults_waiting);
+	kvfree(mp3_faults_waiting_spare);
+	mp3_faults_waiting = NULL;
+	mp3_faults_waiting_spare = NULL;
+	mp3_nr_waiting = 0;
 	if (!mp3_fault_cpus)
 		return;
 	for_each_possible_cpu(cpu) {
@@ -148,8 +170,14 @@ static int __mp3_faults_alloc_buffers(void)
 	if (mp3_fault_cpus)
 		return 0;
 	mp3_fault_cpus = alloc_percpu(struct mp3_fault_cpu);
-	if (!mp3_fault_cpus)
+	mp3_faults_waiting = kvcalloc(MP3_FAULTS_DEFERRED, sizeof(*mp3_faults_waiting),
+				      GFP_KERNEL);
+	mp3_faults_waiting_spare = kvcalloc(MP3_FAULTS_DEFERRED,
+					    sizeof(*mp3_faults_waiting_spare), GFP_KERNEL);
+	if (!mp3_fault_cpus || !mp3_faults_waiting || !mp3_faults_waiting_spare) {
+		mp3_faults_free_buffers();
 		return -ENOMEM;
+	}
 	for_each_possible_cpu(cpu) {
 		c = per_cpu_ptr(mp3_fault_cpus, cpu);
 		raw_spin_lock_init(&c->lock);
@@ -368,9 +396,23 @@ found:
 	return &run->counts[i];
 }
 
+/* Keeps @f for the next tick; false if it waited long enough, or no room is left. */
+static bool __mp3_fault_wait(const struct mp3_fault *f)
+{
+	if (f->ticks + 1 >= MP3_DEFER_TICKS || mp3_nr_waiting == MP3_FAULTS_DEFERRED)
+		return false;
+	mp3_faults_waiting[mp3_nr_waiting] = *f;
+	mp3_faults_waiting[mp3_nr_waiting++].ticks++;
+	return true;
+}
+
 static void __mp3_fault_run_count(struct mp3_fault_run *run, const struct mp3_fault *f)
 {
-	struct mp3_mapping_faults *m = __mp3_fault_run_mapping(run, f->addr);
+	struct mp3_mapping_faults *m;
+
+	if (run->busy && __mp3_fault_wait(f))
+		return;
+	m = __mp3_fault_run_mapping(run, f->addr);
 
 	if (!m)
 		m = &run->unresolved;
@@ -409,37 +451,48 @@ static void __mp3_fault_run_begin(struct mp3_fault_run *run, pid_t tgid)
 	if (run->mm && !mmap_read_trylock(run->mm)) {
 		mmput_async(run->mm);
 		run->mm = NULL;
+		run->busy = true;
+	}
+}
+
+/* Counts each of @n faults in its run, a new run at each change of process. */
+static void __mp3_faults_place(struct mp3_fault_run *run, const struct mp3_fault *faults,
+			       unsigned int n)
+{
+	for (const struct mp3_fault *f = faults; f < faults + n; f++) {
+		if (f->tgid != run->tgid) {
+			__mp3_fault_run_end(run);
+			__mp3_fault_run_begin(run, f->tgid);
+		}
+		if (run->followed)
+			__mp3_fault_run_count(run, f);
 	}
 }
 
 /*
- * Each tick: the faults noted since the last one, as records of the
- * processes still registered with "maps"; then the counters of those no
- * longer followed are released.
+ * Each tick: the faults that waited for their process's mmap lock, then
+ * those noted since the last tick, as records of the processes still
+ * registered with "maps"; then the counters of those no longer followed
+ * are released.
  */
 void __mp3_faults_collect(void)
 {
 	struct mp3_fault_run run = {};
-	const struct mp3_fault *f;
 	struct mp3_fault_cpu *c;
-	unsigned int len;
+	unsigned int waited;
 	int cpu;
 
 	lockdep_assert_held(&mp3_lock);
 
 	if (mp3_fault_cpus) {
 		rcu_read_lock();
+		swap(mp3_faults_waiting, mp3_faults_waiting_spare);
+		waited = mp3_nr_waiting;
+		mp3_nr_waiting = 0;
+		__mp3_faults_place(&run, mp3_faults_waiting_spare, waited);
 		for_each_possible_cpu(cpu) {
 			c = per_cpu_ptr(mp3_fault_cpus, cpu);
-			len = __mp3_faults_take(c);
-			for (f = c->spare; f < c->spare + len; f++) {
-				if (f->tgid != run.tgid) {
-					__mp3_fault_run_end(&run);
-					__mp3_fault_run_begin(&run, f->tgid);
-				}
-				if (run.followed)
-					__mp3_fault_run_count(&run, f);
-			}
+			__mp3_faults_place(&run, c->spare, __mp3_faults_take(c));
 		}
 		__mp3_fault_run_end(&run);
 		rcu_read_unlock();

@@ -570,3 +570,166 @@ void test_faults_perf_agrees(void)
 	close(done);
 	close(fd);
 }
+
+/* How long one mprotect() of the big region holds the mmap lock, at least, in ms. */
+#define HOLD_MS_MIN 20
+/* The region it grows to, at most: 1 GiB of zero-page mappings (2 MiB of page tables). */
+#define HOLD_PAGES_MAX (1UL << 18)
+#define HOLD_GAP_MS 100
+#define HOLD_SECONDS 2
+#define HOLD_TOUCH_PAGES 2000
+
+/* What the writer thread reports: how long it held the lock, how many times. */
+struct hold_report {
+	uint64_t held_ns, cycles;
+	unsigned long pages;
+};
+
+struct hold_region {
+	char *p;
+	unsigned long pages;
+	struct hold_report report;
+};
+
+/*
+ * Read-maps pages pages (the zero page: no memory), so that mprotect() has
+ * each to walk. Never writable: a read-only private mapping is not charged
+ * to the commit limit, which 1 GiB would pass in a 512 MiB guest.
+ */
+static char *zero_mapped(unsigned long pages)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, pages * page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		_exit(3);
+
+	for (unsigned long i = 0; i < pages; i++)
+		(void)((volatile char *)p)[i * page];
+	return p;
+}
+
+static uint64_t mprotect_ns(struct hold_region *h, int prot)
+{
+	uint64_t start = now_ns();
+
+	if (mprotect(h->p, h->pages * sysconf(_SC_PAGESIZE), prot))
+		_exit(10);
+	return now_ns() - start;
+}
+
+/* A region big enough that an mprotect() of it holds the lock HOLD_MS_MIN ms. */
+static void hold_region_grow(struct hold_region *h)
+{
+	h->pages = 1UL << 14;
+	h->p = zero_mapped(h->pages);
+	/* Each a change: mprotect() to the protection a mapping has walks nothing. */
+	while (mprotect_ns(h, PROT_NONE) < HOLD_MS_MIN * 1000000ULL && h->pages < HOLD_PAGES_MAX) {
+		munmap(h->p, h->pages * sysconf(_SC_PAGESIZE));
+		h->pages *= 2;
+		h->p = zero_mapped(h->pages);
+	}
+	mprotect_ns(h, PROT_READ);
+}
+
+/* Takes the mmap lock for writing (an mprotect() of the region), then leaves it free. */
+static void *holder(void *arg)
+{
+	struct hold_region *h = arg;
+	uint64_t end = now_ns() + HOLD_SECONDS * 1000000000ULL;
+
+	while (now_ns() < end) {
+		h->report.held_ns += mprotect_ns(h, h->report.cycles % 2 ? PROT_READ : PROT_NONE);
+		h->report.cycles++;
+		sleep_ms(HOLD_GAP_MS);
+	}
+	return NULL;
+}
+
+/* Touches HOLD_TOUCH_PAGES fresh pages over HOLD_SECONDS, one at a time. */
+static void *slow_toucher(void *unused)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *p = map_region(HOLD_TOUCH_PAGES);
+
+	(void)unused;
+	for (unsigned long i = 0; i < HOLD_TOUCH_PAGES; i++) {
+		p[i * page] = 1;
+		if (i % 10 == 9)
+			sleep_ms(HOLD_SECONDS * 1000 / (HOLD_TOUCH_PAGES / 10));
+	}
+	return NULL;
+}
+
+/*
+ * spawn_piped()'s child: grows its big region and says so; on a byte, one
+ * thread holds the mmap lock for writing now and then while another takes
+ * faults all along; then it sends its report back and waits to be killed.
+ */
+static void lock_holding_child(int go, int back)
+{
+	static struct hold_region h;
+	pthread_t threads[2];
+	char byte;
+
+	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+		_exit(6);
+	hold_region_grow(&h);
+	child_says(back, h.pages);
+	if (read(go, &byte, 1) != 1 || pthread_create(&threads[0], NULL, holder, &h) ||
+	    pthread_create(&threads[1], NULL, slow_toucher, NULL))
+		_exit(8);
+	pthread_join(threads[0], NULL);
+	pthread_join(threads[1], NULL);
+	if (write(back, &h.report, sizeof(h.report)) != sizeof(h.report))
+		_exit(4);
+	for (;;)
+		pause();
+}
+
+/*
+ * Faults taken while another thread holds the process's mmap lock for
+ * writing, a few tens of ms at a time: the ticks that find it held keep
+ * them for a later one, and every fault is placed, none unresolved.
+ */
+void test_faults_lock_held(void)
+{
+	struct hold_report report;
+	struct fault_sums sums = {};
+	struct mp3ring ring;
+	uint64_t from, to, pages;
+	int go, back, fd;
+	pid_t child;
+
+	child = spawn_piped(lock_holding_child, &go, &back);
+	map_ring(&ring, &fd);
+	expect(read(back, &pages, sizeof(pages)) == sizeof(pages), "the child died");
+	register_maps(child);
+	from = wait_head(&ring, mp3ring_head(&ring) + 1, 2000);
+	expect(write(go, "g", 1) == 1, "telling the child to go: %s", strerror(errno));
+	expect(read(back, &report, sizeof(report)) == sizeof(report), "the child died");
+	to = wait_head(&ring, mp3ring_head(&ring) + 3, 2000);
+	sums.tgid = child;
+	for_each_record_between(&ring, from, to, add_fault_record, &sums);
+	printf("  faults_lock_held: mprotect() of %" PRIu64 " pages held the lock %.1f ms %"
+	       PRIu64 " times (%.0f %% of %d s); %" PRIu64 "/%" PRIu64 " in %u records, %u"
+	       " unresolved; counts %" PRIu64 "/%" PRIu64 "\n", pages,
+	       report.cycles ? report.held_ns / 1e6 / report.cycles : 0.0, report.cycles,
+	       report.held_ns / 1e7 / HOLD_SECONDS, HOLD_SECONDS, sums.faults_minor,
+	       sums.faults_major, sums.fault_records, sums.unresolved, sums.counts_minor,
+	       sums.counts_major);
+	/* A tick lands in a hold now and then: about one in seven at 20 ms in 120. */
+	expect(report.held_ns >= report.cycles * HOLD_MS_MIN * 1000000ULL / 2,
+	       "the lock was held %.1f ms a time, not %d", report.cycles ?
+	       report.held_ns / 1e6 / report.cycles : 0.0, HOLD_MS_MIN);
+	expect(sums.faults_minor >= HOLD_TOUCH_PAGES, "%" PRIu64 " minor faults, %d pages touched",
+	       sums.faults_minor, HOLD_TOUCH_PAGES);
+	expect(!sums.unresolved, "%u records of faults not placed", sums.unresolved);
+	expect(sums.faults_minor == sums.counts_minor && sums.faults_major == sums.counts_major,
+	       "faults records %" PRIu64 "/%" PRIu64 ", counts %" PRIu64 "/%" PRIu64,
+	       sums.faults_minor, sums.faults_major, sums.counts_minor, sums.counts_major);
+	kill_and_reap(child);
+	close(go);
+	close(back);
+	close(fd);
+}

@@ -192,11 +192,13 @@ struct mp3_classic_sample {
  * kind (MP3_MAPPING_*, in the record's mapping field) and its file's
  * inode, as /proc/<pid>/maps shows them at the time of the sample; a
  * mapping may have several records in one sample, to be added up. A fault
- * may be in the faults records of the sample after the one whose counts
- * record counts it: the sums agree over samples that end a period after
- * the process's last fault. Faults the
- * sampler could not place (the address space busy or gone, the address
- * unmapped since) are in a record of kind MP3_MAPPING_UNRESOLVED, start 0.
+ * may be in the faults records of a later sample than the one whose counts
+ * record counts it: the next, or up to 20 later while a writer holds the
+ * process's mmap lock at the samples between; the sums agree over samples
+ * that end that long after the process's last fault. Faults the sampler
+ * could not place (the address space busy for 20 samples or gone, the
+ * address unmapped since) are in a record of kind MP3_MAPPING_UNRESOLVED,
+ * start 0.
  * The faults are those the kernel's software perf events see: every fault
  * counted in the COUNTS records except those taken on behalf of the process
  * without its registers (get_user_pages(): /proc/<pid>/mem,
