@@ -57,7 +57,7 @@ static int write_lines(const struct pfprof_config *config, struct split *s)
 static int open_files(const char *dir, const struct where_table *t, struct split *s,
 		      struct plot_maps *out)
 {
-	for (s->n = 0; s->n < out->n; s->n++) {
+	for (s->n = 0; s->n < out->n;) {
 		const struct where_row *r = &t->rows[s->n];
 		char path[PATH_MAX];
 
@@ -65,6 +65,7 @@ static int open_files(const char *dir, const struct where_table *t, struct split
 		s->files[s->n] = fopen(path, "we");
 		if (!s->files[s->n])
 			return -errno;
+		s->n++;		/* closed by the caller from here on */
 		if (plot_words_add(&out->mapfiles, "%s", path) ||
 		    plot_words_add(&out->maptitles, "%s:%s/%d", r->name, r->comm, (int)r->pid))
 			return -ENOMEM;
