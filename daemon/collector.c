@@ -180,6 +180,8 @@ static size_t merge_faults(struct fault_sum *v, size_t n)
 {
 	size_t out = 0;
 
+	if (!n)
+		return 0;	/* v may be NULL, which qsort() must not get */
 	qsort(v, n, sizeof(*v), compare_faults);
 	for (size_t i = 0; i < n; i++) {
 		if (out && !compare_faults(&v[out - 1], &v[i])) {
