@@ -106,7 +106,7 @@ static void print_table(void *ctx, struct screen_size size, const char *eol)
 		print_row(t, &t->rows[i], size, eol);
 }
 
-/* Reads the window's lines into v->table anew; 0 or -errno (reported). */
+/* Reads the window's lines into v->table anew; 0 or -errno. */
 static int take(struct where_view *v)
 {
 	const struct pfprof_config *c = &v->ctl->config;
@@ -116,17 +116,19 @@ static int take(struct where_view *v)
 	where_table_free(&v->table);
 	v->table = (struct where_table){ .pid = v->pid };
 	err = where_read_logs(&v->table, c->log_dir, c->keep, since);
-	if (err) {
-		ctl_error(err, "reading %s/" LOGFORMAT_FAULTS_FILE, c->log_dir);
-		return err;
-	}
 	where_sort(&v->table);
-	return 0;
+	return err;
 }
 
+static void take_failed(const struct where_view *v, int err)
+{
+	ctl_error(err, "reading %s/" LOGFORMAT_FAULTS_FILE, v->ctl->config.log_dir);
+}
+
+/* Errors are said once the terminal is restored: on the alternate screen they would go with it. */
 static int watch(struct where_view *v, int delay_ms)
 {
-	int status = PFPROF_EXIT_OK, key = 0;
+	int err = 0, key = 0;
 
 	if (!isatty(STDOUT_FILENO) || !screen_enter()) {
 		ctl_error(0, "where --watch draws on a terminal: run it in one");
@@ -134,16 +136,16 @@ static int watch(struct where_view *v, int delay_ms)
 	}
 	screen_catch_signals();
 	while (!screen_interrupted && key != 'q') {
-		if (!screen_resized && take(v)) {
-			status = PFPROF_EXIT_FAILED;
+		if (!screen_resized && (err = take(v)))
 			break;
-		}
 		screen_resized = 0;
 		screen_draw(print_table, v, HEADER_LINES + 2);
 		key = screen_wait_key(delay_ms, true);
 	}
 	screen_leave();
-	return status;
+	if (err)
+		take_failed(v, err);
+	return err ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 }
 
 /* Seconds: a positive, finite number; -1 if not one. */
@@ -159,8 +161,12 @@ static double parse_seconds(const char *arg)
 
 static int once(struct where_view *v)
 {
-	if (take(v))
+	int err = take(v);
+
+	if (err) {
+		take_failed(v, err);
 		return PFPROF_EXIT_FAILED;
+	}
 	if (!v->table.lines) {
 		ctl_error(0, "no faults of PID %d placed in %s%s/" LOGFORMAT_FAULTS_FILE "*",
 			  (int)v->pid, v->last_s ? "the last seconds asked of " : "",
