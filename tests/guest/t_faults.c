@@ -113,6 +113,67 @@ static void register_maps(pid_t pid)
 	expect_ok(status_write(cmd), cmd);
 }
 
+/* A child of the faults tests registered with maps, and the ring it is read from. */
+struct maps_child {
+	pid_t pid;
+	int go, back;		/* tells it to go; hears from it */
+	int fd;
+	struct mp3ring ring;
+	uint64_t from;		/* the first sample after its registration */
+};
+
+/*
+ * Starts fn as a child (spawn_piped()) and registers it with maps once it
+ * has said size bytes into ready (none if ready is NULL); from then on the
+ * ring's samples count.
+ */
+static void maps_child_start(struct maps_child *c, void (*fn)(int, int), void *ready,
+			     size_t size)
+{
+	c->pid = spawn_piped(fn, &c->go, &c->back);
+	map_ring(&c->ring, &c->fd);
+	if (ready)
+		expect(read(c->back, ready, size) == (ssize_t)size, "the child died");
+	register_maps(c->pid);
+	c->from = wait_head(&c->ring, mp3ring_head(&c->ring) + 1, 2000);
+}
+
+static void maps_child_go(struct maps_child *c, const char *bytes)
+{
+	size_t len = strlen(bytes);
+
+	expect(write(c->go, bytes, len) == (ssize_t)len, "telling the child to go: %s",
+	       strerror(errno));
+}
+
+/* What the child says back, size bytes into what. */
+static void maps_child_hear(struct maps_child *c, void *what, size_t size)
+{
+	expect(read(c->back, what, size) == (ssize_t)size, "the child died");
+}
+
+/*
+ * Adds the child's records from its registration on to sums, three samples
+ * from now: faults are placed at the tick after the one that counted them.
+ * Returns the end of the samples read.
+ */
+static uint64_t maps_child_records(struct maps_child *c, struct fault_sums *sums)
+{
+	uint64_t to = wait_head(&c->ring, mp3ring_head(&c->ring) + 3, 2000);
+
+	sums->tgid = c->pid;
+	for_each_record_between(&c->ring, c->from, to, add_fault_record, sums);
+	return to;
+}
+
+static void maps_child_end(struct maps_child *c)
+{
+	kill_and_reap(c->pid);
+	close(c->go);
+	close(c->back);
+	close(c->fd);
+}
+
 /* Every fault in a faults record once: as many as the counts records and /proc say. */
 static void expect_all_recorded(const char *test, const struct fault_sums *sums,
 				const struct proc_stat *before, const struct proc_stat *after)
@@ -137,30 +198,23 @@ void test_faults_anon_region(void)
 {
 	struct fault_sums sums = {}, plain = {};
 	struct proc_stat before, after;
+	struct maps_child c;
 	struct worker other;
-	struct mp3ring ring;
-	uint64_t from, to, addr;
-	int go, done, fd;
-	pid_t child;
+	uintptr_t addr;
+	uint64_t to;
 
-	child = spawn_piped(region_child, &go, &done);
-	map_ring(&ring, &fd);
-	register_maps(child);
 	worker_spawn(&other);
 	expect_ok(status_cmd('R', other.pid), "R worker without maps");
-	from = wait_head(&ring, mp3ring_head(&ring) + 1, 2000);
-	read_pid_stat(child, &before);
-	expect(write(go, "g", 1) == 1, "telling the child to go: %s", strerror(errno));
-	expect(read(done, &addr, sizeof(addr)) == sizeof(addr), "the child died");
+	maps_child_start(&c, region_child, NULL, 0);
+	read_pid_stat(c.pid, &before);
+	maps_child_go(&c, "g");
+	maps_child_hear(&c, &addr, sizeof(addr));
 	worker_do(&other, 't', 100);
-	read_pid_stat(child, &after);
-	/* Faults are placed at the tick after the one that counted them. */
-	to = wait_head(&ring, mp3ring_head(&ring) + 3, 2000);
-	sums.tgid = child;
-	sums.region_start = mapping_start(child, addr);
-	for_each_record_between(&ring, from, to, add_fault_record, &sums);
+	read_pid_stat(c.pid, &after);
+	sums.region_start = mapping_start(c.pid, addr);
+	to = maps_child_records(&c, &sums);
 	plain.tgid = other.pid;
-	for_each_record_between(&ring, from, to, add_fault_record, &plain);
+	for_each_record_between(&c.ring, c.from, to, add_fault_record, &plain);
 	printf("  faults_anon_region: region %" PRIu64 " minor %" PRIu64 " major (kind %u);"
 	       " all mappings %" PRIu64 "/%" PRIu64 " in %u records, %u unresolved;"
 	       " counts %" PRIu64 "/%" PRIu64 "; /proc %llu/%llu\n",
@@ -178,11 +232,10 @@ void test_faults_anon_region(void)
 	expect(plain.counts_minor >= 100 && !plain.fault_records,
 	       "registered without maps: %" PRIu64 " minor faults counted, %u faults records",
 	       plain.counts_minor, plain.fault_records);
-	expect(!ring.hdr->faults_dropped, "%llu faults dropped",
-	       (unsigned long long)ring.hdr->faults_dropped);
-	kill_and_reap(child);
+	expect(!c.ring.hdr->faults_dropped, "%llu faults dropped",
+	       (unsigned long long)c.ring.hdr->faults_dropped);
+	maps_child_end(&c);
 	kill_and_reap(other.pid);
-	close(fd);
 }
 
 /*
@@ -193,23 +246,16 @@ void test_faults_threads(void)
 {
 	struct proc_stat before, after;
 	struct fault_sums sums = {};
-	struct mp3ring ring;
-	uint64_t from, to, addr;
-	int go, done, fd;
-	pid_t child;
+	struct maps_child c;
+	uintptr_t word;
 
-	child = spawn_piped(threads_child, &go, &done);
-	map_ring(&ring, &fd);
-	expect(read(done, &addr, sizeof(addr)) == sizeof(addr), "the child died");
-	register_maps(child);
-	from = wait_head(&ring, mp3ring_head(&ring) + 1, 2000);
-	read_pid_stat(child, &before);
-	expect(write(go, "ggg", 3) == 3, "telling the child to go: %s", strerror(errno));
-	expect(read(done, &addr, sizeof(addr)) == sizeof(addr), "the child died");
-	read_pid_stat(child, &after);
-	to = wait_head(&ring, mp3ring_head(&ring) + 3, 2000);
-	sums.tgid = child;
-	for_each_record_between(&ring, from, to, add_fault_record, &sums);
+	/* Its first two threads are there before it is registered. */
+	maps_child_start(&c, threads_child, &word, sizeof(word));
+	read_pid_stat(c.pid, &before);
+	maps_child_go(&c, "ggg");
+	maps_child_hear(&c, &word, sizeof(word));
+	read_pid_stat(c.pid, &after);
+	maps_child_records(&c, &sums);
 	printf("  faults_threads: %" PRIu64 "/%" PRIu64 " in %u records, %u unresolved;"
 	       " counts %" PRIu64 "/%" PRIu64 "; /proc %llu/%llu\n",
 	       sums.faults_minor, sums.faults_major, sums.fault_records, sums.unresolved,
@@ -222,8 +268,7 @@ void test_faults_threads(void)
 	 * tick meanwhile places none of the process's faults (unresolved).
 	 */
 	expect_all_recorded("faults_threads", &sums, &before, &after);
-	kill_and_reap(child);
-	close(fd);
+	maps_child_end(&c);
 }
 
 /* Touches fresh pages until killed: a fault for every page, all the time. */
@@ -314,20 +359,12 @@ static void wait_for_text(int fd, const char *text, unsigned int timeout_ms)
 void test_faults_exec(void)
 {
 	struct fault_sums sums = {};
-	struct mp3ring ring;
-	uint64_t from, to;
-	int go, back, fd;
-	pid_t child;
+	struct maps_child c;
 
-	child = spawn_piped(exec_work_child, &go, &back);
-	map_ring(&ring, &fd);
-	register_maps(child);
-	from = wait_head(&ring, mp3ring_head(&ring) + 1, 2000);
-	expect(write(go, "g", 1) == 1, "telling the child to go: %s", strerror(errno));
-	wait_for_text(back, "iteration 1/2", 30000);
-	to = wait_head(&ring, mp3ring_head(&ring) + 3, 2000);
-	sums.tgid = child;
-	for_each_record_between(&ring, from, to, add_fault_record, &sums);
+	maps_child_start(&c, exec_work_child, NULL, 0);
+	maps_child_go(&c, "g");
+	wait_for_text(c.back, "iteration 1/2", 30000);
+	maps_child_records(&c, &sums);
 	printf("  faults_exec: %" PRIu64 "/%" PRIu64 " in %u records, %u unresolved; anonymous %"
 	       PRIu64 ", files %" PRIu64 " + %" PRIu64 " on tmpfs minor; counts %" PRIu64 "/%"
 	       PRIu64 "\n", sums.faults_minor, sums.faults_major, sums.fault_records,
@@ -353,10 +390,7 @@ void test_faults_exec(void)
 	       sums.faults_major == sums.counts_major,
 	       "faults records %" PRIu64 "/%" PRIu64 ", counts %" PRIu64 "/%" PRIu64,
 	       sums.faults_minor, sums.faults_major, sums.counts_minor, sums.counts_major);
-	kill_and_reap(child);
-	close(go);
-	close(back);
-	close(fd);
+	maps_child_end(&c);
 }
 
 #define STORM_PAGES 256
@@ -402,24 +436,17 @@ static void storm_child(int go, int back)
  */
 void test_faults_storm(void)
 {
+	uint64_t dropped, counted, recorded;
 	struct fault_sums sums = {};
-	uint64_t from, to, dropped, counted, recorded;
-	struct mp3ring ring;
+	struct maps_child c;
 	uintptr_t word;
-	int go, back, fd;
-	pid_t child;
 
-	child = spawn_piped(storm_child, &go, &back);
-	map_ring(&ring, &fd);
-	register_maps(child);
-	from = wait_head(&ring, mp3ring_head(&ring) + 1, 2000);
-	dropped = ring.hdr->faults_dropped;
-	expect(write(go, "g", 1) == 1, "telling the child to go: %s", strerror(errno));
-	expect(read(back, &word, sizeof(word)) == sizeof(word), "the child died");
-	to = wait_head(&ring, mp3ring_head(&ring) + 3, 2000);
-	dropped = ring.hdr->faults_dropped - dropped;
-	sums.tgid = child;
-	for_each_record_between(&ring, from, to, add_fault_record, &sums);
+	maps_child_start(&c, storm_child, NULL, 0);
+	dropped = c.ring.hdr->faults_dropped;
+	maps_child_go(&c, "g");
+	maps_child_hear(&c, &word, sizeof(word));
+	maps_child_records(&c, &sums);
+	dropped = c.ring.hdr->faults_dropped - dropped;
 	counted = sums.counts_minor + sums.counts_major;
 	recorded = sums.faults_minor + sums.faults_major;
 	printf("  faults_storm: %" PRIu64 " faults in %d s (%" PRIu64 "/s): %" PRIu64
@@ -429,10 +456,7 @@ void test_faults_storm(void)
 	expect(recorded + dropped == counted,
 	       "%" PRIu64 " recorded + %" PRIu64 " dropped, %" PRIu64 " counted", recorded,
 	       dropped, counted);
-	kill_and_reap(child);
-	close(go);
-	close(back);
-	close(fd);
+	maps_child_end(&c);
 }
 
 #define PERF_DATA "/tmp/pfprof-perf.data"
@@ -524,39 +548,32 @@ static bool perf_matches_kernel(void)
  */
 void test_faults_perf_agrees(void)
 {
-	uint64_t from, to, addr, perf_region, perf_all;
+	uint64_t perf_region, perf_all;
 	struct fault_sums sums = {};
-	struct mp3ring ring;
-	int go, done, fd, status;
-	pid_t child, perf;
+	struct maps_child c;
+	uintptr_t addr;
+	pid_t perf;
+	int status;
 
-	child = spawn_piped(region_child, &go, &done);
-	map_ring(&ring, &fd);
-	register_maps(child);
-	perf = start_perf_record(child);
-	from = wait_head(&ring, mp3ring_head(&ring) + 1, 2000);
-	expect(write(go, "g", 1) == 1, "telling the child to go: %s", strerror(errno));
-	expect(read(done, &addr, sizeof(addr)) == sizeof(addr), "the child died");
-	to = wait_head(&ring, mp3ring_head(&ring) + 3, 2000);
+	maps_child_start(&c, region_child, NULL, 0);
+	perf = start_perf_record(c.pid);
+	maps_child_go(&c, "g");
+	maps_child_hear(&c, &addr, sizeof(addr));
+	sums.region_start = mapping_start(c.pid, addr);
+	maps_child_records(&c, &sums);
 	/* perf record writes its data out, then dies of the SIGINT it caught. */
 	kill(perf, SIGINT);
 	expect(waitpid(perf, &status, 0) == perf &&
 	       ((WIFEXITED(status) && !WEXITSTATUS(status)) ||
 		(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT)),
 	       "perf record ended with status %#x", status);
-	sums.tgid = child;
-	sums.region_start = mapping_start(child, addr);
-	for_each_record_between(&ring, from, to, add_fault_record, &sums);
 	perf_faults(sums.region_start, REGION_PAGES * (uint64_t)sysconf(_SC_PAGESIZE),
 		    &perf_region, &perf_all);
 	printf("  faults_perf_agrees: region %" PRIu64 ", perf %" PRIu64 "; all %" PRIu64
 	       ", perf %" PRIu64 "\n", sums.region_minor + sums.region_major, perf_region,
 	       sums.faults_minor + sums.faults_major, perf_all);
 	if (!perf_matches_kernel()) {
-		kill_and_reap(child);
-		close(go);
-		close(done);
-		close(fd);
+		maps_child_end(&c);
 		return;
 	}
 	expect(within_pct((double)(sums.region_minor + sums.region_major), (double)perf_region, 1),
@@ -565,10 +582,7 @@ void test_faults_perf_agrees(void)
 	expect(within_pct((double)(sums.faults_minor + sums.faults_major), (double)perf_all, 1),
 	       "all mappings: %" PRIu64 " faults, perf %" PRIu64, sums.faults_minor +
 	       sums.faults_major, perf_all);
-	kill_and_reap(child);
-	close(go);
-	close(done);
-	close(fd);
+	maps_child_end(&c);
 }
 
 /* How long one mprotect() of the big region holds the mmap lock, at least, in ms. */
@@ -696,21 +710,14 @@ void test_faults_lock_held(void)
 {
 	struct hold_report report;
 	struct fault_sums sums = {};
-	struct mp3ring ring;
-	uint64_t from, to, pages;
-	int go, back, fd;
-	pid_t child;
+	struct maps_child c;
+	uint64_t pages;
 
-	child = spawn_piped(lock_holding_child, &go, &back);
-	map_ring(&ring, &fd);
-	expect(read(back, &pages, sizeof(pages)) == sizeof(pages), "the child died");
-	register_maps(child);
-	from = wait_head(&ring, mp3ring_head(&ring) + 1, 2000);
-	expect(write(go, "g", 1) == 1, "telling the child to go: %s", strerror(errno));
-	expect(read(back, &report, sizeof(report)) == sizeof(report), "the child died");
-	to = wait_head(&ring, mp3ring_head(&ring) + 3, 2000);
-	sums.tgid = child;
-	for_each_record_between(&ring, from, to, add_fault_record, &sums);
+	/* The region is grown before the registration: its faults are not counted. */
+	maps_child_start(&c, lock_holding_child, &pages, sizeof(pages));
+	maps_child_go(&c, "g");
+	maps_child_hear(&c, &report, sizeof(report));
+	maps_child_records(&c, &sums);
 	printf("  faults_lock_held: mprotect() of %" PRIu64 " pages held the lock %.1f ms %"
 	       PRIu64 " times (%.0f %% of %d s); %" PRIu64 "/%" PRIu64 " in %u records, %u"
 	       " unresolved; counts %" PRIu64 "/%" PRIu64 "\n", pages,
@@ -728,8 +735,5 @@ void test_faults_lock_held(void)
 	expect(sums.faults_minor == sums.counts_minor && sums.faults_major == sums.counts_major,
 	       "faults records %" PRIu64 "/%" PRIu64 ", counts %" PRIu64 "/%" PRIu64,
 	       sums.faults_minor, sums.faults_major, sums.counts_minor, sums.counts_major);
-	kill_and_reap(child);
-	close(go);
-	close(back);
-	close(fd);
+	maps_child_end(&c);
 }
