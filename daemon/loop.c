@@ -50,7 +50,7 @@ static void check_source(struct daemon *d, int err, const char *what)
 	sd_event_exit(d->loop, err);
 }
 
-/* Lines of both logs waiting for the disk. */
+/* Lines of the logs waiting for the disk. */
 static size_t queued_lines(const struct daemon *d)
 {
 	size_t n = 0;

@@ -2,6 +2,8 @@
 #include "logscan.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -111,4 +113,28 @@ int logscan_backward(int fd, uint64_t end, logscan_line_fn fn, void *arg)
 out:
 	free(buf);
 	return err;
+}
+
+int logscan_forward(const char *dir, enum log_kind kind, unsigned int keep,
+		    void (*fn)(char *line, void *ctx), void *ctx)
+{
+	char path[PATH_MAX], line[SCAN_LINE_MAX];
+
+	for (unsigned int n = keep + 1; n-- > 0;) {
+		FILE *f;
+
+		if (logformat_path(path, sizeof(path), dir, kind, n))
+			return -ENAMETOOLONG;
+		f = fopen(path, "re");
+		if (!f && errno == ENOENT)
+			continue;
+		if (!f)
+			return -errno;
+		while (fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\n")] = '\0';
+			fn(line, ctx);
+		}
+		fclose(f);
+	}
+	return 0;
 }

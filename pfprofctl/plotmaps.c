@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "logformat.h"
+#include "logscan.h"
 #include "wheredata.h"
 
 /* Where the second reading writes each line: the file of its mapping, if drawn. */
@@ -22,35 +23,18 @@ static bool same_mapping(const struct where_row *r, const struct log_fault *f)
 	       r->inode == f->inode;
 }
 
-/* Writes each line of the faults logs (oldest first) to its mapping's file. */
-static int write_lines(const struct pfprof_config *config, struct split *s)
+/* Writes a line of the faults logs to its mapping's file, if that is drawn. */
+static void write_line(char *text, void *ctx)
 {
-	char path[PATH_MAX], text[LOGFORMAT_HEADER_MAX];
+	const struct split *s = ctx;
 	struct log_fault f;
 
-	for (int i = config->keep; i >= 0; i--) {
-		FILE *in;
-
-		if (logformat_path(path, sizeof(path), config->log_dir, LOGKIND_FAULTS, i))
-			return -ENAMETOOLONG;
-		in = fopen(path, "re");
-		if (!in && errno == ENOENT)
-			continue;
-		if (!in)
-			return -errno;
-		while (fgets(text, sizeof(text), in)) {
-			text[strcspn(text, "\n")] = '\0';
-			if (!logformat_parse_fault(text, &f))
-				continue;
-			for (int m = 0; m < s->n; m++)
-				if (same_mapping(&s->rows[m], &f))
-					fprintf(s->files[m], "%.6f %llu %llu\n",
-						(double)f.wall_ns / 1e9, (unsigned long long)f.minor,
-						(unsigned long long)f.major);
-		}
-		fclose(in);
-	}
-	return 0;
+	if (!logformat_parse_fault(text, &f))
+		return;
+	for (int m = 0; m < s->n; m++)
+		if (same_mapping(&s->rows[m], &f))
+			fprintf(s->files[m], "%.6f %llu %llu\n", (double)f.wall_ns / 1e9,
+				(unsigned long long)f.minor, (unsigned long long)f.major);
 }
 
 /* Opens a file in dir for each of the first n rows, with its title; 0 or -errno. */
@@ -90,7 +74,8 @@ int plotmaps_split(const struct pfprof_config *config, const char *dir, struct p
 	if (!err)
 		err = open_files(dir, &t, &s, out);
 	if (!err)
-		err = write_lines(config, &s);
+		err = logscan_forward(config->log_dir, LOGKIND_FAULTS, config->keep, write_line,
+				      &s);
 	for (int i = 0; i < s.n; i++)
 		if (fclose(s.files[i]) && !err)
 			err = -errno;

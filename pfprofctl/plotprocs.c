@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "logformat.h"
+#include "logscan.h"
 #include "plotwords.h"
 #include "proctable.h"
 #include "topdata.h"
@@ -32,29 +33,28 @@ static bool parse(const char *text, struct proc_line *l)
 		      &l->pid, l->comm, &l->minor, &l->major, &cpu_ms, &l->target) >= 7;
 }
 
+/* Where each_line() hands the lines it parsed. */
+struct line_sink {
+	void (*fn)(const struct proc_line *l, void *ctx);
+	void *ctx;
+};
+
+static void parse_line(char *text, void *arg)
+{
+	const struct line_sink *sink = arg;
+	struct proc_line l;
+
+	if (parse(text, &l))
+		sink->fn(&l, sink->ctx);
+}
+
 /* Calls fn on every line of every per-process log, oldest first. */
 static int each_line(const struct pfprof_config *config,
 		     void (*fn)(const struct proc_line *l, void *ctx), void *ctx)
 {
-	char path[PATH_MAX], text[4096];	/* header lines are longer than data lines */
-	struct proc_line l;
+	struct line_sink sink = { fn, ctx };
 
-	for (int i = config->keep; i >= 0; i--) {
-		FILE *f;
-
-		if (logformat_path(path, sizeof(path), config->log_dir, LOGKIND_PROCS, i))
-			return -ENAMETOOLONG;
-		f = fopen(path, "re");
-		if (!f && errno == ENOENT)
-			continue;
-		if (!f)
-			return -errno;
-		while (fgets(text, sizeof(text), f))
-			if (parse(text, &l))
-				fn(&l, ctx);
-		fclose(f);
-	}
-	return 0;
+	return logscan_forward(config->log_dir, LOGKIND_PROCS, config->keep, parse_line, &sink);
 }
 
 static void count(const struct proc_line *l, void *ctx)
