@@ -72,6 +72,12 @@ void region_child(int go, int back);
 #define SCREEN_MAX (1 << 20)	/* past it, a live view would block on a full terminal */
 /* Appends what a pty's master shows within ms to screen (SCREEN_MAX bytes); its length. */
 size_t pty_read_screen(int master, char *screen, size_t len, unsigned int ms);
+/*
+ * Types q into a live view (what) on the pty's master, pid its process:
+ * it must exit with status 0 within 10 s and restore the terminal. Closes
+ * master.
+ */
+void pty_expect_quit(int master, pid_t pid, char *screen, size_t len, const char *what);
 /* The first address of the mapping of pid that holds addr (/proc/<pid>/maps). */
 uint64_t mapping_start(pid_t pid, uint64_t addr);
 /* A sleeper that has forked a sleeping child; the child's PID in *child. */

@@ -730,3 +730,24 @@ void show_file(const char *path, const char *prefix)
 		printf("  %s%s", prefix, line);
 	fclose(f);
 }
+
+void pty_expect_quit(int master, pid_t pid, char *screen, size_t len, const char *what)
+{
+	int status = -1;
+
+	expect(write(master, "q", 1) == 1, "typing q: %s", strerror(errno));
+	/*
+	 * Once the view has closed the terminal, reads fail at once while its
+	 * exit is still under way: the wait is a time, not a number of reads.
+	 */
+	for (uint64_t deadline = now_ns() + 10000000000ULL;
+	     waitpid(pid, &status, WNOHANG) == 0 && now_ns() < deadline;) {
+		len = pty_read_screen(master, screen, len, 10);
+		sleep_ms(10);
+	}
+	expect(WIFEXITED(status) && !WEXITSTATUS(status), "%s did not quit on q (status %#x), "
+	       "its last output: %s", what, status, screen + (len > 160 ? len - 160 : 0));
+	pty_read_screen(master, screen, len, 100);
+	expect(strstr(screen, "\033[?25h\033[?1049l"), "the terminal was not restored");
+	close(master);
+}

@@ -943,7 +943,7 @@ static void expect_where_watch(const char *pid_arg)
 {
 	struct winsize ws = { .ws_row = 24, .ws_col = 120 };
 	static char screen[SCREEN_MAX];
-	int master, status = -1;
+	int master;
 	size_t len = 0;
 	pid_t where = forkpty(&master, NULL, NULL, &ws);
 
@@ -957,17 +957,7 @@ static void expect_where_watch(const char *pid_arg)
 	expect(strstr(screen, "\033[?1049h") && strstr(screen, "[anon]") &&
 	       strstr(screen, "the last 600 s"), "no where --watch screen with [anon]: %.300s",
 	       screen);
-	expect(write(master, "q", 1) == 1, "typing q: %s", strerror(errno));
-	for (uint64_t deadline = now_ns() + 10000000000ULL;
-	     waitpid(where, &status, WNOHANG) == 0 && now_ns() < deadline;) {
-		len = pty_read_screen(master, screen, len, 10);
-		sleep_ms(10);
-	}
-	expect(WIFEXITED(status) && !WEXITSTATUS(status), "where --watch did not quit on q "
-	       "(status %#x)", status);
-	pty_read_screen(master, screen, len, 100);
-	expect(strstr(screen, "\033[?25h\033[?1049l"), "the terminal was not restored");
-	close(master);
+	pty_expect_quit(master, where, screen, len, "where --watch");
 }
 
 /* A process registered without maps cannot be added with --maps: exit status 1 and why. */

@@ -753,7 +753,7 @@ void test_top_terminal(void)
 	struct winsize ws = { .ws_row = 24, .ws_col = 80 };
 	static char screen[SCREEN_MAX];
 	pid_t sleepers[12], top;
-	int master, status = -1;
+	int master;
 	size_t len = 0;
 
 	for (int i = 0; i < 12; i++) {
@@ -776,21 +776,7 @@ void test_top_terminal(void)
 	len = pty_read_screen(master, screen, len, 1000);
 	/* 3 header lines, 4 rows, the last line left empty. */
 	expect(last_frame_rows(screen) == 4, "%d rows on 8 lines, want 4", last_frame_rows(screen));
-	expect(write(master, "q", 1) == 1, "typing q: %s", strerror(errno));
-	/*
-	 * Once top has closed the terminal, reads fail at once while its exit is
-	 * still under way: the wait is a time, not a number of reads.
-	 */
-	for (uint64_t deadline = now_ns() + 10000000000ULL;
-	     waitpid(top, &status, WNOHANG) == 0 && now_ns() < deadline;) {
-		len = pty_read_screen(master, screen, len, 10);
-		sleep_ms(10);
-	}
-	expect(WIFEXITED(status) && !WEXITSTATUS(status), "top did not quit on q (status %#x), "
-	       "its last output: %s", status, screen + (len > 160 ? len - 160 : 0));
-	pty_read_screen(master, screen, len, 100);
-	expect(strstr(screen, "\033[?25h\033[?1049l"), "the terminal was not restored");
-	close(master);
+	pty_expect_quit(master, top, screen, len, "top");
 }
 
 #define TREE_TARGET 4242
