@@ -99,12 +99,30 @@ int mp3_unregister_target(const struct file *file, u32 target)
 
 	mutex_lock(&mp3_lock);
 	/* An -EPERM leaves the target as it is, its group followed too. */
-	err = __mp3_tasks_may_remove_target(file, target);
+	err = __mp3_tasks_may_read_target(file, target);
 	/* The group first: once it is gone no probe adds to the target. */
 	if ((!err || err == -ENOENT) && __mp3_groups_remove(target))
 		err = 0;
 	if (!err)
 		__mp3_tasks_remove_target(target);
+	mutex_unlock(&mp3_lock);
+	return err;
+}
+
+int mp3_maps_target(const struct file *file, u32 target)
+{
+	int err;
+
+	mutex_lock(&mp3_lock);
+	/* As for "R <pid> maps": the opener must be allowed to read every member. */
+	err = __mp3_tasks_may_read_target(file, target);
+	/* Its group first: a process joining from now on has maps already. */
+	if ((!err || err == -ENOENT) && __mp3_groups_set_maps(target))
+		err = 0;
+	if (!err) {
+		__mp3_tasks_maps_target(target);
+		err = __mp3_tasks_follow_joined();
+	}
 	mutex_unlock(&mp3_lock);
 	return err;
 }

@@ -52,6 +52,8 @@ struct mp3_group {
 		char comm[TASK_COMM_LEN];
 	};
 	u64 order;			/* of its addition: the first added wins */
+	/* Its members' faults are placed ("M"): set under mp3_lock, read by the probes. */
+	bool maps;
 	struct rcu_head rcu;		/* frees it once no probe can see it */
 	u32 target;
 	/* The opener's right, as mp3_group_may_read() applies it. */
@@ -294,16 +296,31 @@ static struct mp3_group *mp3_groups_first_holding(const struct mp3_place *place)
 	return first;
 }
 
-u32 mp3_groups_target_of(const struct mp3_place *place, struct task_struct *task, bool *allowed)
+void mp3_groups_target_of(const struct mp3_place *place, struct task_struct *task,
+			  struct mp3_joining *joining)
 {
 	struct mp3_group *g;
 
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "needs rcu_read_lock()");
+	*joining = (struct mp3_joining) {};
 	g = mp3_groups_first_holding(place);
 	if (!g)
-		return 0;
-	*allowed = mp3_group_may_read(g, task);
-	return g->target;
+		return;
+	joining->target = g->target;
+	joining->allowed = mp3_group_may_read(g, task);
+	joining->maps = READ_ONCE(g->maps);
+}
+
+bool __mp3_groups_set_maps(u32 target)
+{
+	struct mp3_group *g;
+
+	lockdep_assert_held(&mp3_lock);
+
+	g = mp3_groups_find(target);
+	if (g)
+		WRITE_ONCE(g->maps, true);
+	return g;
 }
 
 bool mp3_groups_holds(u32 target, const struct mp3_place *place)

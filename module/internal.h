@@ -59,6 +59,8 @@ int mp3_unregister(const struct file *file, pid_t nr);
 int mp3_unregister_target(const struct file *file, u32 target);
 int mp3_register_cgroup(const struct file *file, u64 cgroup_id, u32 target);
 int mp3_register_comm(const struct file *file, const char *comm, u32 target);
+/* "M <target>": where the faults of its processes are, now and later. */
+int mp3_maps_target(const struct file *file, u32 target);
 void mp3_show(struct seq_file *m);
 void mp3_release_all(void);
 
@@ -103,7 +105,15 @@ void __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root)
 void __mp3_tasks_add_group_members(const struct file *file, u32 target);
 int __mp3_tasks_remove_pid(const struct file *file, pid_t nr);
 /* 0 if @file's opener may read every process of @target, -ENOENT if it has none, -EPERM. */
-int __mp3_tasks_may_remove_target(const struct file *file, u32 target);
+int __mp3_tasks_may_read_target(const struct file *file, u32 target);
+/* @target's processes have maps from now on; their counters come next. */
+void __mp3_tasks_maps_target(u32 target);
+/*
+ * Counters for the processes with maps that have none: those that joined
+ * since, or whose counters could not be created then (tried again at the
+ * next call: the first error is returned). Sleeps.
+ */
+int __mp3_tasks_follow_joined(void);
 void __mp3_tasks_remove_target(u32 target);
 void __mp3_tasks_show(struct seq_file *m);
 bool __mp3_tasks_collect(struct mp3_sample_values *values);
@@ -162,13 +172,22 @@ bool __mp3_groups_remove(u32 target);
 /* Whether any group is followed: a process may join at any fork. */
 bool __mp3_groups_followed(void);
 void __mp3_groups_remove_all(void);
+/* What a process joins: the first followed group holding its place. */
+struct mp3_joining {
+	u32 target;	/* 0: none */
+	bool allowed;	/* the group's opener may read the process */
+	bool maps;	/* the target's faults are placed ("M") */
+};
+
 /*
- * Under rcu_read_lock(), from the probes: the target of the first group
- * holding @place (0: none) and, in *@allowed, whether its opener may read
+ * Under rcu_read_lock(), from the probes: the group holding @place, for
  * @task; whether @target's group holds @place (also under mp3_lock).
  */
-u32 mp3_groups_target_of(const struct mp3_place *place, struct task_struct *task, bool *allowed);
+void mp3_groups_target_of(const struct mp3_place *place, struct task_struct *task,
+			  struct mp3_joining *joining);
 bool mp3_groups_holds(u32 target, const struct mp3_place *place);
+/* Whether @target has a group; its members join with maps from now on. */
+bool __mp3_groups_set_maps(u32 target);
 
 /* *@events: asked for, and then whether the wakeup probes are used. */
 int mp3_follow_init(bool *events);

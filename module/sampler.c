@@ -73,6 +73,8 @@ static void mp3_sampler_fn(struct work_struct *work)
 
 	mutex_lock(&mp3_lock);
 	start_ns = ktime_get_ns();
+	/* Before the visits: what a newcomer took until its counters is in its records. */
+	__mp3_tasks_follow_joined();
 	registered = __mp3_tasks_collect(&values);
 	__mp3_faults_collect();
 	if (registered) {

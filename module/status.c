@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /proc/mp3/status: "R <pid> [maps]" registers (with maps: where its faults
- * are too), "U <pid>" unregisters, "T <pid>
- * <target>" registers a tree, "C <cgroup-id> <target>" a cgroup, "N
- * <target> <comm>" a command name, "X <target>" unregisters any of them;
- * reading lists the registered PIDs. One command per write(), all or
- * nothing.
+ * are too), "U <pid>" unregisters, "T <pid> <target>" registers a tree,
+ * "C <cgroup-id> <target>" a cgroup, "N <target> <comm>" a command name,
+ * "X <target>" unregisters any of them, "M <target>" places the faults of
+ * a target's processes; reading lists the registered PIDs. One command per
+ * write(), all or nothing.
  */
 #include <linux/ctype.h>
 #include <linux/kernel.h>
@@ -38,11 +38,11 @@ static int mp3_status_open(struct inode *inode, struct file *file)
 }
 
 struct mp3_command {
-	char verb;		/* R, U, T, X, C or N */
+	char verb;		/* R, U, T, X, C, N or M */
 	int pid;		/* R, U, T */
 	u64 cgroup_id;		/* C */
 	const char *comm;	/* N: in the caller's buffer */
-	int target;		/* T, X, C, N */
+	int target;		/* T, X, C, N, M */
 	bool maps;		/* R */
 };
 
@@ -102,7 +102,8 @@ static bool mp3_parse_word(char **s, const char *word)
 
 /*
  * Parses "R <pid> [maps]", "U <pid>", "T <pid> <target>", "X <target>",
- * "C <cgroup-id> <target>" or "N <target> <comm>", white space around.
+ * "C <cgroup-id> <target>", "N <target> <comm>" or "M <target>", white
+ * space around.
  */
 static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 {
@@ -112,12 +113,13 @@ static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 	if (strlen(buf) != len)
 		return -EINVAL;		/* embedded NUL */
 	buf = strim(buf);
-	if (!buf[0] || !strchr("RUTXCN", buf[0]) || !isspace(buf[1]))
+	if (!buf[0] || !strchr("RUTXCNM", buf[0]) || !isspace(buf[1]))
 		return -EINVAL;
 	c->verb = buf[0];
 	args = buf + 1;
 	switch (c->verb) {
 	case 'X':
+	case 'M':
 		err = mp3_parse_int(&args, &c->target);
 		break;
 	case 'C':
@@ -159,6 +161,8 @@ static int mp3_run_command(const struct file *file, const struct mp3_command *c)
 		return mp3_register_cgroup(file, c->cgroup_id, c->target);
 	case 'N':
 		return mp3_register_comm(file, c->comm, c->target);
+	case 'M':
+		return mp3_maps_target(file, c->target);
 	default:
 		return mp3_unregister_target(file, c->target);
 	}

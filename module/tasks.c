@@ -76,7 +76,11 @@ struct mp3_task {
 	struct pid *pid;		/* the thread-group leader's pid */
 	u32 target;			/* its tree or cgroup, 0: alone; set before hashing */
 	bool tree;			/* its children join its target at their fork */
-	bool maps;			/* where its faults are goes into the records */
+	/*
+	 * Where its faults are goes into the records: set before hashing, or
+	 * under mp3_lock ("M"); read by the fork probe, which passes it on.
+	 */
+	bool maps;
 	/* Set by the probes, under mp3_hash_lock; the sampler reads them after @gone. */
 	struct mp3_counters final;	/* at the exit of its last thread */
 	bool exited;			/* final holds its last counters */
@@ -91,6 +95,8 @@ struct mp3_task {
 	u64 exec_id;			/* the leader's self_exec_id when it did */
 	bool dead;			/* removed while queued: freed off its list */
 	struct list_head fault_threads;	/* with maps: its threads' counters (faults.c) */
+	/* With maps, while it has no counters: its faults not yet in the records. */
+	struct mp3_counters unplaced_from;
 };
 
 /* Registered processes in registration order, protected by mp3_lock. */
@@ -111,6 +117,13 @@ static DEFINE_SPINLOCK(mp3_hash_lock);
  */
 static DEFINE_HASHTABLE(mp3_task_hash, 16);
 static LIST_HEAD(mp3_forked);
+/* A process with maps joined since the last adoption: it needs counters. */
+static bool mp3_maps_joined;
+/*
+ * Under mp3_lock: processes with maps may lack counters, to be created
+ * before the next sample (mp3_maps_joined adopted, or a creation failed).
+ */
+static bool mp3_maps_waiting;
 
 /*
  * Event sampling (set at load, constant after): the processes the next
@@ -307,6 +320,34 @@ static void __mp3_task_keep(struct mp3_task *entry)
 		__llist_add(&entry->queued, &mp3_kept);
 }
 
+/* Counters never go backwards; a racing read must not make them. */
+static u64 mp3_advance(u64 *last, u64 now)
+{
+	u64 delta = now > *last ? now - *last : 0;
+
+	*last += delta;
+	return delta;
+}
+
+/*
+ * The faults @entry's process took from entry->unplaced_from to @now, which
+ * no counter of ours saw: a record of them, unresolved.
+ */
+static void __mp3_task_record_unplaced(struct mp3_task *entry, const struct mp3_counters *now)
+{
+	struct mp3_counters *from = &entry->unplaced_from;
+	struct mp3_mapping_faults unplaced = {
+		.kind = MP3_MAPPING_UNRESOLVED,
+		.minor = min_t(u64, mp3_advance(&from->minor_faults, now->minor_faults), U32_MAX),
+		.major = min_t(u64, mp3_advance(&from->major_faults, now->major_faults), U32_MAX),
+	};
+
+	lockdep_assert_held(&mp3_lock);
+
+	if (unplaced.minor || unplaced.major)
+		__mp3_buffer_record_faults(pid_nr(entry->pid), entry->target, &unplaced);
+}
+
 /*
  * Unlinks a hashed entry, says in the records that its process left, and
  * frees the entry once no probe can be looking at it. One queued, or being
@@ -322,6 +363,8 @@ static void __mp3_tasks_remove(struct mp3_task *entry)
 	list_del(&entry->node);
 	hash_del_rcu(&entry->hash);
 	spin_unlock(&mp3_hash_lock);
+	if (entry->maps && list_empty(&entry->fault_threads))
+		__mp3_task_record_unplaced(entry, &entry->last);
 	if (mp3_event_sampling)
 		__mp3_buffer_record_left(pid_nr(entry->pid), entry->target);
 	__mp3_faults_unfollow(&entry->fault_threads);
@@ -353,6 +396,8 @@ static void __mp3_tasks_adopt_forked(void)
 
 	spin_lock(&mp3_hash_lock);
 	list_splice_tail_init(&mp3_forked, &mp3_tasks);
+	mp3_maps_waiting |= mp3_maps_joined;
+	mp3_maps_joined = false;
 	spin_unlock(&mp3_hash_lock);
 }
 
@@ -462,6 +507,71 @@ int __mp3_tasks_add(struct mp3_task *entry)
 	return 0;
 }
 
+void __mp3_tasks_maps_target(u32 target)
+{
+	struct mp3_task *entry;
+
+	lockdep_assert_held(&mp3_lock);
+
+	__mp3_tasks_adopt_forked();
+	list_for_each_entry(entry, &mp3_tasks, node) {
+		if (entry->target != target || entry->maps)
+			continue;
+		/* Its faults since the last sample go into the records too, unresolved. */
+		entry->unplaced_from = entry->last;
+		WRITE_ONCE(entry->maps, true);
+		mp3_maps_waiting = true;
+	}
+}
+
+/*
+ * Counters for @entry's threads, if its process still runs; the faults it
+ * took until now go into the records as unresolved. Sleeps.
+ */
+static int __mp3_task_follow_joined(struct mp3_task *entry)
+{
+	struct task_struct *leader;
+	struct mp3_counters now;
+	bool alive;
+
+	rcu_read_lock();
+	leader = pid_task(entry->pid, PIDTYPE_TGID);
+	alive = leader && mp3_read_group(leader, &now, NULL);
+	rcu_read_unlock();
+	/* Gone: its removal writes what it took since. */
+	if (!alive)
+		return 0;
+	__mp3_task_record_unplaced(entry, &now);
+	return __mp3_task_follow_faults(entry);
+}
+
+int __mp3_tasks_follow_joined(void)
+{
+	struct mp3_task *entry;
+	int err, first_err = 0;
+
+	lockdep_assert_held(&mp3_lock);
+
+	__mp3_tasks_adopt_forked();
+	if (!mp3_maps_waiting)
+		return 0;
+	mp3_maps_waiting = false;
+	/* Entries leave mp3_tasks only under mp3_lock: the walk may sleep. */
+	list_for_each_entry(entry, &mp3_tasks, node) {
+		/* Pairs with the probes' store-release; a stale "not gone" costs a try. */
+		if (!entry->maps || !list_empty(&entry->fault_threads) ||
+		    smp_load_acquire(&entry->gone))
+			continue;
+		err = __mp3_task_follow_joined(entry);
+		/* An exiting process refuses counters (ESRCH): it is leaving. */
+		if (err && err != -ESRCH) {
+			mp3_maps_waiting = true;
+			first_err = first_err ?: err;
+		}
+	}
+	return first_err;
+}
+
 /* Whether @task descends from @root; under rcu_read_lock(). */
 static bool mp3_descends_from(struct task_struct *task, struct task_struct *root)
 {
@@ -473,12 +583,14 @@ static bool mp3_descends_from(struct task_struct *task, struct task_struct *root
 }
 
 /*
- * A new entry of @target (a tree's if @tree) for @task, counting from
- * @from; hashed, and queued on @list under mp3_hash_lock. NULL if it is
- * registered already (or has no memory: counted). Does not sleep.
+ * A new entry of @target (a tree's if @tree, with @maps) for @task,
+ * counting from @from; hashed, and queued on @list under mp3_hash_lock.
+ * NULL if it is registered already (or has no memory: counted). Does not
+ * sleep: with maps, its counters are created before the next sample.
  */
 static struct mp3_task *mp3_tasks_join(struct task_struct *task, u32 target, bool tree,
-				       const struct mp3_counters *from, struct list_head *list)
+				       bool maps, const struct mp3_counters *from,
+				       struct list_head *list)
 {
 	struct mp3_task *entry = kzalloc(sizeof(*entry), GFP_ATOMIC | __GFP_NOWARN);
 
@@ -490,7 +602,9 @@ static struct mp3_task *mp3_tasks_join(struct task_struct *task, u32 target, boo
 	INIT_LIST_HEAD(&entry->fault_threads);
 	entry->target = target;
 	entry->tree = tree;
+	entry->maps = maps;
 	entry->last = *from;
+	entry->unplaced_from = *from;
 	spin_lock(&mp3_hash_lock);
 	if (mp3_tasks_lookup(entry->pid)) {
 		spin_unlock(&mp3_hash_lock);
@@ -499,6 +613,7 @@ static struct mp3_task *mp3_tasks_join(struct task_struct *task, u32 target, boo
 	}
 	hash_add_rcu(mp3_task_hash, &entry->hash, (unsigned long)entry->pid);
 	list_add_tail(&entry->node, list);
+	mp3_maps_joined |= maps;
 	spin_unlock(&mp3_hash_lock);
 	/* Its name and first counts go out with the next sample. */
 	mp3_task_wake(entry);
@@ -530,7 +645,7 @@ void __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root)
 			continue;
 		}
 		if (mp3_read_group(task, &now, NULL))
-			mp3_tasks_join(task, root->target, true, &now, &mp3_tasks);
+			mp3_tasks_join(task, root->target, true, root->maps, &now, &mp3_tasks);
 	}
 out:
 	rcu_read_unlock();
@@ -570,7 +685,7 @@ void __mp3_tasks_add_group_members(const struct file *file, u32 target)
 			continue;
 		}
 		if (mp3_read_group(task, &now, NULL))
-			mp3_tasks_join(task, target, false, &now, &mp3_tasks);
+			mp3_tasks_join(task, target, false, false, &now, &mp3_tasks);
 	}
 	rcu_read_unlock();
 }
@@ -602,7 +717,7 @@ int __mp3_tasks_remove_pid(const struct file *file, pid_t nr)
 	return err;
 }
 
-int __mp3_tasks_may_remove_target(const struct file *file, u32 target)
+int __mp3_tasks_may_read_target(const struct file *file, u32 target)
 {
 	struct mp3_task *entry;
 	struct task_struct *leader;
@@ -652,15 +767,6 @@ void __mp3_tasks_show(struct seq_file *m)
 		if (nr)
 			seq_printf(m, "%d\n", nr);
 	}
-}
-
-/* Counters never go backwards; a racing read must not make them. */
-static u64 mp3_advance(u64 *last, u64 now)
-{
-	u64 delta = now > *last ? now - *last : 0;
-
-	*last += delta;
-	return delta;
 }
 
 /* Its name goes into the records when it is registered and after an exec. */
@@ -887,30 +993,29 @@ bool __mp3_tasks_collect(struct mp3_sample_values *values)
 }
 
 /*
- * The target of the followed group that holds @place, for @task; 0 if
- * none does, or if its opener may not read @task (counted as skipped).
+ * The followed group that holds @place, for @task; target 0 if none does,
+ * or if its opener may not read @task (counted as skipped).
  */
-static u32 mp3_tasks_group_target(struct task_struct *task, const struct mp3_place *place)
+static void mp3_tasks_group_target(struct task_struct *task, const struct mp3_place *place,
+				   struct mp3_joining *joining)
 {
-	bool allowed;
-	u32 target = mp3_groups_target_of(place, task, &allowed);
-
-	if (target && !allowed) {
+	mp3_groups_target_of(place, task, joining);
+	if (joining->target && !joining->allowed) {
 		atomic64_inc(&mp3_skipped);
-		return 0;
+		joining->target = 0;
 	}
-	return target;
 }
 
 /* @task, not yet registered, joins the followed group that holds @place, from now on. */
 static void mp3_tasks_join_group(struct task_struct *task, const struct mp3_place *place)
 {
-	u32 target = mp3_tasks_group_target(task, place);
+	struct mp3_joining joining;
 	struct mp3_counters now;
 
+	mp3_tasks_group_target(task, place, &joining);
 	/* Counters are read only for a process that joins: most never do. */
-	if (target && mp3_read_group(task, &now, NULL))
-		mp3_tasks_join(task, target, false, &now, &mp3_forked);
+	if (joining.target && mp3_read_group(task, &now, NULL))
+		mp3_tasks_join(task, joining.target, false, joining.maps, &now, &mp3_forked);
 }
 
 void mp3_tasks_fork(struct task_struct *parent, struct task_struct *child)
@@ -918,8 +1023,8 @@ void mp3_tasks_fork(struct task_struct *parent, struct task_struct *child)
 	static const struct mp3_counters from_fork;
 	/* Not yet running, the child has its parent's name, which nobody can change. */
 	struct mp3_place place = { .comm = child->comm };
+	struct mp3_joining joining;
 	struct mp3_task *entry;
-	u32 target;
 
 	/* A new thread belongs to its process already. */
 	if (!thread_group_leader(child))
@@ -928,12 +1033,14 @@ void mp3_tasks_fork(struct task_struct *parent, struct task_struct *child)
 	rcu_read_lock();
 	entry = mp3_tasks_lookup(task_tgid(parent));
 	if (entry && entry->tree && !READ_ONCE(entry->gone)) {
-		mp3_tasks_join(child, entry->target, true, &from_fork, &mp3_forked);
+		mp3_tasks_join(child, entry->target, true, READ_ONCE(entry->maps), &from_fork,
+			       &mp3_forked);
 	} else {
 		place.cgrp = task_dfl_cgroup(child);
-		target = mp3_tasks_group_target(child, &place);
-		if (target)
-			mp3_tasks_join(child, target, false, &from_fork, &mp3_forked);
+		mp3_tasks_group_target(child, &place, &joining);
+		if (joining.target)
+			mp3_tasks_join(child, joining.target, false, joining.maps, &from_fork,
+				       &mp3_forked);
 	}
 	rcu_read_unlock();
 }
@@ -1080,8 +1187,8 @@ void mp3_tasks_exec(struct task_struct *task)
 {
 	/* The exec made it its thread group's only thread: nobody renames it now. */
 	struct mp3_place place = { .comm = task->comm };
+	struct mp3_joining joining = {};
 	struct mp3_task *entry;
-	bool allowed = true;
 
 	rcu_read_lock();
 	place.cgrp = task_dfl_cgroup(task);
@@ -1089,10 +1196,13 @@ void mp3_tasks_exec(struct task_struct *task)
 	if (!entry)
 		mp3_tasks_join_group(task, &place);
 	else if (entry->tree)
-		allowed = mp3_tree_may_keep(task);
+		joining = (struct mp3_joining) {
+			.target = entry->target, .allowed = mp3_tree_may_keep(task),
+		};
 	else if (entry->target)
-		mp3_groups_target_of(&place, task, &allowed);
-	if (!allowed) {
+		mp3_groups_target_of(&place, task, &joining);
+	/* No group holds it now: the rename probe has made it leave. */
+	if (joining.target && !joining.allowed) {
 		atomic64_inc(&mp3_skipped);
 		mp3_task_leave(entry);
 	}

@@ -36,6 +36,19 @@
  *   write "X <target>"
  *                    unregister every process of <target>, and its cgroup
  *                    or name
+ *   write "M <target>"
+ *                    the records of <target>'s processes, present and
+ *                    future, say in which mappings their faults are, as
+ *                    "R <pid> maps" does for one process, until the target
+ *                    is unregistered; judged like "X" (the opener must be
+ *                    allowed to read every present process; later ones
+ *                    are judged as they join). A process that joins later
+ *                    gets its counters at the next sample: the faults it
+ *                    took until then are in an MP3_MAPPING_UNRESOLVED
+ *                    record. ENOENT: <target> has no process, cgroup nor
+ *                    name; ENOMEM and perf's errors as for "R <pid> maps",
+ *                    the processes without counters being tried again at
+ *                    each sample
  *   read             registered PIDs, one per line
  *   PIDs are numbered in the PID namespace of the /proc mount the file was
  *   opened through, as /proc/<pid> of that mount numbers them.
@@ -187,25 +200,27 @@ struct mp3_classic_sample {
  * without changing compat_version.
  *
  * Version 5 says where the faults of a process registered with "R <pid>
- * maps" are: per sample, MP3_RECORD_FAULTS records of the mappings it took
- * faults in since the last sample, with the mapping's first address, its
- * kind (MP3_MAPPING_*, in the record's mapping field) and its file's
- * inode, as /proc/<pid>/maps shows them at the time of the sample; a
- * mapping may have several records in one sample, to be added up. A fault
- * may be in the faults records of a later sample than the one whose counts
- * record counts it: the next, or up to 20 later while a writer holds the
- * process's mmap lock at the samples between; the sums agree over samples
- * that end that long after the process's last fault. Faults the sampler
- * could not place (the address space busy for 20 samples or gone, the
- * address unmapped since) are in a record of kind MP3_MAPPING_UNRESOLVED,
+ * maps", or of a target given "M", are: per sample, MP3_RECORD_FAULTS
+ * records of the mappings it took faults in since the last sample, with
+ * the mapping's first address, its kind (MP3_MAPPING_*, in the record's
+ * mapping field) and its file's inode, as /proc/<pid>/maps shows them at
+ * the time of the sample; a mapping may have several records in one
+ * sample, to be added up. A fault may be in the faults records of a later
+ * sample than the one whose counts record counts it: the next, or up to 20
+ * later while a writer holds the process's mmap lock at the samples
+ * between; the sums agree over samples that end that long after the
+ * process's last fault. Faults the sampler could not place (the address
+ * space busy for 20 samples or gone, the address unmapped since, or taken
+ * by a process that joined a target with "M" before its counters, which
+ * the next sample creates) are in a record of kind MP3_MAPPING_UNRESOLVED,
  * start 0.
  * The faults are those the kernel's software perf events see: every fault
  * counted in the COUNTS records except those taken on behalf of the process
  * without its registers (get_user_pages(): /proc/<pid>/mem,
  * process_vm_readv(), ptrace, some O_DIRECT and futex paths), and those a
- * thread created during the registration takes before it gets its
- * counters. faults_dropped counts those lost because a CPU's buffer was
- * full. See docs/faults.md.
+ * thread created during the registration, or a process while its counters
+ * are being created, takes before they count. faults_dropped counts those
+ * lost because a CPU's buffer was full. See docs/faults.md.
  */
 #define MP3_RING_OFFSET		0x10000000UL
 #define MP3_RING_MAGIC		0x5233504dU	/* "MP3R" little-endian */
