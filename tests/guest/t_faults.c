@@ -462,15 +462,25 @@ void test_faults_storm(void)
 #define PERF_DATA "/tmp/pfprof-perf.data"
 #define PERF_SCRIPT_OUT "/tmp/pfprof-perf.txt"
 
-/* perf record of every page fault of pid, with its address; returns once perf has begun. */
-static pid_t start_perf_record(pid_t pid)
+/*
+ * perf record of every page fault of pid, with its address; returns once
+ * perf counts. It starts with its events disabled (-D -1) and enables them
+ * when told on its control pipe, acknowledging on the other: a process
+ * that faults from then on loses nothing to perf's start-up, however slow
+ * the guest. *control stays open until perf ends: perf takes its end for
+ * an error.
+ */
+static pid_t start_perf_record(pid_t pid, int *control)
 {
-	char target[16];
-	uint64_t deadline = now_ns() + 20000000000ULL;
+	int ctl[2], ack[2];
+	char target[16], control_fds[48], reply[8] = "";
+	struct pollfd answer;
 	pid_t perf;
 
 	unlink(PERF_DATA);
+	expect(!pipe(ctl) && !pipe(ack), "pipe: %s", strerror(errno));
 	snprintf(target, sizeof(target), "%d", (int)pid);
+	snprintf(control_fds, sizeof(control_fds), "fd:%d,%d", ctl[0], ack[1]);
 	perf = fork();
 	expect(perf >= 0, "fork: %s", strerror(errno));
 	if (!perf) {
@@ -479,16 +489,18 @@ static pid_t start_perf_record(pid_t pid)
 		if (err < 0 || dup2(err, STDERR_FILENO) < 0)
 			_exit(126);
 		execl("./perf", "perf", "record", "-N", "-B", "-e", "minor-faults,major-faults",
-		      "-c", "1", "-d", "-o", PERF_DATA, "-p", target, (char *)NULL);
+		      "-c", "1", "-d", "-D", "-1", "--control", control_fds, "-o", PERF_DATA, "-p",
+		      target, (char *)NULL);
 		_exit(127);
 	}
-	/* It writes the file's header once its events are open on the process. */
-	while (access(PERF_DATA, F_OK)) {
-		expect(now_ns() < deadline, "perf record wrote nothing in 20 s");
-		expect(waitpid(perf, NULL, WNOHANG) == 0, "perf record ended at once");
-		sleep_ms(50);
-	}
-	sleep_ms(500);
+	close(ctl[0]);
+	close(ack[1]);
+	expect(write(ctl[1], "enable\n", 7) == 7, "perf's control pipe: %s", strerror(errno));
+	answer = (struct pollfd){ .fd = ack[0], .events = POLLIN };
+	expect(poll(&answer, 1, 20000) == 1 && read(ack[0], reply, sizeof(reply) - 1) > 0 &&
+	       !strncmp(reply, "ack", 3), "perf record did not enable its events in 20 s");
+	close(ack[0]);
+	*control = ctl[1];
 	return perf;
 }
 
@@ -552,11 +564,11 @@ void test_faults_perf_agrees(void)
 	struct fault_sums sums = {};
 	struct maps_child c;
 	uintptr_t addr;
+	int status, control;
 	pid_t perf;
-	int status;
 
 	maps_child_start(&c, region_child, NULL, 0);
-	perf = start_perf_record(c.pid);
+	perf = start_perf_record(c.pid, &control);
 	maps_child_go(&c, "g");
 	maps_child_hear(&c, &addr, sizeof(addr));
 	sums.region_start = mapping_start(c.pid, addr);
@@ -567,6 +579,7 @@ void test_faults_perf_agrees(void)
 	       ((WIFEXITED(status) && !WEXITSTATUS(status)) ||
 		(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT)),
 	       "perf record ended with status %#x", status);
+	close(control);
 	perf_faults(sums.region_start, REGION_PAGES * (uint64_t)sysconf(_SC_PAGESIZE),
 		    &perf_region, &perf_all);
 	printf("  faults_perf_agrees: region %" PRIu64 ", perf %" PRIu64 "; all %" PRIu64
@@ -736,4 +749,128 @@ void test_faults_lock_held(void)
 	       "faults records %" PRIu64 "/%" PRIu64 ", counts %" PRIu64 "/%" PRIu64,
 	       sums.faults_minor, sums.faults_major, sums.counts_minor, sums.counts_major);
 	maps_child_end(&c);
+}
+
+/* The name forking_child takes, so that what it forks joins a command name's group. */
+#define JOINER_COMM "pfprof-joiner"
+/* Faults a joiner may take while its counters are being created: not in any record. */
+#define JOIN_LOST_MAX 8
+
+/*
+ * spawn_piped()'s fn for the targets with "M": named JOINER_COMM, it forks
+ * when told to; the new process takes a fault at once (a copy-on-write of
+ * its data), says its PID and then does region_child()'s work, while the
+ * first waits for it.
+ */
+static void forking_child(int go, int back)
+{
+	static volatile pid_t joiner;
+	char byte;
+	pid_t pid;
+
+	if (prctl(PR_SET_NAME, JOINER_COMM, 0, 0, 0) || read(go, &byte, 1) != 1)
+		_exit(3);
+	pid = fork();
+	if (pid < 0)
+		_exit(4);
+	if (!pid) {
+		joiner = getpid();
+		child_says(back, (uintptr_t)joiner);
+		region_child(go, back);
+	}
+	waitpid(pid, NULL, 0);
+	_exit(0);
+}
+
+struct unresolved_search {
+	pid_t tgid;
+	bool found;
+};
+
+static void find_unresolved(void *ctx, const struct mp3_proc_record *r)
+{
+	struct unresolved_search *s = ctx;
+
+	s->found |= r->tgid == (uint32_t)s->tgid && r->type == MP3_RECORD_FAULTS &&
+		    r->mapping == MP3_MAPPING_UNRESOLVED;
+}
+
+/* Waits (2 s at most) for the record of what pid took before its counters. */
+static void wait_for_counters(const struct maps_child *c, pid_t pid)
+{
+	struct unresolved_search s = { .tgid = pid };
+	uint64_t at = c->from;
+
+	for (int i = 0; i < 40 && !s.found; i++) {
+		uint64_t to = wait_head(&c->ring, mp3ring_head(&c->ring) + 1, 2000);
+
+		for_each_record_between(&c->ring, at, to, find_unresolved, &s);
+		at = to;
+	}
+	expect(s.found, "no record of the faults PID %d took before its counters", (int)pid);
+}
+
+/*
+ * A process that joins a target given "M" (registration: the command, a
+ * format of the forking process's PID, which it may leave out) later: the faults it took before its counters
+ * in an unresolved record, the 16384 of its region afterwards all placed,
+ * and together no more than its counts, and at most JOIN_LOST_MAX fewer.
+ */
+static void expect_joiner_placed(const char *test, const char *registration, const char *maps,
+				 const char *unregistration)
+{
+	struct fault_sums sums = {};
+	struct maps_child c;
+	uintptr_t joiner, addr;
+	char cmd[64];
+	uint64_t placed;
+	pid_t forker;
+
+	forker = c.pid = spawn_piped(forking_child, &c.go, &c.back);
+	map_ring(&c.ring, &c.fd);
+	snprintf(cmd, sizeof(cmd), registration, (int)c.pid);
+	expect_ok(status_write(cmd), cmd);
+	expect_ok(status_write(maps), maps);
+	c.from = wait_head(&c.ring, mp3ring_head(&c.ring) + 1, 2000);
+	maps_child_go(&c, "f");
+	maps_child_hear(&c, &joiner, sizeof(joiner));
+	wait_for_counters(&c, (pid_t)joiner);
+	maps_child_go(&c, "g");
+	maps_child_hear(&c, &addr, sizeof(addr));
+	sums.region_start = mapping_start((pid_t)joiner, addr);
+	c.pid = (pid_t)joiner;
+	maps_child_records(&c, &sums);
+	placed = sums.faults_minor + sums.faults_major;
+	printf("  %s: region %" PRIu64 " minor %" PRIu64 " major (kind %u); all mappings %"
+	       PRIu64 "/%" PRIu64 " in %u records, %u unresolved; counts %" PRIu64 "/%" PRIu64
+	       "\n", test, sums.region_minor, sums.region_major, sums.region_kind,
+	       sums.faults_minor, sums.faults_major, sums.fault_records, sums.unresolved,
+	       sums.counts_minor, sums.counts_major);
+	expect(sums.region_minor == REGION_PAGES && !sums.region_major &&
+	       sums.region_kind == MP3_MAPPING_ANON,
+	       "%s: the region: %" PRIu64 " minor, %" PRIu64 " major, kind %u; want %d, 0, %d",
+	       test, sums.region_minor, sums.region_major, sums.region_kind, REGION_PAGES,
+	       MP3_MAPPING_ANON);
+	expect(sums.faults_minor <= sums.counts_minor && sums.faults_major <= sums.counts_major &&
+	       placed + JOIN_LOST_MAX >= sums.counts_minor + sums.counts_major,
+	       "%s: faults records %" PRIu64 "/%" PRIu64 " against counts %" PRIu64 "/%" PRIu64
+	       " (at most %d fewer)", test, sums.faults_minor, sums.faults_major,
+	       sums.counts_minor, sums.counts_major, JOIN_LOST_MAX);
+	expect_ok(status_write(unregistration), unregistration);
+	kill((pid_t)joiner, SIGKILL);
+	c.pid = forker;
+	maps_child_end(&c);
+}
+
+/* A tree given "M": a process forked in it has its faults placed from the next sample on. */
+void test_faults_tree_joiner(void)
+{
+	expect_joiner_placed("faults_tree_joiner", "T %d 4242", "M 4242", "X 4242");
+}
+
+/* The same for a command name's group: the process forked with that name joins it. */
+void test_faults_comm_joiner(void)
+{
+	expect_joiner_placed("faults_comm_joiner", "N 4243 " JOINER_COMM, "M 4243",
+			     "X 4243");
 }

@@ -45,6 +45,8 @@ const struct test tests[] = {
 	{ "faults_storm",             test_faults_storm,               NULL,            40 },
 	{ "faults_perf_agrees",       test_faults_perf_agrees,         NULL,            60 },
 	{ "faults_lock_held",         test_faults_lock_held,           NULL,            90 },
+	{ "faults_tree_joiner",       test_faults_tree_joiner,         NULL,            30 },
+	{ "faults_comm_joiner",       test_faults_comm_joiner,         NULL,            30 },
 	{ "tree_counts_children",     test_tree_counts_children,       NULL,            30 },
 	{ "tree_after_idle",          test_tree_after_idle,            NULL,            40 },
 	{ "tree_commands",            test_tree_commands,              NULL,            20 },

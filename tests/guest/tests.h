@@ -48,6 +48,8 @@ void test_faults_exec(void);
 void test_faults_storm(void);
 void test_faults_perf_agrees(void);
 void test_faults_lock_held(void);
+void test_faults_tree_joiner(void);
+void test_faults_comm_joiner(void);
 void test_tree_counts_children(void);
 void test_tree_after_idle(void);
 void test_tree_commands(void);
