@@ -26,6 +26,14 @@
 static const char *const kind_words[] = {
 	[PIDLIST_PID] = "", [PIDLIST_TREE] = "tree", [PIDLIST_CGROUP] = "cgroup",
 	[PIDLIST_UNIT] = "unit", [PIDLIST_COMM] = "comm", [PIDLIST_MAPS] = "maps",
+	[PIDLIST_MAPS_TREE] = "maps tree", [PIDLIST_MAPS_CGROUP] = "maps cgroup",
+	[PIDLIST_MAPS_UNIT] = "maps unit", [PIDLIST_MAPS_COMM] = "maps comm",
+};
+
+/* "maps" before a target's word: the kind of that line. */
+static const enum pidlist_kind maps_kinds[][2] = {
+	{ PIDLIST_TREE, PIDLIST_MAPS_TREE }, { PIDLIST_CGROUP, PIDLIST_MAPS_CGROUP },
+	{ PIDLIST_UNIT, PIDLIST_MAPS_UNIT }, { PIDLIST_COMM, PIDLIST_MAPS_COMM },
 };
 
 #define NR_KINDS (sizeof(kind_words) / sizeof(kind_words[0]))
@@ -55,13 +63,14 @@ static bool ends_value(const char *p, const char *end)
 /* Whether the lines of kind hold a PID. */
 static bool holds_pid(enum pidlist_kind kind)
 {
-	return kind == PIDLIST_PID || kind == PIDLIST_TREE || kind == PIDLIST_MAPS;
+	return kind == PIDLIST_PID || kind == PIDLIST_TREE || kind == PIDLIST_MAPS ||
+	       kind == PIDLIST_MAPS_TREE;
 }
 
-/* The kind whose word starts the line at *p (moving *p past it), or PIDLIST_PID. */
-static enum pidlist_kind parse_word(const char **p, const char *end)
+/* The kind of one word at *p (moving *p past it and the space after), or PIDLIST_PID. */
+static enum pidlist_kind parse_one_word(const char **p, const char *end)
 {
-	for (size_t k = 1; k < NR_KINDS; k++) {
+	for (size_t k = 1; k <= PIDLIST_MAPS; k++) {
 		size_t len = strlen(kind_words[k]);
 
 		if ((size_t)(end - *p) > len && !strncmp(*p, kind_words[k], len) &&
@@ -71,6 +80,24 @@ static enum pidlist_kind parse_word(const char **p, const char *end)
 		}
 	}
 	return PIDLIST_PID;
+}
+
+/* The kind whose words start the line at *p (moving *p past them), or PIDLIST_PID. */
+static enum pidlist_kind parse_word(const char **p, const char *end)
+{
+	enum pidlist_kind kind = parse_one_word(p, end), target;
+	const char *after = *p;
+
+	if (kind != PIDLIST_MAPS)
+		return kind;
+	target = parse_one_word(&after, end);
+	for (size_t i = 0; i < sizeof(maps_kinds) / sizeof(maps_kinds[0]); i++) {
+		if (maps_kinds[i][0] == target) {
+			*p = after;
+			return maps_kinds[i][1];
+		}
+	}
+	return PIDLIST_MAPS;
 }
 
 /* A PID's canonical text: digits only (strtol() would also take a sign), 1..INT_MAX. */
@@ -181,13 +208,14 @@ static int append_value(struct pidlist_values *list, size_t *capacity, enum pidl
 static void report_bad_line(pidlist_report_fn *report, void *ctx, const char *path,
 			    unsigned int lineno, const char *line, size_t len)
 {
-	char message[QUOTE_MAX + 160];
+	char message[QUOTE_MAX + 256];
 
 	if (len > 0 && line[len - 1] == '\n')
 		len--;
 	snprintf(message, sizeof(message),
 		 "bad line '%.*s%s': expected a PID, 'tree' and a PID, 'cgroup' and a path, "
-		 "'unit' and a name, 'comm' and a command name, or a '#' comment",
+		 "'unit' and a name, 'comm' and a command name, any of these after 'maps', "
+		 "or a '#' comment",
 		 len > QUOTE_MAX ? QUOTE_MAX : (int)len, line, len > QUOTE_MAX ? "..." : "");
 	report(ctx, path, lineno, message);
 }
@@ -469,8 +497,79 @@ int pidlist_edit_values(const char *path, enum pidlist_kind kind, bool add,
 	return err;
 }
 
-int pidlist_edit_pids(const char *path, enum pidlist_kind kind, bool add, const pid_t *pids,
-		      size_t count)
+/* The kind of the lines that are plain's with "maps" before; plain itself if none. */
+static enum pidlist_kind maps_kind_of(enum pidlist_kind plain)
+{
+	if (plain == PIDLIST_PID)
+		return PIDLIST_MAPS;
+	for (size_t i = 0; i < sizeof(maps_kinds) / sizeof(maps_kinds[0]); i++)
+		if (maps_kinds[i][0] == plain)
+			return maps_kinds[i][1];
+	return plain;
+}
+
+/* The values of count that the file has as lines of kind: cleared in values[]. */
+static int drop_kept(const char *path, enum pidlist_kind kind, const char **values,
+		     size_t count)
+{
+	struct pidlist_values kept;
+	int err = pidlist_read_values(path, PIDLIST_KIND(kind), &kept, NULL, NULL);
+
+	for (size_t i = 0; !err && i < count; i++)
+		if (list_holds(&kept, kind, values[i]))
+			values[i] = NULL;
+	pidlist_values_free(&kept);
+	return err;
+}
+
+/* values[] without the NULLs, in order; returns how many are left. */
+static size_t compact(const char **values, size_t count)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < count; i++)
+		if (values[i])
+			values[n++] = values[i];
+	return n;
+}
+
+/* pidlist_edit_maps()'s work on values[], which it may change. */
+static int edit_maps(const char *path, enum pidlist_kind plain, bool maps, bool add,
+		     const char **values, size_t count)
+{
+	enum pidlist_kind with_maps = maps_kind_of(plain);
+	int err;
+
+	if (!add) {
+		err = pidlist_edit_values(path, plain, false, values, count);
+		return err ? err : pidlist_edit_values(path, with_maps, false, values, count);
+	}
+	if (maps) {
+		/* The new line first: pfprofd never reads the file with neither. */
+		err = pidlist_edit_values(path, with_maps, true, values, count);
+		return err ? err : pidlist_edit_values(path, plain, false, values, count);
+	}
+	err = drop_kept(path, with_maps, values, count);
+	return err ? err : pidlist_edit_values(path, plain, true, values, compact(values, count));
+}
+
+int pidlist_edit_maps(const char *path, enum pidlist_kind plain, bool maps, bool add,
+		      const char *const *values, size_t count)
+{
+	const char **copy = calloc(count ? count : 1, sizeof(*copy));
+	int err;
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, values, count * sizeof(*copy));
+	err = edit_maps(path, plain, maps, add, copy, count);
+	free(copy);
+	return err;
+}
+
+/* Calls edit with pids[] as decimal values. */
+static int edit_as_values(const pid_t *pids, size_t count,
+			  int (*edit)(const char **values, size_t count, void *ctx), void *ctx)
 {
 	char (*texts)[PIDLIST_VALUE_MAX] = calloc(count ? count : 1, sizeof(*texts));
 	const char **values = calloc(count ? count : 1, sizeof(*values));
@@ -482,11 +581,46 @@ int pidlist_edit_pids(const char *path, enum pidlist_kind kind, bool add, const 
 		snprintf(texts[i], sizeof(texts[i]), "%d", (int)pids[i]);
 		values[i] = texts[i];
 	}
-	err = pidlist_edit_values(path, kind, add, values, count);
+	err = edit(values, count, ctx);
 out:
 	free(texts);
 	free(values);
 	return err;
+}
+
+/* What pidlist_edit_pids() and pidlist_edit_maps_pids() do to the file. */
+struct pids_edit {
+	const char *path;
+	enum pidlist_kind kind;
+	bool maps;
+	bool add;
+	bool pair;	/* the kind's lines with "maps" and without */
+};
+
+static int edit_pid_values(const char **values, size_t count, void *ctx)
+{
+	const struct pids_edit *e = ctx;
+
+	if (e->pair)
+		return edit_maps(e->path, e->kind, e->maps, e->add, values, count);
+	return pidlist_edit_values(e->path, e->kind, e->add, values, count);
+}
+
+int pidlist_edit_pids(const char *path, enum pidlist_kind kind, bool add, const pid_t *pids,
+		      size_t count)
+{
+	struct pids_edit e = { .path = path, .kind = kind, .add = add };
+
+	return edit_as_values(pids, count, edit_pid_values, &e);
+}
+
+int pidlist_edit_maps_pids(const char *path, enum pidlist_kind plain, bool maps, bool add,
+			   const pid_t *pids, size_t count)
+{
+	struct pids_edit e = { .path = path, .kind = plain, .maps = maps, .add = add,
+			       .pair = true };
+
+	return edit_as_values(pids, count, edit_pid_values, &e);
 }
 
 int pidlist_add(const char *path, const pid_t *pids, size_t count)

@@ -4,8 +4,9 @@
  * process), "maps PID" (that process, its faults placed in its mappings:
  * "R <pid> maps"), "tree PID" (the process and every process it starts), "cgroup
  * PATH" (a cgroup v2 directory), "unit NAME" (a systemd unit) or "comm
- * NAME" (every process of that command name); '#'
- * comments and blank lines allowed. Changes are made under an exclusive
+ * NAME" (every process of that command name); a target's line may start with
+ * "maps" too ("maps unit NAME": its processes' faults placed, "M <target>");
+ * '#' comments and blank lines allowed. Changes are made under an exclusive
  * flock() on "<path>.lock" and written atomically (temporary file in the same
  * directory, fsync, rename), keeping comments and every other line as they are.
  */
@@ -16,9 +17,13 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* The kinds of lines; the word before the value is "", "tree", "cgroup", "unit", "comm", "maps". */
+/*
+ * The kinds of lines; the words before the value are "", "tree", "cgroup",
+ * "unit", "comm", "maps", then "maps" and one of the targets' words.
+ */
 enum pidlist_kind { PIDLIST_PID, PIDLIST_TREE, PIDLIST_CGROUP, PIDLIST_UNIT, PIDLIST_COMM,
-		    PIDLIST_MAPS };
+		    PIDLIST_MAPS, PIDLIST_MAPS_TREE, PIDLIST_MAPS_CGROUP, PIDLIST_MAPS_UNIT,
+		    PIDLIST_MAPS_COMM };
 
 /* A value is one word (no white space, no '#') shorter than this. */
 #define PIDLIST_VALUE_MAX 4096
@@ -49,7 +54,7 @@ int pidlist_read(const char *path, struct pidlist *list,
 		 pidlist_report_fn *report, void *ctx);
 /* The same for the trees' roots (bad lines are pidlist_read()'s to report). */
 int pidlist_read_trees(const char *path, struct pidlist *roots);
-/* The same for the PIDs of the lines of kind (PID, tree or maps), reporting nothing. */
+/* The same for the PIDs of the lines of kind (PID, tree, maps or maps tree), reporting nothing. */
 int pidlist_read_kind(const char *path, enum pidlist_kind kind, struct pidlist *list);
 
 /* Appends the PIDs not yet in the file (creating it and its lock file). */
@@ -59,9 +64,20 @@ int pidlist_add_trees(const char *path, const pid_t *roots, size_t count);
 /* Removes every line holding one of these PIDs (trees: roots). A missing file is fine. */
 int pidlist_remove(const char *path, const pid_t *pids, size_t count);
 int pidlist_remove_trees(const char *path, const pid_t *roots, size_t count);
-/* The same for the lines of kind (PID, tree or maps). */
+/* The same for the lines of kind (PID, tree, maps or maps tree). */
 int pidlist_edit_pids(const char *path, enum pidlist_kind kind, bool add, const pid_t *pids,
 		      size_t count);
+
+/*
+ * The same for the lines that "maps" may precede (plain: PID, tree, cgroup,
+ * unit or comm): adding with maps writes the line with "maps" and removes
+ * the one without; adding without leaves a value that has the line with
+ * "maps" as it is; removing removes both.
+ */
+int pidlist_edit_maps(const char *path, enum pidlist_kind plain, bool maps, bool add,
+		      const char *const *values, size_t count);
+int pidlist_edit_maps_pids(const char *path, enum pidlist_kind plain, bool maps, bool add,
+			   const pid_t *pids, size_t count);
 
 void pidlist_free(struct pidlist *list);
 

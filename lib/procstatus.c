@@ -53,12 +53,23 @@ int procstatus_tree(const char *status_file, pid_t pid, unsigned int target)
 	return write_text(status_file, cmd, len);
 }
 
-int procstatus_untarget(const char *status_file, unsigned int target)
+/* "<verb> <target>\n". */
+static int write_target_command(const char *status_file, char verb, unsigned int target)
 {
 	char cmd[24];
-	int len = snprintf(cmd, sizeof(cmd), "X %u\n", target);
+	int len = snprintf(cmd, sizeof(cmd), "%c %u\n", verb, target);
 
 	return write_text(status_file, cmd, len);
+}
+
+int procstatus_maps_target(const char *status_file, unsigned int target)
+{
+	return write_target_command(status_file, 'M', target);
+}
+
+int procstatus_untarget(const char *status_file, unsigned int target)
+{
+	return write_target_command(status_file, 'X', target);
 }
 
 /* Writes cmd, a registration of target; "X" first if another group has the target. */

@@ -42,6 +42,13 @@ int procstatus_follow_cgroup(const char *status_file, uint64_t cgroup_id, unsign
  */
 int procstatus_follow_comm(const char *status_file, const char *comm, unsigned int target);
 
+/*
+ * Writes "M <target>\n": the records of the target's processes, now and
+ * later, say in which mapping each fault was. 0 or -errno (-EINVAL from a
+ * module that cannot: before version 5 of its ring, or built before "M").
+ */
+int procstatus_maps_target(const char *status_file, unsigned int target);
+
 /* Writes "X <target>\n": unregisters the target's processes and its cgroup; -ENOENT if none. */
 int procstatus_untarget(const char *status_file, unsigned int target);
 

@@ -42,29 +42,42 @@ uint32_t target_number(enum target_kind kind, const char *name)
 static const struct {
 	enum pidlist_kind line;
 	enum target_kind kind;
+	bool maps;
 } line_kinds[] = {
-	{ PIDLIST_TREE, TARGET_TREE }, { PIDLIST_CGROUP, TARGET_CGROUP },
-	{ PIDLIST_UNIT, TARGET_UNIT }, { PIDLIST_COMM, TARGET_COMM },
+	{ PIDLIST_TREE, TARGET_TREE, false }, { PIDLIST_CGROUP, TARGET_CGROUP, false },
+	{ PIDLIST_UNIT, TARGET_UNIT, false }, { PIDLIST_COMM, TARGET_COMM, false },
+	{ PIDLIST_MAPS_TREE, TARGET_TREE, true }, { PIDLIST_MAPS_CGROUP, TARGET_CGROUP, true },
+	{ PIDLIST_MAPS_UNIT, TARGET_UNIT, true }, { PIDLIST_MAPS_COMM, TARGET_COMM, true },
 };
 
 #define NR_LINE_KINDS (sizeof(line_kinds) / sizeof(line_kinds[0]))
 
-static enum target_kind kind_of_line(enum pidlist_kind line)
+static size_t line_kind_index(enum pidlist_kind line)
 {
 	size_t i = 0;
 
 	while (i < NR_LINE_KINDS - 1 && line_kinds[i].line != line)
 		i++;
-	return line_kinds[i].kind;
+	return i;
 }
 
-enum pidlist_kind target_line_kind(enum target_kind kind)
+enum pidlist_kind target_line_kind(enum target_kind kind, bool maps)
 {
 	size_t i = 0;
 
-	while (i < NR_LINE_KINDS - 1 && line_kinds[i].kind != kind)
+	while (i < NR_LINE_KINDS - 1 && (line_kinds[i].kind != kind || line_kinds[i].maps != maps))
 		i++;
 	return line_kinds[i].line;
+}
+
+/* The target of list named so, whatever its "maps", or NULL. */
+static struct target *target_list_named(struct target_list *list, enum target_kind kind,
+					const char *name)
+{
+	for (size_t i = 0; i < list->count; i++)
+		if (list->targets[i].kind == kind && !strcmp(list->targets[i].name, name))
+			return &list->targets[i];
+	return NULL;
 }
 
 static unsigned int target_lines(void)
@@ -90,12 +103,18 @@ int target_list_read(const char *pid_file, struct target_list *list)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < values.count; i++) {
-		enum target_kind kind = kind_of_line(values.kinds[i]);
+		size_t k = line_kind_index(values.kinds[i]);
+		enum target_kind kind = line_kinds[k].kind;
+		struct target *named = target_list_named(list, kind, values.values[i]);
 
+		if (named) {
+			named->maps |= line_kinds[k].maps;
+			continue;
+		}
 		/* The names belong to the list now. */
 		list->targets[list->count++] = (struct target){
 			.kind = kind, .name = values.values[i],
-			.number = target_number(kind, values.values[i]),
+			.number = target_number(kind, values.values[i]), .maps = line_kinds[k].maps,
 		};
 		values.values[i] = NULL;
 	}

@@ -33,6 +33,7 @@ struct target {
 	/* A tree's root PID in decimal, a cgroup's path, a unit's name, a command name. */
 	char *name;
 	uint32_t number;
+	bool maps;	/* "maps" before its line: its processes' faults are placed */
 };
 
 struct target_list {
@@ -43,13 +44,16 @@ struct target_list {
 /* The word of a kind in the PID file and in labels: "tree", "cgroup", "unit", "comm". */
 const char *target_kind_word(enum target_kind kind);
 
-/* The kind of the PID file's lines that name targets of kind. */
-enum pidlist_kind target_line_kind(enum target_kind kind);
+/* The kind of the PID file's lines that name targets of kind, with "maps" before or not. */
+enum pidlist_kind target_line_kind(enum target_kind kind, bool maps);
 
 /* A tree's number is its root's PID (name in decimal); the others' a hash of the name. */
 uint32_t target_number(enum target_kind kind, const char *name);
 
-/* Every target the PID file names, in file order. A missing file is an empty list. */
+/*
+ * Every target the PID file names, in file order; one named with and without
+ * "maps" is listed once, with. A missing file is an empty list.
+ */
 int target_list_read(const char *pid_file, struct target_list *list);
 void target_list_free(struct target_list *list);
 

@@ -273,7 +273,7 @@ static void test_target_totals(void)
  */
 static void test_forget_targets(void)
 {
-	struct target named = { TARGET_UNIT, "web.service", UNIT_A };
+	struct target named = { .kind = TARGET_UNIT, .name = "web.service", .number = UNIT_A };
 	struct target_list listed = { &named, 1 };
 	struct counters m = { 0 };
 

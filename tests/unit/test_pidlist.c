@@ -76,7 +76,8 @@ static void test_read_missing_file(void)
 
 #define BAD(text)                                                                        \
 	"bad line '" text "': expected a PID, 'tree' and a PID, 'cgroup' and a path, "   \
-	"'unit' and a name, 'comm' and a command name, or a '#' comment"
+	"'unit' and a name, 'comm' and a command name, any of these after 'maps', "        \
+	"or a '#' comment"
 
 static const struct bad_line {
 	unsigned int line;
@@ -306,6 +307,41 @@ static void test_maps_lines(void)
 		       -EINVAL, "a PID not in canonical form was not refused");
 }
 
+/* "maps" before a target's line: a kind of its own, which an add with maps puts in place. */
+static void test_maps_target_lines(void)
+{
+	static const char *const unit[] = { "db.service" };
+	static const pid_t root[] = { 31 };
+	struct pidlist_values values;
+
+	unit_write_file("pids", "unit db.service\nmaps  tree 7 # kept\nmaps tree\nmaps 8\n");
+	expect(!pidlist_read_values("pids", PIDLIST_KIND(PIDLIST_MAPS_TREE) |
+					    PIDLIST_KIND(PIDLIST_UNIT) | PIDLIST_KIND(PIDLIST_MAPS),
+				    &values, NULL, NULL), "read failed");
+	expect(values.count == 3 && values.kinds[0] == PIDLIST_UNIT &&
+	       values.kinds[1] == PIDLIST_MAPS_TREE && !strcmp(values.values[1], "7") &&
+	       values.kinds[2] == PIDLIST_MAPS && !strcmp(values.values[2], "8"),
+	       "%zu lines read, the second of kind %d", values.count,
+	       values.count > 1 ? (int)values.kinds[1] : -1);
+	pidlist_values_free(&values);
+	/* With maps: the line without goes, the one with comes. */
+	expect(!pidlist_edit_maps("pids", PIDLIST_UNIT, true, true, unit, 1), "adding failed");
+	check_file("pids", "maps  tree 7 # kept\nmaps tree\nmaps 8\nmaps unit db.service\n");
+	/* Without: a value kept with maps stays as it is. */
+	expect(!pidlist_edit_maps("pids", PIDLIST_UNIT, false, true, unit, 1), "adding failed");
+	check_file("pids", "maps  tree 7 # kept\nmaps tree\nmaps 8\nmaps unit db.service\n");
+	expect(!pidlist_edit_maps_pids("pids", PIDLIST_TREE, false, true, root, 1), "adding failed");
+	expect(!pidlist_edit_maps_pids("pids", PIDLIST_TREE, true, true, root, 1), "adding failed");
+	check_file("pids", "maps  tree 7 # kept\nmaps tree\nmaps 8\nmaps unit db.service\n"
+			   "maps tree 31\n");
+	/* Removing takes both forms. */
+	unit_write_file("pids", "unit db.service\nmaps unit db.service\n7\nmaps 7\n");
+	expect(!pidlist_edit_maps("pids", PIDLIST_UNIT, false, false, unit, 1), "removing failed");
+	expect(!pidlist_edit_maps_pids("pids", PIDLIST_PID, false, false,
+				       (const pid_t[]){ 7 }, 1), "removing failed");
+	check_file("pids", "");
+}
+
 /* Cgroups and units: one word each, read back as written, kept apart from PIDs. */
 static void test_named_lines(void)
 {
@@ -483,6 +519,7 @@ UNIT_TESTS(
 	UNIT_TEST(remove_keeps_lines),
 	UNIT_TEST(trees_keep_lines),
 	UNIT_TEST(maps_lines),
+	UNIT_TEST(maps_target_lines),
 	UNIT_TEST(named_lines),
 	UNIT_TEST(named_lines_refused),
 	UNIT_TEST(remove_from_missing_file),

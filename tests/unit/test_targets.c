@@ -60,6 +60,22 @@ static void test_list_and_labels(void)
 	expect(!target_list_read("missing", &list) && list.count == 0, "a missing file");
 }
 
+/* A target named with and without "maps" is one target, with. */
+static void test_maps_targets(void)
+{
+	struct target_list list;
+
+	unit_write_file("pids", "unit db.service\nmaps comm postgres\nmaps unit db.service\n"
+			"tree 5\n");
+	expect(!target_list_read("pids", &list), "read failed");
+	expect(list.count == 3, "%zu targets", list.count);
+	expect(list.count == 3 && list.targets[0].kind == TARGET_UNIT && list.targets[0].maps &&
+	       list.targets[1].kind == TARGET_COMM && list.targets[1].maps &&
+	       !strcmp(list.targets[1].name, "postgres") && list.targets[2].kind == TARGET_TREE &&
+	       !list.targets[2].maps, "the targets' maps read back wrong");
+	target_list_free(&list);
+}
+
 static const struct comm_case {
 	const char *name;
 	bool valid;
@@ -80,10 +96,15 @@ static void test_comm_names(void)
 		expect(target_comm_valid(comm_cases[i].name) == comm_cases[i].valid,
 		       "'%s' is taken as %svalid", comm_cases[i].name,
 		       comm_cases[i].valid ? "in" : "");
-	expect(target_line_kind(TARGET_COMM) == PIDLIST_COMM &&
-	       target_line_kind(TARGET_UNIT) == PIDLIST_UNIT &&
-	       target_line_kind(TARGET_TREE) == PIDLIST_TREE &&
-	       target_line_kind(TARGET_CGROUP) == PIDLIST_CGROUP, "the PID file's line kinds");
+	expect(target_line_kind(TARGET_COMM, false) == PIDLIST_COMM &&
+	       target_line_kind(TARGET_UNIT, false) == PIDLIST_UNIT &&
+	       target_line_kind(TARGET_TREE, false) == PIDLIST_TREE &&
+	       target_line_kind(TARGET_CGROUP, false) == PIDLIST_CGROUP &&
+	       target_line_kind(TARGET_COMM, true) == PIDLIST_MAPS_COMM &&
+	       target_line_kind(TARGET_UNIT, true) == PIDLIST_MAPS_UNIT &&
+	       target_line_kind(TARGET_TREE, true) == PIDLIST_MAPS_TREE &&
+	       target_line_kind(TARGET_CGROUP, true) == PIDLIST_MAPS_CGROUP,
+	       "the PID file's line kinds");
 }
 
 static const struct path_case {
@@ -204,6 +225,7 @@ static void test_unit_parents(void)
 UNIT_TESTS(
 	UNIT_TEST(numbers),
 	UNIT_TEST(list_and_labels),
+	UNIT_TEST(maps_targets),
 	UNIT_TEST(comm_names),
 	UNIT_TEST(cgroup_paths),
 	UNIT_TEST(unit_names),
