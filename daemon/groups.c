@@ -88,6 +88,28 @@ static bool locate(const struct target *t, struct place *p, bool *reported)
 	return !err;
 }
 
+/*
+ * With "maps": "M" once per registration (registered is 0 when the module
+ * took the target just now, a new cgroup or the module loaded again).
+ */
+static void place_faults(struct groups *c, const struct target *t, struct group_state *st,
+			 int registered)
+{
+	int err;
+
+	if (!t->maps || (st->maps && registered))
+		return;
+	err = procstatus_maps_target(c->config->status_file, t->number);
+	if (err && !st->maps_reported)
+		dlog(LOG_ERR, "cannot place the faults of %s %s with %s: %s%s", word(t), t->name,
+		     c->config->status_file, strerror(-err),
+		     err == -EINVAL ? " (the module is older than pfprofd)" : "");
+	else if (!err && !st->maps)
+		dlog(LOG_INFO, "placing the faults of %s %s in their mappings", word(t), t->name);
+	st->maps_reported = err != 0;
+	st->maps = !err;
+}
+
 static void follow(struct groups *c, const struct target *t, struct group_state *st,
 		   const struct place *p)
 {
@@ -108,6 +130,7 @@ static void follow(struct groups *c, const struct target *t, struct group_state 
 	st->id = p->id;
 	st->reported = false;
 	st->dropped = false;
+	place_faults(c, t, st, err);
 }
 
 /*
@@ -219,6 +242,8 @@ static void follow_comm(struct groups *c, const struct target *t, struct group_s
 		dlog(LOG_INFO, "profiling comm %s: every process of that name", t->name);
 	st->reported = err < 0;
 	st->following = err >= 0;
+	if (err >= 0)
+		place_faults(c, t, st, err);
 }
 
 /* Registers a cgroup's or unit's cgroup, or drops it; false if it cannot have one. */
@@ -297,9 +322,15 @@ void groups_reload(struct groups *c)
 		return;
 	}
 	for (size_t i = 0; i < list.count; i++) {
-		const struct group_state *old = old_state(c, list.targets[i].number);
+		const struct target *t = &list.targets[i];
+		const struct group_state *old = old_state(c, t->number);
 
-		states[i] = old ? *old : (struct group_state){ .number = list.targets[i].number };
+		states[i] = old ? *old : (struct group_state){ .number = t->number };
+		/* The module keeps "M" until the target goes: registered again without. */
+		if (old && old->maps && !t->maps) {
+			procstatus_untarget(c->config->status_file, t->number);
+			states[i] = (struct group_state){ .number = t->number };
+		}
 	}
 	drop_removed(c, &list);
 	target_list_free(&c->targets);

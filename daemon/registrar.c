@@ -15,9 +15,10 @@ static void report_bad_line(void *ctx, const char *file, unsigned int line, cons
 	dlog(LOG_WARNING, "%s:%u: %s (line ignored)", file, line, message);
 }
 
-/* The PID file's lines that name a process: alone, with its mappings, or with its tree. */
+/* The PID file's lines that name a process: alone or with its tree, with its mappings or not. */
 struct kind {
 	const char *what;	/* in messages: "PID", "maps PID", "the tree of PID" */
+	bool maps;		/* "profiling ... with its mappings" */
 	enum pidlist_kind lines;
 	int (*command)(const char *status_file, pid_t pid);
 };
@@ -33,9 +34,25 @@ static int register_tree(const char *status_file, pid_t root)
 	return procstatus_tree(status_file, root, (unsigned int)root);
 }
 
-static const struct kind processes = { "PID", PIDLIST_PID, register_alone };
-static const struct kind mapped = { "maps PID", PIDLIST_MAPS, procstatus_register_maps };
-static const struct kind trees = { "the tree of PID", PIDLIST_TREE, register_tree };
+/*
+ * "M" every time, registered now or before: the line may have gained its
+ * "maps" since, and on a tree that has it already "M" changes nothing.
+ */
+static int register_tree_maps(const char *status_file, pid_t root)
+{
+	int err = register_tree(status_file, root), maps_err;
+
+	if (err && err != -EEXIST)
+		return err;
+	maps_err = procstatus_maps_target(status_file, (unsigned int)root);
+	return maps_err ? maps_err : err;
+}
+
+static const struct kind processes = { "PID", false, PIDLIST_PID, register_alone };
+static const struct kind mapped = { "maps PID", true, PIDLIST_MAPS, procstatus_register_maps };
+static const struct kind trees = { "the tree of PID", false, PIDLIST_TREE, register_tree };
+static const struct kind mapped_trees = { "the tree of PID", true, PIDLIST_MAPS_TREE,
+					  register_tree_maps };
 
 /* The PIDs of k's lines; the bad lines are reported once, with the PIDs alone. */
 static int read_pids(const char *path, const struct kind *k, struct pidlist *list)
@@ -54,6 +71,8 @@ static int register_one(const struct pfprof_config *config, const struct kind *k
 	case 0:
 		if (k == &mapped)
 			dlog(LOG_INFO, "profiling PID %d with its mappings", (int)pid);
+		else if (k->maps)
+			dlog(LOG_INFO, "profiling the tree of PID %d with its mappings", (int)pid);
 		else
 			dlog(LOG_INFO, "profiling %s %d", k->what, (int)pid);
 		return 1;
@@ -123,7 +142,7 @@ int registrar_sync(const struct pfprof_config *config)
 	 * same; then the processes with their mappings, which a process listed
 	 * alone too keeps.
 	 */
-	int registered = sync_kind(config, &trees);
+	int registered = sync_kind(config, &mapped_trees) + sync_kind(config, &trees);
 
 	registered += sync_kind(config, &mapped);
 	return registered + sync_kind(config, &processes);
