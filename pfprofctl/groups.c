@@ -144,27 +144,34 @@ static int check_room(const struct ctl *ctl, enum target_kind kind, char **names
 	return err ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 }
 
-/* Registers a command name, or the target of a running unit or existing cgroup, now. */
-static int follow_now(const struct ctl *ctl, enum target_kind kind, const char *name)
+/* Registers the group (C or N), then with maps places its faults (M). */
+static int follow_group(const struct ctl *ctl, const struct target *t, uint64_t cgroup_id)
 {
-	struct target t = { .kind = kind, .name = (char *)name,
-			    .number = target_number(kind, name) };
-	char path[PATH_MAX];
-	uint64_t id;
-	int err;
+	const char *file = ctl->config.status_file;
+	int err = t->kind == TARGET_COMM ? procstatus_follow_comm(file, t->name, t->number) :
+					   procstatus_follow_cgroup(file, cgroup_id, t->number);
 
-	if (kind == TARGET_COMM) {
-		err = procstatus_follow_comm(ctl->config.status_file, name, t.number);
-		return err > 0 ? 0 : err;
-	}
-	if (!target_cgroup(&t, path, sizeof(path)) || cgroupfs_id(path, &id))
-		return 0;	/* pfprofd registers it when it appears */
-	err = procstatus_follow_cgroup(ctl->config.status_file, id, t.number);
-	return err > 0 ? 0 : err;
+	if (err < 0 || !t->maps)
+		return err < 0 ? err : 0;
+	return procstatus_maps_target(file, t->number);
 }
 
-static int send_commands(const struct ctl *ctl, enum target_kind kind, bool add, char **names,
-			 int n)
+/* Registers a command name, or the target of a running unit or existing cgroup, now. */
+static int follow_now(const struct ctl *ctl, enum target_kind kind, bool maps, const char *name)
+{
+	struct target t = { .kind = kind, .name = (char *)name,
+			    .number = target_number(kind, name), .maps = maps };
+	char path[PATH_MAX];
+	uint64_t id = 0;
+
+	if (kind != TARGET_COMM && (!target_cgroup(&t, path, sizeof(path)) ||
+				    cgroupfs_id(path, &id)))
+		return 0;	/* pfprofd registers it when it appears */
+	return follow_group(ctl, &t, id);
+}
+
+static int send_commands(const struct ctl *ctl, enum target_kind kind, bool add, bool maps,
+			 char **names, int n)
 {
 	int status = PFPROF_EXIT_OK;
 
@@ -178,7 +185,7 @@ static int send_commands(const struct ctl *ctl, enum target_kind kind, bool add,
 		return ctl_module_error(err, ctl->config.status_file);
 	}
 	for (int i = 0; i < n; i++) {
-		int err = add ? follow_now(ctl, kind, names[i]) :
+		int err = add ? follow_now(ctl, kind, maps, names[i]) :
 				procstatus_untarget(ctl->config.status_file,
 						    target_number(kind, names[i]));
 
@@ -187,15 +194,16 @@ static int send_commands(const struct ctl *ctl, enum target_kind kind, bool add,
 		ctl_error(err, "%s %s %s", add ? "adding" : "removing", target_kind_word(kind),
 			  names[i]);
 		if (err == -EINVAL)
-			ctl_hint("the loaded mp3 module cannot follow %s: reload it "
+			ctl_hint("the loaded mp3 module cannot follow %s%s: reload it "
 				 "(modprobe -r mp3 && modprobe mp3)",
-				 kind == TARGET_COMM ? "command names" : "cgroups");
+				 kind == TARGET_COMM ? "command names" : "cgroups",
+				 maps ? " with --maps" : "");
 		status = PFPROF_EXIT_FAILED;
 	}
 	return status;
 }
 
-int ctl_change_groups(struct ctl *ctl, enum target_kind kind, bool add,
+int ctl_change_groups(struct ctl *ctl, enum target_kind kind, bool add, bool maps,
 		      const struct ctl_call *call)
 {
 	char **names = call->operands;
@@ -207,10 +215,10 @@ int ctl_change_groups(struct ctl *ctl, enum target_kind kind, bool add,
 		status = check_room(ctl, kind, names, n);
 	if (status != PFPROF_EXIT_OK)
 		return status;
-	status = send_commands(ctl, kind, add, names, n);
+	status = send_commands(ctl, kind, add, maps, names, n);
 	if (status == PFPROF_EXIT_NO_MODULE)
 		return status;
-	err = pidlist_edit_values(ctl->config.pid_file, target_line_kind(kind), add,
-				  (const char *const *)names, n);
+	err = pidlist_edit_maps(ctl->config.pid_file, target_line_kind(kind, false), maps, add,
+				(const char *const *)names, n);
 	return err ? ctl_pid_file_error(ctl, err) : status;
 }

@@ -155,10 +155,11 @@ static void print_target(const struct listed_target *lt, const struct pidlist *r
 
 	snprintf(label, sizeof(label), "%s:%s", target_kind_word(t->kind), t->name);
 	if (lacks_cgroup(lt))
-		snprintf(state, sizeof(state), "kept, %s", t->kind == TARGET_UNIT ?
-			 "not running" : "no such cgroup now");
+		snprintf(state, sizeof(state), "kept%s, %s", t->maps ? " with maps" : "",
+			 t->kind == TARGET_UNIT ? "not running" : "no such cgroup now");
 	else
-		snprintf(state, sizeof(state), "kept, %zu processes profiled%s%s", lt->members,
+		snprintf(state, sizeof(state), "kept%s, %zu processes profiled%s%s",
+			 t->maps ? " with maps" : "", lt->members,
 			 t->kind == TARGET_UNIT ? ", cgroup " : "",
 			 t->kind == TARGET_UNIT ? lt->cgroup : "");
 	printf("%-32s %s\n", label, state);
@@ -261,6 +262,7 @@ const struct ctl_command ctl_list_command = {
 		   "whether pfprofd's PID file keeps it across restarts (with maps: added\n"
 		   "with --maps). Then each target the\n"
 		   "PID file keeps (tree:ROOT, unit:NAME, cgroup:PATH, comm:NAME) with how\n"
-		   "many of its processes are profiled, and those processes beneath it.\n",
+		   "many of its processes are profiled (with maps: added with --maps), and\n"
+		   "those processes beneath it.\n",
 	.run = list,
 };

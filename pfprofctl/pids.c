@@ -22,13 +22,18 @@ static const char pids_details[] =
 	"With --comm the operands are command names, as ps -o comm shows them (at most\n"
 	"15 bytes): every process of that name, present and future, from its fork or\n"
 	"its exec of a program of that name, until it is renamed ('comm NAME').\n"
-	"With --maps each process's faults are also placed in its mappings (heap,\n"
-	"stack, each file...), for pfprofctl where ('maps PID'); see pfprofctl(8).\n";
+	"With --maps the processes' faults are also placed in their mappings (heap,\n"
+	"stack, each file...), for pfprofctl where ('maps PID', 'maps unit NAME'...;\n"
+	"a process that joins a tree, unit, cgroup or name later has its faults placed\n"
+	"from the next sample on); see pfprofctl(8).\n";
 
 enum { OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM, OPT_MAPS };
 
 /* How the PIDs are registered, and the PID file's lines that keep them so. */
-enum pids_kind { PIDS_ALONE, PIDS_MAPS, PIDS_TREE };
+struct pids_kind {
+	bool tree;
+	bool maps;
+};
 
 /* Parses every operand as a PID; reports the bad one. */
 static int parse_pids(const struct ctl_command *cmd, const struct ctl_call *call, pid_t *pids)
@@ -40,33 +45,36 @@ static int parse_pids(const struct ctl_command *cmd, const struct ctl_call *call
 }
 
 /* del of a PID removes its line with or without maps. */
-static int update_pid_file(const struct ctl *ctl, bool add, enum pids_kind kind,
+static int update_pid_file(const struct ctl *ctl, bool add, struct pids_kind kind,
 			   const pid_t *pids, size_t n)
 {
-	const char *file = ctl->config.pid_file;
-	int err;
+	int err = 0;
 
-	if (!n)
-		return PFPROF_EXIT_OK;
-	if (kind == PIDS_TREE)
-		err = pidlist_edit_pids(file, PIDLIST_TREE, add, pids, n);
-	else if (add)
-		err = pidlist_edit_pids(file, kind == PIDS_MAPS ? PIDLIST_MAPS : PIDLIST_PID, true,
-					pids, n);
-	else if (!(err = pidlist_edit_pids(file, PIDLIST_PID, false, pids, n)))
-		err = pidlist_edit_pids(file, PIDLIST_MAPS, false, pids, n);
+	if (n)
+		err = pidlist_edit_maps_pids(ctl->config.pid_file,
+					     kind.tree ? PIDLIST_TREE : PIDLIST_PID, kind.maps, add,
+					     pids, n);
 	return err ? ctl_pid_file_error(ctl, err) : PFPROF_EXIT_OK;
 }
 
-/* R (with maps), U, or for a tree T (its number is its root's PID) and X. */
-static int send_command(const struct ctl *ctl, bool add, enum pids_kind kind, pid_t pid)
+/* T (its number is its root's PID), and M with maps, whether T was new or not. */
+static int add_tree(const char *file, bool maps, pid_t root)
+{
+	int err = procstatus_tree(file, root, (unsigned int)root);
+
+	if (!maps || (err && err != -EEXIST))
+		return err;
+	return procstatus_maps_target(file, (unsigned int)root);
+}
+
+/* R (with maps), U, or for a tree T (with M) and X. */
+static int send_command(const struct ctl *ctl, bool add, struct pids_kind kind, pid_t pid)
 {
 	const char *file = ctl->config.status_file;
 
-	if (kind == PIDS_TREE)
-		return add ? procstatus_tree(file, pid, (unsigned int)pid) :
-			     procstatus_command(file, 'X', pid);
-	if (add && kind == PIDS_MAPS)
+	if (kind.tree)
+		return add ? add_tree(file, kind.maps, pid) : procstatus_command(file, 'X', pid);
+	if (add && kind.maps)
 		return procstatus_register_maps(file, pid);
 	return procstatus_command(file, add ? 'R' : 'U', pid);
 }
@@ -89,15 +97,15 @@ static bool kept_with_maps(const struct ctl *ctl, pid_t pid)
 }
 
 /* What to do about a PID that could not be added or removed. */
-static void hint_failure(enum pids_kind kind, bool add, int err, pid_t pid)
+static void hint_failure(struct pids_kind kind, bool add, int err, pid_t pid)
 {
-	if (kind == PIDS_TREE && add && err == -EINVAL)
-		ctl_hint("the loaded mp3 module cannot follow trees: reload it "
-			 "(modprobe -r mp3 && modprobe mp3)");
-	if (kind == PIDS_MAPS && err == -EINVAL)
+	if (kind.tree && add && err == -EINVAL)
+		ctl_hint("the loaded mp3 module cannot follow trees%s: reload it "
+			 "(modprobe -r mp3 && modprobe mp3)", kind.maps ? " with --maps" : "");
+	if (!kind.tree && kind.maps && err == -EINVAL)
 		ctl_hint("the loaded mp3 module cannot place faults in mappings: reload it "
 			 "(modprobe -r mp3 && modprobe mp3)");
-	if (kind == PIDS_MAPS && err == -EEXIST)
+	if (!kind.tree && kind.maps && err == -EEXIST)
 		ctl_hint("PID %d is profiled already, not added with --maps: "
 			 "pfprofctl del %d first", (int)pid, (int)pid);
 	if (err == -EPERM)
@@ -105,7 +113,7 @@ static void hint_failure(enum pids_kind kind, bool add, int err, pid_t pid)
 }
 
 /* Adds or removes each PID (or tree); the ones that worked go into done[]. */
-static int send_commands(const struct ctl *ctl, bool add, enum pids_kind kind, const pid_t *pids,
+static int send_commands(const struct ctl *ctl, bool add, struct pids_kind kind, const pid_t *pids,
 			 int n, pid_t *done, size_t *nr_done)
 {
 	int status = PFPROF_EXIT_OK;
@@ -124,7 +132,7 @@ static int send_commands(const struct ctl *ctl, bool add, enum pids_kind kind, c
 	}
 	for (int i = 0; i < n; i++) {
 		int err = send_command(ctl, add, kind, pids[i]);
-		bool done_before = add ? err == -EEXIST && (kind != PIDS_MAPS ||
+		bool done_before = add ? err == -EEXIST && (kind.tree || !kind.maps ||
 							    kept_with_maps(ctl, pids[i])) :
 					 err == -ENOENT;
 
@@ -133,7 +141,7 @@ static int send_commands(const struct ctl *ctl, bool add, enum pids_kind kind, c
 			continue;
 		}
 		ctl_error(err, "%s %s %d", add ? "adding" : "removing",
-			  kind == PIDS_TREE ? "the tree of PID" : "PID", (int)pids[i]);
+			  kind.tree ? "the tree of PID" : "PID", (int)pids[i]);
 		hint_failure(kind, add, err, pids[i]);
 		status = PFPROF_EXIT_FAILED;
 	}
@@ -144,7 +152,7 @@ static int change(struct ctl *ctl, const struct ctl_command *cmd, bool add,
 		  const struct ctl_call *call)
 {
 	bool tree = call->option[OPT_TREE].set, maps = call->option[OPT_MAPS].set;
-	enum pids_kind kind = tree ? PIDS_TREE : maps ? PIDS_MAPS : PIDS_ALONE;
+	struct pids_kind kind = { .tree = tree, .maps = maps };
 	int n = call->nr_operands, status;
 	pid_t *pids, *done;
 	size_t nr_done = 0;
@@ -153,16 +161,12 @@ static int change(struct ctl *ctl, const struct ctl_command *cmd, bool add,
 	    call->option[OPT_COMM].set > 1)
 		return ctl_usage_error(cmd, "--tree, --unit, --cgroup and --comm name different "
 				       "things: give one of them");
-	if (maps && (tree || call->option[OPT_UNIT].set || call->option[OPT_CGROUP].set ||
-		     call->option[OPT_COMM].set))
-		return ctl_usage_error(cmd, "--maps takes PIDs alone: trees, units, cgroups and "
-				       "names cannot place faults in mappings yet");
 	if (call->option[OPT_UNIT].set)
-		return ctl_change_groups(ctl, TARGET_UNIT, add, call);
+		return ctl_change_groups(ctl, TARGET_UNIT, add, maps, call);
 	if (call->option[OPT_CGROUP].set)
-		return ctl_change_groups(ctl, TARGET_CGROUP, add, call);
+		return ctl_change_groups(ctl, TARGET_CGROUP, add, maps, call);
 	if (call->option[OPT_COMM].set)
-		return ctl_change_groups(ctl, TARGET_COMM, add, call);
+		return ctl_change_groups(ctl, TARGET_COMM, add, maps, call);
 	pids = calloc(n, sizeof(*pids));
 	done = calloc(n, sizeof(*done));
 	if (!pids || !done) {
@@ -213,7 +217,7 @@ const struct ctl_command ctl_add_command = {
 		[OPT_COMM] = { "comm", 'C', CTL_STRING, NULL,
 			       "the operands are command names: every process of each" },
 		[OPT_MAPS] = { "maps", 'm', CTL_STRING, NULL,
-			       "place each PID's faults in its mappings (pfprofctl where)" },
+			       "place the faults in their mappings too (pfprofctl where)" },
 	},
 	.run = add,
 };

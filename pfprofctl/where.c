@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pfprofctl where: in which mappings a process takes its faults, from the faults logs. */
+/* pfprofctl where: in which mappings a process or target takes its faults, from the faults logs. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,20 +13,35 @@
 #include "ctl.h"
 #include "logformat.h"
 #include "screen.h"
+#include "targets.h"
 #include "wheredata.h"
 
-enum { OPT_LAST, OPT_WATCH, OPT_DELAY };
+enum { OPT_LAST, OPT_WATCH, OPT_DELAY, OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM };
 
 #define HEADER_LINES 2
+/* "cgroup " and a path. */
+#define WHAT_MAX (PATH_MAX + 16)
 #define WATCH_LAST_S 10.0	/* --watch's window without --last */
 
-/* What one table shows: a process's mappings over a window of the logs. */
+/* What one table shows: a process's or a target's mappings over a window of the logs. */
 struct where_view {
 	const struct ctl *ctl;
 	pid_t pid;
+	const char *kind;		/* a target's: "tree", "unit"...; NULL: the process pid */
+	const char *name;		/* the target's, as given */
+	uint32_t target;
 	double last_s;			/* the window; 0: the whole log */
 	struct where_table table;
 };
+
+/* "PID 42" or "unit nginx.service". */
+static void format_what(char *buf, size_t size, const struct where_view *v)
+{
+	if (v->kind)
+		snprintf(buf, size, "%s %s", v->kind, v->name);
+	else
+		snprintf(buf, size, "PID %d", (int)v->pid);
+}
 
 /* "1.5 MiB", "-" for unknown. */
 static void format_size(char *buf, size_t size, uint64_t bytes)
@@ -67,20 +83,25 @@ static void print_row(const struct where_table *t, const struct where_row *r,
 	double faults = (double)(t->minor + t->major);
 	char bytes[24];
 
+	char start[20] = "-";
+
 	format_size(bytes, sizeof(bytes), r->size);
-	screen_put_line(size.cols, eol, "%9llu %9llu %8llu %8llu %5.1f%% %10s %-10s %12llx  %s",
+	/* A target's row adds up the mappings of that name of every process. */
+	if (!t->target)
+		snprintf(start, sizeof(start), "%llx", (unsigned long long)r->start);
+	screen_put_line(size.cols, eol, "%9llu %9llu %8llu %8llu %5.1f%% %10s %-10s %12s  %s",
 			(unsigned long long)r->major, (unsigned long long)r->minor,
 			(unsigned long long)(is_file(r) ? 0 : r->major),
 			(unsigned long long)(is_file(r) ? r->major : 0),
 			faults ? 100.0 * (double)(r->minor + r->major) / faults : 0.0, bytes,
-			logformat_mapping_word(r->mapping), (unsigned long long)r->start, r->name);
+			logformat_mapping_word(r->mapping), start, r->name);
 }
 
 static void print_table(void *ctx, struct screen_size size, const char *eol)
 {
 	const struct where_view *v = ctx;
 	const struct where_table *t = &v->table;
-	char from[32], to[32], window[48];
+	char from[32], to[32], window[48], what[WHAT_MAX], comm[48];
 	size_t rows = t->count;
 
 	if (v->last_s)
@@ -89,14 +110,19 @@ static void print_table(void *ctx, struct screen_size size, const char *eol)
 		snprintf(window, sizeof(window), "the whole log");
 	format_time(from, sizeof(from), t->first_s);
 	format_time(to, sizeof(to), t->last_s);
+	format_what(what, sizeof(what), v);
+	if (v->kind)
+		snprintf(comm, sizeof(comm), "%zu process%s", t->nr_pids,
+			 t->nr_pids == 1 ? "" : "es");
+	else
+		snprintf(comm, sizeof(comm), "%s", t->comm);
 	if (t->lines)
-		screen_put_line(size.cols, eol, "PID %d (%s), %s: %llu minor and %llu major faults "
-				"in %zu mappings, %s to %s UTC", (int)v->pid, t->comm, window,
+		screen_put_line(size.cols, eol, "%s (%s), %s: %llu minor and %llu major faults "
+				"in %zu mappings, %s to %s UTC", what, comm, window,
 				(unsigned long long)t->minor, (unsigned long long)t->major,
 				t->count, from, to);
 	else
-		screen_put_line(size.cols, eol, "PID %d, %s: no faults placed", (int)v->pid,
-				window);
+		screen_put_line(size.cols, eol, "%s, %s: no faults placed", what, window);
 	screen_put_line(size.cols, eol, "%9s %9s %8s %8s %6s %10s %-10s %12s  %s", "MAJOR",
 			"MINOR", "SWAP-IN", "READS", "SHARE", "SIZE", "KIND", "START", "MAPPING");
 	/* The last line stays empty: a newline there would scroll the header away. */
@@ -114,7 +140,7 @@ static int take(struct where_view *v)
 	int err;
 
 	where_table_free(&v->table);
-	v->table = (struct where_table){ .pid = v->pid };
+	v->table = (struct where_table){ .pid = v->pid, .target = v->target };
 	err = where_read_logs(&v->table, c->log_dir, c->keep, since);
 	where_sort(&v->table);
 	return err;
@@ -168,15 +194,52 @@ static int once(struct where_view *v)
 		return PFPROF_EXIT_FAILED;
 	}
 	if (!v->table.lines) {
-		ctl_error(0, "no faults of PID %d placed in %s%s/" LOGFORMAT_FAULTS_FILE "*",
-			  (int)v->pid, v->last_s ? "the last seconds asked of " : "",
-			  v->ctl->config.log_dir);
-		ctl_hint("pfprofctl add --maps %d places its faults, while pfprofd runs",
-			 (int)v->pid);
+		char what[WHAT_MAX];
+
+		format_what(what, sizeof(what), v);
+		ctl_error(0, "no faults of %s placed in %s%s/" LOGFORMAT_FAULTS_FILE "*", what,
+			  v->last_s ? "the last seconds asked of " : "", v->ctl->config.log_dir);
+		if (v->kind)
+			ctl_hint("pfprofctl add --maps --%s %s places its processes' faults, "
+				 "while pfprofd runs", v->kind, v->name);
+		else
+			ctl_hint("pfprofctl add --maps %d places its faults, while pfprofd runs",
+				 (int)v->pid);
 		return PFPROF_EXIT_FAILED;
 	}
 	print_table(v, (struct screen_size){ 0 }, "");
 	return fflush(stdout) ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
+}
+
+/* The target options, in the order of enum target_kind. */
+static const int target_options[] = {
+	[TARGET_TREE] = OPT_TREE, [TARGET_UNIT] = OPT_UNIT, [TARGET_CGROUP] = OPT_CGROUP,
+	[TARGET_COMM] = OPT_COMM,
+};
+
+/* The operand: a PID, or the target an option names; -1, or a usage error's status. */
+static int parse_what(const struct ctl_call *call, struct where_view *v)
+{
+	const char *operand = call->operands[0];
+	int given = 0;
+	pid_t root;
+
+	for (int k = 0; k < (int)(sizeof(target_options) / sizeof(target_options[0])); k++) {
+		if (!call->option[target_options[k]].set)
+			continue;
+		given++;
+		v->kind = target_kind_word(k);
+		v->name = operand;
+		v->target = target_number(k, operand);
+		if (k == TARGET_TREE && !ctl_parse_pid(operand, &root))
+			return ctl_usage_error(&ctl_where_command, "'%s' is not a PID", operand);
+	}
+	if (given > 1)
+		return ctl_usage_error(&ctl_where_command, "--tree, --unit, --cgroup and --comm "
+				       "name different things: give one of them");
+	if (!given && !ctl_parse_pid(operand, &v->pid))
+		return ctl_usage_error(&ctl_where_command, "'%s' is not a PID", operand);
+	return -1;
 }
 
 static int run(struct ctl *ctl, const struct ctl_call *call)
@@ -185,8 +248,9 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 	bool watching = call->option[OPT_WATCH].set;
 	int delay_ms = 1000, status;
 
-	if (!ctl_parse_pid(call->operands[0], &v.pid))
-		return ctl_usage_error(&ctl_where_command, "'%s' is not a PID", call->operands[0]);
+	status = parse_what(call, &v);
+	if (status >= 0)
+		return status;
 	if (call->option[OPT_LAST].set) {
 		v.last_s = parse_seconds(call->option[OPT_LAST].string);
 		if (v.last_s < 0)
@@ -211,18 +275,20 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 }
 
 const struct ctl_command ctl_where_command = {
-	.name = "where", .operands = "<pid>",
+	.name = "where", .operands = "<pid> | --tree <pid> | --unit|--cgroup|--comm <name>",
 	.min_operands = 1, .max_operands = 1,
 	.missing_operands = "which PID?",
-	.summary = "Show in which mappings a process takes its faults",
+	.summary = "Show in which mappings a process or target takes its faults",
 	.details = "From pfprofd's faults logs (pfprof-faults.log and its rotated files), of a\n"
 		   "process added with pfprofctl add --maps: a row per mapping (its path,\n"
 		   "[heap], [stack], [anon], or [unresolved] for faults the module could not\n"
 		   "place), sorted by major faults: major and minor faults, the major ones\n"
 		   "that were swap-ins (anonymous and shared memory) or reads of the file\n"
 		   "(file mappings), its share of the process's faults, its size, kind and\n"
-		   "first address. --watch redraws it every second over the last 10 s (or\n"
-		   "--last); q quits.\n",
+		   "first address. With --tree, --unit, --cgroup or --comm, of a target added\n"
+		   "with --maps: its processes' mappings of one kind and name in one row\n"
+		   "(every process's copy of a library together). --watch redraws it every\n"
+		   "second over the last 10 s (or --last); q quits.\n",
 	.options = {
 		[OPT_LAST] = { "last", 'l', CTL_STRING, "SECS",
 			       "only the faults of the last SECS seconds (default: all)" },
@@ -230,6 +296,11 @@ const struct ctl_command ctl_where_command = {
 				"redraw live, like top, until q" },
 		[OPT_DELAY] = { "delay", 'd', CTL_STRING, "SECS",
 				"with --watch: the interval, 0.05 to 3600 s (default 1)" },
+		[OPT_TREE] = { "tree", 't', CTL_STRING, NULL, "the operand is a tree's root PID" },
+		[OPT_UNIT] = { "unit", 'u', CTL_STRING, NULL, "the operand is a systemd unit" },
+		[OPT_CGROUP] = { "cgroup", 'g', CTL_STRING, NULL,
+				 "the operand is a cgroup v2 directory" },
+		[OPT_COMM] = { "comm", 'C', CTL_STRING, NULL, "the operand is a command name" },
 	},
 	.run = run,
 };

@@ -16,8 +16,16 @@
 #include "logformat.h"
 #include "logscan.h"
 
-static int compare_key(const struct where_row *r, const struct log_fault *l)
+static int compare_key(const struct where_table *t, const struct where_row *r,
+		       const struct log_fault *l)
 {
+	if (t->target) {
+		if (r->mapping != l->mapping)
+			return r->mapping < l->mapping ? -1 : 1;
+		if (r->inode != l->inode)
+			return r->inode < l->inode ? -1 : 1;
+		return strcmp(r->name, l->name);
+	}
 	if ((uint32_t)r->pid != l->pid)
 		return (uint32_t)r->pid < l->pid ? -1 : 1;
 	if (r->start != l->start)
@@ -55,8 +63,9 @@ static bool reserve_row(struct where_table *t)
 #pragma GCC diagnostic ignored "-Wanalyzer-malloc-leak"
 /*
  * The row of l's mapping, found through t->order (the rows' indexes in
- * (pid, start, mapping, inode) order), or a new one, named and sized by l: the
- * newest line of it. NULL without memory.
+ * (pid, start, mapping, inode) order, or a target's (mapping, inode, name)),
+ * or a new one, named and sized by l: the newest line of it. NULL without
+ * memory.
  */
 static struct where_row *row_of(struct where_table *t, const struct log_fault *l)
 {
@@ -66,7 +75,7 @@ static struct where_row *row_of(struct where_table *t, const struct log_fault *l
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = compare_key(&t->rows[t->order[mid]], l);
+		int c = compare_key(t, &t->rows[t->order[mid]], l);
 
 		if (!c)
 			return &t->rows[t->order[mid]];
@@ -81,8 +90,12 @@ static struct where_row *row_of(struct where_table *t, const struct log_fault *l
 	if (!name)
 		return NULL;
 	r = &t->rows[t->count];
-	*r = (struct where_row){ .pid = (pid_t)l->pid, .mapping = l->mapping, .start = l->start,
-				 .inode = l->inode, .size = l->size, .name = name };
+	*r = (struct where_row){ .mapping = l->mapping, .inode = l->inode, .name = name };
+	if (!t->target) {
+		r->pid = (pid_t)l->pid;
+		r->start = l->start;
+		r->size = l->size;
+	}
 	snprintf(r->comm, sizeof(r->comm), "%s", l->comm);
 	memmove(&t->order[lo + 1], &t->order[lo], (t->count - lo) * sizeof(*t->order));
 	t->order[lo] = t->count++;
@@ -90,11 +103,37 @@ static struct where_row *row_of(struct where_table *t, const struct log_fault *l
 }
 #pragma GCC diagnostic pop
 
+/* Notes l's process among the table's; false without memory. */
+static bool note_pid(struct where_table *t, pid_t pid)
+{
+	size_t lo = 0, hi = t->nr_pids;
+	pid_t *pids;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->pids[mid] == pid)
+			return true;
+		if (t->pids[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	pids = grow_array(t->pids, &t->pids_cap, t->nr_pids, sizeof(*pids), 16);
+	if (!pids)
+		return false;
+	t->pids = pids;
+	memmove(&pids[lo + 1], &pids[lo], (t->nr_pids - lo) * sizeof(*pids));
+	pids[lo] = pid;
+	t->nr_pids++;
+	return true;
+}
+
 int where_add(struct where_table *t, const struct log_fault *l)
 {
 	struct where_row *r = row_of(t, l);
 
-	if (!r)
+	if (!r || !note_pid(t, (pid_t)l->pid))
 		return -ENOMEM;
 	if (!t->lines++) {
 		snprintf(t->comm, sizeof(t->comm), "%s", l->comm);
@@ -132,7 +171,7 @@ static bool scan_line(const char *text, size_t len, void *arg)
 		s->reached = true;
 		return true;
 	}
-	if (s->t.pid && l.pid != (uint32_t)s->t.pid)
+	if (s->t.target ? l.target != s->t.target : s->t.pid && l.pid != (uint32_t)s->t.pid)
 		return false;
 	s->err = where_add(&s->t, &l);
 	return s->err != 0;
@@ -194,7 +233,10 @@ void where_table_free(struct where_table *t)
 		free(t->rows[i].name);
 	free(t->rows);
 	free(t->order);
+	free(t->pids);
 	t->rows = NULL;
 	t->order = NULL;
+	t->pids = NULL;
 	t->count = t->cap = 0;
+	t->nr_pids = t->pids_cap = 0;
 }

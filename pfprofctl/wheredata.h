@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pfprofctl where's data: a process's lines of the faults logs (logformat.h)
- * added up per mapping, newest first, back to a given time.
+ * added up per mapping, newest first, back to a given time; or a target's,
+ * added up per mapping of the same kind and name over its processes (every
+ * process's copy of a library in one row).
  */
 #ifndef PFPROF_WHEREDATA_H
 #define PFPROF_WHEREDATA_H
@@ -13,7 +15,7 @@
 
 #include "logformat.h"
 
-/* One mapping's faults over the lines read. */
+/* One mapping's faults over the lines read (a target's: pid, start and size 0). */
 struct where_row {
 	pid_t pid;			/* its process */
 	char comm[24];			/* the process's name, from its newest line */
@@ -26,10 +28,13 @@ struct where_row {
 
 struct where_table {
 	pid_t pid;			/* the process whose lines are read; 0: every one */
+	uint32_t target;		/* or, if not 0, the target's (pid 0) */
 	char comm[24];			/* from the newest line */
 	double first_s, last_s;		/* wall-clock seconds of the oldest and newest line */
 	uint64_t lines;			/* lines of pid added */
 	uint64_t minor, major;		/* summed over the rows */
+	pid_t *pids;			/* the processes of the lines added, sorted */
+	size_t nr_pids, pids_cap;
 	struct where_row *rows;		/* in the order first seen, until where_sort() */
 	size_t *order;			/* the rows' indexes by mapping, to find them */
 	size_t count, cap;
@@ -39,7 +44,7 @@ struct where_table {
 int where_add(struct where_table *t, const struct log_fault *l);
 
 /*
- * Adds the lines of t->pid from the faults logs in dir (the current file,
+ * Adds the lines of t->pid (or t->target) from the faults logs in dir (the current file,
  * then its rotated ones up to keep), newest first, that are at or after
  * since_s (0: all). 0 (a missing file is none) or -errno.
  */

@@ -73,8 +73,8 @@ run_row top_n_zero          2 "-n wants a number from 1, not '0'" top -n 0
 run_row top_d_typed         2 "top: -d wants seconds"           top -d x
 run_row top_delay_typed     2 "top: --delay wants seconds"      top --delay x
 run_row follow_c_typed      2 "follow: -c wants a number, not"  follow -c x
-run_row maps_with_tree      2 "--maps takes PIDs alone"         add --maps --tree 42
-run_row maps_with_unit      2 "--maps takes PIDs alone"         add -m --unit a.service
+run_row maps_with_tree      3 "the mp3 module is not loaded"    add --maps --tree 42
+run_row maps_with_comm      3 "the mp3 module is not loaded"    add -m --comm postgres
 run_row del_has_no_maps     2 "--maps"                          del --maps 42
 run_row where_not_a_pid     2 "where: 'x' is not a PID"         where x
 run_row where_no_operand    2 "which PID?"                      where
@@ -86,6 +86,10 @@ run_row where_delay_bad     2 "--delay wants seconds from 0.05" where --watch --
 run_row where_no_log        1 "no faults of PID 42 placed in $dir/logs/" where 42
 run_row where_no_log_hint   1 "hint: pfprofctl add --maps 42"   where 42
 run_row where_watch_no_tty  1 "where --watch draws on a terminal" where --watch 42
+run_row where_tree_not_pid  2 "where: 'x' is not a PID"         where --tree x
+run_row where_two_kinds     2 "name different things"           where --unit --comm a
+run_row where_no_unit_log   1 "no faults of unit a.service placed" where --unit a.service
+run_row where_unit_hint     1 "pfprofctl add --maps --unit a.service" where -u a.service
 
 # run_edit NAME STATUS MESSAGE LINE ARGS...: without the module, pfprofctl
 # ARGS exits with STATUS, says MESSAGE and removes LINE from the PID file,

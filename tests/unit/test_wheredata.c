@@ -54,4 +54,31 @@ static void test_read_logs(void)
 	where_table_free(&t);
 }
 
-UNIT_TESTS(UNIT_TEST(read_logs));
+/* A target's lines: a mapping of one kind and name in one row over its processes. */
+static void test_target_rows(void)
+{
+	struct where_table t = { .target = 1234 };
+
+	mkdir("tlogs", 0755);
+	unit_write_file("tlogs/pfprof-faults.log", HEADER
+		"1\t100.000000\t42\tw\t1234\tfile\t7000\t4096\t12\t3\t1\t/lib/x.so\n"
+		"1\t100.000000\t43\tw\t1234\tfile\t9000\t8192\t12\t4\t2\t/lib/x.so\n"
+		"1\t100.000000\t43\tw\t1234\tanon\t5000\t8192\t0\t9\t0\t[anon]\n"
+		"2\t150.000000\t44\tw\t1234\tanon\t6000\t4096\t0\t1\t0\t[anon]\n"
+		"2\t150.000000\t45\tx\t99\tfile\t7000\t4096\t12\t50\t50\t/lib/x.so\n"
+		"2\t150.000000\t43\tw\t1234\tfile\t9000\t8192\t13\t0\t5\t/data\n");
+	expect(!where_read_logs(&t, "tlogs", 3, 0), "where_read_logs failed");
+	where_sort(&t);
+	expect(t.lines == 5 && t.count == 3 && t.nr_pids == 3 && t.minor == 17 && t.major == 8,
+	       "%llu lines, %zu rows, %zu processes, %llu minor, %llu major",
+	       (unsigned long long)t.lines, t.count, t.nr_pids, (unsigned long long)t.minor,
+	       (unsigned long long)t.major);
+	expect(t.count == 3 && !strcmp(t.rows[0].name, "/data") && t.rows[0].major == 5 &&
+	       !strcmp(t.rows[1].name, "/lib/x.so") && t.rows[1].minor == 7 &&
+	       t.rows[1].major == 3 && !t.rows[1].start && !t.rows[1].size &&
+	       t.rows[2].mapping == MP3_MAPPING_ANON && t.rows[2].minor == 10,
+	       "a target's rows wrong or out of order");
+	where_table_free(&t);
+}
+
+UNIT_TESTS(UNIT_TEST(read_logs), UNIT_TEST(target_rows));
