@@ -107,19 +107,26 @@ static void run_child(const struct test_suite *suite, const struct test *t, char
 		snprintf(why, size, "exit status %d", WEXITSTATUS(status));
 }
 
+/* Tests that take this long say how long: where a suite's time goes. */
+#define SLOW_TEST_MS 1000
+
 static int run_one(const struct test_suite *suite, const struct test *t)
 {
-	char why[REASON_MAX] = "";
+	char why[REASON_MAX] = "", took[32] = "";
+	uint64_t start_ms = monotonic_ms(), ms;
 
 	if (!suite->before || !suite->before(t, why, sizeof(why)))
 		run_child(suite, t, why, sizeof(why));
 	if (suite->after)
 		suite->after(t, why, sizeof(why));
+	ms = monotonic_ms() - start_ms;
+	if (ms >= SLOW_TEST_MS)
+		snprintf(took, sizeof(took), " (%.1f s)", (double)ms / 1000);
 	if (!why[0]) {
-		printf("PASS %s\n", t->name);
+		printf("PASS %s%s\n", t->name, took);
 		return 0;
 	}
-	printf("FAIL %s: %s\n", t->name, why);
+	printf("FAIL %s%s: %s\n", t->name, took, why);
 	return 1;
 }
 
