@@ -106,6 +106,10 @@ guest_suite() {
 		"$guest/payload/"
 	# The course types `nice ./work ...`; busybox has no nice.
 	install -m 0755 "$(command -v nice)" "$guest/payload/"
+	# zram, for faults_swap_in's swap device (the debug kernel has it built in).
+	if [ -n "$KERNEL_ROOT" ]; then
+		"$top/tests/vm/kmods.sh" -d "$KERNEL_ROOT" "$KVER" "$guest/payload" zram
+	fi
 	printf '%s\n' "${tests[@]}" > "$guest/payload/tests.list"
 	"$top/tests/vm/mkinitramfs.sh" "$guest/test.cpio" "$guest/payload"
 

@@ -69,6 +69,18 @@ __attribute__((noreturn)) void child_done(int back, uintptr_t addr);
  * killed.
  */
 void region_child(int go, int back);
+/* A child waits for a byte from its parent (it exits if the pipe ends). */
+void child_waits(int go);
+/* region_child()'s region, mapped, then touched once the parent says so. */
+char *region_touched_when_told(int go);
+/* The name forking_child() takes, so that what it forks joins a command name's group. */
+#define JOINER_COMM "pfprof-joiner"
+/*
+ * spawn_piped()'s fn: named JOINER_COMM, it forks when told to; the new
+ * process takes a fault at once (a copy-on-write of its data), says its
+ * PID and then does region_child()'s work, while the first waits for it.
+ */
+void forking_child(int go, int back);
 #define SCREEN_MAX (1 << 20)	/* past it, a live view would block on a full terminal */
 /* Appends what a pty's master shows within ms to screen (SCREEN_MAX bytes); its length. */
 size_t pty_read_screen(int master, char *screen, size_t len, unsigned int ms);
@@ -154,6 +166,11 @@ bool file_contains(const char *path, const char *needle);
 void set_last_pid(pid_t pid);
 /* |a - b| <= pct % of b */
 bool within_pct(double a, double b, double pct);
+/*
+ * Swap on zram0, set up at the first call; false, saying why, if this
+ * guest cannot have it (no zram module, a kernel without swap).
+ */
+bool swap_device_ready(char *why, size_t size);
 /* Copies a file into the test's output, each line after prefix. */
 void show_file(const char *path, const char *prefix);
 

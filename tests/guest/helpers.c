@@ -618,18 +618,50 @@ void child_done(int back, uintptr_t addr)
 		pause();
 }
 
-void region_child(int go, int back)
+void child_waits(int go)
 {
-	char byte, *p;
+	char byte;
+
+	if (read(go, &byte, 1) != 1)
+		_exit(3);
+}
+
+char *region_touched_when_told(int go)
+{
+	char *p;
 
 	/* Before the mapping: no huge page, and no neighbour's huge page split in. */
 	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
 		_exit(6);
 	p = map_region(REGION_PAGES);
-	if (read(go, &byte, 1) != 1)
-		_exit(3);
+	child_waits(go);
 	touch_region(p, REGION_PAGES);
-	child_done(back, (uintptr_t)p);
+	return p;
+}
+
+void region_child(int go, int back)
+{
+	child_done(back, (uintptr_t)region_touched_when_told(go));
+}
+
+void forking_child(int go, int back)
+{
+	static volatile pid_t joiner;
+	char byte;
+	pid_t pid;
+
+	if (prctl(PR_SET_NAME, JOINER_COMM, 0, 0, 0) || read(go, &byte, 1) != 1)
+		_exit(3);
+	pid = fork();
+	if (pid < 0)
+		_exit(4);
+	if (!pid) {
+		joiner = getpid();
+		child_says(back, (uintptr_t)joiner);
+		region_child(go, back);
+	}
+	waitpid(pid, NULL, 0);
+	_exit(0);
 }
 
 uint64_t mapping_start(pid_t pid, uint64_t addr)

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A swap device for the guest suite: the initramfs guests have no disk, so
+ * zram0 (the zram module, which tests/check.sh puts in the payload with its
+ * load-modules list) becomes one: a size, a swap header written by hand
+ * (the guest has no mkswap) and swapon().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/swap.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define ZRAM_SYSFS "/sys/block/zram0"
+#define ZRAM_NODE "/tmp/pfprof-zram0"
+/* Room for REGION_PAGES and then some: what zram keeps is compressed. */
+#define ZRAM_BYTES (256ULL << 20)
+
+/* The first page of a version 1 swap area (mkswap(8), the kernel's union swap_header). */
+struct swap_header_v1 {
+	char bootbits[1024];
+	uint32_t version;
+	uint32_t last_page;
+	uint32_t nr_badpages;
+	unsigned char uuid[16];
+	char volume_name[16];
+};
+
+static bool write_text_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t len = (ssize_t)strlen(text);
+	bool written;
+
+	if (fd < 0)
+		return false;
+	written = write(fd, text, len) == len;
+	close(fd);
+	return written;
+}
+
+static bool write_swap_header(const char *node, uint64_t bytes)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	static char first[65536];
+	struct swap_header_v1 h = { .version = 1, .last_page = (uint32_t)(bytes / page - 1) };
+	int fd = open(node, O_WRONLY | O_CLOEXEC);
+	bool written;
+
+	if (fd < 0 || page > (long)sizeof(first))
+		return false;
+	memset(first, 0, sizeof(first));
+	memcpy(first, &h, sizeof(h));
+	memcpy(first + page - 10, "SWAPSPACE2", 10);
+	written = write(fd, first, page) == page && !fsync(fd);
+	close(fd);
+	return written;
+}
+
+bool swap_device_ready(char *why, size_t size)
+{
+	unsigned int major, minor;
+	char disksize[24];
+	FILE *f;
+
+	if (file_contains("/proc/swaps", ZRAM_NODE))
+		return true;
+	f = fopen(ZRAM_SYSFS "/dev", "re");
+	if (!f) {
+		snprintf(why, size, "no %s (no zram module)", ZRAM_SYSFS);
+		return false;
+	}
+	if (fscanf(f, "%u:%u", &major, &minor) != 2) {
+		fclose(f);
+		snprintf(why, size, "%s/dev unreadable", ZRAM_SYSFS);
+		return false;
+	}
+	fclose(f);
+	snprintf(disksize, sizeof(disksize), "%llu", ZRAM_BYTES);
+	if (!write_text_file(ZRAM_SYSFS "/disksize", disksize)) {
+		snprintf(why, size, "%s/disksize: %s", ZRAM_SYSFS, strerror(errno));
+		return false;
+	}
+	if ((mknod(ZRAM_NODE, S_IFBLK | 0600, makedev(major, minor)) && errno != EEXIST) ||
+	    !write_swap_header(ZRAM_NODE, ZRAM_BYTES) || swapon(ZRAM_NODE, 0)) {
+		snprintf(why, size, "swap on %s: %s", ZRAM_NODE, strerror(errno));
+		return false;
+	}
+	return true;
+}
