@@ -843,6 +843,18 @@ void test_daemon_prometheus(void)
 #define PROCS_LOG LOG_DIR "/" LOGFORMAT_PROCS_FILE
 
 /* What the faults log says of one process, and of its mapping at region_start. */
+/* pfprofctl add OPTION PID, after which the PID file has the line "WORD PID". */
+static void add_keeping_line(const char *option, const char *pid_arg, const char *word)
+{
+	char line[64];
+
+	expect(ctl(NULL, "add", option, pid_arg) == 0, "pfprofctl add %s %s failed", option,
+	       pid_arg);
+	snprintf(line, sizeof(line), "%s %s\n", word, pid_arg);
+	expect(file_contains(PID_FILE, line), "no line '%.*s' in %s", (int)strlen(line) - 1, line,
+	       PID_FILE);
+}
+
 struct faults_seen {
 	unsigned long long minor, major;	/* every mapping */
 	unsigned long long region_minor, region_major, region_size;
@@ -936,6 +948,93 @@ static bool where_row(const char *path, uint64_t start, unsigned long long *majo
 }
 
 /*
+ * The totals of pfprofctl where's output: the header's minor faults and
+ * number of processes, and the minor faults of its [anon] row.
+ */
+static bool where_target_totals(const char *path, unsigned long long *minor,
+				unsigned long long *processes, unsigned long long *anon_minor)
+{
+	unsigned long long major, row_minor;
+	char line[1024];
+	bool header = false, anon = false;
+	FILE *f = fopen(path, "r");
+	const char *p;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!header && !strncmp(line, "tree ", 5) && (p = strchr(line, '(')) &&
+		    sscanf(p + 1, "%llu", processes) == 1 && (p = strstr(p, ": ")))
+			header = sscanf(p + 2, "%llu", minor) == 1;
+		if (strstr(line, "  [anon]\n") && sscanf(line, "%llu %llu", &major, &row_minor) == 2) {
+			*anon_minor = row_minor;
+			anon = true;
+		}
+	}
+	if (f)
+		fclose(f);
+	return header && anon;
+}
+
+/*
+ * A tree added with pfprofctl add --maps --tree: the PID file keeps "maps
+ * tree ROOT", pfprofd registers it with "M", and a process forked in it
+ * later has its region's 16384 faults placed, under the tree's number:
+ * pfprofctl where --tree shows them in the tree's [anon] row.
+ */
+void test_daemon_faults_tree(void)
+{
+	unsigned long long minor = 0, processes = 0, anon_minor = 0;
+	char root_arg[16], line[96];
+	struct faults_seen seen = { 0 };
+	uintptr_t joiner, addr;
+	pid_t root, daemon;
+	uint64_t start;
+	int go, back;
+
+	setup("");
+	root = spawn_piped(forking_child, &go, &back);
+	snprintf(root_arg, sizeof(root_arg), "%d", (int)root);
+	add_keeping_line("-mt", root_arg, "maps tree");
+	expect_ok(status_cmd('X', root), "X the tree");
+	daemon = start_ready_daemon();
+	wait_listed(root, 5000);
+	snprintf(line, sizeof(line), "profiling the tree of PID %d with its mappings", (int)root);
+	expect(file_contains(STDERR_FILE, line), "pfprofd did not log '%s'", line);
+	expect(ctl(DIR "/list.out", "list", NULL, NULL) == 0, "pfprofctl list failed");
+	expect(file_contains(DIR "/list.out", "kept with maps, "), "list does not say the tree "
+	       "is kept with maps");
+
+	expect(write(go, "f", 1) == 1, "telling the root to fork: %s", strerror(errno));
+	expect(read(back, &joiner, sizeof(joiner)) == sizeof(joiner), "the root died");
+	/* Two periods: its counters are made at the next one. */
+	sleep_ms(200);
+	expect(write(go, "g", 1) == 1, "telling the joiner to go: %s", strerror(errno));
+	expect(read(back, &addr, sizeof(addr)) == sizeof(addr), "the joiner died");
+	start = mapping_start((pid_t)joiner, addr);
+	for (int i = 0; i < 200 && seen.region_minor < REGION_PAGES; i++) {
+		read_faults_log((pid_t)joiner, start, &seen);
+		sleep_ms(100);
+	}
+	expect(seen.region_minor == REGION_PAGES, "the joiner's region: %llu minor faults logged",
+	       seen.region_minor);
+	expect(ctl(DIR "/where.out", "where", "--tree", root_arg) == 0,
+	       "pfprofctl where --tree %s failed", root_arg);
+	expect(where_target_totals(DIR "/where.out", &minor, &processes, &anon_minor) &&
+	       processes >= 1 && anon_minor >= REGION_PAGES && minor >= anon_minor,
+	       "pfprofctl where --tree: %llu processes, %llu minor faults, %llu in [anon]",
+	       processes, minor, anon_minor);
+	printf("  daemon_faults_tree: joiner's region %llu minor; where --tree: %llu processes, "
+	       "%llu minor faults, %llu in [anon]\n", seen.region_minor, processes, minor,
+	       anon_minor);
+	expect(ctl(NULL, "del", "--tree", root_arg) == 0, "pfprofctl del --tree failed");
+	expect(!file_contains(PID_FILE, "tree"), "del --tree left a tree line in %s", PID_FILE);
+	stop_daemon(daemon);
+	kill((pid_t)joiner, SIGKILL);
+	kill_and_reap(root);
+	close(go);
+	close(back);
+}
+
+/*
  * where --watch on a terminal: the process's window of the logs (its last
  * 600 s: everything here) on the alternate screen, q quits and restores it.
  */
@@ -996,10 +1095,7 @@ void test_daemon_faults_log(void)
 	expect(!mkdir(PROM_DIR, 0755), "mkdir %s: %s", PROM_DIR, strerror(errno));
 	child = spawn_piped(region_child, &go, &back);
 	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)child);
-	expect(ctl(NULL, "add", "--maps", pid_arg) == 0, "pfprofctl add --maps %s failed", pid_arg);
-	snprintf(line, sizeof(line), "maps %d\n", (int)child);
-	expect(file_contains(PID_FILE, line), "no line '%.*s' in %s", (int)strlen(line) - 1, line,
-	       PID_FILE);
+	add_keeping_line("--maps", pid_arg, "maps");
 	expect(status_lists(child), "add --maps did not register PID %d", (int)child);
 	/* Unregistered in the module only: pfprofd registers it again from the file. */
 	expect_ok(status_cmd('U', child), "U child");
