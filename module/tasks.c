@@ -558,9 +558,10 @@ int __mp3_tasks_follow_joined(void)
 	mp3_maps_waiting = false;
 	/* Entries leave mp3_tasks only under mp3_lock: the walk may sleep. */
 	list_for_each_entry(entry, &mp3_tasks, node) {
+		if (!entry->maps || !list_empty(&entry->fault_threads))
+			continue;
 		/* Pairs with the probes' store-release; a stale "not gone" costs a try. */
-		if (!entry->maps || !list_empty(&entry->fault_threads) ||
-		    smp_load_acquire(&entry->gone))
+		if (smp_load_acquire(&entry->gone))
 			continue;
 		err = __mp3_task_follow_joined(entry);
 		/* An exiting process refuses counters (ESRCH): it is leaving. */
