@@ -932,6 +932,65 @@ void test_tree_after_idle(void)
 	close(fd);
 }
 
+/* A target's faults in its processes' records: counted, and placed or not. */
+struct placed_count {
+	uint32_t target;
+	uint64_t counted;	/* MP3_RECORD_COUNTS, minor and major */
+	uint64_t placed;	/* MP3_RECORD_FAULTS, in a mapping */
+	uint64_t unresolved;	/* MP3_RECORD_FAULTS, MP3_MAPPING_UNRESOLVED */
+};
+
+static void count_placed_record(void *ctx, const struct mp3_proc_record *r)
+{
+	struct placed_count *c = ctx;
+
+	if (r->target != c->target)
+		return;
+	if (r->type == MP3_RECORD_COUNTS)
+		c->counted += r->counts.minor_faults + r->counts.major_faults;
+	else if (r->type == MP3_RECORD_FAULTS && r->mapping == MP3_MAPPING_UNRESOLVED)
+		c->unresolved += r->faults.minor_faults + r->faults.major_faults;
+	else if (r->type == MP3_RECORD_FAULTS)
+		c->placed += r->faults.minor_faults + r->faults.major_faults;
+}
+
+/*
+ * A tree given "M" whose children each live less than a period: most exit
+ * before the tick that would give them counters, and their removal puts
+ * their faults in unresolved records; the tree's faults records add up to
+ * its counts records within 1 %, never more.
+ */
+void test_tree_maps_short_lived(void)
+{
+	struct placed_count count = { .target = TREE_TARGET };
+	uint64_t counts[2], from, to;
+	int go_fd, done_fd, fd;
+	struct mp3ring ring;
+	char cmd[32];
+	pid_t root;
+
+	map_ring(&ring, &fd);
+	root = start_tree(TREE_TARGET, TREE_CHILDREN, TREE_PAGES, &go_fd, &done_fd);
+	snprintf(cmd, sizeof(cmd), "M %d", TREE_TARGET);
+	expect_ok(status_write(cmd), cmd);
+	from = mp3ring_head(&ring);
+	run_tree(go_fd, done_fd, counts);
+	to = wait_head(&ring, mp3ring_head(&ring) + 3, 2000);
+	for_each_record_between(&ring, from, to, count_placed_record, &count);
+	printf("  tree_maps_short_lived: %" PRIu64 " faults counted, %" PRIu64 " placed, %" PRIu64
+	       " unresolved; getrusage: %" PRIu64 "\n", count.counted, count.placed,
+	       count.unresolved, counts[1] - counts[0]);
+	expect(count.placed + count.unresolved <= count.counted &&
+	       within_pct((double)(count.placed + count.unresolved), (double)count.counted, 1),
+	       "faults records %" PRIu64 " + %" PRIu64 ", counts records %" PRIu64, count.placed,
+	       count.unresolved, count.counted);
+	expect(count.unresolved > 0, "no child's faults unresolved: none exited before its tick?");
+	kill_and_reap(root);
+	close(go_fd);
+	close(done_fd);
+	close(fd);
+}
+
 #define CHURN_TARGET 4343
 #define CHURN_CHILDREN 10000
 #define CHURN_PAGES 4

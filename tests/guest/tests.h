@@ -51,6 +51,7 @@ void test_faults_lock_held(void);
 void test_faults_tree_joiner(void);
 void test_faults_comm_joiner(void);
 void test_faults_swap_in(void);
+void test_tree_maps_short_lived(void);
 void test_tree_counts_children(void);
 void test_tree_after_idle(void);
 void test_tree_commands(void);
