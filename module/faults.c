@@ -25,7 +25,9 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/bsearch.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
 
@@ -40,6 +42,8 @@
 #define MP3_FAULTS_DEFERRED 8192
 /* Ticks a fault waits for its process's mmap lock (a second): then not placed. */
 #define MP3_DEFER_TICKS 20
+/* Processes with maps leaving in one tick whose last faults are placed, at most. */
+#define MP3_DEPARTED_MAX 4096
 
 struct mp3_fault {
 	unsigned long addr;	/* 0: the event gave none */
@@ -111,6 +115,20 @@ static struct mp3_fault *mp3_faults_waiting;
 static struct mp3_fault *mp3_faults_waiting_spare;
 static unsigned int mp3_nr_waiting;
 
+/*
+ * The processes with counters that left in this tick's visits (exited, or
+ * left their target): their entries are gone, and the faults they took
+ * since the last tick are placed all the same. Sorted by tgid before the
+ * faults are; emptied after. Allocated with the buffers, under mp3_lock.
+ */
+struct mp3_departed {
+	pid_t tgid;
+	u32 target;
+};
+
+static struct mp3_departed *mp3_departed;
+static unsigned int mp3_nr_departed;
+
 static void mp3_fault_note(struct perf_event *event, struct perf_sample_data *data,
 			   struct pt_regs *regs)
 {
@@ -146,9 +164,12 @@ static void mp3_faults_free_buffers(void)
 
 	kvfree(mp3_faults_waiting);
 	kvfree(mp3_faults_waiting_spare);
+	kvfree(mp3_departed);
 	mp3_faults_waiting = NULL;
 	mp3_faults_waiting_spare = NULL;
+	mp3_departed = NULL;
 	mp3_nr_waiting = 0;
+	mp3_nr_departed = 0;
 	if (!mp3_fault_cpus)
 		return;
 	for_each_possible_cpu(cpu) {
@@ -174,7 +195,8 @@ static int __mp3_faults_alloc_buffers(void)
 				      GFP_KERNEL);
 	mp3_faults_waiting_spare = kvcalloc(MP3_FAULTS_DEFERRED,
 					    sizeof(*mp3_faults_waiting_spare), GFP_KERNEL);
-	if (!mp3_fault_cpus || !mp3_faults_waiting || !mp3_faults_waiting_spare) {
+	mp3_departed = kvcalloc(MP3_DEPARTED_MAX, sizeof(*mp3_departed), GFP_KERNEL);
+	if (!mp3_fault_cpus || !mp3_faults_waiting || !mp3_faults_waiting_spare || !mp3_departed) {
 		mp3_faults_free_buffers();
 		return -ENOMEM;
 	}
@@ -438,13 +460,43 @@ static void __mp3_fault_run_end(struct mp3_fault_run *run)
 	}
 }
 
-/* A run of @tgid's faults: followed if it is registered with maps. */
+void __mp3_faults_departed(pid_t tgid, u32 target)
+{
+	lockdep_assert_held(&mp3_lock);
+
+	if (mp3_departed && mp3_nr_departed < MP3_DEPARTED_MAX)
+		mp3_departed[mp3_nr_departed++] = (struct mp3_departed) { tgid, target };
+}
+
+static int mp3_departed_cmp(const void *a, const void *b)
+{
+	const struct mp3_departed *x = a, *y = b;
+
+	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
+}
+
+/* Under rcu_read_lock(): whether @tgid left in this tick, and then its target and leader. */
+static bool __mp3_faults_was_departed(pid_t tgid, u32 *target, struct task_struct **leader)
+{
+	const struct mp3_departed key = { .tgid = tgid }, *d;
+
+	d = bsearch(&key, mp3_departed, mp3_nr_departed, sizeof(*d), mp3_departed_cmp);
+	if (!d)
+		return false;
+	*target = d->target;
+	/* Alive if it left its target only; an exited one has no memory map. */
+	*leader = pid_task(find_pid_ns(tgid, &init_pid_ns), PIDTYPE_TGID);
+	return true;
+}
+
+/* A run of @tgid's faults: followed if it is registered with maps, or just left. */
 static void __mp3_fault_run_begin(struct mp3_fault_run *run, pid_t tgid)
 {
 	struct task_struct *leader;
 
 	*run = (struct mp3_fault_run) { .tgid = tgid };
-	run->followed = mp3_tasks_maps(tgid, &run->target, &leader);
+	run->followed = mp3_tasks_maps(tgid, &run->target, &leader) ||
+			__mp3_faults_was_departed(tgid, &run->target, &leader);
 	if (!run->followed || !leader)
 		return;
 	run->mm = get_task_mm(leader);
@@ -470,10 +522,10 @@ static void __mp3_faults_place(struct mp3_fault_run *run, const struct mp3_fault
 }
 
 /*
- * Each tick: the faults that waited for their process's mmap lock, then
- * those noted since the last tick, as records of the processes still
- * registered with "maps"; then the counters of those no longer followed
- * are released.
+ * Each tick, after the visits: the faults that waited for their process's
+ * mmap lock, then those noted since the last tick, as records of the
+ * processes registered with "maps" or that left in the visits; then the
+ * counters of those no longer followed are released.
  */
 void __mp3_faults_collect(void)
 {
@@ -485,6 +537,7 @@ void __mp3_faults_collect(void)
 	lockdep_assert_held(&mp3_lock);
 
 	if (mp3_fault_cpus) {
+		sort(mp3_departed, mp3_nr_departed, sizeof(*mp3_departed), mp3_departed_cmp, NULL);
 		rcu_read_lock();
 		swap(mp3_faults_waiting, mp3_faults_waiting_spare);
 		waited = mp3_nr_waiting;
@@ -496,6 +549,7 @@ void __mp3_faults_collect(void)
 		}
 		__mp3_fault_run_end(&run);
 		rcu_read_unlock();
+		mp3_nr_departed = 0;
 	}
 	__mp3_faults_release();
 }

@@ -144,6 +144,11 @@ bool mp3_tasks_maps(pid_t tgid, u32 *target, struct task_struct **leader);
 int __mp3_faults_follow(struct task_struct *leader, struct list_head *threads);
 void __mp3_faults_unfollow(struct list_head *threads);
 void __mp3_faults_release(void);
+/*
+ * A process with counters left in this tick's visits (exited, or left its
+ * target): the faults it took since the last tick still go into records.
+ */
+void __mp3_faults_departed(pid_t tgid, u32 target);
 /* Each tick: the faults since the last one, as records. */
 void __mp3_faults_collect(void);
 /* Faults not placed since load: a CPU's buffer was full. */

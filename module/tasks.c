@@ -892,9 +892,13 @@ static bool __mp3_task_visit(struct mp3_task *entry, struct mp3_sample_values *v
 
 	alive = __mp3_task_read(entry, &leader, &now, &busy);
 	__mp3_task_account(entry, leader, &now, values);
-	if (!alive)
-		__mp3_tasks_remove(entry);
-	return alive && busy;
+	if (alive)
+		return busy;
+	/* Its counters noted faults until it left: they go with this sample. */
+	if (!list_empty(&entry->fault_threads))
+		__mp3_faults_departed(pid_nr(entry->pid), entry->target);
+	__mp3_tasks_remove(entry);
+	return false;
 }
 
 /* Processes summed per RCU read-side section, between chances to reschedule. */
