@@ -817,30 +817,38 @@ void test_faults_comm_joiner(void)
 			     "X 4243");
 }
 
-/* One of /proc/vmstat's counters; 0 if this kernel has none of that name. */
-static uint64_t vmstat(const char *name)
+/*
+ * One of /proc/vmstat's counters; 0 if this kernel has none of that name,
+ * which fails the test if it is required (CONFIG_VM_EVENT_COUNTERS).
+ */
+static uint64_t vmstat(const char *name, bool required)
 {
 	unsigned long long value, found = 0;
+	bool seen = false;
 	char key[64];
 	FILE *f = fopen("/proc/vmstat", "re");
 
 	expect(f, "/proc/vmstat: %s", strerror(errno));
-	while (fscanf(f, "%63s %llu", key, &value) == 2)
-		if (!strcmp(key, name))
+	while (fscanf(f, "%63s %llu", key, &value) == 2) {
+		if (!strcmp(key, name)) {
 			found = value;
+			seen = true;
+		}
+	}
 	fclose(f);
+	expect(seen || !required, "/proc/vmstat has no %s", name);
 	return found;
 }
 
 /* Pages read back from swap: from the device, or from zswap's pool where it is on. */
 static uint64_t swapped_in(void)
 {
-	return vmstat("pswpin") + vmstat("zswpin");
+	return vmstat("pswpin", true) + vmstat("zswpin", false);
 }
 
 static uint64_t swapped_out(void)
 {
-	return vmstat("pswpout") + vmstat("zswpout");
+	return vmstat("pswpout", true) + vmstat("zswpout", false);
 }
 
 /*

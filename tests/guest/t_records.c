@@ -954,11 +954,18 @@ static void count_placed_record(void *ctx, const struct mp3_proc_record *r)
 		c->placed += r->faults.minor_faults + r->faults.major_faults;
 }
 
+/* Faults a churning tree given "M" may take while its counters are being created, at most. */
+#define CREATION_LOST_PCT 5
+
 /*
  * A tree given "M" whose children each live less than a period: most exit
  * before the tick that would give them counters, and their removal puts
- * their faults in unresolved records; the tree's faults records add up to
- * its counts records within 1 %, never more.
+ * their faults in unresolved records; those that get counters and exit
+ * have their last faults placed after they left. The tree's faults records
+ * never add up to more than its counts records, and to less only by the
+ * faults a child took while the sampler was creating its counters (it
+ * faults all the time here: measured 1.2 % on 6.1, 0.04 % on 7.3, 0 on
+ * 6.12, under TCG).
  */
 void test_tree_maps_short_lived(void)
 {
@@ -981,9 +988,10 @@ void test_tree_maps_short_lived(void)
 	       " unresolved; getrusage: %" PRIu64 "\n", count.counted, count.placed,
 	       count.unresolved, counts[1] - counts[0]);
 	expect(count.placed + count.unresolved <= count.counted &&
-	       within_pct((double)(count.placed + count.unresolved), (double)count.counted, 1),
-	       "faults records %" PRIu64 " + %" PRIu64 ", counts records %" PRIu64, count.placed,
-	       count.unresolved, count.counted);
+	       within_pct((double)(count.placed + count.unresolved), (double)count.counted,
+			  CREATION_LOST_PCT),
+	       "faults records %" PRIu64 " + %" PRIu64 ", counts records %" PRIu64 " (at most %d %%"
+	       " fewer)", count.placed, count.unresolved, count.counted, CREATION_LOST_PCT);
 	expect(count.unresolved > 0, "no child's faults unresolved: none exited before its tick?");
 	kill_and_reap(root);
 	close(go_fd);
