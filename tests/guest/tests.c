@@ -47,7 +47,7 @@ const struct test tests[] = {
 	{ "faults_lock_held",         test_faults_lock_held,           NULL,            90 },
 	{ "faults_tree_joiner",       test_faults_tree_joiner,         NULL,            30 },
 	{ "faults_comm_joiner",       test_faults_comm_joiner,         NULL,            30 },
-	{ "faults_swap_in",           test_faults_swap_in,             NULL,            60 },
+	{ "faults_swap_in",           test_faults_swap_in,             NULL,           120 },
 	{ "tree_maps_short_lived",    test_tree_maps_short_lived,      NULL,            30 },
 	{ "tree_counts_children",     test_tree_counts_children,       NULL,            30 },
 	{ "tree_after_idle",          test_tree_after_idle,            NULL,            40 },
