@@ -875,8 +875,8 @@ static void swapping_child(int go, int back)
  * the region's anonymous mapping (what pfprofctl where calls swap-ins), and
  * as many as the pages the kernel read back from swap meanwhile (pswpin,
  * zswpin), within 1 %: the guest runs nothing else that swaps. Where the
- * guest can have no swap (the debug kernel has neither swap nor zram) it
- * says so; where the host put zram in the payload it must work.
+ * guest can have no swap (the debug kernel: tests/debug-kernel/debug.config
+ * says why) it says so; where the host put zram in the payload it must work.
  */
 void test_faults_swap_in(void)
 {
