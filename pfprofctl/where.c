@@ -81,9 +81,7 @@ static void print_row(const struct where_table *t, const struct where_row *r,
 		      struct screen_size size, const char *eol)
 {
 	double faults = (double)(t->minor + t->major);
-	char bytes[24];
-
-	char start[20] = "-";
+	char bytes[24], start[20] = "-";
 
 	format_size(bytes, sizeof(bytes), r->size);
 	/* A target's row adds up the mappings of that name of every process. */
