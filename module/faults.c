@@ -231,13 +231,20 @@ static struct perf_event *mp3_fault_counter(struct task_struct *task, u64 config
 static void mp3_fault_thread_release(struct mp3_fault_thread *thread)
 {
 	/* Also tears down the counters the thread's later threads inherited. */
-	if (thread->minor)
-		perf_event_release_kernel(thread->minor);
+	perf_event_release_kernel(thread->minor);
+	/* None if perf refused it (mp3_fault_thread_add()). */
 	if (thread->major)
 		perf_event_release_kernel(thread->major);
 	kfree(thread);
 }
 
+/*
+ * The counters of @task. If the second cannot be made, the first stays:
+ * released, the faults it noted would be placed, and counted again in the
+ * unresolved record of the faults its process took without counters. The
+ * thread's major faults then go uncounted; perf refuses the second counter
+ * mostly to a thread that has exited (ESRCH), which faults no more.
+ */
 static int mp3_fault_thread_add(struct task_struct *task, struct list_head *threads)
 {
 	struct mp3_fault_thread *thread = kzalloc(sizeof(*thread), GFP_KERNEL);
@@ -246,19 +253,17 @@ static int mp3_fault_thread_add(struct task_struct *task, struct list_head *thre
 	if (!thread)
 		return -ENOMEM;
 	event = mp3_fault_counter(task, PERF_COUNT_SW_PAGE_FAULTS_MIN);
-	if (IS_ERR(event))
-		goto fail;
+	if (IS_ERR(event)) {
+		kfree(thread);
+		return PTR_ERR(event);
+	}
 	thread->minor = event;
+	list_add_tail(&thread->node, threads);
 	event = mp3_fault_counter(task, PERF_COUNT_SW_PAGE_FAULTS_MAJ);
 	if (IS_ERR(event))
-		goto fail;
+		return PTR_ERR(event);
 	thread->major = event;
-	list_add_tail(&thread->node, threads);
 	return 0;
-
-fail:
-	mp3_fault_thread_release(thread);
-	return PTR_ERR(event);
 }
 
 static bool mp3_fault_thread_followed(const struct task_struct *task,
@@ -273,7 +278,11 @@ static bool mp3_fault_thread_followed(const struct task_struct *task,
 	return false;
 }
 
-/* A thread of @leader's process without counters of ours, held; NULL if none. */
+/*
+ * A thread of @leader's process without counters of ours, held; NULL if
+ * none. Exiting threads are passed over: perf refuses them counters once
+ * they exit (ESRCH), and they take no fault after exit_mm().
+ */
 static struct task_struct *mp3_fault_next_thread(struct task_struct *leader,
 						 const struct list_head *threads)
 {
@@ -281,7 +290,7 @@ static struct task_struct *mp3_fault_next_thread(struct task_struct *leader,
 
 	rcu_read_lock();
 	for_each_thread(leader, t) {
-		if (!mp3_fault_thread_followed(t, threads)) {
+		if (!(t->flags & PF_EXITING) && !mp3_fault_thread_followed(t, threads)) {
 			found = get_task_struct(t);
 			break;
 		}
@@ -308,11 +317,9 @@ int __mp3_faults_follow(struct task_struct *leader, struct list_head *threads)
 	while ((task = mp3_fault_next_thread(leader, threads))) {
 		err = mp3_fault_thread_add(task, threads);
 		put_task_struct(task);
-		if (err) {
-			__mp3_faults_unfollow(threads);
-			__mp3_faults_release();
+		/* ESRCH: it began exiting since; it is passed over now. */
+		if (err && err != -ESRCH)
 			return err;
-		}
 	}
 	return 0;
 }

@@ -138,8 +138,9 @@ bool mp3_tasks_maps(pid_t tgid, u32 *target, struct task_struct **leader);
 
 /*
  * Where the faults are (faults.c). Following: counters on every thread of
- * @leader's process, on @threads (sleeps). Unfollowing moves them to be
- * released at the end of the next tick, or by __mp3_faults_release().
+ * @leader's process that has none on @threads yet (sleeps); on an error,
+ * those created stay on @threads. Unfollowing moves them to be released at
+ * the end of the next tick, or by __mp3_faults_release().
  */
 int __mp3_faults_follow(struct task_struct *leader, struct list_head *threads);
 void __mp3_faults_unfollow(struct list_head *threads);

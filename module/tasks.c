@@ -95,6 +95,7 @@ struct mp3_task {
 	u64 exec_id;			/* the leader's self_exec_id when it did */
 	bool dead;			/* removed while queued: freed off its list */
 	struct list_head fault_threads;	/* with maps: its threads' counters (faults.c) */
+	bool counting;			/* every thread that may fault has them */
 	/* With maps, while it has no counters: its faults not yet in the records. */
 	struct mp3_counters unplaced_from;
 };
@@ -463,7 +464,7 @@ void mp3_task_destroy(struct mp3_task *entry)
 	kfree(entry);
 }
 
-/* With maps: counters on its threads before it is hashed; sleeps. */
+/* With maps: counters on its threads that have none; sleeps. */
 static int __mp3_task_follow_faults(struct mp3_task *entry)
 {
 	struct task_struct *leader;
@@ -476,6 +477,7 @@ static int __mp3_task_follow_faults(struct mp3_task *entry)
 		return -ESRCH;
 	err = __mp3_faults_follow(leader, &entry->fault_threads);
 	put_task_struct(leader);
+	entry->counting = !err;
 	return err;
 }
 
@@ -487,24 +489,27 @@ int __mp3_tasks_add(struct mp3_task *entry)
 
 	lockdep_assert_held(&mp3_lock);
 
+	/* Not hashed yet: what counters of a refused entry noted is not placed. */
 	err = __mp3_task_follow_faults(entry);
 	if (err)
-		return err;
+		goto unfollow;
 	/* Deltas start from now; an exited group is as good as gone. */
 	rcu_read_lock();
 	leader = pid_task(entry->pid, PIDTYPE_TGID);
 	alive = leader && mp3_read_group(leader, &entry->last, NULL);
 	rcu_read_unlock();
 	err = !alive ? -ESRCH : !mp3_tasks_hash(entry) ? -EEXIST : 0;
-	if (err) {
-		__mp3_faults_unfollow(&entry->fault_threads);
-		__mp3_faults_release();
-		return err;
-	}
+	if (err)
+		goto unfollow;
 	list_add_tail(&entry->node, &mp3_tasks);
 	/* Its name and first counts go out with the next sample. */
 	__mp3_task_keep(entry);
 	return 0;
+
+unfollow:
+	__mp3_faults_unfollow(&entry->fault_threads);
+	__mp3_faults_release();
+	return err;
 }
 
 void __mp3_tasks_maps_target(u32 target)
@@ -525,8 +530,11 @@ void __mp3_tasks_maps_target(u32 target)
 }
 
 /*
- * Counters for @entry's threads, if its process still runs; the faults it
- * took until now go into the records as unresolved. Sleeps.
+ * Counters for @entry's threads that have none, if its process still
+ * runs. Before its first counters, the faults it took until now go into
+ * the records as unresolved; once it has some, a thread still without
+ * them (an earlier try failed) is not counted until it has them: counted
+ * twice, never. Sleeps.
  */
 static int __mp3_task_follow_joined(struct mp3_task *entry)
 {
@@ -534,14 +542,16 @@ static int __mp3_task_follow_joined(struct mp3_task *entry)
 	struct mp3_counters now;
 	bool alive;
 
-	rcu_read_lock();
-	leader = pid_task(entry->pid, PIDTYPE_TGID);
-	alive = leader && mp3_read_group(leader, &now, NULL);
-	rcu_read_unlock();
-	/* Gone: its removal writes what it took since. */
-	if (!alive)
-		return 0;
-	__mp3_task_record_unplaced(entry, &now);
+	if (list_empty(&entry->fault_threads)) {
+		rcu_read_lock();
+		leader = pid_task(entry->pid, PIDTYPE_TGID);
+		alive = leader && mp3_read_group(leader, &now, NULL);
+		rcu_read_unlock();
+		/* Gone: its removal writes what it took since. */
+		if (!alive)
+			return 0;
+		__mp3_task_record_unplaced(entry, &now);
+	}
 	return __mp3_task_follow_faults(entry);
 }
 
@@ -558,7 +568,7 @@ int __mp3_tasks_follow_joined(void)
 	mp3_maps_waiting = false;
 	/* Entries leave mp3_tasks only under mp3_lock: the walk may sleep. */
 	list_for_each_entry(entry, &mp3_tasks, node) {
-		if (!entry->maps || !list_empty(&entry->fault_threads))
+		if (!entry->maps || entry->counting)
 			continue;
 		/* Pairs with the probes' store-release; a stale "not gone" costs a try. */
 		if (smp_load_acquire(&entry->gone))
