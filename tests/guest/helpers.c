@@ -717,7 +717,7 @@ void wait_listed(pid_t pid, unsigned int timeout_ms)
 	wait_listing(pid, true, timeout_ms);
 }
 
-/* More than the most any test registers at once (tree_churn: 10000). */
+/* More than the most any test registers at once (tree_churn: 4000). */
 #define LISTED_MAX 16384
 
 void wait_none_listed(unsigned int timeout_ms)

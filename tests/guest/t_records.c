@@ -1000,7 +1000,7 @@ void test_tree_maps_short_lived(void)
 }
 
 #define CHURN_TARGET 4343
-#define CHURN_CHILDREN 10000
+#define CHURN_CHILDREN 4000
 #define CHURN_PAGES 4
 #define PID_MAX_LIMIT 4194304
 

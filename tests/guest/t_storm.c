@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A concurrency storm: everything that touches the module at once for a
- * minute, then a clean unload. Races may make a command fail, but only with
- * an errno the interface allows; the kernel log is checked by boot.sh.
+ * A concurrency storm: everything that touches the module at once for half
+ * a minute, then a clean unload. Races may make a command fail, but only
+ * with an errno the interface allows; the kernel log is checked by boot.sh.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +21,7 @@
 #include "harness.h"
 #include "tests.h"
 
-#define STORM_SECONDS 60
+#define STORM_SECONDS 30
 
 static time_t storm_end;
 
