@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Usage: tests/warm-cache.sh
+# Usage: tests/warm-cache.sh [STEP...]
 #
-# Builds what make check's suites will ask the test cache for: the trixie
-# build root, Debian 12's promtool, the kernels of Debian 12, 13 and of trixie-backports,
-# linux-source-6.12 and the debug kernel, the root file systems of the
-# packaging guests. tests/check-all.sh runs it before the suites, so that
-# what a cold cache costs shows as a stage of its own. Entries are built
-# under a lock (tests/lib/cache.sh), so concurrent runs share them. A step
-# that fails here is only reported: the suite that needs it builds it again
-# and fails in its own name. One line per step on stdout, with the seconds
-# it took; the builders' progress on stderr.
+# Builds what make check's suites will ask the test cache for, by STEP
+# (default: all, in this order): buildroot (the trixie build root),
+# promtool (Debian 12's), kernels (Debian 12's, 13's and trixie-backports'),
+# source (linux-source-6.12), debug-kernel, rootfs (the root file systems of
+# the packaging guests). tests/check-all.sh runs it before the suites, so
+# that what a cold cache costs shows as a stage of its own. Entries are
+# built under a lock (tests/lib/cache.sh), so concurrent runs share them. A
+# step that fails here is only reported: the suite that needs it builds it
+# again and fails in its own name. One line per step on stdout, with the
+# seconds it took; the builders' progress on stderr.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,12 +32,21 @@ guest_rootfs() {
 	kernel_prepare "$1" && "$here/vm/rootfs.sh" "$1" "$KVER" "$KERNEL_ROOT"
 }
 
-step "build root" "$here/vm/buildroot.sh"
-step "promtool" "$here/lib/promtool.sh"
-step "kernel bookworm" kernel_prepare bookworm
-step "kernel trixie" kernel_prepare trixie
-step "kernel trixie-backports" kernel_prepare trixie-backports
-step "linux-source-6.12" "$here/debug-kernel/source.sh"
-step "debug kernel" "$here/debug-kernel/build.sh"
-step "Debian 13 root file system" guest_rootfs trixie
-step "Debian 12 root file system" guest_rootfs bookworm
+steps=("$@")
+((${#steps[@]})) || steps=(buildroot promtool kernels source debug-kernel rootfs)
+for name in "${steps[@]}"; do
+	case $name in
+	buildroot) step "build root" "$here/vm/buildroot.sh" ;;
+	promtool) step "promtool" "$here/lib/promtool.sh" ;;
+	kernels)
+		step "kernel bookworm" kernel_prepare bookworm
+		step "kernel trixie" kernel_prepare trixie
+		step "kernel trixie-backports" kernel_prepare trixie-backports ;;
+	source) step "linux-source-6.12" "$here/debug-kernel/source.sh" ;;
+	debug-kernel) step "debug kernel" "$here/debug-kernel/build.sh" ;;
+	rootfs)
+		step "Debian 13 root file system" guest_rootfs trixie
+		step "Debian 12 root file system" guest_rootfs bookworm ;;
+	*) echo "warm-cache: unknown step '$name'" >&2; exit 64 ;;
+	esac
+done
