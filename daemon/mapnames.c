@@ -11,6 +11,7 @@
 #include <linux/mp3.h>
 
 #include "growarray.h"
+#include "sorted.h"
 
 struct mapping_name {
 	uint64_t start, end, inode;
@@ -106,47 +107,49 @@ static bool reread(const struct mapnames *m, struct maps_snapshot *p)
 	return true;
 }
 
+static int compare_start(const void *mapping, const void *start, void *unused)
+{
+	uint64_t a = ((const struct mapping_name *)mapping)->start, b = *(const uint64_t *)start;
+
+	(void)unused;
+	return (a > b) - (a < b);
+}
+
 static const struct mapping_name *find_mapping(const struct maps_snapshot *p, uint64_t start)
 {
-	size_t lo = 0, hi = p->count;
+	bool found;
+	size_t at = sorted_find(p->mappings, p->count, sizeof(*p->mappings), &start,
+				compare_start, NULL, &found);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	return found ? &p->mappings[at] : NULL;
+}
 
-		if (p->mappings[mid].start == start)
-			return &p->mappings[mid];
-		if (p->mappings[mid].start < start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+static int compare_tgid(const void *snapshot, const void *tgid, void *unused)
+{
+	pid_t a = ((const struct maps_snapshot *)snapshot)->tgid, b = *(const pid_t *)tgid;
+
+	(void)unused;
+	return (a > b) - (a < b);
 }
 
 /* The snapshot of tgid, added (empty) if new; NULL without memory. */
 static struct maps_snapshot *snapshot_of(struct mapnames *m, pid_t tgid)
 {
-	size_t lo = 0, hi = m->count;
-	struct maps_snapshot *grown;
+	bool found;
+	size_t at = sorted_find(m->procs, m->count, sizeof(*m->procs), &tgid, compare_tgid, NULL,
+				&found);
+	struct maps_snapshot *grown, *p;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->procs[mid].tgid == tgid)
-			return &m->procs[mid];
-		if (m->procs[mid].tgid < tgid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	if (found)
+		return &m->procs[at];
 	grown = grow_array(m->procs, &m->cap, m->count, sizeof(*grown), 16);
 	if (!grown)
 		return NULL;
 	m->procs = grown;
-	memmove(&m->procs[lo + 1], &m->procs[lo], (m->count - lo) * sizeof(*m->procs));
+	p = sorted_make_room(m->procs, m->count, sizeof(*m->procs), at);
 	m->count++;
-	m->procs[lo] = (struct maps_snapshot){ .tgid = tgid };
-	return &m->procs[lo];
+	*p = (struct maps_snapshot){ .tgid = tgid };
+	return p;
 }
 
 /* The name of a mapping /proc could not tell about. */

@@ -15,10 +15,15 @@
 #include "growarray.h"
 #include "logformat.h"
 #include "logscan.h"
+#include "sorted.h"
 
-static int compare_key(const struct where_table *t, const struct where_row *r,
-		       const struct log_fault *l)
+/* The row at an index of t->order against a line's key (sorted_compare). */
+static int compare_key(const void *index, const void *line, void *table)
 {
+	const struct where_table *t = table;
+	const struct where_row *r = &t->rows[*(const size_t *)index];
+	const struct log_fault *l = line;
+
 	if (t->target) {
 		if (r->mapping != l->mapping)
 			return r->mapping < l->mapping ? -1 : 1;
@@ -69,21 +74,13 @@ static bool reserve_row(struct where_table *t)
  */
 static struct where_row *row_of(struct where_table *t, const struct log_fault *l)
 {
-	size_t lo = 0, hi = t->count;
+	bool found;
+	size_t at = sorted_find(t->order, t->count, sizeof(*t->order), l, compare_key, t, &found);
 	struct where_row *r;
 	char *name;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = compare_key(t, &t->rows[t->order[mid]], l);
-
-		if (!c)
-			return &t->rows[t->order[mid]];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	if (found)
+		return &t->rows[t->order[at]];
 	if (!reserve_row(t))
 		return NULL;
 	name = strdup(l->name);
@@ -97,34 +94,34 @@ static struct where_row *row_of(struct where_table *t, const struct log_fault *l
 		r->size = l->size;
 	}
 	snprintf(r->comm, sizeof(r->comm), "%s", l->comm);
-	memmove(&t->order[lo + 1], &t->order[lo], (t->count - lo) * sizeof(*t->order));
-	t->order[lo] = t->count++;
+	*(size_t *)sorted_make_room(t->order, t->count, sizeof(*t->order), at) = t->count;
+	t->count++;
 	return r;
 }
 #pragma GCC diagnostic pop
 
+static int compare_pid(const void *element, const void *key, void *unused)
+{
+	pid_t a = *(const pid_t *)element, b = *(const pid_t *)key;
+
+	(void)unused;
+	return (a > b) - (a < b);
+}
+
 /* Notes l's process among the table's; false without memory. */
 static bool note_pid(struct where_table *t, pid_t pid)
 {
-	size_t lo = 0, hi = t->nr_pids;
+	bool found;
+	size_t at = sorted_find(t->pids, t->nr_pids, sizeof(pid), &pid, compare_pid, NULL, &found);
 	pid_t *pids;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->pids[mid] == pid)
-			return true;
-		if (t->pids[mid] < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	if (found)
+		return true;
 	pids = grow_array(t->pids, &t->pids_cap, t->nr_pids, sizeof(*pids), 16);
 	if (!pids)
 		return false;
 	t->pids = pids;
-	memmove(&pids[lo + 1], &pids[lo], (t->nr_pids - lo) * sizeof(*pids));
-	pids[lo] = pid;
+	*(pid_t *)sorted_make_room(pids, t->nr_pids, sizeof(*pids), at) = pid;
 	t->nr_pids++;
 	return true;
 }
