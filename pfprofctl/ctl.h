@@ -61,7 +61,7 @@ struct ctl_command {
 
 extern const struct ctl_command ctl_add_command, ctl_del_command, ctl_list_command,
 	ctl_status_command, ctl_follow_command, ctl_top_command, ctl_run_command,
-	ctl_plot_command, ctl_where_command;
+	ctl_plot_command, ctl_where_command, ctl_heatmap_command;
 
 /* "pfprofctl: <what>: <strerror(err)>" to stderr (err is -errno; 0: no error text). */
 __attribute__((format(printf, 2, 3)))

@@ -13,7 +13,7 @@
 static const struct ctl_command *const commands[] = {
 	&ctl_add_command, &ctl_del_command, &ctl_list_command, &ctl_status_command,
 	&ctl_follow_command, &ctl_top_command, &ctl_run_command, &ctl_plot_command,
-	&ctl_where_command,
+	&ctl_where_command, &ctl_heatmap_command,
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -82,6 +82,9 @@ const struct test tests[] = {
 	{ "ctl_without_module",       test_ctl_without_module,         NULL,            20 },
 	{ "ctl_commands",             test_ctl_commands,               NULL,            30 },
 	{ "fuzz_status",              test_fuzz_status,                NULL,           600 },
+	{ "damon_random_hot",         test_damon_random_hot,           NULL,            60 },
+	{ "damon_target_exit",        test_damon_target_exit,          NULL,            30 },
+	{ "heatmap_record",           test_heatmap_record,             NULL,            60 },
 	{ "fuzz_mmap",                test_fuzz_mmap,                  NULL,           120 },
 	{ "storm",                    test_storm,                      NULL,           180 },
 };

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel's DAMON, driven through lib/damon (docs/damon.md): present
+ * from 6.12 on, absent from Debian 12's 6.1; what it sees of a process
+ * touching a region at random; 7.x's damon_stat, which holds DAMON from
+ * boot and must be handed back as it was.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "damon.h"
+#include "harness.h"
+#include "tests.h"
+
+/* Snapshots taken, one a second as pfprofd would, after a second for DAMON to adapt. */
+#define SNAPSHOTS 3
+
+/* Debian 12's kernel is built without DAMON (# CONFIG_DAMON is not set). */
+static bool kernel_has_damon(void)
+{
+	struct utsname u;
+
+	expect(!uname(&u), "uname: %s", strerror(errno));
+	return strncmp(u.release, "6.1.", 4) != 0;
+}
+
+static void pin_to_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		_exit(6);
+}
+
+/* Yields, on CPU 0, for ever: the random toucher's companion. */
+static pid_t spawn_yielder(void)
+{
+	pid_t pid = fork();
+
+	expect(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		pin_to_cpu0();
+		for (;;)
+			sched_yield();
+	}
+	return pid;
+}
+
+/* A random order of the region's pages (Fisher-Yates), the same every run. */
+static void shuffle_pages(uint32_t *order)
+{
+	unsigned int seed = 1;
+
+	for (uint32_t i = 0; i < REGION_PAGES; i++)
+		order[i] = i;
+	for (uint32_t i = REGION_PAGES - 1; i > 0; i--) {
+		uint32_t j = (uint32_t)rand_r(&seed) % (i + 1), t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+}
+
+/*
+ * spawn_piped()'s fn: touches the pages of a REGION_PAGES region in a
+ * random order for ever, every page once a round, after saying where it
+ * is; on CPU 0, yielding after each round to spawn_yielder()'s process
+ * there.
+ *
+ * Why the yields: DAMON clears a page's accessed bit and looks whether it
+ * is set again a sample later, without flushing the TLB (mm/damon/
+ * ops-common.c, damon_ptep_mkold()); the bit is set again only when a TLB
+ * miss walks the page table. A real CPU's TLB holds a few thousand pages
+ * and misses all the time over 16384; QEMU's software TLB grows to hold
+ * them all, so that under TCG DAMON saw the region accessed for about a
+ * second, then never again. A switch to another process loads CR3, which
+ * makes QEMU flush its TLB: with a process that yields beside it on its
+ * CPU, the toucher's next touches walk the page tables again.
+ *
+ * Why rounds: DAMON samples one page per region each 5 ms and counts the
+ * samples that found it accessed; a region is hot when its pages are
+ * touched between two samples. Touched at random with replacement, at the
+ * million touches a second TCG allows with a yield every 64, a page was
+ * touched in a sample's 5 ms one time in four: the counts were binomial
+ * around 5 of 20, and a third of the region fell below half the most
+ * (34.7 % on 6.12, 37.5 % on 7.3). A round touches every page, with one
+ * TLB flush, in a few milliseconds.
+ */
+static void random_toucher(int go, int back)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *p = map_region(REGION_PAGES);
+	uint32_t *order = malloc(REGION_PAGES * sizeof(*order));
+
+	(void)go;
+	if (!order)
+		_exit(3);
+	shuffle_pages(order);
+	pin_to_cpu0();
+	touch_region(p, REGION_PAGES);
+	child_says(back, (uintptr_t)p);
+	for (;;) {
+		for (uint32_t i = 0; i < REGION_PAGES; i++)
+			((volatile char *)p)[order[i] * page]++;
+		sched_yield();
+	}
+}
+
+/*
+ * The access counts of the toucher's pages, summed over snapshots: what a
+ * heatmap of the region shows over that time. One snapshot's counts are
+ * binomial (a sample finds the page touched or not), and the sum over a
+ * few is what "hot" is judged on.
+ */
+struct page_heat {
+	uint64_t start;			/* the region's first address */
+	uint32_t sum[REGION_PAGES];
+};
+
+/* Adds a region's count to each page of the toucher's region it covers (regions are whole pages). */
+static void add_region(struct page_heat *ph, const struct damon_region *r)
+{
+	const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), end = ph->start + REGION_PAGES * page;
+
+	for (uint64_t a = r->start > ph->start ? r->start : ph->start; a < r->end && a < end;
+	     a += page)
+		ph->sum[(a - ph->start) / page] += r->nr_accesses;
+}
+
+/* The share of the region's pages with at least half the most any of its pages had, in *most. */
+static double hot_share(const struct page_heat *ph, uint32_t *most)
+{
+	unsigned int hot = 0;
+
+	*most = 0;
+	for (unsigned int i = 0; i < REGION_PAGES; i++)
+		*most = ph->sum[i] > *most ? ph->sum[i] : *most;
+	for (unsigned int i = 0; i < REGION_PAGES; i++)
+		hot += *most && 2 * ph->sum[i] >= *most;
+	return (double)hot / REGION_PAGES;
+}
+
+/*
+ * DAMON as the guest booted: no kdamond of the sysfs interface on (one left
+ * by a test that failed is stopped), damon_stat on where the kernel has it
+ * (7.x starts it at boot). Returns damon_check()'s answer.
+ */
+static int damon_as_booted(void)
+{
+	int err = damon_check(DAMON_ADMIN);
+
+	if (err == -EBUSY) {
+		expect_ok(damon_stop(DAMON_ADMIN), "stopping a kdamond a failed test left on");
+		err = damon_check(DAMON_ADMIN);
+	}
+	if (damon_stat_enabled(DAMON_STAT_ENABLED) == 0)
+		expect_ok(damon_stat_set(DAMON_STAT_ENABLED, 1), "turning damon_stat on again");
+	return err;
+}
+
+/*
+ * 7.x's damon_stat runs an exclusive kdamond from boot: ours is refused
+ * (EBUSY) until it is turned off. Returns whether it was on, and is off now.
+ */
+static bool take_from_damon_stat(pid_t pid, const struct damon_attrs *attrs)
+{
+	int stat_on = damon_stat_enabled(DAMON_STAT_ENABLED), err;
+
+	expect(stat_on >= 0 || stat_on == -ENOENT, "%s: %s", DAMON_STAT_ENABLED,
+	       strerror(-stat_on));
+	if (stat_on <= 0)
+		return false;
+	err = damon_start(DAMON_ADMIN, pid, attrs);
+	expect_errno(err, EBUSY, "our kdamond beside damon_stat's");
+	expect_ok(damon_stat_set(DAMON_STAT_ENABLED, 0), "turning damon_stat off");
+	return true;
+}
+
+/*
+ * A process touching 64 MiB at random: over SNAPSHOTS snapshots, at least
+ * 90 % of the region's bytes have at least half the accesses of its most
+ * accessed page.
+ */
+void test_damon_random_hot(void)
+{
+	const struct damon_attrs attrs = DAMON_ATTRS_DEFAULT;
+	struct page_heat *ph = calloc(1, sizeof(*ph));
+	struct damon_region *regions;
+	int go_fd, back_fd, err;
+	pid_t toucher, yielder;
+	uintptr_t start;
+	bool stat_was_on;
+	uint32_t most;
+	double share;
+	size_t count;
+
+	expect(ph != NULL, "no memory");
+	err = damon_as_booted();
+	if (!kernel_has_damon()) {
+		expect_errno(err, ENOENT, "DAMON's sysfs interface on 6.1");
+		printf("  damon_random_hot: not run: this kernel has no DAMON\n");
+		free(ph);
+		return;
+	}
+	expect_ok(err, "DAMON's sysfs interface, no kdamond of it on");
+	yielder = spawn_yielder();
+	toucher = spawn_piped(random_toucher, &go_fd, &back_fd);
+	expect(read(back_fd, &start, sizeof(start)) == sizeof(start), "the toucher's region");
+	ph->start = start;
+	stat_was_on = take_from_damon_stat(toucher, &attrs);
+	expect_ok(damon_start(DAMON_ADMIN, toucher, &attrs), "starting our kdamond");
+	sleep_ms(1000);
+	for (int i = 0; i < SNAPSHOTS; i++) {
+		struct page_heat one = { .start = start };
+
+		expect_ok(damon_snapshot(DAMON_ADMIN, &regions, &count), "a snapshot");
+		for (size_t r = 0; r < count; r++) {
+			add_region(ph, &regions[r]);
+			add_region(&one, &regions[r]);
+		}
+		free(regions);
+		share = hot_share(&one, &most);
+		printf("  damon_random_hot: snapshot %d: %zu regions, the most accesses %" PRIu32
+		       " of %" PRIu64 ", %.1f %% of the region at half of it or more\n", i, count,
+		       most, attrs.aggr_us / attrs.sample_us, 100 * share);
+		sleep_ms(1000);
+	}
+	share = hot_share(ph, &most);
+	printf("  damon_random_hot: the %d snapshots summed: the most %" PRIu32 ", %.1f %% of the "
+	       "region at half of it or more\n", SNAPSHOTS, most, 100 * share);
+	expect(most > 0 && share >= 0.9, "%.1f %% of the region hot (the most %" PRIu32 ")",
+	       100 * share, most);
+	free(ph);
+	expect_ok(damon_stop(DAMON_ADMIN), "stopping our kdamond");
+	if (stat_was_on) {
+		expect_ok(damon_stat_set(DAMON_STAT_ENABLED, 1), "turning damon_stat on again");
+		expect(damon_stat_enabled(DAMON_STAT_ENABLED) == 1, "damon_stat is off afterwards");
+	}
+	kill_and_reap(toucher);
+	kill_and_reap(yielder);
+	close(go_fd);
+	close(back_fd);
+}
+
+/*
+ * DAMON's target exits: the kdamond stops by itself, and the next
+ * snapshot says so (ESRCH, from EINVAL on 6.12 and ECANCELED on 7.x), as
+ * does stopping it (nothing to do).
+ */
+void test_damon_target_exit(void)
+{
+	const struct damon_attrs attrs = DAMON_ATTRS_DEFAULT;
+	struct damon_region *regions;
+	pid_t sleeper;
+	bool stat_was_on;
+	size_t count;
+	int err = -EAGAIN;
+
+	if (!kernel_has_damon()) {
+		printf("  damon_target_exit: not run: this kernel has no DAMON\n");
+		return;
+	}
+	expect_ok(damon_as_booted(), "DAMON's sysfs interface, no kdamond of it on");
+	sleeper = spawn_sleeper();
+	stat_was_on = take_from_damon_stat(sleeper, &attrs);
+	expect_ok(damon_start(DAMON_ADMIN, sleeper, &attrs), "starting our kdamond");
+	expect_ok(damon_snapshot(DAMON_ADMIN, &regions, &count), "a snapshot of the sleeper");
+	free(regions);
+	kill_and_reap(sleeper);
+	/* kdamond sees its target gone at its next check of the targets. */
+	for (uint64_t deadline = now_ns() + 5000000000ULL; err != -ESRCH && now_ns() < deadline;) {
+		err = damon_snapshot(DAMON_ADMIN, &regions, &count);
+		free(regions);
+		sleep_ms(100);
+	}
+	expect_errno(err, ESRCH, "a snapshot once the target has exited");
+	expect_ok(damon_stop(DAMON_ADMIN), "stopping a kdamond that stopped by itself");
+	expect_ok(damon_check(DAMON_ADMIN), "no kdamond of the sysfs interface on afterwards");
+	if (stat_was_on)
+		expect_ok(damon_stat_set(DAMON_STAT_ENABLED, 1), "turning damon_stat on again");
+}
+
+#define HEATMAP_LOG "/tmp/pfprof-heatmap.log"
+#define HEATMAP_ERR "/tmp/pfprof-heatmap.err"
+#define HEATMAP_SECONDS "3"
+
+/* A heatmap log's region lines summed over the toucher's pages, and how many map lines name it. */
+struct heatmap_read {
+	struct page_heat heat;
+	uint64_t last_ns;
+	unsigned int snapshots, maps_of_start;
+};
+
+static void read_heatmap_log(const char *path, uint64_t start, struct heatmap_read *h)
+{
+	FILE *f = fopen(path, "re");
+	char line[512];
+
+	expect(f != NULL, "%s: %s", path, strerror(errno));
+	memset(h, 0, sizeof(*h));
+	h->heat.start = start;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long ns, from, to;
+		unsigned int nr, age;
+
+		if (sscanf(line, "map\t%llu\t%llx\t%llx\t", &ns, &from, &to) == 3) {
+			h->maps_of_start += from == start;
+		} else if (sscanf(line, "region\t%llu\t%llx\t%llx\t%u\t%u", &ns, &from, &to, &nr,
+				  &age) == 5) {
+			h->snapshots += ns != h->last_ns;
+			h->last_ns = ns;
+			add_region(&h->heat, &(struct damon_region){ from, to, nr, age });
+		} else {
+			expect(line[0] == '#', "%s: a line of neither kind: %s", path, line);
+		}
+	}
+	fclose(f);
+}
+
+/*
+ * pfprofctl heatmap --record on the random toucher: a snapshot a second
+ * for --seconds, the toucher's region among the mappings, as hot over the
+ * snapshots as damon_random_hot wants; damon_stat handed back. On 6.1,
+ * the message.
+ */
+void test_heatmap_record(void)
+{
+	int go_fd, back_fd, status, stat_before;
+	struct heatmap_read *h = malloc(sizeof(*h));
+	pid_t toucher, yielder;
+	char pid[16];
+	uintptr_t start;
+	uint32_t most;
+	double share;
+
+	expect(h != NULL, "no memory");
+	if (kernel_has_damon())
+		expect_ok(damon_as_booted(), "DAMON's sysfs interface, no kdamond of it on");
+	yielder = spawn_yielder();
+	toucher = spawn_piped(random_toucher, &go_fd, &back_fd);
+	expect(read(back_fd, &start, sizeof(start)) == sizeof(start), "the toucher's region");
+	snprintf(pid, sizeof(pid), "%d", (int)toucher);
+	stat_before = damon_stat_enabled(DAMON_STAT_ENABLED);
+	status = run_program_err((char *[]){ "./pfprofctl", "heatmap", "--record", "--take-damon",
+					     "-s", HEATMAP_SECONDS, "-o", HEATMAP_LOG, pid, NULL },
+				 "/dev/null", HEATMAP_ERR);
+	if (!kernel_has_damon()) {
+		show_file(HEATMAP_ERR, "  heatmap_record| ");
+		expect(status == 1 && file_contains(HEATMAP_ERR, "this kernel has no DAMON"),
+		       "pfprofctl heatmap on 6.1: exit %d, not the message", status);
+		goto out;
+	}
+	show_file(HEATMAP_ERR, "  heatmap_record| ");
+	expect(status == 0, "pfprofctl heatmap --record: exit %d", status);
+	read_heatmap_log(HEATMAP_LOG, start, h);
+	share = hot_share(&h->heat, &most);
+	printf("  heatmap_record: %u snapshots, the region in %u map lines, %.1f %% of it at half "
+	       "the most accesses (%" PRIu32 ") or more\n", h->snapshots, h->maps_of_start,
+	       100 * share, most);
+	expect(h->snapshots == (unsigned int)atoi(HEATMAP_SECONDS), "%u snapshots in " HEATMAP_SECONDS " s",
+	       h->snapshots);
+	expect(h->maps_of_start == 1, "the region in %u map lines, want 1", h->maps_of_start);
+	expect(most > 0 && share >= 0.9, "%.1f %% of the region hot (the most %" PRIu32 ")",
+	       100 * share, most);
+	expect(damon_stat_enabled(DAMON_STAT_ENABLED) == stat_before,
+	       "damon_stat was %d, is %d afterwards", stat_before,
+	       damon_stat_enabled(DAMON_STAT_ENABLED));
+	expect_ok(damon_check(DAMON_ADMIN), "no kdamond of the sysfs interface on afterwards");
+out:
+	free(h);
+	kill_and_reap(toucher);
+	kill_and_reap(yielder);
+	close(go_fd);
+	close(back_fd);
+}

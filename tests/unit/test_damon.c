@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lib/damon.c against a tree of plain files laid out as DAMON's sysfs
+ * interface is (docs/damon.md): what it writes, in which files, and how it
+ * reads a snapshot. The kernel's side (directories made by the nr_*
+ * writes, the kdamond itself) is the guest tests'.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "damon.h"
+#include "unit.h"
+
+#define SCHEME "admin/kdamonds/0/contexts/0/schemes/0"
+
+static const char *const dirs[] = {
+	"admin", "admin/kdamonds", "admin/kdamonds/0", "admin/kdamonds/0/contexts",
+	"admin/kdamonds/0/contexts/0", "admin/kdamonds/0/contexts/0/monitoring_attrs",
+	"admin/kdamonds/0/contexts/0/monitoring_attrs/intervals",
+	"admin/kdamonds/0/contexts/0/monitoring_attrs/nr_regions",
+	"admin/kdamonds/0/contexts/0/targets", "admin/kdamonds/0/contexts/0/targets/0",
+	"admin/kdamonds/0/contexts/0/schemes", SCHEME, SCHEME "/access_pattern",
+	SCHEME "/access_pattern/sz", SCHEME "/access_pattern/nr_accesses",
+	SCHEME "/access_pattern/age", SCHEME "/tried_regions",
+};
+
+/* What the kernel shows before anything is set up: no kdamond running. */
+static const char *const files[][2] = {
+	{ "admin/kdamonds/nr_kdamonds", "0\n" },
+	{ "admin/kdamonds/0/state", "off\n" },
+	{ "admin/kdamonds/0/pid", "-1\n" },
+	{ "admin/kdamonds/0/contexts/nr_contexts", "0\n" },
+	{ "admin/kdamonds/0/contexts/0/operations", "vaddr\n" },
+	{ "admin/kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us", "5000\n" },
+	{ "admin/kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us", "100000\n" },
+	{ "admin/kdamonds/0/contexts/0/monitoring_attrs/intervals/update_us", "60000000\n" },
+	{ "admin/kdamonds/0/contexts/0/monitoring_attrs/nr_regions/min", "10\n" },
+	{ "admin/kdamonds/0/contexts/0/monitoring_attrs/nr_regions/max", "1000\n" },
+	{ "admin/kdamonds/0/contexts/0/targets/nr_targets", "0\n" },
+	{ "admin/kdamonds/0/contexts/0/targets/0/pid_target", "0\n" },
+	{ "admin/kdamonds/0/contexts/0/schemes/nr_schemes", "0\n" },
+	{ SCHEME "/action", "stat\n" },
+	{ SCHEME "/access_pattern/sz/min", "0\n" }, { SCHEME "/access_pattern/sz/max", "0\n" },
+	{ SCHEME "/access_pattern/nr_accesses/min", "0\n" },
+	{ SCHEME "/access_pattern/nr_accesses/max", "0\n" },
+	{ SCHEME "/access_pattern/age/min", "0\n" }, { SCHEME "/access_pattern/age/max", "0\n" },
+	{ SCHEME "/tried_regions/total_bytes", "0\n" },
+};
+
+static void make_tree(void)
+{
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		expect(!mkdir(dirs[i], 0755) || errno == EEXIST, "mkdir %s: %s", dirs[i],
+		       strerror(errno));
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		unit_write_file(files[i][0], files[i][1]);
+}
+
+static void expect_file(const char *path, const char *want)
+{
+	char *text = unit_read_file(path);
+
+	expect(text && !strcmp(text, want), "%s holds '%s', want '%s'", path, text ? text : "?",
+	       want);
+	free(text);
+}
+
+/* Without DAMON's sysfs interface: ENOENT; someone else's kdamond on: EBUSY. */
+static void test_check(void)
+{
+	expect(damon_check("no-such-dir") == -ENOENT, "a kernel without DAMON");
+	make_tree();
+	expect(damon_check("admin") == 0, "a free DAMON refused");
+	unit_write_file("admin/kdamonds/nr_kdamonds", "1\n");
+	unit_write_file("admin/kdamonds/0/pid", "77\n");
+	expect(damon_check("admin") == -EBUSY, "a running kdamond not seen");
+}
+
+/* The setup, file by file: one vaddr context on the PID, a stat scheme matching everything. */
+static void test_start(void)
+{
+	const struct damon_attrs attrs = DAMON_ATTRS_DEFAULT;
+
+	make_tree();
+	expect(!damon_start("admin", 4321, &attrs), "damon_start failed");
+	expect_file("admin/kdamonds/nr_kdamonds", "1");
+	expect_file("admin/kdamonds/0/contexts/nr_contexts", "1");
+	expect_file("admin/kdamonds/0/contexts/0/operations", "vaddr");
+	expect_file("admin/kdamonds/0/contexts/0/monitoring_attrs/intervals/sample_us", "5000");
+	expect_file("admin/kdamonds/0/contexts/0/monitoring_attrs/intervals/aggr_us", "100000");
+	expect_file("admin/kdamonds/0/contexts/0/monitoring_attrs/nr_regions/max", "1000");
+	expect_file("admin/kdamonds/0/contexts/0/targets/nr_targets", "1");
+	expect_file("admin/kdamonds/0/contexts/0/targets/0/pid_target", "4321");
+	expect_file("admin/kdamonds/0/contexts/0/schemes/nr_schemes", "1");
+	expect_file(SCHEME "/action", "stat");
+	expect_file(SCHEME "/access_pattern/sz/max", "18446744073709551615");
+	expect_file(SCHEME "/access_pattern/nr_accesses/max", "4294967295");
+	expect_file(SCHEME "/access_pattern/age/max", "4294967295");
+	expect_file("admin/kdamonds/0/state", "on");
+}
+
+static void add_region(const char *index, const char *start, const char *end,
+		       const char *accesses, const char *age)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), SCHEME "/tried_regions/%s", index);
+	expect(!mkdir(path, 0755) || errno == EEXIST, "mkdir %s", path);
+	snprintf(path, sizeof(path), SCHEME "/tried_regions/%s/start", index);
+	unit_write_file(path, start);
+	snprintf(path, sizeof(path), SCHEME "/tried_regions/%s/end", index);
+	unit_write_file(path, end);
+	snprintf(path, sizeof(path), SCHEME "/tried_regions/%s/nr_accesses", index);
+	unit_write_file(path, accesses);
+	snprintf(path, sizeof(path), SCHEME "/tried_regions/%s/age", index);
+	unit_write_file(path, age);
+}
+
+/* A snapshot: the update asked for, the regions read back by address; a stopped kdamond is ESRCH. */
+static void test_snapshot(void)
+{
+	struct damon_region *r;
+	size_t n;
+	int err;
+
+	make_tree();
+	unit_write_file("admin/kdamonds/0/pid", "77\n");
+	add_region("0", "8192\n", "12288\n", "20\n", "3\n");
+	add_region("1", "4096\n", "8192\n", "0\n", "40\n");
+	err = damon_snapshot("admin", &r, &n);
+	expect(!err && n == 2, "damon_snapshot: %d, %zu regions", err, n);
+	expect_file("admin/kdamonds/0/state", "update_schemes_tried_regions");
+	expect(n == 2 && r[0].start == 4096 && r[0].end == 8192 && !r[0].nr_accesses &&
+	       r[0].age == 40 && r[1].start == 8192 && r[1].nr_accesses == 20,
+	       "regions read back wrong or out of order");
+	free(r);
+
+	/* Its process exited: the kdamond stopped by itself. */
+	unit_write_file("admin/kdamonds/0/pid", "-1\n");
+	expect(damon_snapshot("admin", &r, &n) == -ESRCH && !n && !r, "a stopped kdamond");
+	expect(!damon_stop("admin"), "stopping a kdamond that stopped by itself");
+
+	/* A region that makes no sense is refused, not drawn. */
+	unit_write_file("admin/kdamonds/0/pid", "77\n");
+	add_region("2", "9000\n", "9000\n", "1\n", "0\n");
+	expect(damon_snapshot("admin", &r, &n) == -EPROTO && !n, "an empty region taken");
+}
+
+static void test_stop(void)
+{
+	make_tree();
+	unit_write_file("admin/kdamonds/0/pid", "77\n");
+	expect(!damon_stop("admin"), "damon_stop failed");
+	expect_file("admin/kdamonds/0/state", "off");
+}
+
+/* damon_stat's parameter: Y or N; a kernel without it, ENOENT. */
+static void test_stat(void)
+{
+	unit_write_file("enabled", "Y\n");
+	expect(damon_stat_enabled("enabled") == 1, "Y is not on");
+	expect(!damon_stat_set("enabled", 0), "turning it off failed");
+	expect_file("enabled", "N");
+	expect(damon_stat_enabled("enabled") == 0, "N is not off");
+	expect(damon_stat_enabled("none") == -ENOENT, "a kernel without damon_stat");
+}
+
+UNIT_TESTS(UNIT_TEST(check), UNIT_TEST(start), UNIT_TEST(snapshot), UNIT_TEST(stop),
+	   UNIT_TEST(stat));

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/* lib/heatmaplog: the heatmap log's lines, from regions and from /proc/PID/maps. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heatmaplog.h"
+#include "unit.h"
+
+/* What f holds, closed; free() it. */
+static char *contents(FILE *f)
+{
+	expect(!fclose(f), "closing the log");
+	return unit_read_file("log");
+}
+
+static FILE *open_log(void)
+{
+	FILE *f = fopen("log", "w");
+
+	expect(f != NULL, "opening the log");
+	return f;
+}
+
+static void test_header_and_regions(void)
+{
+	const struct damon_attrs attrs = DAMON_ATTRS_DEFAULT;
+	const struct damon_region regions[] = {
+		{ .start = 0x7f0000000000, .end = 0x7f0000400000, .nr_accesses = 20, .age = 3 },
+		{ .start = 0x7f0000400000, .end = 0x7f0004000000, .nr_accesses = 0, .age = 41 },
+	};
+	FILE *f = open_log();
+	char *text;
+
+	expect(!heatmap_log_header(f, 1234, "postgres", &attrs), "the header");
+	expect(!heatmap_log_regions(f, 1700000000123456789ULL, regions, 2), "the regions");
+	text = contents(f);
+	expect(!strcmp(text, HEATMAP_LOG_MAGIC "\n"
+		       "# pid 1234 comm postgres sample_us 5000 aggr_us 100000\n"
+		       "region\t1700000000123456789\t7f0000000000\t7f0000400000\t20\t3\n"
+		       "region\t1700000000123456789\t7f0000400000\t7f0004000000\t0\t41\n"),
+	       "the log:\n%s", text);
+	free(text);
+}
+
+/* Named, anonymous (with and without trailing spaces) and special mappings. */
+static void test_maps(void)
+{
+	static const char maps[] =
+		"55d0c0a00000-55d0c0a21000 r--p 00000000 08:01 1048602                    /usr/bin/cat\n"
+		"55d0c1b3e000-55d0c1b5f000 rw-p 00000000 00:00 0                          [heap]\n"
+		"7f1c2a000000-7f1c2e000000 rw-p 00000000 00:00 0 \n"
+		"7f1c2e000000-7f1c2e001000 r--p 00000000 00:00 0\n"
+		"7ffd5c3a1000-7ffd5c3c2000 rw-p 00000000 00:00 0                          [stack]";
+	FILE *f = open_log();
+	char *text;
+
+	expect(!heatmap_log_maps(f, 42, maps), "the maps");
+	text = contents(f);
+	expect(!strcmp(text, "map\t42\t55d0c0a00000\t55d0c0a21000\t/usr/bin/cat\n"
+		       "map\t42\t55d0c1b3e000\t55d0c1b5f000\t[heap]\n"
+		       "map\t42\t7f1c2a000000\t7f1c2e000000\t\n"
+		       "map\t42\t7f1c2e000000\t7f1c2e001000\t\n"
+		       "map\t42\t7ffd5c3a1000\t7ffd5c3c2000\t[stack]\n"),
+	       "the log:\n%s", text);
+	free(text);
+}
+
+static void test_maps_garbage(void)
+{
+	FILE *f = open_log();
+	int err = heatmap_log_maps(f, 42, "not a maps line\n");
+
+	expect(err == -EPROTO, "a line that is no maps line: %d, want -EPROTO", err);
+	fclose(f);
+}
+
+UNIT_TESTS(
+	UNIT_TEST(header_and_regions),
+	UNIT_TEST(maps),
+	UNIT_TEST(maps_garbage),
+);
