@@ -17,10 +17,10 @@
 # debug suite (25 minutes, 9 of them fuzz_status) waited on nothing: lane 2
 # ended 14 minutes after lane 1. Guests run at a higher priority than the
 # builds beside them (boot.sh), so that a compiler on the other core does
-# not slow their timing tests. Each suite's output is printed whole when it ends;
-# until then it is in build/check-all/SUITE.log. Ends with the time each
-# stage took, the wall time, and the sum of the suites' "N passed, N failed"
-# lines.
+# not slow their timing tests. Each suite's output is printed whole when it
+# ends; until then it is in build/check-all/SUITE.log. Ends with the time
+# each stage took, the wall time, and the sum of the suites' "N passed,
+# N failed" lines.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
