@@ -331,7 +331,7 @@ static void read_heatmap_log(const char *path, uint64_t start, struct heatmap_re
  * pfprofctl heatmap --record on the random toucher: a snapshot a second
  * for --seconds, the toucher's region among the mappings, as hot over the
  * snapshots as damon_random_hot wants; damon_stat handed back. On 6.1,
- * the message.
+ * the message. A kernel thread refused first.
  */
 void test_heatmap_record(void)
 {
@@ -344,6 +344,12 @@ void test_heatmap_record(void)
 	double share;
 
 	expect(h != NULL, "no memory");
+	/* PID 2 is kthreadd here, the first kernel thread (host tests may run where it is not). */
+	status = run_program_err((char *[]){ "./pfprofctl", "heatmap", "--record", "2", NULL },
+				 "/dev/null", HEATMAP_ERR);
+	expect(status == 1 && file_contains(HEATMAP_ERR, "(kthreadd) is a kernel thread: it has no "
+					    "address space: Invalid argument"),
+	       "pfprofctl heatmap --record 2: exit %d, not the message", status);
 	if (kernel_has_damon())
 		expect_ok(damon_as_booted(), "DAMON's sysfs interface, no kdamond of it on");
 	yielder = spawn_yielder();

@@ -86,12 +86,12 @@ run_row where_delay_bad     2 "--delay wants seconds from 0.05" where --watch --
 run_row where_no_log        1 "no faults of PID 42 placed in $dir/logs/" where 42
 run_row where_no_log_hint   1 "hint: pfprofctl add --maps 42"   where 42
 run_row where_watch_no_tty  1 "where --watch draws on a terminal" where --watch 42
-run_row heatmap_no_record   2 "this version only records: give --record" heatmap 42
+run_row heatmap_no_log      1 "$dir/logs/heatmap-42.log: No such file or directory" heatmap 42
+run_row heatmap_take_alone  2 "--take-damon goes with --record" heatmap --take-damon 42
 run_row heatmap_not_a_pid   2 "heatmap: 'x' is not a PID"       heatmap --record x
 run_row heatmap_no_operand  2 "which PID?"                      heatmap --record
 run_row heatmap_seconds_0   2 "-s wants a number from 1, not '0'" heatmap --record -s 0 42
 run_row heatmap_no_process  1 "process 2147483647: No such process" heatmap --record 2147483647
-run_row heatmap_kernel_thread 1 "is a kernel thread: it has no address space" heatmap --record 2
 run_row where_tree_not_pid  2 "where: 'x' is not a PID"         where --tree x
 run_row where_two_kinds     2 "name different things"           where --unit --comm a
 run_row where_no_unit_log   1 "no faults of unit a.service placed" where --unit a.service
