@@ -290,7 +290,8 @@ int damon_stop(const char *admin)
 {
 	int err = running(admin);
 
-	if (err == -ESRCH)
+	/* Off, or never made (a start that failed before nr_kdamonds). */
+	if (err == -ESRCH || err == -ENOENT)
 		return 0;
 	return err ? err : write_text(admin, KDAMOND "/state", "off");
 }

@@ -65,7 +65,10 @@ int damon_start(const char *admin, pid_t pid, const struct damon_attrs *attrs);
  */
 int damon_snapshot(const char *admin, struct damon_region **regions, size_t *count);
 
-/* Turns the kdamond off; one that stopped by itself (its process exited) is fine. */
+/*
+ * Turns the kdamond off; one that stopped by itself (its process exited),
+ * or that was never made, is fine.
+ */
 int damon_stop(const char *admin);
 
 #endif /* PFPROF_DAMON_H */

@@ -157,6 +157,19 @@ static void test_stop(void)
 	expect_file("admin/kdamonds/0/state", "off");
 }
 
+/* Nothing to stop: a kdamond that is off, or none at all (a start that never got there). */
+static void test_stop_nothing(void)
+{
+	int err;
+
+	make_tree();
+	unit_write_file("admin/kdamonds/0/pid", "-1\n");
+	err = damon_stop("admin");
+	expect(!err, "stopping a kdamond that is off: %d", err);
+	err = damon_stop("nowhere");
+	expect(!err, "stopping where no kdamond is: %d", err);
+}
+
 /* damon_stat's parameter: Y or N; a kernel without it, ENOENT. */
 static void test_stat(void)
 {
@@ -169,4 +182,4 @@ static void test_stat(void)
 }
 
 UNIT_TESTS(UNIT_TEST(check), UNIT_TEST(start), UNIT_TEST(snapshot), UNIT_TEST(stop),
-	   UNIT_TEST(stat));
+	   UNIT_TEST(stop_nothing), UNIT_TEST(stat));
