@@ -3,25 +3,36 @@
  * pfprofctl heatmap --record: DAMON's picture of which memory a process
  * keeps using, a snapshot a second into a heatmap log (heatmaplog.h). Run
  * by root, like perf record: DAMON's sysfs files are root's, and pfprofd
- * runs as its own user with /sys read-only (docs/damon.md).
+ * runs as its own user with /sys read-only (docs/damon.md). Without
+ * --record: the log drawn by gnuplot (heatmapdata.h), time across and the
+ * mapped address ranges up.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "atomicfile.h"
 #include "clock.h"
 #include "ctl.h"
 #include "damon.h"
+#include "gnuplot.h"
+#include "heatmapdata.h"
 #include "heatmaplog.h"
 
 enum { OPT_RECORD, OPT_SECONDS, OPT_OUTPUT, OPT_TAKE_DAMON };
 
 #define SNAPSHOT_INTERVAL_NS 1000000000ULL
+/* The address axis's rows: finer than a PNG of 800 pixels would show. */
+#define DRAW_ROWS 400
+/* Bands named on the axis: those of at least 1/DRAW_LABEL_SHARE of it. */
+#define DRAW_LABEL_SHARE 100
 
 static volatile sig_atomic_t stop_signal;
 
@@ -205,7 +216,16 @@ static int record(FILE *log, const char *log_path, pid_t pid, uint64_t seconds)
 	return PFPROF_EXIT_OK;
 }
 
-static int run(struct ctl *ctl, const struct ctl_call *call)
+/* The default log of pid: heatmap-<pid>.log in the configured log_dir; false if too long. */
+static bool log_of(const struct ctl *ctl, pid_t pid, char *buf, size_t size)
+{
+	if (snprintf(buf, size, "%s/heatmap-%d.log", ctl->config.log_dir, (int)pid) < (int)size)
+		return true;
+	ctl_error(-ENAMETOOLONG, "%s/heatmap-%d.log", ctl->config.log_dir, (int)pid);
+	return false;
+}
+
+static int record_command(const struct ctl *ctl, const struct ctl_call *call)
 {
 	const struct damon_attrs attrs = DAMON_ATTRS_DEFAULT;
 	struct sigaction stop = { .sa_handler = on_stop_signal };
@@ -216,10 +236,6 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 	FILE *log;
 	pid_t pid;
 
-	(void)ctl;
-	if (!call->option[OPT_RECORD].set)
-		return ctl_usage_error(&ctl_heatmap_command, "this version only records: give "
-				       "--record (drawing the log is not written yet)");
 	if (!ctl_parse_pid(call->operands[0], &pid))
 		return ctl_usage_error(&ctl_heatmap_command, "'%s' is not a PID",
 				       call->operands[0]);
@@ -227,7 +243,8 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 	if (status >= 0)
 		return status;
 	if (!log_path) {
-		snprintf(default_log, sizeof(default_log), PFPROF_LOG_DIR "/heatmap-%d.log", (int)pid);
+		if (!log_of(ctl, pid, default_log, sizeof(default_log)))
+			return PFPROF_EXIT_FAILED;
 		log_path = default_log;
 	}
 	status = take_damon(call->option[OPT_TAKE_DAMON].set, &stat_taken);
@@ -257,27 +274,248 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 	return status;
 }
 
+/* name as a single-quoted gnuplot string's inside: quotes doubled. */
+static void gnuplot_quote(FILE *f, const char *name)
+{
+	for (; *name; name++)
+		fputs(*name == '\'' ? "''" : (char[]){ *name, '\0' }, f);
+}
+
+/* "12 MiB", "4 KiB". */
+static void format_bytes(char *buf, size_t size, uint64_t bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	unsigned int u = 0;
+	double v = (double)bytes;
+
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, size, v < 10 && u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+/* A band's name on the axis: the file's base name, or what kind of memory. */
+static const char *band_label(const struct heatmap_band *b)
+{
+	const char *slash = strrchr(b->name, '/');
+
+	return !b->name[0] ? "[anon]" : slash && slash[1] ? slash + 1 : b->name;
+}
+
+/*
+ * The bands' names and sizes as y tics at their middles, those with room
+ * for a name (all, unless there are so many that some got less than their
+ * minimum); their borders as lines.
+ */
+static void write_axis(FILE *f, const struct heatmap_data *d)
+{
+	bool first = true;
+
+	fputs("set ytics (", f);
+	for (size_t i = 0; i < d->nr_bands; i++) {
+		const struct heatmap_band *b = &d->bands[i];
+		char size[16];
+
+		if ((b->row_to - b->row_from) * HEATMAP_MIN_BAND_SHARE < d->rows * 0.999)
+			continue;
+		format_bytes(size, sizeof(size), b->end - b->start);
+		fprintf(f, "%s'", first ? "" : ", ");
+		gnuplot_quote(f, band_label(b));
+		fprintf(f, " (%s)' %.2f", size, (b->row_from + b->row_to) / 2);
+		first = false;
+	}
+	fputs(")\n", f);
+	for (size_t i = 1; i < d->nr_bands; i++)
+		fprintf(f, "set arrow from graph 0, first %.2f to graph 1, first %.2f nohead "
+			"lc rgb 'gray60' lw 0.5 front\n", d->bands[i].row_from, d->bands[i].row_from);
+}
+
+/* The cells with a value, as boxes: "x y dx dy accesses", x in seconds from the first snapshot. */
+static int write_cells(const char *path, const struct heatmap_data *d)
+{
+	FILE *f = fopen(path, "we");
+	double t0 = (double)d->times[0] / 1e9;
+
+	if (!f)
+		return -errno;
+	for (size_t t = 0; t < d->nr_times; t++) {
+		double from = (double)d->times[t] / 1e9 - t0;
+		double to = t + 1 < d->nr_times ? (double)d->times[t + 1] / 1e9 - t0 : from + 1;
+
+		for (size_t r = 0; r < d->rows; r++)
+			if (d->cells[t * d->rows + r] >= 0)
+				fprintf(f, "%.3f %.1f %.3f 0.5 %.2f\n", (from + to) / 2, r + 0.5,
+					(to - from) / 2, d->cells[t * d->rows + r]);
+	}
+	return fclose(f) ? -errno : 0;
+}
+
+/* The gnuplot script drawing cells into out: a PNG, or an SVG. */
+static int write_script(const char *path, const char *cells, const char *out, bool svg,
+			const struct heatmap_data *d)
+{
+	uint64_t samples = d->sample_us ? d->aggr_us / d->sample_us : 0;
+	time_t first = (time_t)(d->times[0] / 1000000000ULL);
+	char when[32], mapped[16];
+	FILE *f = fopen(path, "we");
+
+	if (!f)
+		return -errno;
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", gmtime(&first));
+	format_bytes(mapped, sizeof(mapped), d->mapped);
+	fprintf(f, "set terminal %s size 1200,800 noenhanced\nset output '", svg ? "svg" :
+		"pngcairo");
+	gnuplot_quote(f, out);
+	fprintf(f, "'\nset title 'PID %d (", (int)d->pid);
+	gnuplot_quote(f, d->comm);
+	fprintf(f, "): the accesses DAMON found, %zu snapshots from %s'\n", d->nr_times, when);
+	fprintf(f, "set xlabel 'time since the first snapshot (s)'\n"
+		"set ylabel 'mapped address ranges, gaps left out (%s in all)'\n"
+		"set cblabel 'accesses found per aggregation (%" PRIu64 " ms: %" PRIu64
+		" samples)'\n", mapped, d->aggr_us / 1000, samples);
+	fprintf(f, "set cbrange [0:%" PRIu64 "]\nset yrange [0:%zu]\nset xrange [0:*]\n",
+		samples ? samples : 1, d->rows);
+	fputs("set palette defined (0 '#000010', 1 '#301080', 2 '#c03060', 3 '#f89030', "
+	      "4 '#ffffa0')\nset style fill solid 1.0 noborder\nset key off\n", f);
+	write_axis(f, d);
+	fputs("plot '", f);
+	gnuplot_quote(f, cells);
+	fputs("' using 1:2:3:4:5 with boxxyerror lc palette\n", f);
+	return fclose(f) ? -errno : 0;
+}
+
+/* Draws d into out (its temporary file): 0, or the failure reported. */
+static int draw(const struct heatmap_data *d, const char *out, bool svg)
+{
+	char dir[] = "/tmp/pfprof-heatmap.XXXXXX", cells[sizeof(dir) + 8], script[sizeof(dir) + 16];
+	int err, rc = 0;
+
+	if (!mkdtemp(dir)) {
+		ctl_error(-errno, "creating %s", dir);
+		return -1;
+	}
+	snprintf(cells, sizeof(cells), "%s/cells", dir);
+	snprintf(script, sizeof(script), "%s/heatmap.gp", dir);
+	err = write_cells(cells, d);
+	if (!err)
+		err = write_script(script, cells, out, svg, d);
+	if (err)
+		ctl_error(err, "writing gnuplot's input in %s", dir);
+	else if ((rc = gnuplot_run(NULL, script)))
+		gnuplot_failed(rc, script);
+	gnuplot_remove_dir(dir);
+	return err || rc ? -1 : 0;
+}
+
+static bool is_svg(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	return dot && !strcmp(dot, ".svg");
+}
+
+/* The log named by the operand: a PID's in log_dir, or a file. */
+static int open_log(const struct ctl *ctl, const char *operand, char *path, size_t size,
+		    FILE **log)
+{
+	pid_t pid;
+
+	if (!ctl_parse_pid(operand, &pid))
+		snprintf(path, size, "%s", operand);
+	else if (!log_of(ctl, pid, path, size))
+		return PFPROF_EXIT_FAILED;
+	*log = fopen(path, "re");
+	if (*log)
+		return -1;
+	ctl_error(-errno, "%s", path);
+	if (errno == ENOENT && ctl_parse_pid(operand, &pid))
+		ctl_hint("record one first: pfprofctl heatmap --record %d", (int)pid);
+	return PFPROF_EXIT_FAILED;
+}
+
+static int draw_command(const struct ctl *ctl, const struct ctl_call *call)
+{
+	char path[PATH_MAX], default_out[64];
+	const char *out = call->option[OPT_OUTPUT].string;
+	struct heatmap_data d;
+	struct atomic_file image;
+	unsigned long line;
+	int status, err;
+	FILE *log;
+
+	if (call->option[OPT_SECONDS].set || call->option[OPT_TAKE_DAMON].set)
+		return ctl_usage_error(&ctl_heatmap_command, "%s goes with --record",
+				       call->option[OPT_SECONDS].set ?
+				       call->option[OPT_SECONDS].typed :
+				       call->option[OPT_TAKE_DAMON].typed);
+	status = open_log(ctl, call->operands[0], path, sizeof(path), &log);
+	if (status >= 0)
+		return status;
+	err = heatmap_data_read(log, DRAW_ROWS, &d, &line);
+	fclose(log);
+	if (err) {
+		if (err == -EPROTO)
+			ctl_error(0, "%s:%lu: not a line of a heatmap log", path, line);
+		else
+			ctl_error(err, "%s: %s", path, err == -ENODATA ?
+				  "no snapshot or no mapping in it" : "reading it");
+		return PFPROF_EXIT_FAILED;
+	}
+	if (!out) {
+		snprintf(default_out, sizeof(default_out), "heatmap-%d.png", (int)d.pid);
+		out = default_out;
+	}
+	err = atomic_file_begin(&image, out);
+	if (err) {
+		ctl_error(err, "writing %s", out);
+	} else if (draw(&d, image.temp, is_svg(out))) {
+		atomic_file_abort(&image);
+		err = -1;
+	} else if ((err = atomic_file_commit(&image, gnuplot_new_file_mode(), false))) {
+		ctl_error(err, "writing %s", out);
+	} else {
+		printf("%s: %zu snapshots of PID %d (%s), %zu mapped ranges\n", out, d.nr_times,
+		       (int)d.pid, d.comm, d.nr_bands);
+	}
+	heatmap_data_free(&d);
+	return err ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
+}
+
+static int run(struct ctl *ctl, const struct ctl_call *call)
+{
+	return call->option[OPT_RECORD].set ? record_command(ctl, call) :
+					      draw_command(ctl, call);
+}
+
+
 const struct ctl_command ctl_heatmap_command = {
-	.name = "heatmap", .operands = "--record <pid>",
+	.name = "heatmap", .operands = "--record <pid> | <pid> | <log>",
 	.min_operands = 1, .max_operands = 1,
 	.missing_operands = "which PID?",
-	.summary = "Record which memory a process keeps using, with the kernel's DAMON",
-	.details = "As root: DAMON (Linux 6.2 or later, built with CONFIG_DAMON_SYSFS) watches\n"
-		   "the process's address space, sampling every 5 ms, 10 to 1000 regions; a\n"
-		   "snapshot of its regions and how often each was accessed goes into the log\n"
-		   "every second, with the process's mappings whenever they change, until\n"
-		   "the process exits, --seconds have passed, or Ctrl-C. DAMON's own cost is\n"
-		   "bounded by its number of regions, not by the process's size. A kernel\n"
-		   "that starts damon_stat at boot (Debian's 7.x) keeps DAMON for itself:\n"
-		   "--take-damon turns it off while recording and on again after.\n",
+	.summary = "Record and draw which memory a process keeps using (DAMON)",
+	.details = "With --record, as root: the kernel's DAMON (Linux 6.2 or later, built with\n"
+		   "CONFIG_DAMON_SYSFS) watches the process's address space, sampling every\n"
+		   "5 ms, 10 to 1000 regions; a snapshot of its regions and how often each was\n"
+		   "accessed goes into the log every second, with the process's mappings\n"
+		   "whenever they change, until the process exits, --seconds have passed, or\n"
+		   "Ctrl-C. DAMON's own cost is bounded by its number of regions, not by the\n"
+		   "process's size. A kernel that starts damon_stat at boot (Debian's 7.x)\n"
+		   "keeps DAMON for itself: --take-damon turns it off while recording and on\n"
+		   "again after.\n"
+		   "Without --record: the log of the PID (in the log directory) or the log\n"
+		   "given, drawn with gnuplot: time across, the mapped address ranges up with\n"
+		   "the gaps between them left out, each named, and how often DAMON found\n"
+		   "each part accessed as the colour.\n",
 	.options = {
-		[OPT_RECORD] = { "record", 'r', CTL_STRING, NULL, "record into the log" },
+		[OPT_RECORD] = { "record", 'r', CTL_STRING, NULL, "record the process into its log" },
 		[OPT_SECONDS] = { "seconds", 's', CTL_COUNT, "N",
-				  "stop after N seconds (default: when the process exits)" },
+				  "with --record: stop after N seconds (default: at its exit)" },
 		[OPT_OUTPUT] = { "output", 'o', CTL_STRING, "FILE",
-				 "the log (default " PFPROF_LOG_DIR "/heatmap-<pid>.log)" },
+				 "the log (--record; default <log_dir>/heatmap-<pid>.log), or "
+				 "the picture (default heatmap-<pid>.png; FILE.svg: SVG)" },
 		[OPT_TAKE_DAMON] = { "take-damon", 0, CTL_STRING, NULL,
-				     "turn damon_stat off while recording, and on after" },
+				     "with --record: turn damon_stat off, and on after" },
 	},
 	.run = run,
 };

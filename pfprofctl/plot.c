@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* pfprofctl plot: faults and CPU time from the logs, totals and rates, via gnuplot. */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "atomicfile.h"
 #include "ctl.h"
+#include "gnuplot.h"
 #include "logformat.h"
 #include "plotmaps.h"
 #include "plotprocs.h"
@@ -114,8 +113,7 @@ static int run_gnuplot(const char *script, const char *data, const struct plot_s
 	const struct plot_procs *procs = &split->procs;
 	const struct plot_maps *maps = &split->maps;
 	char *expr;
-	int status;
-	pid_t pid;
+	int rc;
 
 	if (asprintf(&expr, "files='%s'; procfiles='%s'; proctitles='%s'; targetfiles='%s'; "
 		     "targettitles='%s'; targetprocs='%s'; targetprocfiles='%s'; "
@@ -127,33 +125,9 @@ static int run_gnuplot(const char *script, const char *data, const struct plot_s
 		     plot_words_text(&procs->targetproctitles), plot_words_text(&maps->mapfiles),
 		     plot_words_text(&maps->maptitles), maps->majors, label, out) < 0)
 		return -ENOMEM;
-	pid = fork();
-	if (pid == 0) {
-		execlp("gnuplot", "gnuplot", "-e", expr, script, (char *)NULL);
-		fprintf(stderr, "pfprofctl: running gnuplot: %s\n", strerror(errno));
-		_exit(errno == ENOENT ? 127 : 126);
-	}
+	rc = gnuplot_run(expr, script);
 	free(expr);
-	if (pid < 0)
-		return -errno;
-	if (waitpid(pid, &status, 0) < 0)
-		return -errno;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/* Removes the temporary directory and every file plot() split into it. */
-static void remove_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	while (d && (e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			unlinkat(dirfd(d), e->d_name, 0);
-	if (d)
-		closedir(d);
-	if (rmdir(dir))
-		ctl_error(-errno, "removing %s", dir);
+	return rc;
 }
 
 /*
@@ -243,17 +217,13 @@ static int gather(const struct plot_source *src, const char *data)
 }
 
 /* What gnuplot's exit status rc means, reported; the script's own are documented there. */
-static void gnuplot_failed(int rc, const char *script, const char *label)
+static void plot_failed(int rc, const char *script, const char *label)
 {
-	if (rc == 127)
-		ctl_hint("is gnuplot installed? apt install gnuplot-nox");
-	else if (rc < 0)
-		ctl_error(rc, "running gnuplot");
-	else if (rc == 3)
+	if (rc == 3)
 		ctl_error(0, "no line of %s has a sample's columns (time, faults, CPU):"
 			  " not a pfprof log?", label);
 	else
-		ctl_error(0, "gnuplot %s exited with status %d", script, rc);
+		gnuplot_failed(rc, script);
 }
 
 /* Draws into out (the temporary PNG): PFPROF_EXIT_OK, or the failure reported. */
@@ -273,19 +243,10 @@ static int draw(const struct plot_source *src, const char *script, const char *o
 		split_logs(src, dir, split);
 		rc = run_gnuplot(script, data, split, src->label, out);
 		if (rc)
-			gnuplot_failed(rc, script, src->label);
+			plot_failed(rc, script, src->label);
 	}
-	remove_dir(dir);
+	gnuplot_remove_dir(dir);
 	return rc ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
-}
-
-/* What a new file gets: 0666 less the umask. */
-static mode_t new_file_mode(void)
-{
-	mode_t mask = umask(0);
-
-	umask(mask);
-	return 0666 & ~mask;
 }
 
 /* The PNG is drawn beside out and renamed over it once drawn: a failure leaves out as it was. */
@@ -302,7 +263,7 @@ static int plot(const struct plot_source *src, const char *script, const char *o
 	rc = draw(src, script, png.temp, &logs, &split);
 	if (rc)
 		atomic_file_abort(&png);
-	else if ((err = atomic_file_commit(&png, new_file_mode(), false)))
+	else if ((err = atomic_file_commit(&png, gnuplot_new_file_mode(), false)))
 		ctl_error(err, "writing %s", out);
 	else
 		report(out, logs, &split);

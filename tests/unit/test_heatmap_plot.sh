@@ -1,0 +1,92 @@
+#!/bin/sh
+# Host test of `pfprofctl heatmap` drawing a heatmap log with the real
+# gnuplot: a log in the documented format (lib/heatmaplog.h) becomes a PNG,
+# and as an SVG, whose text and shapes can be read, it has its title, the
+# units on every axis, each mapping named on the address axis, a box per
+# cell and both hot and cold colours. Then what it says of a log that is
+# none, of a PID without a log, and of options that go with --record.
+# Prints "PASS name" / "FAIL name: reason" and "N passed, N failed".
+here=$(cd "$(dirname "$0")" && pwd)
+ctl=$here/../../pfprofctl/pfprofctl
+dir=$(mktemp -d "${TMPDIR:-/tmp}/pfprof-heatmap-test.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+# shellcheck source=tests/unit/result.sh
+. "$here/result.sh"
+
+check() {	# name, then a command that must succeed
+	name=$1
+	shift
+	if "$@"; then
+		result "$name" ""
+	else
+		result "$name" "$*"
+	fi
+}
+
+is_png() {
+	[ "$(od -An -tx1 -N8 "$1" 2>/dev/null | tr -d ' \n')" = 89504e470d0a1a0a ]
+}
+
+# svg_text FILE: the texts of an SVG, a line each.
+svg_text() {
+	sed -n "s/.*<text[^>]*>\([^<]*\)<.*/\1/p" "$1"
+}
+
+# 10 snapshots a second apart of a program, its heap, 64 MiB of anonymous
+# memory, libc and a stack: the anonymous memory's lower half hot, the rest
+# cold; the mappings touch nowhere (gaps between all of them).
+printf 'log_dir = %s\n' "$dir" > "$dir/pfprofd.conf"
+{
+	echo '# pfprof heatmap log 1'
+	echo '# pid 4242 comm work sample_us 5000 aggr_us 100000'
+	t0=1764220000000000000
+	printf 'map\t%s\t55d0c0a00000\t55d0c0a21000\t/usr/libexec/pfprof/work\n' $t0
+	printf 'map\t%s\t55d0c1b3e000\t55d0c1b5f000\t[heap]\n' $t0
+	printf 'map\t%s\t7f1c2a000000\t7f1c2e000000\t\n' $t0
+	printf 'map\t%s\t7f1c3b000000\t7f1c3b1c0000\t/usr/lib/x86_64-linux-gnu/libc.so.6\n' $t0
+	printf 'map\t%s\t7ffd5c3a1000\t7ffd5c3c2000\t[stack]\n' $t0
+	for i in 0 1 2 3 4 5 6 7 8 9; do
+		t=$((t0 + i * 1000000000))
+		printf 'region\t%s\t55d0c0a00000\t7f1c2a000000\t1\t%s\n' $t $i
+		printf 'region\t%s\t7f1c2a000000\t7f1c2c000000\t19\t%s\n' $t $i
+		printf 'region\t%s\t7f1c2c000000\t7ffd5c3c2000\t0\t%s\n' $t $i
+	done
+} > "$dir/heatmap-4242.log"
+
+"$ctl" -c "$dir/pfprofd.conf" heatmap -o "$dir/out.png" 4242 > "$dir/out" 2> "$dir/err"
+check png_drawn is_png "$dir/out.png"
+check png_not_empty [ "$(wc -c < "$dir/out.png")" -gt 10000 ]
+check png_reported grep -q "out.png: 10 snapshots of PID 4242 (work), 5 mapped ranges" "$dir/out"
+
+"$ctl" -c "$dir/pfprofd.conf" heatmap -o "$dir/out.svg" "$dir/heatmap-4242.log" > /dev/null
+svg_text "$dir/out.svg" > "$dir/texts"
+check svg_title grep -q "^PID 4242 (work): the accesses DAMON found, 10 snapshots from 2025-11-27" \
+	"$dir/texts"
+check svg_time_axis grep -qx "time since the first snapshot (s)" "$dir/texts"
+check svg_address_axis grep -qx "mapped address ranges, gaps left out (66 MiB in all)" "$dir/texts"
+check svg_colour_axis grep -qx "accesses found per aggregation (100 ms: 20 samples)" "$dir/texts"
+check svg_names_program grep -qxF "work (132 KiB)" "$dir/texts"
+check svg_names_heap grep -qxF "[heap] (132 KiB)" "$dir/texts"
+check svg_names_anonymous grep -qxF "[anon] (64 MiB)" "$dir/texts"
+check svg_names_library grep -qxF "libc.so.6 (1.8 MiB)" "$dir/texts"
+check svg_names_stack grep -qxF "[stack] (132 KiB)" "$dir/texts"
+# 400 rows a snapshot, all covered: a box each; the hot and the cold colours.
+boxes=$(grep -c "<polygon fill = 'rgb(" "$dir/out.svg")
+check svg_a_box_per_cell [ "$boxes" -ge 4000 ]
+colours=$(grep -o "<polygon fill = 'rgb([^)]*)" "$dir/out.svg" | sort -u | wc -l)
+check svg_hot_and_cold [ "$colours" -ge 2 ]
+
+# Refusals: not a heatmap log, no log of a PID, --record's options alone.
+printf '# pfprof samples log 2\n' > "$dir/samples.log"
+"$ctl" -c "$dir/pfprofd.conf" heatmap -o "$dir/bad.png" "$dir/samples.log" 2> "$dir/err"
+check not_a_heatmap_log_refused [ $? -eq 1 ]
+check not_a_heatmap_log_said grep -q "samples.log:1: not a line of a heatmap log" "$dir/err"
+check not_a_heatmap_log_no_png [ ! -e "$dir/bad.png" ]
+"$ctl" -c "$dir/pfprofd.conf" heatmap 99 2> "$dir/err"
+check no_log_refused [ $? -eq 1 ]
+check no_log_hint grep -q "hint: record one first: pfprofctl heatmap --record 99" "$dir/err"
+"$ctl" -c "$dir/pfprofd.conf" heatmap -s 5 4242 2> "$dir/err"
+check seconds_alone_usage [ $? -eq 2 ]
+check seconds_alone_said grep -q -- "-s goes with --record" "$dir/err"
+
+result_end
