@@ -25,6 +25,8 @@
 #include "gnuplot.h"
 #include "heatmapdata.h"
 #include "heatmaplog.h"
+#include "logformat.h"
+#include "plotprocs.h"
 
 enum { OPT_RECORD, OPT_SECONDS, OPT_OUTPUT, OPT_TAKE_DAMON };
 
@@ -351,55 +353,111 @@ static int write_cells(const char *path, const struct heatmap_data *d)
 	return fclose(f) ? -errno : 0;
 }
 
-/* The gnuplot script drawing cells into out: a PNG, or an SVG. */
-static int write_script(const char *path, const char *cells, const char *out, bool svg,
-			const struct heatmap_data *d)
+/* What one picture is drawn from, and into. */
+struct drawing {
+	const struct heatmap_data *d;
+	const char *out;	/* the temporary file */
+	bool svg;		/* else a PNG */
+	char cells[64];		/* write_cells()'s file */
+	char rates[64];		/* plotprocs_rates()'s, if it found any */
+	int nr_rates;
+	double width_s;		/* of the time axis */
+};
+
+/* The time the snapshots span, the last one's column as wide as the one before it. */
+static double width_of(const struct heatmap_data *d)
 {
+	double last = (double)(d->times[d->nr_times - 1] - d->times[0]) / 1e9;
+
+	return last + (d->nr_times > 1 ? (double)(d->times[d->nr_times - 1] -
+						 d->times[d->nr_times - 2]) / 1e9 : 1);
+}
+
+static void write_rates_panel(FILE *f, const struct drawing *g)
+{
+	fputs("set tmargin at screen 0.92\nset bmargin at screen 0.72\n"
+	      "set ylabel 'faults per second'\nset format x ''\nset key outside right top\n"
+	      "plot '", f);
+	gnuplot_quote(f, g->rates);
+	fputs("' using 1:2 with steps lw 1.5 title 'minor', '' using 1:3 with steps lw 1.5 "
+	      "title 'major'\nset format x '% h'\nunset key\n", f);
+}
+
+static void write_map_panel(FILE *f, const struct drawing *g)
+{
+	const struct heatmap_data *d = g->d;
 	uint64_t samples = d->sample_us ? d->aggr_us / d->sample_us : 0;
+	char mapped[16];
+
+	format_bytes(mapped, sizeof(mapped), d->mapped);
+	fprintf(f, "set tmargin at screen %.2f\nset bmargin at screen 0.08\n",
+		g->nr_rates > 0 ? 0.68 : 0.92);
+	fprintf(f, "set xlabel 'time since the first snapshot (s)'\n"
+		"set ylabel 'mapped address ranges, gaps left out (%s in all)'\n"
+		"set cblabel 'accesses found per aggregation (%" PRIu64 " ms: %" PRIu64
+		" samples)'\n", mapped, d->aggr_us / 1000, samples);
+	fprintf(f, "set cbrange [0:%" PRIu64 "]\nset yrange [0:%zu]\n", samples ? samples : 1,
+		d->rows);
+	fputs("set palette defined (0 '#000010', 1 '#301080', 2 '#c03060', 3 '#f89030', "
+	      "4 '#ffffa0')\nset style fill solid 1.0 noborder\n", f);
+	write_axis(f, d);
+	fputs("plot '", f);
+	gnuplot_quote(f, g->cells);
+	fputs("' using 1:2:3:4:5 with boxxyerror lc palette\n", f);
+}
+
+/*
+ * The gnuplot script: the process's fault rates in a panel above, if
+ * pfprofd logged it then, and the map, on one time axis.
+ */
+static int write_script(const char *path, const struct drawing *g)
+{
+	const struct heatmap_data *d = g->d;
 	time_t first = (time_t)(d->times[0] / 1000000000ULL);
-	char when[32], mapped[16];
+	char when[32];
 	FILE *f = fopen(path, "we");
 
 	if (!f)
 		return -errno;
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", gmtime(&first));
-	format_bytes(mapped, sizeof(mapped), d->mapped);
-	fprintf(f, "set terminal %s size 1200,800 noenhanced\nset output '", svg ? "svg" :
-		"pngcairo");
-	gnuplot_quote(f, out);
-	fprintf(f, "'\nset title 'PID %d (", (int)d->pid);
+	fprintf(f, "set terminal %s size 1200,800 noenhanced\nset output '",
+		g->svg ? "svg" : "pngcairo");
+	gnuplot_quote(f, g->out);
+	fprintf(f, "'\nset multiplot title 'PID %d (", (int)d->pid);
 	gnuplot_quote(f, d->comm);
 	fprintf(f, "): the accesses DAMON found, %zu snapshots from %s'\n", d->nr_times, when);
-	fprintf(f, "set xlabel 'time since the first snapshot (s)'\n"
-		"set ylabel 'mapped address ranges, gaps left out (%s in all)'\n"
-		"set cblabel 'accesses found per aggregation (%" PRIu64 " ms: %" PRIu64
-		" samples)'\n", mapped, d->aggr_us / 1000, samples);
-	fprintf(f, "set cbrange [0:%" PRIu64 "]\nset yrange [0:%zu]\nset xrange [0:*]\n",
-		samples ? samples : 1, d->rows);
-	fputs("set palette defined (0 '#000010', 1 '#301080', 2 '#c03060', 3 '#f89030', "
-	      "4 '#ffffa0')\nset style fill solid 1.0 noborder\nset key off\n", f);
-	write_axis(f, d);
-	fputs("plot '", f);
-	gnuplot_quote(f, cells);
-	fputs("' using 1:2:3:4:5 with boxxyerror lc palette\n", f);
+	fprintf(f, "set lmargin at screen 0.2\nset rmargin at screen 0.84\n"
+		"set xrange [0:%.3f]\n", g->width_s);
+	if (g->nr_rates > 0)
+		write_rates_panel(f, g);
+	write_map_panel(f, g);
+	fputs("unset multiplot\n", f);
 	return fclose(f) ? -errno : 0;
 }
 
-/* Draws d into out (its temporary file): 0, or the failure reported. */
-static int draw(const struct heatmap_data *d, const char *out, bool svg)
+/* Draws g into its output, with what config's per-process logs say: 0, or the failure reported. */
+static int draw(const struct ctl *ctl, struct drawing *g)
 {
-	char dir[] = "/tmp/pfprof-heatmap.XXXXXX", cells[sizeof(dir) + 8], script[sizeof(dir) + 16];
+	char dir[] = "/tmp/pfprof-heatmap.XXXXXX", script[sizeof(dir) + 16];
+	const double from_s = (double)g->d->times[0] / 1e9;
 	int err, rc = 0;
 
 	if (!mkdtemp(dir)) {
 		ctl_error(-errno, "creating %s", dir);
 		return -1;
 	}
-	snprintf(cells, sizeof(cells), "%s/cells", dir);
+	snprintf(g->cells, sizeof(g->cells), "%s/cells", dir);
+	snprintf(g->rates, sizeof(g->rates), "%s/rates", dir);
 	snprintf(script, sizeof(script), "%s/heatmap.gp", dir);
-	err = write_cells(cells, d);
+	g->width_s = width_of(g->d);
+	g->nr_rates = plotprocs_rates(&ctl->config, g->d->pid, g->d->comm, from_s,
+				      from_s + g->width_s, g->rates);
+	if (g->nr_rates < 0)
+		ctl_error(g->nr_rates, "the faults of PID %d in %s/" LOGFORMAT_PROCS_FILE
+			  ": the map alone", (int)g->d->pid, ctl->config.log_dir);
+	err = write_cells(g->cells, g->d);
 	if (!err)
-		err = write_script(script, cells, out, svg, d);
+		err = write_script(script, g);
 	if (err)
 		ctl_error(err, "writing gnuplot's input in %s", dir);
 	else if ((rc = gnuplot_run(NULL, script)))
@@ -440,6 +498,7 @@ static int draw_command(const struct ctl *ctl, const struct ctl_call *call)
 	const char *out = call->option[OPT_OUTPUT].string;
 	struct heatmap_data d;
 	struct atomic_file image;
+	struct drawing g;
 	unsigned long line;
 	int status, err;
 	FILE *log;
@@ -467,16 +526,19 @@ static int draw_command(const struct ctl *ctl, const struct ctl_call *call)
 		out = default_out;
 	}
 	err = atomic_file_begin(&image, out);
+	g = (struct drawing){ .d = &d, .out = image.temp, .svg = is_svg(out) };
 	if (err) {
 		ctl_error(err, "writing %s", out);
-	} else if (draw(&d, image.temp, is_svg(out))) {
+	} else if (draw(ctl, &g)) {
 		atomic_file_abort(&image);
 		err = -1;
 	} else if ((err = atomic_file_commit(&image, gnuplot_new_file_mode(), false))) {
 		ctl_error(err, "writing %s", out);
 	} else {
-		printf("%s: %zu snapshots of PID %d (%s), %zu mapped ranges\n", out, d.nr_times,
-		       (int)d.pid, d.comm, d.nr_bands);
+		printf("%s: %zu snapshots of PID %d (%s), %zu mapped ranges, %s\n", out, d.nr_times,
+		       (int)d.pid, d.comm, d.nr_bands, g.nr_rates > 0 ?
+		       "its faults from pfprofd's log above" :
+		       "no faults of it in pfprofd's log then (not profiled?)");
 	}
 	heatmap_data_free(&d);
 	return err ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;

@@ -2,6 +2,7 @@
 #include "plotprocs.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,4 +265,57 @@ int plotprocs_split(const struct pfprof_config *config, const struct target_list
 	if (err)
 		plotprocs_free(out);
 	return err;
+}
+
+/* One process's faults in one-second bins of a window (plotprocs_rates()). */
+struct rates {
+	pid_t pid;
+	const char *comm;
+	double from_s;
+	size_t nr_bins;
+	struct rate_bin {
+		unsigned long long minor, major;
+		bool seen;
+	} *bins;
+};
+
+static void add_to_bin(const struct proc_line *l, void *ctx)
+{
+	struct rates *r = ctx;
+	double at = l->wall - r->from_s;
+	struct rate_bin *bin;
+
+	if (l->pid != r->pid || strcmp(l->comm, r->comm) || at < 0 || at >= (double)r->nr_bins)
+		return;
+	bin = &r->bins[(size_t)at];
+	bin->minor += l->minor;
+	bin->major += l->major;
+	bin->seen = true;
+}
+
+int plotprocs_rates(const struct pfprof_config *config, pid_t pid, const char *comm,
+		    double from_s, double to_s, const char *path)
+{
+	struct rates r = { .pid = pid, .comm = comm, .from_s = from_s,
+			   .nr_bins = to_s > from_s ? (size_t)(to_s - from_s) + 1 : 1 };
+	int err, bins = 0;
+	FILE *f;
+
+	r.bins = calloc(r.nr_bins, sizeof(*r.bins));
+	if (!r.bins)
+		return -ENOMEM;
+	err = each_line(config, add_to_bin, &r);
+	f = err ? NULL : fopen(path, "we");
+	if (!err && !f)
+		err = -errno;
+	for (size_t i = 0; f && i < r.nr_bins; i++) {
+		if (!r.bins[i].seen)
+			continue;
+		fprintf(f, "%zu %llu %llu\n", i, r.bins[i].minor, r.bins[i].major);
+		bins++;
+	}
+	if (f && fclose(f) && !err)
+		err = -errno;
+	free(r.bins);
+	return err ? err : bins;
 }

@@ -37,4 +37,13 @@ int plotprocs_split(const struct pfprof_config *config, const struct target_list
 		    const char *dir, struct plot_procs *out);
 void plotprocs_free(struct plot_procs *procs);
 
+/*
+ * The faults per second of the process pid named comm from from_s to to_s
+ * (wall clock, seconds) in the per-process logs of config, in one-second
+ * bins: into path, "<seconds from from_s> <minor/s> <major/s>" for each bin
+ * in which the logs have a line of it. The number of those bins, or -errno.
+ */
+int plotprocs_rates(const struct pfprof_config *config, pid_t pid, const char *comm,
+		    double from_s, double to_s, const char *path);
+
 #endif /* PFPROF_PLOTPROCS_H */

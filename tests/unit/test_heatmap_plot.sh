@@ -1,10 +1,12 @@
 #!/bin/sh
 # Host test of `pfprofctl heatmap` drawing a heatmap log with the real
 # gnuplot: a log in the documented format (lib/heatmaplog.h) becomes a PNG,
-# and as an SVG, whose text and shapes can be read, it has its title, the
-# units on every axis, each mapping named on the address axis, a box per
-# cell and both hot and cold colours. Then what it says of a log that is
-# none, of a PID without a log, and of options that go with --record.
+# the map alone while pfprofd's per-process log has nothing of the process;
+# and, once it has, an SVG, whose text and shapes can be read, with its
+# title, the units on every axis, each mapping named on the address axis, a
+# box per cell, both hot and cold colours, and the fault rates above at
+# their scale. Then what it says of a log that is none, of a PID without a
+# log, and of options that go with --record.
 # Prints "PASS name" / "FAIL name: reason" and "N passed, N failed".
 here=$(cd "$(dirname "$0")" && pwd)
 ctl=$here/../../pfprofctl/pfprofctl
@@ -56,10 +58,29 @@ printf 'log_dir = %s\n' "$dir" > "$dir/pfprofd.conf"
 "$ctl" -c "$dir/pfprofd.conf" heatmap -o "$dir/out.png" 4242 > "$dir/out" 2> "$dir/err"
 check png_drawn is_png "$dir/out.png"
 check png_not_empty [ "$(wc -c < "$dir/out.png")" -gt 10000 ]
-check png_reported grep -q "out.png: 10 snapshots of PID 4242 (work), 5 mapped ranges" "$dir/out"
+check png_reported grep -q "out.png: 10 snapshots of PID 4242 (work), 5 mapped ranges, no faults of it" \
+	"$dir/out"
 
-"$ctl" -c "$dir/pfprofd.conf" heatmap -o "$dir/out.svg" "$dir/heatmap-4242.log" > /dev/null
+# pfprofd's per-process log has it at 20 samples a second through the
+# snapshots (and another process of that PID before them): its fault rates
+# go in a panel above.
+{
+	echo '# pfprof per-process log'
+	printf '1\t1764219000.000000\t4242\tother\t999\t9\t1.0\t0\n'
+	seq=2
+	while [ $seq -le 200 ]; do
+		printf '%s\t1764220%03d.%02d0000\t4242\twork\t100\t1\t1.0\t0\n' $seq \
+			$(((seq - 2) / 20)) $(((seq - 2) % 20 * 5))
+		seq=$((seq + 1))
+	done
+} > "$dir/pfprof-procs.log"
+
+"$ctl" -c "$dir/pfprofd.conf" heatmap -o "$dir/out.svg" "$dir/heatmap-4242.log" > "$dir/out"
 svg_text "$dir/out.svg" > "$dir/texts"
+check rates_reported grep -q "its faults from pfprofd's log above" "$dir/out"
+check svg_rates_axis grep -qx "faults per second" "$dir/texts"
+check svg_rates_keys sh -c "grep -qx minor '$dir/texts' && grep -qx major '$dir/texts'"
+check svg_rates_scale grep -qx " 2000" "$dir/texts"
 check svg_title grep -q "^PID 4242 (work): the accesses DAMON found, 10 snapshots from 2025-11-27" \
 	"$dir/texts"
 check svg_time_axis grep -qx "time since the first snapshot (s)" "$dir/texts"
