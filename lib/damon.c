@@ -272,7 +272,8 @@ static int read_regions(const char *admin, struct damon_region **regions, size_t
 	return 0;
 }
 
-int damon_snapshot(const char *admin, struct damon_region **regions, size_t *count)
+/* One update of the tried regions, and what it left there. */
+static int update_and_read(const char *admin, struct damon_region **regions, size_t *count)
 {
 	int err = write_text(admin, KDAMOND "/state", "update_schemes_tried_regions");
 
@@ -284,6 +285,20 @@ int damon_snapshot(const char *admin, struct damon_region **regions, size_t *cou
 	/* 6.12 says success when it stops during the update: what was read is partial. */
 	err = running(admin);
 	return err ? err : read_regions(admin, regions, count);
+}
+
+int damon_snapshot(const char *admin, struct damon_region **regions, size_t *count)
+{
+	int err = update_and_read(admin, regions, count);
+
+	/*
+	 * A running kdamond's address space has regions; 6.12 sometimes
+	 * answers an update with none tried (one snapshot of three in a
+	 * guest run): one more update then.
+	 */
+	if (!err && !*count)
+		err = update_and_read(admin, regions, count);
+	return err;
 }
 
 int damon_stop(const char *admin)

@@ -59,8 +59,8 @@ int damon_start(const char *admin, pid_t pid, const struct damon_attrs *attrs);
 
 /*
  * The regions the scheme was tried on in the last apply interval (it
- * blocks about one aggregation interval), into *regions (free() it) and
- * *count. -ESRCH once the process has exited and the kdamond stopped
+ * blocks about one aggregation interval, two if the first update tried
+ * none), into *regions (free() it) and *count. -ESRCH once the process has exited and the kdamond stopped
  * (EINVAL on 6.12, ECANCELED on 7.x, or success with the state off).
  */
 int damon_snapshot(const char *admin, struct damon_region **regions, size_t *count);

@@ -180,15 +180,20 @@ static int record_snapshot(FILE *log, pid_t pid, char **last_maps)
 	return err;
 }
 
-/* Snapshots until seconds have passed (0: no limit), pid exits, or a signal. */
+/*
+ * A snapshot a second from a second after DAMON started, until seconds
+ * have passed (0: no limit), pid exits, or a signal. Not at once: right
+ * after "on" the scheme has been applied to no region yet, and the first
+ * snapshot was empty (seen in a fresh run on 6.12).
+ */
 static int record(FILE *log, const char *log_path, pid_t pid, uint64_t seconds)
 {
-	uint64_t start = clock_ns(CLOCK_MONOTONIC), next = start;
+	uint64_t start = clock_ns(CLOCK_MONOTONIC), next = start + SNAPSHOT_INTERVAL_NS;
 	unsigned long snapshots = 0;
 	char *maps = NULL;
 	int err = 0;
 
-	while (!stop_signal && (!seconds || next - start < seconds * SNAPSHOT_INTERVAL_NS)) {
+	while (!stop_signal && (!seconds || next - start <= seconds * SNAPSHOT_INTERVAL_NS)) {
 		struct timespec wake = { .tv_sec = next / 1000000000ULL,
 					 .tv_nsec = next % 1000000000ULL };
 

@@ -149,6 +149,20 @@ static void test_snapshot(void)
 	expect(damon_snapshot("admin", &r, &n) == -EPROTO && !n, "an empty region taken");
 }
 
+/* No region tried, after the second update too (the fake stays as it is): none, no error. */
+static void test_snapshot_none(void)
+{
+	struct damon_region *r;
+	size_t n;
+	int err;
+
+	make_tree();
+	unit_write_file("admin/kdamonds/0/pid", "77\n");
+	err = damon_snapshot("admin", &r, &n);
+	expect(!err && !n && !r, "no tried region: %d, %zu regions", err, n);
+	expect_file("admin/kdamonds/0/state", "update_schemes_tried_regions");
+}
+
 static void test_stop(void)
 {
 	make_tree();
@@ -181,5 +195,6 @@ static void test_stat(void)
 	expect(damon_stat_enabled("none") == -ENOENT, "a kernel without damon_stat");
 }
 
-UNIT_TESTS(UNIT_TEST(check), UNIT_TEST(start), UNIT_TEST(snapshot), UNIT_TEST(stop),
+UNIT_TESTS(UNIT_TEST(check), UNIT_TEST(start), UNIT_TEST(snapshot), UNIT_TEST(snapshot_none),
+	   UNIT_TEST(stop),
 	   UNIT_TEST(stop_nothing), UNIT_TEST(stat));
