@@ -15,6 +15,21 @@ result() {	# name, then empty for a pass or the reason
 	fi
 }
 
+check() {	# name, then a command that must succeed
+	name=$1
+	shift
+	if "$@"; then
+		result "$name" ""
+	else
+		result "$name" "$*"
+	fi
+}
+
+# is_png FILE: FILE starts with PNG's signature.
+is_png() {
+	[ "$(od -An -tx1 -N8 "$1" 2>/dev/null | tr -d ' \n')" = 89504e470d0a1a0a ]
+}
+
 result_end() {
 	echo "$passed passed, $failed failed"
 	[ "$failed" -eq 0 ]

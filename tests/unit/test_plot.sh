@@ -12,20 +12,6 @@ trap 'rm -rf "$dir"' EXIT
 # shellcheck source=tests/unit/result.sh
 . "$here/result.sh"
 
-check() {	# name, then a command that must succeed
-	name=$1
-	shift
-	if "$@"; then
-		result "$name" ""
-	else
-		result "$name" "$*"
-	fi
-}
-
-is_png() {
-	[ "$(od -An -tx1 -N8 "$1" 2>/dev/null | tr -d ' \n')" = 89504e470d0a1a0a ]
-}
-
 mkdir "$dir/log"
 printf 'log_dir = %s/log\n' "$dir" > "$dir/pfprofd.conf"
 
