@@ -70,7 +70,7 @@ const struct test tests[] = {
 	{ "daemon_logs_samples",      test_daemon_logs_samples,        NULL,            20 },
 	{ "daemon_wakeups",           test_daemon_wakeups,             NULL,            40 },
 	{ "daemon_rotation",          test_daemon_rotation,            NULL,            60 },
-	{ "daemon_restart_resumes",   test_daemon_restart_resumes,     NULL,            20 },
+	{ "daemon_restart_resumes",   test_daemon_restart_resumes,     NULL,            40 },
 	{ "daemon_module_reload",     test_daemon_module_reload,       NULL,            20 },
 	{ "daemon_prometheus",        test_daemon_prometheus,          NULL,            45 },
 	{ "daemon_disk_full",         test_daemon_disk_full,           NULL,            20 },
