@@ -94,6 +94,9 @@ int ctl_pid_file_error(const struct ctl *ctl, int err);
 /* Parses "<pid>" (decimal, 1..INT_MAX); false if malformed. */
 bool ctl_parse_pid(const char *arg, pid_t *pid);
 
+/* bytes in the largest binary unit below 1024 of it, that unit's name in *unit ("B", "KiB"...). */
+double ctl_scale_bytes(uint64_t bytes, const char **unit);
+
 /*
  * Parses argv (argv[0] is the command's name) against cmd into *call.
  * Returns -1 to run the command, else the exit status (--help printed, or a

@@ -291,15 +291,10 @@ static void gnuplot_quote(FILE *f, const char *name)
 /* "12 MiB", "4 KiB". */
 static void format_bytes(char *buf, size_t size, uint64_t bytes)
 {
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	unsigned int u = 0;
-	double v = (double)bytes;
+	const char *unit;
+	double v = ctl_scale_bytes(bytes, &unit);
 
-	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, size, v < 10 && u ? "%.1f %s" : "%.0f %s", v, units[u]);
+	snprintf(buf, size, v < 10 && bytes >= 1024 ? "%.1f %s" : "%.0f %s", v, unit);
 }
 
 /* A band's name on the axis: the file's base name, or what kind of memory. */

@@ -83,6 +83,20 @@ int ctl_pid_file_error(const struct ctl *ctl, int err)
 	return PFPROF_EXIT_FAILED;
 }
 
+double ctl_scale_bytes(uint64_t bytes, const char **unit)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	unsigned int u = 0;
+
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	*unit = units[u];
+	return v;
+}
+
 bool ctl_parse_pid(const char *arg, pid_t *pid)
 {
 	char *end;

@@ -46,19 +46,13 @@ static void format_what(char *buf, size_t size, const struct where_view *v)
 /* "1.5 MiB", "-" for unknown. */
 static void format_size(char *buf, size_t size, uint64_t bytes)
 {
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)bytes;
-	unsigned int u = 0;
+	const char *unit;
+	double v = ctl_scale_bytes(bytes, &unit);
 
-	if (!bytes) {
+	if (!bytes)
 		snprintf(buf, size, "-");
-		return;
-	}
-	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+	else
+		snprintf(buf, size, bytes >= 1024 ? "%.1f %s" : "%.0f %s", v, unit);
 }
 
 /* "2026-11-26 21:40:01" in UTC. */
