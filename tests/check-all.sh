@@ -14,7 +14,7 @@
 # The debug suite waits for its kernel through the cache's lock
 # (tests/lib/cache.sh). Fresh runs (tests/fresh-machine.sh) took 58 minutes
 # so (a02ef1a; lane 2 the longer: debug kernel 16 minutes, packaging guests
-# 36), and 67 with the debug kernel first in lane 1 and static analysis
+# 36), and 66 with the debug kernel first in lane 1 and static analysis
 # last in lane 2 (99b66bb: the debug kernel took 23 minutes beside a
 # packaging guest, and lane 1 ended 16 minutes after lane 2). Since the
 # first, the Debian 12 guest builds the module once, not twice, and the
