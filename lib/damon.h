@@ -57,11 +57,16 @@ int damon_stat_set(const char *path, int enabled);
  */
 int damon_start(const char *admin, pid_t pid, const struct damon_attrs *attrs);
 
+/* Updates a snapshot asks for before it gives up on one with no region. */
+#define DAMON_SNAPSHOT_TRIES 4
+
 /*
- * The regions the scheme was tried on in the last apply interval (it
- * blocks about one aggregation interval, two if the first update tried
- * none), into *regions (free() it) and *count. -ESRCH once the process has exited and the kdamond stopped
- * (EINVAL on 6.12, ECANCELED on 7.x, or success with the state off).
+ * The regions the scheme was tried on in the last apply interval, into
+ * *regions (free() it) and *count. It blocks about one aggregation
+ * interval; up to DAMON_SNAPSHOT_TRIES times that while updates try no
+ * region (6.12 when the kdamond falls behind), and *count may then be 0.
+ * -ESRCH once the process has exited and the kdamond stopped (EINVAL on
+ * 6.12, ECANCELED on 7.x, or success with the state off).
  */
 int damon_snapshot(const char *admin, struct damon_region **regions, size_t *count);
 

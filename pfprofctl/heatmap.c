@@ -153,8 +153,11 @@ static void give_back_damon(bool stat_taken)
 	}
 }
 
-/* One snapshot into the log, with the mappings if they changed; -ESRCH once pid exited. */
-static int record_snapshot(FILE *log, pid_t pid, char **last_maps)
+/*
+ * One snapshot into the log, with the mappings if they changed; -ESRCH
+ * once pid exited. *empty: DAMON tried no region however often asked.
+ */
+static int record_snapshot(FILE *log, pid_t pid, char **last_maps, bool *empty)
 {
 	uint64_t wall_ns = clock_ns(CLOCK_REALTIME);
 	struct damon_region *regions;
@@ -164,6 +167,7 @@ static int record_snapshot(FILE *log, pid_t pid, char **last_maps)
 
 	if (err)
 		return err;
+	*empty = !count;
 	maps = read_proc_file(pid, "maps");
 	if (maps && (!*last_maps || strcmp(maps, *last_maps))) {
 		err = heatmap_log_maps(log, wall_ns, maps);
@@ -189,20 +193,22 @@ static int record_snapshot(FILE *log, pid_t pid, char **last_maps)
 static int record(FILE *log, const char *log_path, pid_t pid, uint64_t seconds)
 {
 	uint64_t start = clock_ns(CLOCK_MONOTONIC), next = start + SNAPSHOT_INTERVAL_NS;
-	unsigned long snapshots = 0;
+	unsigned long snapshots = 0, empty_snapshots = 0;
 	char *maps = NULL;
 	int err = 0;
 
 	while (!stop_signal && (!seconds || next - start <= seconds * SNAPSHOT_INTERVAL_NS)) {
 		struct timespec wake = { .tv_sec = next / 1000000000ULL,
 					 .tv_nsec = next % 1000000000ULL };
+		bool empty;
 
 		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, NULL))
 			continue;
-		err = record_snapshot(log, pid, &maps);
+		err = record_snapshot(log, pid, &maps, &empty);
 		if (err)
 			break;
 		snapshots++;
+		empty_snapshots += empty;
 		if (isatty(STDERR_FILENO))
 			fprintf(stderr, "\rpfprofctl heatmap: %lu snapshots of PID %d in %s", snapshots,
 				(int)pid, log_path);
@@ -211,15 +217,17 @@ static int record(FILE *log, const char *log_path, pid_t pid, uint64_t seconds)
 	if (isatty(STDERR_FILENO) && snapshots)
 		fputc('\n', stderr);
 	free(maps);
-	if (err == -ESRCH) {
-		printf("process %d exited: %lu snapshots in %s\n", (int)pid, snapshots, log_path);
-		return PFPROF_EXIT_OK;
-	}
-	if (err) {
+	if (err && err != -ESRCH) {
 		ctl_error(err, snapshots ? "%s, after %lu snapshots" : "%s", log_path, snapshots);
 		return PFPROF_EXIT_FAILED;
 	}
-	printf("%lu snapshots of process %d in %s\n", snapshots, (int)pid, log_path);
+	if (err)
+		printf("process %d exited: %lu snapshots in %s\n", (int)pid, snapshots, log_path);
+	else
+		printf("%lu snapshots of process %d in %s\n", snapshots, (int)pid, log_path);
+	if (empty_snapshots)
+		printf("%lu of them empty: DAMON tried no region in %d updates (its kdamond was "
+		       "behind: a busy CPU)\n", empty_snapshots, DAMON_SNAPSHOT_TRIES);
 	return PFPROF_EXIT_OK;
 }
 
