@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -337,6 +338,145 @@ void test_damon_target_exit(void)
 	expect_ok(damon_check(DAMON_ADMIN), "no kdamond of the sysfs interface on afterwards");
 	if (stat_was_on)
 		expect_ok(damon_stat_set(DAMON_STAT_ENABLED, 1), "turning damon_stat on again");
+}
+
+/* The sliding window: 32 MiB moving through 256 MiB, 1.5 s at each of its 8 places. */
+#define SLIDE_WINDOW_PAGES 8192
+#define SLIDE_PLACES 8
+#define SLIDE_HOLD_MS 1500
+#define SLIDE_SNAPSHOTS 10
+
+/*
+ * spawn_piped()'s fn: maps SLIDE_PLACES windows end to end, says where,
+ * and once told to, touches the window at place (time / SLIDE_HOLD_MS) in
+ * rounds, on CPU 0 with a yield after each (random_toucher() says why),
+ * staying at the last place. A window left behind is given back
+ * (MADV_DONTNEED): the guest has 512 MiB, and memory no longer mapped in
+ * is no longer a candidate for an accessed bit.
+ */
+static void sliding_toucher(int go, int back)
+{
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE), window = SLIDE_WINDOW_PAGES * page;
+	char *p = map_region(SLIDE_PLACES * SLIDE_WINDOW_PAGES);
+	unsigned int place = 0;
+	uint64_t start;
+
+	pin_to_cpu0();
+	child_says(back, (uintptr_t)p);
+	child_waits(go);
+	start = now_ns();
+	for (;;) {
+		unsigned int now = (unsigned int)((now_ns() - start) / 1000000 / SLIDE_HOLD_MS);
+
+		if (now >= SLIDE_PLACES)
+			now = SLIDE_PLACES - 1;
+		if (now != place && madvise(p + place * window, window, MADV_DONTNEED))
+			_exit(7);
+		place = now;
+		touch_region(p + place * window, SLIDE_WINDOW_PAGES);
+		sched_yield();
+	}
+}
+
+/*
+ * One snapshot of the sliding region [start, end): the bytes in regions
+ * with at least half the most accesses any of its regions had, and their
+ * centre; false if no region there was accessed.
+ */
+static bool hot_band(const struct damon_region *regions, size_t count, uint64_t start,
+		     uint64_t end, uint64_t *bytes, double *centre)
+{
+	uint32_t most = 0;
+	double weighted = 0;
+
+	for (size_t i = 0; i < count; i++)
+		if (regions[i].start < end && regions[i].end > start && regions[i].nr_accesses > most)
+			most = regions[i].nr_accesses;
+	*bytes = 0;
+	for (size_t i = 0; most && i < count; i++) {
+		const struct damon_region *r = &regions[i];
+		uint64_t from = r->start > start ? r->start : start, to = r->end < end ? r->end : end;
+
+		if (from >= to || 2 * r->nr_accesses < most)
+			continue;
+		*bytes += to - from;
+		weighted += (double)(to - from) * ((double)(from + to) / 2 - (double)start);
+	}
+	*centre = *bytes ? weighted / (double)*bytes : 0;
+	return most > 0;
+}
+
+/*
+ * A window sliding through 256 MiB: in each snapshot the hot band is at
+ * most 3 times the window (DAMON's adaptive regions need a few
+ * aggregations to split around a new window), and its centre advances: no
+ * step back by more than half a window, and at least 3 windows from the
+ * first snapshot to the last.
+ */
+void test_damon_sliding_window(void)
+{
+	const struct damon_attrs attrs = TCG_ATTRS;
+	const uint64_t window = SLIDE_WINDOW_PAGES * (uint64_t)sysconf(_SC_PAGESIZE);
+	double first = -1, last = -1;
+	unsigned int banded = 0;
+	struct damon_region *regions;
+	int go_fd, back_fd, err;
+	pid_t toucher, yielder;
+	uintptr_t start;
+	bool stat_was_on;
+	const char *why;
+	size_t count;
+
+	err = damon_as_booted();
+	if (!kernel_has_damon(&why)) {
+		expect_errno(err, ENOENT, "DAMON's sysfs interface on a kernel without DAMON");
+		printf("  damon_sliding_window: not run: %s\n", why);
+		return;
+	}
+	expect_ok(err, "DAMON's sysfs interface, no kdamond of it on");
+	yielder = spawn_yielder();
+	toucher = spawn_piped(sliding_toucher, &go_fd, &back_fd);
+	expect(read(back_fd, &start, sizeof(start)) == sizeof(start), "the toucher's region");
+	stat_was_on = take_from_damon_stat(toucher, &attrs);
+	expect_ok(damon_start(DAMON_ADMIN, toucher, &attrs), "starting our kdamond");
+	expect(write(go_fd, "g", 1) == 1, "starting the window: %s", strerror(errno));
+	for (int i = 0; i < SLIDE_SNAPSHOTS; i++) {
+		uint64_t bytes;
+		double centre;
+
+		sleep_ms(1000);
+		expect_ok(damon_snapshot(DAMON_ADMIN, &regions, &count), "a snapshot");
+		if (!hot_band(regions, count, start, start + SLIDE_PLACES * window, &bytes,
+			      &centre)) {
+			printf("  damon_sliding_window: snapshot %d: nothing accessed\n", i);
+			free(regions);
+			continue;
+		}
+		free(regions);
+		printf("  damon_sliding_window: snapshot %d: %zu regions, hot band %.1f MiB, its "
+		       "centre at %.1f MiB\n", i, count, (double)bytes / (1 << 20),
+		       centre / (1 << 20));
+		expect(bytes <= 3 * window, "snapshot %d: a hot band of %.1f windows", i,
+		       (double)bytes / (double)window);
+		expect(last < 0 || centre >= last - (double)window / 2,
+		       "snapshot %d: the centre went back from %.1f to %.1f MiB", i,
+		       last / (1 << 20), centre / (1 << 20));
+		if (first < 0)
+			first = centre;
+		last = centre;
+		banded++;
+	}
+	expect(banded >= SLIDE_SNAPSHOTS / 2, "only %u of %d snapshots saw the window", banded,
+	       SLIDE_SNAPSHOTS);
+	expect(last - first >= 3 * (double)window, "the centre moved %.1f MiB, from %.1f to %.1f",
+	       (last - first) / (1 << 20), first / (1 << 20), last / (1 << 20));
+	expect_ok(damon_stop(DAMON_ADMIN), "stopping our kdamond");
+	if (stat_was_on)
+		expect_ok(damon_stat_set(DAMON_STAT_ENABLED, 1), "turning damon_stat on again");
+	kill_and_reap(toucher);
+	kill_and_reap(yielder);
+	close(go_fd);
+	close(back_fd);
 }
 
 #define HEATMAP_LOG "/tmp/pfprof-heatmap.log"
