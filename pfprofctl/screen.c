@@ -102,6 +102,27 @@ void screen_draw(void (*print)(void *ctx, struct screen_size size, const char *e
 	fflush(stdout);
 }
 
+bool screen_watch(int (*take)(void *ctx),
+		  void (*print)(void *ctx, struct screen_size size, const char *eol), void *ctx,
+		  size_t min_rows, int delay_ms, int *err)
+{
+	int key = 0;
+
+	*err = 0;
+	if (!isatty(STDOUT_FILENO) || !screen_enter())
+		return false;
+	screen_catch_signals();
+	while (!screen_interrupted && key != 'q') {
+		if (!screen_resized && (*err = take(ctx)))
+			break;
+		screen_resized = 0;
+		screen_draw(print, ctx, min_rows);
+		key = screen_wait_key(delay_ms, true);
+	}
+	screen_leave();
+	return true;
+}
+
 int screen_wait_key(int ms, bool keys)
 {
 	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };

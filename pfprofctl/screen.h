@@ -41,6 +41,18 @@ void screen_leave(void);
 void screen_draw(void (*print)(void *ctx, struct screen_size size, const char *eol), void *ctx,
 		 size_t min_rows);
 
+/*
+ * The live views' loop (where --watch, heatmap --watch): take(ctx) anew,
+ * then print it as screen_draw() does, every delay_ms (on a resize at once,
+ * without taking), until q or a signal. False if stdin or stdout is no
+ * terminal (nothing changed); else *err is take()'s failure (-errno), which
+ * ended the loop, for the caller to say once the terminal is restored (on
+ * the alternate screen it would go with it).
+ */
+bool screen_watch(int (*take)(void *ctx),
+		  void (*print)(void *ctx, struct screen_size size, const char *eol), void *ctx,
+		  size_t min_rows, int delay_ms, int *err);
+
 /* Waits ms, or until a key (if keys) or a signal; returns the key, 0 for none. */
 int screen_wait_key(int ms, bool keys);
 

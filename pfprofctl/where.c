@@ -124,9 +124,10 @@ static void print_table(void *ctx, struct screen_size size, const char *eol)
 		print_row(t, &t->rows[i], size, eol);
 }
 
-/* Reads the window's lines into v->table anew; 0 or -errno. */
-static int take(struct where_view *v)
+/* Reads the window's lines into where_view ctx's table anew; 0 or -errno. */
+static int take(void *ctx)
 {
+	struct where_view *v = ctx;
 	const struct pfprof_config *c = &v->ctl->config;
 	double since = v->last_s ? (double)time(NULL) - v->last_s : 0;
 	int err;
@@ -143,24 +144,14 @@ static void take_failed(const struct where_view *v, int err)
 	ctl_error(err, "reading %s/" LOGFORMAT_FAULTS_FILE, v->ctl->config.log_dir);
 }
 
-/* Errors are said once the terminal is restored: on the alternate screen they would go with it. */
 static int watch(struct where_view *v, int delay_ms)
 {
-	int err = 0, key = 0;
+	int err;
 
-	if (!isatty(STDOUT_FILENO) || !screen_enter()) {
+	if (!screen_watch(take, print_table, v, HEADER_LINES + 2, delay_ms, &err)) {
 		ctl_error(0, "where --watch draws on a terminal: run it in one");
 		return PFPROF_EXIT_FAILED;
 	}
-	screen_catch_signals();
-	while (!screen_interrupted && key != 'q') {
-		if (!screen_resized && (err = take(v)))
-			break;
-		screen_resized = 0;
-		screen_draw(print_table, v, HEADER_LINES + 2);
-		key = screen_wait_key(delay_ms, true);
-	}
-	screen_leave();
 	if (err)
 		take_failed(v, err);
 	return err ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
