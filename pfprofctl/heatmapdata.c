@@ -129,14 +129,22 @@ static int compare_maps(const void *a, const void *b)
 	return x->end < y->end ? -1 : x->end > y->end;
 }
 
+/* row, >= 0, to the nearest whole row (no libm for round()). */
+static double nearest_row(double row)
+{
+	return (double)(unsigned long)(row + 0.5);
+}
+
 /*
  * The bands' rows: in proportion to their bytes, but at least the minimum;
  * the bands raised to it take their rows from the others, which may then
- * fall below it in turn.
+ * fall below it in turn. Their borders are whole rows, so that no row of
+ * a terminal's few mixes two bands.
  */
 static void share_rows(struct heatmap_data *d)
 {
-	const double least = (double)d->rows / HEATMAP_MIN_BAND_SHARE;
+	const double least = d->rows < HEATMAP_MIN_BAND_SHARE ? 1 :
+			     (double)d->rows / HEATMAP_MIN_BAND_SHARE;
 	double *rows = calloc(d->nr_bands, sizeof(*rows)), row = 0;
 	bool changed = true;
 
@@ -163,9 +171,9 @@ static void share_rows(struct heatmap_data *d)
 		}
 	}
 	for (size_t i = 0; i < d->nr_bands; i++) {
-		d->bands[i].row_from = row;
+		d->bands[i].row_from = nearest_row(row);
 		row += rows ? rows[i] : (double)d->rows / (double)d->nr_bands;
-		d->bands[i].row_to = row;
+		d->bands[i].row_to = nearest_row(row);
 	}
 	free(rows);
 }

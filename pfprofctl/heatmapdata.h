@@ -5,9 +5,10 @@
  * end to end: the gaps between them, most of a 64-bit address space, would
  * leave the data a few thin lines. Mappings that touch and have the same
  * name are one band (a library's segments). Each band has rows in
- * proportion to its bytes, but at least 1/HEATMAP_MIN_BAND_SHARE of them,
- * so that a stack or a library stays visible beside a heap of gigabytes:
- * within a band the axis is linear, across bands it is not.
+ * proportion to its bytes, but at least 1/HEATMAP_MIN_BAND_SHARE of them
+ * and at least one, so that a stack or a library stays visible beside a
+ * heap of gigabytes: within a band the axis is linear, across bands it is
+ * not. Bands begin and end on whole rows.
  */
 #ifndef PFPROF_HEATMAPDATA_H
 #define PFPROF_HEATMAPDATA_H
