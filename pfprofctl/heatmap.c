@@ -1,292 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pfprofctl heatmap --record: DAMON's picture of which memory a process
- * keeps using, a snapshot a second into a heatmap log (heatmaplog.h). Run
- * by root, like perf record: DAMON's sysfs files are root's, and pfprofd
- * runs as its own user with /sys read-only (docs/damon.md). Without
- * --record: the log drawn by gnuplot (heatmapdata.h), time across and the
- * mapped address ranges up.
+ * pfprofctl heatmap: a heatmap log (heatmaplog.h) drawn by gnuplot
+ * (heatmapdata.h), time across and the mapped address ranges up; with
+ * --record, the log recorded (heatmaprecord.c).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "atomicfile.h"
-#include "clock.h"
 #include "ctl.h"
-#include "damon.h"
 #include "gnuplot.h"
+#include "heatmap.h"
 #include "heatmapdata.h"
-#include "heatmaplog.h"
 #include "logformat.h"
 #include "plotprocs.h"
+#include "screen.h"
 
-enum { OPT_RECORD, OPT_SECONDS, OPT_OUTPUT, OPT_TAKE_DAMON };
-
-#define SNAPSHOT_INTERVAL_NS 1000000000ULL
 /* The address axis's rows: finer than a PNG of 800 pixels would show. */
 #define DRAW_ROWS 400
-/* Bands named on the axis: those of at least 1/DRAW_LABEL_SHARE of it. */
-#define DRAW_LABEL_SHARE 100
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop_signal(int sig)
-{
-	stop_signal = sig;
-}
-
-/* /proc/<pid>/<file>'s whole text (free() it); NULL with errno set. */
-static char *read_proc_file(pid_t pid, const char *file)
-{
-	char path[64], *text = NULL;
-	size_t size = 0;
-	FILE *f, *out;
-	int c;
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
-	f = fopen(path, "re");
-	if (!f)
-		return NULL;
-	out = open_memstream(&text, &size);
-	if (!out) {
-		fclose(f);
-		return NULL;
-	}
-	while ((c = getc(f)) != EOF)
-		putc(c, out);
-	c = ferror(f) ? errno : 0;
-	fclose(f);
-	if (fclose(out) || c) {
-		free(text);
-		errno = c ?: ENOMEM;
-		return NULL;
-	}
-	return text;
-}
-
-/*
- * Whether pid is a process DAMON can watch: one with an address space. A
- * kernel thread has none (its maps file is empty): EINVAL.
- */
-static int check_process(pid_t pid, char *comm, size_t size)
-{
-	char *text = read_proc_file(pid, "comm");
-	int err;
-
-	if (!text) {
-		err = -errno;
-		ctl_error(err == -ENOENT ? -ESRCH : err, "process %d", (int)pid);
-		return PFPROF_EXIT_FAILED;
-	}
-	snprintf(comm, size, "%.*s", (int)strcspn(text, "\n"), text);
-	free(text);
-	text = read_proc_file(pid, "maps");
-	err = !text ? -errno : !*text ? -EINVAL : 0;
-	free(text);
-	if (err) {
-		ctl_error(err, "process %d (%s)%s", (int)pid, comm,
-			  err == -EINVAL ? " is a kernel thread: it has no address space" : "");
-		return PFPROF_EXIT_FAILED;
-	}
-	return -1;
-}
-
-/*
- * DAMON for us: the kernel has it, no kdamond of its sysfs interface is on
- * (someone else's: left alone), and damon_stat is off, or turned off if
- * allowed (*stat_taken then). -1 to go on, else the exit status.
- */
-static int take_damon(bool may_take_stat, bool *stat_taken)
-{
-	int err = damon_check(DAMON_ADMIN), stat;
-
-	*stat_taken = false;
-	if (err == -ENOENT) {
-		ctl_error(0, "this kernel has no DAMON (CONFIG_DAMON is not set, or no "
-			  "CONFIG_DAMON_SYSFS): fault maps only (pfprofctl where)");
-		return PFPROF_EXIT_FAILED;
-	}
-	if (err == -EBUSY) {
-		ctl_error(err, "DAMON: a kdamond of %s is on, someone else's; it is left alone",
-			  DAMON_ADMIN);
-		return PFPROF_EXIT_FAILED;
-	}
-	if (err) {
-		ctl_error(err, "%s", DAMON_ADMIN);
-		return PFPROF_EXIT_FAILED;
-	}
-	stat = damon_stat_enabled(DAMON_STAT_ENABLED);
-	if (stat <= 0)
-		return -1;
-	if (!may_take_stat) {
-		ctl_error(-EBUSY, "DAMON is held by damon_stat, which this kernel starts at boot");
-		ctl_hint("--take-damon turns damon_stat off while recording, and on again after");
-		return PFPROF_EXIT_FAILED;
-	}
-	err = damon_stat_set(DAMON_STAT_ENABLED, 0);
-	if (err) {
-		ctl_error(err, "turning damon_stat off (%s)", DAMON_STAT_ENABLED);
-		return PFPROF_EXIT_FAILED;
-	}
-	*stat_taken = true;
-	return -1;
-}
-
-static void give_back_damon(bool stat_taken)
-{
-	int err = damon_stop(DAMON_ADMIN);
-
-	if (err)
-		ctl_error(err, "stopping DAMON's kdamond (%s/kdamonds/0/state)", DAMON_ADMIN);
-	if (stat_taken) {
-		err = damon_stat_set(DAMON_STAT_ENABLED, 1);
-		if (err)
-			ctl_error(err, "turning damon_stat on again (%s)", DAMON_STAT_ENABLED);
-	}
-}
-
-/*
- * One snapshot into the log, with the mappings if they changed; -ESRCH
- * once pid exited. *empty: DAMON tried no region however often asked.
- */
-static int record_snapshot(FILE *log, pid_t pid, char **last_maps, bool *empty)
-{
-	uint64_t wall_ns = clock_ns(CLOCK_REALTIME);
-	struct damon_region *regions;
-	char *maps;
-	size_t count;
-	int err = damon_snapshot(DAMON_ADMIN, &regions, &count);
-
-	if (err)
-		return err;
-	*empty = !count;
-	maps = read_proc_file(pid, "maps");
-	if (maps && (!*last_maps || strcmp(maps, *last_maps))) {
-		err = heatmap_log_maps(log, wall_ns, maps);
-		free(*last_maps);
-		*last_maps = maps;
-	} else {
-		free(maps);
-	}
-	if (!err)
-		err = heatmap_log_regions(log, wall_ns, regions, count);
-	free(regions);
-	if (!err && fflush(log))
-		err = -errno;
-	return err;
-}
-
-/*
- * A snapshot a second from a second after DAMON started, until seconds
- * have passed (0: no limit), pid exits, or a signal. Not at once: right
- * after "on" the scheme has been applied to no region yet, and the first
- * snapshot was empty (seen in a fresh run on 6.12).
- */
-static int record(FILE *log, const char *log_path, pid_t pid, uint64_t seconds)
-{
-	uint64_t start = clock_ns(CLOCK_MONOTONIC), next = start + SNAPSHOT_INTERVAL_NS;
-	unsigned long snapshots = 0, empty_snapshots = 0;
-	char *maps = NULL;
-	int err = 0;
-
-	while (!stop_signal && (!seconds || next - start <= seconds * SNAPSHOT_INTERVAL_NS)) {
-		struct timespec wake = { .tv_sec = next / 1000000000ULL,
-					 .tv_nsec = next % 1000000000ULL };
-		bool empty;
-
-		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, NULL))
-			continue;
-		err = record_snapshot(log, pid, &maps, &empty);
-		if (err)
-			break;
-		snapshots++;
-		empty_snapshots += empty;
-		if (isatty(STDERR_FILENO))
-			fprintf(stderr, "\rpfprofctl heatmap: %lu snapshots of PID %d in %s", snapshots,
-				(int)pid, log_path);
-		next += SNAPSHOT_INTERVAL_NS;
-	}
-	if (isatty(STDERR_FILENO) && snapshots)
-		fputc('\n', stderr);
-	free(maps);
-	if (err && err != -ESRCH) {
-		ctl_error(err, snapshots ? "%s, after %lu snapshots" : "%s", log_path, snapshots);
-		return PFPROF_EXIT_FAILED;
-	}
-	if (err)
-		printf("process %d exited: %lu snapshots in %s\n", (int)pid, snapshots, log_path);
-	else
-		printf("%lu snapshots of process %d in %s\n", snapshots, (int)pid, log_path);
-	if (empty_snapshots)
-		printf("%lu of them empty: DAMON tried no region in %d updates (its kdamond was "
-		       "behind: a busy CPU)\n", empty_snapshots, DAMON_SNAPSHOT_TRIES);
-	return PFPROF_EXIT_OK;
-}
 
 /* The default log of pid: heatmap-<pid>.log in the configured log_dir; false if too long. */
-static bool log_of(const struct ctl *ctl, pid_t pid, char *buf, size_t size)
+bool heatmap_log_of(const struct ctl *ctl, pid_t pid, char *buf, size_t size)
 {
 	if (snprintf(buf, size, "%s/heatmap-%d.log", ctl->config.log_dir, (int)pid) < (int)size)
 		return true;
 	ctl_error(-ENAMETOOLONG, "%s/heatmap-%d.log", ctl->config.log_dir, (int)pid);
 	return false;
-}
-
-static int record_command(const struct ctl *ctl, const struct ctl_call *call)
-{
-	const struct damon_attrs attrs = DAMON_ATTRS_DEFAULT;
-	struct sigaction stop = { .sa_handler = on_stop_signal };
-	char default_log[PATH_MAX], comm[32];
-	const char *log_path = call->option[OPT_OUTPUT].string;
-	bool stat_taken;
-	int status, err;
-	FILE *log;
-	pid_t pid;
-
-	if (!ctl_parse_pid(call->operands[0], &pid))
-		return ctl_usage_error(&ctl_heatmap_command, "'%s' is not a PID",
-				       call->operands[0]);
-	status = check_process(pid, comm, sizeof(comm));
-	if (status >= 0)
-		return status;
-	if (!log_path) {
-		if (!log_of(ctl, pid, default_log, sizeof(default_log)))
-			return PFPROF_EXIT_FAILED;
-		log_path = default_log;
-	}
-	status = take_damon(call->option[OPT_TAKE_DAMON].set, &stat_taken);
-	if (status >= 0)
-		return status;
-	sigaction(SIGINT, &stop, NULL);
-	sigaction(SIGTERM, &stop, NULL);
-	log = fopen(log_path, "we");
-	if (!log) {
-		ctl_error(-errno, "%s", log_path);
-		give_back_damon(stat_taken);
-		return PFPROF_EXIT_FAILED;
-	}
-	err = damon_start(DAMON_ADMIN, pid, &attrs);
-	if (err)
-		ctl_error(err, "starting DAMON on process %d (%s/kdamonds/0)", (int)pid,
-			  DAMON_ADMIN);
-	else if ((err = heatmap_log_header(log, pid, comm, &attrs)))
-		ctl_error(err, "%s", log_path);
-	status = err ? PFPROF_EXIT_FAILED : record(log, log_path, pid,
-						   call->option[OPT_SECONDS].number);
-	if (fclose(log) && !status) {
-		ctl_error(-errno, "%s", log_path);
-		status = PFPROF_EXIT_FAILED;
-	}
-	give_back_damon(stat_taken);
-	return status;
 }
 
 /* name as a single-quoted gnuplot string's inside: quotes doubled. */
@@ -296,8 +41,7 @@ static void gnuplot_quote(FILE *f, const char *name)
 		fputs(*name == '\'' ? "''" : (char[]){ *name, '\0' }, f);
 }
 
-/* "12 MiB", "4 KiB". */
-static void format_bytes(char *buf, size_t size, uint64_t bytes)
+void heatmap_format_bytes(char *buf, size_t size, uint64_t bytes)
 {
 	const char *unit;
 	double v = ctl_scale_bytes(bytes, &unit);
@@ -305,8 +49,7 @@ static void format_bytes(char *buf, size_t size, uint64_t bytes)
 	snprintf(buf, size, v < 10 && bytes >= 1024 ? "%.1f %s" : "%.0f %s", v, unit);
 }
 
-/* A band's name on the axis: the file's base name, or what kind of memory. */
-static const char *band_label(const struct heatmap_band *b)
+const char *heatmap_band_label(const struct heatmap_band *b)
 {
 	const char *slash = strrchr(b->name, '/');
 
@@ -329,9 +72,9 @@ static void write_axis(FILE *f, const struct heatmap_data *d)
 
 		if ((b->row_to - b->row_from) * HEATMAP_MIN_BAND_SHARE < d->rows * 0.999)
 			continue;
-		format_bytes(size, sizeof(size), b->end - b->start);
+		heatmap_format_bytes(size, sizeof(size), b->end - b->start);
 		fprintf(f, "%s'", first ? "" : ", ");
-		gnuplot_quote(f, band_label(b));
+		gnuplot_quote(f, heatmap_band_label(b));
 		fprintf(f, " (%s)' %.2f", size, (b->row_from + b->row_to) / 2);
 		first = false;
 	}
@@ -397,7 +140,7 @@ static void write_map_panel(FILE *f, const struct drawing *g)
 	uint64_t samples = d->sample_us ? d->aggr_us / d->sample_us : 0;
 	char mapped[16];
 
-	format_bytes(mapped, sizeof(mapped), d->mapped);
+	heatmap_format_bytes(mapped, sizeof(mapped), d->mapped);
 	fprintf(f, "set tmargin at screen %.2f\nset bmargin at screen 0.08\n",
 		g->nr_rates > 0 ? 0.68 : 0.92);
 	fprintf(f, "set xlabel 'time since the first snapshot (s)'\n"
@@ -481,15 +224,23 @@ static bool is_svg(const char *path)
 	return dot && !strcmp(dot, ".svg");
 }
 
-/* The log named by the operand: a PID's in log_dir, or a file. */
+/* The log named by the operand: a PID's in log_dir, or a file; false (said) if too long. */
+static bool log_path_of(const struct ctl *ctl, const char *operand, char *path, size_t size)
+{
+	pid_t pid;
+
+	if (ctl_parse_pid(operand, &pid))
+		return heatmap_log_of(ctl, pid, path, size);
+	snprintf(path, size, "%s", operand);
+	return true;
+}
+
 static int open_log(const struct ctl *ctl, const char *operand, char *path, size_t size,
 		    FILE **log)
 {
 	pid_t pid;
 
-	if (!ctl_parse_pid(operand, &pid))
-		snprintf(path, size, "%s", operand);
-	else if (!log_of(ctl, pid, path, size))
+	if (!log_path_of(ctl, operand, path, size))
 		return PFPROF_EXIT_FAILED;
 	*log = fopen(path, "re");
 	if (*log)
@@ -511,11 +262,6 @@ static int draw_command(const struct ctl *ctl, const struct ctl_call *call)
 	int status, err;
 	FILE *log;
 
-	if (call->option[OPT_SECONDS].set || call->option[OPT_TAKE_DAMON].set)
-		return ctl_usage_error(&ctl_heatmap_command, "%s goes with --record",
-				       call->option[OPT_SECONDS].set ?
-				       call->option[OPT_SECONDS].typed :
-				       call->option[OPT_TAKE_DAMON].typed);
 	status = open_log(ctl, call->operands[0], path, sizeof(path), &log);
 	if (status >= 0)
 		return status;
@@ -552,15 +298,58 @@ static int draw_command(const struct ctl *ctl, const struct ctl_call *call)
 	return err ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 }
 
-static int run(struct ctl *ctl, const struct ctl_call *call)
+/* The first option given of those listed (-1 ends the list), or NULL. */
+static const char *first_given(const struct ctl_call *call, const int *options)
 {
-	return call->option[OPT_RECORD].set ? record_command(ctl, call) :
-					      draw_command(ctl, call);
+	for (; *options >= 0; options++)
+		if (call->option[*options].set)
+			return call->option[*options].typed;
+	return NULL;
 }
 
+/* The options that go together: -1, or a usage error's status. */
+static int check_options(const struct ctl_call *call)
+{
+	static const int record_only[] = { OPT_SECONDS, OPT_TAKE_DAMON, -1 },
+			 watch_only[] = { OPT_DELAY, -1 }, not_watch[] = { OPT_OUTPUT, -1 },
+			 not_record[] = { OPT_WATCH, OPT_DELAY, -1 };
+	const char *option;
+
+	if (call->option[OPT_RECORD].set && (option = first_given(call, not_record)))
+		return ctl_usage_error(&ctl_heatmap_command, "%s goes without --record: watch the "
+				       "log from another terminal", option);
+	if (!call->option[OPT_RECORD].set && (option = first_given(call, record_only)))
+		return ctl_usage_error(&ctl_heatmap_command, "%s goes with --record", option);
+	if (!call->option[OPT_WATCH].set && (option = first_given(call, watch_only)))
+		return ctl_usage_error(&ctl_heatmap_command, "%s goes with --watch", option);
+	if (call->option[OPT_WATCH].set && (option = first_given(call, not_watch)))
+		return ctl_usage_error(&ctl_heatmap_command, "%s goes without --watch", option);
+	if (call->option[OPT_DELAY].set && screen_parse_delay(call->option[OPT_DELAY].string) < 0)
+		return ctl_usage_error(&ctl_heatmap_command, "%s wants seconds from 0.05 to 3600, "
+				       "not '%s'", call->option[OPT_DELAY].typed,
+				       call->option[OPT_DELAY].string);
+	return -1;
+}
+
+static int run(struct ctl *ctl, const struct ctl_call *call)
+{
+	int status = check_options(call);
+	char path[PATH_MAX];
+
+	if (status >= 0)
+		return status;
+	if (call->option[OPT_RECORD].set)
+		return heatmap_record_command(ctl, call);
+	if (!call->option[OPT_WATCH].set)
+		return draw_command(ctl, call);
+	if (!log_path_of(ctl, call->operands[0], path, sizeof(path)))
+		return PFPROF_EXIT_FAILED;
+	return heatmap_watch_command(path, call->option[OPT_DELAY].set ?
+				     screen_parse_delay(call->option[OPT_DELAY].string) : 1000);
+}
 
 const struct ctl_command ctl_heatmap_command = {
-	.name = "heatmap", .operands = "--record <pid> | <pid> | <log>",
+	.name = "heatmap", .operands = "--record <pid> | [--watch] <pid> | [--watch] <log>",
 	.min_operands = 1, .max_operands = 1,
 	.missing_operands = "which PID?",
 	.summary = "Record and draw which memory a process keeps using (DAMON)",
@@ -576,7 +365,9 @@ const struct ctl_command ctl_heatmap_command = {
 		   "Without --record: the log of the PID (in the log directory) or the log\n"
 		   "given, drawn with gnuplot: time across, the mapped address ranges up with\n"
 		   "the gaps between them left out, each named, and how often DAMON found\n"
-		   "each part accessed as the colour.\n",
+		   "each part accessed as the colour. With --watch: the same in the terminal,\n"
+		   "a column a snapshot, drawn again every second (or --delay) while a\n"
+		   "recorder adds to the log; q quits.\n",
 	.options = {
 		[OPT_RECORD] = { "record", 'r', CTL_STRING, NULL, "record the process into its log" },
 		[OPT_SECONDS] = { "seconds", 's', CTL_COUNT, "N",
@@ -586,6 +377,10 @@ const struct ctl_command ctl_heatmap_command = {
 				 "the picture (default heatmap-<pid>.png; FILE.svg: SVG)" },
 		[OPT_TAKE_DAMON] = { "take-damon", 0, CTL_STRING, NULL,
 				     "with --record: turn damon_stat off, and on after" },
+		[OPT_WATCH] = { "watch", 'w', CTL_STRING, NULL,
+				"draw the log in the terminal, again as it grows, until q" },
+		[OPT_DELAY] = { "delay", 'd', CTL_STRING, "SECS",
+				"with --watch: the interval, 0.05 to 3600 s (default 1)" },
 	},
 	.run = run,
 };

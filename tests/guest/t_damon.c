@@ -536,19 +536,45 @@ static void read_record_summary(unsigned long *snapshots, unsigned long *empty)
 		*empty = 0;
 }
 
+#define HEATMAP_NOBODY_ERR "/tmp/pfprof-heatmap-nobody.err"
+
+/*
+ * in_child()'s fn: as nobody, recording nobody's own process pid is
+ * refused (EPERM: DAMON's files are root's); where the kernel has no DAMON,
+ * that is said first.
+ */
+static void record_as_nobody(int pid)
+{
+	char arg[16];
+	const char *why;
+	int status;
+
+	snprintf(arg, sizeof(arg), "%d", pid);
+	become_nobody();
+	unlink(HEATMAP_NOBODY_ERR);
+	status = run_program_err((char *[]){ "./pfprofctl", "heatmap", "--record", arg, NULL },
+				 "/dev/null", HEATMAP_NOBODY_ERR);
+	show_file(HEATMAP_NOBODY_ERR, "  heatmap_record (nobody)| ");
+	expect(status == 1 && file_contains(HEATMAP_NOBODY_ERR, kernel_has_damon(&why) ?
+					    "are root's: Operation not permitted" :
+					    "this kernel has no DAMON"),
+	       "pfprofctl heatmap --record %s as nobody: exit %d, not the message", arg, status);
+}
+
 /*
  * pfprofctl heatmap --record on the random toucher: a snapshot a second
  * for --seconds, the toucher's region among the mappings, 90 % of it seen
- * accessed; damon_stat handed back. On 6.1, the message. A kernel thread
- * refused first. 6.12 may give an empty snapshot when its kdamond falls
- * behind (lib/damon.c, damon_snapshot()): the command must say so, and
- * most snapshots must still have regions.
+ * accessed; damon_stat handed back. On 6.1, the message. Refused first:
+ * a kernel thread, and nobody recording its own process. 6.12 may give
+ * an empty snapshot when its kdamond falls behind (lib/damon.c,
+ * damon_snapshot()): the command must say so, and most snapshots must
+ * still have regions.
  */
 void test_heatmap_record(void)
 {
 	int go_fd, back_fd, status, stat_before;
 	struct heatmap_read *h = malloc(sizeof(*h));
-	pid_t toucher, yielder;
+	pid_t toucher, yielder, nobody;
 	unsigned long said_snapshots, said_empty;
 	const char *why;
 	char pid[16];
@@ -560,9 +586,13 @@ void test_heatmap_record(void)
 	/* PID 2 is kthreadd here, the first kernel thread (host tests may run where it is not). */
 	status = run_program_err((char *[]){ "./pfprofctl", "heatmap", "--record", "2", NULL },
 				 "/dev/null", HEATMAP_ERR);
-	expect(status == 1 && file_contains(HEATMAP_ERR, "(kthreadd) is a kernel thread: it has no "
-					    "address space: Invalid argument"),
+	expect(status == 1 && file_contains(HEATMAP_ERR, kernel_has_damon(&why) ?
+					    "(kthreadd) is a kernel thread: it has no address "
+					    "space: Invalid argument" : "this kernel has no DAMON"),
 	       "pfprofctl heatmap --record 2: exit %d, not the message", status);
+	nobody = spawn_nobody_sleeper();
+	in_child(record_as_nobody, nobody, "recording as nobody");
+	kill_and_reap(nobody);
 	if (kernel_has_damon(&why))
 		expect_ok(damon_as_booted(), "DAMON's sysfs interface, no kdamond of it on");
 	yielder = spawn_yielder();

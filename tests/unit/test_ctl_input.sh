@@ -92,6 +92,10 @@ run_row heatmap_not_a_pid   2 "heatmap: 'x' is not a PID"       heatmap --record
 run_row heatmap_no_operand  2 "which PID?"                      heatmap --record
 run_row heatmap_seconds_0   2 "-s wants a number from 1, not '0'" heatmap --record -s 0 42
 run_row heatmap_no_process  1 "process 2147483647: No such process" heatmap --record 2147483647
+run_row heatmap_record_watch 2 "--watch goes without --record"  heatmap --record --watch 42
+run_row heatmap_delay_alone 2 "-d goes with --watch"            heatmap -d 1 42
+run_row heatmap_delay_bad   2 "wants seconds from 0.05 to 3600" heatmap --watch -d 0 42
+run_row heatmap_watch_out   2 "-o goes without --watch"         heatmap --watch -o x.png 42
 run_row where_tree_not_pid  2 "where: 'x' is not a PID"         where --tree x
 run_row where_two_kinds     2 "name different things"           where --unit --comm a
 run_row where_no_unit_log   1 "no faults of unit a.service placed" where --unit a.service

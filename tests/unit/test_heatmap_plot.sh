@@ -6,7 +6,10 @@
 # title, the units on every axis, each mapping named on the address axis, a
 # box per cell, both hot and cold colours, and the fault rates above at
 # their scale. Then what it says of a log that is none, of a PID without a
-# log, and of options that go with --record.
+# log, and of options that go with --record. Last, --watch on a terminal
+# (a pty from script(1)): every mapping named, hot and cold characters in
+# their place, the highest addresses first, and a snapshot added to the
+# log while it watches drawn.
 # Prints "PASS name" / "FAIL name: reason" and "N passed, N failed".
 here=$(cd "$(dirname "$0")" && pwd)
 ctl=$here/../../pfprofctl/pfprofctl
@@ -95,5 +98,48 @@ check no_log_hint grep -q "hint: record one first: pfprofctl heatmap --record 99
 "$ctl" -c "$dir/pfprofd.conf" heatmap -s 5 4242 2> "$dir/err"
 check seconds_alone_usage [ $? -eq 2 ]
 check seconds_alone_said grep -q -- "-s goes with --record" "$dir/err"
+
+# screen FILE: what a terminal shows of FILE's output, escapes left out.
+screen() {
+	sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\r$//' "$1"
+}
+
+# One more snapshot, 10 s after the first, while --watch draws the log:
+# the anonymous memory's upper half hot now.
+add_snapshot() {
+	sleep 1
+	t=$((1764220000000000000 + 10 * 1000000000))
+	{
+		printf 'region\t%s\t55d0c0a00000\t7f1c2c000000\t0\t0\n' $t
+		printf 'region\t%s\t7f1c2c000000\t7f1c2e000000\t20\t0\n' $t
+		printf 'region\t%s\t7f1c2e000000\t7ffd5c3c2000\t0\t0\n' $t
+	} >> "$dir/heatmap-4242.log"
+}
+add_snapshot &
+script -qec "timeout -s INT 3 '$ctl' -c '$dir/pfprofd.conf' heatmap --watch -d 0.2 4242" \
+	/dev/null < /dev/null > "$dir/watch.raw"
+wait
+screen "$dir/watch.raw" > "$dir/watch"
+# The first screen drawn, and the last (the same rows, after the header).
+sed -n '1,/^ *work 132 KiB |/{p}' "$dir/watch" > "$dir/first"
+tac "$dir/watch" | sed -n '/^PID 4242/{p;q};p' | tac > "$dir/last"
+check watch_header grep -q "^PID 4242 (work): DAMON's accesses, 10 of 10 snapshots to " "$dir/first"
+check watch_scale grep -qF "'.:-=+*#%@': none to 20 of 20 samples in 100 ms; ' ': no region" \
+	"$dir/first"
+for name in "\[stack\] 132 KiB" "libc.so.6 1.8 MiB" "\[anon\] 64 MiB" "\[heap\] 132 KiB" \
+	"work 132 KiB"; do
+	label=$(printf '%s' "${name%% *}" | tr -d '\\[]')
+	check "watch_names_$label" grep -q "^ *$name |" "$dir/first"
+done
+check watch_highest_first sh -c "grep -n . '$dir/first' | grep -q '^3:.*\[stack\]' &&
+	[ \"\$(tail -n 1 '$dir/first')\" = '            work 132 KiB |..........' ]"
+check watch_hot_half grep -qx " *|@@@@@@@@@@" "$dir/first"
+check watch_cold_half grep -qx " *|.........." "$dir/first"
+check watch_sees_growth grep -q "^PID 4242 (work): DAMON's accesses, 11 of 11 snapshots" "$dir/last"
+check watch_new_column grep -qx " *|@@@@@@@@@@\." "$dir/last"
+check watch_new_column_hot grep -qx " *|\.\.\.\.\.\.\.\.\.\.@" "$dir/last"
+"$ctl" -c "$dir/pfprofd.conf" heatmap --watch 4242 < /dev/null > /dev/null 2> "$dir/err"
+check watch_no_terminal [ $? -eq 1 ]
+check watch_no_terminal_said grep -q "heatmap --watch draws on a terminal" "$dir/err"
 
 result_end
