@@ -14,9 +14,8 @@
 
 #include "growarray.h"
 
-/* Our kdamond's directory, and its context's, below the admin directory. */
-#define KDAMOND "kdamonds/0"
-#define CONTEXT KDAMOND "/contexts/0"
+/* A kdamond's context and scheme, below its directory (kdamond_dir()). */
+#define CONTEXT "contexts/0"
 #define SCHEME CONTEXT "/schemes/0"
 
 /* The widest ranges each access pattern field takes: every region matches. */
@@ -26,6 +25,16 @@
 static int path_of(char *buf, const char *admin, const char *rel)
 {
 	return snprintf(buf, PATH_MAX, "%s/%s", admin, rel) < PATH_MAX ? 0 : -ENAMETOOLONG;
+}
+
+/*
+ * Kdamond n's directory into buf (PATH_MAX): the functions below that take
+ * an admin directory and a relative path take it in admin's place.
+ */
+static int kdamond_dir(char *buf, const char *admin, size_t n)
+{
+	return snprintf(buf, PATH_MAX, "%s/kdamonds/%zu", admin, n) < PATH_MAX ? 0 :
+	       -ENAMETOOLONG;
 }
 
 /* Writes text to path in one write(), as sysfs wants it. */
@@ -159,12 +168,12 @@ static int apply(const char *admin, const struct setting *s, size_t n)
 	return err;
 }
 
-int damon_start(const char *admin, pid_t pid, const struct damon_attrs *a)
+/* Kdamond n's context on pid, with the scheme; its directory made by the nr_kdamonds write. */
+static int set_up_kdamond(const char *admin, size_t n, pid_t pid, const struct damon_attrs *a)
 {
 	/* In this order: each nr_* write makes the directories the next ones are in. */
 	const struct setting setup[] = {
-		{ "kdamonds/nr_kdamonds", NULL, 1 },
-		{ KDAMOND "/contexts/nr_contexts", NULL, 1 },
+		{ "contexts/nr_contexts", NULL, 1 },
 		{ CONTEXT "/operations", "vaddr", 0 },
 		{ CONTEXT "/monitoring_attrs/intervals/sample_us", NULL, a->sample_us },
 		{ CONTEXT "/monitoring_attrs/intervals/aggr_us", NULL, a->aggr_us },
@@ -176,24 +185,43 @@ int damon_start(const char *admin, pid_t pid, const struct damon_attrs *a)
 		{ CONTEXT "/schemes/nr_schemes", NULL, 1 },
 		{ SCHEME "/action", "stat", 0 },
 	};
-	int err = apply(admin, setup, sizeof(setup) / sizeof(setup[0]));
+	char dir[PATH_MAX];
+	int err = kdamond_dir(dir, admin, n);
 
 	if (!err)
-		err = apply(admin, every_region, sizeof(every_region) / sizeof(every_region[0]));
-	return err ? err : write_text(admin, KDAMOND "/state", "on");
+		err = apply(dir, setup, sizeof(setup) / sizeof(setup[0]));
+	return err ? err : apply(dir, every_region, sizeof(every_region) / sizeof(every_region[0]));
 }
 
-/* Whether our kdamond still runs: it stops by itself once its process has exited. */
-static int running(const char *admin)
+int damon_start(const char *admin, const pid_t *pids, size_t nr, const struct damon_attrs *a)
+{
+	char dir[PATH_MAX];
+	int err = nr && nr <= DAMON_MAX_PROCESSES ? write_number(admin, "kdamonds/nr_kdamonds", nr) :
+		  -EINVAL;
+
+	for (size_t n = 0; n < nr && !err; n++)
+		err = set_up_kdamond(admin, n, pids[n], a);
+	for (size_t n = 0; n < nr && !err; n++) {
+		err = kdamond_dir(dir, admin, n);
+		if (!err)
+			err = write_text(dir, "state", "on");
+	}
+	if (err && nr && nr <= DAMON_MAX_PROCESSES)
+		damon_stop(admin);
+	return err;
+}
+
+/* Whether kdamond n still runs: it stops by itself once its process has exited. */
+static int running(const char *admin, size_t n)
 {
 	bool on;
-	int err = kdamond_on(admin, 0, &on);
+	int err = kdamond_on(admin, n, &on);
 
 	return err ? err : on ? 0 : -ESRCH;
 }
 
-/* tried_regions/<index>: the region's four numbers. */
-static int read_region(const char *admin, const char *index, struct damon_region *r)
+/* tried_regions/<index> of the kdamond in its directory: the region's four numbers. */
+static int read_region(const char *kdamond, const char *index, struct damon_region *r)
 {
 	static const char *const names[] = { "start", "end", "nr_accesses", "age" };
 	uint64_t v[4];
@@ -204,7 +232,7 @@ static int read_region(const char *admin, const char *index, struct damon_region
 		if (snprintf(rel, sizeof(rel), SCHEME "/tried_regions/%s/%s", index, names[i]) >=
 		    (int)sizeof(rel))
 			return -ENAMETOOLONG;
-		err = read_number(admin, rel, &v[i]);
+		err = read_number(kdamond, rel, &v[i]);
 	}
 	if (err)
 		return err;
@@ -230,14 +258,14 @@ static int compare_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* Every tried_regions/<index>, sorted by address. */
-static int read_regions(const char *admin, struct damon_region **regions, size_t *count)
+/* Every tried_regions/<index> of the kdamond in its directory, sorted by address. */
+static int read_regions(const char *kdamond, struct damon_region **regions, size_t *count)
 {
 	char path[PATH_MAX];
 	size_t cap = 0;
 	struct dirent *d;
 	DIR *dir;
-	int err = path_of(path, admin, SCHEME "/tried_regions");
+	int err = path_of(path, kdamond, SCHEME "/tried_regions");
 
 	*regions = NULL;
 	*count = 0;
@@ -257,7 +285,7 @@ static int read_regions(const char *admin, struct damon_region **regions, size_t
 			break;
 		}
 		*regions = grown;
-		err = read_region(admin, d->d_name, &grown[*count]);
+		err = read_region(kdamond, d->d_name, &grown[*count]);
 		*count += !err;
 	}
 	closedir(dir);
@@ -272,24 +300,28 @@ static int read_regions(const char *admin, struct damon_region **regions, size_t
 	return 0;
 }
 
-/* One update of the tried regions, and what it left there. */
-static int update_and_read(const char *admin, struct damon_region **regions, size_t *count)
+/* One update of kdamond n's tried regions, and what it left there. */
+static int update_and_read(const char *admin, size_t n, struct damon_region **regions,
+			   size_t *count)
 {
-	int err = write_text(admin, KDAMOND "/state", "update_schemes_tried_regions");
+	char dir[PATH_MAX];
+	int err = kdamond_dir(dir, admin, n);
 
 	*regions = NULL;
 	*count = 0;
+	if (!err)
+		err = write_text(dir, "state", "update_schemes_tried_regions");
 	/* EINVAL (6.12) and ECANCELED (7.x): the kdamond had stopped. */
 	if (err && err != -EINVAL && err != -ECANCELED)
 		return err;
 	/* 6.12 says success when it stops during the update: what was read is partial. */
-	err = running(admin);
-	return err ? err : read_regions(admin, regions, count);
+	err = running(admin, n);
+	return err ? err : read_regions(dir, regions, count);
 }
 
-int damon_snapshot(const char *admin, struct damon_region **regions, size_t *count)
+int damon_snapshot(const char *admin, size_t n, struct damon_region **regions, size_t *count)
 {
-	int err = update_and_read(admin, regions, count);
+	int err = update_and_read(admin, n, regions, count);
 
 	/*
 	 * A running kdamond's address space has regions, but 6.12 ends an
@@ -300,16 +332,34 @@ int damon_snapshot(const char *admin, struct damon_region **regions, size_t *cou
 	 * guests. 7.x waits for the scheme to be applied (damos_walk()).
 	 */
 	for (int tries = 1; !err && !*count && tries < DAMON_SNAPSHOT_TRIES; tries++)
-		err = update_and_read(admin, regions, count);
+		err = update_and_read(admin, n, regions, count);
 	return err;
 }
 
-int damon_stop(const char *admin)
+/* Kdamond n off, if on: one that stopped by itself, or was never made, is fine. */
+static int stop_kdamond(const char *admin, size_t n)
 {
-	int err = running(admin);
+	char dir[PATH_MAX];
+	int err = running(admin, n);
 
 	/* Off, or never made (a start that failed before nr_kdamonds). */
 	if (err == -ESRCH || err == -ENOENT)
 		return 0;
-	return err ? err : write_text(admin, KDAMOND "/state", "off");
+	if (!err)
+		err = kdamond_dir(dir, admin, n);
+	return err ? err : write_text(dir, "state", "off");
+}
+
+int damon_stop(const char *admin)
+{
+	uint64_t nr;
+	int err = read_number(admin, "kdamonds/nr_kdamonds", &nr), first = 0;
+
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	for (uint64_t n = 0; n < nr; n++) {
+		err = stop_kdamond(admin, (size_t)n);
+		first = first ? first : err;
+	}
+	return first;
 }

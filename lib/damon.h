@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The kernel's Data Access MONitor through its sysfs interface
- * (docs/damon.md): one kdamond, one "vaddr" context, one process, one
- * "stat" scheme over every region, whose tried regions are a snapshot of
- * how often each part of the process's address space was accessed. The
+ * (docs/damon.md): a kdamond per process, each with one "vaddr" context on
+ * it and one "stat" scheme over every region, whose tried regions are a
+ * snapshot of how often each part of the process's address space was
+ * accessed. A kdamond each, not one with many targets: tried regions do
+ * not say whose they are. The
  * admin directory is a parameter, so that the unit tests drive a tree of
  * plain files; every function returns 0 or -errno.
  */
@@ -50,29 +52,33 @@ int damon_check(const char *admin);
 int damon_stat_enabled(const char *path);
 int damon_stat_set(const char *path, int enabled);
 
+/* The most processes one start watches: a kernel thread each, sampling every sample_us. */
+#define DAMON_MAX_PROCESSES 32
+
 /*
- * Sets up the kdamond for pid and turns it on. -EBUSY: another exclusive
+ * Sets up kdamonds 0 to nr - 1, kdamond n on pids[n], and turns them on;
+ * on failure, those turned on are turned off. -EBUSY: another exclusive
  * kdamond runs (damon_stat, damon_reclaim...); -EINVAL: no such process,
- * or attributes DAMON refuses.
+ * no or more than DAMON_MAX_PROCESSES of them, or attributes DAMON refuses.
  */
-int damon_start(const char *admin, pid_t pid, const struct damon_attrs *attrs);
+int damon_start(const char *admin, const pid_t *pids, size_t nr, const struct damon_attrs *attrs);
 
 /* Updates a snapshot asks for before it gives up on one with no region. */
 #define DAMON_SNAPSHOT_TRIES 4
 
 /*
- * The regions the scheme was tried on in the last apply interval, into
+ * The regions kdamond n's scheme was tried on in the last apply interval, into
  * *regions (free() it) and *count. It blocks about one aggregation
  * interval; up to DAMON_SNAPSHOT_TRIES times that while updates try no
  * region (6.12 when the kdamond falls behind), and *count may then be 0.
  * -ESRCH once the process has exited and the kdamond stopped (EINVAL on
  * 6.12, ECANCELED on 7.x, or success with the state off).
  */
-int damon_snapshot(const char *admin, struct damon_region **regions, size_t *count);
+int damon_snapshot(const char *admin, size_t n, struct damon_region **regions, size_t *count);
 
 /*
- * Turns the kdamond off; one that stopped by itself (its process exited),
- * or that was never made, is fine.
+ * Turns every kdamond of the interface off; one that stopped by itself (its
+ * process exited), or that was never made, is fine. The first failure.
  */
 int damon_stop(const char *admin);
 

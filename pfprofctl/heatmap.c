@@ -15,6 +15,7 @@
 
 #include "atomicfile.h"
 #include "ctl.h"
+#include "damon.h"
 #include "gnuplot.h"
 #include "heatmap.h"
 #include "heatmapdata.h"
@@ -315,6 +316,9 @@ static int check_options(const struct ctl_call *call)
 			 not_record[] = { OPT_WATCH, OPT_DELAY, -1 };
 	const char *option;
 
+	if (!call->option[OPT_RECORD].set && call->nr_operands > 1)
+		return ctl_usage_error(&ctl_heatmap_command, "one log at a time: %d given",
+				       call->nr_operands);
 	if (call->option[OPT_RECORD].set && (option = first_given(call, not_record)))
 		return ctl_usage_error(&ctl_heatmap_command, "%s goes without --record: watch the "
 				       "log from another terminal", option);
@@ -349,14 +353,14 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 }
 
 const struct ctl_command ctl_heatmap_command = {
-	.name = "heatmap", .operands = "--record <pid> | [--watch] <pid> | [--watch] <log>",
-	.min_operands = 1, .max_operands = 1,
+	.name = "heatmap", .operands = "--record <pid>... | [--watch] <pid> | [--watch] <log>",
+	.min_operands = 1, .max_operands = DAMON_MAX_PROCESSES,
 	.missing_operands = "which PID?",
 	.summary = "Record and draw which memory a process keeps using (DAMON)",
 	.details = "With --record, as root: the kernel's DAMON (Linux 6.2 or later, built with\n"
-		   "CONFIG_DAMON_SYSFS) watches the process's address space, sampling every\n"
+		   "CONFIG_DAMON_SYSFS) watches each process's address space, sampling every\n"
 		   "5 ms, 10 to 1000 regions; a snapshot of its regions and how often each was\n"
-		   "accessed goes into the log every second, with the process's mappings\n"
+		   "accessed goes into its log every second, with the process's mappings\n"
 		   "whenever they change, until the process exits, --seconds have passed, or\n"
 		   "Ctrl-C. DAMON's own cost is bounded by its number of regions, not by the\n"
 		   "process's size. A kernel that starts damon_stat at boot (Debian's 7.x)\n"

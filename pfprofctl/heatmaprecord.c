@@ -84,10 +84,10 @@ static int may_record(pid_t pid)
 static int process_comm(pid_t pid, char *comm, size_t size)
 {
 	char *text = read_proc_file(pid, "comm");
-	int err;
 
 	if (!text) {
-		err = -errno;
+		int err = -errno;
+
 		ctl_error(err == -ENOENT ? -ESRCH : err, "process %d", (int)pid);
 		return PFPROF_EXIT_FAILED;
 	}
@@ -154,7 +154,7 @@ static void give_back_damon(bool stat_taken)
 	int err = damon_stop(DAMON_ADMIN);
 
 	if (err)
-		ctl_error(err, "stopping DAMON's kdamond (%s/kdamonds/0/state)", DAMON_ADMIN);
+		ctl_error(err, "stopping DAMON's kdamonds (%s/kdamonds/*/state)", DAMON_ADMIN);
 	if (stat_taken) {
 		err = damon_stat_set(DAMON_STAT_ENABLED, 1);
 		if (err)
@@ -162,133 +162,234 @@ static void give_back_damon(bool stat_taken)
 	}
 }
 
+/* One process recorded: its kdamond, its log, and how its recording went. */
+struct recording {
+	pid_t pid;
+	size_t kdamond;
+	char comm[32];
+	char log_path[PATH_MAX];
+	FILE *log;
+	char *maps;			/* the last written to the log */
+	unsigned long snapshots;
+	unsigned long empty_snapshots;	/* of them */
+	int err;			/* -ESRCH: it exited; else it failed, if not 0 */
+};
+
 /*
- * One snapshot into the log, with the mappings if they changed; -ESRCH
- * once pid exited. *empty: DAMON tried no region however often asked.
+ * One snapshot into r's log, with the mappings if they changed; -ESRCH
+ * once the process exited.
  */
-static int record_snapshot(FILE *log, pid_t pid, char **last_maps, bool *empty)
+static int record_snapshot(struct recording *r)
 {
 	uint64_t wall_ns = clock_ns(CLOCK_REALTIME);
 	struct damon_region *regions;
 	char *maps;
 	size_t count;
-	int err = damon_snapshot(DAMON_ADMIN, &regions, &count);
+	int err = damon_snapshot(DAMON_ADMIN, r->kdamond, &regions, &count);
 
 	if (err)
 		return err;
-	*empty = !count;
-	maps = read_proc_file(pid, "maps");
-	if (maps && (!*last_maps || strcmp(maps, *last_maps))) {
-		err = heatmap_log_maps(log, wall_ns, maps);
-		free(*last_maps);
-		*last_maps = maps;
+	r->snapshots++;
+	r->empty_snapshots += !count;
+	maps = read_proc_file(r->pid, "maps");
+	if (maps && (!r->maps || strcmp(maps, r->maps))) {
+		err = heatmap_log_maps(r->log, wall_ns, maps);
+		free(r->maps);
+		r->maps = maps;
 	} else {
 		free(maps);
 	}
 	if (!err)
-		err = heatmap_log_regions(log, wall_ns, regions, count);
+		err = heatmap_log_regions(r->log, wall_ns, regions, count);
 	free(regions);
-	if (!err && fflush(log))
+	if (!err && fflush(r->log))
 		err = -errno;
 	return err;
 }
 
+/* The snapshots so far, on a terminal. */
+static void show_progress(const struct recording *recs, size_t nr)
+{
+	unsigned long snapshots = 0;
+
+	if (!isatty(STDERR_FILENO))
+		return;
+	for (size_t i = 0; i < nr; i++)
+		snapshots += recs[i].snapshots;
+	fprintf(stderr, "\rpfprofctl heatmap: %lu snapshots of %zu process%s", snapshots, nr,
+		nr == 1 ? "" : "es");
+}
+
 /*
- * A snapshot a second from a second after DAMON started, until seconds
- * have passed (0: no limit), pid exits, or a signal. Not at once: right
- * after "on" the scheme has been applied to no region yet, and the first
- * snapshot was empty (seen in a fresh run on 6.12).
+ * A round a second from a second after DAMON started, until seconds have
+ * passed (0: no limit), every process exited, or a signal: a snapshot of
+ * each process still recorded, in turn. Not at once: right after "on" the
+ * scheme has been applied to no region yet, and the first snapshot was
+ * empty (seen in a fresh run on 6.12). In turn, because DAMON's sysfs
+ * interface takes one command at a time (6.12: EBUSY for another, and an
+ * update waits in steps of 100 ms, damon_sysfs_handle_cmd()): a round of
+ * n processes takes n aggregation intervals or more, and with more than
+ * about five processes the rounds come back to back.
  */
-static int record(FILE *log, const char *log_path, pid_t pid, uint64_t seconds)
+static void record(struct recording *recs, size_t nr, uint64_t seconds)
 {
 	uint64_t start = clock_ns(CLOCK_MONOTONIC), next = start + SNAPSHOT_INTERVAL_NS;
-	unsigned long snapshots = 0, empty_snapshots = 0;
-	char *maps = NULL;
-	int err = 0;
+	size_t recorded = nr;
 
-	while (!stop_signal && (!seconds || next - start <= seconds * SNAPSHOT_INTERVAL_NS)) {
+	while (recorded && !stop_signal &&
+	       (!seconds || next - start <= seconds * SNAPSHOT_INTERVAL_NS)) {
 		struct timespec wake = { .tv_sec = next / 1000000000ULL,
 					 .tv_nsec = next % 1000000000ULL };
-		bool empty;
 
 		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, NULL))
 			continue;
-		err = record_snapshot(log, pid, &maps, &empty);
-		if (err)
-			break;
-		snapshots++;
-		empty_snapshots += empty;
-		if (isatty(STDERR_FILENO))
-			fprintf(stderr, "\rpfprofctl heatmap: %lu snapshots of PID %d in %s", snapshots,
-				(int)pid, log_path);
+		for (size_t i = 0; i < nr; i++) {
+			if (recs[i].err)
+				continue;
+			recs[i].err = record_snapshot(&recs[i]);
+			recorded -= recs[i].err != 0;
+		}
+		show_progress(recs, nr);
+		/* After a round longer than the interval, the next ones at once: seconds rounds. */
 		next += SNAPSHOT_INTERVAL_NS;
 	}
-	if (isatty(STDERR_FILENO) && snapshots)
+	if (isatty(STDERR_FILENO))
 		fputc('\n', stderr);
-	free(maps);
-	if (err && err != -ESRCH) {
-		ctl_error(err, snapshots ? "%s, after %lu snapshots" : "%s", log_path, snapshots);
-		return PFPROF_EXIT_FAILED;
+}
+
+/* How r's recording went, said; false if it failed. */
+static bool report(const struct recording *r)
+{
+	unsigned long snapshots = r->snapshots;
+
+	if (r->err && r->err != -ESRCH) {
+		ctl_error(r->err, snapshots ? "%s, after %lu snapshots" : "%s", r->log_path,
+			  snapshots);
+		return false;
 	}
-	if (err)
-		printf("process %d exited: %lu snapshots in %s\n", (int)pid, snapshots, log_path);
+	if (r->err)
+		printf("process %d exited: %lu snapshots in %s\n", (int)r->pid, snapshots,
+		       r->log_path);
 	else
-		printf("%lu snapshots of process %d in %s\n", snapshots, (int)pid, log_path);
-	if (empty_snapshots)
+		printf("%lu snapshots of process %d in %s\n", snapshots, (int)r->pid, r->log_path);
+	if (r->empty_snapshots)
 		printf("%lu of them empty: DAMON tried no region in %d updates (its kdamond was "
-		       "behind: a busy CPU)\n", empty_snapshots, DAMON_SNAPSHOT_TRIES);
-	return PFPROF_EXIT_OK;
+		       "behind: a busy CPU)\n", r->empty_snapshots, DAMON_SNAPSHOT_TRIES);
+	return true;
+}
+
+/*
+ * The operands' processes, checked: each a PID, of a process with an
+ * address space, and the caller may record. -1 to go on, else the exit
+ * status.
+ */
+static int take_operands(const struct ctl *ctl, const struct ctl_call *call,
+			 struct recording *recs, size_t nr)
+{
+	const char *out = call->option[OPT_OUTPUT].string;
+	int status = -1;
+
+	if (out && nr > 1)
+		return ctl_usage_error(&ctl_heatmap_command, "%s names one log: give one PID, or "
+				       "none to have a log each", call->option[OPT_OUTPUT].typed);
+	for (size_t i = 0; i < nr && status < 0; i++) {
+		struct recording *r = &recs[i];
+
+		r->kdamond = i;
+		if (!ctl_parse_pid(call->operands[i], &r->pid))
+			return ctl_usage_error(&ctl_heatmap_command, "'%s' is not a PID",
+					       call->operands[i]);
+		status = process_comm(r->pid, r->comm, sizeof(r->comm));
+		if (status < 0 && !i)
+			status = may_record(r->pid);
+		if (status < 0)
+			status = check_address_space(r->pid, r->comm);
+		if (status < 0 && out)
+			snprintf(r->log_path, sizeof(r->log_path), "%s", out);
+		else if (status < 0 && !heatmap_log_of(ctl, r->pid, r->log_path,
+						       sizeof(r->log_path)))
+			status = PFPROF_EXIT_FAILED;
+	}
+	return status;
+}
+
+/* Every log opened, with its header; 0, or the failure said. */
+static int open_logs(struct recording *recs, size_t nr, const struct damon_attrs *attrs)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < nr && !err; i++) {
+		recs[i].log = fopen(recs[i].log_path, "we");
+		err = !recs[i].log ? -errno :
+		      heatmap_log_header(recs[i].log, recs[i].pid, recs[i].comm, attrs);
+		if (err)
+			ctl_error(err, "%s", recs[i].log_path);
+	}
+	return err;
+}
+
+/* The logs closed, the mappings kept freed; false if one failed (said). */
+static bool close_logs(struct recording *recs, size_t nr)
+{
+	bool ok = true;
+
+	for (size_t i = 0; i < nr; i++) {
+		free(recs[i].maps);
+		if (recs[i].log && fclose(recs[i].log)) {
+			ctl_error(-errno, "%s", recs[i].log_path);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+/* DAMON on every process, a kdamond each; 0, or the failure said. */
+static int start(const struct recording *recs, size_t nr, const struct damon_attrs *attrs)
+{
+	pid_t pids[DAMON_MAX_PROCESSES];
+	int err;
+
+	for (size_t i = 0; i < nr; i++)
+		pids[i] = recs[i].pid;
+	err = damon_start(DAMON_ADMIN, pids, nr, attrs);
+	if (err)
+		ctl_error(err, nr == 1 ? "starting DAMON on process %d (%s/kdamonds/0)" :
+			  "starting DAMON on processes %d and on (%s/kdamonds)", (int)pids[0],
+			  DAMON_ADMIN);
+	return err;
 }
 
 int heatmap_record_command(const struct ctl *ctl, const struct ctl_call *call)
 {
 	const struct damon_attrs attrs = DAMON_ATTRS_DEFAULT;
 	struct sigaction stop = { .sa_handler = on_stop_signal };
-	char default_log[PATH_MAX], comm[32];
-	const char *log_path = call->option[OPT_OUTPUT].string;
-	bool stat_taken;
-	int status, err;
-	FILE *log;
-	pid_t pid;
+	size_t nr = (size_t)call->nr_operands;
+	struct recording *recs = calloc(nr, sizeof(*recs));
+	bool stat_taken, ok = true;
+	int status;
 
-	if (!ctl_parse_pid(call->operands[0], &pid))
-		return ctl_usage_error(&ctl_heatmap_command, "'%s' is not a PID",
-				       call->operands[0]);
-	status = process_comm(pid, comm, sizeof(comm));
-	if (status < 0)
-		status = may_record(pid);
-	if (status < 0)
-		status = check_address_space(pid, comm);
-	if (status >= 0)
-		return status;
-	if (!log_path) {
-		if (!heatmap_log_of(ctl, pid, default_log, sizeof(default_log)))
-			return PFPROF_EXIT_FAILED;
-		log_path = default_log;
-	}
-	status = take_damon(call->option[OPT_TAKE_DAMON].set, &stat_taken);
-	if (status >= 0)
-		return status;
-	sigaction(SIGINT, &stop, NULL);
-	sigaction(SIGTERM, &stop, NULL);
-	log = fopen(log_path, "we");
-	if (!log) {
-		ctl_error(-errno, "%s", log_path);
-		give_back_damon(stat_taken);
+	if (!recs) {
+		ctl_error(-ENOMEM, "recording %zu processes", nr);
 		return PFPROF_EXIT_FAILED;
 	}
-	err = damon_start(DAMON_ADMIN, pid, &attrs);
-	if (err)
-		ctl_error(err, "starting DAMON on process %d (%s/kdamonds/0)", (int)pid,
-			  DAMON_ADMIN);
-	else if ((err = heatmap_log_header(log, pid, comm, &attrs)))
-		ctl_error(err, "%s", log_path);
-	status = err ? PFPROF_EXIT_FAILED : record(log, log_path, pid,
-						   call->option[OPT_SECONDS].number);
-	if (fclose(log) && !status) {
-		ctl_error(-errno, "%s", log_path);
-		status = PFPROF_EXIT_FAILED;
+	status = take_operands(ctl, call, recs, nr);
+	if (status < 0)
+		status = take_damon(call->option[OPT_TAKE_DAMON].set, &stat_taken);
+	if (status >= 0) {
+		free(recs);
+		return status;
 	}
+	sigaction(SIGINT, &stop, NULL);
+	sigaction(SIGTERM, &stop, NULL);
+	if (open_logs(recs, nr, &attrs) || start(recs, nr, &attrs)) {
+		ok = false;
+	} else {
+		record(recs, nr, call->option[OPT_SECONDS].number);
+		for (size_t i = 0; i < nr; i++)
+			ok = report(&recs[i]) && ok;
+	}
+	ok = close_logs(recs, nr) && ok;
 	give_back_damon(stat_taken);
-	return status;
+	free(recs);
+	return ok ? PFPROF_EXIT_OK : PFPROF_EXIT_FAILED;
 }

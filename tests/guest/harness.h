@@ -160,6 +160,9 @@ uint64_t now_ns(void);
 int run_program(char *const argv[], const char *out_path);
 /* The same, with standard error to err_path (may be NULL). */
 int run_program_err(char *const argv[], const char *out_path, const char *err_path);
+/* run_program_err() in two halves: the program started, and waited for (its status as there). */
+pid_t start_program_err(char *const argv[], const char *out_path, const char *err_path);
+int wait_program(pid_t pid, const char *name);
 /* Whether a line of the file at path contains needle. */
 bool file_contains(const char *path, const char *needle);
 /* The next process forked gets pid + 1, if that number is free. */

@@ -493,9 +493,8 @@ int run_program(char *const argv[], const char *out_path)
 	return run_program_err(argv, out_path, NULL);
 }
 
-int run_program_err(char *const argv[], const char *out_path, const char *err_path)
+pid_t start_program_err(char *const argv[], const char *out_path, const char *err_path)
 {
-	int status;
 	pid_t pid = fork();
 
 	if (pid < 0)
@@ -506,9 +505,21 @@ int run_program_err(char *const argv[], const char *out_path, const char *err_pa
 		execv(argv[0], argv);
 		_exit(127);
 	}
+	return pid;
+}
+
+int wait_program(pid_t pid, const char *name)
+{
+	int status;
+
 	if (waitpid(pid, &status, 0) != pid)
-		fail("waitpid %s: %s", argv[0], strerror(errno));
+		fail("waitpid %s: %s", name, strerror(errno));
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int run_program_err(char *const argv[], const char *out_path, const char *err_path)
+{
+	return wait_program(start_program_err(argv, out_path, err_path), argv[0]);
 }
 
 bool within_pct(double a, double b, double pct)

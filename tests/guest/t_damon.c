@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -228,7 +229,7 @@ static bool take_from_damon_stat(pid_t pid, const struct damon_attrs *attrs)
 	       strerror(-stat_on));
 	if (stat_on <= 0)
 		return false;
-	err = damon_start(DAMON_ADMIN, pid, attrs);
+	err = damon_start(DAMON_ADMIN, &pid, 1, attrs);
 	expect_errno(err, EBUSY, "our kdamond beside damon_stat's");
 	expect_ok(damon_stat_set(DAMON_STAT_ENABLED, 0), "turning damon_stat off");
 	return true;
@@ -267,12 +268,12 @@ void test_damon_random_hot(void)
 	expect(read(back_fd, &start, sizeof(start)) == sizeof(start), "the toucher's region");
 	ph->start = start;
 	stat_was_on = take_from_damon_stat(toucher, &attrs);
-	expect_ok(damon_start(DAMON_ADMIN, toucher, &attrs), "starting our kdamond");
+	expect_ok(damon_start(DAMON_ADMIN, &toucher, 1, &attrs), "starting our kdamond");
 	sleep_ms(1000);
 	for (int i = 0; i < SNAPSHOTS; i++) {
 		struct page_heat one = { .start = start };
 
-		expect_ok(damon_snapshot(DAMON_ADMIN, &regions, &count), "a snapshot");
+		expect_ok(damon_snapshot(DAMON_ADMIN, 0, &regions, &count), "a snapshot");
 		for (size_t r = 0; r < count; r++) {
 			add_region(ph, &regions[r]);
 			add_region(&one, &regions[r]);
@@ -323,13 +324,13 @@ void test_damon_target_exit(void)
 	expect_ok(damon_as_booted(), "DAMON's sysfs interface, no kdamond of it on");
 	sleeper = spawn_sleeper();
 	stat_was_on = take_from_damon_stat(sleeper, &attrs);
-	expect_ok(damon_start(DAMON_ADMIN, sleeper, &attrs), "starting our kdamond");
-	expect_ok(damon_snapshot(DAMON_ADMIN, &regions, &count), "a snapshot of the sleeper");
+	expect_ok(damon_start(DAMON_ADMIN, &sleeper, 1, &attrs), "starting our kdamond");
+	expect_ok(damon_snapshot(DAMON_ADMIN, 0, &regions, &count), "a snapshot of the sleeper");
 	free(regions);
 	kill_and_reap(sleeper);
 	/* kdamond sees its target gone at its next check of the targets. */
 	for (uint64_t deadline = now_ns() + 5000000000ULL; err != -ESRCH && now_ns() < deadline;) {
-		err = damon_snapshot(DAMON_ADMIN, &regions, &count);
+		err = damon_snapshot(DAMON_ADMIN, 0, &regions, &count);
 		free(regions);
 		sleep_ms(100);
 	}
@@ -438,14 +439,14 @@ void test_damon_sliding_window(void)
 	toucher = spawn_piped(sliding_toucher, &go_fd, &back_fd);
 	expect(read(back_fd, &start, sizeof(start)) == sizeof(start), "the toucher's region");
 	stat_was_on = take_from_damon_stat(toucher, &attrs);
-	expect_ok(damon_start(DAMON_ADMIN, toucher, &attrs), "starting our kdamond");
+	expect_ok(damon_start(DAMON_ADMIN, &toucher, 1, &attrs), "starting our kdamond");
 	expect(write(go_fd, "g", 1) == 1, "starting the window: %s", strerror(errno));
 	for (int i = 0; i < SLIDE_SNAPSHOTS; i++) {
 		uint64_t bytes;
 		double centre;
 
 		sleep_ms(1000);
-		expect_ok(damon_snapshot(DAMON_ADMIN, &regions, &count), "a snapshot");
+		expect_ok(damon_snapshot(DAMON_ADMIN, 0, &regions, &count), "a snapshot");
 		if (!hot_band(regions, count, start, start + SLIDE_PLACES * window, &bytes,
 			      &centre)) {
 			printf("  damon_sliding_window: snapshot %d: nothing accessed\n", i);
@@ -638,4 +639,90 @@ out:
 	kill_and_reap(yielder);
 	close(go_fd);
 	close(back_fd);
+}
+
+#define MANY_DIR "/tmp/pfprof-heatmaps"
+#define MANY_CONF MANY_DIR "/pfprofd.conf"
+#define MANY_OUT MANY_DIR "/out"
+#define MANY_ERR MANY_DIR "/err"
+#define MANY 3
+
+/* Snapshots in the heatmap log of pid in MANY_DIR, after a header naming pid. */
+static unsigned int many_snapshots(pid_t pid)
+{
+	char path[64], line[512], header[64];
+	unsigned int snapshots = 0;
+	unsigned long long ns, last = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), MANY_DIR "/heatmap-%d.log", (int)pid);
+	snprintf(header, sizeof(header), "# pid %d comm ", (int)pid);
+	f = fopen(path, "re");
+	expect(f != NULL, "%s: %s", path, strerror(errno));
+	expect(fgets(line, sizeof(line), f) && fgets(line, sizeof(line), f) &&
+	       !strncmp(line, header, strlen(header)), "%s: no header naming PID %d", path,
+	       (int)pid);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "region\t%llu", &ns) == 1 && ns != last) {
+			snapshots++;
+			last = ns;
+		}
+	}
+	fclose(f);
+	return snapshots;
+}
+
+/*
+ * pfprofctl heatmap --record of MANY processes at once: a kdamond and a
+ * log each, in the configured log directory. The second exits after 2 s:
+ * its recording ends with it, the others go on for their 4 s; every
+ * kdamond is off afterwards.
+ */
+void test_heatmap_record_many(void)
+{
+	char args[MANY][16], *argv[16] = { "./pfprofctl", "-c", MANY_CONF, "heatmap", "--record",
+					   "--take-damon", "-s", "4" };
+	pid_t sleepers[MANY], ctl;
+	const char *why;
+	char said[64];
+	int status;
+	FILE *conf;
+
+	if (!kernel_has_damon(&why)) {
+		printf("  heatmap_record_many: not run: %s\n", why);
+		return;
+	}
+	expect_ok(damon_as_booted(), "DAMON's sysfs interface, no kdamond of it on");
+	expect(!mkdir(MANY_DIR, 0755) || errno == EEXIST, "%s: %s", MANY_DIR, strerror(errno));
+	conf = fopen(MANY_CONF, "we");
+	expect(conf && fprintf(conf, "log_dir = %s\n", MANY_DIR) > 0 && !fclose(conf),
+	       "%s: %s", MANY_CONF, strerror(errno));
+	for (int i = 0; i < MANY; i++) {
+		sleepers[i] = spawn_sleeper();
+		snprintf(args[i], sizeof(args[i]), "%d", (int)sleepers[i]);
+		argv[8 + i] = args[i];
+	}
+	ctl = start_program_err(argv, MANY_OUT, MANY_ERR);
+	sleep_ms(2000);
+	kill_and_reap(sleepers[1]);
+	status = wait_program(ctl, "pfprofctl heatmap --record");
+	show_file(MANY_OUT, "  heatmap_record_many| ");
+	show_file(MANY_ERR, "  heatmap_record_many| ");
+	expect(status == 0, "pfprofctl heatmap --record of %d processes: exit %d", MANY, status);
+	for (int i = 0; i < MANY; i++) {
+		unsigned int n = many_snapshots(sleepers[i]);
+
+		printf("  heatmap_record_many: PID %d: %u snapshots\n", (int)sleepers[i], n);
+		if (i == 1) {
+			snprintf(said, sizeof(said), "process %d exited: ", (int)sleepers[i]);
+			expect(n >= 1 && n < 4, "the process that exited: %u snapshots", n);
+		} else {
+			snprintf(said, sizeof(said), "4 snapshots of process %d in ",
+				 (int)sleepers[i]);
+			expect(n >= 3, "PID %d: %u snapshots of 4", (int)sleepers[i], n);
+			kill_and_reap(sleepers[i]);
+		}
+		expect(file_contains(MANY_OUT, said), "not said: %s", said);
+	}
+	expect_ok(damon_check(DAMON_ADMIN), "no kdamond of the sysfs interface on afterwards");
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "damon.h"
 #include "unit.h"
@@ -50,13 +51,37 @@ static const char *const files[][2] = {
 	{ SCHEME "/tried_regions/total_bytes", "0\n" },
 };
 
+/* path, kdamond 0's, as kdamond n's: "admin/kdamonds/0/..." with n for 0. */
+static const char *of_kdamond(const char *path, size_t n, char *buf, size_t size)
+{
+	const char *zero = "admin/kdamonds/0";
+
+	if (strncmp(path, zero, strlen(zero)))
+		return path;
+	snprintf(buf, size, "admin/kdamonds/%zu%s", n, path + strlen(zero));
+	return buf;
+}
+
+/* The tree as the kernel shows it, with nr kdamonds' directories. */
+static void make_kdamonds(size_t nr)
+{
+	char buf[256];
+
+	for (size_t n = 0; n < nr; n++) {
+		for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+			const char *dir = of_kdamond(dirs[i], n, buf, sizeof(buf));
+
+			expect(!mkdir(dir, 0755) || errno == EEXIST, "mkdir %s: %s", dir,
+			       strerror(errno));
+		}
+		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+			unit_write_file(of_kdamond(files[i][0], n, buf, sizeof(buf)), files[i][1]);
+	}
+}
+
 static void make_tree(void)
 {
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		expect(!mkdir(dirs[i], 0755) || errno == EEXIST, "mkdir %s: %s", dirs[i],
-		       strerror(errno));
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		unit_write_file(files[i][0], files[i][1]);
+	make_kdamonds(1);
 }
 
 static void expect_file(const char *path, const char *want)
@@ -85,7 +110,7 @@ static void test_start(void)
 	const struct damon_attrs attrs = DAMON_ATTRS_DEFAULT;
 
 	make_tree();
-	expect(!damon_start("admin", 4321, &attrs), "damon_start failed");
+	expect(!damon_start("admin", (pid_t[]){ 4321 }, 1, &attrs), "damon_start failed");
 	expect_file("admin/kdamonds/nr_kdamonds", "1");
 	expect_file("admin/kdamonds/0/contexts/nr_contexts", "1");
 	expect_file("admin/kdamonds/0/contexts/0/operations", "vaddr");
@@ -100,6 +125,49 @@ static void test_start(void)
 	expect_file(SCHEME "/access_pattern/nr_accesses/max", "4294967295");
 	expect_file(SCHEME "/access_pattern/age/max", "4294967295");
 	expect_file("admin/kdamonds/0/state", "on");
+}
+
+/* A kdamond each: kdamond n on the nth PID, all of them on; none, or too many, refused. */
+static void test_start_many(void)
+{
+	const struct damon_attrs attrs = DAMON_ATTRS_DEFAULT;
+	pid_t pids[DAMON_MAX_PROCESSES + 1] = { 4321, 4322, 4323 };
+
+	make_kdamonds(3);
+	expect(!damon_start("admin", pids, 3, &attrs), "damon_start of 3 failed");
+	expect_file("admin/kdamonds/nr_kdamonds", "3");
+	expect_file("admin/kdamonds/1/contexts/0/targets/0/pid_target", "4322");
+	expect_file("admin/kdamonds/2/contexts/0/targets/0/pid_target", "4323");
+	expect_file("admin/kdamonds/2/contexts/0/schemes/0/action", "stat");
+	for (int n = 0; n < 3; n++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "admin/kdamonds/%d/state", n);
+		expect_file(path, "on");
+	}
+	expect(damon_start("admin", pids, 0, &attrs) == -EINVAL, "no process taken");
+	expect(damon_start("admin", pids, DAMON_MAX_PROCESSES + 1, &attrs) == -EINVAL,
+	       "%d processes taken", DAMON_MAX_PROCESSES + 1);
+}
+
+/*
+ * Failures half-way: a kdamond that cannot be set up, and one that cannot
+ * be turned on after kdamond 0 was; kdamond 0 is turned off again.
+ */
+static void test_start_unwinds(void)
+{
+	const struct damon_attrs attrs = DAMON_ATTRS_DEFAULT;
+
+	make_kdamonds(1);
+	expect(damon_start("admin", (pid_t[]){ 1, 2 }, 2, &attrs) == -ENOENT,
+	       "a start that cannot set up kdamond 1 (no directory)");
+	make_kdamonds(2);
+	unit_write_file("admin/kdamonds/0/pid", "77\n");
+	expect(!unlink("admin/kdamonds/1/state") && !mkdir("admin/kdamonds/1/state", 0755),
+	       "kdamond 1's state made a directory: %s", strerror(errno));
+	expect(damon_start("admin", (pid_t[]){ 1, 2 }, 2, &attrs) == -EISDIR,
+	       "a start that cannot turn kdamond 1 on");
+	expect_file("admin/kdamonds/0/state", "off");
 }
 
 static void add_region(const char *index, const char *start, const char *end,
@@ -130,7 +198,7 @@ static void test_snapshot(void)
 	unit_write_file("admin/kdamonds/0/pid", "77\n");
 	add_region("0", "8192\n", "12288\n", "20\n", "3\n");
 	add_region("1", "4096\n", "8192\n", "0\n", "40\n");
-	err = damon_snapshot("admin", &r, &n);
+	err = damon_snapshot("admin", 0, &r, &n);
 	expect(!err && n == 2, "damon_snapshot: %d, %zu regions", err, n);
 	expect_file("admin/kdamonds/0/state", "update_schemes_tried_regions");
 	expect(n == 2 && r[0].start == 4096 && r[0].end == 8192 && !r[0].nr_accesses &&
@@ -140,13 +208,13 @@ static void test_snapshot(void)
 
 	/* Its process exited: the kdamond stopped by itself. */
 	unit_write_file("admin/kdamonds/0/pid", "-1\n");
-	expect(damon_snapshot("admin", &r, &n) == -ESRCH && !n && !r, "a stopped kdamond");
+	expect(damon_snapshot("admin", 0, &r, &n) == -ESRCH && !n && !r, "a stopped kdamond");
 	expect(!damon_stop("admin"), "stopping a kdamond that stopped by itself");
 
 	/* A region that makes no sense is refused, not drawn. */
 	unit_write_file("admin/kdamonds/0/pid", "77\n");
 	add_region("2", "9000\n", "9000\n", "1\n", "0\n");
-	expect(damon_snapshot("admin", &r, &n) == -EPROTO && !n, "an empty region taken");
+	expect(damon_snapshot("admin", 0, &r, &n) == -EPROTO && !n, "an empty region taken");
 }
 
 /* No region tried, after the second update too (the fake stays as it is): none, no error. */
@@ -158,17 +226,22 @@ static void test_snapshot_none(void)
 
 	make_tree();
 	unit_write_file("admin/kdamonds/0/pid", "77\n");
-	err = damon_snapshot("admin", &r, &n);
+	err = damon_snapshot("admin", 0, &r, &n);
 	expect(!err && !n && !r, "no tried region: %d, %zu regions", err, n);
 	expect_file("admin/kdamonds/0/state", "update_schemes_tried_regions");
 }
 
+/* Every kdamond on is turned off; one that stopped by itself is left as it is. */
 static void test_stop(void)
 {
-	make_tree();
+	make_kdamonds(2);
+	unit_write_file("admin/kdamonds/nr_kdamonds", "2\n");
 	unit_write_file("admin/kdamonds/0/pid", "77\n");
+	unit_write_file("admin/kdamonds/1/pid", "-1\n");
+	unit_write_file("admin/kdamonds/1/state", "left\n");
 	expect(!damon_stop("admin"), "damon_stop failed");
 	expect_file("admin/kdamonds/0/state", "off");
+	expect_file("admin/kdamonds/1/state", "left\n");
 }
 
 /* Nothing to stop: a kdamond that is off, or none at all (a start that never got there). */
@@ -195,6 +268,7 @@ static void test_stat(void)
 	expect(damon_stat_enabled("none") == -ENOENT, "a kernel without damon_stat");
 }
 
-UNIT_TESTS(UNIT_TEST(check), UNIT_TEST(start), UNIT_TEST(snapshot), UNIT_TEST(snapshot_none),
+UNIT_TESTS(UNIT_TEST(check), UNIT_TEST(start), UNIT_TEST(start_many), UNIT_TEST(start_unwinds),
+	   UNIT_TEST(snapshot), UNIT_TEST(snapshot_none),
 	   UNIT_TEST(stop),
 	   UNIT_TEST(stop_nothing), UNIT_TEST(stat));
