@@ -344,7 +344,7 @@ static bool close_logs(struct recording *recs, size_t nr)
 }
 
 /* DAMON on every process, a kdamond each; 0, or the failure said. */
-static int start(const struct recording *recs, size_t nr, const struct damon_attrs *attrs)
+static int start_damon(const struct recording *recs, size_t nr, const struct damon_attrs *attrs)
 {
 	pid_t pids[DAMON_MAX_PROCESSES];
 	int err;
@@ -381,7 +381,7 @@ int heatmap_record_command(const struct ctl *ctl, const struct ctl_call *call)
 	}
 	sigaction(SIGINT, &stop, NULL);
 	sigaction(SIGTERM, &stop, NULL);
-	if (open_logs(recs, nr, &attrs) || start(recs, nr, &attrs)) {
+	if (open_logs(recs, nr, &attrs) || start_damon(recs, nr, &attrs)) {
 		ok = false;
 	} else {
 		record(recs, nr, call->option[OPT_SECONDS].number);
