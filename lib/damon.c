@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "growarray.h"
@@ -37,8 +38,23 @@ static int kdamond_dir(char *buf, const char *admin, size_t n)
 	       -ENAMETOOLONG;
 }
 
-/* Writes text to path in one write(), as sysfs wants it. */
-static int write_path(const char *path, const char *text)
+/*
+ * How often a sysfs access that failed with EBUSY is tried, a millisecond
+ * apart. DAMON's files take damon_sysfs_lock with mutex_trylock(), and
+ * every running kdamond takes it after each sample (6.12:
+ * damon_sysfs_cmd_request_callback(), from after_wmarks_check): with ten
+ * kdamonds on, turning on the eleventh failed with EBUSY in a bench run.
+ * An EBUSY that lasts (another exclusive kdamond) is returned after them.
+ */
+#define BUSY_TRIES 200
+
+static void wait_a_millisecond(void)
+{
+	nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+}
+
+/* Writes text to path in one write(), as sysfs wants it; once. */
+static int write_path_once(const char *path, const char *text)
 {
 	ssize_t len = (ssize_t)strlen(text), written;
 	/* O_TRUNC as a shell's redirection: sysfs ignores it. */
@@ -49,6 +65,17 @@ static int write_path(const char *path, const char *text)
 	written = write(fd, text, len);
 	err = written == len ? 0 : written < 0 ? -errno : -EIO;
 	close(fd);
+	return err;
+}
+
+static int write_path(const char *path, const char *text)
+{
+	int err = write_path_once(path, text);
+
+	for (int tries = 1; err == -EBUSY && tries < BUSY_TRIES; tries++) {
+		wait_a_millisecond();
+		err = write_path_once(path, text);
+	}
 	return err;
 }
 
@@ -68,8 +95,8 @@ static int write_number(const char *admin, const char *rel, uint64_t value)
 	return write_text(admin, rel, text);
 }
 
-/* The first word of the file at path, into buf (size bytes). */
-static int read_path(const char *path, char *buf, size_t size)
+/* The first word of the file at path, into buf (size bytes); once. */
+static int read_path_once(const char *path, char *buf, size_t size)
 {
 	char format[16];
 	FILE *f = fopen(path, "re");
@@ -78,8 +105,20 @@ static int read_path(const char *path, char *buf, size_t size)
 	if (!f)
 		return -errno;
 	snprintf(format, sizeof(format), "%%%zus", size - 1);
-	err = fscanf(f, format, buf) == 1 ? 0 : ferror(f) ? -EIO : -EPROTO;
+	err = fscanf(f, format, buf) == 1 ? 0 : !ferror(f) ? -EPROTO : errno ? -errno : -EIO;
 	fclose(f);
+	return err;
+}
+
+/* The same, tried again while it fails with EBUSY (reading pid takes the lock too). */
+static int read_path(const char *path, char *buf, size_t size)
+{
+	int err = read_path_once(path, buf, size);
+
+	for (int tries = 1; err == -EBUSY && tries < BUSY_TRIES; tries++) {
+		wait_a_millisecond();
+		err = read_path_once(path, buf, size);
+	}
 	return err;
 }
 
