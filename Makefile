@@ -22,6 +22,8 @@
 #                         and render plots/*.png from plots/data/ (see docs/analysis.md)
 #   make bench            measure what profiling costs, in a QEMU guest (11 minutes here, idle);
 #                         prints the results and writes bench/results.md
+#   make bench-damon      what DAMON's access maps cost beside the fault sampler, in a
+#                         Debian 13 guest; writes bench/damon-results.md
 #   make clean
 # Without DESTDIR the install targets also apply what they installed (create the user,
 # reload udev and systemd); the Debian packages (debian/rules) use DESTDIR.
@@ -146,6 +148,9 @@ demo:
 bench:
 	bench/run.sh
 
+bench-damon:
+	bench/damon.sh
+
 clean:
 	$(MAKE) -C module clean
 	$(MAKE) -C tools clean
@@ -157,5 +162,5 @@ clean:
 	$(MAKE) -C bench clean
 	rm -rf build
 
-.PHONY: all module lib tools daemon pfprofctl install dkms-install uninstall check check-unit \
+.PHONY: all module lib tools daemon pfprofctl install dkms-install uninstall check check-unit bench-damon \
 	check-static check-module check-debug check-packages case-studies demo bench clean

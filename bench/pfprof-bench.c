@@ -270,6 +270,34 @@ static int cmd_cost(size_t n, unsigned int seconds, size_t busy, bool with_polle
 	return 0;
 }
 
+/*
+ * ticks SECONDS: what the module's sampler cost over SECONDS, whatever is
+ * registered (bench/damon-guest.sh registers its workers itself): its ticks'
+ * time from the versioned header, as CPU at the ticks' rate.
+ */
+static int cmd_ticks(unsigned int seconds)
+{
+	struct mp3ring ring;
+	const struct mp3_ring_header *h;
+	uint64_t ticks0, ns0, start, ticks, ns;
+
+	map_ring(&ring);
+	h = ring.hdr;
+	ticks0 = header_u64(&h->sampler_ticks);
+	ns0 = header_u64(&h->sampler_ns_total);
+	start = now_ns();
+	sleep_until(start + seconds * NSEC_PER_SEC);
+	ticks = header_u64(&h->sampler_ticks) - ticks0;
+	ns = header_u64(&h->sampler_ns_total) - ns0;
+	if (!ticks)
+		die("the sampler did not run", EAGAIN);
+	printf("ticks seconds=%.3f ticks=%llu ns_per_tick=%.0f cpu_ns=%llu\n",
+	       (now_ns() - start) / 1e9, (unsigned long long)ticks, (double)ns / ticks,
+	       (unsigned long long)ns);
+	mp3ring_unmap(&ring);
+	return 0;
+}
+
 /* Reads samples [first, first + count) once they are all published. */
 static void read_samples(const struct mp3ring *ring, uint64_t first, uint64_t count,
 			 uint64_t *times)
@@ -952,10 +980,12 @@ static void usage(void)
 	      "       pfprof-bench overhead bare|pfprof|observe DELAY_MS CMD... [-- OBSERVER...]\n"
 	      "       pfprof-bench scrape SECONDS INTERVAL_MS NAME,PID[,PORT,METRIC[,FILE]]...\n"
 	      "       pfprof-bench cpu SECONDS NAME,PID...\n"
+	      "       pfprof-bench ticks SECONDS\n"
 	      "       pfprof-bench promfile DIR STATE_DIR COUNT\n"
 	      "       pfprof-bench forks COUNT alone|tree\n"
 	      "       pfprof-bench faults PAGES ROUNDS unregistered|registered|maps\n"
-	      "Run by bench/guest.sh inside the benchmark guest (make bench).\n", stderr);
+	      "Run by bench/guest.sh inside the benchmark guest (make bench), and by\n"
+	      "bench/damon-guest.sh (make bench-damon).\n", stderr);
 	exit(2);
 }
 
@@ -983,6 +1013,8 @@ int main(int argc, char **argv)
 		return cmd_forks(number(argv[2]), argv[3]);
 	if (argc == 5 && !strcmp(argv[1], "promfile"))
 		return cmd_promfile(argv[2], argv[3], number(argv[4]));
+	if (argc == 3 && !strcmp(argv[1], "ticks"))
+		return cmd_ticks(number(argv[2]));
 	if (argc >= 4 && !strcmp(argv[1], "cpu"))
 		return cmd_cpu(number(argv[2]), argc - 3, argv + 3);
 	usage();
