@@ -33,7 +33,7 @@ struct ctl_option {
 	const char *help;
 };
 
-#define CTL_MAX_OPTIONS 7
+#define CTL_MAX_OPTIONS 8
 
 /* One command line, parsed against a command's table entry. */
 struct ctl_call {

@@ -311,7 +311,7 @@ static const char *first_given(const struct ctl_call *call, const int *options)
 /* The options that go together: -1, or a usage error's status. */
 static int check_options(const struct ctl_call *call)
 {
-	static const int record_only[] = { OPT_SECONDS, OPT_TAKE_DAMON, -1 },
+	static const int record_only[] = { OPT_SECONDS, OPT_TAKE_DAMON, OPT_TREE, OPT_UNIT, -1 },
 			 watch_only[] = { OPT_DELAY, -1 }, not_watch[] = { OPT_OUTPUT, -1 },
 			 not_record[] = { OPT_WATCH, OPT_DELAY, -1 };
 	const char *option;
@@ -353,7 +353,9 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 }
 
 const struct ctl_command ctl_heatmap_command = {
-	.name = "heatmap", .operands = "--record <pid>... | [--watch] <pid> | [--watch] <log>",
+	.name = "heatmap",
+	.operands = "--record <pid>... | --record --tree <pid> | --record --unit <unit> | "
+		    "[--watch] <pid> | [--watch] <log>",
 	.min_operands = 1, .max_operands = DAMON_MAX_PROCESSES,
 	.missing_operands = "which PID?",
 	.summary = "Record and draw which memory a process keeps using (DAMON)",
@@ -385,6 +387,10 @@ const struct ctl_command ctl_heatmap_command = {
 				"draw the log in the terminal, again as it grows, until q" },
 		[OPT_DELAY] = { "delay", 'd', CTL_STRING, "SECS",
 				"with --watch: the interval, 0.05 to 3600 s (default 1)" },
+		[OPT_TREE] = { "tree", 't', CTL_STRING, NULL,
+			       "with --record: the operand is a tree's root PID: its processes" },
+		[OPT_UNIT] = { "unit", 'u', CTL_STRING, NULL,
+			       "with --record: the operand is a systemd unit: its processes" },
 	},
 	.run = run,
 };

@@ -14,7 +14,8 @@
 #include "ctl.h"
 #include "heatmapdata.h"
 
-enum { OPT_RECORD, OPT_SECONDS, OPT_OUTPUT, OPT_TAKE_DAMON, OPT_WATCH, OPT_DELAY };
+enum { OPT_RECORD, OPT_SECONDS, OPT_OUTPUT, OPT_TAKE_DAMON, OPT_WATCH, OPT_DELAY, OPT_TREE,
+       OPT_UNIT };
 
 /* The default log of pid: heatmap-<pid>.log in the configured log_dir; false (said) if too long. */
 bool heatmap_log_of(const struct ctl *ctl, pid_t pid, char *buf, size_t size);
@@ -24,6 +25,14 @@ void heatmap_format_bytes(char *buf, size_t size, uint64_t bytes);
 
 /* A band's name on the address axis: the file's base name, or what kind of memory. */
 const char *heatmap_band_label(const struct heatmap_band *b);
+
+/*
+ * The processes of a tree (root and its descendants) or of a unit's cgroups
+ * now: the first max into pids, *count of them, *seen the number in all.
+ * 0, -ESRCH (no such root), -ENOENT (the unit is not running) or -errno.
+ */
+int heatmap_tree_pids(pid_t root, pid_t *pids, size_t max, size_t *count, size_t *seen);
+int heatmap_unit_pids(const char *unit, pid_t *pids, size_t max, size_t *count, size_t *seen);
 
 /* pfprofctl heatmap --record PID: its exit status. */
 int heatmap_record_command(const struct ctl *ctl, const struct ctl_call *call);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroupfs.h"
 #include "clock.h"
 #include "ctl.h"
 #include "damon.h"
@@ -278,13 +279,62 @@ static bool report(const struct recording *r)
 	return true;
 }
 
+/* A target's processes into pids (*nr): the tree's or the unit's. -1 to go on, else the exit status. */
+static int target_pids(const struct ctl_call *call, pid_t *pids, size_t *nr)
+{
+	const char *name = call->operands[0], *why;
+	size_t seen = 0;
+	pid_t root;
+	int err;
+
+	if (call->nr_operands != 1)
+		return ctl_usage_error(&ctl_heatmap_command, "one target at a time: %d given",
+				       call->nr_operands);
+	if (call->option[OPT_TREE].set) {
+		if (!ctl_parse_pid(name, &root))
+			return ctl_usage_error(&ctl_heatmap_command, "'%s' is not a PID", name);
+		err = heatmap_tree_pids(root, pids, DAMON_MAX_PROCESSES, nr, &seen);
+	} else if ((err = cgroupfs_check_unit_name(name, &why))) {
+		return ctl_usage_error(&ctl_heatmap_command, "'%s': %s", name,
+				       why);
+	} else {
+		err = heatmap_unit_pids(name, pids, DAMON_MAX_PROCESSES, nr, &seen);
+	}
+	if (!err && !*nr)
+		err = -ESRCH;
+	if (err) {
+		ctl_error(err, call->option[OPT_TREE].set ? "process %s" : err == -ENOENT ?
+			  "unit %s: it is not running (no cgroup)" : "unit %s", name);
+		return PFPROF_EXIT_FAILED;
+	}
+	if (seen > *nr)
+		fprintf(stderr, "pfprofctl: %s has %zu processes: the first %zu are recorded, a "
+			"kdamond each\n", name, seen, *nr);
+	return -1;
+}
+
+/* The processes to record: the operands, or a target's. -1 to go on, else the exit status. */
+static int pids_to_record(const struct ctl_call *call, pid_t *pids, size_t *nr)
+{
+	if (call->option[OPT_TREE].set && call->option[OPT_UNIT].set)
+		return ctl_usage_error(&ctl_heatmap_command, "--tree and --unit name different "
+				       "things: give one of them");
+	if (call->option[OPT_TREE].set || call->option[OPT_UNIT].set)
+		return target_pids(call, pids, nr);
+	*nr = (size_t)call->nr_operands;
+	for (size_t i = 0; i < *nr; i++)
+		if (!ctl_parse_pid(call->operands[i], &pids[i]))
+			return ctl_usage_error(&ctl_heatmap_command, "'%s' is not a PID",
+					       call->operands[i]);
+	return -1;
+}
+
 /*
- * The operands' processes, checked: each a PID, of a process with an
- * address space, and the caller may record. -1 to go on, else the exit
- * status.
+ * The processes, checked: each has an address space, and the caller may
+ * record. Their logs' names. -1 to go on, else the exit status.
  */
-static int take_operands(const struct ctl *ctl, const struct ctl_call *call,
-			 struct recording *recs, size_t nr)
+static int take_processes(const struct ctl *ctl, const struct ctl_call *call,
+			  struct recording *recs, size_t nr)
 {
 	const char *out = call->option[OPT_OUTPUT].string;
 	int status = -1;
@@ -296,9 +346,6 @@ static int take_operands(const struct ctl *ctl, const struct ctl_call *call,
 		struct recording *r = &recs[i];
 
 		r->kdamond = i;
-		if (!ctl_parse_pid(call->operands[i], &r->pid))
-			return ctl_usage_error(&ctl_heatmap_command, "'%s' is not a PID",
-					       call->operands[i]);
 		status = process_comm(r->pid, r->comm, sizeof(r->comm));
 		if (status < 0 && !i)
 			status = may_record(r->pid);
@@ -363,16 +410,22 @@ int heatmap_record_command(const struct ctl *ctl, const struct ctl_call *call)
 {
 	const struct damon_attrs attrs = DAMON_ATTRS_DEFAULT;
 	struct sigaction stop = { .sa_handler = on_stop_signal };
-	size_t nr = (size_t)call->nr_operands;
-	struct recording *recs = calloc(nr, sizeof(*recs));
+	pid_t pids[DAMON_MAX_PROCESSES];
+	struct recording *recs = NULL;
 	bool stat_taken, ok = true;
-	int status;
+	size_t nr = 0;
+	int status = pids_to_record(call, pids, &nr);
 
-	if (!recs) {
-		ctl_error(-ENOMEM, "recording %zu processes", nr);
-		return PFPROF_EXIT_FAILED;
+	if (status < 0) {
+		recs = calloc(nr, sizeof(*recs));
+		if (!recs) {
+			ctl_error(-ENOMEM, "recording %zu processes", nr);
+			return PFPROF_EXIT_FAILED;
+		}
+		for (size_t i = 0; i < nr; i++)
+			recs[i].pid = pids[i];
+		status = take_processes(ctl, call, recs, nr);
 	}
-	status = take_operands(ctl, call, recs, nr);
 	if (status < 0)
 		status = take_damon(call->option[OPT_TAKE_DAMON].set, &stat_taken);
 	if (status >= 0) {

@@ -163,6 +163,10 @@ int run_program_err(char *const argv[], const char *out_path, const char *err_pa
 /* run_program_err() in two halves: the program started, and waited for (its status as there). */
 pid_t start_program_err(char *const argv[], const char *out_path, const char *err_path);
 int wait_program(pid_t pid, const char *name);
+/* cgroup2 mounted at root (made if missing; mounted already is fine). */
+void mount_cgroup2(const char *root);
+/* pid into the cgroup v2 directory dir. */
+void move_to_cgroup(const char *dir, pid_t pid);
 /* Whether a line of the file at path contains needle. */
 bool file_contains(const char *path, const char *needle);
 /* The next process forked gets pid + 1, if that number is free. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -793,4 +794,24 @@ void pty_expect_quit(int master, pid_t pid, char *screen, size_t len, const char
 	pty_read_screen(master, screen, len, 100);
 	expect(strstr(screen, "\033[?25h\033[?1049l"), "the terminal was not restored");
 	close(master);
+}
+
+void mount_cgroup2(const char *root)
+{
+	mkdir(root, 0755);
+	expect(!mount("none", root, "cgroup2", 0, NULL) || errno == EBUSY,
+	       "mounting cgroup2 at %s: %s", root, strerror(errno));
+}
+
+void move_to_cgroup(const char *dir, pid_t pid)
+{
+	char path[128], text[16];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(text, sizeof(text), "%d", (int)pid);
+	fd = open(path, O_WRONLY);
+	expect(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text),
+	       "moving PID %d into %s: %s", (int)pid, dir, strerror(errno));
+	close(fd);
 }

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroupfs.h"
 #include "damon.h"
 #include "harness.h"
 #include "tests.h"
@@ -645,7 +646,18 @@ out:
 #define MANY_CONF MANY_DIR "/pfprofd.conf"
 #define MANY_OUT MANY_DIR "/out"
 #define MANY_ERR MANY_DIR "/err"
-#define MANY 3
+#define MANY 10
+
+/* MANY_DIR, and MANY_CONF naming it the log directory. */
+static void make_many_dir(void)
+{
+	FILE *conf;
+
+	expect(!mkdir(MANY_DIR, 0755) || errno == EEXIST, "%s: %s", MANY_DIR, strerror(errno));
+	conf = fopen(MANY_CONF, "we");
+	expect(conf && fprintf(conf, "log_dir = %s\n", MANY_DIR) > 0 && !fclose(conf),
+	       "%s: %s", MANY_CONF, strerror(errno));
+}
 
 /* Snapshots in the heatmap log of pid in MANY_DIR, after a header naming pid. */
 static unsigned int many_snapshots(pid_t pid)
@@ -680,23 +692,19 @@ static unsigned int many_snapshots(pid_t pid)
  */
 void test_heatmap_record_many(void)
 {
-	char args[MANY][16], *argv[16] = { "./pfprofctl", "-c", MANY_CONF, "heatmap", "--record",
-					   "--take-damon", "-s", "4" };
+	char args[MANY][16], *argv[8 + MANY + 1] = { "./pfprofctl", "-c", MANY_CONF, "heatmap",
+						     "--record", "--take-damon", "-s", "4" };
 	pid_t sleepers[MANY], ctl;
 	const char *why;
 	char said[64];
 	int status;
-	FILE *conf;
 
 	if (!kernel_has_damon(&why)) {
 		printf("  heatmap_record_many: not run: %s\n", why);
 		return;
 	}
 	expect_ok(damon_as_booted(), "DAMON's sysfs interface, no kdamond of it on");
-	expect(!mkdir(MANY_DIR, 0755) || errno == EEXIST, "%s: %s", MANY_DIR, strerror(errno));
-	conf = fopen(MANY_CONF, "we");
-	expect(conf && fprintf(conf, "log_dir = %s\n", MANY_DIR) > 0 && !fclose(conf),
-	       "%s: %s", MANY_CONF, strerror(errno));
+	make_many_dir();
 	for (int i = 0; i < MANY; i++) {
 		sleepers[i] = spawn_sleeper();
 		snprintf(args[i], sizeof(args[i]), "%d", (int)sleepers[i]);
@@ -724,5 +732,75 @@ void test_heatmap_record_many(void)
 		}
 		expect(file_contains(MANY_OUT, said), "not said: %s", said);
 	}
+	expect_ok(damon_check(DAMON_ADMIN), "no kdamond of the sysfs interface on afterwards");
+}
+
+#define UNIT_NAME "pfprof-heatmap-test.service"
+#define UNIT_DIR CGROUPFS_ROOT "/system.slice/" UNIT_NAME
+
+/* pfprofctl heatmap --record for 2 s of target (its option, its name): a log each of want. */
+static void record_target(const char *option, const char *name, const pid_t *want, int n)
+{
+	char *argv[] = { "./pfprofctl", "-c", MANY_CONF, "heatmap", "--record", "--take-damon",
+			 (char *)option, "-s", "2", (char *)name, NULL };
+	int status = run_program_err(argv, MANY_OUT, MANY_ERR);
+
+	show_file(MANY_OUT, "  heatmap_record_targets| ");
+	show_file(MANY_ERR, "  heatmap_record_targets| ");
+	expect(status == 0, "pfprofctl heatmap --record %s %s: exit %d", option, name, status);
+	for (int i = 0; i < n; i++) {
+		char said[64];
+
+		snprintf(said, sizeof(said), "2 snapshots of process %d in ", (int)want[i]);
+		expect(file_contains(MANY_OUT, said) && many_snapshots(want[i]) == 2,
+		       "%s %s: not 2 snapshots of PID %d", option, name, (int)want[i]);
+	}
+}
+
+/*
+ * --record --tree and --unit: a tree's root and the child it forked; a
+ * unit's two processes (a cgroup at the place systemd gives a service's,
+ * on cgroup2 mounted where pfprofctl looks); a unit that is not running.
+ */
+void test_heatmap_record_targets(void)
+{
+	int go_fd, child_fd, status;
+	pid_t tree[2], unit[2];
+	char root[16];
+	const char *why;
+
+	if (!kernel_has_damon(&why)) {
+		printf("  heatmap_record_targets: not run: %s\n", why);
+		return;
+	}
+	expect_ok(damon_as_booted(), "DAMON's sysfs interface, no kdamond of it on");
+	make_many_dir();
+	tree[0] = spawn_forker(&go_fd, &child_fd);
+	expect(write(go_fd, "g", 1) == 1 && read(child_fd, &tree[1], sizeof(tree[1])) ==
+	       sizeof(tree[1]), "the forker's child: %s", strerror(errno));
+	snprintf(root, sizeof(root), "%d", (int)tree[0]);
+	record_target("--tree", root, tree, 2);
+	kill_and_reap(tree[0]);
+	close(go_fd);
+	close(child_fd);
+
+	mount_cgroup2(CGROUPFS_ROOT);
+	expect(!mkdir(CGROUPFS_ROOT "/system.slice", 0755) || errno == EEXIST,
+	       "mkdir system.slice: %s", strerror(errno));
+	expect(!mkdir(UNIT_DIR, 0755) || errno == EEXIST, "mkdir %s: %s", UNIT_DIR,
+	       strerror(errno));
+	for (int i = 0; i < 2; i++) {
+		unit[i] = spawn_sleeper();
+		move_to_cgroup(UNIT_DIR, unit[i]);
+	}
+	record_target("--unit", UNIT_NAME, unit, 2);
+	for (int i = 0; i < 2; i++)
+		kill_and_reap(unit[i]);
+	expect(!rmdir(UNIT_DIR), "rmdir %s: %s", UNIT_DIR, strerror(errno));
+	status = run_program_err((char *[]){ "./pfprofctl", "heatmap", "--record", "--unit",
+					     UNIT_NAME, NULL }, MANY_OUT, MANY_ERR);
+	show_file(MANY_ERR, "  heatmap_record_targets| ");
+	expect(status == 1 && file_contains(MANY_ERR, "it is not running (no cgroup)"),
+	       "a unit that is not running: exit %d, not the message", status);
 	expect_ok(damon_check(DAMON_ADMIN), "no kdamond of the sysfs interface on afterwards");
 }

@@ -1149,25 +1149,10 @@ static unsigned long long cgroup_id(const char *dir)
 	return (unsigned long long)st.st_ino;
 }
 
-static void move_to_cgroup(const char *dir, pid_t pid)
-{
-	char path[128], text[16];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	snprintf(text, sizeof(text), "%d", (int)pid);
-	fd = open(path, O_WRONLY);
-	expect(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text),
-	       "moving PID %d into %s: %s", (int)pid, dir, strerror(errno));
-	close(fd);
-}
-
 /* cgroup2 at CGROUP_ROOT (once), and a directory below it. */
 static void make_cgroup(const char *dir)
 {
-	mkdir(CGROUP_ROOT, 0755);
-	expect(!mount("none", CGROUP_ROOT, "cgroup2", 0, NULL) || errno == EBUSY,
-	       "mounting cgroup2: %s", strerror(errno));
+	mount_cgroup2(CGROUP_ROOT);
 	expect(!mkdir(dir, 0755) || errno == EEXIST, "mkdir %s: %s", dir, strerror(errno));
 }
 

@@ -87,6 +87,7 @@ const struct test tests[] = {
 	{ "damon_sliding_window",     test_damon_sliding_window,       NULL,            60 },
 	{ "heatmap_record",           test_heatmap_record,             NULL,            60 },
 	{ "heatmap_record_many",      test_heatmap_record_many,        NULL,            60 },
+	{ "heatmap_record_targets",   test_heatmap_record_targets,     NULL,            60 },
 	{ "fuzz_mmap",                test_fuzz_mmap,                  NULL,           120 },
 	{ "storm",                    test_storm,                      NULL,           180 },
 };
