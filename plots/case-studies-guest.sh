@@ -6,7 +6,11 @@
 # per-process log); every work process's start and end (seconds since boot,
 # /proc/uptime) go to <name>.times as "label start end exit_status pid"; the
 # system's swap and fault counters over the
-# experiment to <name>.vmstat. CASES (file "cases"): which experiments;
+# experiment to <name>.vmstat; where the kernel has DAMON, each process's
+# heatmap log (pfprofctl heatmap --record, all of them at once) to
+# <name>.heatmap-<label>.log if HEATMAPS (file "heatmaps") is not empty
+# (DAMON's kdamonds take CPU beside the work processes they watch: not in
+# the committed data). CASES (file "cases"): which experiments;
 # N_LIST (file "n-list"): the N of case 2; SERIES (file "series"): case 2's
 # series, "paced" (the handout's work: 20 iterations, 1 s pause after each)
 # and/or "cpu" (no pause); RUNS (file "runs"): runs of each N of a series.
@@ -88,6 +92,47 @@ report_progress() {
 	done
 }
 
+# wait_work_pid LABEL: the PID of LABEL's work process, once it is work
+# (its shell wrote the PID, then execs): a heatmap's log names its process.
+wait_work_pid() {
+	for _ in $(seq 100); do
+		if [ -s "/tmp/$1.pid" ]; then
+			pid=$(cat "/tmp/$1.pid")
+			read -r comm < "/proc/$pid/comm" 2>/dev/null
+			[ "$comm" = work ] && { echo "$pid"; return; }
+		fi
+		sleep 0.1
+	done
+	fail "$1: no work process after 10 s"
+}
+
+# start_heatmaps "LABEL ARGS" ...: if asked (file "heatmaps") and the
+# kernel has DAMON, every work process recorded into its heatmap log, all
+# by one pfprofctl in the background ($recorder); $recorded: LABEL:PID ...
+start_heatmaps() {
+	recorder='' recorded='' work_pids=''
+	[ -s heatmaps ] && [ -d /sys/kernel/mm/damon/admin ] || return 0
+	for spec in "$@"; do
+		pid=$(wait_work_pid "${spec%% *}")
+		recorded="$recorded ${spec%% *}:$pid"
+		work_pids="$work_pids $pid"
+	done
+	# shellcheck disable=SC2086 # a list of PIDs
+	pfprofctl -c /tmp/pfprofd.conf heatmap --record --take-damon $work_pids \
+		> /tmp/heatmap.out 2>&1 &
+	recorder=$!
+}
+
+# stop_heatmaps NAME: the recording ends with the processes; the logs go out.
+stop_heatmaps() {
+	[ -n "$recorder" ] || return 0
+	wait "$recorder" || { cat /tmp/heatmap.out; fail "$1: pfprofctl heatmap --record failed"; }
+	for pair in $recorded; do
+		cp "/tmp/logs/heatmap-${pair#*:}.log" "$out/$1.heatmap-${pair%%:*}.log" ||
+			fail "cannot copy the heatmap log of ${pair%%:*}"
+	done
+}
+
 # experiment NAME "LABEL ARGS" ...: runs the work processes together.
 experiment() {
 	name=$1
@@ -103,9 +148,11 @@ experiment() {
 		pids="$pids $!"
 	done
 	echo "case-studies: $name: $# work processes started at $(now) s"
+	start_heatmaps "$@"
 	report_progress "$name" "$#" "/tmp/$name.times"
 	# shellcheck disable=SC2086 # a list of PIDs
 	wait $pids
+	stop_heatmaps "$name"
 	stop_collector "$name"
 	cp "/tmp/$name.times" "$out/$name.times"
 	awk '$4 != 0 { print "case-studies: " $1 " exited with status " $4; bad = 1 }

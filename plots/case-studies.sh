@@ -17,6 +17,8 @@
 #     after each iteration) and/or cpu (no pause, CPU-bound); a series run
 #     replaces that series' data only
 #   RUNS (3): runs of each N of case 2
+#   HEATMAPS (empty): if set, and the kernel has DAMON, each work process's
+#     heatmap log too, as <experiment>.heatmap-<label>.log (make demo)
 #   PFPROF_KERNEL: the guests' kernel, one of tests/check.sh's (default: the
 #     host's release's, bookworm or trixie)
 #   PFPROF_CACHE, BUILD: as for tests/check.sh
@@ -80,13 +82,15 @@ run_case() {
 	rm -rf "$dir"
 	mkdir -p "$dir/payload" "$dir/share" "$dir/log" "$dir/out"
 	install -m 0644 "$build/module/module/mp3.ko" "$dir/payload/"
-	install -m 0755 "$top/tools/work" "$top/daemon/pfprofd" "$dir/payload/"
+	install -m 0755 "$top/tools/work" "$top/daemon/pfprofd" "$top/pfprofctl/pfprofctl" \
+		"$dir/payload/"
 	install -m 0755 "$top/plots/case-studies-guest.sh" "$dir/payload/run"
 	install -m 0644 "$top/tests/vm/guest-pfprofd.sh" "$dir/payload/"
 	echo "$guest_cases" > "$dir/payload/cases"
 	echo "$n_list" > "$dir/payload/n-list"
 	echo "$series" > "$dir/payload/series"
 	echo "$runs" > "$dir/payload/runs"
+	echo "${HEATMAPS:-}" > "$dir/payload/heatmaps"
 	"$top/tests/vm/kmods.sh" -d "$KERNEL_ROOT" "$KVER" "$dir/payload" virtio_pci virtio_blk 9pnet_virtio 9p
 	truncate -s "${swap}M" "$dir/swap.img"
 	"$top/tests/vm/mkinitramfs.sh" "$dir/guest.cpio" "$dir/payload"
@@ -97,6 +101,7 @@ run_case() {
 		--share "$dir/share" "$vmlinux" "$dir/guest.cpio" "$dir/log"
 	rm -f "$dir/swap.img"
 
+	# The heatmap logs (case_*.heatmap-*.log) with the logs, where there are any.
 	cp "$dir"/share/case_*.log "$dir"/share/case_*.procs "$dir"/share/case_*.times \
 		"$dir"/share/case_*.vmstat "$dir/out/"
 	cp "$dir/share/guest.txt" "$dir/out/case_$name.guest"
@@ -118,10 +123,11 @@ echo "case-studies: installing what is missing (QEMU, gnuplot, compilers)," \
 	"fetching a kernel into ${PFPROF_CACHE:-/var/cache/pfprof-test}" >&2
 "$top/tests/vm/prepare-host.sh" --guests
 kernel_prepare "${PFPROF_KERNEL:-$(host_kernel)}"
-echo "case-studies: building mp3.ko for Linux $KVER, work and pfprofd" >&2
+echo "case-studies: building mp3.ko for Linux $KVER, work, pfprofd and pfprofctl" >&2
 module_build "$build/module"
 make -s -C "$top/tools" STATIC=1
 make -s -C "$top/daemon"
+make -s -C "$top/pfprofctl"
 vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER" "$KERNEL_IMAGE")
 
 for c in $cases; do
