@@ -53,9 +53,10 @@ END {
 			pfprofd[c], 100 * kdamond[c], kdamonds[c], recorder[c], regions[c], ratio
 	}
 	print ""
-	print "Kdamonds: the sum of their CPU, (how many). The recorder reads four sysfs"
-	print "files per region and snapshot (start, end, nr_accesses, age), which is most"
-	print "of its time (an inference from its system time; not profiled)."
+	print "Kdamonds: the sum of their CPU, (how many). The recorder'"'"'s time is mostly"
+	print "system time (the raw output has user and system apart): each second and"
+	print "process, an update, four sysfs files per region (start, end, nr_accesses,"
+	print "age) and /proc/PID/maps. Which kernel path costs the most was not profiled."
 	if (failed != "")
 		printf "\nThe run failed:%s\n", failed
 }' "$1"

@@ -804,3 +804,64 @@ void test_heatmap_record_targets(void)
 	       "a unit that is not running: exit %d, not the message", status);
 	expect_ok(damon_check(DAMON_ADMIN), "no kdamond of the sysfs interface on afterwards");
 }
+
+#define SURVIVES_PFPROFD_ERR MANY_DIR "/pfprofd.err"
+
+/* pfprofd on MANY_CONF's directories, in the foreground. */
+static pid_t start_pfprofd(void)
+{
+	return start_program_err((char *[]){ "./pfprofd", "--foreground", "--config", MANY_CONF,
+					     NULL }, NULL, SURVIVES_PFPROFD_ERR);
+}
+
+static void stop_pfprofd(pid_t pfprofd)
+{
+	expect(!kill(pfprofd, SIGTERM), "SIGTERM to pfprofd: %s", strerror(errno));
+	expect(wait_program(pfprofd, "pfprofd") == 0, "pfprofd failed (%s)",
+	       SURVIVES_PFPROFD_ERR);
+}
+
+/*
+ * A recording goes on through what happens to the rest of pfprof: pfprofd
+ * stopped, the module unloaded and loaded again, pfprofd started again,
+ * all during a 5 s recording, which still takes its 5 snapshots.
+ */
+void test_heatmap_record_survives(void)
+{
+	char pid[16], *argv[] = { "./pfprofctl", "-c", MANY_CONF, "heatmap", "--record",
+				  "--take-damon", "-s", "5", pid, NULL };
+	pid_t sleeper, pfprofd, ctl;
+	const char *why;
+	FILE *conf;
+
+	if (!kernel_has_damon(&why)) {
+		printf("  heatmap_record_survives: not run: %s\n", why);
+		return;
+	}
+	expect_ok(damon_as_booted(), "DAMON's sysfs interface, no kdamond of it on");
+	make_many_dir();
+	conf = fopen(MANY_CONF, "ae");
+	expect(conf && fprintf(conf, "pid_file = %s/pids\nruntime_dir = %s\nstate_dir = %s\n",
+			       MANY_DIR, MANY_DIR, MANY_DIR) > 0 && !fclose(conf),
+	       "%s: %s", MANY_CONF, strerror(errno));
+	sleeper = spawn_sleeper();
+	snprintf(pid, sizeof(pid), "%d", (int)sleeper);
+	pfprofd = start_pfprofd();
+	ctl = start_program_err(argv, MANY_OUT, MANY_ERR);
+	sleep_ms(1500);
+	stop_pfprofd(pfprofd);
+	expect_ok(module_unload(), "rmmod during the recording");
+	expect_ok(module_load(NULL), "insmod again");
+	pfprofd = start_pfprofd();
+	sleep_ms(1000);
+	stop_pfprofd(pfprofd);
+	expect(wait_program(ctl, "pfprofctl heatmap --record") == 0,
+	       "pfprofctl heatmap --record failed");
+	show_file(MANY_OUT, "  heatmap_record_survives| ");
+	show_file(MANY_ERR, "  heatmap_record_survives| ");
+	expect(file_contains(MANY_OUT, "5 snapshots of process") && many_snapshots(sleeper) == 5,
+	       "not 5 snapshots of PID %d through pfprofd's restart and the module's reload",
+	       (int)sleeper);
+	kill_and_reap(sleeper);
+	expect_ok(damon_check(DAMON_ADMIN), "no kdamond of the sysfs interface on afterwards");
+}
