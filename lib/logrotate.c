@@ -39,34 +39,42 @@ static int unlink_if_there(const char *path)
 	return unlink(path) && errno != ENOENT ? -errno : 0;
 }
 
+/* The n-th rotated file of the log whose current file is path (0: path itself). */
+static int rotated_path(char *buf, size_t size, const char *path, unsigned int n)
+{
+	int len = n ? snprintf(buf, size, "%s.%u", path, n) : snprintf(buf, size, "%s", path);
+
+	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
+}
+
 /*
  * How many of .1, .2, ... exist without a gap, at most keep; -errno on error.
  * lstat(), as rename() moves a symbolic link, dangling or not.
  */
-static int rotated_run(const char *dir, enum log_kind kind, unsigned int keep)
+static int rotated_run(const char *path, unsigned int keep)
 {
-	char path[PATH_MAX];
+	char rotated[PATH_MAX];
 
 	for (unsigned int n = 1; n <= keep; n++) {
 		struct stat st;
-		int err = logformat_path(path, sizeof(path), dir, kind, n);
+		int err = rotated_path(rotated, sizeof(rotated), path, n);
 
 		if (err)
 			return err;
-		if (lstat(path, &st))
+		if (lstat(rotated, &st))
 			return errno == ENOENT ? (int)n - 1 : -errno;
 	}
 	return (int)keep;
 }
 
-/* Renames log file from to log file to (0: the current file). */
-static int move(const char *dir, enum log_kind kind, unsigned int from, unsigned int to)
+/* Renames rotated file from to rotated file to (0: the current file). */
+static int move(const char *path, unsigned int from, unsigned int to)
 {
 	char from_path[PATH_MAX], to_path[PATH_MAX];
-	int err = logformat_path(from_path, sizeof(from_path), dir, kind, from);
+	int err = rotated_path(from_path, sizeof(from_path), path, from);
 
 	if (!err)
-		err = logformat_path(to_path, sizeof(to_path), dir, kind, to);
+		err = rotated_path(to_path, sizeof(to_path), path, to);
 	return err ? err : rename_if_there(from_path, to_path);
 }
 
@@ -76,24 +84,30 @@ static int move(const char *dir, enum log_kind kind, unsigned int from, unsigned
  * above it, and a large keep costs no more than the files there are. With
  * all keep files there, .keep is dropped.
  */
-int logrotate_shift(const char *dir, enum log_kind kind, unsigned int keep)
+int logrotate_shift_path(const char *path, unsigned int keep)
 {
-	char path[PATH_MAX];
+	char oldest[PATH_MAX];
 	int top, err;
 
-	if (!keep) {
-		err = logformat_path(path, sizeof(path), dir, kind, 0);
-		return err ? err : unlink_if_there(path);
-	}
-	top = rotated_run(dir, kind, keep);
+	if (!keep)
+		return unlink_if_there(path);
+	top = rotated_run(path, keep);
 	err = top < 0 ? top : 0;
 	if (!err && (unsigned int)top == keep) {
-		err = logformat_path(path, sizeof(path), dir, kind, keep);
+		err = rotated_path(oldest, sizeof(oldest), path, keep);
 		if (!err)
-			err = unlink_if_there(path);
+			err = unlink_if_there(oldest);
 		top--;
 	}
 	for (int n = top; !err && n >= 1; n--)
-		err = move(dir, kind, n, n + 1);
-	return err ? err : move(dir, kind, 0, 1);
+		err = move(path, n, n + 1);
+	return err ? err : move(path, 0, 1);
+}
+
+int logrotate_shift(const char *dir, enum log_kind kind, unsigned int keep)
+{
+	char path[PATH_MAX];
+	int err = logformat_path(path, sizeof(path), dir, kind, 0);
+
+	return err ? err : logrotate_shift_path(path, keep);
 }

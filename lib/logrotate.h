@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * When the current log is rotated, and how: pfprof.log.N moves to .N+1, the
- * current file to .1, and the oldest beyond keep is deleted.
+ * current file to .1, and the oldest beyond keep is deleted. pfprofd's logs,
+ * and pfprofctl heatmap --record's (any file: logrotate_shift_path()).
  */
 #ifndef PFPROF_LOGROTATE_H
 #define PFPROF_LOGROTATE_H
@@ -24,7 +25,10 @@ bool logrotate_due(const struct logrotate_policy *p, uint64_t created_s, uint64_
 /* The wall-clock second at which a file created at created_s is due by age; 0: never. */
 uint64_t logrotate_due_at(const struct logrotate_policy *p, uint64_t created_s);
 
-/* Moves the current file of a log in dir out of the way (keep 0: deletes it); 0 or -errno. */
+/* Moves the file at path out of the way, to path.1 (keep 0: deletes it); 0 or -errno. */
+int logrotate_shift_path(const char *path, unsigned int keep);
+
+/* The same, for the current file of a log of kind in dir. */
 int logrotate_shift(const char *dir, enum log_kind kind, unsigned int keep);
 
 #endif /* PFPROF_LOGROTATE_H */
