@@ -21,6 +21,7 @@
 #include "damon.h"
 #include "heatmap.h"
 #include "heatmaplog.h"
+#include "logrotate.h"
 
 #define SNAPSHOT_INTERVAL_NS 1000000000ULL
 
@@ -170,17 +171,59 @@ struct recording {
 	char comm[32];
 	char log_path[PATH_MAX];
 	FILE *log;
-	char *maps;			/* the last written to the log */
+	uint64_t log_created_s;		/* the current file's, wall clock */
+	char *maps;			/* the last written to the current file */
 	unsigned long snapshots;
 	unsigned long empty_snapshots;	/* of them */
 	int err;			/* -ESRCH: it exited; else it failed, if not 0 */
 };
 
+/* r's log opened anew, with its header; 0 or -errno. */
+static int open_log(struct recording *r, const struct damon_attrs *attrs)
+{
+	r->log = fopen(r->log_path, "we");
+	if (!r->log)
+		return -errno;
+	r->log_created_s = (uint64_t)time(NULL);
+	return heatmap_log_header(r->log, r->pid, r->comm, attrs);
+}
+
+/* How the logs are rotated (the configuration's rotate_size, rotate_age, keep), and their header. */
+struct rotation {
+	struct logrotate_policy policy;
+	const struct damon_attrs *attrs;
+};
+
 /*
- * One snapshot into r's log, with the mappings if they changed; -ESRCH
- * once the process exited.
+ * r's log rotated if due, as pfprofd rotates its logs: the current file
+ * to .1 and so on. The new file starts with the header, and the mappings
+ * are written again at its first snapshot, so that each file can be drawn
+ * on its own. 0 or -errno.
  */
-static int record_snapshot(struct recording *r)
+static int rotate_if_due(struct recording *r, const struct rotation *rot)
+{
+	long size = ftell(r->log);
+	int err;
+
+	if (size < 0)
+		return -errno;
+	if (!logrotate_due(&rot->policy, r->log_created_s, (uint64_t)size, r->snapshots > 0,
+			   (uint64_t)time(NULL)))
+		return 0;
+	err = fclose(r->log) ? -errno : 0;
+	r->log = NULL;
+	free(r->maps);
+	r->maps = NULL;
+	if (!err)
+		err = logrotate_shift_path(r->log_path, rot->policy.keep);
+	return err ? err : open_log(r, rot->attrs);
+}
+
+/*
+ * One snapshot into r's log, rotated first if due, with the mappings if
+ * they changed; -ESRCH once the process exited.
+ */
+static int record_snapshot(struct recording *r, const struct rotation *rot)
 {
 	uint64_t wall_ns = clock_ns(CLOCK_REALTIME);
 	struct damon_region *regions;
@@ -188,8 +231,12 @@ static int record_snapshot(struct recording *r)
 	size_t count;
 	int err = damon_snapshot(DAMON_ADMIN, r->kdamond, &regions, &count);
 
-	if (err)
+	if (!err)
+		err = rotate_if_due(r, rot);
+	if (err) {
+		free(regions);
 		return err;
+	}
 	r->snapshots++;
 	r->empty_snapshots += !count;
 	maps = read_proc_file(r->pid, "maps");
@@ -232,7 +279,8 @@ static void show_progress(const struct recording *recs, size_t nr)
  * n processes takes n aggregation intervals or more, and with more than
  * about five processes the rounds come back to back.
  */
-static void record(struct recording *recs, size_t nr, uint64_t seconds)
+static void record(struct recording *recs, size_t nr, uint64_t seconds,
+		   const struct rotation *rot)
 {
 	uint64_t start = clock_ns(CLOCK_MONOTONIC), next = start + SNAPSHOT_INTERVAL_NS;
 	size_t recorded = nr;
@@ -247,7 +295,7 @@ static void record(struct recording *recs, size_t nr, uint64_t seconds)
 		for (size_t i = 0; i < nr; i++) {
 			if (recs[i].err)
 				continue;
-			recs[i].err = record_snapshot(&recs[i]);
+			recs[i].err = record_snapshot(&recs[i], rot);
 			recorded -= recs[i].err != 0;
 		}
 		show_progress(recs, nr);
@@ -366,9 +414,7 @@ static int open_logs(struct recording *recs, size_t nr, const struct damon_attrs
 	int err = 0;
 
 	for (size_t i = 0; i < nr && !err; i++) {
-		recs[i].log = fopen(recs[i].log_path, "we");
-		err = !recs[i].log ? -errno :
-		      heatmap_log_header(recs[i].log, recs[i].pid, recs[i].comm, attrs);
+		err = open_log(&recs[i], attrs);
 		if (err)
 			ctl_error(err, "%s", recs[i].log_path);
 	}
@@ -409,6 +455,11 @@ static int start_damon(const struct recording *recs, size_t nr, const struct dam
 int heatmap_record_command(const struct ctl *ctl, const struct ctl_call *call)
 {
 	const struct damon_attrs attrs = DAMON_ATTRS_DEFAULT;
+	const struct rotation rot = {
+		.policy = { .size = ctl->config.rotate_size, .age_s = ctl->config.rotate_age_s,
+			    .keep = ctl->config.keep },
+		.attrs = &attrs,
+	};
 	struct sigaction stop = { .sa_handler = on_stop_signal };
 	pid_t pids[DAMON_MAX_PROCESSES];
 	struct recording *recs = NULL;
@@ -437,7 +488,7 @@ int heatmap_record_command(const struct ctl *ctl, const struct ctl_call *call)
 	if (open_logs(recs, nr, &attrs) || start_damon(recs, nr, &attrs)) {
 		ok = false;
 	} else {
-		record(recs, nr, call->option[OPT_SECONDS].number);
+		record(recs, nr, call->option[OPT_SECONDS].number, &rot);
 		for (size_t i = 0; i < nr; i++)
 			ok = report(&recs[i]) && ok;
 	}

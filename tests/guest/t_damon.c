@@ -865,3 +865,70 @@ void test_heatmap_record_survives(void)
 	kill_and_reap(sleeper);
 	expect_ok(damon_check(DAMON_ADMIN), "no kdamond of the sysfs interface on afterwards");
 }
+
+/*
+ * The heatmap log of pid in MANY_DIR, rotated file n (0: the current one):
+ * its header names pid, and its first region line comes after map lines
+ * (each file can be drawn on its own). False if it is not there.
+ */
+static bool rotated_log_whole(pid_t pid, unsigned int n)
+{
+	char path[96], line[512], header[64];
+	bool maps = false;
+	FILE *f;
+
+	if (n)
+		snprintf(path, sizeof(path), MANY_DIR "/heatmap-%d.log.%u", (int)pid, n);
+	else
+		snprintf(path, sizeof(path), MANY_DIR "/heatmap-%d.log", (int)pid);
+	snprintf(header, sizeof(header), "# pid %d comm ", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	expect(fgets(line, sizeof(line), f) && !strncmp(line, "# pfprof heatmap log", 20) &&
+	       fgets(line, sizeof(line), f) && !strncmp(line, header, strlen(header)),
+	       "%s: no header naming PID %d", path, (int)pid);
+	while (fgets(line, sizeof(line), f) && strncmp(line, "region\t", 7))
+		maps |= !strncmp(line, "map\t", 4);
+	fclose(f);
+	expect(maps, "%s: a region before any map line", path);
+	return true;
+}
+
+/*
+ * The logs rotate as pfprofd's do (rotate_size, keep from the
+ * configuration): with 2K files and keep 2, four snapshots leave the
+ * current file, .1 and .2, each beginning with its header and mappings;
+ * no .3.
+ */
+void test_heatmap_record_rotates(void)
+{
+	char pid[16], path[96];
+	pid_t sleeper;
+	const char *why;
+	FILE *conf;
+	int status;
+
+	if (!kernel_has_damon(&why)) {
+		printf("  heatmap_record_rotates: not run: %s\n", why);
+		return;
+	}
+	expect_ok(damon_as_booted(), "DAMON's sysfs interface, no kdamond of it on");
+	make_many_dir();
+	conf = fopen(MANY_CONF, "ae");
+	expect(conf && fputs("rotate_size = 2K\nkeep = 2\n", conf) >= 0 && !fclose(conf),
+	       "%s: %s", MANY_CONF, strerror(errno));
+	sleeper = spawn_sleeper();
+	snprintf(pid, sizeof(pid), "%d", (int)sleeper);
+	status = run_program_err((char *[]){ "./pfprofctl", "-c", MANY_CONF, "heatmap", "--record",
+					     "--take-damon", "-s", "4", pid, NULL },
+				 MANY_OUT, MANY_ERR);
+	show_file(MANY_ERR, "  heatmap_record_rotates| ");
+	expect(status == 0, "pfprofctl heatmap --record: exit %d", status);
+	for (unsigned int n = 0; n <= 2; n++)
+		expect(rotated_log_whole(sleeper, n), "heatmap-%d.log%s%.0u is missing", (int)sleeper,
+		       n ? "." : "", n);
+	snprintf(path, sizeof(path), MANY_DIR "/heatmap-%d.log.3", (int)sleeper);
+	expect(access(path, F_OK), "%s is kept, beyond keep = 2", path);
+	kill_and_reap(sleeper);
+}

@@ -89,6 +89,7 @@ const struct test tests[] = {
 	{ "heatmap_record_many",      test_heatmap_record_many,        NULL,            60 },
 	{ "heatmap_record_targets",   test_heatmap_record_targets,     NULL,            60 },
 	{ "heatmap_record_survives",  test_heatmap_record_survives,    NULL,            60 },
+	{ "heatmap_record_rotates",   test_heatmap_record_rotates,     NULL,            60 },
 	{ "fuzz_mmap",                test_fuzz_mmap,                  NULL,           120 },
 	{ "storm",                    test_storm,                      NULL,           180 },
 };

@@ -84,6 +84,7 @@ void test_damon_sliding_window(void);
 void test_heatmap_record_many(void);
 void test_heatmap_record_targets(void);
 void test_heatmap_record_survives(void);
+void test_heatmap_record_rotates(void);
 void test_heatmap_record(void);
 void test_fuzz_mmap(void);
 void test_storm(void);
