@@ -96,6 +96,12 @@ run_row heatmap_record_watch 2 "--watch goes without --record"  heatmap --record
 run_row heatmap_delay_alone 2 "-d goes with --watch"            heatmap -d 1 42
 run_row heatmap_delay_bad   2 "wants seconds from 0.05 to 3600" heatmap --watch -d 0 42
 run_row heatmap_watch_out   2 "-o goes without --watch"         heatmap --watch -o x.png 42
+run_row heatmap_tree_alone  2 "--tree goes with --record"       heatmap --tree 42
+run_row heatmap_tree_unit   2 "--tree and --unit name different things" heatmap --record --tree --unit 42
+run_row heatmap_two_trees   2 "one target at a time: 2 given"   heatmap --record --tree 42 43
+run_row heatmap_bad_unit    2 "'a b': not a unit's name"        heatmap --record --unit 'a b'
+run_row heatmap_two_one_log 2 "-o names one log"                heatmap --record -o x.log 42 43
+run_row heatmap_no_tree     1 "process 2147483647: No such process" heatmap --record --tree 2147483647
 run_row where_tree_not_pid  2 "where: 'x' is not a PID"         where --tree x
 run_row where_two_kinds     2 "name different things"           where --unit --comm a
 run_row where_no_unit_log   1 "no faults of unit a.service placed" where --unit a.service
