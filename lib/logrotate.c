@@ -86,7 +86,6 @@ static int move(const char *path, unsigned int from, unsigned int to)
  */
 int logrotate_shift_path(const char *path, unsigned int keep)
 {
-	char oldest[PATH_MAX];
 	int top, err;
 
 	if (!keep)
@@ -94,6 +93,8 @@ int logrotate_shift_path(const char *path, unsigned int keep)
 	top = rotated_run(path, keep);
 	err = top < 0 ? top : 0;
 	if (!err && (unsigned int)top == keep) {
+		char oldest[PATH_MAX];
+
 		err = rotated_path(oldest, sizeof(oldest), path, keep);
 		if (!err)
 			err = unlink_if_there(oldest);
