@@ -648,15 +648,33 @@ out:
 #define MANY_ERR MANY_DIR "/err"
 #define MANY 10
 
-/* MANY_DIR, and MANY_CONF naming it the log directory. */
-static void make_many_dir(void)
+/* MANY_DIR, and MANY_CONF naming it the log directory, with the lines extra. */
+static void make_many_dir(const char *extra)
 {
 	FILE *conf;
 
 	expect(!mkdir(MANY_DIR, 0755) || errno == EEXIST, "%s: %s", MANY_DIR, strerror(errno));
 	conf = fopen(MANY_CONF, "we");
-	expect(conf && fprintf(conf, "log_dir = %s\n", MANY_DIR) > 0 && !fclose(conf),
+	expect(conf && fprintf(conf, "log_dir = %s\n%s", MANY_DIR, extra) > 0 && !fclose(conf),
 	       "%s: %s", MANY_CONF, strerror(errno));
+}
+
+/*
+ * The start of a test of pfprofctl heatmap --record in MANY_DIR: false
+ * (said) where the kernel has no DAMON; else DAMON as booted, and
+ * MANY_CONF with the lines extra.
+ */
+static bool heatmap_test_begins(const char *test, const char *extra)
+{
+	const char *why;
+
+	if (!kernel_has_damon(&why)) {
+		printf("  %s: not run: %s\n", test, why);
+		return false;
+	}
+	expect_ok(damon_as_booted(), "DAMON's sysfs interface, no kdamond of it on");
+	make_many_dir(extra);
+	return true;
 }
 
 /* Snapshots in the heatmap log of pid in MANY_DIR, after a header naming pid. */
@@ -695,16 +713,11 @@ void test_heatmap_record_many(void)
 	char args[MANY][16], *argv[8 + MANY + 1] = { "./pfprofctl", "-c", MANY_CONF, "heatmap",
 						     "--record", "--take-damon", "-s", "4" };
 	pid_t sleepers[MANY], ctl;
-	const char *why;
 	char said[64];
 	int status;
 
-	if (!kernel_has_damon(&why)) {
-		printf("  heatmap_record_many: not run: %s\n", why);
+	if (!heatmap_test_begins("heatmap_record_many", ""))
 		return;
-	}
-	expect_ok(damon_as_booted(), "DAMON's sysfs interface, no kdamond of it on");
-	make_many_dir();
 	for (int i = 0; i < MANY; i++) {
 		sleepers[i] = spawn_sleeper();
 		snprintf(args[i], sizeof(args[i]), "%d", (int)sleepers[i]);
@@ -767,14 +780,9 @@ void test_heatmap_record_targets(void)
 	int go_fd, child_fd, status;
 	pid_t tree[2], unit[2];
 	char root[16];
-	const char *why;
 
-	if (!kernel_has_damon(&why)) {
-		printf("  heatmap_record_targets: not run: %s\n", why);
+	if (!heatmap_test_begins("heatmap_record_targets", ""))
 		return;
-	}
-	expect_ok(damon_as_booted(), "DAMON's sysfs interface, no kdamond of it on");
-	make_many_dir();
 	tree[0] = spawn_forker(&go_fd, &child_fd);
 	expect(write(go_fd, "g", 1) == 1 && read(child_fd, &tree[1], sizeof(tree[1])) ==
 	       sizeof(tree[1]), "the forker's child: %s", strerror(errno));
@@ -831,19 +839,10 @@ void test_heatmap_record_survives(void)
 	char pid[16], *argv[] = { "./pfprofctl", "-c", MANY_CONF, "heatmap", "--record",
 				  "--take-damon", "-s", "5", pid, NULL };
 	pid_t sleeper, pfprofd, ctl;
-	const char *why;
-	FILE *conf;
 
-	if (!kernel_has_damon(&why)) {
-		printf("  heatmap_record_survives: not run: %s\n", why);
+	if (!heatmap_test_begins("heatmap_record_survives", "pid_file = " MANY_DIR "/pids\n"
+				 "runtime_dir = " MANY_DIR "\nstate_dir = " MANY_DIR "\n"))
 		return;
-	}
-	expect_ok(damon_as_booted(), "DAMON's sysfs interface, no kdamond of it on");
-	make_many_dir();
-	conf = fopen(MANY_CONF, "ae");
-	expect(conf && fprintf(conf, "pid_file = %s/pids\nruntime_dir = %s\nstate_dir = %s\n",
-			       MANY_DIR, MANY_DIR, MANY_DIR) > 0 && !fclose(conf),
-	       "%s: %s", MANY_CONF, strerror(errno));
 	sleeper = spawn_sleeper();
 	snprintf(pid, sizeof(pid), "%d", (int)sleeper);
 	pfprofd = start_pfprofd();
@@ -897,27 +896,19 @@ static bool rotated_log_whole(pid_t pid, unsigned int n)
 
 /*
  * The logs rotate as pfprofd's do (rotate_size, keep from the
- * configuration): with 2K files and keep 2, four snapshots leave the
- * current file, .1 and .2, each beginning with its header and mappings;
- * no .3.
+ * configuration): with rotate_size 1 (a byte: every snapshot after the
+ * first starts a file) and keep 2, four snapshots leave the current file,
+ * .1 and .2, each beginning with its header and mappings; no .3. (2K
+ * held two snapshots of a sleeper, whose mappings are a few lines.)
  */
 void test_heatmap_record_rotates(void)
 {
 	char pid[16], path[96];
 	pid_t sleeper;
-	const char *why;
-	FILE *conf;
 	int status;
 
-	if (!kernel_has_damon(&why)) {
-		printf("  heatmap_record_rotates: not run: %s\n", why);
+	if (!heatmap_test_begins("heatmap_record_rotates", "rotate_size = 1\nkeep = 2\n"))
 		return;
-	}
-	expect_ok(damon_as_booted(), "DAMON's sysfs interface, no kdamond of it on");
-	make_many_dir();
-	conf = fopen(MANY_CONF, "ae");
-	expect(conf && fputs("rotate_size = 2K\nkeep = 2\n", conf) >= 0 && !fclose(conf),
-	       "%s: %s", MANY_CONF, strerror(errno));
 	sleeper = spawn_sleeper();
 	snprintf(pid, sizeof(pid), "%d", (int)sleeper);
 	status = run_program_err((char *[]){ "./pfprofctl", "-c", MANY_CONF, "heatmap", "--record",
