@@ -50,6 +50,15 @@ void heatmap_format_bytes(char *buf, size_t size, uint64_t bytes)
 	snprintf(buf, size, v < 10 && bytes >= 1024 ? "%.1f %s" : "%.0f %s", v, unit);
 }
 
+void heatmap_log_failed(const char *path, int err, unsigned long line)
+{
+	if (err == -EPROTO)
+		ctl_error(0, "%s:%lu: not a line of a heatmap log", path, line);
+	else
+		ctl_error(err, "%s: %s", path, err == -ENODATA ?
+			  "no snapshot or no mapping in it" : "reading it");
+}
+
 const char *heatmap_band_label(const struct heatmap_band *b)
 {
 	const char *slash = strrchr(b->name, '/');
@@ -292,11 +301,7 @@ static int draw_command(const struct ctl *ctl, const struct ctl_call *call)
 	err = heatmap_data_read(log, DRAW_ROWS, &d, &line);
 	fclose(log);
 	if (err) {
-		if (err == -EPROTO)
-			ctl_error(0, "%s:%lu: not a line of a heatmap log", path, line);
-		else
-			ctl_error(err, "%s: %s", path, err == -ENODATA ?
-				  "no snapshot or no mapping in it" : "reading it");
+		heatmap_log_failed(path, err, line);
 		return PFPROF_EXIT_FAILED;
 	}
 	if (!out) {

@@ -23,6 +23,9 @@ bool heatmap_log_of(const struct ctl *ctl, pid_t pid, char *buf, size_t size);
 /* "12 MiB", "4 KiB", "1.5 MiB". */
 void heatmap_format_bytes(char *buf, size_t size, uint64_t bytes);
 
+/* What went wrong reading the heatmap log at path (heatmap_data_read()'s err, *line_no), said. */
+void heatmap_log_failed(const char *path, int err, unsigned long line);
+
 /* A band's name on the address axis: the file's base name, or what kind of memory. */
 const char *heatmap_band_label(const struct heatmap_band *b);
 

@@ -149,14 +149,6 @@ static int take(void *ctx)
 	return err == -ENODATA ? 0 : err;
 }
 
-static void take_failed(const struct heatmap_view *v, int err)
-{
-	if (err == -EPROTO)
-		ctl_error(0, "%s:%lu: not a line of a heatmap log", v->path, v->bad_line);
-	else
-		ctl_error(err, "%s", v->path);
-}
-
 int heatmap_watch_command(const char *log_path, int delay_ms)
 {
 	struct heatmap_view v = { 0 };
@@ -169,7 +161,7 @@ int heatmap_watch_command(const char *log_path, int delay_ms)
 		ctl_error(0, "heatmap --watch draws on a terminal: run it in one");
 		err = -1;
 	} else if (err) {
-		take_failed(&v, err);
+		heatmap_log_failed(v.path, err, v.bad_line);
 	}
 	if (v.read)
 		heatmap_data_free(&v.d);
