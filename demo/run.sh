@@ -7,14 +7,14 @@
 # with swap, loads the module, starts pfprofd and runs the course's case study
 # 1b there (work 1024 R 50000 and work 1024 L 10000 at once, niced, the
 # handout's 20 iterations with a 1 s pause after each), copies pfprofd's logs
-# out, draws demo/pfprof-demo.png and prints a summary. The guest runs Debian
-# 13's kernel, which has DAMON: pfprofctl heatmap --record watches both
-# processes too, and demo/pfprof-demo-heatmap-work3.png and -work4.png show
-# which memory each kept using, their fault rates above. Progress goes to
-# the terminal stage by stage; the last line says how long it took.
-# Environment: CASE_SWAP_MB (2048), the guest's swap; PFPROF_KERNEL (trixie;
-# bookworm's 6.1 has no DAMON: no heatmaps), PFPROF_CACHE as for
-# plots/case-studies.sh.
+# out, draws demo/pfprof-demo.png and prints a summary. Where the guest's
+# kernel has DAMON (Debian 13's 6.12: the default on Debian 13, or
+# PFPROF_KERNEL=trixie), pfprofctl heatmap --record watches both processes
+# too, and demo/pfprof-demo-heatmap-work3.png and -work4.png show which
+# memory each kept using, their fault rates above. Progress goes to the
+# terminal stage by stage; the last line says how long it took.
+# Environment: CASE_SWAP_MB (2048), the guest's swap; PFPROF_KERNEL,
+# PFPROF_CACHE as for plots/case-studies.sh.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,7 +25,7 @@ echo "demo: case study 1b in a QEMU guest, by plots/case-studies.sh (it installs
 rm -rf "$build"
 mkdir -p "$build/data" "$build/plots"
 CASES=1b DATA=$build/data PLOTS=$build/plots BUILD=$build CASE_SWAP_MB=${CASE_SWAP_MB:-2048} \
-	HEATMAPS=1 PFPROF_KERNEL=${PFPROF_KERNEL:-trixie} "$top/plots/case-studies.sh"
+	HEATMAPS=1 "$top/plots/case-studies.sh"
 
 echo "demo: drawing demo/pfprof-demo.png" >&2
 log=$build/data/case_1_work_3_4
@@ -54,6 +54,6 @@ echo "plot: $top/demo/pfprof-demo.png"
 if ((${#heatmaps[@]})); then
 	echo "heatmaps (DAMON): ${heatmaps[*]}"
 else
-	echo "no heatmaps: the guest's kernel has no DAMON"
+	echo "no heatmaps: the guest's kernel has no DAMON (PFPROF_KERNEL=trixie boots one that has)"
 fi
 echo "demo: done in $((SECONDS - started)) s" >&2
