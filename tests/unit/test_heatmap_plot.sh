@@ -116,10 +116,14 @@ add_snapshot() {
 	} >> "$dir/heatmap-4242.log"
 }
 add_snapshot &
-script -qec "timeout -s INT 3 '$ctl' -c '$dir/pfprofd.conf' heatmap --watch -d 0.2 4242" \
+# --foreground: where script(1)'s shell forks (dash, the shell of a
+# build whose environment has no SHELL), timeout would otherwise put the
+# view in a background process group, stopped at its first tcsetattr().
+script -qec "timeout --foreground -s INT 3 '$ctl' -c '$dir/pfprofd.conf' heatmap --watch -d 0.2 4242" \
 	/dev/null < /dev/null > "$dir/watch.raw"
 wait
 screen "$dir/watch.raw" > "$dir/watch"
+check watch_drew test -s "$dir/watch"
 # The first screen drawn, and the last (the same rows, after the header).
 sed -n '1,/^ *work 132 KiB |/{p}' "$dir/watch" > "$dir/first"
 tac "$dir/watch" | sed -n '/^PID 4242/{p;q};p' | tac > "$dir/last"
