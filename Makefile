@@ -8,8 +8,8 @@
 #                         package for a Debian kernel) and which kernels have theirs
 #   make module           build mp3.ko, and fail without the headers
 #   make install          install pfprofd, pfprofctl, the tools, man pages, bash completion,
-#                         the udev rule, the systemd unit and its sysusers/tmpfiles
-#                         fragments (PREFIX,
+#                         the udev rule, the systemd units (pfprofd's, heatmap
+#                         recordings') and pfprofd's sysusers/tmpfiles fragments (PREFIX,
 #                         default /usr/local; DESTDIR for staging)
 #   make dkms-install     install the module's source under /usr/src and let DKMS build
 #                         and install it for the running kernel (and future ones)
@@ -84,6 +84,8 @@ install: tools daemon pfprofctl
 	install -d $(DESTDIR)$(UNITDIR)
 	sed 's|/usr/sbin/pfprofd|$(SBINDIR)/pfprofd|' systemd/pfprofd.service \
 		> $(DESTDIR)$(UNITDIR)/pfprofd.service
+	sed 's|/usr/bin/pfprofctl|$(BINDIR)/pfprofctl|' systemd/pfprof-heatmap@.service \
+		> $(DESTDIR)$(UNITDIR)/pfprof-heatmap@.service
 	install -D -m 0644 systemd/pfprof-sysusers.conf $(DESTDIR)$(SYSUSERSDIR)/pfprof.conf
 	install -D -m 0644 systemd/pfprof-tmpfiles.conf $(DESTDIR)$(TMPFILESDIR)/pfprof.conf
 	@# An existing configuration is the administrator's: never overwritten.
@@ -116,7 +118,7 @@ uninstall:
 		$(addprefix $(DESTDIR)$(MANDIR)/,man1/work.1 man1/monitor.1 \
 			man5/pfprofd.conf.5 man8/pfprofd.8 man8/pfprofctl.8) \
 		$(DESTDIR)$(UDEVRULESDIR)/60-pfprof.rules $(DESTDIR)$(UNITDIR)/pfprofd.service \
-		$(DESTDIR)$(SYSUSERSDIR)/pfprof.conf $(DESTDIR)$(TMPFILESDIR)/pfprof.conf \
+		$(DESTDIR)$(UNITDIR)/pfprof-heatmap@.service $(DESTDIR)$(SYSUSERSDIR)/pfprof.conf $(DESTDIR)$(TMPFILESDIR)/pfprof.conf \
 		$(DESTDIR)$(MODULESLOADDIR)/pfprof.conf $(DESTDIR)$(BASHCOMPDIR)/pfprofctl
 	if $(on_systemd); then systemctl daemon-reload; fi
 	@echo "kept: $(SYSCONFDIR)/pfprof, /var/lib/pfprof, /var/log/pfprof and the user pfprof"
