@@ -89,11 +89,13 @@ static pid_t start_daemon(void)
 /*
  * pfprofd writes its state file once it is ready (log open, device mapped).
  * Its first start after boot loads libsystemd from a cold page cache: on
- * the debug kernel under TCG that alone was seen to take over 5 s.
+ * the debug kernel under TCG that alone was seen to take over 5 s. 15 s,
+ * below the shortest daemon test's own limit (20 s), so that what it was
+ * doing is shown before the runner ends the test.
  */
 static void wait_ready(pid_t daemon)
 {
-	uint64_t start = now_ns(), deadline = start + 20000000000ULL;
+	uint64_t start = now_ns(), deadline = start + 15000000000ULL;
 	char path[64];
 
 	while (access(RUN_DIR "/state", F_OK)) {
@@ -102,8 +104,10 @@ static void wait_ready(pid_t daemon)
 			printf("  pfprofd's messages, then where it waits in the kernel:\n");
 			show_file(STDERR_FILE, "stderr: ");
 			snprintf(path, sizeof(path), "/proc/%d/stack", (int)daemon);
-			show_file(path, "stack: ");
-			fail("pfprofd not ready after 20 s");
+			/* A kernel without CONFIG_STACKTRACE has no such file. */
+			if (!access(path, R_OK))
+				show_file(path, "stack: ");
+			fail("pfprofd not ready after 15 s");
 		}
 		sleep_ms(10);
 	}

@@ -119,7 +119,7 @@ add_snapshot &
 # --foreground: where script(1)'s shell forks (dash, the shell of a
 # build whose environment has no SHELL), timeout would otherwise put the
 # view in a background process group, stopped at its first tcsetattr().
-script -qec "timeout --foreground -s INT 3 '$ctl' -c '$dir/pfprofd.conf' heatmap --watch -d 0.2 4242" \
+script -qec "timeout --foreground -k 2 -s INT 3 '$ctl' -c '$dir/pfprofd.conf' heatmap --watch -d 0.2 4242" \
 	/dev/null < /dev/null > "$dir/watch.raw"
 wait
 screen "$dir/watch.raw" > "$dir/watch"
