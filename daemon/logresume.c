@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "logformat.h"
+#include "logrotate.h"
 #include "logscan.h"
 
 /* "# created" is the second line; the header is shorter than this. */
@@ -43,7 +45,8 @@ static int file_position(const char *path, struct log_position *pos)
 {
 	struct position_scan p = { 0 };
 	struct stat st;
-	uint64_t end;
+	/* Set by logscan_complete_end(), which gcc's analyzer does not see into. */
+	uint64_t end = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
 
 	if (fd < 0)
@@ -65,14 +68,25 @@ int logresume_last_position(const char *dir, enum log_kind kind, unsigned int ke
 			    struct log_position *pos)
 {
 	char path[PATH_MAX];
-	int err = -ENOENT;
+	bool *present = calloc(keep + 1UL, sizeof(*present));
+	int err = present ? logformat_path(path, sizeof(path), dir, kind, 0) : -ENOMEM;
 
-	/* Missing files (-ENOENT) are gaps left by a crash during rotation. */
+	if (!err)
+		err = logrotate_present(path, keep, present);
+	if (!err)
+		err = -ENOENT;
+	/*
+	 * Missing files are gaps left by a crash during rotation. -ENOENT from
+	 * a file: it holds no sample, or it was rotated away since the listing.
+	 */
 	for (unsigned int n = 0; n <= keep && err == -ENOENT; n++) {
+		if (!present[n])
+			continue;
 		err = logformat_path(path, sizeof(path), dir, kind, n);
 		if (!err)
 			err = file_position(path, pos);
 	}
+	free(present);
 	return err;
 }
 

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "logrotate.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -103,6 +107,49 @@ int logrotate_shift_path(const char *path, unsigned int keep)
 	for (int n = top; !err && n >= 1; n--)
 		err = move(path, n, n + 1);
 	return err ? err : move(path, 0, 1);
+}
+
+/* n if name is base itself (0) or base.n, as rotated_path() writes it, n <= keep; else -1. */
+static long rotated_index(const char *name, const char *base, size_t base_len, unsigned int keep)
+{
+	const char *digits;
+	char *end;
+	long n;
+
+	if (strncmp(name, base, base_len))
+		return -1;
+	if (!name[base_len])
+		return 0;
+	digits = name + base_len + 1;
+	/* "%u": no sign, no leading zero. */
+	if (name[base_len] != '.' || *digits < '1' || *digits > '9')
+		return -1;
+	errno = 0;
+	n = strtol(digits, &end, 10);
+	return *end || errno || n > (long)keep ? -1 : n;
+}
+
+int logrotate_present(const char *path, unsigned int keep, bool *present)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	char copy[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+
+	if (snprintf(copy, sizeof(copy), "%s", path) >= (int)sizeof(copy))
+		return -ENAMETOOLONG;
+	memset(present, 0, (keep + 1UL) * sizeof(*present));
+	d = opendir(dirname(copy));
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		long n = rotated_index(e->d_name, base, strlen(base), keep);
+
+		if (n >= 0)
+			present[n] = true;
+	}
+	closedir(d);
+	return 0;
 }
 
 int logrotate_shift(const char *dir, enum log_kind kind, unsigned int keep)

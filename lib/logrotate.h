@@ -31,4 +31,12 @@ int logrotate_shift_path(const char *path, unsigned int keep);
 /* The same, for the current file of a log of kind in dir. */
 int logrotate_shift(const char *dir, enum log_kind kind, unsigned int keep);
 
+/*
+ * Which files of the log whose current file is path exist, from one read of
+ * its directory: present[n] (keep + 1 of them) for path.n, 0 for path
+ * itself. So that a reader looking for them costs what there is, not keep
+ * lookups. 0 or -errno (-ENOENT: no such directory).
+ */
+int logrotate_present(const char *path, unsigned int keep, bool *present);
+
 #endif /* PFPROF_LOGROTATE_H */

@@ -453,11 +453,11 @@ void test_daemon_rotation(void)
 
 	/*
 	 * Format 2's header alone is about 1 KiB: 2K holds it and a dozen
-	 * samples, and 4 s of them about 8 files. keep = 50 deletes none, where
-	 * keep = 1000 had pfprofd look for 3000 files at its start: 15 s on the
-	 * debug kernel under TCG.
+	 * samples, and 4 s of them about 8 files, none deleted. keep = 1000,
+	 * the most there may be: pfprofd's start reads the directory once for
+	 * them (it had looked up all 3000 names, 15 s on the debug kernel).
 	 */
-	setup("rotate_size = 2K\nkeep = 50\n");
+	setup("rotate_size = 2K\nkeep = 1000\n");
 	daemon = start_ready_daemon();
 	add_worker(&w);
 	log_for(4000);

@@ -4,8 +4,10 @@
  * .1, .N to .N+1, the oldest beyond keep deleted, a gap filled; keep 0
  * deletes. pfprofd's logs go through the same code (test_logwriter).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "logrotate.h"
@@ -61,4 +63,29 @@ static void test_shift_keep_none(void)
 	expect(!logrotate_shift_path("z.log", 0), "keep 0 of no file failed");
 }
 
-UNIT_TESTS(UNIT_TEST(shift_keeps), UNIT_TEST(shift_fills_gap), UNIT_TEST(shift_keep_none));
+/*
+ * logrotate_present(): the current file and the rotated ones up to keep,
+ * named as the rotation names them, from a directory read; not .0, a
+ * leading zero, a file beyond keep or another log's.
+ */
+static void test_present(void)
+{
+	static const char *const files[] = { "p/a.log", "p/a.log.1", "p/a.log.3", "p/a.log.03",
+					     "p/a.log.0", "p/a.log.6", "p/a.log.2x", "p/a.logx",
+					     "p/b.log.2" };
+	const bool want[] = { true, true, false, true, false, false };
+	bool present[6];
+
+	expect(!mkdir("p", 0755), "mkdir p");
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		unit_write_file(files[i], "x");
+	expect(!logrotate_present("p/a.log", 5, present), "listing p failed");
+	for (int n = 0; n <= 5; n++)
+		expect(present[n] == want[n], "a.log.%d: present %d, want %d", n, present[n],
+		       want[n]);
+	expect(logrotate_present("none/a.log", 5, present) == -ENOENT && !present[0],
+	       "a directory that is not there");
+}
+
+UNIT_TESTS(UNIT_TEST(shift_keeps), UNIT_TEST(shift_fills_gap), UNIT_TEST(shift_keep_none),
+	   UNIT_TEST(present));
