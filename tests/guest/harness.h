@@ -126,6 +126,8 @@ struct proc_stat {
 };
 void read_proc_stat(const char *path, struct proc_stat *st);
 void read_pid_stat(pid_t pid, struct proc_stat *st);
+/* Waits until pid is off the run queue, asleep (its wchan is shown); fails after timeout_ms. */
+void wait_blocked(pid_t pid, unsigned int timeout_ms);
 /* The number on the "key: number ..." or "key number" line of path (/proc/meminfo,
  * /proc/<pid>/status, a cgroup's cpu.stat); fails if there is none. */
 unsigned long long proc_key_value(const char *path, const char *key);
@@ -136,10 +138,11 @@ void map_ring(struct mp3ring *ring, int *fd);
 /* Waits until head >= target; fails after timeout_ms. */
 uint64_t wait_head(const struct mp3ring *ring, uint64_t target, unsigned int timeout_ms);
 /*
- * After the last process left: the sampler stops once it has published the
- * sample with the process's departure (MP3_RECORD_LEFT). Waits three
- * periods (100 ms at least), then fails if samples still come as long
- * again; returns the head.
+ * After the last process left (unregistered, or no longer listed): the
+ * sampler publishes the records still written for it (an unregistered
+ * process's MP3_RECORD_LEFT) in one last sample, then stops. Waits for that
+ * sample by its records, not by time; then fails if samples still come
+ * within three periods (100 ms at least). Returns the head.
  */
 uint64_t wait_stopped(const struct mp3ring *ring);
 /* Calls @fn for every record of samples [from, to); fails if a sample or a record is lost. */
