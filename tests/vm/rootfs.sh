@@ -105,19 +105,35 @@ INITRD=No debian_tree --include="$packages" "${hooks[@]}" \
     "deb http://deb.debian.org/debian $suite-updates main" \
     "deb http://deb.debian.org/debian-security $suite-security main" >&2
 
-if [[ ! -d "$root/lib/modules/$kver/kernel" ]]; then
-    # The guest boots the host's copy of Debian's kernel: bring the modules the
-    # guest needs (disk, 9p, file systems), not the 300 MB of hardware drivers.
-    log "modules for $kver from $src"
-    dst=$root/lib/modules/$kver
+# guest_modules SRC DST: the modules the guest needs (disk, 9p, file systems),
+# not the 300 MB of hardware drivers it has no hardware for. DKMS runs depmod
+# at every install and removal: over trixie's 4230 modules that took 47 to
+# 81 s under TCG, four times in its guest.
+guest_modules() {
+    local src=$1 dst=$2
     mkdir -p "$dst/kernel/drivers" "$dst/kernel/net"
     cp -a "$src"/kernel/{arch,block,crypto,fs,lib,mm,virt} "$dst/kernel/"
     rm -rf "$dst/kernel/arch/x86/kvm"	# needs drivers not copied; no use in a guest
     cp -a "$src"/kernel/net/9p "$dst/kernel/net/"
     cp -a "$src"/kernel/drivers/{virtio,block,char,input,hid} "$dst/kernel/drivers/"
     cp -a "$src"/modules.{order,builtin,builtin.modinfo} "$dst/"
-    depmod -b "$root" "$kver"
+}
+dst=$root/lib/modules/$kver
+if [[ -d "$dst/kernel" ]]; then
+    # trixie: those of the kernel package, which the image holds.
+    log "modules for $kver: the guest's only"
+    mkdir "$work/package"
+    mv "$dst/kernel" "$work/package/"
+    cp -a "$dst"/modules.{order,builtin,builtin.modinfo} "$work/package/"
+    guest_modules "$work/package" "$dst"
+    rm -rf "$work/package"
+else
+    # bookworm: the guest boots the host's copy of Debian's kernel.
+    log "modules for $kver from $src"
+    guest_modules "$src" "$dst"
 fi
+# The image's own depmod, which writes every index its kmod reads.
+chroot "$root" depmod "$kver"
 rm -f "$root/boot/initrd.img-$kver"*
 
 log "test unit and settings"
