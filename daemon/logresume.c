@@ -3,8 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include "logformat.h"
@@ -64,30 +62,25 @@ static int file_position(const char *path, struct log_position *pos)
 	return err;
 }
 
+/* logrotate_each()'s fn: 1 at the newest file with a sample, which stops it. */
+static int position_in(const char *path, void *pos)
+{
+	int err = file_position(path, pos);
+
+	/* -ENOENT: it holds no sample, or it was rotated away since the listing. */
+	if (err == -ENOENT)
+		return 0;
+	return err ? err : 1;
+}
+
 int logresume_last_position(const char *dir, enum log_kind kind, unsigned int keep,
 			    struct log_position *pos)
 {
-	char path[PATH_MAX];
-	bool *present = calloc(keep + 1UL, sizeof(*present));
-	int err = present ? logformat_path(path, sizeof(path), dir, kind, 0) : -ENOMEM;
+	int err = logrotate_each(dir, kind, keep, LOGROTATE_NEWEST_FIRST, position_in, pos);
 
-	if (!err)
-		err = logrotate_present(path, keep, present);
-	if (!err)
-		err = -ENOENT;
-	/*
-	 * Missing files are gaps left by a crash during rotation. -ENOENT from
-	 * a file: it holds no sample, or it was rotated away since the listing.
-	 */
-	for (unsigned int n = 0; n <= keep && err == -ENOENT; n++) {
-		if (!present[n])
-			continue;
-		err = logformat_path(path, sizeof(path), dir, kind, n);
-		if (!err)
-			err = file_position(path, pos);
-	}
-	free(present);
-	return err;
+	if (err == 1)
+		return 0;
+	return err ? err : -ENOENT;
 }
 
 static uint64_t read_created(int fd, uint64_t size, const struct stat *st)

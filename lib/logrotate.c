@@ -152,6 +152,28 @@ int logrotate_present(const char *path, unsigned int keep, bool *present)
 	return 0;
 }
 
+int logrotate_each(const char *dir, enum log_kind kind, unsigned int keep,
+		   enum logrotate_order order, int (*fn)(const char *path, void *ctx), void *ctx)
+{
+	bool *present = calloc(keep + 1UL, sizeof(*present));
+	char path[PATH_MAX];
+	int err = present ? logformat_path(path, sizeof(path), dir, kind, 0) : -ENOMEM;
+
+	if (!err)
+		err = logrotate_present(path, keep, present);
+	for (unsigned int i = 0; i <= keep && !err; i++) {
+		unsigned int n = order == LOGROTATE_NEWEST_FIRST ? i : keep - i;
+
+		if (!present[n])
+			continue;
+		err = logformat_path(path, sizeof(path), dir, kind, n);
+		if (!err)
+			err = fn(path, ctx);
+	}
+	free(present);
+	return err;
+}
+
 int logrotate_shift(const char *dir, enum log_kind kind, unsigned int keep)
 {
 	char path[PATH_MAX];

@@ -39,4 +39,20 @@ int logrotate_shift(const char *dir, enum log_kind kind, unsigned int keep);
  */
 int logrotate_present(const char *path, unsigned int keep, bool *present);
 
+/* The order in which logrotate_each() hands out a log's files. */
+enum logrotate_order {
+	LOGROTATE_NEWEST_FIRST,		/* the current file, then .1, .2 ... */
+	LOGROTATE_OLDEST_FIRST,		/* .keep ... .1, then the current file */
+};
+
+/*
+ * Calls fn with the path of each file of the log of kind in dir that
+ * exists (logrotate_present()), in order, skipping the gaps a crash during
+ * rotation leaves. Stops at fn's first non-zero return and returns it; 0
+ * once every file was handed out, or -errno (-ENOENT: no such directory).
+ * fn may still find a file gone: rotated away since the listing.
+ */
+int logrotate_each(const char *dir, enum log_kind kind, unsigned int keep,
+		   enum logrotate_order order, int (*fn)(const char *path, void *ctx), void *ctx);
+
 #endif /* PFPROF_LOGROTATE_H */

@@ -2,11 +2,12 @@
 #include "logscan.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "logrotate.h"
 
 /* Files are read backwards in chunks this big: rotate_size 0 lets them grow without bound. */
 #define SCAN_CHUNK (64 * 1024)
@@ -115,26 +116,34 @@ out:
 	return err;
 }
 
+/* What logscan_forward() hands each file's lines to. */
+struct forward_scan {
+	void (*fn)(char *line, void *ctx);
+	void *ctx;
+};
+
+static int forward_file(const char *path, void *arg)
+{
+	const struct forward_scan *scan = arg;
+	char line[SCAN_LINE_MAX];
+	FILE *f = fopen(path, "re");
+
+	/* Rotated away since the listing: its lines are in the next file. */
+	if (!f)
+		return errno == ENOENT ? 0 : -errno;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		scan->fn(line, scan->ctx);
+	}
+	fclose(f);
+	return 0;
+}
+
 int logscan_forward(const char *dir, enum log_kind kind, unsigned int keep,
 		    void (*fn)(char *line, void *ctx), void *ctx)
 {
-	char path[PATH_MAX], line[SCAN_LINE_MAX];
+	struct forward_scan scan = { .fn = fn, .ctx = ctx };
+	int err = logrotate_each(dir, kind, keep, LOGROTATE_OLDEST_FIRST, forward_file, &scan);
 
-	for (unsigned int n = keep + 1; n-- > 0;) {
-		FILE *f;
-
-		if (logformat_path(path, sizeof(path), dir, kind, n))
-			return -ENAMETOOLONG;
-		f = fopen(path, "re");
-		if (!f && errno == ENOENT)
-			continue;
-		if (!f)
-			return -errno;
-		while (fgets(line, sizeof(line), f)) {
-			line[strcspn(line, "\n")] = '\0';
-			fn(line, ctx);
-		}
-		fclose(f);
-	}
-	return 0;
+	return err == -ENOENT ? 0 : err;
 }

@@ -12,6 +12,7 @@
 #include "ctl.h"
 #include "gnuplot.h"
 #include "logformat.h"
+#include "logrotate.h"
 #include "plotmaps.h"
 #include "plotprocs.h"
 #include "plotscript.h"
@@ -71,6 +72,27 @@ static int copy_log(FILE *to, const char *path, long *samples)
 	return err;
 }
 
+/* What gather_logs() hands logrotate_each(). */
+struct gathered {
+	FILE *to;
+	long *samples;
+	int logs;
+	bool reported;	/* copy_log() has said why it failed */
+};
+
+static int gather_log(const char *path, void *arg)
+{
+	struct gathered *g = arg;
+	int err = copy_log(g->to, path, g->samples);
+
+	/* Rotated away since the listing: its samples are in the next file. */
+	if (err == -ENOENT)
+		return 0;
+	g->logs += !err;
+	g->reported = err;
+	return err;
+}
+
 /*
  * Copies every log, oldest first, into one file for gnuplot (so that no
  * file name goes through a shell), counting their samples. Returns how many
@@ -78,26 +100,22 @@ static int copy_log(FILE *to, const char *path, long *samples)
  */
 static int gather_logs(const struct pfprof_config *config, FILE *to, long *samples)
 {
-	char path[PATH_MAX];
-	int n = 0;
+	struct gathered g = { .to = to, .samples = samples };
+	int err = logrotate_each(config->log_dir, LOGKIND_SAMPLES, config->keep,
+				 LOGROTATE_OLDEST_FIRST, gather_log, &g);
 
-	for (int i = config->keep; i >= 0; i--) {
-		int err = logformat_path(path, sizeof(path), config->log_dir, LOGKIND_SAMPLES, i);
-
-		if (err) {
+	if (err == -ENOENT)
+		return 0;
+	if (err) {
+		if (!g.reported)
 			ctl_error(err, "the logs in %s", config->log_dir);
-			return err;
-		}
-		err = copy_log(to, path, samples);
-		if (err && err != -ENOENT)
-			return err;
-		n += !err;
+		return err;
 	}
 	if (fflush(to)) {
 		ctl_error(-errno, "writing the samples for gnuplot");
 		return -EIO;
 	}
-	return n;
+	return g.logs;
 }
 
 /* The per-process and per-mapping curves split out of the logs, for gnuplot. */

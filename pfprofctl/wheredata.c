@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 
 #include "growarray.h"
 #include "logformat.h"
+#include "logrotate.h"
 #include "logscan.h"
 #include "sorted.h"
 
@@ -191,20 +191,24 @@ static int scan_file(const char *path, struct scan *s)
 	return err ? err : s->err;
 }
 
+/* logrotate_each()'s fn: 1 once a line older than since_s was reached, which stops it. */
+static int scan_log_file(const char *path, void *s)
+{
+	int err = scan_file(path, s);
+
+	/* -ENOENT: rotated away since the listing, its lines now in the next. */
+	if (err == -ENOENT)
+		return 0;
+	return err ? err : ((struct scan *)s)->reached;
+}
+
 int where_read_logs(struct where_table *t, const char *dir, unsigned int keep, double since_s)
 {
 	struct scan s = { .t = *t, .since_s = since_s };
-	int err = 0;
+	int err = logrotate_each(dir, LOGKIND_FAULTS, keep, LOGROTATE_NEWEST_FIRST, scan_log_file, &s);
 
-	for (unsigned int n = 0; n <= keep && !s.reached && !err; n++) {
-		char path[PATH_MAX];
-
-		err = logformat_path(path, sizeof(path), dir, LOGKIND_FAULTS, n);
-		if (!err)
-			err = scan_file(path, &s);
-	}
 	*t = s.t;
-	return err == -ENOENT ? 0 : err;
+	return err == -ENOENT || err == 1 ? 0 : err;
 }
 
 static int compare_rows(const void *a, const void *b)

@@ -2,9 +2,11 @@
 /*
  * lib/logrotate's renames for any file (heatmap logs): the current file to
  * .1, .N to .N+1, the oldest beyond keep deleted, a gap filled; keep 0
- * deletes. pfprofd's logs go through the same code (test_logwriter).
+ * deletes. pfprofd's logs go through the same code (test_logwriter). And
+ * how readers find a log's files: listed from one read of the directory.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -87,5 +89,65 @@ static void test_present(void)
 	       "a directory that is not there");
 }
 
+/* What each_seen() saw, and when it stops logrotate_each(). */
+struct seen {
+	char paths[4][64];
+	int count;
+	int stop_at;		/* the count at which it returns 7; 0: never */
+};
+
+static int each_seen(const char *path, void *arg)
+{
+	struct seen *s = arg;
+
+	if (s->count < 4)
+		snprintf(s->paths[s->count], sizeof(s->paths[0]), "%s", path);
+	return ++s->count == s->stop_at ? 7 : 0;
+}
+
+static void expect_seen(const struct seen *s, const unsigned int *want, int count,
+			const char *what)
+{
+	char path[64];
+
+	expect(s->count == count, "%s: %d files, want %d", what, s->count, count);
+	for (int i = 0; i < count && i < s->count; i++) {
+		expect(!logformat_path(path, sizeof(path), "e", LOGKIND_SAMPLES, want[i]),
+		       "path of %u", want[i]);
+		expect(!strcmp(s->paths[i], path), "%s: file %d is %s, want %s", what, i,
+		       s->paths[i], path);
+	}
+}
+
+/*
+ * logrotate_each(): the files there are, in either order, past a gap; fn's
+ * non-zero return stops it and is returned; no directory is -ENOENT.
+ */
+static void test_each(void)
+{
+	static const unsigned int there[] = { 0, 1, 3 }, oldest[] = { 3, 1, 0 };
+	struct seen newest_first = { 0 }, oldest_first = { 0 }, stopped = { .stop_at = 2 },
+		    none = { 0 };
+	char path[64];
+
+	expect(!mkdir("e", 0755), "mkdir e");
+	for (size_t i = 0; i < sizeof(there) / sizeof(there[0]); i++) {
+		expect(!logformat_path(path, sizeof(path), "e", LOGKIND_SAMPLES, there[i]),
+		       "path of %u", there[i]);
+		unit_write_file(path, "x");
+	}
+	expect(!logrotate_each("e", LOGKIND_SAMPLES, 4, LOGROTATE_NEWEST_FIRST, each_seen,
+			       &newest_first), "newest first failed");
+	expect_seen(&newest_first, there, 3, "newest first");
+	expect(!logrotate_each("e", LOGKIND_SAMPLES, 4, LOGROTATE_OLDEST_FIRST, each_seen,
+			       &oldest_first), "oldest first failed");
+	expect_seen(&oldest_first, oldest, 3, "oldest first");
+	expect(logrotate_each("e", LOGKIND_SAMPLES, 4, LOGROTATE_NEWEST_FIRST, each_seen,
+			      &stopped) == 7, "fn's 7 not returned");
+	expect_seen(&stopped, there, 2, "stopped at the second");
+	expect(logrotate_each("none", LOGKIND_SAMPLES, 4, LOGROTATE_NEWEST_FIRST, each_seen,
+			      &none) == -ENOENT && !none.count, "a directory that is not there");
+}
+
 UNIT_TESTS(UNIT_TEST(shift_keeps), UNIT_TEST(shift_fills_gap), UNIT_TEST(shift_keep_none),
-	   UNIT_TEST(present));
+	   UNIT_TEST(present), UNIT_TEST(each));

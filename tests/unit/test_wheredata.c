@@ -81,4 +81,21 @@ static void test_target_rows(void)
 	where_table_free(&t);
 }
 
-UNIT_TESTS(UNIT_TEST(read_logs), UNIT_TEST(target_rows));
+/* A gap a crash during rotation left (no .1): the older file is read all the same. */
+static void test_read_past_gap(void)
+{
+	struct where_table t = { .pid = 42 };
+
+	mkdir("glogs", 0755);
+	unit_write_file("glogs/pfprof-faults.log.2", HEADER
+		"1\t100.000000\t42\tw\t0\tanon\t5000\t4096\t0\t10\t0\t[anon]\n");
+	unit_write_file("glogs/pfprof-faults.log", HEADER
+		"3\t300.000000\t42\tw\t0\tanon\t5000\t4096\t0\t1\t0\t[anon]\n");
+	expect(!where_read_logs(&t, "glogs", 3, 0), "where_read_logs failed");
+	expect(t.lines == 2 && t.minor == 11 && t.first_s == 100.0,
+	       "%llu lines, %llu minor, from %g: the file past the gap unread",
+	       (unsigned long long)t.lines, (unsigned long long)t.minor, t.first_s);
+	where_table_free(&t);
+}
+
+UNIT_TESTS(UNIT_TEST(read_logs), UNIT_TEST(target_rows), UNIT_TEST(read_past_gap));
