@@ -279,12 +279,15 @@ static bool log_sample(void *ctx, const struct mp3_ring_sample *s)
 	return true;
 }
 
-static void update_sampler_cost(struct collector *c)
+/* The module's own counters, from its header. */
+static void update_module_counters(struct collector *c)
 {
-	uint64_t runs, ns;
+	uint64_t runs, ns, skipped, missed;
 
 	mp3ring_sampler_cost(&c->ring, &runs, &ns);
 	counters_set_sampler(c->counters, c->ring.load_id, ns, runs);
+	mp3ring_unfollowed(&c->ring, &skipped, &missed);
+	counters_set_unfollowed(c->counters, c->ring.load_id, skipped, missed);
 }
 
 void collector_drain(struct collector *c)
@@ -297,7 +300,7 @@ void collector_drain(struct collector *c)
 	rearm(c);
 	/* Stops where the log's queue is full; the rest waits in the ring. */
 	mp3ring_drain(&c->ring, &c->next, 0, &to_log, c);
-	update_sampler_cost(c);
+	update_module_counters(c);
 }
 
 bool collector_behind(const struct collector *c)

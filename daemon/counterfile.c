@@ -28,11 +28,24 @@ static const struct total totals[] = {
 	TOTAL("series_omitted", omitted),
 };
 
+/* The module's counters, which start from 0 at each load: struct load_counter at offset. */
+static const struct total load_counters[] = {
+	TOTAL("sampler_ns", sampler_ns),
+	TOTAL("sampler_runs", sampler_runs),
+	TOTAL("follow_skipped", follow_skipped),
+	TOTAL("follow_missed", follow_missed),
+};
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static uint64_t *total_at(struct counters *c, const struct total *t)
 {
 	return (uint64_t *)((char *)c + t->offset);
+}
+
+static struct load_counter *load_counter_at(struct counters *c, const struct total *t)
+{
+	return (struct load_counter *)((char *)c + t->offset);
 }
 
 static void put_load_counter(FILE *out, const char *key, const struct load_counter *lc)
@@ -56,8 +69,9 @@ int counterfile_render(FILE *out, const struct counters *c)
 	for (size_t i = 0; i < ARRAY_SIZE(totals); i++)
 		fprintf(out, "%s %" PRIu64 "\n", totals[i].key,
 			*total_at((struct counters *)c, &totals[i]));
-	put_load_counter(out, "sampler_ns", &c->sampler_ns);
-	put_load_counter(out, "sampler_runs", &c->sampler_runs);
+	for (size_t i = 0; i < ARRAY_SIZE(load_counters); i++)
+		put_load_counter(out, load_counters[i].key,
+				 load_counter_at((struct counters *)c, &load_counters[i]));
 	for (size_t i = 0; i < c->procs.cap; i++) {
 		const struct proc_entry *e = &c->procs.slots[i];
 
@@ -185,11 +199,10 @@ static void load_line(struct counters *c, const char *line)
 		load_process_by_mapping(c, value);
 	} else if (key_is(line, len, "target")) {
 		load_target(c, value);
-	} else if (key_is(line, len, "sampler_ns")) {
-		load_load_counter(&c->sampler_ns, value);
-	} else if (key_is(line, len, "sampler_runs")) {
-		load_load_counter(&c->sampler_runs, value);
 	} else {
+		for (size_t i = 0; i < ARRAY_SIZE(load_counters); i++)
+			if (key_is(line, len, load_counters[i].key))
+				load_load_counter(load_counter_at(c, &load_counters[i]), value);
 		for (size_t i = 0; i < ARRAY_SIZE(totals); i++)
 			if (key_is(line, len, totals[i].key) && sscanf(value, "%" SCNu64, &v) == 1)
 				*total_at(c, &totals[i]) = v;

@@ -133,6 +133,13 @@ void counters_set_sampler(struct counters *c, uint64_t load_id, uint64_t ns_tota
 	load_counter_set(&c->sampler_runs, load_id, runs);
 }
 
+void counters_set_unfollowed(struct counters *c, uint64_t load_id, uint64_t skipped,
+			     uint64_t missed)
+{
+	load_counter_set(&c->follow_skipped, load_id, skipped);
+	load_counter_set(&c->follow_missed, load_id, missed);
+}
+
 static int compare_pids(const void *a, const void *b)
 {
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;

@@ -53,6 +53,8 @@ struct counters {
 	uint64_t samples_lost;			/* samples overwritten before they were read */
 	uint64_t omitted;			/* processes left out by the series cap */
 	struct load_counter sampler_ns, sampler_runs;
+	/* Processes of followed trees, cgroups and names the module left out. */
+	struct load_counter follow_skipped, follow_missed;
 	/* The whole system at the last sample that had its counters. */
 	bool have_system;
 	uint64_t pgmajfault, pswpin, pswpout;
@@ -93,6 +95,9 @@ void counters_sweep(struct counters *c, bool active_only);
 /* The module's sampler cost, as its header says now. */
 void counters_set_sampler(struct counters *c, uint64_t load_id, uint64_t ns_total,
 			  uint64_t runs);
+/* The processes the module left out of what it follows, as its header says now. */
+void counters_set_unfollowed(struct counters *c, uint64_t load_id, uint64_t skipped,
+			     uint64_t missed);
 uint64_t load_counter_total(const struct load_counter *lc);
 
 /*

@@ -72,6 +72,12 @@ static const struct counter module_totals[] = {
 	{ "pfprof_sampler_seconds_total",
 	  "Time the mp3 module spent taking samples.", TOTAL(sampler_ns), true },
 	{ "pfprof_sampler_runs_total", "Samples the mp3 module took.", TOTAL(sampler_runs), false },
+	{ "pfprof_followed_processes_skipped_total",
+	  "Processes of followed units, trees and names left out: whoever added them may not"
+	  " read them (another user's, or a setuid program).", TOTAL(follow_skipped), false },
+	{ "pfprof_followed_processes_missed_total",
+	  "Processes of followed units, trees and names left out: the kernel had no memory for"
+	  " them at their fork.", TOTAL(follow_missed), false },
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

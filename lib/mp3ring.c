@@ -137,6 +137,13 @@ void mp3ring_sampler_cost(const struct mp3ring *ring, uint64_t *runs, uint64_t *
 	*ns_total = __atomic_load_n(&ring->hdr->sampler_ns_total, __ATOMIC_RELAXED);
 }
 
+void mp3ring_unfollowed(const struct mp3ring *ring, uint64_t *skipped, uint64_t *missed)
+{
+	/* Version 3's; an older module's header has 0 there (reserved). */
+	*skipped = __atomic_load_n(&ring->hdr->follow_skipped, __ATOMIC_RELAXED);
+	*missed = __atomic_load_n(&ring->hdr->follow_missed, __ATOMIC_RELAXED);
+}
+
 static const struct mp3_ring_sample *slot_of(const struct mp3ring *ring,
 					     uint64_t n)
 {

@@ -57,6 +57,9 @@ uint64_t mp3ring_head(const struct mp3ring *ring);
 /* The writer's sampling cost so far in this load: runs that took a sample, and their time. */
 void mp3ring_sampler_cost(const struct mp3ring *ring, uint64_t *runs, uint64_t *ns_total);
 
+/* The processes of followed trees, cgroups and names the module left out since its load. */
+void mp3ring_unfollowed(const struct mp3ring *ring, uint64_t *skipped, uint64_t *missed);
+
 /*
  * Copies the next sample the reader wants, *next, into *out and advances
  * *next past it. Samples that were overwritten before they could be copied

@@ -59,6 +59,21 @@ static void show_module_missing(void)
 	       uts.release, uts.release);
 }
 
+/* The processes of followed trees, cgroups and names the module left out since its load. */
+static void show_unfollowed(const struct mp3ring *ring)
+{
+	uint64_t skipped, missed;
+
+	mp3ring_unfollowed(ring, &skipped, &missed);
+	if (skipped)
+		printf("followed:  %" PRIu64 " processes left out: whoever added their unit, tree"
+		       " or name may not read them (another user's, or a setuid program)\n",
+		       skipped);
+	if (missed)
+		printf("followed:  %" PRIu64 " processes left out: the kernel had no memory for"
+		       " them at their fork\n", missed);
+}
+
 /* Prints the module's own view; false if it is not loaded. */
 static bool show_module(const struct ctl *ctl)
 {
@@ -86,6 +101,7 @@ static bool show_module(const struct ctl *ctl)
 		if (ring.hdr->faults_dropped)
 			printf("faults:    %llu of processes added with --maps not placed: a CPU's"
 			       " buffer was full\n", (unsigned long long)ring.hdr->faults_dropped);
+		show_unfollowed(&ring);
 		mp3ring_unmap(&ring);
 	}
 	if (fd >= 0)

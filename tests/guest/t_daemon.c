@@ -831,6 +831,12 @@ void test_daemon_prometheus(void)
 	       prom_value("pfprof_registered_processes "));
 	expect(first.samples > 0 && first.sampler_s > 0, "samples %.0f, sampler %.6f s",
 	       first.samples, first.sampler_s);
+	/* The module's own counters, there with their value: root's worker left nothing out. */
+	expect(prom_value("pfprof_followed_processes_skipped_total ") == 0 &&
+	       prom_value("pfprof_followed_processes_missed_total ") == 0,
+	       "processes left out: %.0f skipped, %.0f missed (-1: no such line)",
+	       prom_value("pfprof_followed_processes_skipped_total "),
+	       prom_value("pfprof_followed_processes_missed_total "));
 	expect_prom_context();
 	stop_daemon(daemon);
 	read_prom(pid, &stopped);

@@ -297,3 +297,104 @@ void test_proc_pidns(void)
 	expect_ok(status_cmd('R', outside), "R from the initial namespace");
 	in_child(enter_pidns, outside, "the namespace parent");
 }
+
+/* A setuid-root copy of busybox: what it runs is root's and not dumpable. */
+#define SETUID_BUSYBOX "/tmp/mp3-setuid-busybox"
+#define UNREADABLE_TARGET 88
+
+/* The effective uid of pid, from /proc/PID/status, which anyone may read. */
+static long effective_uid(pid_t pid)
+{
+	char path[64], line[128];
+	long real, effective = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	expect(f != NULL, "open %s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %ld %ld", &real, &effective) == 2)
+			break;
+	fclose(f);
+	return effective;
+}
+
+/* Forks a child that execs busybox's sleep, as the setuid copy or not; waits for the exec. */
+static pid_t spawn_busybox_sleep(bool setuid_copy)
+{
+	uint64_t deadline = now_ns() + 5000000000ULL;
+	pid_t pid = fork();
+
+	expect(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		execl(setuid_copy ? SETUID_BUSYBOX : "/bin/busybox", "sleep", "60", (char *)NULL);
+		_exit(127);
+	}
+	while (setuid_copy && effective_uid(pid) != 0) {
+		expect(now_ns() < deadline, "PID %d did not become root's by its exec", (int)pid);
+		sleep_ms(2);
+	}
+	return pid;
+}
+
+/*
+ * As nobody: a child that became root's by a setuid exec before the tree
+ * was registered is left out of it, one that does so after its fork leaves
+ * it; a child that stays nobody's is followed.
+ */
+static void tree_as_nobody(int root_registered)
+{
+	pid_t before, after, stays;
+	char cmd[64];
+
+	become_nobody();
+	before = spawn_busybox_sleep(true);
+	snprintf(cmd, sizeof(cmd), "T %d %d", (int)getpid(), UNREADABLE_TARGET);
+	expect_ok(status_write(cmd), cmd);
+	after = spawn_busybox_sleep(true);
+	stays = spawn_busybox_sleep(false);
+	wait_unlisted(after, 2000);
+	expect_listing((const pid_t[]){ getpid(), stays, root_registered }, 3,
+		       "the tree registered by nobody, and root's sleeper");
+	snprintf(cmd, sizeof(cmd), "X %d", UNREADABLE_TARGET);
+	expect_ok(status_write(cmd), cmd);
+	/* Root's by their effective uid, nobody's by their real one: ours to kill. */
+	kill_and_reap(before);
+	kill_and_reap(after);
+	kill_and_reap(stays);
+}
+
+/*
+ * A tree's processes the registrant may not read are counted in the
+ * header's follow_skipped, and pfprofctl status says how many.
+ */
+void test_tree_skips_unreadable(void)
+{
+	char *status_argv[] = { "./pfprofctl", "status", NULL };
+	pid_t keeps_sampling = spawn_sleeper();
+	struct mp3ring ring;
+	uint64_t skipped;
+	int fd;
+
+	expect(run_program((char *[]){ "/bin/cp", "/bin/busybox", SETUID_BUSYBOX, NULL },
+			   NULL) == 0 && !chmod(SETUID_BUSYBOX, 04755),
+	       "making %s: %s", SETUID_BUSYBOX, strerror(errno));
+	map_ring(&ring, &fd);
+	skipped = ring.hdr->follow_skipped;
+	/* The header's counters are written with each sample. */
+	expect_ok(status_cmd('R', keeps_sampling), "R sleeper");
+	in_child(tree_as_nobody, keeps_sampling, "the tree's registrant");
+	wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
+	skipped = ring.hdr->follow_skipped - skipped;
+	printf("  tree_skips_unreadable: follow_skipped rose by %llu\n", (unsigned long long)skipped);
+	expect(skipped == 2, "follow_skipped rose by %llu, want 2 (one before, one after)",
+	       (unsigned long long)skipped);
+	expect_ok(status_cmd('U', keeps_sampling), "U sleeper");
+	kill_and_reap(keeps_sampling);
+	run_program(status_argv, "/tmp/mp3-status.out");
+	show_file("/tmp/mp3-status.out", "  tree_skips_unreadable| ");
+	expect(file_contains("/tmp/mp3-status.out", "followed:  2 processes left out: whoever"),
+	       "pfprofctl status does not say the 2 processes left out");
+	unlink(SETUID_BUSYBOX);
+	close(fd);
+}

@@ -12,6 +12,7 @@ const struct test tests[] = {
 	{ "proc_opener_unprivileged", test_proc_opener_unprivileged,   NULL,            10 },
 	{ "proc_opener_root",         test_proc_opener_root,           NULL,            10 },
 	{ "proc_pidns",               test_proc_pidns,                 NULL,            10 },
+	{ "tree_skips_unreadable",    test_tree_skips_unreadable,      NULL,            20 },
 	{ "header_fields",            test_header_fields,              NULL,            20 },
 	{ "mmap_checks",              test_mmap_checks,                NULL,            10 },
 	{ "ring_unwritable",          test_ring_unwritable,            NULL,            10 },

@@ -12,6 +12,7 @@ void test_proc_unprivileged(void);
 void test_proc_opener_unprivileged(void);
 void test_proc_opener_root(void);
 void test_proc_pidns(void);
+void test_tree_skips_unreadable(void);
 void test_header_fields(void);
 void test_classic_protocol(void);
 void test_classic_wrap(void);

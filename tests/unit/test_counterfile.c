@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* daemon/counterfile: pfprofd's counters saved in its state directory and read back at start. */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -41,6 +42,7 @@ static void test_round_trip(void)
 	counters_add_sample(&before, &s, false);
 	counters_add_lost(&before, 4);
 	counters_set_sampler(&before, 0xab, 3000000, 60);
+	counters_set_unfollowed(&before, 0xab, 3, 1);
 	before.samples_written = 12;
 	before.omitted = 9;
 	umask(022);
@@ -59,6 +61,10 @@ static void test_round_trip(void)
 	expect_same_process(&before, &after, 43);
 	expect(after.procs.used == 2, "%zu processes read back", after.procs.used);
 	expect_sampler(&after, 3000000, 60, "read back");
+	expect(load_counter_total(&after.follow_skipped) == 3 &&
+	       load_counter_total(&after.follow_missed) == 1 &&
+	       after.follow_skipped.load_id == 0xab, "unfollowed read back: %" PRIu64 " %" PRIu64,
+	       load_counter_total(&after.follow_skipped), load_counter_total(&after.follow_missed));
 	/* Its target's totals too: they stay after its processes are gone. */
 	expect(after.nr_targets == 1, "%zu targets read back", after.nr_targets);
 	expect_target(&after, 0x40000002U, 63, 2, 1000000001ULL, "read back");

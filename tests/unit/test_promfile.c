@@ -44,6 +44,7 @@ static void fill(struct counters *m)
 	m->samples_written = 1;
 	counters_add_lost(m, 4);
 	counters_set_sampler(m, 0xab, 3000000, 60);
+	counters_set_unfollowed(m, 0xab, 2, 1);
 	expect(!counters_select_series(m, &registered, 100), "counters_select_series failed");
 }
 
@@ -112,6 +113,8 @@ static void test_render(void)
 	expect_line(text, "pfprof_registered_processes 3");
 	expect_line(text, "pfprof_sampler_seconds_total 0.003000000");
 	expect_line(text, "pfprof_sampler_runs_total 60");
+	expect_line(text, "pfprof_followed_processes_skipped_total 2");
+	expect_line(text, "pfprof_followed_processes_missed_total 1");
 	expect_line(text, "pfprof_swap_in_pages_total 56");
 	expect_line(text, "pfprof_memory_pressure_some_ratio 0.1250");
 	expect_line(text, "# TYPE pfprof_memory_pressure_full_ratio gauge");
