@@ -8,25 +8,26 @@
 #
 # Then two lanes side by side, as QEMU runs each guest on one host thread
 # (tests/vm/boot.sh) and the host has two cores:
-#   lane 1: the release kernels' suites, the debug suite;
-#   lane 2: the root file systems (warm-cache.sh), the packaging guests,
-#           static analysis;
-# and beside them, at the lowest priority, the debug kernel's build, on
-# what CPU the lanes leave: the guests' idle time. The debug suite waits for
-# its kernel through the cache's lock (tests/lib/cache.sh).
-# Fresh runs (tests/fresh-machine.sh) took 58 minutes with the debug kernel
-# at the head of lane 2 and static analysis at the head of lane 1 (a02ef1a;
-# lane 2 the longer: debug kernel 16 minutes, packaging guests 36), 66 with
-# the debug kernel first in lane 1 and static analysis last in lane 2
-# (99b66bb: the debug kernel took 23 minutes beside a packaging guest, and
-# lane 1 ended 11 minutes after lane 2), and 53 after the Debian 12 guest
-# built the module once, not twice, and the debug suite fuzzed 15 000
-# writes, not 100 000 (d508316: lane 2 50 minutes, lane 1 37). Guests run at
-# a higher priority than the builds beside them (boot.sh), so that a
-# compiler on the other core does not slow their timing tests. Each suite's
-# output is printed whole when it ends; until then it is in
-# build/check-all/SUITE.log. Ends with the time each stage took, the wall
-# time, and the sum of the suites' "N passed, N failed" lines.
+#   lane 1: the root file systems (warm-cache.sh), static analysis, the
+#           release kernels' suites, the debug suite;
+#   lane 2: the debug kernel (warm-cache.sh), the packaging guests.
+# The debug suite waits for its kernel, and the packaging guests for their
+# root file systems, through the cache's locks (tests/lib/cache.sh).
+# The guests keep a core busy each: what runs beside them takes from them.
+# Fresh runs (tests/fresh-machine.sh) took 58 minutes with the root file
+# systems in lane 2 (a02ef1a; lane 2 the longer: debug kernel 16 minutes,
+# packaging guests 36), 66 with the debug kernel first in lane 1 and static
+# analysis last in lane 2 (99b66bb: the debug kernel took 23 minutes beside
+# a packaging guest, and lane 1 ended 11 minutes after lane 2), and 53 once
+# the Debian 12 guest built the module once and the debug suite fuzzed 15 000
+# writes, not 100 000 (d508316: lane 2 50 minutes, lane 1 37). Built beside
+# both lanes at the lowest priority, the debug kernel was still building 26
+# minutes in, 6 after lane 1 wanted it (fcc14de). Guests run at a higher
+# priority than the builds beside them (boot.sh), so that a compiler on the
+# other core does not slow their timing tests. Each suite's output is
+# printed whole when it ends; until then it is in build/check-all/SUITE.log.
+# Ends with the time each stage took, the wall time, and the sum of the
+# suites' "N passed, N failed" lines.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -72,24 +73,23 @@ warm_cache() {
 }
 
 lane_kernels() {
+	warm_cache rootfs
+	suite static "$here/static.sh"
 	suite module "$here/check.sh"
 	suite debug "$here/check-debug.sh"
 }
 
 lane_packages() {
-	warm_cache rootfs
+	warm_cache debug-kernel
 	suite packages "$here/check-packages.sh"
-	suite static "$here/static.sh"
 }
 
 start=$SECONDS
-(renice -n 19 -p "$BASHPID" >/dev/null; warm_cache debug-kernel) &
-debug_kernel=$!
 lane_kernels &
 kernels_lane=$!
 lane_packages &
 packages_lane=$!
-wait "$kernels_lane" "$packages_lane" "$debug_kernel"
+wait "$kernels_lane" "$packages_lane"
 wall=$((SECONDS - start))
 
 total_passed=0
