@@ -8,26 +8,32 @@
 #
 # Then two lanes side by side, as QEMU runs each guest on one host thread
 # (tests/vm/boot.sh) and the host has two cores:
-#   lane 1: the root file systems (warm-cache.sh), static analysis, the
-#           release kernels' suites, the debug suite;
-#   lane 2: the debug kernel (warm-cache.sh), the packaging guests.
-# The debug suite waits for its kernel, and the packaging guests for their
-# root file systems, through the cache's locks (tests/lib/cache.sh).
-# The guests keep a core busy each: what runs beside them takes from them.
-# Fresh runs (tests/fresh-machine.sh) took 58 minutes with the root file
-# systems in lane 2 (a02ef1a; lane 2 the longer: debug kernel 16 minutes,
-# packaging guests 36), 66 with the debug kernel first in lane 1 and static
-# analysis last in lane 2 (99b66bb: the debug kernel took 23 minutes beside
-# a packaging guest, and lane 1 ended 11 minutes after lane 2), and 53 once
-# the Debian 12 guest built the module once and the debug suite fuzzed 15 000
-# writes, not 100 000 (d508316: lane 2 50 minutes, lane 1 37). Built beside
-# both lanes at the lowest priority, the debug kernel was still building 26
-# minutes in, 6 after lane 1 wanted it (fcc14de). Guests run at a higher
-# priority than the builds beside them (boot.sh), so that a compiler on the
-# other core does not slow their timing tests. Each suite's output is
-# printed whole when it ends; until then it is in build/check-all/SUITE.log.
-# Ends with the time each stage took, the wall time, and the sum of the
-# suites' "N passed, N failed" lines.
+#   lane 1: static analysis, the release kernels' suites, the debug suite;
+#   lane 2: the debug kernel and the root file systems (warm-cache.sh), the
+#           packaging guests.
+# The debug suite waits for its kernel through the cache's lock
+# (tests/lib/cache.sh). The guests keep a core busy each: what runs beside
+# them takes from them, and the order of the lanes changes little of the
+# whole. Fresh runs (tests/fresh-machine.sh), .ci/run's time:
+#   a02ef1a  58 min  this order; lane 2 the longer (debug kernel 16 minutes,
+#                    packaging guests 36)
+#   99b66bb  66 min  the debug kernel first in lane 1, static analysis last
+#                    in lane 2 (the debug kernel took 23 minutes beside a
+#                    packaging guest; lane 1 ended 11 minutes after lane 2)
+#   d508316  53 min  this order, after the Debian 12 guest built the module
+#                    once and the debug suite fuzzed 15 000 writes, not
+#                    100 000 (lane 2 50 minutes, lane 1 37)
+#   fcc14de  -       the debug kernel built beside both lanes at the lowest
+#                    priority: still building 26 minutes in, 6 after lane 1
+#                    wanted it (stopped there)
+#   f76b95e  56 min  the root file systems and static analysis first in lane
+#                    1, the debug kernel first in lane 2: it took 19 minutes,
+#                    the debug suite 19 (16 in d508316)
+# Guests run at a higher priority than the builds beside them (boot.sh), so
+# that a compiler on the other core does not slow their timing tests. Each
+# suite's output is printed whole when it ends; until then it is in
+# build/check-all/SUITE.log. Ends with the time each stage took, the wall
+# time, and the sum of the suites' "N passed, N failed" lines.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -73,7 +79,6 @@ warm_cache() {
 }
 
 lane_kernels() {
-	warm_cache rootfs
 	suite static "$here/static.sh"
 	suite module "$here/check.sh"
 	suite debug "$here/check-debug.sh"
@@ -81,6 +86,7 @@ lane_kernels() {
 
 lane_packages() {
 	warm_cache debug-kernel
+	warm_cache rootfs
 	suite packages "$here/check-packages.sh"
 }
 

@@ -524,12 +524,22 @@ static void read_record_summary(unsigned long *snapshots, unsigned long *empty)
 {
 	FILE *f = fopen(HEATMAP_OUT, "re");
 	char line[512];
+	unsigned long n;
+	int end;
 
 	expect(f != NULL, "%s: %s", HEATMAP_OUT, strerror(errno));
 	*snapshots = *empty = ULONG_MAX;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lu snapshots of process", snapshots) != 1 &&
-		    sscanf(line, "%lu of them empty", empty) != 1)
+		/* %n: the words matched too ("1 of them empty" is no count of snapshots). */
+		end = 0;
+		if (sscanf(line, "%lu snapshots of process%n", &n, &end) == 1 && end) {
+			*snapshots = n;
+			continue;
+		}
+		end = 0;
+		if (sscanf(line, "%lu of them empty%n", &n, &end) == 1 && end)
+			*empty = n;
+		else
 			expect(0, "pfprofctl heatmap --record said: %s", line);
 	}
 	fclose(f);
