@@ -362,6 +362,18 @@ void read_pid_stat(pid_t pid, struct proc_stat *st)
 	read_proc_stat(path, st);
 }
 
+void read_comm(pid_t pid, char *comm, size_t size)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	expect(f && fgets(comm, size, f), "reading %s: %s", path, strerror(errno));
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+}
+
 void wait_blocked(pid_t pid, unsigned int timeout_ms)
 {
 	uint64_t deadline = now_ns() + timeout_ms * 1000000ULL;

@@ -322,14 +322,9 @@ static long effective_uid(pid_t pid)
 /* Whether pid's name is name: the executable's, cut to 15 bytes, once its exec is done. */
 static bool comm_is(pid_t pid, const char *name)
 {
-	char path[64], comm[32] = "";
-	FILE *f;
+	char comm[32];
 
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "re");
-	expect(f && fgets(comm, sizeof(comm), f), "reading %s: %s", path, strerror(errno));
-	fclose(f);
-	comm[strcspn(comm, "\n")] = '\0';
+	read_comm(pid, comm, sizeof(comm));
 	return !strncmp(comm, name, 15) && strlen(comm) == (strlen(name) < 15 ? strlen(name) : 15);
 }
 

@@ -144,18 +144,6 @@ static bool active_only(const struct mp3ring *ring)
 	return ring->hdr->flags & MP3_RING_ACTIVE_ONLY;
 }
 
-static void read_comm(pid_t pid, char *comm, size_t size)
-{
-	char path[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "re");
-	expect(f && fgets(comm, size, f), "reading %s: %s", path, strerror(errno));
-	fclose(f);
-	comm[strcspn(comm, "\n")] = '\0';
-}
-
 /*
  * Two idle workers registered; one touches pages, the other burns CPU.
  * Visiting all, each is in every sample; visiting those that ran, in the
