@@ -322,10 +322,11 @@ static long effective_uid(pid_t pid)
 /* Whether pid's name is name: the executable's, cut to 15 bytes, once its exec is done. */
 static bool comm_is(pid_t pid, const char *name)
 {
-	char comm[32];
+	char comm[32], want[16];
 
+	snprintf(want, sizeof(want), "%s", name);
 	read_comm(pid, comm, sizeof(comm));
-	return !strncmp(comm, name, 15) && strlen(comm) == (strlen(name) < 15 ? strlen(name) : 15);
+	return !strcmp(comm, want);
 }
 
 /*
