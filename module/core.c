@@ -2,9 +2,15 @@
 /*
  * What the parts do together under mp3_lock: a registration (of a tree
  * or a group, with its present processes), which attaches the probes and
- * starts the sampler; an
- * unregistration, of a process or a target; the listing; the release at
- * unload.
+ * starts the sampler; an unregistration, of a process or a target; the
+ * listing; the release at unload.
+ *
+ * A target belongs to whoever registered it (access.c): its group's
+ * registrant, and that of each of its processes, all one owner. Only that
+ * owner, or an administrator, ends it ("X") or changes it ("M"). A number
+ * another user has is refused to a user (EBUSY); an administrator takes
+ * it, ending the user's target: no user can squat the numbers pfprofd
+ * will ask for.
  */
 #include <linux/err.h>
 #include <linux/mutex.h>
@@ -27,6 +33,42 @@ static void __mp3_registration_end(int err)
 		__mp3_follow_detach();
 }
 
+/* Whose @target is: its group's registrant, else its processes'; NULL: nobody's. */
+static const struct mp3_registrant *__mp3_target_registrant(u32 target)
+{
+	return __mp3_groups_registrant(target) ?: __mp3_tasks_registrant(target);
+}
+
+static void __mp3_target_remove(u32 target)
+{
+	/* The group first: once it is gone no probe adds to the target. */
+	__mp3_groups_remove(target);
+	__mp3_tasks_remove_target(target);
+}
+
+/* Whether @file's opener may add to @target; an administrator takes it from a user. */
+static int __mp3_target_claim(const struct file *file, u32 target)
+{
+	const struct mp3_registrant *owner = __mp3_target_registrant(target);
+
+	if (!owner || mp3_registrant_is_opener(owner, file))
+		return 0;
+	if (owner->privileged || !mp3_file_privileged(file))
+		return -EBUSY;
+	__mp3_target_remove(target);
+	return 0;
+}
+
+/* 0 if @file's opener may end or change @target, -ENOENT if it has nothing, -EPERM. */
+static int __mp3_target_owned(const struct file *file, u32 target)
+{
+	const struct mp3_registrant *owner = __mp3_target_registrant(target);
+
+	if (!owner)
+		return -ENOENT;
+	return mp3_registrant_owned_by(owner, file) ? 0 : -EPERM;
+}
+
 int mp3_register(const struct file *file, pid_t nr, u32 target, bool maps)
 {
 	struct mp3_task *entry;
@@ -38,8 +80,10 @@ int mp3_register(const struct file *file, pid_t nr, u32 target, bool maps)
 		return PTR_ERR(entry);
 
 	mutex_lock(&mp3_lock);
-	/* First: a process forked or exiting from the moment it is hashed is seen. */
-	err = __mp3_follow_attach();
+	err = target ? __mp3_target_claim(file, target) : 0;
+	/* Then: a process forked or exiting from the moment it is hashed is seen. */
+	if (!err)
+		err = __mp3_follow_attach();
 	if (!err)
 		err = __mp3_tasks_add(entry);
 	if (!err && target)
@@ -67,8 +111,10 @@ int mp3_register_cgroup(const struct file *file, u64 cgroup_id, u32 target)
 	int err;
 
 	mutex_lock(&mp3_lock);
-	/* First: a process joining the group from the moment it is added is seen. */
-	err = __mp3_follow_attach();
+	err = __mp3_target_claim(file, target);
+	/* Then: a process joining the group from the moment it is added is seen. */
+	if (!err)
+		err = __mp3_follow_attach();
 	if (!err)
 		err = __mp3_groups_add_cgroup(file, cgroup_id, target);
 	if (!err)
@@ -83,7 +129,9 @@ int mp3_register_comm(const struct file *file, const char *comm, u32 target)
 	int err;
 
 	mutex_lock(&mp3_lock);
-	err = __mp3_follow_attach();
+	err = __mp3_target_claim(file, target);
+	if (!err)
+		err = __mp3_follow_attach();
 	if (!err)
 		err = __mp3_groups_add_comm(file, comm, target);
 	if (!err)
@@ -98,13 +146,9 @@ int mp3_unregister_target(const struct file *file, u32 target)
 	int err;
 
 	mutex_lock(&mp3_lock);
-	/* An -EPERM leaves the target as it is, its group followed too. */
-	err = __mp3_tasks_may_read_target(file, target);
-	/* The group first: once it is gone no probe adds to the target. */
-	if ((!err || err == -ENOENT) && __mp3_groups_remove(target))
-		err = 0;
+	err = __mp3_target_owned(file, target);
 	if (!err)
-		__mp3_tasks_remove_target(target);
+		__mp3_target_remove(target);
 	mutex_unlock(&mp3_lock);
 	return err;
 }
@@ -114,12 +158,10 @@ int mp3_maps_target(const struct file *file, u32 target)
 	int err;
 
 	mutex_lock(&mp3_lock);
-	/* As for "R <pid> maps": the opener must be allowed to read every member. */
-	err = __mp3_tasks_may_read_target(file, target);
-	/* Its group first: a process joining from now on has maps already. */
-	if ((!err || err == -ENOENT) && __mp3_groups_set_maps(target))
-		err = 0;
+	err = __mp3_target_owned(file, target);
 	if (!err) {
+		/* Its group first: a process joining from now on has maps already. */
+		__mp3_groups_set_maps(target);
 		__mp3_tasks_maps_target(target);
 		err = __mp3_tasks_follow_joined();
 	}

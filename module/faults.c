@@ -467,7 +467,7 @@ static void __mp3_fault_run_end(struct mp3_fault_run *run)
 	}
 }
 
-void __mp3_faults_departed(pid_t tgid, u32 target)
+void __mp3_faults_departed(pid_t tgid, u32 target, bool place)
 {
 	lockdep_assert_held(&mp3_lock);
 

@@ -7,19 +7,21 @@
  * group holds a process where it is or is about to be (struct mp3_place):
  * forked into a cgroup, moved there, or exec()ing a program of that name;
  * and a member that moves out or is renamed leaves. A process belongs to
- * one target: the first group added that holds it.
+ * one target: of the groups holding it whose registrant may read it, an
+ * administrator's first, then the first added. So no user's group hides a
+ * process from another's that may read it, and none from an
+ * administrator's: a user's member found in an administrator's group
+ * moves there.
  *
  * Every fork and exec asks, so the names are found by a hash of the name
  * (one bucket, not every name) and only the cgroups are walked: the cost of
  * a fork beside 256 followed names is that of one.
  *
  * A process that joins later is judged by the credentials of whoever
- * opened the file to add the group, kept here: the probes have no file.
- * The rule is mp3_may_read()'s with the one capability it can still ask
- * about: CAP_SYS_PTRACE over the initial user namespace, judged when the
- * group is added (security_capable() is not exported to modules). Without
- * it, only the opener's own dumpable processes join: a narrower rule,
- * never a wider one.
+ * opened the file to add the group, kept here: the probes have no file
+ * (mp3_registrant_may_read()). A user who is not an administrator follows
+ * at most MP3_GROUPS_PER_USER groups of a kind, and users together leave
+ * MP3_GROUPS_RESERVED of each to administrators.
  */
 #include <linux/cgroup.h>
 #include <linux/cred.h>
@@ -56,10 +58,7 @@ struct mp3_group {
 	bool maps;
 	struct rcu_head rcu;		/* frees it once no probe can see it */
 	u32 target;
-	/* The opener's right, as mp3_group_may_read() applies it. */
-	kuid_t fsuid;
-	kgid_t fsgid;
-	bool ptrace_all;		/* CAP_SYS_PTRACE over the initial user namespace */
+	struct mp3_registrant registrant;
 };
 
 /*
@@ -89,39 +88,62 @@ static struct mp3_group *mp3_groups_find(u32 target)
 	return NULL;
 }
 
+/* Whether @g's registrant may add one more group of its kind. */
+static bool __mp3_groups_room(const struct mp3_group *g)
+{
+	unsigned int users = 0, own = 0;
+	struct mp3_group *other;
+
+	if (mp3_nr_groups[g->kind] == mp3_groups_max[g->kind])
+		return false;
+	if (g->registrant.privileged)
+		return true;
+	/* At most MP3_CGROUPS_MAX + MP3_COMMS_MAX: bounded. */
+	list_for_each_entry(other, &mp3_groups, node) {
+		if (other->kind != g->kind || other->registrant.privileged)
+			continue;
+		users++;
+		if (uid_eq(other->registrant.cred->fsuid, g->registrant.cred->fsuid))
+			own++;
+	}
+	return own < MP3_GROUPS_PER_USER &&
+	       users < mp3_groups_max[g->kind] - MP3_GROUPS_RESERVED;
+}
+
 /*
- * Whether @target is free for a group of @kind, @same telling whether its
- * group is this one: -EEXIST tells a registrar that nothing changed, -EBUSY
- * that another group has the target (a restarted unit's old cgroup: "X" it
- * first).
+ * Whether @target is free for @g, @same telling whether its group is this
+ * one: -EEXIST tells a registrar that nothing changed, -EBUSY that another
+ * group has the target (a restarted unit's old cgroup: "X" it first).
  */
-static int __mp3_groups_check(u32 target, enum mp3_group_kind kind,
+static int __mp3_groups_check(const struct mp3_group *g,
 			      bool (*same)(const struct mp3_group *g, const void *what),
 			      const void *what)
 {
-	struct mp3_group *g = mp3_groups_find(target);
+	struct mp3_group *found = mp3_groups_find(g->target);
 
-	if (g)
-		return g->kind == kind && same(g, what) ? -EEXIST : -EBUSY;
-	if (mp3_nr_groups[kind] == mp3_groups_max[kind])
-		return -ENOSPC;
-	return 0;
+	if (found)
+		return found->kind == g->kind && same(found, what) ? -EEXIST : -EBUSY;
+	return __mp3_groups_room(g) ? 0 : -ENOSPC;
 }
 
 static struct mp3_group *mp3_group_alloc(const struct file *file, enum mp3_group_kind kind,
 					 u32 target)
 {
-	const struct cred *cred = file->f_cred;
 	struct mp3_group *g = kzalloc(sizeof(*g), GFP_KERNEL);
 
 	if (!g)
 		return NULL;
 	g->kind = kind;
 	g->target = target;
-	g->fsuid = cred->fsuid;
-	g->fsgid = cred->fsgid;
-	g->ptrace_all = file_ns_capable(file, &init_user_ns, CAP_SYS_PTRACE);
+	mp3_registrant_init(&g->registrant, file);
 	return g;
+}
+
+/* Before it was inserted: nothing else can see it. */
+static void mp3_group_free_new(struct mp3_group *g)
+{
+	mp3_registrant_release(&g->registrant);
+	kfree(g);
 }
 
 static u32 mp3_comm_key(const char *comm)
@@ -152,12 +174,12 @@ int __mp3_groups_add_cgroup(const struct file *file, u64 id, u32 target)
 
 	lockdep_assert_held(&mp3_lock);
 
-	err = __mp3_groups_check(target, MP3_GROUP_CGROUP, mp3_same_cgroup, &id);
-	if (err)
-		return err;
 	g = mp3_group_alloc(file, MP3_GROUP_CGROUP, target);
 	if (!g)
 		return -ENOMEM;
+	err = __mp3_groups_check(g, mp3_same_cgroup, &id);
+	if (err)
+		goto free;
 	g->cgrp = cgroup_get_from_id(id);
 	if (IS_ERR(g->cgrp)) {
 		err = PTR_ERR(g->cgrp);
@@ -167,7 +189,7 @@ int __mp3_groups_add_cgroup(const struct file *file, u64 id, u32 target)
 	return 0;
 
 free:
-	kfree(g);
+	mp3_group_free_new(g);
 	return err;
 }
 
@@ -183,12 +205,14 @@ int __mp3_groups_add_comm(const struct file *file, const char *comm, u32 target)
 
 	lockdep_assert_held(&mp3_lock);
 
-	err = __mp3_groups_check(target, MP3_GROUP_COMM, mp3_same_comm, comm);
-	if (err)
-		return err;
 	g = mp3_group_alloc(file, MP3_GROUP_COMM, target);
 	if (!g)
 		return -ENOMEM;
+	err = __mp3_groups_check(g, mp3_same_comm, comm);
+	if (err) {
+		mp3_group_free_new(g);
+		return err;
+	}
 	strscpy(g->comm, comm, sizeof(g->comm));
 	__mp3_groups_insert(g);
 	return 0;
@@ -198,7 +222,7 @@ static void mp3_group_free(struct mp3_group *g)
 {
 	if (g->kind == MP3_GROUP_CGROUP)
 		cgroup_put(g->cgrp);
-	kfree(g);
+	mp3_group_free_new(g);
 }
 
 /* css_put() may run in the callback's softirq: a last put queues the release as work. */
@@ -223,6 +247,16 @@ bool __mp3_groups_followed(void)
 	lockdep_assert_held(&mp3_lock);
 
 	return !list_empty(&mp3_groups);
+}
+
+const struct mp3_registrant *__mp3_groups_registrant(u32 target)
+{
+	struct mp3_group *g;
+
+	lockdep_assert_held(&mp3_lock);
+
+	g = mp3_groups_find(target);
+	return g ? &g->registrant : NULL;
 }
 
 bool __mp3_groups_remove(u32 target)
@@ -256,22 +290,6 @@ void __mp3_groups_remove_all(void)
 	rcu_barrier();
 }
 
-/* Whether g's opener may read @task's counters; under rcu_read_lock(), not sleeping. */
-static bool mp3_group_may_read(const struct mp3_group *g, struct task_struct *task)
-{
-	struct user_namespace *exec_ns;
-	bool dumpable;
-
-	if (g->ptrace_all)
-		return true;
-	if (!mp3_same_owner(g->fsuid, g->fsgid, __task_cred(task)))
-		return false;
-	task_lock(task);
-	dumpable = mp3_task_dumpable(task, &exec_ns);
-	task_unlock(task);
-	return dumpable;
-}
-
 static bool mp3_group_holds(const struct mp3_group *g, const struct mp3_place *place)
 {
 	if (g->kind == MP3_GROUP_CGROUP)
@@ -279,36 +297,65 @@ static bool mp3_group_holds(const struct mp3_group *g, const struct mp3_place *p
 	return !strncmp(place->comm, g->comm, TASK_COMM_LEN);
 }
 
-/* The first added of the followed cgroups, then of the names, that holds @place. */
-static struct mp3_group *mp3_groups_first_holding(const struct mp3_place *place)
+/* Whether @g ranks before @best: an administrator's first, then the first added. */
+static bool mp3_group_before(const struct mp3_group *g, const struct mp3_group *best)
 {
-	struct mp3_group *g, *first = NULL;
-
-	list_for_each_entry_rcu(g, &mp3_cgroup_groups, cgroup_node) {
-		if (mp3_group_holds(g, place)) {
-			first = g;
-			break;
-		}
-	}
-	hash_for_each_possible_rcu(mp3_comm_groups, g, comm_node, mp3_comm_key(place->comm))
-		if (mp3_group_holds(g, place) && (!first || g->order < first->order))
-			first = g;
-	return first;
+	if (!best)
+		return true;
+	if (g->registrant.privileged != best->registrant.privileged)
+		return g->registrant.privileged;
+	return g->order < best->order;
 }
 
-void mp3_groups_target_of(const struct mp3_place *place, struct task_struct *task,
+/*
+ * What holding @g means for @task: *@held set if @g holds @place, *@best
+ * replaced if @g ranks before it and its registrant may read @task, which
+ * is asked only then (it takes task_lock()).
+ */
+static void mp3_group_consider(struct mp3_group *g, const struct mp3_place *place,
+			       struct task_struct *task, struct mp3_group **best, bool *held)
+{
+	if (!mp3_group_holds(g, place))
+		return;
+	*held = true;
+	if (mp3_group_before(g, *best) && mp3_registrant_may_read(&g->registrant, task))
+		*best = g;
+}
+
+bool mp3_groups_target_of(const struct mp3_place *place, struct task_struct *task,
 			  struct mp3_joining *joining)
+{
+	struct mp3_group *g, *best = NULL;
+	bool held = false;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "needs rcu_read_lock()");
+	*joining = (struct mp3_joining) {};
+	/* Every cgroup: a nested one may be an administrator's or readable. */
+	list_for_each_entry_rcu(g, &mp3_cgroup_groups, cgroup_node)
+		mp3_group_consider(g, place, task, &best, &held);
+	hash_for_each_possible_rcu(mp3_comm_groups, g, comm_node, mp3_comm_key(place->comm))
+		mp3_group_consider(g, place, task, &best, &held);
+	if (best)
+		*joining = (struct mp3_joining) {
+			.target = best->target,
+			.maps = READ_ONCE(best->maps),
+			.registrant = &best->registrant,
+		};
+	return held;
+}
+
+bool mp3_groups_privileged_holds(const struct mp3_place *place)
 {
 	struct mp3_group *g;
 
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "needs rcu_read_lock()");
-	*joining = (struct mp3_joining) {};
-	g = mp3_groups_first_holding(place);
-	if (!g)
-		return;
-	joining->target = g->target;
-	joining->allowed = mp3_group_may_read(g, task);
-	joining->maps = READ_ONCE(g->maps);
+	list_for_each_entry_rcu(g, &mp3_cgroup_groups, cgroup_node)
+		if (g->registrant.privileged && mp3_group_holds(g, place))
+			return true;
+	hash_for_each_possible_rcu(mp3_comm_groups, g, comm_node, mp3_comm_key(place->comm))
+		if (g->registrant.privileged && mp3_group_holds(g, place))
+			return true;
+	return false;
 }
 
 bool __mp3_groups_set_maps(u32 target)

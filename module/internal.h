@@ -3,7 +3,9 @@
  * mp3: internal interfaces between the parts of the module.
  *
  * main.c     load/unload and the period_ms parameter
- * core.c     mp3_lock, and what takes it for several parts: registration
+ * core.c     mp3_lock, and what takes it for several parts: registration,
+ *            and who owns a target
+ * access.c   who may read a process, and who owns a registration
  * buffer.c   the vmalloc()ed buffer and sample publication
  * tasks.c    the list of registered processes and their fault/CPU counters
  * follow.c   the tracepoint probes: forks, exits, execs and renames of processes,
@@ -92,10 +94,28 @@ u64 mp3_buffer_head(void);
 int mp3_buffer_mmap(struct vm_area_struct *vma);
 
 /*
- * The first half of the ptrace read rule: an opener with these fs ids owns
- * the task whose credentials are @tcred (its real, effective and saved ids).
+ * Who registered something (a process, a tree, a group): the opener of
+ * /proc/mp3/status then, by whose right what joins later is judged and
+ * whose owner alone, or an administrator, may end or change it.
  */
-bool mp3_same_owner(kuid_t fsuid, kgid_t fsgid, const struct cred *tcred);
+struct mp3_registrant {
+	const struct cred *cred;	/* the opener's, held */
+	bool privileged;		/* CAP_SYS_PTRACE over the initial user namespace */
+};
+
+/* The ptrace read rule, for whoever opened @file. */
+bool mp3_may_read(const struct file *file, struct task_struct *task);
+/* An administrator: CAP_SYS_PTRACE over the initial user namespace. */
+bool mp3_file_privileged(const struct file *file);
+void mp3_registrant_init(struct mp3_registrant *r, const struct file *file);
+void mp3_registrant_copy(struct mp3_registrant *to, const struct mp3_registrant *from);
+void mp3_registrant_release(struct mp3_registrant *r);
+/* The rule again, as @r may still apply it; under rcu_read_lock(), not sleeping. */
+bool mp3_registrant_may_read(const struct mp3_registrant *r, struct task_struct *task);
+/* Whether @file's opener is @r's owner: the same user, or both administrators. */
+bool mp3_registrant_is_opener(const struct mp3_registrant *r, const struct file *file);
+/* Whether @file's opener may end or change what @r registered: its owner, or an administrator. */
+bool mp3_registrant_owned_by(const struct mp3_registrant *r, const struct file *file);
 
 /* The process numbered @nr where @file's /proc is mounted, if its opener may read it. */
 struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target, bool maps);
@@ -104,8 +124,11 @@ int __mp3_tasks_add(struct mp3_task *entry);
 void __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root);
 void __mp3_tasks_add_group_members(const struct file *file, u32 target);
 int __mp3_tasks_remove_pid(const struct file *file, pid_t nr);
-/* 0 if @file's opener may read every process of @target, -ENOENT if it has none, -EPERM. */
-int __mp3_tasks_may_read_target(const struct file *file, u32 target);
+/*
+ * The registrant of @target's processes, NULL if it has none. All of a
+ * target's have one owner (core.c, __mp3_target_claim()).
+ */
+const struct mp3_registrant *__mp3_tasks_registrant(u32 target);
 /* @target's processes have maps from now on; their counters come next. */
 void __mp3_tasks_maps_target(u32 target);
 /*
@@ -149,7 +172,7 @@ void __mp3_faults_release(void);
  * A process with counters left in this tick's visits (exited, or left its
  * target): the faults it took since the last tick still go into records.
  */
-void __mp3_faults_departed(pid_t tgid, u32 target);
+void __mp3_faults_departed(pid_t tgid, u32 target, bool place);
 /* Each tick: the faults since the last one, as records. */
 void __mp3_faults_collect(void);
 /* Faults not placed since load: a CPU's buffer was full. */
@@ -171,27 +194,41 @@ struct mp3_place {
 };
 
 /* The followed groups: a cgroup (by id, held from now on) or a command name. */
+/*
+ * -ENOSPC beyond MP3_CGROUPS_MAX or MP3_COMMS_MAX, or, for a user not an
+ * administrator, beyond MP3_GROUPS_PER_USER of a kind, or beyond what users
+ * together may take (MP3_GROUPS_RESERVED are kept for administrators).
+ */
 int __mp3_groups_add_cgroup(const struct file *file, u64 id, u32 target);
 int __mp3_groups_add_comm(const struct file *file, const char *comm, u32 target);
 /* Whether there was one for target; it is gone when this returns. */
 bool __mp3_groups_remove(u32 target);
+/* The registrant of @target's group, NULL if it has none. */
+const struct mp3_registrant *__mp3_groups_registrant(u32 target);
 /* Whether any group is followed: a process may join at any fork. */
 bool __mp3_groups_followed(void);
 void __mp3_groups_remove_all(void);
-/* What a process joins: the first followed group holding its place. */
+/* What a process joins: its parent's tree, or a followed group holding its place. */
 struct mp3_joining {
 	u32 target;	/* 0: none */
-	bool allowed;	/* the group's opener may read the process */
+	bool tree;	/* its children join the target at their fork */
 	bool maps;	/* the target's faults are placed ("M") */
+	/* By whose right it joins; valid under rcu_read_lock() or mp3_lock. */
+	const struct mp3_registrant *registrant;
 };
 
 /*
- * Under rcu_read_lock(), from the probes: the group holding @place, for
- * @task; whether @target's group holds @place (also under mp3_lock).
+ * Under rcu_read_lock(), from the probes: the group @task joins at @place,
+ * in *@joining (target 0: none). Of the groups holding @place whose
+ * registrant may read @task, an administrator's comes first, then the
+ * first added. Returns whether a group holds @place, readable or not.
  */
-void mp3_groups_target_of(const struct mp3_place *place, struct task_struct *task,
+bool mp3_groups_target_of(const struct mp3_place *place, struct task_struct *task,
 			  struct mp3_joining *joining);
+/* Whether @target's group holds @place; under rcu_read_lock() or mp3_lock. */
 bool mp3_groups_holds(u32 target, const struct mp3_place *place);
+/* Whether an administrator's group holds @place: it takes a user's processes there. */
+bool mp3_groups_privileged_holds(const struct mp3_place *place);
 /* Whether @target has a group; its members join with maps from now on. */
 bool __mp3_groups_set_maps(u32 target);
 

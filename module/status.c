@@ -20,7 +20,8 @@
 /*
  * World-writable on purpose, as the MP3 interface specifies: every command
  * is checked against the right of whoever opened the file to read the
- * target process (mp3_may_read() in tasks.c).
+ * target process (mp3_may_read() in access.c), and only the owner of a
+ * registration or an administrator may end or change it.
  */
 #define MP3_STATUS_MODE 0666
 

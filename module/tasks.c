@@ -87,8 +87,12 @@ struct mp3_task {
 	/* That thread, held until its last run is counted; its runtime then. */
 	struct task_struct *exiting;
 	u64 exit_runtime;
-	/* Exited, or an exec made it unreadable: it leaves. Store-release, load-acquire. */
+	/* Exited, or left its target: it leaves. Store-release, load-acquire. */
 	bool gone;
+	/* It left because its registrant may no longer read it: no fault of it is placed. */
+	bool revoked;
+	/* By whose right it is registered; constant. */
+	struct mp3_registrant registrant;
 	/* The fields below are protected by mp3_lock. */
 	struct mp3_counters last;	/* at the previous sample */
 	bool named;			/* its comm went into the records */
@@ -202,54 +206,6 @@ static bool mp3_read_group(struct task_struct *leader, struct mp3_counters *sum,
 	if (busy)
 		*busy = runs;
 	return !(READ_ONCE(leader->exit_state) && thread_group_empty(leader));
-}
-
-bool mp3_same_owner(kuid_t fsuid, kgid_t fsgid, const struct cred *tcred)
-{
-	return uid_eq(fsuid, tcred->euid) && uid_eq(fsuid, tcred->suid) &&
-	       uid_eq(fsuid, tcred->uid) && gid_eq(fsgid, tcred->egid) &&
-	       gid_eq(fsgid, tcred->sgid) && gid_eq(fsgid, tcred->gid);
-}
-
-/*
- * Whether whoever opened @file may read @task's counters: the rule of
- * ptrace_may_access(task, PTRACE_MODE_READ_FSCREDS), which is not exported
- * to modules: same credentials or CAP_SYS_PTRACE over the task's user
- * namespace, and a dumpable executable unless CAP_SYS_PTRACE over the
- * executable's namespace (mp3_task_dumpable() in compat.h). The LSM hook it
- * also calls is not reachable from a module.
- *
- * The credentials are the opener's (file->f_cred), never the writer's:
- * /proc/mp3/status is world-writable, so a descriptor opened by anyone can
- * reach a privileged process (passed over a unix socket, inherited across
- * the exec of a setuid program), and judging the writer would make that
- * process a confused deputy. proc's own writers judge the opener too. So
- * there is no exception for a task registering itself either: what counts
- * is who opened the file, not who writes to it.
- *
- * file_ns_capable() does not sleep; ptrace calls the same check under RCU
- * and task_lock() alike.
- */
-static bool mp3_may_read(const struct file *file, struct task_struct *task)
-{
-	const struct cred *cred = file->f_cred, *tcred;
-	struct user_namespace *exec_ns;
-	bool allowed;
-
-	rcu_read_lock();
-	tcred = __task_cred(task);
-	allowed = mp3_same_owner(cred->fsuid, cred->fsgid, tcred) ||
-		  file_ns_capable(file, tcred->user_ns, CAP_SYS_PTRACE);
-	rcu_read_unlock();
-	if (!allowed)
-		return false;
-
-	task_lock(task);
-	if (!mp3_task_dumpable(task, &exec_ns) &&
-	    !file_ns_capable(file, exec_ns, CAP_SYS_PTRACE))
-		allowed = false;
-	task_unlock(task);
-	return allowed;
 }
 
 /*
@@ -390,15 +346,21 @@ static bool mp3_tasks_forked(void)
 	return forked;
 }
 
-/* The processes forked in trees since the last call join the list. */
-static void __mp3_tasks_adopt_forked(void)
+/* Under both locks: the processes forked in trees since the last call join the list. */
+static void __mp3_tasks_adopt_forked_locked(void)
 {
 	lockdep_assert_held(&mp3_lock);
+	lockdep_assert_held(&mp3_hash_lock);
 
-	spin_lock(&mp3_hash_lock);
 	list_splice_tail_init(&mp3_forked, &mp3_tasks);
 	mp3_maps_waiting |= mp3_maps_joined;
 	mp3_maps_joined = false;
+}
+
+static void __mp3_tasks_adopt_forked(void)
+{
+	spin_lock(&mp3_hash_lock);
+	__mp3_tasks_adopt_forked_locked();
 	spin_unlock(&mp3_hash_lock);
 }
 
@@ -446,6 +408,7 @@ struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target, 
 	entry->target = target;
 	entry->tree = target != 0;
 	entry->maps = maps;
+	mp3_registrant_init(&entry->registrant, file);
 	INIT_LIST_HEAD(&entry->fault_threads);
 	put_task_struct(leader);
 	return entry;
@@ -460,14 +423,21 @@ void mp3_task_destroy(struct mp3_task *entry)
 {
 	if (entry->exiting)
 		put_task_struct(entry->exiting);
+	mp3_registrant_release(&entry->registrant);
 	put_pid(entry->pid);
 	kfree(entry);
 }
 
-/* With maps: counters on its threads that have none; sleeps. */
+/*
+ * With maps: counters on its threads that have none, if its registrant may
+ * still read it (-EPERM). Judged and attached under the process's
+ * exec_update_lock, as perf_event_open() does: no exec makes it unreadable
+ * between the two. Sleeps.
+ */
 static int __mp3_task_follow_faults(struct mp3_task *entry)
 {
 	struct task_struct *leader;
+	bool allowed;
 	int err;
 
 	if (!entry->maps)
@@ -475,9 +445,17 @@ static int __mp3_task_follow_faults(struct mp3_task *entry)
 	leader = get_pid_task(entry->pid, PIDTYPE_TGID);
 	if (!leader)
 		return -ESRCH;
-	err = __mp3_faults_follow(leader, &entry->fault_threads);
-	put_task_struct(leader);
+	err = down_read_killable(&leader->signal->exec_update_lock);
+	if (err)
+		goto put;
+	rcu_read_lock();
+	allowed = mp3_registrant_may_read(&entry->registrant, leader);
+	rcu_read_unlock();
+	err = allowed ? __mp3_faults_follow(leader, &entry->fault_threads) : -EPERM;
+	up_read(&leader->signal->exec_update_lock);
 	entry->counting = !err;
+put:
+	put_task_struct(leader);
 	return err;
 }
 
@@ -594,14 +572,17 @@ static bool mp3_descends_from(struct task_struct *task, struct task_struct *root
 }
 
 /*
- * A new entry of @target (a tree's if @tree, with @maps) for @task,
- * counting from @from; hashed, and queued on @list under mp3_hash_lock.
- * NULL if it is registered already (or has no memory: counted). Does not
- * sleep: with maps, its counters are created before the next sample.
+ * A new entry for @task as @joining says, counting from @from; hashed, and
+ * queued on @list under mp3_hash_lock. NULL if it is registered already,
+ * if @parent (the tree member that forked it) is gone, or if it has no
+ * memory (counted). Judged under the same lock as the removal of a target
+ * marks its members gone (__mp3_tasks_remove_target()): no child joins a
+ * target once "X" of it has returned. Does not sleep: with maps, its
+ * counters are created before the next sample.
  */
-static struct mp3_task *mp3_tasks_join(struct task_struct *task, u32 target, bool tree,
-				       bool maps, const struct mp3_counters *from,
-				       struct list_head *list)
+static struct mp3_task *mp3_tasks_join(struct task_struct *task, const struct mp3_joining *joining,
+				       const struct mp3_counters *from, struct list_head *list,
+				       const struct mp3_task *parent)
 {
 	struct mp3_task *entry = kzalloc(sizeof(*entry), GFP_ATOMIC | __GFP_NOWARN);
 
@@ -611,20 +592,21 @@ static struct mp3_task *mp3_tasks_join(struct task_struct *task, u32 target, boo
 	}
 	entry->pid = get_pid(task_tgid(task));
 	INIT_LIST_HEAD(&entry->fault_threads);
-	entry->target = target;
-	entry->tree = tree;
-	entry->maps = maps;
+	entry->target = joining->target;
+	entry->tree = joining->tree;
+	entry->maps = joining->maps;
+	mp3_registrant_copy(&entry->registrant, joining->registrant);
 	entry->last = *from;
 	entry->unplaced_from = *from;
 	spin_lock(&mp3_hash_lock);
-	if (mp3_tasks_lookup(entry->pid)) {
+	if ((parent && parent->gone) || mp3_tasks_lookup(entry->pid)) {
 		spin_unlock(&mp3_hash_lock);
 		mp3_task_destroy(entry);
 		return NULL;
 	}
 	hash_add_rcu(mp3_task_hash, &entry->hash, (unsigned long)entry->pid);
 	list_add_tail(&entry->node, list);
-	mp3_maps_joined |= maps;
+	mp3_maps_joined |= entry->maps;
 	spin_unlock(&mp3_hash_lock);
 	/* Its name and first counts go out with the next sample. */
 	mp3_task_wake(entry);
@@ -639,6 +621,10 @@ static struct mp3_task *mp3_tasks_join(struct task_struct *task, u32 target, boo
  */
 void __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root)
 {
+	const struct mp3_joining joining = {
+		.target = root->target, .tree = true, .maps = root->maps,
+		.registrant = &root->registrant,
+	};
 	struct task_struct *leader, *task;
 	struct mp3_counters now;
 
@@ -656,7 +642,7 @@ void __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root)
 			continue;
 		}
 		if (mp3_read_group(task, &now, NULL))
-			mp3_tasks_join(task, root->target, true, root->maps, &now, &mp3_tasks);
+			mp3_tasks_join(task, &joining, &now, &mp3_tasks, NULL);
 	}
 out:
 	rcu_read_unlock();
@@ -671,32 +657,50 @@ static void mp3_task_comm(char comm[TASK_COMM_LEN], struct task_struct *task)
 	strscpy_pad(comm, task->comm, TASK_COMM_LEN);
 }
 
+/* Whether @registrant's group takes @entry's process: an administrator's from a user. */
+static bool mp3_task_taken_by(const struct mp3_task *entry,
+			      const struct mp3_registrant *registrant)
+{
+	return registrant->privileged && !entry->registrant.privileged;
+}
+
 /*
  * The processes that @target's group (a cgroup or a name) holds now join
  * it, those @file's opener may read, from now on; the others are counted
- * as skipped.
+ * as skipped. An administrator's group takes those a user registered.
  */
 void __mp3_tasks_add_group_members(const struct file *file, u32 target)
 {
+	const struct mp3_joining joining = {
+		.target = target, .registrant = __mp3_groups_registrant(target),
+	};
 	char comm[TASK_COMM_LEN];
 	struct mp3_place place = { .comm = comm };
 	struct task_struct *task;
 	struct mp3_counters now;
+	struct mp3_task *entry;
 
 	lockdep_assert_held(&mp3_lock);
 
+	__mp3_tasks_adopt_forked();
 	rcu_read_lock();
 	for_each_process(task) {
 		place.cgrp = task_dfl_cgroup(task);
 		mp3_task_comm(comm, task);
-		if (!mp3_groups_holds(target, &place) || mp3_tasks_lookup(task_tgid(task)))
+		if (!mp3_groups_holds(target, &place))
+			continue;
+		entry = mp3_tasks_lookup(task_tgid(task));
+		if (entry && !mp3_task_taken_by(entry, joining.registrant))
 			continue;
 		if (!mp3_may_read(file, task)) {
 			atomic64_inc(&mp3_skipped);
 			continue;
 		}
-		if (mp3_read_group(task, &now, NULL))
-			mp3_tasks_join(task, target, false, false, &now, &mp3_tasks);
+		if (!mp3_read_group(task, &now, NULL))
+			continue;
+		if (entry)
+			__mp3_tasks_remove(entry);
+		mp3_tasks_join(task, &joining, &now, &mp3_tasks, NULL);
 	}
 	rcu_read_unlock();
 }
@@ -719,7 +723,7 @@ int __mp3_tasks_remove_pid(const struct file *file, pid_t nr)
 	rcu_read_unlock();
 	if (!entry)
 		err = -ENOENT;
-	else if (!mp3_may_read(file, leader))
+	else if (!mp3_registrant_owned_by(&entry->registrant, file))
 		err = -EPERM;
 	else
 		__mp3_tasks_remove(entry);
@@ -728,36 +732,38 @@ int __mp3_tasks_remove_pid(const struct file *file, pid_t nr)
 	return err;
 }
 
-int __mp3_tasks_may_read_target(const struct file *file, u32 target)
+const struct mp3_registrant *__mp3_tasks_registrant(u32 target)
 {
 	struct mp3_task *entry;
-	struct task_struct *leader;
-	bool found = false, allowed = true;
 
 	lockdep_assert_held(&mp3_lock);
 
 	__mp3_tasks_adopt_forked();
-	/* All or nothing: every live member must be the opener's to read. */
-	rcu_read_lock();
-	list_for_each_entry(entry, &mp3_tasks, node) {
-		if (entry->target != target)
-			continue;
-		found = true;
-		leader = pid_task(entry->pid, PIDTYPE_TGID);
-		if (leader && !mp3_may_read(file, leader))
-			allowed = false;
-	}
-	rcu_read_unlock();
-	return !found ? -ENOENT : allowed ? 0 : -EPERM;
+	list_for_each_entry(entry, &mp3_tasks, node)
+		if (entry->target == target)
+			return &entry->registrant;
+	return NULL;
 }
 
+/*
+ * All of @target's processes are marked gone at once under mp3_hash_lock,
+ * those forked since the last sample among them: a fork probe that found
+ * a member before has its child on mp3_forked already, one after finds the
+ * member gone (mp3_tasks_join()). No child joins once this returns.
+ */
 void __mp3_tasks_remove_target(u32 target)
 {
 	struct mp3_task *entry, *next;
 
 	lockdep_assert_held(&mp3_lock);
 
-	__mp3_tasks_adopt_forked();
+	spin_lock(&mp3_hash_lock);
+	__mp3_tasks_adopt_forked_locked();
+	list_for_each_entry(entry, &mp3_tasks, node)
+		if (entry->target == target)
+			/* As mp3_task_leave(): pairs with __mp3_task_read()'s load-acquire. */
+			smp_store_release(&entry->gone, true);
+	spin_unlock(&mp3_hash_lock);
 	list_for_each_entry_safe(entry, next, &mp3_tasks, node)
 		if (entry->target == target)
 			__mp3_tasks_remove(entry);
@@ -857,13 +863,14 @@ static bool __mp3_task_last_run(struct mp3_task *entry)
 
 /*
  * The counters of @entry's process now, in @now; false if it is gone
- * (exited, or left its tree): this is its last sample. An exited process
+ * (exited, or left its target): this is its last sample. An exited process
  * stays until its last thread's last run is counted. *@busy: whether its
- * counters may still change. Under rcu_read_lock(); *@leaderp is NULL once
- * the process has been reaped.
+ * counters may still change; *@runs: whether its process runs (it left
+ * its target rather than exited). Under rcu_read_lock(); *@leaderp is
+ * NULL once the process has been reaped.
  */
 static bool __mp3_task_read(struct mp3_task *entry, struct task_struct **leaderp,
-			    struct mp3_counters *now, bool *busy)
+			    struct mp3_counters *now, bool *busy, bool *runs)
 {
 	struct task_struct *leader = pid_task(entry->pid, PIDTYPE_TGID);
 	bool alive = leader && mp3_read_group(leader, now, busy);
@@ -872,6 +879,7 @@ static bool __mp3_task_read(struct mp3_task *entry, struct task_struct **leaderp
 	lockdep_assert_held(&mp3_lock);
 
 	*leaderp = leader;
+	*runs = alive;
 	if (!leader) {
 		*now = entry->last;
 		*busy = false;
@@ -883,10 +891,30 @@ static bool __mp3_task_read(struct mp3_task *entry, struct task_struct **leaderp
 	if (entry->exited) {
 		counted = __mp3_task_last_run(entry);
 		mp3_counters_max(now, &entry->final);
+		*runs = false;
 	}
 	spin_unlock(&mp3_hash_lock);
 	*busy = !counted;
 	return !counted;
+}
+
+/*
+ * @leader's process left its target but runs on: it joins the group that
+ * holds it now, if any may read it, counting from @now, where its last
+ * record ended. One that none may read was counted as skipped when it
+ * left. Under rcu_read_lock(), once its entry is unhashed.
+ */
+static void __mp3_tasks_rejoin(struct task_struct *leader, const struct mp3_counters *now)
+{
+	char comm[TASK_COMM_LEN];
+	struct mp3_place place = { .comm = comm };
+	struct mp3_joining joining;
+
+	mp3_task_comm(comm, leader);
+	place.cgrp = task_dfl_cgroup(leader);
+	mp3_groups_target_of(&place, leader, &joining);
+	if (joining.target)
+		mp3_tasks_join(leader, &joining, now, &mp3_forked, NULL);
 }
 
 /*
@@ -898,16 +926,25 @@ static bool __mp3_task_visit(struct mp3_task *entry, struct mp3_sample_values *v
 {
 	struct task_struct *leader;
 	struct mp3_counters now;
-	bool alive, busy;
+	bool alive, busy, runs;
 
-	alive = __mp3_task_read(entry, &leader, &now, &busy);
-	__mp3_task_account(entry, leader, &now, values);
+	alive = __mp3_task_read(entry, &leader, &now, &busy, &runs);
+	/* Unreadable to its registrant since (PR_SET_DUMPABLE, setuid()): it leaves now. */
+	if (alive && !mp3_registrant_may_read(&entry->registrant, leader)) {
+		atomic64_inc(&mp3_skipped);
+		entry->revoked = true;
+		alive = false;
+	}
+	/* Nothing of what it became is named. */
+	__mp3_task_account(entry, entry->revoked ? NULL : leader, &now, values);
 	if (alive)
 		return busy;
 	/* Its counters noted faults until it left: they go with this sample. */
 	if (!list_empty(&entry->fault_threads))
-		__mp3_faults_departed(pid_nr(entry->pid), entry->target);
+		__mp3_faults_departed(pid_nr(entry->pid), entry->target, !entry->revoked);
 	__mp3_tasks_remove(entry);
+	if (runs)
+		__mp3_tasks_rejoin(leader, &now);
 	return false;
 }
 
@@ -1008,17 +1045,16 @@ bool __mp3_tasks_collect(struct mp3_sample_values *values)
 }
 
 /*
- * The followed group that holds @place, for @task; target 0 if none does,
- * or if its opener may not read @task (counted as skipped).
+ * The followed group that @task joins at @place, in *@joining; false if
+ * none: none holds it, or none whose registrant may read it (counted as
+ * skipped).
  */
-static void mp3_tasks_group_target(struct task_struct *task, const struct mp3_place *place,
+static bool mp3_tasks_group_target(struct task_struct *task, const struct mp3_place *place,
 				   struct mp3_joining *joining)
 {
-	mp3_groups_target_of(place, task, joining);
-	if (joining->target && !joining->allowed) {
+	if (mp3_groups_target_of(place, task, joining) && !joining->target)
 		atomic64_inc(&mp3_skipped);
-		joining->target = 0;
-	}
+	return joining->target;
 }
 
 /* @task, not yet registered, joins the followed group that holds @place, from now on. */
@@ -1027,10 +1063,19 @@ static void mp3_tasks_join_group(struct task_struct *task, const struct mp3_plac
 	struct mp3_joining joining;
 	struct mp3_counters now;
 
-	mp3_tasks_group_target(task, place, &joining);
 	/* Counters are read only for a process that joins: most never do. */
-	if (joining.target && mp3_read_group(task, &now, NULL))
-		mp3_tasks_join(task, joining.target, false, joining.maps, &now, &mp3_forked);
+	if (mp3_tasks_group_target(task, place, &joining) && mp3_read_group(task, &now, NULL))
+		mp3_tasks_join(task, &joining, &now, &mp3_forked, NULL);
+}
+
+/*
+ * Whether a child at @place joins the tree of @parent: not when the tree
+ * is a user's and an administrator's group holds the child.
+ */
+static bool mp3_tree_takes(const struct mp3_task *parent, const struct mp3_place *place)
+{
+	return parent->tree && (parent->registrant.privileged ||
+				!mp3_groups_privileged_holds(place));
 }
 
 void mp3_tasks_fork(struct task_struct *parent, struct task_struct *child)
@@ -1046,36 +1091,47 @@ void mp3_tasks_fork(struct task_struct *parent, struct task_struct *child)
 		return;
 	/* Counted from its first instruction: a new process's counters are 0. */
 	rcu_read_lock();
+	place.cgrp = task_dfl_cgroup(child);
 	entry = mp3_tasks_lookup(task_tgid(parent));
-	if (entry && entry->tree && !READ_ONCE(entry->gone)) {
-		mp3_tasks_join(child, entry->target, true, READ_ONCE(entry->maps), &from_fork,
-			       &mp3_forked);
-	} else {
-		place.cgrp = task_dfl_cgroup(child);
-		mp3_tasks_group_target(child, &place, &joining);
-		if (joining.target)
-			mp3_tasks_join(child, joining.target, false, joining.maps, &from_fork,
-				       &mp3_forked);
+	if (entry && mp3_tree_takes(entry, &place)) {
+		joining = (struct mp3_joining) {
+			.target = entry->target, .tree = true, .maps = READ_ONCE(entry->maps),
+			.registrant = &entry->registrant,
+		};
+		mp3_tasks_join(child, &joining, &from_fork, &mp3_forked, entry);
+	} else if (mp3_tasks_group_target(child, &place, &joining)) {
+		mp3_tasks_join(child, &joining, &from_fork, &mp3_forked, NULL);
 	}
 	rcu_read_unlock();
 }
 
-/* @entry's process leaves: the next sample has its last period. */
-static void mp3_task_leave(struct mp3_task *entry)
+/*
+ * @entry's process leaves (@revoked: its registrant may no longer read it):
+ * the next sample has its last period.
+ */
+static void mp3_task_leave(struct mp3_task *entry, bool revoked)
 {
 	spin_lock(&mp3_hash_lock);
+	entry->revoked |= revoked;
 	/* Pairs with __mp3_task_read()'s load-acquire, as for an exit. */
 	smp_store_release(&entry->gone, true);
 	spin_unlock(&mp3_hash_lock);
 	mp3_task_wake(entry);
 }
 
-/* A member of a group leaves if its group no longer holds it at @place. */
-static void mp3_tasks_leave_group(struct mp3_task *entry, const struct mp3_place *place)
+/*
+ * @entry's process, now at @place, leaves its target if it is a group's
+ * member its group no longer holds, or a user's registration of a process
+ * that an administrator's group holds; the sampler then has it join the
+ * group holding it, if any (__mp3_tasks_rejoin()).
+ */
+static void mp3_tasks_reconsider(struct mp3_task *entry, const struct mp3_place *place)
 {
-	if (entry->target && !entry->tree && !READ_ONCE(entry->gone) &&
-	    !mp3_groups_holds(entry->target, place))
-		mp3_task_leave(entry);
+	if (READ_ONCE(entry->gone))
+		return;
+	if ((entry->target && !entry->tree && !mp3_groups_holds(entry->target, place)) ||
+	    (!entry->registrant.privileged && mp3_groups_privileged_holds(place)))
+		mp3_task_leave(entry, false);
 }
 
 void mp3_tasks_attach(struct cgroup *cgrp, struct task_struct *task)
@@ -1093,7 +1149,7 @@ void mp3_tasks_attach(struct cgroup *cgrp, struct task_struct *task)
 	if (!entry)
 		mp3_tasks_join_group(task, &place);
 	else
-		mp3_tasks_leave_group(entry, &place);
+		mp3_tasks_reconsider(entry, &place);
 	rcu_read_unlock();
 }
 
@@ -1114,7 +1170,7 @@ void mp3_tasks_rename(struct task_struct *task, const char *comm)
 	entry = mp3_tasks_lookup(task_tgid(task));
 	if (entry) {
 		place.cgrp = task_dfl_cgroup(task);
-		mp3_tasks_leave_group(entry, &place);
+		mp3_tasks_reconsider(entry, &place);
 	}
 	rcu_read_unlock();
 }
@@ -1183,43 +1239,27 @@ void mp3_tasks_wakeup(struct task_struct *task)
 }
 
 /*
- * Whether a member of a tree may stay after its exec: the opener of a tree
- * is not kept, so a program its owner may not read (setuid: not dumpable)
- * leaves, whoever the opener was. Under rcu_read_lock().
+ * Every registration is judged again at an exec, by its registrant's
+ * right: a process that became unreadable (setuid, not dumpable) leaves,
+ * counted as skipped, and none of its faults is placed from then on.
  */
-static bool mp3_tree_may_keep(struct task_struct *task)
-{
-	struct user_namespace *exec_ns;
-	bool dumpable;
-
-	task_lock(task);
-	dumpable = mp3_task_dumpable(task, &exec_ns);
-	task_unlock(task);
-	return dumpable;
-}
-
 void mp3_tasks_exec(struct task_struct *task)
 {
 	/* The exec made it its thread group's only thread: nobody renames it now. */
 	struct mp3_place place = { .comm = task->comm };
-	struct mp3_joining joining = {};
 	struct mp3_task *entry;
 
 	rcu_read_lock();
 	place.cgrp = task_dfl_cgroup(task);
 	entry = mp3_tasks_lookup(task_tgid(task));
-	if (!entry)
+	if (!entry) {
 		mp3_tasks_join_group(task, &place);
-	else if (entry->tree)
-		joining = (struct mp3_joining) {
-			.target = entry->target, .allowed = mp3_tree_may_keep(task),
-		};
-	else if (entry->target)
-		mp3_groups_target_of(&place, task, &joining);
-	/* No group holds it now: the rename probe has made it leave. */
-	if (joining.target && !joining.allowed) {
-		atomic64_inc(&mp3_skipped);
-		mp3_task_leave(entry);
+	} else if (!mp3_registrant_may_read(&entry->registrant, task)) {
+		if (!READ_ONCE(entry->gone))
+			atomic64_inc(&mp3_skipped);
+		mp3_task_leave(entry, true);
+	} else {
+		mp3_tasks_reconsider(entry, &place);
 	}
 	rcu_read_unlock();
 }

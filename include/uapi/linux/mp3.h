@@ -13,7 +13,8 @@
  *                    faults are (version 5, MP3_RECORD_FAULTS); its threads
  *                    get kernel perf counters, so ENOMEM and perf's errors
  *                    are possible too
- *   write "U <pid>"   unregister it
+ *   write "U <pid>"   unregister it (its registrant's owner, or an
+ *                    administrator; see Owners below)
  *   write "T <pid> <target>"
  *                    register the process <pid> and its tree: its
  *                    descendants now, and every process forked in the tree
@@ -40,9 +41,9 @@
  *                    the records of <target>'s processes, present and
  *                    future, say in which mappings their faults are, as
  *                    "R <pid> maps" does for one process, until the target
- *                    is unregistered; judged like "X" (the opener must be
- *                    allowed to read every present process; later ones
- *                    are judged as they join). A process that joins later
+ *                    is unregistered; judged like "X" (the target's owner
+ *                    or an administrator; each process is judged as its
+ *                    counters are attached). A process that joins later
  *                    gets its counters at the next sample: the faults it
  *                    took until then are in an MP3_MAPPING_UNRESOLVED
  *                    record. ENOENT: <target> has no process, cgroup nor
@@ -57,23 +58,36 @@
  *   of whoever writes to it (as proc's own files do).
  *   Errors: EINVAL malformed or longer than MP3_STATUS_MAX_WRITE bytes,
  *   ESRCH no such process, EPERM the opener may not read that process
- *   (ptrace read rules), EEXIST already registered, ENOENT not registered
- *   (X: no process, cgroup nor name of that target; C: no such cgroup),
- *   EEXIST (C, N: that cgroup or name has that target already), EBUSY (C,
- *   N: another cgroup or name has that target: "X" it first), ENOSPC (C:
- *   MP3_CGROUPS_MAX cgroups are followed already; N: MP3_COMMS_MAX names).
- *   A process matching several cgroups and names joins the target added
- *   first.
- *   A tree's descendants are judged like its root, by the opener's
- *   credentials: those the opener may not read are skipped and counted
- *   (header follow_skipped). A child is forked with its parent's
- *   credentials and follows it; one that execs into a program its owner
- *   may not read (setuid, not dumpable) leaves its tree and is counted
- *   there too. A process that joins a cgroup or name later is judged by
- *   the opener of "C" or "N" as it was then: all processes if it had
- *   CAP_SYS_PTRACE over the initial user namespace, else its own dumpable ones; the
- *   others are counted in follow_skipped. A child the module has no memory
- *   for is counted in follow_missed.
+ *   (ptrace read rules; U, X, M: it does not own it), EEXIST already
+ *   registered, ENOENT not registered (X: no process, cgroup nor name of
+ *   that target; C: no such cgroup), EEXIST (C, N: that cgroup or name has
+ *   that target already), EBUSY (C, N: another cgroup or name has that
+ *   target: "X" it first; T, C, N: another owner has that target), ENOSPC
+ *   (C: MP3_CGROUPS_MAX cgroups are followed already, N: MP3_COMMS_MAX
+ *   names; for a user not an administrator, MP3_GROUPS_PER_USER of the
+ *   kind, or users together hold all but MP3_GROUPS_RESERVED).
+ *   Owners: what a command registers belongs to its opener. Administrators
+ *   (CAP_SYS_PTRACE over the initial user namespace: root, pfprofd) are
+ *   one owner, every other user (by fs uid) another. Only a target's owner,
+ *   or an administrator, ends it (U, X) or changes it (M); a user's T, C or
+ *   N of a number another owner has fails with EBUSY, while an
+ *   administrator's ends the user's target and takes the number.
+ *   A process matching several cgroups and names joins, of those whose
+ *   opener may read it, an administrator's first, then the one added
+ *   first. An administrator's group takes a process from a user's
+ *   registration (R, T, C, N) when it is added, or when the process moves
+ *   or execs into it.
+ *   Every registration is judged by its opener's credentials as they were
+ *   at the command, again whenever its process may have changed: at an
+ *   exec (setuid, not dumpable), and at each sample that visits it
+ *   (PR_SET_DUMPABLE, setuid()); a process that became unreadable to its
+ *   opener leaves, counted in the header's follow_skipped, and none of its
+ *   faults from then on is placed in a mapping. A tree's descendants are
+ *   judged like its root. Later judgements know one capability only:
+ *   CAP_SYS_PTRACE over the initial user namespace, judged at the command;
+ *   without it, only the opener's own dumpable processes that hold no
+ *   capability it lacked stay. A child the module has no memory for is
+ *   counted in follow_missed.
  *
  * Character device (major MP3_CHRDEV_MAJOR, minor 0, /dev/mp3) and mmap:
  *   offset MP3_CLASSIC_OFFSET  the classic region (read-write, see below)
@@ -105,6 +119,13 @@
 /* Cgroups ("C") and names ("N") followed at once: every fork and exec looks at each. */
 #define MP3_CGROUPS_MAX		256
 #define MP3_COMMS_MAX		256
+/*
+ * Of each kind, what one user without CAP_SYS_PTRACE over the initial user
+ * namespace may follow, and what is kept for those with it (root, pfprofd)
+ * whatever the others follow.
+ */
+#define MP3_GROUPS_PER_USER	16
+#define MP3_GROUPS_RESERVED	64
 
 #define MP3_CHRDEV_MAJOR	423
 #define MP3_CHRDEV_MINOR	0
