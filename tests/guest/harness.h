@@ -32,6 +32,9 @@ bool module_loaded(void);
 
 /* /proc/mp3/status. */
 int status_write(const char *cmd);
+/* One write() to a descriptor of the status file; 0 or -errno. */
+int status_write_fd(int fd, const void *buf, size_t len);
+int status_write_cmd_fd(int fd, const char *cmd);
 int status_write_len(const void *buf, size_t len);	/* one write() */
 int status_cmd(char cmd, pid_t pid);
 /* The same command through fd, an open descriptor of the status file. */
@@ -109,6 +112,8 @@ void in_child(void (*fn)(int), int arg, const char *what);
 /* Drops the calling process to uid and gid 65534 (nobody), kept dumpable. */
 #define NOBODY_ID 65534
 void become_nobody(void);
+/* /proc/mp3/status opened by uid 65534, for writing: commands through it are nobody's. */
+int nobody_status_fd(void);
 
 struct worker {
 	pid_t pid;
@@ -170,6 +175,12 @@ pid_t start_program_err(char *const argv[], const char *out_path, const char *er
 int wait_program(pid_t pid, const char *name);
 /* cgroup2 mounted at root (made if missing; mounted already is fine). */
 void mount_cgroup2(const char *root);
+/* Where the tests mount cgroup2. */
+#define CGROUP_ROOT "/tmp/cgroup2"
+/* cgroup2 at CGROUP_ROOT (once), and the directory dir below it. */
+void make_cgroup(const char *dir);
+/* The id of a cgroup v2 directory: its inode number. */
+unsigned long long cgroup_id(const char *dir);
 /* pid into the cgroup v2 directory dir. */
 void move_to_cgroup(const char *dir, pid_t pid);
 /* Whether a line of the file at path contains needle. */

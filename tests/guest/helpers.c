@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -72,8 +73,7 @@ bool module_loaded(void)
 	return access("/sys/module/mp3", F_OK) == 0;
 }
 
-/* One write() to a descriptor of the status file; 0 or -errno. */
-static int status_write_fd(int fd, const void *buf, size_t len)
+int status_write_fd(int fd, const void *buf, size_t len)
 {
 	ssize_t n = write(fd, buf, len);
 
@@ -99,6 +99,11 @@ int status_write_len(const void *buf, size_t len)
 int status_write(const char *cmd)
 {
 	return status_write_len(cmd, strlen(cmd));
+}
+
+int status_write_cmd_fd(int fd, const char *cmd)
+{
+	return status_write_fd(fd, cmd, strlen(cmd));
 }
 
 int status_cmd_fd(int fd, char cmd, pid_t pid)
@@ -851,6 +856,20 @@ void mount_cgroup2(const char *root)
 	       "mounting cgroup2 at %s: %s", root, strerror(errno));
 }
 
+unsigned long long cgroup_id(const char *dir)
+{
+	struct stat st;
+
+	expect(!stat(dir, &st), "stat %s: %s", dir, strerror(errno));
+	return (unsigned long long)st.st_ino;
+}
+
+void make_cgroup(const char *dir)
+{
+	mount_cgroup2(CGROUP_ROOT);
+	expect(!mkdir(dir, 0755) || errno == EEXIST, "mkdir %s: %s", dir, strerror(errno));
+}
+
 void move_to_cgroup(const char *dir, pid_t pid)
 {
 	char path[128], text[16];
@@ -862,4 +881,67 @@ void move_to_cgroup(const char *dir, pid_t pid)
 	expect(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text),
 	       "moving PID %d into %s: %s", (int)pid, dir, strerror(errno));
 	close(fd);
+}
+
+/* Hands @fd to the other end of the unix socket @sock (SCM_RIGHTS). */
+static void send_fd(int sock, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = "f", .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+	if (sendmsg(sock, &msg, 0) != 1)
+		fail("sendmsg(SCM_RIGHTS): %s", strerror(errno));
+}
+
+static int recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))], byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cmsg;
+	int fd;
+
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+		fail("recvmsg(SCM_RIGHTS): %s", strerror(errno));
+	cmsg = CMSG_FIRSTHDR(&msg);
+	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS)
+		fail("no descriptor came over the socket");
+	memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
+	return fd;
+}
+
+static void open_as_nobody(int sock)
+{
+	int fd;
+
+	become_nobody();
+	fd = open(MP3_STATUS_PATH, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		fail("uid %d opening %s: %s", NOBODY_ID, MP3_STATUS_PATH, strerror(errno));
+	send_fd(sock, fd);
+}
+
+int nobody_status_fd(void)
+{
+	int sv[2], fd;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		fail("socketpair: %s", strerror(errno));
+	in_child(open_as_nobody, sv[1], "the unprivileged opener");
+	fd = recv_fd(sv[0]);
+	close(sv[0]);
+	close(sv[1]);
+	return fd;
 }

@@ -116,56 +116,6 @@ void test_proc_unprivileged(void)
 	expect_listing(NULL, 0, "after the refused registrations");
 }
 
-/* Hands @fd to the other end of the unix socket @sock (SCM_RIGHTS). */
-static void send_fd(int sock, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { .iov_base = "f", .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
-
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-	if (sendmsg(sock, &msg, 0) != 1)
-		fail("sendmsg(SCM_RIGHTS): %s", strerror(errno));
-}
-
-static int recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))], byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cmsg;
-	int fd;
-
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
-		fail("recvmsg(SCM_RIGHTS): %s", strerror(errno));
-	cmsg = CMSG_FIRSTHDR(&msg);
-	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS)
-		fail("no descriptor came over the socket");
-	memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
-	return fd;
-}
-
-static void open_as_nobody(int sock)
-{
-	int fd;
-
-	become_nobody();
-	fd = open(MP3_STATUS_PATH, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		fail("uid %d opening %s: %s", NOBODY_ID, MP3_STATUS_PATH, strerror(errno));
-	send_fd(sock, fd);
-}
-
 /*
  * Root writes through a descriptor that uid 65534 opened and passed over a
  * unix socket: the commands are judged as uid 65534's (the opener's), not
@@ -174,12 +124,8 @@ static void open_as_nobody(int sock)
 void test_proc_opener_unprivileged(void)
 {
 	pid_t root_pid = spawn_sleeper(), nobody_pid = spawn_nobody_sleeper();
-	int sv[2], fd;
+	int fd = nobody_status_fd();
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
-		fail("socketpair: %s", strerror(errno));
-	in_child(open_as_nobody, sv[1], "the unprivileged opener");
-	fd = recv_fd(sv[0]);
 	expect_errno(status_cmd_fd(fd, 'R', root_pid), EPERM,
 		     "root writing R of root's process through uid 65534's descriptor");
 	expect_errno(status_cmd_fd(fd, 'R', 1), EPERM,

@@ -1137,25 +1137,8 @@ void test_tree_commands(void)
 	kill_and_reap(pids[0]);
 }
 
-#define CGROUP_ROOT "/tmp/cgroup2"
 #define CGROUP_DIR CGROUP_ROOT "/mp3-test"
 #define CGROUP_TARGET 99
-
-/* The id of a cgroup v2 directory: its inode number. */
-static unsigned long long cgroup_id(const char *dir)
-{
-	struct stat st;
-
-	expect(!stat(dir, &st), "stat %s: %s", dir, strerror(errno));
-	return (unsigned long long)st.st_ino;
-}
-
-/* cgroup2 at CGROUP_ROOT (once), and a directory below it. */
-static void make_cgroup(const char *dir)
-{
-	mount_cgroup2(CGROUP_ROOT);
-	expect(!mkdir(dir, 0755) || errno == EEXIST, "mkdir %s: %s", dir, strerror(errno));
-}
 
 /* MP3_CGROUPS_MAX cgroups at most (one is followed already): the next gets ENOSPC. */
 static void fill_cgroup_targets(unsigned long long id)

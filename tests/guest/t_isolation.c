@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A shared host: what one unprivileged user (uid 65534, through a
+ * descriptor it opened) can and cannot do to what root registered, and
+ * registrations judged again when their process changes. Each test failed
+ * on the module before owners and the judging again were added.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "harness.h"
+#include "mp3ring.h"
+#include "tests.h"
+
+#define ISOLATION_CGROUP CGROUP_ROOT "/mp3-isolation"
+#define SETUID_SLEEP "/tmp/mp3-setuid-busybox"
+
+/* One command, formatted, through @fd (-1: a descriptor root opens now); 0 or -errno. */
+static int __attribute__((format(printf, 2, 3))) command(int fd, const char *fmt, ...)
+{
+	char cmd[MP3_STATUS_MAX_WRITE + 1];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return fd < 0 ? status_write(cmd) : status_write_cmd_fd(fd, cmd);
+}
+
+/*
+ * A target belongs to whoever made it: another user can neither end it
+ * ("X") nor turn on maps for it ("M"), even while it has no process, nor
+ * unregister a process root registered; the owners can. Before, any user
+ * could drop a unit's target between two restarts of the unit.
+ */
+void test_owner_ends_target(void)
+{
+	int nobody = nobody_status_fd();
+	pid_t theirs = spawn_nobody_sleeper();
+
+	make_cgroup(ISOLATION_CGROUP);
+	expect_ok(command(-1, "C %llu 801", cgroup_id(ISOLATION_CGROUP)), "root's C");
+	expect_errno(command(nobody, "X 801"), EPERM, "uid 65534's X of root's empty target");
+	expect_errno(command(nobody, "M 801"), EPERM, "uid 65534's M of root's empty target");
+	expect_ok(command(-1, "R %d", (int)theirs), "root's R of uid 65534's process");
+	expect_errno(command(nobody, "U %d", (int)theirs), EPERM,
+		     "uid 65534's U of its own process that root registered");
+	expect_ok(command(nobody, "N 802 mp3-nothing"), "uid 65534's N");
+	expect_ok(command(nobody, "M 802"), "uid 65534's M of its own target");
+	expect_ok(command(nobody, "X 802"), "uid 65534's X of its own target");
+	expect_ok(command(-1, "X 801"), "root's X of its own target");
+	expect_ok(command(-1, "U %d", (int)theirs), "root's U");
+	kill_and_reap(theirs);
+	close(nobody);
+}
+
+/*
+ * A user's group added first does not hide a process from root's: a child
+ * forked into root's cgroup, named as uid 65534's name group says, joins
+ * root's target. Before, it joined the first group added that held it,
+ * uid 65534's, which may not read it, and was skipped.
+ */
+void test_admin_group_first(void)
+{
+	int nobody = nobody_status_fd(), go_fd, child_fd;
+	pid_t forker, child;
+	char comm[32];
+
+	make_cgroup(ISOLATION_CGROUP);
+	forker = spawn_forker(&go_fd, &child_fd);
+	read_comm(forker, comm, sizeof(comm));
+	move_to_cgroup(ISOLATION_CGROUP, forker);
+	expect_ok(command(nobody, "N 811 %s", comm), "uid 65534's N of root's program's name");
+	expect_ok(command(-1, "C %llu 812", cgroup_id(ISOLATION_CGROUP)), "root's C");
+	expect(status_lists(forker), "root's forker is not in root's target");
+	expect(write(go_fd, "g", 1) == 1 && read(child_fd, &child, sizeof(child)) == sizeof(child),
+	       "the forker did not fork");
+	expect(status_lists(child), "a child forked in root's cgroup was hidden by uid 65534's "
+	       "N %s added before", comm);
+	expect_ok(command(nobody, "X 811"), "uid 65534's X");
+	expect_ok(command(-1, "X 812"), "root's X");
+	kill(child, SIGKILL);
+	kill_and_reap(forker);
+	close(go_fd);
+	close(child_fd);
+	close(nobody);
+}
+
+/*
+ * A user follows MP3_GROUPS_PER_USER names at most; root still can, and
+ * may take the number a user took. A user cannot take root's numbers.
+ */
+void test_user_quota_and_numbers(void)
+{
+	int nobody = nobody_status_fd(), target;
+	pid_t theirs = spawn_nobody_sleeper();
+
+	for (target = 900; target < 900 + MP3_GROUPS_PER_USER; target++)
+		expect_ok(command(nobody, "N %d mp3-q%d", target, target), "uid 65534's N");
+	expect_errno(command(nobody, "N %d mp3-q%d", target, target), ENOSPC,
+		     "uid 65534's N beyond MP3_GROUPS_PER_USER");
+	expect_ok(command(-1, "N %d mp3-q%d", target, target), "root's N beyond the user's quota");
+	/* Root takes a number a user has: the user's target ends. */
+	expect_ok(command(-1, "N 900 mp3-root"), "root's N of uid 65534's number");
+	expect_errno(command(nobody, "X 900"), EPERM, "uid 65534's X of the number root took");
+	expect_errno(command(nobody, "T %d %d", (int)theirs, target), EBUSY,
+		     "uid 65534's T with root's number");
+	expect_errno(command(nobody, "N %d mp3-mine", target), EBUSY,
+		     "uid 65534's N with root's number");
+	for (int t = 901; t < 900 + MP3_GROUPS_PER_USER; t++)
+		expect_ok(command(nobody, "X %d", t), "uid 65534's X");
+	expect_ok(command(-1, "X 900"), "root's X");
+	expect_ok(command(-1, "X %d", target), "root's X");
+	kill_and_reap(theirs);
+	close(nobody);
+}
+
+/*
+ * A user's registration of a process that root's group holds moves to
+ * root's target when root adds the group: the user can no longer end it.
+ */
+void test_admin_takes_registration(void)
+{
+	int nobody = nobody_status_fd();
+	pid_t theirs = spawn_nobody_sleeper();
+
+	make_cgroup(ISOLATION_CGROUP);
+	move_to_cgroup(ISOLATION_CGROUP, theirs);
+	expect_ok(command(nobody, "R %d", (int)theirs), "uid 65534's R of its own process");
+	expect_ok(command(-1, "C %llu 821", cgroup_id(ISOLATION_CGROUP)), "root's C");
+	expect(status_lists(theirs), "the process is not registered after root's C");
+	expect_errno(command(nobody, "U %d", (int)theirs), EPERM,
+		     "uid 65534's U of its process, now in root's target");
+	expect_ok(command(-1, "X 821"), "root's X");
+	expect(!status_lists(theirs), "the process is still registered after root's X");
+	kill_and_reap(theirs);
+	close(nobody);
+}
+
+/* spawn_piped()'s child: uid 65534, waits for a byte, then does what it says. */
+static void nobody_changes(int go, int back)
+{
+	char what;
+
+	become_nobody();
+	if (write(back, "r", 1) != 1 || read(go, &what, 1) != 1)
+		_exit(3);
+	if (what == 'x') {
+		execl(SETUID_SLEEP, "sleep", "60", (char *)NULL);
+		_exit(127);
+	}
+	if (prctl(PR_SET_DUMPABLE, 0))
+		_exit(4);
+	/* Runs, so that the next sample visits it. */
+	burn_cpu_ms(100);
+	for (;;)
+		pause();
+}
+
+/*
+ * uid 65534 registers its own process, which then becomes unreadable to
+ * it by @how ('x': the exec of a setuid-root program; 'd': PR_SET_DUMPABLE
+ * 0): it leaves, counted in follow_skipped. Before, an "R" was judged once.
+ */
+static void expect_leaves_when_unreadable(char how, const char *what)
+{
+	int nobody = nobody_status_fd(), go_fd, back_fd, fd;
+	/* Samples go on after it left: they carry the header's counters. */
+	pid_t keeps_sampling = spawn_sleeper(), pid;
+	struct mp3ring ring;
+	uint64_t skipped;
+	char ready;
+
+	pid = spawn_piped(nobody_changes, &go_fd, &back_fd);
+	expect(read(back_fd, &ready, 1) == 1, "the child did not become uid 65534");
+	map_ring(&ring, &fd);
+	expect_ok(command(-1, "R %d", (int)keeps_sampling), "root's R of a sleeper");
+	expect_ok(command(nobody, "R %d", (int)pid), "uid 65534's R of its own process");
+	wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
+	skipped = ring.hdr->follow_skipped;
+	expect(write(go_fd, &how, 1) == 1, "telling the child");
+	wait_unlisted(pid, 3000);
+	wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
+	printf("  %s: follow_skipped rose by %llu\n", what,
+	       (unsigned long long)(ring.hdr->follow_skipped - skipped));
+	expect(ring.hdr->follow_skipped == skipped + 1, "%s: follow_skipped rose by %llu, not 1",
+	       what, (unsigned long long)(ring.hdr->follow_skipped - skipped));
+	expect_ok(command(-1, "U %d", (int)keeps_sampling), "root's U of the sleeper");
+	kill_and_reap(keeps_sampling);
+	kill_and_reap(pid);
+	close(go_fd);
+	close(back_fd);
+	close(fd);
+	close(nobody);
+}
+
+void test_rejudged_at_exec(void)
+{
+	expect(run_program((char *[]){ "/bin/cp", "/bin/busybox", SETUID_SLEEP, NULL },
+			   NULL) == 0 && !chmod(SETUID_SLEEP, 04755),
+	       "making %s: %s", SETUID_SLEEP, strerror(errno));
+	expect_leaves_when_unreadable('x', "rejudged_at_exec");
+	unlink(SETUID_SLEEP);
+}
+
+void test_rejudged_dumpable(void)
+{
+	expect_leaves_when_unreadable('d', "rejudged_dumpable");
+}
+
+/* A process of uid 65534 that kept root's capabilities across setresuid(). */
+static void keep_caps_sleeper(int go, int back)
+{
+	(void)go;
+	if (prctl(PR_SET_KEEPCAPS, 1) || setresgid(NOBODY_ID, NOBODY_ID, NOBODY_ID) ||
+	    setresuid(NOBODY_ID, NOBODY_ID, NOBODY_ID) || prctl(PR_SET_DUMPABLE, 1))
+		_exit(3);
+	if (write(back, "r", 1) != 1)
+		_exit(4);
+	for (;;)
+		pause();
+}
+
+/*
+ * The ptrace rule's capability half: a process of the same user that holds
+ * capabilities its reader lacks is not readable (cap_ptrace_access_check()).
+ * Before, the ids alone were compared.
+ */
+void test_caps_not_subset(void)
+{
+	int nobody = nobody_status_fd(), go_fd, back_fd;
+	pid_t pid = spawn_piped(keep_caps_sleeper, &go_fd, &back_fd);
+	char ready;
+
+	expect(read(back_fd, &ready, 1) == 1, "the child did not become uid 65534");
+	expect_errno(command(nobody, "R %d", (int)pid), EPERM,
+		     "uid 65534's R of its process with root's capabilities");
+	expect_ok(command(-1, "R %d", (int)pid), "root's R of it");
+	expect_ok(command(-1, "U %d", (int)pid), "root's U of it");
+	kill_and_reap(pid);
+	close(go_fd);
+	close(back_fd);
+	close(nobody);
+}
