@@ -72,7 +72,7 @@ static int __mp3_target_owned(const struct file *file, u32 target)
 int mp3_register(const struct file *file, pid_t nr, u32 target, bool maps)
 {
 	struct mp3_task *entry;
-	int err;
+	int err, descendants_err = 0;
 
 	/* Looked up, judged and allocated before the lock is taken. */
 	entry = mp3_task_create(file, nr, target, maps);
@@ -86,14 +86,15 @@ int mp3_register(const struct file *file, pid_t nr, u32 target, bool maps)
 		err = __mp3_follow_attach();
 	if (!err)
 		err = __mp3_tasks_add(entry);
+	/* A failure here leaves the root registered: "X" the target to try again. */
 	if (!err && target)
-		__mp3_tasks_add_descendants(file, entry);
+		descendants_err = __mp3_tasks_add_descendants(file, entry);
 	__mp3_registration_end(err);
 	mutex_unlock(&mp3_lock);
 
 	if (err)
 		mp3_task_destroy(entry);
-	return err;
+	return err ?: descendants_err;
 }
 
 int mp3_unregister(const struct file *file, pid_t nr)
@@ -108,7 +109,7 @@ int mp3_unregister(const struct file *file, pid_t nr)
 
 int mp3_register_cgroup(const struct file *file, u64 cgroup_id, u32 target)
 {
-	int err;
+	int err, members_err = 0;
 
 	mutex_lock(&mp3_lock);
 	err = __mp3_target_claim(file, target);
@@ -117,16 +118,17 @@ int mp3_register_cgroup(const struct file *file, u64 cgroup_id, u32 target)
 		err = __mp3_follow_attach();
 	if (!err)
 		err = __mp3_groups_add_cgroup(file, cgroup_id, target);
+	/* Killed meanwhile, the writer leaves the group added. */
 	if (!err)
-		__mp3_tasks_add_group_members(file, target);
+		members_err = __mp3_tasks_add_group_members(file, target);
 	__mp3_registration_end(err);
 	mutex_unlock(&mp3_lock);
-	return err;
+	return err ?: members_err;
 }
 
 int mp3_register_comm(const struct file *file, const char *comm, u32 target)
 {
-	int err;
+	int err, members_err = 0;
 
 	mutex_lock(&mp3_lock);
 	err = __mp3_target_claim(file, target);
@@ -134,11 +136,12 @@ int mp3_register_comm(const struct file *file, const char *comm, u32 target)
 		err = __mp3_follow_attach();
 	if (!err)
 		err = __mp3_groups_add_comm(file, comm, target);
+	/* Killed meanwhile, the writer leaves the group added. */
 	if (!err)
-		__mp3_tasks_add_group_members(file, target);
+		members_err = __mp3_tasks_add_group_members(file, target);
 	__mp3_registration_end(err);
 	mutex_unlock(&mp3_lock);
-	return err;
+	return err ?: members_err;
 }
 
 int mp3_unregister_target(const struct file *file, u32 target)

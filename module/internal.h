@@ -15,6 +15,7 @@
  * sampler.c  the periodic delayed work item
  * status.c   /proc/mp3/status
  * chardev.c  the character device: mmap, read and poll
+ * walk.c     a walk over every process that holds nothing for long
  * compat.h   what differs between the kernel versions the module supports
  */
 #ifndef MP3_INTERNAL_H
@@ -121,8 +122,12 @@ bool mp3_registrant_owned_by(const struct mp3_registrant *r, const struct file *
 struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target, bool maps);
 void mp3_task_destroy(struct mp3_task *entry);
 int __mp3_tasks_add(struct mp3_task *entry);
-void __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root);
-void __mp3_tasks_add_group_members(const struct file *file, u32 target);
+/*
+ * What a target holds now joins it (mp3_walk_processes(): -EINTR if the
+ * writer is killed meanwhile; the tree's also -ENOMEM). Sleeps.
+ */
+int __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root);
+int __mp3_tasks_add_group_members(const struct file *file, u32 target);
 int __mp3_tasks_remove_pid(const struct file *file, pid_t nr);
 /*
  * The registrant of @target's processes, NULL if it has none. All of a
@@ -244,6 +249,12 @@ void mp3_sampler_init(u64 period_ns);
 void __mp3_sampler_start(void);
 bool __mp3_sampler_running(void);
 void mp3_sampler_stop_sync(void);
+
+/*
+ * @visit(leader, @arg) for each process, under rcu_read_lock(), which it
+ * lets go between batches: 0, or -EINTR if the caller was killed. Sleeps.
+ */
+int mp3_walk_processes(void (*visit)(struct task_struct *leader, void *arg), void *arg);
 
 int mp3_status_create(void);
 void mp3_status_remove(void);

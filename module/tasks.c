@@ -34,6 +34,7 @@
 #include <linux/fs.h>
 #include <linux/hashtable.h>
 #include <linux/list.h>
+#include <linux/mm.h>
 #include <linux/llist.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
@@ -561,16 +562,6 @@ int __mp3_tasks_follow_joined(void)
 	return first_err;
 }
 
-/* Whether @task descends from @root; under rcu_read_lock(). */
-static bool mp3_descends_from(struct task_struct *task, struct task_struct *root)
-{
-	for (task = rcu_dereference(task->real_parent); task->pid;
-	     task = rcu_dereference(task->real_parent))
-		if (same_thread_group(task, root))
-			return true;
-	return false;
-}
-
 /*
  * A new entry for @task as @joining says, counting from @from; hashed, and
  * queued on @list under mp3_hash_lock. NULL if it is registered already,
@@ -614,38 +605,85 @@ static struct mp3_task *mp3_tasks_join(struct task_struct *task, const struct mp
 }
 
 /*
+ * Which processes descend from a tree's root, remembered by number (in the
+ * initial namespace) either way: each process's ancestors are walked up to
+ * the first one known, and all on the way take its answer, so that the
+ * walk over all processes is linear however deep the tree.
+ */
+struct mp3_descent {
+	const struct file *file;
+	struct task_struct *root;	/* held */
+	struct mp3_joining joining;
+	unsigned long *in;		/* PID_MAX_LIMIT bits each */
+	unsigned long *out;
+};
+
+/* Under rcu_read_lock(). */
+static bool mp3_descends(struct mp3_descent *d, struct task_struct *task)
+{
+	struct task_struct *t, *known;
+	bool in = false;
+
+	for (known = task; known->pid; known = rcu_dereference(known->real_parent)) {
+		if (same_thread_group(known, d->root) || test_bit(task_tgid_nr(known), d->in)) {
+			in = true;
+			break;
+		}
+		if (test_bit(task_tgid_nr(known), d->out))
+			break;
+	}
+	for (t = task; t != known; t = rcu_dereference(t->real_parent))
+		set_bit(task_tgid_nr(t), in ? d->in : d->out);
+	return in;
+}
+
+static void mp3_descendant_visit(struct task_struct *task, void *arg)
+{
+	struct mp3_descent *d = arg;
+	struct mp3_counters now;
+
+	/* The root is registered: looked up, as its members registered before. */
+	if (!mp3_descends(d, task) || mp3_tasks_lookup(task_tgid(task)))
+		return;
+	if (!mp3_may_read(d->file, task)) {
+		atomic64_inc(&mp3_skipped);
+		return;
+	}
+	if (mp3_read_group(task, &now, NULL))
+		mp3_tasks_join(task, &d->joining, &now, &mp3_tasks, NULL);
+}
+
+/*
  * The descendants of @root's process, as they are now, join its tree
  * (target of @root): those @file's opener may read, from now on; the others
  * are counted as skipped. Children forked meanwhile join through the fork
  * probe, which sees @root already hashed; one found twice joins once.
  */
-void __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root)
+int __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root)
 {
-	const struct mp3_joining joining = {
-		.target = root->target, .tree = true, .maps = root->maps,
-		.registrant = &root->registrant,
+	struct mp3_descent d = {
+		.file = file,
+		.joining = {
+			.target = root->target, .tree = true, .maps = root->maps,
+			.registrant = &root->registrant,
+		},
 	};
-	struct task_struct *leader, *task;
-	struct mp3_counters now;
+	int err = -ENOMEM;
 
 	lockdep_assert_held(&mp3_lock);
 
-	rcu_read_lock();
-	leader = pid_task(root->pid, PIDTYPE_TGID);
-	if (!leader)
-		goto out;
-	for_each_process(task) {
-		if (!mp3_descends_from(task, leader) || mp3_tasks_lookup(task_tgid(task)))
-			continue;
-		if (!mp3_may_read(file, task)) {
-			atomic64_inc(&mp3_skipped);
-			continue;
-		}
-		if (mp3_read_group(task, &now, NULL))
-			mp3_tasks_join(task, &joining, &now, &mp3_tasks, NULL);
-	}
-out:
-	rcu_read_unlock();
+	d.root = get_pid_task(root->pid, PIDTYPE_TGID);
+	if (!d.root)
+		return 0;
+	/* 512 KiB each on 64-bit: not one piece of physically contiguous memory. */
+	d.in = kvcalloc(BITS_TO_LONGS(PID_MAX_LIMIT), sizeof(long), GFP_KERNEL);
+	d.out = kvcalloc(BITS_TO_LONGS(PID_MAX_LIMIT), sizeof(long), GFP_KERNEL);
+	if (d.in && d.out)
+		err = mp3_walk_processes(mp3_descendant_visit, &d);
+	kvfree(d.out);
+	kvfree(d.in);
+	put_task_struct(d.root);
+	return err;
 }
 
 /*
@@ -664,45 +702,52 @@ static bool mp3_task_taken_by(const struct mp3_task *entry,
 	return registrant->privileged && !entry->registrant.privileged;
 }
 
+struct mp3_members {
+	const struct file *file;
+	struct mp3_joining joining;
+};
+
+static void mp3_member_visit(struct task_struct *task, void *arg)
+{
+	struct mp3_members *m = arg;
+	char comm[TASK_COMM_LEN];
+	struct mp3_place place = { .cgrp = task_dfl_cgroup(task), .comm = comm };
+	struct mp3_counters now;
+	struct mp3_task *entry;
+
+	mp3_task_comm(comm, task);
+	if (!mp3_groups_holds(m->joining.target, &place))
+		return;
+	entry = mp3_tasks_lookup(task_tgid(task));
+	if (entry && !mp3_task_taken_by(entry, m->joining.registrant))
+		return;
+	if (!mp3_may_read(m->file, task)) {
+		atomic64_inc(&mp3_skipped);
+		return;
+	}
+	if (!mp3_read_group(task, &now, NULL))
+		return;
+	if (entry)
+		__mp3_tasks_remove(entry);
+	mp3_tasks_join(task, &m->joining, &now, &mp3_tasks, NULL);
+}
+
 /*
  * The processes that @target's group (a cgroup or a name) holds now join
  * it, those @file's opener may read, from now on; the others are counted
  * as skipped. An administrator's group takes those a user registered.
  */
-void __mp3_tasks_add_group_members(const struct file *file, u32 target)
+int __mp3_tasks_add_group_members(const struct file *file, u32 target)
 {
-	const struct mp3_joining joining = {
-		.target = target, .registrant = __mp3_groups_registrant(target),
+	struct mp3_members m = {
+		.file = file,
+		.joining = { .target = target, .registrant = __mp3_groups_registrant(target) },
 	};
-	char comm[TASK_COMM_LEN];
-	struct mp3_place place = { .comm = comm };
-	struct task_struct *task;
-	struct mp3_counters now;
-	struct mp3_task *entry;
 
 	lockdep_assert_held(&mp3_lock);
 
 	__mp3_tasks_adopt_forked();
-	rcu_read_lock();
-	for_each_process(task) {
-		place.cgrp = task_dfl_cgroup(task);
-		mp3_task_comm(comm, task);
-		if (!mp3_groups_holds(target, &place))
-			continue;
-		entry = mp3_tasks_lookup(task_tgid(task));
-		if (entry && !mp3_task_taken_by(entry, joining.registrant))
-			continue;
-		if (!mp3_may_read(file, task)) {
-			atomic64_inc(&mp3_skipped);
-			continue;
-		}
-		if (!mp3_read_group(task, &now, NULL))
-			continue;
-		if (entry)
-			__mp3_tasks_remove(entry);
-		mp3_tasks_join(task, &joining, &now, &mp3_tasks, NULL);
-	}
-	rcu_read_unlock();
+	return mp3_walk_processes(mp3_member_visit, &m);
 }
 
 int __mp3_tasks_remove_pid(const struct file *file, pid_t nr)
@@ -929,8 +974,12 @@ static bool __mp3_task_visit(struct mp3_task *entry, struct mp3_sample_values *v
 	bool alive, busy, runs;
 
 	alive = __mp3_task_read(entry, &leader, &now, &busy, &runs);
-	/* Unreadable to its registrant since (PR_SET_DUMPABLE, setuid()): it leaves now. */
-	if (alive && !mp3_registrant_may_read(&entry->registrant, leader)) {
+	/*
+	 * Unreadable to its registrant since (PR_SET_DUMPABLE, setuid()): it
+	 * leaves now. One that exited stays until its last run is counted,
+	 * its leader reaped (NULL) or not: nothing of it changes any more.
+	 */
+	if (alive && runs && !mp3_registrant_may_read(&entry->registrant, leader)) {
 		atomic64_inc(&mp3_skipped);
 		entry->revoked = true;
 		alive = false;
