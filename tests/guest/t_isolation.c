@@ -9,9 +9,12 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "harness.h"
 #include "mp3ring.h"
@@ -246,4 +249,217 @@ void test_caps_not_subset(void)
 	close(go_fd);
 	close(back_fd);
 	close(nobody);
+}
+
+#define CHAIN_DEPTH 400
+#define CHAIN_TARGET 831
+
+/* A chain of @depth processes, each the child of the one before: each says its PID, sleeps. */
+static void chain_links(int depth, int back)
+{
+	for (;;) {
+		pid_t self = getpid();
+
+		if (write(back, &self, sizeof(self)) != sizeof(self))
+			_exit(4);
+		if (--depth == 0 || fork() != 0)
+			break;
+	}
+	for (;;)
+		pause();
+}
+
+/* in_child()'s fn: a subreaper, so that the chain's orphans come back to be reaped. */
+static void deep_chain_registered(int depth)
+{
+	pid_t pids[CHAIN_DEPTH], listed[CHAIN_DEPTH + 8], top;
+	int back[2], n, found = 0;
+
+	expect(!prctl(PR_SET_CHILD_SUBREAPER, 1) && !pipe(back), "subreaper, pipe: %s",
+	       strerror(errno));
+	top = fork();
+	expect(top >= 0, "fork: %s", strerror(errno));
+	if (top == 0) {
+		setpgid(0, 0);
+		chain_links(depth, back[1]);
+	}
+	for (int i = 0; i < depth; i++)
+		expect(read(back[0], &pids[i], sizeof(pids[i])) == sizeof(pids[i]),
+		       "the chain's link %d did not start", i);
+	expect_ok(command(-1, "T %d %d", (int)top, CHAIN_TARGET), "T of the chain's top");
+	n = status_list(listed, CHAIN_DEPTH + 8);
+	for (int i = 0; i < depth; i++)
+		for (int j = 0; j < n; j++)
+			found += listed[j] == pids[i];
+	printf("  tree_deep_chain: %d of a chain of %d registered\n", found, depth);
+	expect(found == depth, "%d of a chain of %d processes registered", found, depth);
+	expect_ok(command(-1, "X %d", CHAIN_TARGET), "X of the chain");
+	kill(-top, SIGKILL);
+	while (wait(NULL) > 0)
+		;
+}
+
+/*
+ * A tree as deep as it is wide: "T" finds every descendant by one walk,
+ * each ancestor chain looked at once (the walk was quadratic in the depth).
+ */
+void test_tree_deep_chain(void)
+{
+	in_child(deep_chain_registered, CHAIN_DEPTH, "the chain's registrar");
+}
+
+#define BESIDE_CGROUP CGROUP_ROOT "/mp3-beside"
+#define BESIDE_TARGET 851
+#define BESIDE_SECONDS 4
+#define BESIDE_USERS 2
+
+static pid_t beside_worker;
+static unsigned long long beside_cgroup;
+
+/* What a command of another user's may give when it names root's target or worker. */
+static void expect_refused(int err, int want, int or_else, const char *cmd)
+{
+	expect(err == want || err == or_else, "%s as a user: %s, want %s", cmd, errno_name(-err),
+	       errno_name(want));
+}
+
+/* Random commands of user @uid, for BESIDE_SECONDS, on its own and root's. */
+static void hostile_user(int uid)
+{
+	static const char *const names[] = { "mp3-tests", "sleep", "mp3-own" };
+	unsigned int seed = (unsigned int)uid;
+	pid_t own[2], pid;
+	time_t end;
+	int target;
+
+	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid) || prctl(PR_SET_DUMPABLE, 1))
+		fail("becoming uid %d: %s", uid, strerror(errno));
+	own[0] = spawn_sleeper();
+	own[1] = spawn_sleeper();
+	for (end = time(NULL) + BESIDE_SECONDS; time(NULL) < end;) {
+		const pid_t pids[] = { own[0], own[1], beside_worker, 1, getpid() };
+		const int targets[] = { BESIDE_TARGET, 852, 853, uid };
+		const char *name = names[rand_r(&seed) % 3];
+		int err;
+
+		pid = pids[rand_r(&seed) % 5];
+		target = targets[rand_r(&seed) % 4];
+		switch (rand_r(&seed) % 8) {
+		case 0:
+			err = command(-1, "R %d%s", (int)pid, rand_r(&seed) % 2 ? " maps" : "");
+			if (pid == beside_worker)
+				expect_refused(err, -EPERM, -EPERM, "R of root's worker");
+			break;
+		case 1:
+			err = command(-1, "U %d", (int)pid);
+			if (pid == beside_worker)
+				expect_refused(err, -EPERM, -EPERM, "U of root's worker");
+			break;
+		case 2:
+			err = command(-1, "T %d %d", (int)pid, target);
+			if (target == BESIDE_TARGET)
+				expect_refused(err, -EBUSY, -EPERM, "T with root's target");
+			break;
+		case 3:
+			err = command(-1, "C %llu %d", beside_cgroup, target);
+			if (target == BESIDE_TARGET)
+				expect_refused(err, -EEXIST, -EBUSY, "C of root's cgroup and target");
+			break;
+		case 4:
+			err = command(-1, "N %d %s", target, name);
+			if (target == BESIDE_TARGET)
+				expect_refused(err, -EBUSY, -EBUSY, "N with root's target");
+			break;
+		case 5:
+			err = command(-1, "X %d", target);
+			if (target == BESIDE_TARGET)
+				expect_refused(err, -EPERM, -EPERM, "X of root's target");
+			break;
+		default:
+			err = command(-1, "M %d", target);
+			if (target == BESIDE_TARGET)
+				expect_refused(err, -EPERM, -EPERM, "M of root's target");
+		}
+	}
+	for (unsigned int i = 1; i < 4; i++)
+		command(-1, "X %d", i == 3 ? uid : 851 + (int)i);
+	kill_and_reap(own[0]);
+	kill_and_reap(own[1]);
+}
+
+struct beside_totals {
+	uint64_t minor;
+	uint64_t elsewhere;	/* count records of the worker with another target */
+};
+
+static void beside_count(void *ctx, const struct mp3_proc_record *r)
+{
+	struct beside_totals *t = ctx;
+
+	if (r->tgid != (uint32_t)beside_worker || r->type != MP3_RECORD_COUNTS)
+		return;
+	if (r->target == BESIDE_TARGET)
+		t->minor += r->counts.minor_faults;
+	else
+		t->elsewhere++;
+}
+
+/*
+ * Two users send random commands (their own processes and targets, root's
+ * worker, target, cgroup and its program's name) while root's cgroup
+ * target counts a worker's faults: every command on root's is refused, and
+ * root's target counts the worker's faults exactly, in its records alone.
+ */
+void test_users_beside_root(void)
+{
+	struct beside_totals totals = { 0 };
+	struct proc_stat before, after;
+	pid_t users[BESIDE_USERS];
+	struct mp3ring ring;
+	struct worker w;
+	uint64_t from, to;
+	int fd, status;
+
+	make_cgroup(BESIDE_CGROUP);
+	beside_cgroup = cgroup_id(BESIDE_CGROUP);
+	worker_spawn(&w);
+	beside_worker = w.pid;
+	move_to_cgroup(BESIDE_CGROUP, w.pid);
+	expect_ok(command(-1, "C %llu %d", beside_cgroup, BESIDE_TARGET), "root's C");
+	map_ring(&ring, &fd);
+	worker_do(&w, 'c', 0);
+	wait_blocked(w.pid, 5000);
+	from = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
+	read_pid_stat(w.pid, &before);
+	for (int i = 0; i < BESIDE_USERS; i++) {
+		users[i] = fork();
+		expect(users[i] >= 0, "fork: %s", strerror(errno));
+		if (users[i] == 0) {
+			hostile_user(NOBODY_ID - i);
+			_exit(0);
+		}
+	}
+	for (int i = 0; i < BESIDE_SECONDS * 2; i++) {
+		worker_do(&w, 't', 500);
+		sleep_ms(400);
+	}
+	for (int i = 0; i < BESIDE_USERS; i++) {
+		expect(waitpid(users[i], &status, 0) == users[i], "waitpid: %s", strerror(errno));
+		expect(WIFEXITED(status) && !WEXITSTATUS(status), "user %d failed", NOBODY_ID - i);
+	}
+	wait_blocked(w.pid, 5000);
+	read_pid_stat(w.pid, &after);
+	to = wait_head(&ring, mp3ring_head(&ring) + 3, 2000);
+	for_each_record_between(&ring, from, to, beside_count, &totals);
+	printf("  users_beside_root: root's target: %llu minor faults of the worker; /proc: %llu; "
+	       "%llu of its records elsewhere\n", (unsigned long long)totals.minor,
+	       after.minflt - before.minflt, (unsigned long long)totals.elsewhere);
+	expect(totals.minor == after.minflt - before.minflt && !totals.elsewhere,
+	       "root's target counted %llu of the worker's %llu faults, %llu records elsewhere",
+	       (unsigned long long)totals.minor, after.minflt - before.minflt,
+	       (unsigned long long)totals.elsewhere);
+	expect(status_lists(w.pid), "root's worker is no longer registered");
+	expect_ok(command(-1, "X %d", BESIDE_TARGET), "root's X");
+	kill_and_reap(w.pid);
+	close(fd);
 }

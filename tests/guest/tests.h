@@ -20,6 +20,8 @@ void test_admin_takes_registration(void);
 void test_rejudged_at_exec(void);
 void test_rejudged_dumpable(void);
 void test_caps_not_subset(void);
+void test_tree_deep_chain(void);
+void test_users_beside_root(void);
 void test_header_fields(void);
 void test_classic_protocol(void);
 void test_classic_wrap(void);
