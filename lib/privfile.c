@@ -23,6 +23,16 @@ gid_t private_group(void)
 	return gid;
 }
 
+/*
+ * A failed fchown() or fchmod(): EPERM on someone else's file is not ours
+ * to fix (pfprofd opening the lock file root's pfprofctl created), and its
+ * 0750 directory keeps it from others anyway.
+ */
+static int fix_error(const struct stat *st)
+{
+	return errno == EPERM && st->st_uid != geteuid() ? 0 : -errno;
+}
+
 int private_fix(int fd, mode_t mode)
 {
 	gid_t gid = private_group();
@@ -32,9 +42,9 @@ int private_fix(int fd, mode_t mode)
 		return -errno;
 	/* The group first: chown() may clear set-ID bits, chmod() then sets the mode. */
 	if (st.st_gid != gid && fchown(fd, (uid_t)-1, gid))
-		return -errno;
+		return fix_error(&st);
 	if ((st.st_mode & 07777) != mode && fchmod(fd, mode))
-		return -errno;
+		return fix_error(&st);
 	return 0;
 }
 

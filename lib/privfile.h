@@ -7,7 +7,8 @@
  * if it exists and the process may give it (root, or a member), else the
  * process's own. A file is never opened through a symbolic link, so that
  * one planted in the directory cannot send a write elsewhere; an existing
- * file with another mode or group (an older version's 0644) is set right.
+ * file with another mode or group (an older version's 0644) is set right
+ * by its owner or root.
  */
 #ifndef PFPROF_PRIVFILE_H
 #define PFPROF_PRIVFILE_H
@@ -21,7 +22,11 @@
 /* The group the private files get (looked up once). */
 gid_t private_group(void);
 
-/* Gives the open file or directory fd mode and private_group() where it differs; 0 or -errno. */
+/*
+ * Gives the open file or directory fd mode and private_group() where it
+ * differs; 0 or -errno. Someone else's file that this process may not
+ * change (EPERM) is left as it is.
+ */
 int private_fix(int fd, mode_t mode);
 
 /*

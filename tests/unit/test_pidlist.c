@@ -217,6 +217,32 @@ static void test_old_files_tightened(void)
 }
 
 /*
+ * pfprofd (user pfprof) edits the PID file under a lock file root's
+ * pfprofctl created with an older version (0644, root's group): it cannot
+ * tighten that file, and must not fail on it. As root only: the test drops
+ * to uid and gid 65534 (nobody) for the edit.
+ */
+static void test_lock_of_another_user(void)
+{
+	static const pid_t pid = 5;
+	struct stat st;
+	int err;
+
+	if (geteuid())
+		return;
+	unit_write_file("pids.lock", "");
+	expect(!chmod("pids.lock", 0644) && !chmod(".", 0777), "chmod: %s", strerror(errno));
+	expect(!setresgid(65534, 65534, 65534) && !setresuid(65534, 65534, 65534),
+	       "becoming nobody: %s", strerror(errno));
+	err = pidlist_add("pids", &pid, 1);
+	expect(!err, "add: %s", strerror(-err));
+	check_file("pids", "5\n");
+	unit_expect_mode("pids", 0640, true);
+	expect(!stat("pids.lock", &st) && (st.st_mode & 07777) == 0644 && st.st_uid == 0,
+	       "the lock file changed: mode %o, uid %d", st.st_mode & 07777, (int)st.st_uid);
+}
+
+/*
  * Symbolic links planted at the lock file's path are refused, not followed
  * (nor their target created); one at the PID file's path is replaced (by
  * rename()), its target untouched.
@@ -566,6 +592,7 @@ UNIT_TESTS(
 	UNIT_TEST(add_mode_umask_0),
 	UNIT_TEST(old_files_tightened),
 	UNIT_TEST(symlinks_not_followed),
+	UNIT_TEST(lock_of_another_user),
 	UNIT_TEST(add_without_directory),
 	UNIT_TEST(add_rejects_bad_pid),
 	UNIT_TEST(add_path_too_long),
