@@ -116,7 +116,7 @@ int counterfile_save(const char *dir, const struct counters *c, bool durable)
 		atomic_file_abort(&f);
 		return err;
 	}
-	return atomic_file_commit(&f, 0644, durable);
+	return atomic_file_commit_private(&f, durable);
 }
 
 static void load_process(struct counters *c, const char *text)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "logqueue.h"
+#include "privfile.h"
 
 #define HEADER_BUF (LOGFORMAT_HEADER_MAX + LOGFORMAT_LINE_MAX)	/* header and load_id line */
 #define BATCH_BUF (64 * 1024)	/* lines written with one write() */
@@ -138,9 +139,12 @@ int logwriter_open(struct logwriter *w, uint64_t now_s)
 
 	if (w->fd >= 0)
 		return 0;
-	w->fd = open(w->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (w->fd < 0)
-		return -errno;
+	w->fd = private_open(w->path, O_WRONLY | O_APPEND);
+	if (w->fd < 0) {
+		err = w->fd;
+		w->fd = -1;
+		return err;
+	}
 	if (fstat(w->fd, &st)) {
 		err = -errno;
 		close_file(w);

@@ -23,6 +23,7 @@
 #include "daemon.h"
 #include "daemon_log.h"
 #include "pfprof.h"
+#include "privfile.h"
 #include "settings.h"
 #include "state.h"
 
@@ -59,20 +60,22 @@ static int start_collecting(struct daemon *d)
 }
 
 /*
- * Creates the directory (not its parents) with mode 0755 if it is missing,
- * saying so; if it cannot be created or written in, says why at priority
- * (LOG_ERR: pfprofd cannot run without it) and returns -errno.
+ * Creates the directory (not its parents) if it is missing, mode 0750 and
+ * the group pfprof (private_mkdir()), saying so; if it cannot be created or
+ * written in, says why at priority (LOG_ERR: pfprofd cannot run without it)
+ * and returns -errno. An existing directory keeps its mode.
  */
 static int need_dir(const char *what, const char *dir, int priority)
 {
 	const char *problem = "cannot create it";
 	struct stat st;
-	int err;
+	int err = private_mkdir(dir);
 
-	if (!mkdir(dir, 0755)) {
+	if (!err) {
 		dlog(LOG_NOTICE, "created %s, the %s", dir, what);
 		return 0;
 	}
+	errno = -err;
 	if (errno == EEXIST) {
 		problem = "cannot use it";
 		if (!stat(dir, &st) && !S_ISDIR(st.st_mode))

@@ -283,6 +283,10 @@ int promfile_write(const char *dir, struct counters *counts, const struct target
 		atomic_file_abort(&f);
 		return err;
 	}
-	/* Not durable: rewritten every few seconds, and node_exporter runs as another user. */
+	/*
+	 * Not durable: rewritten every few seconds. Readable by all, unlike the
+	 * logs (privfile.h): node_exporter reads it as its own user and serves
+	 * it to whoever connects (README, "Who may profile whom").
+	 */
 	return atomic_file_commit(&f, 0644, false);
 }

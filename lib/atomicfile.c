@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "privfile.h"
+
 #define TEMP_SUFFIX ".XXXXXX"
 
 int atomic_file_begin(struct atomic_file *f, const char *path)
@@ -79,4 +81,15 @@ int atomic_file_commit(struct atomic_file *f, mode_t mode, bool durable)
 		return err;
 	}
 	return durable ? sync_directory(f->path) : 0;
+}
+
+int atomic_file_commit_private(struct atomic_file *f, bool durable)
+{
+	int err = private_fix(fileno(f->out), PRIVATE_FILE_MODE);
+
+	if (err) {
+		atomic_file_abort(f);
+		return err;
+	}
+	return atomic_file_commit(f, PRIVATE_FILE_MODE, durable);
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "atomicfile.h"
+#include "privfile.h"
 
 /* Bad lines are quoted in reports up to this length. */
 #define QUOTE_MAX 80
@@ -337,9 +338,9 @@ static int lock_pidlist(const char *path)
 	if (err)
 		return err;
 	/* Read-only is enough for flock(), and works on a lock file another user created. */
-	fd = open(lock_path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+	fd = private_open(lock_path, O_RDONLY);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	while (flock(fd, LOCK_EX)) {
 		if (errno != EINTR) {
 			err = -errno;
@@ -413,8 +414,8 @@ static int write_edited(FILE *in, FILE *out, struct edit *edit)
 }
 
 /*
- * Writes the edited file and puts it in place of path (atomic_file_commit(),
- * durable, world-readable like the file it replaces). An existing file that
+ * Writes the edited file and puts it in place of path (atomic_file_commit_private(),
+ * durable: mode 0640, group pfprof, as pfprofd reads it). An existing file that
  * the edit would not change is left alone.
  */
 static int rewrite(const char *path, FILE *in, struct edit *edit)
@@ -429,7 +430,7 @@ static int rewrite(const char *path, FILE *in, struct edit *edit)
 		atomic_file_abort(&f);
 		return err;
 	}
-	return atomic_file_commit(&f, 0644, true);
+	return atomic_file_commit_private(&f, true);
 }
 
 /* Applies edit to path under the lock. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "atomicfile.h"
+#include "privfile.h"
 
 #define LOCK_FILE "pfprofd.pid"
 #define STATE_FILE "state"
@@ -36,9 +37,9 @@ int state_lock(const char *runtime_dir, int *lock_fd)
 	int fd, err;
 
 	path_in(path, sizeof(path), runtime_dir, LOCK_FILE);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = private_open(path, O_RDWR);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	err = flock(fd, LOCK_EX | LOCK_NB) ? -errno : state_write_pid(fd);
 	if (err) {
 		close(fd);
@@ -90,7 +91,7 @@ int state_write(const char *runtime_dir, const struct pfprof_state *st)
 		(int)st->pid, st->load_id, st->head, st->logged, st->missed, st->queued,
 		st->updated_s, st->log_file, st->log_error);
 	/* Rewritten every two seconds: not worth a sync. */
-	return atomic_file_commit(&f, 0644, false);
+	return atomic_file_commit_private(&f, false);
 }
 
 /* Copies the rest of a "key value" line, without its newline. */

@@ -6,6 +6,7 @@
  * runs as its own user with /sys read-only (docs/damon.md).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -22,6 +23,7 @@
 #include "heatmap.h"
 #include "heatmaplog.h"
 #include "logrotate.h"
+#include "privfile.h"
 
 #define SNAPSHOT_INTERVAL_NS 1000000000ULL
 
@@ -178,12 +180,20 @@ struct recording {
 	int err;			/* -ESRCH: it exited; else it failed, if not 0 */
 };
 
-/* r's log opened anew, with its header; 0 or -errno. */
+/* r's log opened anew (a private file: privfile.h), with its header; 0 or -errno. */
 static int open_log(struct recording *r, const struct damon_attrs *attrs)
 {
-	r->log = fopen(r->log_path, "we");
-	if (!r->log)
-		return -errno;
+	int fd = private_open(r->log_path, O_WRONLY | O_TRUNC);
+
+	if (fd < 0)
+		return fd;
+	r->log = fdopen(fd, "w");
+	if (!r->log) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
 	r->log_created_s = (uint64_t)time(NULL);
 	return heatmap_log_header(r->log, r->pid, r->comm, attrs);
 }

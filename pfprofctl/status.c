@@ -120,6 +120,12 @@ static bool show_daemon(const struct ctl *ctl)
 	pid_t pid;
 	int err = state_daemon_pid(ctl->config.runtime_dir, &pid);
 
+	if (err == -EACCES) {
+		/* The runtime directory is the group pfprof's (privfile.h). */
+		printf("daemon:    unknown: %s/pfprofd.pid: %s (the group pfprof may read it)\n",
+		       ctl->config.runtime_dir, strerror(-err));
+		return false;
+	}
 	if (err) {
 		printf("daemon:    not running%s%s (start it with: systemctl start pfprofd)\n",
 		       err == -ESRCH ? "" : ": ", err == -ESRCH ? "" : strerror(-err));

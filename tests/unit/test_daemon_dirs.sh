@@ -1,6 +1,6 @@
 #!/bin/bash
 # Host test of the directories pfprofd needs (issue 27): it creates those
-# that are missing and says so, or says which one it cannot use, and why, on
+# that are missing (mode 0750, issue 42) and says so, or says which one it cannot use, and why, on
 # the terminal before it would detach. No module is needed: pfprofd checks
 # its directories before the device, which does not exist here (exit
 # status 3 means it got past them).
@@ -36,6 +36,28 @@ for d in log lib run; do
 	[ -n "$why" ] || [ -d "$dir/t/$d" ] || why="$dir/t/$d not created"
 done
 result creates_missing "$why"
+
+# The directories it creates, and the lock file, are the group pfprof's
+# (lib/privfile.h): 0750 and 0640 whatever the umask, with the group pfprof
+# if it exists (and this user may give it), else this user's.
+# modes_are UMASK: prints what differs, or nothing.
+modes_are() {
+	local group why d
+	group=$(getent group pfprof | cut -d: -f3)
+	if [ -z "$group" ] || { [ "$(id -u)" != 0 ] && ! id -G | grep -qw "$group"; }; then
+		group=$(id -g)
+	fi
+	why=$(umask "$1" && start 3 "created $dir/t/log")
+	for d in log lib run; do
+		[ -n "$why" ] || [ "$(stat -c '%a %g' "$dir/t/$d")" = "750 $group" ] ||
+			why="$dir/t/$d: $(stat -c '%a %g' "$dir/t/$d"), want 750 $group"
+	done
+	[ -n "$why" ] || [ "$(stat -c '%a %g' "$dir/t/run/pfprofd.pid")" = "640 $group" ] ||
+		why="pfprofd.pid: $(stat -c '%a %g' "$dir/t/run/pfprofd.pid"), want 640 $group"
+	echo "$why"
+}
+result private_modes_umask_0 "$(modes_are 000)"
+result private_modes_umask_077 "$(modes_are 077)"
 result says_pid_dir "$(start 3 "created $dir/t/lib, the directory of the PID file (pid_file)")"
 result says_runtime_dir "$(start 3 "created $dir/t/run, the runtime directory (runtime_dir)")"
 result log_parent_missing "$(start 1 \

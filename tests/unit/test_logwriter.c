@@ -1011,6 +1011,70 @@ static void test_unwritable_dir(void)
 	unmount(DIR_NAME);
 }
 
+/*
+ * The logs show every profiled process: 0640 and pfprof's group, whatever
+ * the umask, the current file and the one rotation creates alike.
+ */
+static void test_private_mode(void)
+{
+	struct logwriter *w = new_writer(DIR_NAME, 1, 0, 2);
+
+	umask(0);
+	make_dir(DIR_NAME);
+	logwriter_set_stream(w, &stream_a);
+	add_samples(w, 0, 3);
+	flush_ok(w, 1);
+	unit_expect_mode(rotated(DIR_NAME, 0), 0640, true);
+	unit_expect_mode(rotated(DIR_NAME, 1), 0640, true);
+	logwriter_free(w);
+}
+
+/* A symbolic link planted at the log's path is refused, not written through. */
+static void test_symlink_refused(void)
+{
+	struct logwriter *w = new_writer(DIR_NAME, 0, 0, 1);
+	char *text;
+	int err;
+
+	make_dir(DIR_NAME);
+	unit_write_file("victim", "kept\n");
+	expect(!symlink("../victim", rotated(DIR_NAME, 0)), "symlink: %s", strerror(errno));
+	expect(!symlink("../nothing", PATH("pfprof-procs.log")), "symlink: %s", strerror(errno));
+	err = logwriter_open(w, 1);
+	expect(err == -ELOOP, "open through a link: %s", strerror(-err));
+	text = unit_read_file("victim");
+	expect(!strcmp(text, "kept\n"), "the link's target was written: %s", text);
+	free(text);
+	logwriter_free(w);
+	w = logwriter_new(DIR_NAME, LOGKIND_PROCS, &(struct logrotate_policy){ 0, 0, 1 });
+	expect(w, "logwriter_new: %s", strerror(errno));
+	err = logwriter_open(w, 1);
+	expect(err == -ELOOP, "open through a dangling link: %s", strerror(-err));
+	expect(!exists("nothing"), "a dangling link's target was created");
+	logwriter_free(w);
+}
+
+/* An older version's 0644 log, or one of another group, is set right when reopened. */
+static void test_old_file_tightened(void)
+{
+	struct logwriter *w = new_writer(DIR_NAME, 0, 0, 1);
+	int fd;
+
+	make_dir(DIR_NAME);
+	fd = open(rotated(DIR_NAME, 0), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	expect(fd >= 0, "creating the old log: %s", strerror(errno));
+	expect(!fchmod(fd, 0644), "fchmod: %s", strerror(errno));
+	/* Root (the tests' guest and CI) can give it another group, as a root pfprofd did. */
+	if (!geteuid())
+		expect(!fchown(fd, -1, getegid() + 4242), "fchown: %s", strerror(errno));
+	close(fd);
+	logwriter_set_stream(w, &stream_a);
+	add_samples(w, 0, 3);
+	flush_ok(w, 1);
+	unit_expect_mode(rotated(DIR_NAME, 0), 0640, true);
+	logwriter_free(w);
+}
+
 /* Fills the file system with a file; returns its size. */
 static size_t fill(const char *path)
 {
@@ -1255,4 +1319,7 @@ UNIT_TESTS(
 	UNIT_TEST(rotation_after_crash),
 	UNIT_TEST(rotation_gap_at_first),
 	UNIT_TEST(batched_equals_single),
+	UNIT_TEST(private_mode),
+	UNIT_TEST(symlink_refused),
+	UNIT_TEST(old_file_tightened),
 );

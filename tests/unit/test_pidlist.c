@@ -175,19 +175,96 @@ static void test_read_error(void)
 static void test_add_creates_file(void)
 {
 	static const pid_t pids[] = { 5, 6 };
-	struct stat st;
 	int err;
 
-	/* The file must be 0644 whatever the umask: pfprofctl users read it. */
+	/*
+	 * 0640 and pfprof's group whatever the umask: pfprofd and the group
+	 * pfprof read it, nobody else (privfile.h).
+	 */
 	umask(077);
 	expect(!mkdir("d", 0755), "mkdir failed");
 	err = pidlist_add("d/pids", pids, 2);
 	expect(err == 0, "add returned %d", err);
 	check_file("d/pids", "5\n6\n");
-	expect(!stat("d/pids", &st) && (st.st_mode & 07777) == 0644, "mode %o",
-		   st.st_mode & 07777);
-	expect(!stat("d/pids.lock", &st), "no lock file");
+	unit_expect_mode("d/pids", 0640, true);
+	unit_expect_mode("d/pids.lock", 0640, true);
 	check_no_stray_files("d");
+}
+
+/* The same with umask 0: nothing for others. */
+static void test_add_mode_umask_0(void)
+{
+	static const pid_t pid = 5;
+
+	umask(0);
+	expect(!pidlist_add("pids", &pid, 1), "add failed");
+	unit_expect_mode("pids", 0640, true);
+	unit_expect_mode("pids.lock", 0640, true);
+}
+
+/* An older version's 0644 PID file and lock file are tightened by the next edit. */
+static void test_old_files_tightened(void)
+{
+	static const pid_t pid = 6;
+
+	unit_write_file("pids", "5\n");
+	unit_write_file("pids.lock", "");
+	expect(!chmod("pids", 0644) && !chmod("pids.lock", 0644), "chmod: %s", strerror(errno));
+	expect(!pidlist_add("pids", &pid, 1), "add failed");
+	check_file("pids", "5\n6\n");
+	unit_expect_mode("pids", 0640, true);
+	unit_expect_mode("pids.lock", 0640, true);
+}
+
+/*
+ * pfprofd (user pfprof) edits the PID file under a lock file root's
+ * pfprofctl created with an older version (0644, root's group): it cannot
+ * tighten that file, and must not fail on it. As root only: the test drops
+ * to uid and gid 65534 (nobody) for the edit.
+ */
+static void test_lock_of_another_user(void)
+{
+	static const pid_t pid = 5;
+	struct stat st;
+	int err;
+
+	if (geteuid())
+		return;
+	unit_write_file("pids.lock", "");
+	expect(!chmod("pids.lock", 0644) && !chmod(".", 0777), "chmod: %s", strerror(errno));
+	expect(!setresgid(65534, 65534, 65534) && !setresuid(65534, 65534, 65534),
+	       "becoming nobody: %s", strerror(errno));
+	err = pidlist_add("pids", &pid, 1);
+	expect(!err, "add: %s", strerror(-err));
+	check_file("pids", "5\n");
+	unit_expect_mode("pids", 0640, true);
+	expect(!stat("pids.lock", &st) && (st.st_mode & 07777) == 0644 && st.st_uid == 0,
+	       "the lock file changed: mode %o, uid %d", st.st_mode & 07777, (int)st.st_uid);
+}
+
+/*
+ * Symbolic links planted at the lock file's path are refused, not followed
+ * (nor their target created); one at the PID file's path is replaced (by
+ * rename()), its target untouched.
+ */
+static void test_symlinks_not_followed(void)
+{
+	static const pid_t pid = 5;
+	char *text;
+	int err;
+
+	expect(!symlink("nothing", "pids.lock"), "symlink: %s", strerror(errno));
+	err = pidlist_add("pids", &pid, 1);
+	expect(err == -ELOOP, "add with a linked lock file: %s", strerror(-err));
+	check_missing("nothing");
+	expect(!unlink("pids.lock"), "unlink: %s", strerror(errno));
+	unit_write_file("victim", "kept\n");
+	expect(!symlink("victim", "pids"), "symlink: %s", strerror(errno));
+	expect(!pidlist_add("pids", &pid, 1), "add failed");
+	text = unit_read_file("victim");
+	expect(!strcmp(text, "kept\n"), "the link's target was written: %s", text);
+	free(text);
+	unit_expect_mode("pids", 0640, true);
 }
 
 static void test_add_without_directory(void)
@@ -512,6 +589,10 @@ UNIT_TESTS(
 	UNIT_TEST(read_without_report),
 	UNIT_TEST(read_error),
 	UNIT_TEST(add_creates_file),
+	UNIT_TEST(add_mode_umask_0),
+	UNIT_TEST(old_files_tightened),
+	UNIT_TEST(symlinks_not_followed),
+	UNIT_TEST(lock_of_another_user),
 	UNIT_TEST(add_without_directory),
 	UNIT_TEST(add_rejects_bad_pid),
 	UNIT_TEST(add_path_too_long),

@@ -159,6 +159,7 @@ static void test_write(void)
 	umask(077);
 	err = promfile_write(unit_dir(), &m, &targets, &pressure);
 	expect(!err, "promfile_write: %s", strerror(-err));
+	/* Unlike the logs, readable by all: node_exporter serves it anyway (README). */
 	expect(!stat(PROMFILE_NAME, &st) && (st.st_mode & 07777) == 0644,
 	       "mode %o, want 644 for node_exporter", st.st_mode & 07777);
 	expect(files_in(unit_dir()) == 1, "a temporary file was left");

@@ -3,9 +3,11 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define DIR_TEMPLATE "/tmp/pfprof-unit.XXXXXX"
@@ -43,6 +45,28 @@ char *unit_read_file(const char *path)
 	fclose(f);
 	fclose(mem);
 	return text;
+}
+
+/* Written out, not privfile.c's private_group(): the tests check it. */
+static gid_t expected_group(void)
+{
+	const struct group *g = getgrnam("pfprof");
+
+	return g && (!geteuid() || group_member(g->gr_gid)) ? g->gr_gid : getegid();
+}
+
+void unit_expect_mode(const char *path, unsigned int mode, bool group)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		fail("lstat %s: %s", path, strerror(errno));
+	expect(S_ISREG(st.st_mode), "%s: not a regular file (mode %o)", path, st.st_mode);
+	expect((st.st_mode & 07777) == mode, "%s: mode %04o, want %04o", path,
+	       st.st_mode & 07777, mode);
+	if (group)
+		expect(st.st_gid == expected_group(), "%s: group %u, want %u", path,
+		       (unsigned int)st.st_gid, (unsigned int)expected_group());
 }
 
 void unit_record_report(void *ctx, const char *file, unsigned int line, const char *message)

@@ -8,6 +8,7 @@
 #ifndef PFPROF_UNIT_H
 #define PFPROF_UNIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "runner.h"
@@ -28,6 +29,13 @@ const char *unit_dir(void);
 void unit_write_file(const char *path, const char *text);
 /* Reads a whole file into a malloc()ed NUL-terminated string, or fails. */
 char *unit_read_file(const char *path);
+
+/*
+ * Fails unless path is a regular file (not followed if a symbolic link) with
+ * mode (e.g. 0640) and, if group is true, pfprof's group: the group pfprof
+ * if it exists and this process may give it, else its own (privfile.h).
+ */
+void unit_expect_mode(const char *path, unsigned int mode, bool group);
 
 /* Collects what a config_report_fn / pidlist_report_fn is told. */
 #define UNIT_MAX_REPORTS 16
