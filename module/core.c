@@ -69,11 +69,27 @@ static int __mp3_target_owned(const struct file *file, u32 target)
 	return mp3_registrant_owned_by(owner, file) ? 0 : -EPERM;
 }
 
+/*
+ * Where the faults are costs kernel perf counters, which Debian's
+ * perf_event_paranoid (3: CAP_SYS_ADMIN only) does not govern from a
+ * module, and buffers kept until unload: for administrators, and for users
+ * where root said so (maps_users).
+ */
+static int mp3_maps_allowed(const struct file *file)
+{
+	return mp3_file_privileged(file) || READ_ONCE(mp3_maps_users) ? 0 : -EPERM;
+}
+
 int mp3_register(const struct file *file, pid_t nr, u32 target, bool maps)
 {
 	struct mp3_task *entry;
 	int err, descendants_err = 0;
 
+	if (maps) {
+		err = mp3_maps_allowed(file);
+		if (err)
+			return err;
+	}
 	/* Looked up, judged and allocated before the lock is taken. */
 	entry = mp3_task_create(file, nr, target, maps);
 	if (IS_ERR(entry))
@@ -158,8 +174,10 @@ int mp3_unregister_target(const struct file *file, u32 target)
 
 int mp3_maps_target(const struct file *file, u32 target)
 {
-	int err;
+	int err = mp3_maps_allowed(file);
 
+	if (err)
+		return err;
 	mutex_lock(&mp3_lock);
 	err = __mp3_target_owned(file, target);
 	if (!err) {

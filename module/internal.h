@@ -186,6 +186,12 @@ u64 mp3_faults_dropped(void);
 void mp3_faults_destroy(void);
 
 /*
+ * Whether users who are not administrators may ask for "maps" (a module
+ * parameter, which root may change at any time).
+ */
+extern bool mp3_maps_users;
+
+/*
  * Whether samples visit only the processes that may have changed (the
  * wakeup probes run) rather than every registered one. Set at load,
  * before anything is registered; constant after.

@@ -78,10 +78,25 @@ module_param_cb(sampler, &sampler_ops, &sampler_events, 0444);
 MODULE_PARM_DESC(sampler,
 		 "events (default): each sample visits the processes whose threads were woken or runnable since the last; visit: every registered process, every sample (also when this kernel lacks the wakeup tracepoints)");
 
+bool mp3_maps_users;
+module_param_named(maps_users, mp3_maps_users, bool, 0644);
+MODULE_PARM_DESC(maps_users,
+		 "Whether users without CAP_SYS_PTRACE may ask where their faults are (R <pid> maps, M): kernel perf counters on their threads, which perf_event_paranoid does not govern, and buffers of 384 KiB per CPU kept until unload (default N)");
+
 static int __init mp3_init(void)
 {
 	u64 period_ns = (u64)period_ms * NSEC_PER_MSEC;
 	int err;
+
+	/*
+	 * The probes run where preemption is off (the wakeup tracepoints under
+	 * the runqueue lock) and take spinlock_t and task_lock() and allocate
+	 * with GFP_ATOMIC there: all of which sleep on PREEMPT_RT.
+	 */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		pr_err("not loaded: PREEMPT_RT kernels are not supported (its probes would sleep where preemption is off)\n");
+		return -EOPNOTSUPP;
+	}
 
 	/* First: which sampler runs decides what the buffer's header says. */
 	err = mp3_follow_init(&sampler_events);

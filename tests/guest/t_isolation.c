@@ -6,6 +6,7 @@
  * on the module before owners and the judging again were added.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -462,4 +463,36 @@ void test_users_beside_root(void)
 	expect_ok(command(-1, "X %d", BESIDE_TARGET), "root's X");
 	kill_and_reap(w.pid);
 	close(fd);
+}
+
+static void set_maps_users(const char *value)
+{
+	int fd = open("/sys/module/mp3/parameters/maps_users", O_WRONLY | O_CLOEXEC);
+
+	expect(fd >= 0 && write(fd, value, 1) == 1, "writing %s to maps_users: %s", value,
+	       strerror(errno));
+	close(fd);
+}
+
+/*
+ * Where the faults are is an administrator's to ask for, unless root lets
+ * users (maps_users): kernel perf counters on their threads, which
+ * perf_event_paranoid does not govern. Before, any user could.
+ */
+void test_maps_users(void)
+{
+	int nobody = nobody_status_fd();
+	pid_t theirs = spawn_nobody_sleeper();
+
+	expect_errno(command(nobody, "R %d maps", (int)theirs), EPERM, "uid 65534's R maps");
+	expect_ok(command(nobody, "T %d 861", (int)theirs), "uid 65534's T");
+	expect_errno(command(nobody, "M 861"), EPERM, "uid 65534's M of its own target");
+	set_maps_users("Y");
+	expect_ok(command(nobody, "M 861"), "uid 65534's M with maps_users=Y");
+	set_maps_users("N");
+	expect_ok(command(nobody, "X 861"), "uid 65534's X");
+	expect_ok(command(-1, "R %d maps", (int)theirs), "root's R maps");
+	expect_ok(command(-1, "U %d", (int)theirs), "root's U");
+	kill_and_reap(theirs);
+	close(nobody);
 }

@@ -22,6 +22,7 @@ void test_rejudged_dumpable(void);
 void test_caps_not_subset(void);
 void test_tree_deep_chain(void);
 void test_users_beside_root(void);
+void test_maps_users(void);
 void test_header_fields(void);
 void test_classic_protocol(void);
 void test_classic_wrap(void);

@@ -12,7 +12,9 @@
  *                    the same, and its records say in which mappings its
  *                    faults are (version 5, MP3_RECORD_FAULTS); its threads
  *                    get kernel perf counters, so ENOMEM and perf's errors
- *                    are possible too
+ *                    are possible too. An administrator's (EPERM for other
+ *                    users, unless root set the module parameter
+ *                    maps_users), as is "M"
  *   write "U <pid>"   unregister it (its registrant's owner, or an
  *                    administrator; see Owners below)
  *   write "T <pid> <target>"
