@@ -9,9 +9,11 @@
 #                                 tests/guest/mp3-tests --list)
 # Environment:
 #   PFPROF_KERNELS  the kernels, among bookworm (Debian 12, 6.1), trixie
-#                   (Debian 13, 6.12), trixie-backports (the newest 7.x) and
+#                   (Debian 13, 6.12), trixie-backports (the newest 7.x),
+#                   trixie-rt (Debian 13's PREEMPT_RT kernel: the build, and
+#                   load_rt_refused alone) and
 #                   debug (tests/debug-kernel/: KASAN, lockdep, kmemleak,
-#                   UBSAN); default: the first three (tests/lib/kernels.sh)
+#                   UBSAN); default: the first four (tests/lib/kernels.sh)
 #   PFPROF_CACHE    downloads, kernels and images (default /var/cache/pfprof-test)
 #   BUILD           build and log directory (default ./build)
 set -euo pipefail
@@ -110,7 +112,12 @@ guest_suite() {
 	if [ -n "$KERNEL_ROOT" ]; then
 		"$top/tests/vm/kmods.sh" -d "$KERNEL_ROOT" "$KVER" "$guest/payload" zram
 	fi
-	printf '%s\n' "${tests[@]}" > "$guest/payload/tests.list"
+	# On PREEMPT_RT the module refuses to load: that is all there is to test.
+	if [ "$name" = trixie-rt ]; then
+		echo load_rt_refused > "$guest/payload/tests.list"
+	else
+		printf '%s\n' "${tests[@]}" > "$guest/payload/tests.list"
+	fi
 	"$top/tests/vm/mkinitramfs.sh" "$guest/test.cpio" "$guest/payload"
 
 	"$top/tests/vm/boot.sh" --mem "$mem" --timeout "$timeout_s" ${append:+--append "$append"} \

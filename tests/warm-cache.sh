@@ -3,7 +3,8 @@
 #
 # Builds what make check's suites will ask the test cache for, by STEP
 # (default: all, in this order): buildroot (the trixie build root),
-# promtool (Debian 12's), kernels (Debian 12's, 13's and trixie-backports'),
+# promtool (Debian 12's), kernels (Debian 12's, 13's, trixie-backports' and
+# Debian 13's PREEMPT_RT one),
 # source (linux-source-6.12), debug-kernel, rootfs (the root file systems of
 # the packaging guests). tests/check-all.sh runs it before the suites, so
 # that what a cold cache costs shows as a stage of its own. Entries are
@@ -41,7 +42,8 @@ for name in "${steps[@]}"; do
 	kernels)
 		step "kernel bookworm" kernel_prepare bookworm
 		step "kernel trixie" kernel_prepare trixie
-		step "kernel trixie-backports" kernel_prepare trixie-backports ;;
+		step "kernel trixie-backports" kernel_prepare trixie-backports
+		step "kernel trixie-rt" kernel_prepare trixie-rt ;;
 	source) step "linux-source-6.12" "$here/debug-kernel/source.sh" ;;
 	debug-kernel) step "debug kernel" "$here/debug-kernel/build.sh" ;;
 	rootfs)

@@ -111,6 +111,8 @@ void kill_and_reap(pid_t pid);
 void in_child(void (*fn)(int), int arg, const char *what);
 /* Drops the calling process to uid and gid 65534 (nobody), kept dumpable. */
 #define NOBODY_ID 65534
+/* A test's module parameters that say: the test loads mp3.ko itself. */
+#define NO_MODULE "-"
 void become_nobody(void);
 /* /proc/mp3/status opened by uid 65534, for writing: commands through it are nobody's. */
 int nobody_status_fd(void);

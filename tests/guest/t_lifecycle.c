@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -102,4 +103,30 @@ void test_load_cycles(void)
 	expect(after < before + buffer_kb / 2, "VmallocUsed grew by %lu kB over %d cycles",
 	       after - before, LOAD_CYCLES);
 	expect_ok(module_load(NULL), "final load");
+}
+
+/*
+ * On a PREEMPT_RT kernel mp3.ko refuses to load, with one line saying why
+ * (its probes would sleep where preemption is off); elsewhere it loads.
+ */
+void test_load_rt_refused(void)
+{
+	static const char line[] = "not loaded: PREEMPT_RT kernels are not supported";
+	struct utsname u;
+	int err;
+
+	expect(!uname(&u), "uname: %s", strerror(errno));
+	err = module_load(NULL);
+	if (!strstr(u.version, "PREEMPT_RT")) {
+		expect_ok(err, "loading mp3.ko on a kernel without PREEMPT_RT");
+		expect_ok(module_unload(), "unloading");
+		return;
+	}
+	printf("  load_rt_refused: %s: %s\n", u.version, err ? strerror(-err) : "loaded");
+	expect_errno(err, EOPNOTSUPP, "loading mp3.ko on PREEMPT_RT");
+	expect(!module_loaded(), "mp3 is loaded on PREEMPT_RT");
+	expect(run_program((char *[]){ "/bin/dmesg", NULL }, "/tmp/mp3-dmesg.out") == 0,
+	       "dmesg failed");
+	expect(file_contains("/tmp/mp3-dmesg.out", line), "the kernel log does not say \"%s\"",
+	       line);
 }

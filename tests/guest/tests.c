@@ -5,6 +5,7 @@
 
 const struct test tests[] = {
 	{ "load_params",              test_load_params,                NULL,            20 },
+	{ "load_rt_refused",          test_load_rt_refused,            NO_MODULE,       20 },
 	{ "proc_mode",                test_proc_mode,                  NULL,            10 },
 	{ "proc_register_list",       test_proc_register_list,         NULL,            10 },
 	{ "proc_errors",              test_proc_errors,                NULL,            10 },

@@ -4,6 +4,7 @@
 #define PFPROF_GUEST_TESTS_H
 
 void test_load_params(void);
+void test_load_rt_refused(void);
 void test_load_cycles(void);
 void test_proc_mode(void);
 void test_proc_register_list(void);

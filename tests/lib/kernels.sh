@@ -5,6 +5,8 @@
 #   bookworm          Debian 12: linux-image-amd64 (6.1), gcc-12, the host's own
 #   trixie            Debian 13: linux-image-amd64 (6.12), gcc-14
 #   trixie-backports  the newest: trixie-backports' linux-image-amd64 (7.x), gcc-14
+#   trixie-rt         Debian 13's PREEMPT_RT kernel: linux-image-rt-amd64 (6.12),
+#                     gcc-14; the module builds there and refuses to load
 #
 # Versions are derived from the archive at run time. Each kernel's image and
 # modules are unpacked under $PFPROF_CACHE/kernels/<version>/, never
@@ -19,7 +21,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/host.sh"
 
 # shellcheck disable=SC2034 # read by the scripts that source this file
-PFPROF_ALL_KERNELS="bookworm trixie trixie-backports"
+PFPROF_ALL_KERNELS="bookworm trixie trixie-backports trixie-rt"
 
 # kernel_prepare NAME: sets
 #   KVER             the kernel's version (uname -r), e.g. 6.12.48+deb13-amd64
@@ -39,7 +41,7 @@ kernel_prepare() {
 			return 1
 		fi
 		KERNEL_BUILDROOT='' ;;
-	trixie | trixie-backports)
+	trixie | trixie-backports | trixie-rt)
 		# The rest of what the build root's users need, prepare-host.sh installed.
 		host_install mmdebstrap
 		KERNEL_BUILDROOT=$("$tests_dir/vm/buildroot.sh") ;;
@@ -114,23 +116,27 @@ kernel_apt_update() {
 }
 
 # kernel_version_in SUITE: the version whose image SUITE's linux-image-amd64
-# depends on (bookworm and trixie count their -security's and -updates' too).
+# depends on (bookworm and trixie count their -security's and -updates' too);
+# trixie-rt: trixie's linux-image-rt-amd64.
 kernel_version_in() {
-	local suite=$1 pattern version
+	local suite=$1 meta=linux-image-amd64 pattern version
 
+	if [ "$suite" = trixie-rt ]; then
+		suite=trixie meta=linux-image-rt-amd64
+	fi
 	case $suite in
 	bookworm | trixie) pattern=" $suite(-security|-updates)?/main " ;;
 	*) pattern=" $suite/main " ;;
 	esac
 	kernel_apt_update
-	version=$(in_kernel_root apt-cache madison linux-image-amd64 |
+	version=$(in_kernel_root apt-cache madison "$meta" |
 		awk -F'|' -v re="$pattern" '$3 ~ re { gsub(/ /, "", $2); print $2 }' |
 		sort -V | tail -n 1)
 	if [ -z "$version" ]; then
-		echo "kernels: no linux-image-amd64 in $suite" >&2
+		echo "kernels: no $meta in $suite" >&2
 		return 1
 	fi
-	package_depends "linux-image-amd64=$version" 'linux-image-[0-9]' | awk '{
+	package_depends "$meta=$version" 'linux-image-[0-9]' | awk '{
 		sub(/^linux-image-/, "", $1); print $1 }'
 }
 
