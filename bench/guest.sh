@@ -40,6 +40,10 @@ TREE_TARGET=2
 FAULT_PAGES=1024
 FAULT_ROUNDS=50
 FAULT_REPEATS=3
+# Section 9: what waits behind one registration: "R maps" of a process of
+# each of LOCKWAIT_THREADS threads, "T" of a chain of each of LOCKWAIT_CHAIN.
+LOCKWAIT_THREADS="1000 4000"
+LOCKWAIT_CHAIN="1000 4000"
 # Section 7's list walks at their longest: FOLLOWED_NAMES command names no
 # process has (MP3_COMMS_MAX: the module refuses one more), then a cgroup
 # of their own with no process in it, targets from FOLLOWED_TARGET on.
@@ -418,5 +422,13 @@ END {
 # shellcheck disable=SC2086 # the PIDs
 kill -TERM $workers
 wait
+
+# Section 9: the module's lock behind one long registration.
+for n in $LOCKWAIT_THREADS; do
+	pfprof-bench lockwait threads "$n" || fail "lockwait threads $n failed"
+done
+for n in $LOCKWAIT_CHAIN; do
+	pfprof-bench lockwait chain "$n" || fail "lockwait chain $n failed"
+done
 rmmod mp3
 

@@ -35,14 +35,10 @@
 #include "counterfile.h"
 #include "promfile.h"
 #include "sleepers.h"
+#include "benchring.h"
+#include "lockwait.h"
 
 #define POLL_PERIOD_NS (NSEC_PER_SEC / 20)
-
-static _Noreturn void die(const char *what, int err)
-{
-	fprintf(stderr, "pfprof-bench: %s: %s\n", what, strerror(err));
-	exit(1);
-}
 
 static uint64_t now_ns(void)
 {
@@ -72,19 +68,6 @@ static uint64_t task_cpu_ns(pid_t pid)
 		die(path, EPROTO);
 	fclose(f);
 	return ns;
-}
-
-static void map_ring(struct mp3ring *ring)
-{
-	int fd = open(MP3_DEVICE_PATH, O_RDONLY | O_CLOEXEC);
-	int err;
-
-	if (fd < 0)
-		die(MP3_DEVICE_PATH, errno);
-	err = mp3ring_map(ring, fd);
-	if (err)
-		die("mapping the versioned region", -err);
-	close(fd);
 }
 
 static uint64_t header_u64(const __u64 *field)
@@ -296,22 +279,6 @@ static int cmd_ticks(unsigned int seconds)
 	       (unsigned long long)ns);
 	mp3ring_unmap(&ring);
 	return 0;
-}
-
-/* Reads samples [first, first + count) once they are all published. */
-static void read_samples(const struct mp3ring *ring, uint64_t first, uint64_t count,
-			 uint64_t *times)
-{
-	struct mp3_ring_sample sample;
-	uint64_t next = first, missed = 0;
-
-	for (uint64_t i = 0; i < count; i++) {
-		if (mp3ring_read(ring, &next, &sample, &missed) != MP3RING_SAMPLE)
-			die("reading the samples", ENODATA);
-		if (missed)
-			die("samples were overwritten before they were read", ENOBUFS);
-		times[i] = sample.time_ns;
-	}
 }
 
 /* One idle process, registered: keeps the sampler publishing. */
@@ -984,6 +951,7 @@ static void usage(void)
 	      "       pfprof-bench promfile DIR STATE_DIR COUNT\n"
 	      "       pfprof-bench forks COUNT alone|tree\n"
 	      "       pfprof-bench faults PAGES ROUNDS unregistered|registered|maps\n"
+	      "       pfprof-bench lockwait threads|chain N\n"
 	      "Run by bench/guest.sh inside the benchmark guest (make bench), and by\n"
 	      "bench/damon-guest.sh (make bench-damon).\n", stderr);
 	exit(2);
@@ -1013,6 +981,9 @@ int main(int argc, char **argv)
 		return cmd_forks(number(argv[2]), argv[3]);
 	if (argc == 5 && !strcmp(argv[1], "promfile"))
 		return cmd_promfile(argv[2], argv[3], number(argv[4]));
+	if (argc == 4 && !strcmp(argv[1], "lockwait") &&
+	    (!strcmp(argv[2], "threads") || !strcmp(argv[2], "chain")))
+		return cmd_lockwait(argv[2], number(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "ticks"))
 		return cmd_ticks(number(argv[2]));
 	if (argc >= 4 && !strcmp(argv[1], "cpu"))

@@ -383,6 +383,27 @@ function spread(list,    n, v, i, lo, hi) {
 }
 # The instruction-counted run prints the same lines: told apart by a prefix.
 FILENAME == ARGV[2] { $0 = "counted " $0 }
+function lockwait_section(   i) {
+	if (!nlockwait) return
+	print "## 9. What waits behind one registration"
+	print ""
+	print "`pfprof-bench lockwait`: a process reads `/proc/mp3/status` every millisecond and the"
+	print "sampler runs while one registration holds the module lock: `R <pid> maps` of a process of"
+	print "N threads (two perf counters each), or `T` of a chain of N processes, each the child of the"
+	printf "one before. The longest read and the longest gap between two samples (period %s ms) meanwhile.\n",
+		kv(lockwait[1], "period_ms")
+	print ""
+	print "| registration | N | it took | longest status read | longest gap between samples |"
+	print "|---|---:|---:|---:|---:|"
+	for (i = 1; i <= nlockwait; i++)
+		printf "| %s | %s | %s ms | %s ms | %s ms |\n",
+			kv(lockwait[i], "kind") == "threads" ? "`R pid maps`, N threads" : "`T`, a chain of N",
+			kv(lockwait[i], "n"), kv(lockwait[i], "register_ms"),
+			kv(lockwait[i], "status_read_max_ms"), kv(lockwait[i], "sample_gap_max_ms")
+	print ""
+}
+
+/^lockwait / { lockwait[++nlockwait] = $0 }
 /^counted guest / { counted_guest = $0 }
 /^counted poller / { counted_poller = $0 }
 /^counted sampler / { counted[kv($0, "sampler"), kv($0, "busy")] = $0 }
@@ -565,6 +586,7 @@ END {
 	counted_busy = (counted_tick("events", 10) - counted_tick("events", 0)) / 10
 	counted_visit = counted_tick("visit", 0) / 1000
 	counted_section()
+	lockwait_section()
 	print "## Targets"
 	print ""
 	print "| target | measured | |"

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "benchring.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/mp3.h>
+
+_Noreturn void die(const char *what, int err)
+{
+	fprintf(stderr, "pfprof-bench: %s: %s\n", what, strerror(err));
+	exit(1);
+}
+
+void map_ring(struct mp3ring *ring)
+{
+	int fd = open(MP3_DEVICE_PATH, O_RDONLY | O_CLOEXEC);
+	int err;
+
+	if (fd < 0)
+		die(MP3_DEVICE_PATH, errno);
+	err = mp3ring_map(ring, fd);
+	if (err)
+		die("mapping the versioned region", -err);
+	close(fd);
+}
+
+void read_samples(const struct mp3ring *ring, uint64_t first, uint64_t count, uint64_t *times)
+{
+	struct mp3_ring_sample sample;
+	uint64_t next = first, missed = 0;
+
+	for (uint64_t i = 0; i < count; i++) {
+		if (mp3ring_read(ring, &next, &sample, &missed) != MP3RING_SAMPLE)
+			die("reading the samples", ENODATA);
+		if (missed)
+			die("samples were overwritten before they were read", ENOBUFS);
+		times[i] = sample.time_ns;
+	}
+}
