@@ -36,17 +36,29 @@ static int __attribute__((format(printf, 2, 3))) command(int fd, const char *fmt
 	return fd < 0 ? status_write(cmd) : status_write_cmd_fd(fd, cmd);
 }
 
+static void set_maps_users(const char *value)
+{
+	int fd = open("/sys/module/mp3/parameters/maps_users", O_WRONLY | O_CLOEXEC);
+
+	expect(fd >= 0 && write(fd, value, 1) == 1, "writing %s to maps_users: %s", value,
+	       strerror(errno));
+	close(fd);
+}
+
 /*
  * A target belongs to whoever made it: another user can neither end it
- * ("X") nor turn on maps for it ("M"), even while it has no process, nor
- * unregister a process root registered; the owners can. Before, any user
- * could drop a unit's target between two restarts of the unit.
+ * ("X") nor turn on maps for it ("M", with maps_users), even while it has
+ * no process, nor unregister a process root registered; the owners can.
+ * Before, any user could drop a unit's target between two restarts of the
+ * unit.
  */
 void test_owner_ends_target(void)
 {
 	int nobody = nobody_status_fd();
 	pid_t theirs = spawn_nobody_sleeper();
 
+	/* M is judged by its owner then, not refused to every user. */
+	set_maps_users("Y");
 	make_cgroup(ISOLATION_CGROUP);
 	expect_ok(command(-1, "C %llu 801", cgroup_id(ISOLATION_CGROUP)), "root's C");
 	expect_errno(command(nobody, "X 801"), EPERM, "uid 65534's X of root's empty target");
@@ -57,6 +69,7 @@ void test_owner_ends_target(void)
 	expect_ok(command(nobody, "N 802 mp3-nothing"), "uid 65534's N");
 	expect_ok(command(nobody, "M 802"), "uid 65534's M of its own target");
 	expect_ok(command(nobody, "X 802"), "uid 65534's X of its own target");
+	set_maps_users("N");
 	expect_ok(command(-1, "X 801"), "root's X of its own target");
 	expect_ok(command(-1, "U %d", (int)theirs), "root's U");
 	kill_and_reap(theirs);
@@ -462,15 +475,6 @@ void test_users_beside_root(void)
 	expect(status_lists(w.pid), "root's worker is no longer registered");
 	expect_ok(command(-1, "X %d", BESIDE_TARGET), "root's X");
 	kill_and_reap(w.pid);
-	close(fd);
-}
-
-static void set_maps_users(const char *value)
-{
-	int fd = open("/sys/module/mp3/parameters/maps_users", O_WRONLY | O_CLOEXEC);
-
-	expect(fd >= 0 && write(fd, value, 1) == 1, "writing %s to maps_users: %s", value,
-	       strerror(errno));
 	close(fd);
 }
 
