@@ -319,7 +319,11 @@ static void deep_chain_registered(int depth)
  */
 void test_tree_deep_chain(void)
 {
-	in_child(deep_chain_registered, CHAIN_DEPTH, "the chain's registrar");
+	const char *env = getenv("PFPROF_CHAIN_DEPTH");
+	int depth = env ? atoi(env) : CHAIN_DEPTH;
+
+	expect(depth > 0 && depth <= CHAIN_DEPTH, "PFPROF_CHAIN_DEPTH=%s: 1 to %d", env, CHAIN_DEPTH);
+	in_child(deep_chain_registered, depth, "the chain's registrar");
 }
 
 #define BESIDE_CGROUP CGROUP_ROOT "/mp3-beside"
