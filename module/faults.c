@@ -538,7 +538,7 @@ void __mp3_faults_collect(void)
 {
 	struct mp3_fault_run run = {};
 	struct mp3_fault_cpu *c;
-	unsigned int waited;
+	unsigned int waited, len;
 	int cpu;
 
 	lockdep_assert_held(&mp3_lock);
@@ -552,7 +552,9 @@ void __mp3_faults_collect(void)
 		__mp3_faults_place(&run, mp3_faults_waiting_spare, waited);
 		for_each_possible_cpu(cpu) {
 			c = per_cpu_ptr(mp3_fault_cpus, cpu);
-			__mp3_faults_place(&run, c->spare, __mp3_faults_take(c));
+			/* Taken first: it swaps c->spare in. */
+			len = __mp3_faults_take(c);
+			__mp3_faults_place(&run, c->spare, len);
 		}
 		__mp3_fault_run_end(&run);
 		rcu_read_unlock();
