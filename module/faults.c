@@ -15,6 +15,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
+#include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/magic.h>
 #include <linux/mm.h>
@@ -45,11 +46,43 @@
 /* Processes with maps leaving in one tick whose last faults are placed, at most. */
 #define MP3_DEPARTED_MAX 4096
 
+/*
+ * Which memory map a fault was taken in, so that it is placed in that one
+ * only (not in the one an exec installed since, nor in a process that has
+ * its PID since): its process's owner (below), the task's exec generation
+ * and the memory map's address. The address alone is no identity (a map
+ * freed and another allocated there); neither is the exec generation
+ * (execs are counted per task, and inherited), nor the PID. Together with
+ * the owner they are: within one process and one exec generation there is
+ * one memory map, but for a moment in exec (the new map installed, the
+ * generation not yet counted) where the two maps are both allocated, so
+ * differ by address.
+ */
 struct mp3_fault {
 	unsigned long addr;	/* 0: the event gave none */
+	u64 owner;		/* mp3_fault_owner.id of the counter that saw it */
+	u64 exec_id;		/* the task's self_exec_id */
+	const struct mm_struct *mm;	/* compared, never dereferenced */
 	pid_t tgid;		/* in the initial PID namespace */
 	bool major;
 	u8 ticks;		/* ticks it waited for the mmap lock */
+};
+
+/*
+ * The process one entry's counters were made for, the context of its
+ * counters' overflow handler (perf gives it to the counters the threads
+ * inherit too). Its id is never reused, and its PID is held, so that
+ * nobody else has it: a fault noted with this id is this process's, and
+ * the process found by a number at the tick is this one if it has this
+ * PID. Lives as long as counters hold it, then a grace period (a handler
+ * may still be reading id); on mp3_fault_owners meanwhile, under mp3_lock.
+ */
+struct mp3_fault_owner {
+	u64 id;
+	struct pid *pid;
+	unsigned int nr_threads;	/* mp3_fault_threads holding it */
+	struct hlist_node node;
+	struct rcu_head rcu;
 };
 
 struct mp3_fault_cpu {
@@ -73,6 +106,7 @@ struct mp3_fault_thread {
 	struct list_head node;
 	struct perf_event *minor;
 	struct perf_event *major;
+	struct mp3_fault_owner *owner;	/* the same for every thread of the list */
 };
 
 /*
@@ -85,6 +119,11 @@ struct mp3_fault_run {
 	pid_t tgid;			/* 0: none yet */
 	bool followed;			/* registered with maps */
 	u32 target;
+	/* The process found by its number, and its memory map then: what a fault must match. */
+	struct pid *pid;
+	u64 exec_id;
+	u64 owner;			/* an owner id found to have that pid; 0: none yet */
+	u64 refused;			/* the last one found not to */
 	struct mm_struct *mm;		/* read-locked; NULL: its faults are not placed */
 	bool busy;			/* a writer held the mmap lock: faults wait */
 	unsigned int nr;		/* mappings counted in */
@@ -105,6 +144,10 @@ static struct mp3_fault_cpu __percpu *mp3_fault_cpus;
 static LIST_HEAD(mp3_faults_unfollowed);
 static u64 mp3_faults_dropped_total;
 
+/* The owners by id, and the last id given; under mp3_lock. */
+static DEFINE_HASHTABLE(mp3_fault_owners, 8);
+static u64 mp3_fault_owner_last;
+
 /*
  * The faults that wait for their process's mmap lock, in the order they
  * came: the sampler takes them (swapping the two arrays) before the CPUs'
@@ -124,6 +167,7 @@ static unsigned int mp3_nr_waiting;
 struct mp3_departed {
 	pid_t tgid;
 	u32 target;
+	bool place;	/* false: all its faults are unresolved */
 };
 
 static struct mp3_departed *mp3_departed;
@@ -132,6 +176,8 @@ static unsigned int mp3_nr_departed;
 static void mp3_fault_note(struct perf_event *event, struct perf_sample_data *data,
 			   struct pt_regs *regs)
 {
+	/* Freed a grace period after its counters: this handler runs in an RCU section. */
+	const struct mp3_fault_owner *owner = event->overflow_handler_context;
 	struct mp3_fault_cpu *cpu = this_cpu_ptr(mp3_fault_cpus);
 	/* mm_account_fault() counted the fault in the task before the event. */
 	unsigned long fault = current->min_flt + current->maj_flt;
@@ -151,6 +197,10 @@ static void mp3_fault_note(struct perf_event *event, struct perf_sample_data *da
 	}
 	cpu->filling[cpu->len++] = (struct mp3_fault) {
 		.addr = data->sample_flags & PERF_SAMPLE_ADDR ? data->addr : 0,
+		.owner = owner->id,
+		/* Written by current only: no tearing to fear from its own read. */
+		.exec_id = current->self_exec_id,
+		.mm = current->mm,
 		.tgid = current->tgid,
 		.major = event->attr.config == PERF_COUNT_SW_PAGE_FAULTS_MAJ,
 	};
@@ -213,7 +263,8 @@ static int __mp3_faults_alloc_buffers(void)
 	return 0;
 }
 
-static struct perf_event *mp3_fault_counter(struct task_struct *task, u64 config)
+static struct perf_event *mp3_fault_counter(struct task_struct *task, u64 config,
+					    struct mp3_fault_owner *owner)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -225,16 +276,52 @@ static struct perf_event *mp3_fault_counter(struct task_struct *task, u64 config
 		.inherit_thread = 1,
 	};
 
-	return perf_event_create_kernel_counter(&attr, -1, task, mp3_fault_note, NULL);
+	return perf_event_create_kernel_counter(&attr, -1, task, mp3_fault_note, owner);
 }
 
-static void mp3_fault_thread_release(struct mp3_fault_thread *thread)
+/* An owner for the process whose thread-group leader is @leader; NULL without memory. */
+static struct mp3_fault_owner *__mp3_fault_owner_create(struct task_struct *leader)
+{
+	struct mp3_fault_owner *owner = kzalloc(sizeof(*owner), GFP_KERNEL);
+
+	if (!owner)
+		return NULL;
+	/* 2^64 registrations: never wraps, so never reused. */
+	owner->id = ++mp3_fault_owner_last;
+	owner->pid = get_pid(task_tgid(leader));
+	hash_add(mp3_fault_owners, &owner->node, owner->id);
+	return owner;
+}
+
+/* Once no counter holds it: no fault noted with its id is placed from now on. */
+static void __mp3_fault_owner_put(struct mp3_fault_owner *owner)
+{
+	if (--owner->nr_threads)
+		return;
+	hash_del(&owner->node);
+	put_pid(owner->pid);
+	/* A handler that began before its counter was released may still read id. */
+	kfree_rcu(owner, rcu);
+}
+
+static const struct mp3_fault_owner *__mp3_fault_owner_find(u64 id)
+{
+	struct mp3_fault_owner *owner;
+
+	hash_for_each_possible(mp3_fault_owners, owner, node, id)
+		if (owner->id == id)
+			return owner;
+	return NULL;
+}
+
+static void __mp3_fault_thread_release(struct mp3_fault_thread *thread)
 {
 	/* Also tears down the counters the thread's later threads inherited. */
 	perf_event_release_kernel(thread->minor);
 	/* None if perf refused it (mp3_fault_thread_add()). */
 	if (thread->major)
 		perf_event_release_kernel(thread->major);
+	__mp3_fault_owner_put(thread->owner);
 	kfree(thread);
 }
 
@@ -245,21 +332,24 @@ static void mp3_fault_thread_release(struct mp3_fault_thread *thread)
  * thread's major faults then go uncounted; perf refuses the second counter
  * mostly to a thread that has exited (ESRCH), which faults no more.
  */
-static int mp3_fault_thread_add(struct task_struct *task, struct list_head *threads)
+static int __mp3_fault_thread_add(struct task_struct *task, struct list_head *threads,
+				  struct mp3_fault_owner *owner)
 {
 	struct mp3_fault_thread *thread = kzalloc(sizeof(*thread), GFP_KERNEL);
 	struct perf_event *event;
 
 	if (!thread)
 		return -ENOMEM;
-	event = mp3_fault_counter(task, PERF_COUNT_SW_PAGE_FAULTS_MIN);
+	event = mp3_fault_counter(task, PERF_COUNT_SW_PAGE_FAULTS_MIN, owner);
 	if (IS_ERR(event)) {
 		kfree(thread);
 		return PTR_ERR(event);
 	}
 	thread->minor = event;
+	thread->owner = owner;
+	owner->nr_threads++;
 	list_add_tail(&thread->node, threads);
-	event = mp3_fault_counter(task, PERF_COUNT_SW_PAGE_FAULTS_MAJ);
+	event = mp3_fault_counter(task, PERF_COUNT_SW_PAGE_FAULTS_MAJ, owner);
 	if (IS_ERR(event))
 		return PTR_ERR(event);
 	thread->major = event;
@@ -301,6 +391,7 @@ static struct task_struct *mp3_fault_next_thread(struct task_struct *leader,
 
 int __mp3_faults_follow(struct task_struct *leader, struct list_head *threads)
 {
+	struct mp3_fault_owner *owner;
 	struct task_struct *task;
 	int err;
 
@@ -309,19 +400,31 @@ int __mp3_faults_follow(struct task_struct *leader, struct list_head *threads)
 	err = __mp3_faults_alloc_buffers();
 	if (err)
 		return err;
+	if (list_empty(threads)) {
+		owner = __mp3_fault_owner_create(leader);
+		if (!owner)
+			return -ENOMEM;
+	} else {
+		owner = list_first_entry(threads, struct mp3_fault_thread, node)->owner;
+	}
+	/* Held across the walk: freed below if no thread took it. */
+	owner->nr_threads++;
 	/*
 	 * Until every thread has counters: one created meanwhile by a thread
 	 * that had them inherited them, and the handler takes the fault that
 	 * both see once.
 	 */
 	while ((task = mp3_fault_next_thread(leader, threads))) {
-		err = mp3_fault_thread_add(task, threads);
+		err = __mp3_fault_thread_add(task, threads, owner);
 		put_task_struct(task);
 		/* ESRCH: it began exiting since; it is passed over now. */
 		if (err && err != -ESRCH)
-			return err;
+			goto put_owner;
 	}
-	return 0;
+	err = 0;
+put_owner:
+	__mp3_fault_owner_put(owner);
+	return err;
 }
 
 void __mp3_faults_unfollow(struct list_head *threads)
@@ -340,7 +443,7 @@ void __mp3_faults_release(void)
 
 	list_for_each_entry_safe(thread, next, &mp3_faults_unfollowed, node) {
 		list_del(&thread->node);
-		mp3_fault_thread_release(thread);
+		__mp3_fault_thread_release(thread);
 	}
 }
 
@@ -393,7 +496,7 @@ static void __mp3_fault_run_write(struct mp3_fault_run *run)
 
 /*
  * The counts of the mapping of run->mm that holds @addr, starting them if
- * it is new to the run; NULL if none does or the run places nothing.
+ * it is new to the run; NULL if none does.
  */
 static struct mp3_mapping_faults *
 __mp3_fault_run_mapping(struct mp3_fault_run *run, unsigned long addr)
@@ -401,7 +504,7 @@ __mp3_fault_run_mapping(struct mp3_fault_run *run, unsigned long addr)
 	struct vm_area_struct *vma;
 	unsigned int i;
 
-	if (!run->mm || !addr)
+	if (!addr)
 		return NULL;
 	if (run->nr && mp3_vma_holds(run->vmas[run->last], addr))
 		return &run->counts[run->last];
@@ -435,14 +538,39 @@ static bool __mp3_fault_wait(const struct mp3_fault *f)
 	return true;
 }
 
+/*
+ * Whether @f was taken in run->mm: by the process the run found (an owner
+ * that holds its PID, which nobody else can have meanwhile), in the exec
+ * generation and memory map it has now.
+ */
+static bool __mp3_fault_run_owns(struct mp3_fault_run *run, const struct mp3_fault *f)
+{
+	const struct mp3_fault_owner *owner;
+
+	if (f->exec_id != run->exec_id || f->mm != run->mm)
+		return false;
+	if (f->owner == run->owner)
+		return true;
+	if (f->owner == run->refused)
+		return false;
+	/* Gone: its counters were released, and its process left since. */
+	owner = __mp3_fault_owner_find(f->owner);
+	if (!owner || owner->pid != run->pid) {
+		run->refused = f->owner;
+		return false;
+	}
+	run->owner = f->owner;
+	return true;
+}
+
 static void __mp3_fault_run_count(struct mp3_fault_run *run, const struct mp3_fault *f)
 {
-	struct mp3_mapping_faults *m;
+	struct mp3_mapping_faults *m = NULL;
 
 	if (run->busy && __mp3_fault_wait(f))
 		return;
-	m = __mp3_fault_run_mapping(run, f->addr);
-
+	if (run->mm && __mp3_fault_run_owns(run, f))
+		m = __mp3_fault_run_mapping(run, f->addr);
 	if (!m)
 		m = &run->unresolved;
 	if (f->major)
@@ -467,12 +595,12 @@ static void __mp3_fault_run_end(struct mp3_fault_run *run)
 	}
 }
 
-void __mp3_faults_departed(pid_t tgid, u32 target)
+void __mp3_faults_departed(pid_t tgid, u32 target, bool place)
 {
 	lockdep_assert_held(&mp3_lock);
 
 	if (mp3_departed && mp3_nr_departed < MP3_DEPARTED_MAX)
-		mp3_departed[mp3_nr_departed++] = (struct mp3_departed) { tgid, target };
+		mp3_departed[mp3_nr_departed++] = (struct mp3_departed) { tgid, target, place };
 }
 
 static int mp3_departed_cmp(const void *a, const void *b)
@@ -482,7 +610,10 @@ static int mp3_departed_cmp(const void *a, const void *b)
 	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
 }
 
-/* Under rcu_read_lock(): whether @tgid left in this tick, and then its target and leader. */
+/*
+ * Under rcu_read_lock(): whether @tgid left in this tick, and then its
+ * target, and the process numbered @tgid now if its faults may be placed.
+ */
 static bool __mp3_faults_was_departed(pid_t tgid, u32 *target, struct task_struct **leader)
 {
 	const struct mp3_departed key = { .tgid = tgid }, *d;
@@ -491,8 +622,12 @@ static bool __mp3_faults_was_departed(pid_t tgid, u32 *target, struct task_struc
 	if (!d)
 		return false;
 	*target = d->target;
-	/* Alive if it left its target only; an exited one has no memory map. */
-	*leader = pid_task(find_pid_ns(tgid, &init_pid_ns), PIDTYPE_TGID);
+	/*
+	 * Alive if it left its target only; an exited one has no memory map,
+	 * and its number may be another process's now (its faults' owner
+	 * tells).
+	 */
+	*leader = d->place ? pid_task(find_pid_ns(tgid, &init_pid_ns), PIDTYPE_TGID) : NULL;
 	return true;
 }
 
@@ -506,6 +641,14 @@ static void __mp3_fault_run_begin(struct mp3_fault_run *run, pid_t tgid)
 			__mp3_faults_was_departed(tgid, &run->target, &leader);
 	if (!run->followed || !leader)
 		return;
+	/* Compared with the owners' held PIDs only. */
+	run->pid = task_tgid(leader);
+	/*
+	 * Read before the memory map, which an exec replaces first: an exec
+	 * in between gives the new map with the old generation, which only
+	 * faults taken in the new map carry (see struct mp3_fault).
+	 */
+	run->exec_id = READ_ONCE(leader->self_exec_id);
 	run->mm = get_task_mm(leader);
 	if (run->mm && !mmap_read_trylock(run->mm)) {
 		mmput_async(run->mm);

@@ -147,9 +147,11 @@ void __mp3_faults_unfollow(struct list_head *threads);
 void __mp3_faults_release(void);
 /*
  * A process with counters left in this tick's visits (exited, or left its
- * target): the faults it took since the last tick still go into records.
+ * target): the faults it took since the last tick still go into records,
+ * placed in its mappings if @place (and it still has its memory map),
+ * else all in its unresolved record: no mapping of it is looked at.
  */
-void __mp3_faults_departed(pid_t tgid, u32 target);
+void __mp3_faults_departed(pid_t tgid, u32 target, bool place);
 /* Each tick: the faults since the last one, as records. */
 void __mp3_faults_collect(void);
 /* Faults not placed since load: a CPU's buffer was full. */

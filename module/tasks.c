@@ -906,7 +906,7 @@ static bool __mp3_task_visit(struct mp3_task *entry, struct mp3_sample_values *v
 		return busy;
 	/* Its counters noted faults until it left: they go with this sample. */
 	if (!list_empty(&entry->fault_threads))
-		__mp3_faults_departed(pid_nr(entry->pid), entry->target);
+		__mp3_faults_departed(pid_nr(entry->pid), entry->target, true);
 	__mp3_tasks_remove(entry);
 	return false;
 }

@@ -52,6 +52,8 @@ void test_faults_lock_held(void);
 void test_faults_tree_joiner(void);
 void test_faults_comm_joiner(void);
 void test_faults_swap_in(void);
+void test_faults_exec_layout(void);
+void test_faults_pid_reuse(void);
 void test_tree_maps_short_lived(void);
 void test_tree_counts_children(void);
 void test_tree_after_idle(void);

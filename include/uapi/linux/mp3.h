@@ -210,10 +210,12 @@ struct mp3_classic_sample {
  * later while a writer holds the process's mmap lock at the samples
  * between; the sums agree over samples that end that long after the
  * process's last fault. Faults the sampler could not place (the address
- * space busy for 20 samples or gone, the address unmapped since, or taken
- * by a process that joined a target with "M" before its counters, which
- * the next sample creates) are in a record of kind MP3_MAPPING_UNRESOLVED,
- * start 0.
+ * space busy for 20 samples or gone, the address unmapped since, taken
+ * in a memory map the process no longer has (before an exec, or by an
+ * earlier process with the same PID: a fault is placed only in the map it
+ * was taken in), or taken by a process that joined a target with "M"
+ * before its counters, which the next sample creates) are in a record of
+ * kind MP3_MAPPING_UNRESOLVED, start 0.
  * The faults are those the kernel's software perf events see: every fault
  * counted in the COUNTS records except those taken on behalf of the process
  * without its registers (get_user_pages(): /proc/<pid>/mem,
