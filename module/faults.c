@@ -110,6 +110,21 @@ struct mp3_fault_thread {
 };
 
 /*
+ * What one process (tgid and target) put into the records of this tick,
+ * over all its runs: a process's faults may come in several runs (one a
+ * CPU, and another wherever they alternate with another process's), and
+ * its records are bounded per tick. Its faults not placed, and those of
+ * the mappings past the bound, go into one unresolved record at the end
+ * of the tick. Under mp3_lock, emptied at the end of each tick.
+ */
+struct mp3_fault_tally {
+	pid_t tgid;			/* 0: a free slot */
+	u32 target;
+	unsigned int records;		/* its mappings' records so far in this tick */
+	struct mp3_mapping_faults rest;	/* unresolved */
+};
+
+/*
  * The faults of one process that come in a row in the buffers, counted per
  * mapping and written out as records when the row ends, or when it has
  * counted in MP3_RUN_MAPPINGS mappings and meets another. The sampler's,
@@ -119,6 +134,7 @@ struct mp3_fault_run {
 	pid_t tgid;			/* 0: none yet */
 	bool followed;			/* registered with maps */
 	u32 target;
+	struct mp3_fault_tally *tally;	/* NULL: no room, its faults are dropped */
 	/* The process found by its number, and its memory map then: what a fault must match. */
 	struct pid *pid;
 	u64 exec_id;
@@ -130,7 +146,6 @@ struct mp3_fault_run {
 	unsigned int last;		/* the one the last fault was in */
 	const struct vm_area_struct *vmas[MP3_RUN_MAPPINGS];
 	struct mp3_mapping_faults counts[MP3_RUN_MAPPINGS];
-	struct mp3_mapping_faults unresolved;
 };
 
 /*
@@ -143,10 +158,34 @@ struct mp3_fault_run {
 static struct mp3_fault_cpu __percpu *mp3_fault_cpus;
 static LIST_HEAD(mp3_faults_unfollowed);
 static u64 mp3_faults_dropped_total;
+/* Faults summed into an unresolved record, their process's records at the bound. */
+static u64 mp3_faults_summed_total;
 
 /* The owners by id, and the last id given; under mp3_lock. */
 static DEFINE_HASHTABLE(mp3_fault_owners, 8);
 static u64 mp3_fault_owner_last;
+
+/*
+ * A process's mapping records in one tick, at most: MP3_FAULT_RECORDS_MAX
+ * less its unresolved record (the tally's) and the one tasks.c may write
+ * for the faults it took before its counters, in the tick that creates
+ * them (__mp3_task_record_unplaced()).
+ */
+#define MP3_TALLY_RECORDS (MP3_FAULT_RECORDS_MAX - 2)
+/* Processes with faults in one tick, at most; the faults of the others are dropped. */
+#define MP3_TALLY_MAX 4096
+#define MP3_TALLY_SLOTS (2 * MP3_TALLY_MAX)
+static_assert(MP3_TALLY_RECORDS >= 1);
+static_assert((MP3_TALLY_SLOTS & (MP3_TALLY_SLOTS - 1)) == 0);
+
+/*
+ * Open addressing by (tgid, target), half full at most; the slots used in
+ * this tick are listed in mp3_tally_used, to be written and emptied.
+ * Allocated with the buffers, under mp3_lock.
+ */
+static struct mp3_fault_tally *mp3_tally;
+static unsigned int *mp3_tally_used;
+static unsigned int mp3_nr_tally;
 
 /*
  * The faults that wait for their process's mmap lock, in the order they
@@ -215,11 +254,16 @@ static void mp3_faults_free_buffers(void)
 	kvfree(mp3_faults_waiting);
 	kvfree(mp3_faults_waiting_spare);
 	kvfree(mp3_departed);
+	kvfree(mp3_tally);
+	kvfree(mp3_tally_used);
 	mp3_faults_waiting = NULL;
 	mp3_faults_waiting_spare = NULL;
 	mp3_departed = NULL;
+	mp3_tally = NULL;
+	mp3_tally_used = NULL;
 	mp3_nr_waiting = 0;
 	mp3_nr_departed = 0;
+	mp3_nr_tally = 0;
 	if (!mp3_fault_cpus)
 		return;
 	for_each_possible_cpu(cpu) {
@@ -246,7 +290,10 @@ static int __mp3_faults_alloc_buffers(void)
 	mp3_faults_waiting_spare = kvcalloc(MP3_FAULTS_DEFERRED,
 					    sizeof(*mp3_faults_waiting_spare), GFP_KERNEL);
 	mp3_departed = kvcalloc(MP3_DEPARTED_MAX, sizeof(*mp3_departed), GFP_KERNEL);
-	if (!mp3_fault_cpus || !mp3_faults_waiting || !mp3_faults_waiting_spare || !mp3_departed) {
+	mp3_tally = kvcalloc(MP3_TALLY_SLOTS, sizeof(*mp3_tally), GFP_KERNEL);
+	mp3_tally_used = kvcalloc(MP3_TALLY_MAX, sizeof(*mp3_tally_used), GFP_KERNEL);
+	if (!mp3_fault_cpus || !mp3_faults_waiting || !mp3_faults_waiting_spare || !mp3_departed ||
+	    !mp3_tally || !mp3_tally_used) {
 		mp3_faults_free_buffers();
 		return -ENOMEM;
 	}
@@ -467,6 +514,11 @@ u64 mp3_faults_dropped(void)
 	return READ_ONCE(mp3_faults_dropped_total);
 }
 
+u64 mp3_faults_summed(void)
+{
+	return READ_ONCE(mp3_faults_summed_total);
+}
+
 /* As /proc/<pid>/maps names it (show_map_vma()). */
 static u32 mp3_mapping_kind(const struct vm_area_struct *vma)
 {
@@ -487,10 +539,73 @@ static bool mp3_vma_holds(const struct vm_area_struct *vma, unsigned long addr)
 	return vma->vm_start <= addr && addr < vma->vm_end;
 }
 
+static void __mp3_fault_sum(struct mp3_mapping_faults *into, const struct mp3_mapping_faults *m)
+{
+	into->minor = min_t(u64, (u64)into->minor + m->minor, U32_MAX);
+	into->major = min_t(u64, (u64)into->major + m->major, U32_MAX);
+}
+
+/* Within the bound, a record of @m; past it, @m is summed into the unresolved one. */
+static void __mp3_fault_tally_write(struct mp3_fault_tally *tally,
+				    const struct mp3_mapping_faults *m)
+{
+	if (tally->records < MP3_TALLY_RECORDS) {
+		tally->records++;
+		__mp3_buffer_record_faults(tally->tgid, tally->target, m);
+		return;
+	}
+	WRITE_ONCE(mp3_faults_summed_total, mp3_faults_summed_total + m->minor + m->major);
+	__mp3_fault_sum(&tally->rest, m);
+}
+
+static u32 mp3_tally_hash(pid_t tgid, u32 target)
+{
+	return hash_32((u32)tgid ^ hash_32(target, 32), ilog2(MP3_TALLY_SLOTS));
+}
+
+/* The tally of (@tgid, @target) in this tick, begun if new; NULL if MP3_TALLY_MAX are. */
+static struct mp3_fault_tally *__mp3_fault_tally(pid_t tgid, u32 target)
+{
+	u32 i = mp3_tally_hash(tgid, target);
+	struct mp3_fault_tally *t;
+
+	/* Never more than half full: the walk ends at a free slot. */
+	for (;; i = (i + 1) & (MP3_TALLY_SLOTS - 1)) {
+		t = &mp3_tally[i];
+		if (!t->tgid)
+			break;
+		if (t->tgid == tgid && t->target == target)
+			return t;
+	}
+	if (mp3_nr_tally == MP3_TALLY_MAX)
+		return NULL;
+	mp3_tally_used[mp3_nr_tally++] = i;
+	*t = (struct mp3_fault_tally) {
+		.tgid = tgid,
+		.target = target,
+		.rest.kind = MP3_MAPPING_UNRESOLVED,
+	};
+	return t;
+}
+
+/* At the end of the tick: each process's unresolved record; the tallies emptied. */
+static void __mp3_fault_tally_end(void)
+{
+	struct mp3_fault_tally *t;
+
+	for (unsigned int i = 0; i < mp3_nr_tally; i++) {
+		t = &mp3_tally[mp3_tally_used[i]];
+		if (t->rest.minor || t->rest.major)
+			__mp3_buffer_record_faults(t->tgid, t->target, &t->rest);
+		t->tgid = 0;
+	}
+	mp3_nr_tally = 0;
+}
+
 static void __mp3_fault_run_write(struct mp3_fault_run *run)
 {
 	for (unsigned int i = 0; i < run->nr; i++)
-		__mp3_buffer_record_faults(run->tgid, run->target, &run->counts[i]);
+		__mp3_fault_tally_write(run->tally, &run->counts[i]);
 	run->nr = 0;
 }
 
@@ -569,10 +684,14 @@ static void __mp3_fault_run_count(struct mp3_fault_run *run, const struct mp3_fa
 
 	if (run->busy && __mp3_fault_wait(f))
 		return;
+	if (!run->tally) {
+		mp3_faults_dropped_total++;
+		return;
+	}
 	if (run->mm && __mp3_fault_run_owns(run, f))
 		m = __mp3_fault_run_mapping(run, f->addr);
 	if (!m)
-		m = &run->unresolved;
+		m = &run->tally->rest;
 	if (f->major)
 		m->major++;
 	else
@@ -582,13 +701,10 @@ static void __mp3_fault_run_count(struct mp3_fault_run *run, const struct mp3_fa
 /* Writes out the run's counts; its address space is let go asynchronously. */
 static void __mp3_fault_run_end(struct mp3_fault_run *run)
 {
-	const struct mp3_mapping_faults *u = &run->unresolved;
-
 	if (!run->followed)
 		return;
-	__mp3_fault_run_write(run);
-	if (u->minor || u->major)
-		__mp3_buffer_record_faults(run->tgid, run->target, u);
+	if (run->tally)
+		__mp3_fault_run_write(run);
 	if (run->mm) {
 		mmap_read_unlock(run->mm);
 		mmput_async(run->mm);
@@ -639,7 +755,10 @@ static void __mp3_fault_run_begin(struct mp3_fault_run *run, pid_t tgid)
 	*run = (struct mp3_fault_run) { .tgid = tgid };
 	run->followed = mp3_tasks_maps(tgid, &run->target, &leader) ||
 			__mp3_faults_was_departed(tgid, &run->target, &leader);
-	if (!run->followed || !leader)
+	if (!run->followed)
+		return;
+	run->tally = __mp3_fault_tally(tgid, run->target);
+	if (!run->tally || !leader)
 		return;
 	/* Compared with the owners' held PIDs only. */
 	run->pid = task_tgid(leader);
@@ -701,6 +820,7 @@ void __mp3_faults_collect(void)
 		}
 		__mp3_fault_run_end(&run);
 		rcu_read_unlock();
+		__mp3_fault_tally_end();
 		mp3_nr_departed = 0;
 	}
 	__mp3_faults_release();

@@ -154,8 +154,13 @@ void __mp3_faults_release(void);
 void __mp3_faults_departed(pid_t tgid, u32 target, bool place);
 /* Each tick: the faults since the last one, as records. */
 void __mp3_faults_collect(void);
-/* Faults not placed since load: a CPU's buffer was full. */
+/*
+ * Faults not placed since load: a CPU's buffer was full, or more than
+ * 4096 processes took faults in one tick.
+ */
 u64 mp3_faults_dropped(void);
+/* Faults summed in their process's unresolved record since load: MP3_FAULT_RECORDS_MAX reached. */
+u64 mp3_faults_summed(void);
 /* At unload, once nothing is followed. */
 void mp3_faults_destroy(void);
 

@@ -1255,3 +1255,89 @@ void test_faults_pid_reuse(void)
 	       s.unresolved, REUSE_PAGES);
 }
 
+/* Mappings of one page each that faults_many_mappings touches: many times the bound. */
+#define MANY_MAPPINGS 2048
+/* Samples a faults_many_mappings run may span, at most. */
+#define MANY_SAMPLES_MAX 4096
+
+/*
+ * spawn_piped()'s child: MANY_MAPPINGS mappings of one page, kept apart by
+ * pages without access (else they would merge into one); on a byte, one
+ * fault in each, then it says so.
+ */
+static void many_mappings_child(int go, int back)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *p = map_region(2 * MANY_MAPPINGS);
+
+	for (unsigned long i = 0; i < MANY_MAPPINGS; i++)
+		if (mprotect(p + (2 * i + 1) * page, page, PROT_NONE))
+			_exit(6);
+	child_waits(go);
+	for (unsigned long i = 0; i < MANY_MAPPINGS; i++)
+		p[2 * i * page] = 1;
+	child_done(back, (uintptr_t)p);
+}
+
+struct per_sample {
+	pid_t tgid;
+	uint64_t from;
+	uint32_t records[MANY_SAMPLES_MAX];	/* faults records of tgid in sample from + i */
+	struct fault_sums sums;
+};
+
+static void count_per_sample(void *ctx, const struct mp3_proc_record *r)
+{
+	struct per_sample *s = ctx;
+
+	add_fault_record(&s->sums, r);
+	if (r->tgid == (uint32_t)s->tgid && r->type == MP3_RECORD_FAULTS &&
+	    r->sample - s->from < MANY_SAMPLES_MAX)
+		s->records[r->sample - s->from]++;
+}
+
+/*
+ * Issue 42, 5: a process that faults in many mappings in one period has
+ * at most MP3_FAULT_RECORDS_MAX faults records in a sample (the faults of
+ * the mappings beyond summed in its unresolved record, and counted in the
+ * header's faults_summed): it cannot wipe the other readers' records out
+ * of the ring. No fault is lost.
+ */
+void test_faults_many_mappings(void)
+{
+	char *status_argv[] = { "./pfprofctl", "status", NULL };
+	static struct per_sample s;
+	struct proc_stat before, after;
+	struct maps_child c;
+	uint64_t summed, to;
+	uint32_t most = 0;
+	uintptr_t addr;
+
+	maps_child_start(&c, many_mappings_child, NULL, 0);
+	summed = c.ring.hdr->faults_summed;
+	read_pid_stat(c.pid, &before);
+	maps_child_go(&c, "g");
+	maps_child_hear(&c, &addr, sizeof(addr));
+	read_pid_stat(c.pid, &after);
+	s = (struct per_sample){ .tgid = c.pid, .from = c.from, .sums.tgid = c.pid };
+	to = wait_head(&c.ring, mp3ring_head(&c.ring) + 3, 2000);
+	expect(to - c.from <= MANY_SAMPLES_MAX, "%" PRIu64 " samples", to - c.from);
+	for_each_record_between(&c.ring, c.from, to, count_per_sample, &s);
+	for (uint64_t i = 0; i < to - c.from; i++)
+		most = s.records[i] > most ? s.records[i] : most;
+	summed = c.ring.hdr->faults_summed - summed;
+	printf("  faults_many_mappings: %d mappings touched; at most %u faults records in a"
+	       " sample; %" PRIu64 "/%" PRIu64 " in faults records (%u unresolved records),"
+	       " %" PRIu64 " summed; counts %" PRIu64 "/%" PRIu64 "\n", MANY_MAPPINGS, most,
+	       s.sums.faults_minor, s.sums.faults_major, s.sums.unresolved, summed,
+	       s.sums.counts_minor, s.sums.counts_major);
+	expect(most <= MP3_FAULT_RECORDS_MAX, "%u faults records in one sample, at most %d",
+	       most, MP3_FAULT_RECORDS_MAX);
+	expect(summed > 0, "nothing counted in faults_summed");
+	expect_all_recorded("faults_many_mappings", &s.sums, &before, &after);
+	run_program(status_argv, "/tmp/mp3-status.out");
+	show_file("/tmp/mp3-status.out", "  faults_many_mappings| ");
+	expect(file_contains("/tmp/mp3-status.out", "counted as not placed"),
+	       "pfprofctl status does not say the faults summed");
+	maps_child_end(&c);
+}
