@@ -19,6 +19,7 @@
 #include <linux/list.h>
 #include <linux/magic.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/perf_event.h>
 #include <linux/percpu.h>
 #include <linux/pid.h>
@@ -403,44 +404,121 @@ static int __mp3_fault_thread_add(struct task_struct *task, struct list_head *th
 	return 0;
 }
 
-static bool mp3_fault_thread_followed(const struct task_struct *task,
-				      const struct list_head *threads)
-{
-	const struct mp3_fault_thread *thread;
+/*
+ * Threads given counters in one call, at most: a process with more, or
+ * that creates them faster than counters are made, is refused (EAGAIN,
+ * mp3.h); for "M" the rest come at the next ticks. A parameter so that the
+ * guest tests can reach it with a few threads.
+ */
+static unsigned int maps_threads_max = 8192;
+module_param(maps_threads_max, uint, 0444);
+MODULE_PARM_DESC(maps_threads_max,
+		 "Threads of one process given fault counters at once, at most (default 8192)");
 
-	/* The counter holds its task: the pointer is not reused meanwhile. */
-	list_for_each_entry(thread, threads, node)
-		if (thread->minor->hw.target == task)
-			return true;
-	return false;
+/* Walks of a process's threads in one call, at most: see __mp3_faults_follow(). */
+#define MP3_FOLLOW_WALKS 16
+
+static int mp3_task_ptr_cmp(const void *a, const void *b)
+{
+	const struct task_struct *x = *(const struct task_struct * const *)a;
+	const struct task_struct *y = *(const struct task_struct * const *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 /*
- * A thread of @leader's process without counters of ours, held; NULL if
- * none. Exiting threads are passed over: perf refuses them counters once
- * they exit (ESRCH), and they take no fault after exit_mm().
+ * The tasks of @threads, sorted, in *@sorted (kvfree() it); their number.
+ * The counters hold their tasks: the pointers are not reused meanwhile.
  */
-static struct task_struct *mp3_fault_next_thread(struct task_struct *leader,
-						 const struct list_head *threads)
+static int mp3_fault_threads_sorted(const struct list_head *threads,
+				    const struct task_struct ***sorted, unsigned int *nr)
 {
-	struct task_struct *t, *found = NULL;
+	const struct mp3_fault_thread *thread;
+	unsigned int n = 0;
 
-	rcu_read_lock();
-	for_each_thread(leader, t) {
-		if (!(t->flags & PF_EXITING) && !mp3_fault_thread_followed(t, threads)) {
-			found = get_task_struct(t);
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return found;
+	list_for_each_entry(thread, threads, node)
+		n++;
+	*sorted = kvmalloc_array(max(n, 1U), sizeof(**sorted), GFP_KERNEL);
+	if (!*sorted)
+		return -ENOMEM;
+	n = 0;
+	list_for_each_entry(thread, threads, node)
+		(*sorted)[n++] = thread->minor->hw.target;
+	sort(*sorted, n, sizeof(**sorted), mp3_task_ptr_cmp, NULL);
+	*nr = n;
+	return 0;
 }
 
+/*
+ * Up to @max threads of @leader's process without counters on @threads,
+ * held, into @found; their number. Exiting threads are passed over: perf
+ * refuses them counters once they exit (ESRCH), and they take no fault
+ * after exit_mm(). One walk, a binary search per thread.
+ */
+static int mp3_fault_unfollowed(struct task_struct *leader, const struct list_head *threads,
+				struct task_struct **found, unsigned int max)
+{
+	const struct task_struct **sorted;
+	struct task_struct *t;
+	unsigned int nr, n = 0;
+	int err;
+
+	err = mp3_fault_threads_sorted(threads, &sorted, &nr);
+	if (err)
+		return err;
+	rcu_read_lock();
+	for_each_thread(leader, t) {
+		if (n == max)
+			break;
+		if (t->flags & PF_EXITING ||
+		    bsearch(&t, sorted, nr, sizeof(*sorted), mp3_task_ptr_cmp))
+			continue;
+		found[n++] = get_task_struct(t);
+	}
+	rcu_read_unlock();
+	kvfree(sorted);
+	return n;
+}
+
+/*
+ * Counters for the @n threads in @found, each let go. Stops at the first
+ * error but ESRCH (the thread began exiting since: passed over), or when
+ * the writer is being killed (EINTR); others run between two threads.
+ */
+static int __mp3_fault_threads_add(struct task_struct **found, unsigned int n,
+				   struct list_head *threads, struct mp3_fault_owner *owner)
+{
+	int err = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (!err && fatal_signal_pending(current))
+			err = -EINTR;
+		if (!err) {
+			err = __mp3_fault_thread_add(found[i], threads, owner);
+			if (err == -ESRCH)
+				err = 0;
+			cond_resched();
+		}
+		put_task_struct(found[i]);
+	}
+	return err;
+}
+
+/*
+ * Walks until a walk finds every thread with counters: one created during
+ * a walk by a thread that had them inherited them (and gets ours too: the
+ * handler takes the fault that both see once), one created by a thread
+ * that had none yet is found by the next. Each walk is O(n log n) in the
+ * threads; at most MP3_FOLLOW_WALKS of them, and maps_threads_max threads
+ * given counters in all: a process that creates threads faster than they
+ * get counters would keep this going, under mp3_lock, for ever.
+ */
 int __mp3_faults_follow(struct task_struct *leader, struct list_head *threads)
 {
 	struct mp3_fault_owner *owner;
-	struct task_struct *task;
-	int err;
+	struct task_struct **found;
+	unsigned int walks, tried = 0, room;
+	int n, err;
 
 	lockdep_assert_held(&mp3_lock);
 
@@ -454,21 +532,41 @@ int __mp3_faults_follow(struct task_struct *leader, struct list_head *threads)
 	} else {
 		owner = list_first_entry(threads, struct mp3_fault_thread, node)->owner;
 	}
-	/* Held across the walk: freed below if no thread took it. */
+	/* Held across the walks: freed below if no thread took it. */
 	owner->nr_threads++;
-	/*
-	 * Until every thread has counters: one created meanwhile by a thread
-	 * that had them inherited them, and the handler takes the fault that
-	 * both see once.
-	 */
-	while ((task = mp3_fault_next_thread(leader, threads))) {
-		err = __mp3_fault_thread_add(task, threads, owner);
-		put_task_struct(task);
-		/* ESRCH: it began exiting since; it is passed over now. */
-		if (err && err != -ESRCH)
+	for (walks = 0;; walks++) {
+		/* One more than allowed: finding it is enough to refuse. */
+		room = min_t(u64, READ_ONCE(leader->signal->nr_threads) + 16U,
+			     (u64)maps_threads_max - tried + 1);
+		found = kvmalloc_array(room, sizeof(*found), GFP_KERNEL);
+		if (!found) {
+			err = -ENOMEM;
+			goto put_owner;
+		}
+		n = mp3_fault_unfollowed(leader, threads, found, room);
+		/* None left (or no memory for the walk): done. */
+		if (n <= 0) {
+			err = n;
+			goto free_found;
+		}
+		if (walks == MP3_FOLLOW_WALKS || tried + n > maps_threads_max) {
+			/* None of these is given counters: the refusal costs none. */
+			err = -EAGAIN;
+			goto put_found;
+		}
+		tried += n;
+		/* Lets each of them go. */
+		err = __mp3_fault_threads_add(found, n, threads, owner);
+		kvfree(found);
+		if (err)
 			goto put_owner;
 	}
-	err = 0;
+
+put_found:
+	while (n--)
+		put_task_struct(found[n]);
+free_found:
+	kvfree(found);
 put_owner:
 	__mp3_fault_owner_put(owner);
 	return err;

@@ -1341,3 +1341,104 @@ void test_faults_many_mappings(void)
 	       "pfprofctl status does not say the faults summed");
 	maps_child_end(&c);
 }
+
+/* maps_threads_max in faults_threads_max's load of the module. */
+#define THREADS_MAX_PARAM 64
+#define THREADS_MAX_PAGES 50
+
+static unsigned int nr_blocked_threads;
+
+/* Waits for a byte on the pipe it is given, then touches THREADS_MAX_PAGES pages of its own. */
+static void *blocked_toucher(void *go_fd)
+{
+	char go;
+
+	if (read(*(int *)go_fd, &go, 1) != 1)
+		_exit(7);
+	touch_region(map_region(THREADS_MAX_PAGES), THREADS_MAX_PAGES);
+	return NULL;
+}
+
+/*
+ * spawn_piped()'s child: nr_blocked_threads threads besides the main one,
+ * each waiting for a byte of its own; it says how many once they are all
+ * there, then waits for them to end and says so.
+ */
+static void blocked_threads_child(int go, int back)
+{
+	static pthread_t threads[4 * THREADS_MAX_PARAM];
+	static int go_fd;
+	pthread_attr_t attr;
+
+	go_fd = go;
+	if (pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, 64 * 1024))
+		_exit(6);
+	for (unsigned int i = 0; i < nr_blocked_threads; i++)
+		if (pthread_create(&threads[i], &attr, blocked_toucher, &go_fd))
+			_exit(8);
+	child_says(back, nr_blocked_threads);
+	for (unsigned int i = 0; i < nr_blocked_threads; i++)
+		pthread_join(threads[i], NULL);
+	child_done(back, 0);
+}
+
+static pid_t spawn_blocked_threads(unsigned int n, int *go, int *back)
+{
+	uintptr_t said;
+	pid_t pid;
+
+	nr_blocked_threads = n;
+	pid = spawn_piped(blocked_threads_child, go, back);
+	expect(read(*back, &said, sizeof(said)) == sizeof(said) && said == n,
+	       "the child did not start its %u threads", n);
+	return pid;
+}
+
+/*
+ * Issue 42, 7: the counters of a process's threads are made in walks of
+ * O(n log n), and no more than maps_threads_max threads get them in one
+ * registration: a process with more is refused with EAGAIN (before, the
+ * walks were cubic in the threads, under mp3_lock, and a process that
+ * kept creating threads was never done with). One with fewer is followed,
+ * each of its threads' faults placed.
+ */
+void test_faults_threads_max(void)
+{
+	struct proc_stat before, after;
+	struct fault_sums sums = {};
+	struct maps_child c;
+	char cmd[64], all[2 * THREADS_MAX_PARAM];
+	uintptr_t word;
+	int go, back;
+	pid_t big;
+
+	big = spawn_blocked_threads(2 * THREADS_MAX_PARAM, &go, &back);
+	snprintf(cmd, sizeof(cmd), "R %d maps", (int)big);
+	expect_errno(status_write(cmd), EAGAIN, "R maps of a process of more than"
+		     " maps_threads_max threads");
+	expect(!status_lists(big), "the refused process is listed");
+	kill_and_reap(big);
+	close(go);
+	close(back);
+
+	/* The main thread and THREADS_MAX_PARAM - 1 others: at the bound. */
+	nr_blocked_threads = THREADS_MAX_PARAM - 1;
+	maps_child_start(&c, blocked_threads_child, &word, sizeof(word));
+	read_pid_stat(c.pid, &before);
+	memset(all, 'g', sizeof(all));
+	expect(write(c.go, all, THREADS_MAX_PARAM - 1) == THREADS_MAX_PARAM - 1,
+	       "telling the threads to go: %s", strerror(errno));
+	maps_child_hear(&c, &word, sizeof(word));
+	read_pid_stat(c.pid, &after);
+	maps_child_records(&c, &sums);
+	printf("  faults_threads_max: %d threads refused; %d followed: %" PRIu64 "/%" PRIu64
+	       " in %u records, %u unresolved; counts %" PRIu64 "/%" PRIu64 "\n",
+	       2 * THREADS_MAX_PARAM + 1, THREADS_MAX_PARAM, sums.faults_minor,
+	       sums.faults_major, sums.fault_records, sums.unresolved, sums.counts_minor,
+	       sums.counts_major);
+	expect(sums.faults_minor >= (THREADS_MAX_PARAM - 1) * THREADS_MAX_PAGES,
+	       "%" PRIu64 " minor faults, %d pages touched", sums.faults_minor,
+	       (THREADS_MAX_PARAM - 1) * THREADS_MAX_PAGES);
+	expect_all_recorded("faults_threads_max", &sums, &before, &after);
+	maps_child_end(&c);
+}

@@ -55,6 +55,7 @@ void test_faults_swap_in(void);
 void test_faults_exec_layout(void);
 void test_faults_pid_reuse(void);
 void test_faults_many_mappings(void);
+void test_faults_threads_max(void);
 void test_tree_maps_short_lived(void);
 void test_tree_counts_children(void);
 void test_tree_after_idle(void);

@@ -61,7 +61,12 @@
  *   (X: no process, cgroup nor name of that target; C: no such cgroup),
  *   EEXIST (C, N: that cgroup or name has that target already), EBUSY (C,
  *   N: another cgroup or name has that target: "X" it first), ENOSPC (C:
- *   MP3_CGROUPS_MAX cgroups are followed already; N: MP3_COMMS_MAX names).
+ *   MP3_CGROUPS_MAX cgroups are followed already; N: MP3_COMMS_MAX names),
+ *   EAGAIN ("R <pid> maps", "M": a process needed counters for more
+ *   threads in one go than the module's maps_threads_max parameter, 8192
+ *   by default, allows, or kept creating threads while they were made;
+ *   "R" is refused, "M" makes the rest at the next samples), EINTR ("R
+ *   <pid> maps", "M": the writer was killed while counters were made).
  *   A process matching several cgroups and names joins the target added
  *   first.
  *   A tree's descendants are judged like its root, by the opener's
