@@ -1196,10 +1196,11 @@ static void add_reuse_record(void *ctx, const struct mp3_proc_record *r)
 /*
  * One try: a process registered with maps touches a region and exits; a
  * new one gets its PID and maps the same addresses, before the next
- * sample. False if a sample came between the first touch and the new
- * process's mapping, or the PID was not reused.
+ * sample, and is registered with maps too if register_new. False if a
+ * sample came between the first touch and then, or the PID was not
+ * reused.
  */
-static bool pid_reuse_try(struct reuse_sums *s)
+static bool pid_reuse_try(struct reuse_sums *s, bool register_new)
 {
 	struct maps_child c;
 	uintptr_t addr;
@@ -1214,6 +1215,8 @@ static bool pid_reuse_try(struct reuse_sums *s)
 	expect(waitpid(c.pid, NULL, 0) == c.pid, "waitpid: %s", strerror(errno));
 	set_last_pid(c.pid - 1);
 	reuser = spawn_reuser(addr);
+	if (register_new && reuser == c.pid)
+		register_maps(reuser);
 	ok = reuser == c.pid && mp3ring_head(&c.ring) == quiet;
 	if (ok) {
 		*s = (struct reuse_sums){ .tgid = c.pid, .region_start = addr };
@@ -1227,32 +1230,43 @@ static bool pid_reuse_try(struct reuse_sums *s)
 	return ok;
 }
 
+/* pid_reuse_try() until a try tells something; then what it tells. */
+static void expect_pid_reuse_unresolved(bool register_new)
+{
+	const char *how = register_new ? "registered with maps" : "not registered";
+	struct reuse_sums s = {};
+	bool quiet = false;
+
+	for (int i = 0; i < QUIET_TRIES && !quiet; i++)
+		quiet = pid_reuse_try(&s, register_new);
+	expect(quiet, "no PID reuse without a sample in between in %d tries", QUIET_TRIES);
+	printf("  faults_pid_reuse: PID %d reused by a process %s; the old process's faults: %"
+	       PRIu64 " unresolved, %" PRIu64 " in the new one's region, %" PRIu64
+	       " elsewhere\n", (int)s.tgid, how, s.unresolved, s.in_region, s.other);
+	expect(!s.in_region && !s.other, "%" PRIu64 " faults placed in the mappings of the new"
+	       " process, %s", s.in_region + s.other, how);
+	expect(s.unresolved >= REUSE_PAGES, "%" PRIu64 " faults unresolved, %d pages touched",
+	       s.unresolved, REUSE_PAGES);
+}
+
 /*
  * Issue 42, 1: a process registered with maps takes faults and exits;
  * before the next sample a new process gets its PID and maps the same
- * addresses. The old process's faults must not be placed in the new one's
- * mappings: its memory map is gone, they are unresolved.
+ * addresses: not registered (the faults of the process that left are
+ * placed by its number), then registered with maps. The old process's
+ * faults must not be placed in the new one's mappings: its memory map is
+ * gone, they are unresolved.
  */
 void test_faults_pid_reuse(void)
 {
 	pid_t anchor = spawn_sleeper();
-	struct reuse_sums s = {};
-	bool quiet = false;
 
 	/* Keeps the sampler running once the old process is gone. */
 	expect_ok(status_cmd('R', anchor), "R anchor");
-	for (int i = 0; i < QUIET_TRIES && !quiet; i++)
-		quiet = pid_reuse_try(&s);
+	expect_pid_reuse_unresolved(false);
+	expect_pid_reuse_unresolved(true);
 	expect_ok(status_cmd('U', anchor), "U anchor");
 	kill_and_reap(anchor);
-	expect(quiet, "no PID reuse without a sample in between in %d tries", QUIET_TRIES);
-	printf("  faults_pid_reuse: PID %d reused; the old process's faults: %" PRIu64
-	       " unresolved, %" PRIu64 " in the new one's region, %" PRIu64 " elsewhere\n",
-	       (int)s.tgid, s.unresolved, s.in_region, s.other);
-	expect(!s.in_region && !s.other, "%" PRIu64 " faults placed in the new process's"
-	       " mappings", s.in_region + s.other);
-	expect(s.unresolved >= REUSE_PAGES, "%" PRIu64 " faults unresolved, %d pages touched",
-	       s.unresolved, REUSE_PAGES);
 }
 
 /* Mappings of one page each that faults_many_mappings touches: many times the bound. */
