@@ -280,6 +280,7 @@ static void __mp3_header_account(u64 cost_ns)
 	WRITE_ONCE(hdr->follow_skipped, mp3_follow_skipped());
 	WRITE_ONCE(hdr->follow_missed, mp3_follow_missed());
 	WRITE_ONCE(hdr->faults_dropped, mp3_faults_dropped());
+	WRITE_ONCE(hdr->faults_summed, mp3_faults_summed());
 }
 
 void __mp3_buffer_publish(const struct mp3_sample_values *values, u64 cost_ns)

@@ -15,9 +15,11 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
+#include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/magic.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/perf_event.h>
 #include <linux/percpu.h>
 #include <linux/pid.h>
@@ -45,11 +47,43 @@
 /* Processes with maps leaving in one tick whose last faults are placed, at most. */
 #define MP3_DEPARTED_MAX 4096
 
+/*
+ * Which memory map a fault was taken in, so that it is placed in that one
+ * only (not in the one an exec installed since, nor in a process that has
+ * its PID since): its process's owner (below), the task's exec generation
+ * and the memory map's address. The address alone is no identity (a map
+ * freed and another allocated there); neither is the exec generation
+ * (execs are counted per task, and inherited), nor the PID. Together with
+ * the owner they are: within one process and one exec generation there is
+ * one memory map, but for a moment in exec (the new map installed, the
+ * generation not yet counted) where the two maps are both allocated, so
+ * differ by address.
+ */
 struct mp3_fault {
 	unsigned long addr;	/* 0: the event gave none */
+	u64 owner;		/* mp3_fault_owner.id of the counter that saw it */
+	u64 exec_id;		/* the task's self_exec_id */
+	const struct mm_struct *mm;	/* compared, never dereferenced */
 	pid_t tgid;		/* in the initial PID namespace */
 	bool major;
 	u8 ticks;		/* ticks it waited for the mmap lock */
+};
+
+/*
+ * The process one entry's counters were made for, the context of its
+ * counters' overflow handler (perf gives it to the counters the threads
+ * inherit too). Its id is never reused, and its PID is held, so that
+ * nobody else has it: a fault noted with this id is this process's, and
+ * the process found by a number at the tick is this one if it has this
+ * PID. Lives as long as counters hold it, then a grace period (a handler
+ * may still be reading id); on mp3_fault_owners meanwhile, under mp3_lock.
+ */
+struct mp3_fault_owner {
+	u64 id;
+	struct pid *pid;
+	unsigned int nr_threads;	/* mp3_fault_threads holding it */
+	struct hlist_node node;
+	struct rcu_head rcu;
 };
 
 struct mp3_fault_cpu {
@@ -73,6 +107,22 @@ struct mp3_fault_thread {
 	struct list_head node;
 	struct perf_event *minor;
 	struct perf_event *major;
+	struct mp3_fault_owner *owner;	/* the same for every thread of the list */
+};
+
+/*
+ * What one process (tgid and target) put into the records of this tick,
+ * over all its runs: a process's faults may come in several runs (one a
+ * CPU, and another wherever they alternate with another process's), and
+ * its records are bounded per tick. Its faults not placed, and those of
+ * the mappings past the bound, go into one unresolved record at the end
+ * of the tick. Under mp3_lock, emptied at the end of each tick.
+ */
+struct mp3_fault_tally {
+	pid_t tgid;			/* 0: a free slot */
+	u32 target;
+	unsigned int records;		/* its mappings' records so far in this tick */
+	struct mp3_mapping_faults rest;	/* unresolved */
 };
 
 /*
@@ -85,13 +135,18 @@ struct mp3_fault_run {
 	pid_t tgid;			/* 0: none yet */
 	bool followed;			/* registered with maps */
 	u32 target;
+	struct mp3_fault_tally *tally;	/* NULL: no room, its faults are dropped */
+	/* The process found by its number, and its memory map then: what a fault must match. */
+	struct pid *pid;
+	u64 exec_id;
+	u64 owner;			/* an owner id found to have that pid; 0: none yet */
+	u64 refused;			/* the last one found not to */
 	struct mm_struct *mm;		/* read-locked; NULL: its faults are not placed */
 	bool busy;			/* a writer held the mmap lock: faults wait */
 	unsigned int nr;		/* mappings counted in */
 	unsigned int last;		/* the one the last fault was in */
 	const struct vm_area_struct *vmas[MP3_RUN_MAPPINGS];
 	struct mp3_mapping_faults counts[MP3_RUN_MAPPINGS];
-	struct mp3_mapping_faults unresolved;
 };
 
 /*
@@ -104,6 +159,34 @@ struct mp3_fault_run {
 static struct mp3_fault_cpu __percpu *mp3_fault_cpus;
 static LIST_HEAD(mp3_faults_unfollowed);
 static u64 mp3_faults_dropped_total;
+/* Faults summed into an unresolved record, their process's records at the bound. */
+static u64 mp3_faults_summed_total;
+
+/* The owners by id, and the last id given; under mp3_lock. */
+static DEFINE_HASHTABLE(mp3_fault_owners, 8);
+static u64 mp3_fault_owner_last;
+
+/*
+ * A process's mapping records in one tick, at most: MP3_FAULT_RECORDS_MAX
+ * less its unresolved record (the tally's) and the one tasks.c may write
+ * for the faults it took before its counters, in the tick that creates
+ * them (__mp3_task_record_unplaced()).
+ */
+#define MP3_TALLY_RECORDS (MP3_FAULT_RECORDS_MAX - 2)
+/* Processes with faults in one tick, at most; the faults of the others are dropped. */
+#define MP3_TALLY_MAX 4096
+#define MP3_TALLY_SLOTS (2 * MP3_TALLY_MAX)
+static_assert(MP3_TALLY_RECORDS >= 1);
+static_assert((MP3_TALLY_SLOTS & (MP3_TALLY_SLOTS - 1)) == 0);
+
+/*
+ * Open addressing by (tgid, target), half full at most; the slots used in
+ * this tick are listed in mp3_tally_used, to be written and emptied.
+ * Allocated with the buffers, under mp3_lock.
+ */
+static struct mp3_fault_tally *mp3_tally;
+static unsigned int *mp3_tally_used;
+static unsigned int mp3_nr_tally;
 
 /*
  * The faults that wait for their process's mmap lock, in the order they
@@ -124,6 +207,7 @@ static unsigned int mp3_nr_waiting;
 struct mp3_departed {
 	pid_t tgid;
 	u32 target;
+	bool place;	/* false: all its faults are unresolved */
 };
 
 static struct mp3_departed *mp3_departed;
@@ -132,6 +216,8 @@ static unsigned int mp3_nr_departed;
 static void mp3_fault_note(struct perf_event *event, struct perf_sample_data *data,
 			   struct pt_regs *regs)
 {
+	/* Freed a grace period after its counters: this handler runs in an RCU section. */
+	const struct mp3_fault_owner *owner = event->overflow_handler_context;
 	struct mp3_fault_cpu *cpu = this_cpu_ptr(mp3_fault_cpus);
 	/* mm_account_fault() counted the fault in the task before the event. */
 	unsigned long fault = current->min_flt + current->maj_flt;
@@ -151,6 +237,10 @@ static void mp3_fault_note(struct perf_event *event, struct perf_sample_data *da
 	}
 	cpu->filling[cpu->len++] = (struct mp3_fault) {
 		.addr = data->sample_flags & PERF_SAMPLE_ADDR ? data->addr : 0,
+		.owner = owner->id,
+		/* Written by current only: no tearing to fear from its own read. */
+		.exec_id = current->self_exec_id,
+		.mm = current->mm,
 		.tgid = current->tgid,
 		.major = event->attr.config == PERF_COUNT_SW_PAGE_FAULTS_MAJ,
 	};
@@ -165,11 +255,16 @@ static void mp3_faults_free_buffers(void)
 	kvfree(mp3_faults_waiting);
 	kvfree(mp3_faults_waiting_spare);
 	kvfree(mp3_departed);
+	kvfree(mp3_tally);
+	kvfree(mp3_tally_used);
 	mp3_faults_waiting = NULL;
 	mp3_faults_waiting_spare = NULL;
 	mp3_departed = NULL;
+	mp3_tally = NULL;
+	mp3_tally_used = NULL;
 	mp3_nr_waiting = 0;
 	mp3_nr_departed = 0;
+	mp3_nr_tally = 0;
 	if (!mp3_fault_cpus)
 		return;
 	for_each_possible_cpu(cpu) {
@@ -196,7 +291,10 @@ static int __mp3_faults_alloc_buffers(void)
 	mp3_faults_waiting_spare = kvcalloc(MP3_FAULTS_DEFERRED,
 					    sizeof(*mp3_faults_waiting_spare), GFP_KERNEL);
 	mp3_departed = kvcalloc(MP3_DEPARTED_MAX, sizeof(*mp3_departed), GFP_KERNEL);
-	if (!mp3_fault_cpus || !mp3_faults_waiting || !mp3_faults_waiting_spare || !mp3_departed) {
+	mp3_tally = kvcalloc(MP3_TALLY_SLOTS, sizeof(*mp3_tally), GFP_KERNEL);
+	mp3_tally_used = kvcalloc(MP3_TALLY_MAX, sizeof(*mp3_tally_used), GFP_KERNEL);
+	if (!mp3_fault_cpus || !mp3_faults_waiting || !mp3_faults_waiting_spare || !mp3_departed ||
+	    !mp3_tally || !mp3_tally_used) {
 		mp3_faults_free_buffers();
 		return -ENOMEM;
 	}
@@ -213,7 +311,8 @@ static int __mp3_faults_alloc_buffers(void)
 	return 0;
 }
 
-static struct perf_event *mp3_fault_counter(struct task_struct *task, u64 config)
+static struct perf_event *mp3_fault_counter(struct task_struct *task, u64 config,
+					    struct mp3_fault_owner *owner)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -225,16 +324,52 @@ static struct perf_event *mp3_fault_counter(struct task_struct *task, u64 config
 		.inherit_thread = 1,
 	};
 
-	return perf_event_create_kernel_counter(&attr, -1, task, mp3_fault_note, NULL);
+	return perf_event_create_kernel_counter(&attr, -1, task, mp3_fault_note, owner);
 }
 
-static void mp3_fault_thread_release(struct mp3_fault_thread *thread)
+/* An owner for the process whose thread-group leader is @leader; NULL without memory. */
+static struct mp3_fault_owner *__mp3_fault_owner_create(struct task_struct *leader)
+{
+	struct mp3_fault_owner *owner = kzalloc(sizeof(*owner), GFP_KERNEL);
+
+	if (!owner)
+		return NULL;
+	/* 2^64 registrations: never wraps, so never reused. */
+	owner->id = ++mp3_fault_owner_last;
+	owner->pid = get_pid(task_tgid(leader));
+	hash_add(mp3_fault_owners, &owner->node, owner->id);
+	return owner;
+}
+
+/* Once no counter holds it: no fault noted with its id is placed from now on. */
+static void __mp3_fault_owner_put(struct mp3_fault_owner *owner)
+{
+	if (--owner->nr_threads)
+		return;
+	hash_del(&owner->node);
+	put_pid(owner->pid);
+	/* A handler that began before its counter was released may still read id. */
+	kfree_rcu(owner, rcu);
+}
+
+static const struct mp3_fault_owner *__mp3_fault_owner_find(u64 id)
+{
+	struct mp3_fault_owner *owner;
+
+	hash_for_each_possible(mp3_fault_owners, owner, node, id)
+		if (owner->id == id)
+			return owner;
+	return NULL;
+}
+
+static void __mp3_fault_thread_release(struct mp3_fault_thread *thread)
 {
 	/* Also tears down the counters the thread's later threads inherited. */
 	perf_event_release_kernel(thread->minor);
 	/* None if perf refused it (mp3_fault_thread_add()). */
 	if (thread->major)
 		perf_event_release_kernel(thread->major);
+	__mp3_fault_owner_put(thread->owner);
 	kfree(thread);
 }
 
@@ -245,83 +380,196 @@ static void mp3_fault_thread_release(struct mp3_fault_thread *thread)
  * thread's major faults then go uncounted; perf refuses the second counter
  * mostly to a thread that has exited (ESRCH), which faults no more.
  */
-static int mp3_fault_thread_add(struct task_struct *task, struct list_head *threads)
+static int __mp3_fault_thread_add(struct task_struct *task, struct list_head *threads,
+				  struct mp3_fault_owner *owner)
 {
 	struct mp3_fault_thread *thread = kzalloc(sizeof(*thread), GFP_KERNEL);
 	struct perf_event *event;
 
 	if (!thread)
 		return -ENOMEM;
-	event = mp3_fault_counter(task, PERF_COUNT_SW_PAGE_FAULTS_MIN);
+	event = mp3_fault_counter(task, PERF_COUNT_SW_PAGE_FAULTS_MIN, owner);
 	if (IS_ERR(event)) {
 		kfree(thread);
 		return PTR_ERR(event);
 	}
 	thread->minor = event;
+	thread->owner = owner;
+	owner->nr_threads++;
 	list_add_tail(&thread->node, threads);
-	event = mp3_fault_counter(task, PERF_COUNT_SW_PAGE_FAULTS_MAJ);
+	event = mp3_fault_counter(task, PERF_COUNT_SW_PAGE_FAULTS_MAJ, owner);
 	if (IS_ERR(event))
 		return PTR_ERR(event);
 	thread->major = event;
 	return 0;
 }
 
-static bool mp3_fault_thread_followed(const struct task_struct *task,
-				      const struct list_head *threads)
-{
-	const struct mp3_fault_thread *thread;
+/*
+ * Threads given counters in one call, at most: a process with more, or
+ * that creates them faster than counters are made, is refused (EAGAIN,
+ * mp3.h); for "M" the rest come at the next ticks. A parameter so that the
+ * guest tests can reach it with a few threads.
+ */
+static unsigned int maps_threads_max = 8192;
+module_param(maps_threads_max, uint, 0444);
+MODULE_PARM_DESC(maps_threads_max,
+		 "Threads of one process given fault counters at once, at most (default 8192)");
 
-	/* The counter holds its task: the pointer is not reused meanwhile. */
-	list_for_each_entry(thread, threads, node)
-		if (thread->minor->hw.target == task)
-			return true;
-	return false;
+/* Walks of a process's threads in one call, at most: see __mp3_faults_follow(). */
+#define MP3_FOLLOW_WALKS 16
+
+static int mp3_task_ptr_cmp(const void *a, const void *b)
+{
+	const struct task_struct *x = *(const struct task_struct * const *)a;
+	const struct task_struct *y = *(const struct task_struct * const *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 /*
- * A thread of @leader's process without counters of ours, held; NULL if
- * none. Exiting threads are passed over: perf refuses them counters once
- * they exit (ESRCH), and they take no fault after exit_mm().
+ * The tasks of @threads, sorted, in *@sorted (kvfree() it); their number.
+ * The counters hold their tasks: the pointers are not reused meanwhile.
  */
-static struct task_struct *mp3_fault_next_thread(struct task_struct *leader,
-						 const struct list_head *threads)
+static int mp3_fault_threads_sorted(const struct list_head *threads,
+				    const struct task_struct ***sorted, unsigned int *nr)
 {
-	struct task_struct *t, *found = NULL;
+	const struct mp3_fault_thread *thread;
+	unsigned int n = 0;
 
-	rcu_read_lock();
-	for_each_thread(leader, t) {
-		if (!(t->flags & PF_EXITING) && !mp3_fault_thread_followed(t, threads)) {
-			found = get_task_struct(t);
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return found;
+	list_for_each_entry(thread, threads, node)
+		n++;
+	*sorted = kvmalloc_array(max(n, 1U), sizeof(**sorted), GFP_KERNEL);
+	if (!*sorted)
+		return -ENOMEM;
+	n = 0;
+	list_for_each_entry(thread, threads, node)
+		(*sorted)[n++] = thread->minor->hw.target;
+	sort(*sorted, n, sizeof(**sorted), mp3_task_ptr_cmp, NULL);
+	*nr = n;
+	return 0;
 }
 
+/*
+ * Up to @max threads of @leader's process without counters on @threads,
+ * held, into @found; their number. Exiting threads are passed over: perf
+ * refuses them counters once they exit (ESRCH), and they take no fault
+ * after exit_mm(). One walk, a binary search per thread.
+ */
+static int mp3_fault_unfollowed(struct task_struct *leader, const struct list_head *threads,
+				struct task_struct **found, unsigned int max)
+{
+	const struct task_struct **sorted;
+	struct task_struct *t;
+	unsigned int nr, n = 0;
+	int err;
+
+	err = mp3_fault_threads_sorted(threads, &sorted, &nr);
+	if (err)
+		return err;
+	rcu_read_lock();
+	for_each_thread(leader, t) {
+		if (n == max)
+			break;
+		if (t->flags & PF_EXITING ||
+		    bsearch(&t, sorted, nr, sizeof(*sorted), mp3_task_ptr_cmp))
+			continue;
+		found[n++] = get_task_struct(t);
+	}
+	rcu_read_unlock();
+	kvfree(sorted);
+	return n;
+}
+
+/*
+ * Counters for the @n threads in @found, each let go. Stops at the first
+ * error but ESRCH (the thread began exiting since: passed over), or when
+ * the writer is being killed (EINTR); others run between two threads.
+ */
+static int __mp3_fault_threads_add(struct task_struct **found, unsigned int n,
+				   struct list_head *threads, struct mp3_fault_owner *owner)
+{
+	int err = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (!err && fatal_signal_pending(current))
+			err = -EINTR;
+		if (!err) {
+			err = __mp3_fault_thread_add(found[i], threads, owner);
+			if (err == -ESRCH)
+				err = 0;
+			cond_resched();
+		}
+		put_task_struct(found[i]);
+	}
+	return err;
+}
+
+/*
+ * Walks until a walk finds every thread with counters: one created during
+ * a walk by a thread that had them inherited them (and gets ours too: the
+ * handler takes the fault that both see once), one created by a thread
+ * that had none yet is found by the next. Each walk is O(n log n) in the
+ * threads; at most MP3_FOLLOW_WALKS of them, and maps_threads_max threads
+ * given counters in all: a process that creates threads faster than they
+ * get counters would keep this going, under mp3_lock, for ever.
+ */
 int __mp3_faults_follow(struct task_struct *leader, struct list_head *threads)
 {
-	struct task_struct *task;
-	int err;
+	struct mp3_fault_owner *owner;
+	struct task_struct **found;
+	unsigned int walks, tried = 0, room;
+	int n, err;
 
 	lockdep_assert_held(&mp3_lock);
 
 	err = __mp3_faults_alloc_buffers();
 	if (err)
 		return err;
-	/*
-	 * Until every thread has counters: one created meanwhile by a thread
-	 * that had them inherited them, and the handler takes the fault that
-	 * both see once.
-	 */
-	while ((task = mp3_fault_next_thread(leader, threads))) {
-		err = mp3_fault_thread_add(task, threads);
-		put_task_struct(task);
-		/* ESRCH: it began exiting since; it is passed over now. */
-		if (err && err != -ESRCH)
-			return err;
+	if (list_empty(threads)) {
+		owner = __mp3_fault_owner_create(leader);
+		if (!owner)
+			return -ENOMEM;
+	} else {
+		owner = list_first_entry(threads, struct mp3_fault_thread, node)->owner;
 	}
-	return 0;
+	/* Held across the walks: freed below if no thread took it. */
+	owner->nr_threads++;
+	for (walks = 0;; walks++) {
+		/* One more than allowed: finding it is enough to refuse. */
+		room = min_t(u64, READ_ONCE(leader->signal->nr_threads) + 16U,
+			     (u64)maps_threads_max - tried + 1);
+		found = kvmalloc_array(room, sizeof(*found), GFP_KERNEL);
+		if (!found) {
+			err = -ENOMEM;
+			goto put_owner;
+		}
+		n = mp3_fault_unfollowed(leader, threads, found, room);
+		/* None left (or no memory for the walk): done. */
+		if (n <= 0) {
+			err = n;
+			goto free_found;
+		}
+		if (walks == MP3_FOLLOW_WALKS || tried + n > maps_threads_max) {
+			/* None of these is given counters: the refusal costs none. */
+			err = -EAGAIN;
+			goto put_found;
+		}
+		tried += n;
+		/* Lets each of them go. */
+		err = __mp3_fault_threads_add(found, n, threads, owner);
+		kvfree(found);
+		if (err)
+			goto put_owner;
+	}
+
+put_found:
+	while (n--)
+		put_task_struct(found[n]);
+free_found:
+	kvfree(found);
+put_owner:
+	__mp3_fault_owner_put(owner);
+	return err;
 }
 
 void __mp3_faults_unfollow(struct list_head *threads)
@@ -340,7 +588,7 @@ void __mp3_faults_release(void)
 
 	list_for_each_entry_safe(thread, next, &mp3_faults_unfollowed, node) {
 		list_del(&thread->node);
-		mp3_fault_thread_release(thread);
+		__mp3_fault_thread_release(thread);
 	}
 }
 
@@ -364,6 +612,11 @@ u64 mp3_faults_dropped(void)
 	return READ_ONCE(mp3_faults_dropped_total);
 }
 
+u64 mp3_faults_summed(void)
+{
+	return READ_ONCE(mp3_faults_summed_total);
+}
+
 /* As /proc/<pid>/maps names it (show_map_vma()). */
 static u32 mp3_mapping_kind(const struct vm_area_struct *vma)
 {
@@ -384,16 +637,79 @@ static bool mp3_vma_holds(const struct vm_area_struct *vma, unsigned long addr)
 	return vma->vm_start <= addr && addr < vma->vm_end;
 }
 
+static void __mp3_fault_sum(struct mp3_mapping_faults *into, const struct mp3_mapping_faults *m)
+{
+	into->minor = min_t(u64, (u64)into->minor + m->minor, U32_MAX);
+	into->major = min_t(u64, (u64)into->major + m->major, U32_MAX);
+}
+
+/* Within the bound, a record of @m; past it, @m is summed into the unresolved one. */
+static void __mp3_fault_tally_write(struct mp3_fault_tally *tally,
+				    const struct mp3_mapping_faults *m)
+{
+	if (tally->records < MP3_TALLY_RECORDS) {
+		tally->records++;
+		__mp3_buffer_record_faults(tally->tgid, tally->target, m);
+		return;
+	}
+	WRITE_ONCE(mp3_faults_summed_total, mp3_faults_summed_total + m->minor + m->major);
+	__mp3_fault_sum(&tally->rest, m);
+}
+
+static u32 mp3_tally_hash(pid_t tgid, u32 target)
+{
+	return hash_32((u32)tgid ^ hash_32(target, 32), ilog2(MP3_TALLY_SLOTS));
+}
+
+/* The tally of (@tgid, @target) in this tick, begun if new; NULL if MP3_TALLY_MAX are. */
+static struct mp3_fault_tally *__mp3_fault_tally(pid_t tgid, u32 target)
+{
+	u32 i = mp3_tally_hash(tgid, target);
+	struct mp3_fault_tally *t;
+
+	/* Never more than half full: the walk ends at a free slot. */
+	for (;; i = (i + 1) & (MP3_TALLY_SLOTS - 1)) {
+		t = &mp3_tally[i];
+		if (!t->tgid)
+			break;
+		if (t->tgid == tgid && t->target == target)
+			return t;
+	}
+	if (mp3_nr_tally == MP3_TALLY_MAX)
+		return NULL;
+	mp3_tally_used[mp3_nr_tally++] = i;
+	*t = (struct mp3_fault_tally) {
+		.tgid = tgid,
+		.target = target,
+		.rest.kind = MP3_MAPPING_UNRESOLVED,
+	};
+	return t;
+}
+
+/* At the end of the tick: each process's unresolved record; the tallies emptied. */
+static void __mp3_fault_tally_end(void)
+{
+	struct mp3_fault_tally *t;
+
+	for (unsigned int i = 0; i < mp3_nr_tally; i++) {
+		t = &mp3_tally[mp3_tally_used[i]];
+		if (t->rest.minor || t->rest.major)
+			__mp3_buffer_record_faults(t->tgid, t->target, &t->rest);
+		t->tgid = 0;
+	}
+	mp3_nr_tally = 0;
+}
+
 static void __mp3_fault_run_write(struct mp3_fault_run *run)
 {
 	for (unsigned int i = 0; i < run->nr; i++)
-		__mp3_buffer_record_faults(run->tgid, run->target, &run->counts[i]);
+		__mp3_fault_tally_write(run->tally, &run->counts[i]);
 	run->nr = 0;
 }
 
 /*
  * The counts of the mapping of run->mm that holds @addr, starting them if
- * it is new to the run; NULL if none does or the run places nothing.
+ * it is new to the run; NULL if none does.
  */
 static struct mp3_mapping_faults *
 __mp3_fault_run_mapping(struct mp3_fault_run *run, unsigned long addr)
@@ -401,7 +717,7 @@ __mp3_fault_run_mapping(struct mp3_fault_run *run, unsigned long addr)
 	struct vm_area_struct *vma;
 	unsigned int i;
 
-	if (!run->mm || !addr)
+	if (!addr)
 		return NULL;
 	if (run->nr && mp3_vma_holds(run->vmas[run->last], addr))
 		return &run->counts[run->last];
@@ -435,16 +751,45 @@ static bool __mp3_fault_wait(const struct mp3_fault *f)
 	return true;
 }
 
+/*
+ * Whether @f was taken in run->mm: by the process the run found (an owner
+ * that holds its PID, which nobody else can have meanwhile), in the exec
+ * generation and memory map it has now.
+ */
+static bool __mp3_fault_run_owns(struct mp3_fault_run *run, const struct mp3_fault *f)
+{
+	const struct mp3_fault_owner *owner;
+
+	if (f->exec_id != run->exec_id || f->mm != run->mm)
+		return false;
+	if (f->owner == run->owner)
+		return true;
+	if (f->owner == run->refused)
+		return false;
+	/* Gone: its counters were released, and its process left since. */
+	owner = __mp3_fault_owner_find(f->owner);
+	if (!owner || owner->pid != run->pid) {
+		run->refused = f->owner;
+		return false;
+	}
+	run->owner = f->owner;
+	return true;
+}
+
 static void __mp3_fault_run_count(struct mp3_fault_run *run, const struct mp3_fault *f)
 {
-	struct mp3_mapping_faults *m;
+	struct mp3_mapping_faults *m = NULL;
 
 	if (run->busy && __mp3_fault_wait(f))
 		return;
-	m = __mp3_fault_run_mapping(run, f->addr);
-
+	if (!run->tally) {
+		mp3_faults_dropped_total++;
+		return;
+	}
+	if (run->mm && __mp3_fault_run_owns(run, f))
+		m = __mp3_fault_run_mapping(run, f->addr);
 	if (!m)
-		m = &run->unresolved;
+		m = &run->tally->rest;
 	if (f->major)
 		m->major++;
 	else
@@ -454,13 +799,10 @@ static void __mp3_fault_run_count(struct mp3_fault_run *run, const struct mp3_fa
 /* Writes out the run's counts; its address space is let go asynchronously. */
 static void __mp3_fault_run_end(struct mp3_fault_run *run)
 {
-	const struct mp3_mapping_faults *u = &run->unresolved;
-
 	if (!run->followed)
 		return;
-	__mp3_fault_run_write(run);
-	if (u->minor || u->major)
-		__mp3_buffer_record_faults(run->tgid, run->target, u);
+	if (run->tally)
+		__mp3_fault_run_write(run);
 	if (run->mm) {
 		mmap_read_unlock(run->mm);
 		mmput_async(run->mm);
@@ -472,7 +814,7 @@ void __mp3_faults_departed(pid_t tgid, u32 target, bool place)
 	lockdep_assert_held(&mp3_lock);
 
 	if (mp3_departed && mp3_nr_departed < MP3_DEPARTED_MAX)
-		mp3_departed[mp3_nr_departed++] = (struct mp3_departed) { tgid, target };
+		mp3_departed[mp3_nr_departed++] = (struct mp3_departed) { tgid, target, place };
 }
 
 static int mp3_departed_cmp(const void *a, const void *b)
@@ -482,7 +824,10 @@ static int mp3_departed_cmp(const void *a, const void *b)
 	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
 }
 
-/* Under rcu_read_lock(): whether @tgid left in this tick, and then its target and leader. */
+/*
+ * Under rcu_read_lock(): whether @tgid left in this tick, and then its
+ * target, and the process numbered @tgid now if its faults may be placed.
+ */
 static bool __mp3_faults_was_departed(pid_t tgid, u32 *target, struct task_struct **leader)
 {
 	const struct mp3_departed key = { .tgid = tgid }, *d;
@@ -491,8 +836,12 @@ static bool __mp3_faults_was_departed(pid_t tgid, u32 *target, struct task_struc
 	if (!d)
 		return false;
 	*target = d->target;
-	/* Alive if it left its target only; an exited one has no memory map. */
-	*leader = pid_task(find_pid_ns(tgid, &init_pid_ns), PIDTYPE_TGID);
+	/*
+	 * Alive if it left its target only; an exited one has no memory map,
+	 * and its number may be another process's now (its faults' owner
+	 * tells).
+	 */
+	*leader = d->place ? pid_task(find_pid_ns(tgid, &init_pid_ns), PIDTYPE_TGID) : NULL;
 	return true;
 }
 
@@ -504,8 +853,19 @@ static void __mp3_fault_run_begin(struct mp3_fault_run *run, pid_t tgid)
 	*run = (struct mp3_fault_run) { .tgid = tgid };
 	run->followed = mp3_tasks_maps(tgid, &run->target, &leader) ||
 			__mp3_faults_was_departed(tgid, &run->target, &leader);
-	if (!run->followed || !leader)
+	if (!run->followed)
 		return;
+	run->tally = __mp3_fault_tally(tgid, run->target);
+	if (!run->tally || !leader)
+		return;
+	/* Compared with the owners' held PIDs only. */
+	run->pid = task_tgid(leader);
+	/*
+	 * Read before the memory map, which an exec replaces first: an exec
+	 * in between gives the new map with the old generation, which only
+	 * faults taken in the new map carry (see struct mp3_fault).
+	 */
+	run->exec_id = READ_ONCE(leader->self_exec_id);
 	run->mm = get_task_mm(leader);
 	if (run->mm && !mmap_read_trylock(run->mm)) {
 		mmput_async(run->mm);
@@ -538,7 +898,7 @@ void __mp3_faults_collect(void)
 {
 	struct mp3_fault_run run = {};
 	struct mp3_fault_cpu *c;
-	unsigned int waited;
+	unsigned int waited, len;
 	int cpu;
 
 	lockdep_assert_held(&mp3_lock);
@@ -552,10 +912,13 @@ void __mp3_faults_collect(void)
 		__mp3_faults_place(&run, mp3_faults_waiting_spare, waited);
 		for_each_possible_cpu(cpu) {
 			c = per_cpu_ptr(mp3_fault_cpus, cpu);
-			__mp3_faults_place(&run, c->spare, __mp3_faults_take(c));
+			/* Taken first: it swaps c->spare in. */
+			len = __mp3_faults_take(c);
+			__mp3_faults_place(&run, c->spare, len);
 		}
 		__mp3_fault_run_end(&run);
 		rcu_read_unlock();
+		__mp3_fault_tally_end();
 		mp3_nr_departed = 0;
 	}
 	__mp3_faults_release();

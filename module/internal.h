@@ -175,13 +175,20 @@ void __mp3_faults_unfollow(struct list_head *threads);
 void __mp3_faults_release(void);
 /*
  * A process with counters left in this tick's visits (exited, or left its
- * target): the faults it took since the last tick still go into records.
+ * target): the faults it took since the last tick still go into records,
+ * placed in its mappings if @place (and it still has its memory map),
+ * else all in its unresolved record: no mapping of it is looked at.
  */
 void __mp3_faults_departed(pid_t tgid, u32 target, bool place);
 /* Each tick: the faults since the last one, as records. */
 void __mp3_faults_collect(void);
-/* Faults not placed since load: a CPU's buffer was full. */
+/*
+ * Faults not placed since load: a CPU's buffer was full, or more than
+ * 4096 processes took faults in one tick.
+ */
 u64 mp3_faults_dropped(void);
+/* Faults summed in their process's unresolved record since load: MP3_FAULT_RECORDS_MAX reached. */
+u64 mp3_faults_summed(void);
 /* At unload, once nothing is followed. */
 void mp3_faults_destroy(void);
 

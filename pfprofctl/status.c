@@ -101,6 +101,12 @@ static bool show_module(const struct ctl *ctl)
 		if (ring.hdr->faults_dropped)
 			printf("faults:    %llu of processes added with --maps not placed: a CPU's"
 			       " buffer was full\n", (unsigned long long)ring.hdr->faults_dropped);
+		/* Version 6's; 0 from an older module. */
+		if (ring.hdr->faults_summed)
+			printf("faults:    %llu of processes added with --maps counted as not"
+			       " placed: a process faulted in more mappings in one sample than"
+			       " its %d records\n", (unsigned long long)ring.hdr->faults_summed,
+			       MP3_FAULT_RECORDS_MAX);
 		show_unfollowed(&ring);
 		mp3ring_unmap(&ring);
 	}

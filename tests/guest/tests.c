@@ -60,6 +60,11 @@ const struct test tests[] = {
 	{ "faults_tree_joiner",       test_faults_tree_joiner,         NULL,            30 },
 	{ "faults_comm_joiner",       test_faults_comm_joiner,         NULL,            30 },
 	{ "faults_swap_in",           test_faults_swap_in,             NULL,           120 },
+	/* A period long enough for an exec, or an exit and a fork, between two samples. */
+	{ "faults_exec_layout",       test_faults_exec_layout,         "period_ms=1000", 90 },
+	{ "faults_pid_reuse",         test_faults_pid_reuse,           "period_ms=1000", 60 },
+	{ "faults_many_mappings",     test_faults_many_mappings,       NULL,            30 },
+	{ "faults_threads_max",       test_faults_threads_max,         "maps_threads_max=64", 60 },
 	{ "tree_maps_short_lived",    test_tree_maps_short_lived,      NULL,            30 },
 	{ "tree_counts_children",     test_tree_counts_children,       NULL,            30 },
 	{ "tree_after_idle",          test_tree_after_idle,            NULL,            40 },

@@ -67,7 +67,13 @@
  *   target: "X" it first; T, C, N: another owner has that target), ENOSPC
  *   (C: MP3_CGROUPS_MAX cgroups are followed already, N: MP3_COMMS_MAX
  *   names; for a user not an administrator, MP3_GROUPS_PER_USER of the
- *   kind, or users together hold all but MP3_GROUPS_RESERVED).
+ *   kind, or users together hold all but MP3_GROUPS_RESERVED), EAGAIN
+ *   ("R <pid> maps", "M": a process needed counters for more threads in
+ *   one go than the module's maps_threads_max parameter, 8192 by default,
+ *   allows, or kept creating threads while they were made; "R" is
+ *   refused, "M" makes the rest at the next samples), EINTR ("R <pid>
+ *   maps", "M": the writer was killed while counters were made; T, C, N:
+ *   while the processes were looked at, the root or group staying added).
  *   Owners: what a command registers belongs to its opener. Administrators
  *   (CAP_SYS_PTRACE over the initial user namespace: root, pfprofd) are
  *   one owner, every other user (by fs uid) another. Only a target's owner,
@@ -233,21 +239,35 @@ struct mp3_classic_sample {
  * later while a writer holds the process's mmap lock at the samples
  * between; the sums agree over samples that end that long after the
  * process's last fault. Faults the sampler could not place (the address
- * space busy for 20 samples or gone, the address unmapped since, or taken
- * by a process that joined a target with "M" before its counters, which
- * the next sample creates) are in a record of kind MP3_MAPPING_UNRESOLVED,
- * start 0.
+ * space busy for 20 samples or gone, the address unmapped since, taken
+ * in a memory map the process no longer has (before an exec, or by an
+ * earlier process with the same PID: a fault is placed only in the map it
+ * was taken in), or taken by a process that joined a target with "M"
+ * before its counters, which the next sample creates) are in a record of
+ * kind MP3_MAPPING_UNRESOLVED, start 0.
  * The faults are those the kernel's software perf events see: every fault
  * counted in the COUNTS records except those taken on behalf of the process
  * without its registers (get_user_pages(): /proc/<pid>/mem,
  * process_vm_readv(), ptrace, some O_DIRECT and futex paths), and those a
  * thread created during the registration, or a process while its counters
  * are being created, takes before they count. faults_dropped counts those
- * lost because a CPU's buffer was full. See docs/faults.md.
+ * lost because a CPU's buffer was full, or because more than 4096
+ * processes took faults in one period. See docs/faults.md.
+ *
+ * Version 6 bounds the faults records of one process in one sample: at
+ * most MP3_FAULT_RECORDS_MAX, its unresolved record included, whatever the
+ * number of mappings it faulted in, so that one process cannot fill the
+ * record ring and overwrite the other processes' records. The faults of
+ * the mappings past the bound are added to its MP3_MAPPING_UNRESOLVED
+ * record and counted in the header's faults_summed (0 from a version 5
+ * module, whose header has no such field). A process's unresolved faults
+ * are in one record per sample, after its other faults records, and in a
+ * second in the sample that creates the counters of a process that
+ * joined a target with "M" (those it took before them).
  */
 #define MP3_RING_OFFSET		0x10000000UL
 #define MP3_RING_MAGIC		0x5233504dU	/* "MP3R" little-endian */
-#define MP3_RING_VERSION	5
+#define MP3_RING_VERSION	6
 #define MP3_RING_COMPAT_VERSION	1
 /* The compat_version of a ring with MP3_RING_ACTIVE_ONLY. */
 #define MP3_RING_ACTIVE_ONLY_COMPAT_VERSION	4
@@ -282,7 +302,9 @@ struct mp3_ring_header {
 	__u64 follow_missed;	/* no memory for them at their fork */
 	/* Version 5: faults of "maps" registrations not placed, a CPU's buffer full. */
 	__u64 faults_dropped;
-	__u64 reserved[13];
+	/* Version 6: faults summed in an unresolved record, MP3_FAULT_RECORDS_MAX reached. */
+	__u64 faults_summed;
+	__u64 reserved[12];
 	/* Version 2: the ring of per-process records. */
 	__u32 record_offset;	/* byte offset of record slot 0 from the region start */
 	__u32 record_size;	/* sizeof(struct mp3_proc_record) */
@@ -317,6 +339,8 @@ struct mp3_ring_sample {
 #define MP3_RECORD_COMM		2	/* the name of a process, before its counts */
 #define MP3_RECORD_LEFT		3	/* version 4, MP3_RING_ACTIVE_ONLY: it left */
 #define MP3_RECORD_FAULTS	4	/* version 5: its faults in one mapping */
+/* Version 6: MP3_RECORD_FAULTS records of one process in one sample, at most. */
+#define MP3_FAULT_RECORDS_MAX	64
 
 /* What a mapping is (version 5, MP3_RECORD_FAULTS). */
 #define MP3_MAPPING_UNRESOLVED	0	/* not placed: see above */
