@@ -10,7 +10,7 @@
 
 #include <linux/mp3.h>
 
-_Noreturn void die(const char *what, int err)
+void die(const char *what, int err)
 {
 	fprintf(stderr, "pfprof-bench: %s: %s\n", what, strerror(err));
 	exit(1);

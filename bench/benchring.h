@@ -8,7 +8,7 @@
 #include "mp3ring.h"
 
 /* "pfprof-bench: WHAT: strerror(ERR)" on standard error, exit status 1. */
-_Noreturn void die(const char *what, int err);
+__attribute__((noreturn)) void die(const char *what, int err);
 /* The versioned region of /dev/mp3, mapped; dies if it cannot be. */
 void map_ring(struct mp3ring *ring);
 /* The times of samples [first, first + count), once they are all published. */

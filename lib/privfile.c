@@ -5,20 +5,44 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/*
+ * The group's id from /etc/group itself, not through NSS (getgrnam()): the
+ * package makes it a system group there, and the programs linked
+ * statically (the guests' tests and benchmarks) have no NSS to load.
+ */
+static bool group_file_id(const char *name, gid_t *gid)
+{
+	FILE *f = fopen("/etc/group", "re");
+	const struct group *g;
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && (g = fgetgrent(f)))
+		if (!strcmp(g->gr_name, name)) {
+			*gid = g->gr_gid;
+			found = true;
+		}
+	fclose(f);
+	return found;
+}
 
 gid_t private_group(void)
 {
 	static bool looked;
 	static gid_t gid;
-	const struct group *g;
+	gid_t found;
 
 	if (looked)
 		return gid;
-	g = getgrnam(PRIVATE_GROUP);
 	/* Only root, or a member, may give a file the group. */
-	gid = g && (!geteuid() || group_member(g->gr_gid)) ? g->gr_gid : getegid();
+	gid = group_file_id(PRIVATE_GROUP, &found) && (!geteuid() || group_member(found)) ?
+	      found : getegid();
 	looked = true;
 	return gid;
 }
