@@ -504,3 +504,47 @@ void test_maps_users(void)
 	kill_and_reap(theirs);
 	close(nobody);
 }
+
+#define RACE_TARGET 871
+#define RACE_ROUNDS 200
+
+/* Forks children that exit at once, for ever. */
+static void fork_storm(int go, int back)
+{
+	(void)go;
+	(void)back;
+	for (;;) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(0);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+	}
+}
+
+/*
+ * "X" of a tree whose root keeps forking: once X returned, no child of the
+ * tree is registered (the fork probe joined a child after X had removed
+ * its parent; whether the old code shows it depends on the guest's
+ * interleavings).
+ */
+void test_tree_x_beside_forks(void)
+{
+	int go_fd, back_fd;
+	pid_t storm = spawn_piped(fork_storm, &go_fd, &back_fd), listed[64];
+
+	for (int round = 0; round < RACE_ROUNDS; round++) {
+		int n;
+
+		expect_ok(command(-1, "T %d %d", (int)storm, RACE_TARGET), "T of the forking root");
+		expect_ok(command(-1, "X %d", RACE_TARGET), "X of its tree");
+		n = status_list(listed, 64);
+		expect(n == 0, "round %d: %d processes registered after X returned, the first %d",
+		       round, n, n ? (int)listed[0] : 0);
+	}
+	printf("  tree_x_beside_forks: %d rounds of T and X beside a root forking\n", RACE_ROUNDS);
+	kill_and_reap(storm);
+	close(go_fd);
+	close(back_fd);
+}
