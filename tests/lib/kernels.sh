@@ -102,16 +102,22 @@ in_buildroot() {
 			LC_ALL=C.UTF-8 "$@"' sh "$KERNEL_BUILDROOT" "$binds" "$@"
 }
 
+# buildroot_apt_update: apt-get update in $KERNEL_BUILDROOT, one process at
+# a time.
+buildroot_apt_update() {
+	(
+		cache_lock buildroot-apt
+		in_buildroot apt-get -q update
+	) >&2
+}
+
 # kernel_apt_update: apt-get update where $KVER's packages come from, unless
-# apt_lists_recent there; in the build root one process at a time.
+# apt_lists_recent there.
 kernel_apt_update() {
 	if [ -z "$KERNEL_BUILDROOT" ]; then
 		host_apt_update
 	elif ! apt_lists_recent "$KERNEL_BUILDROOT"; then
-		(
-			cache_lock buildroot-apt
-			in_buildroot apt-get -q update
-		) >&2
+		buildroot_apt_update
 	fi
 }
 
