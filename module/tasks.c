@@ -90,7 +90,10 @@ struct mp3_task {
 	u64 exit_runtime;
 	/* Exited, or left its target: it leaves. Store-release, load-acquire. */
 	bool gone;
-	/* It left because its registrant may no longer read it: no fault of it is placed. */
+	/*
+	 * It left because its registrant may no longer read it: no fault of
+	 * it is placed. Set by a probe before @gone, or by the sampler.
+	 */
 	bool revoked;
 	/* By whose right it is registered; constant. */
 	struct mp3_registrant registrant;
@@ -1142,7 +1145,8 @@ void mp3_tasks_fork(struct task_struct *parent, struct task_struct *child)
 	rcu_read_lock();
 	place.cgrp = task_dfl_cgroup(child);
 	entry = mp3_tasks_lookup(task_tgid(parent));
-	if (entry && mp3_tree_takes(entry, &place)) {
+	/* One gone (exited, left its tree) has no more children there: they may join a group. */
+	if (entry && !READ_ONCE(entry->gone) && mp3_tree_takes(entry, &place)) {
 		joining = (struct mp3_joining) {
 			.target = entry->target, .tree = true, .maps = READ_ONCE(entry->maps),
 			.registrant = &entry->registrant,
