@@ -8,6 +8,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -290,11 +291,19 @@ static pid_t spawn_busybox_sleep(bool setuid_copy)
 	expect(pid >= 0, "fork: %s", strerror(errno));
 	if (pid == 0) {
 		execl(path, "sleep", "60", (char *)NULL);
-		_exit(127);
+		/* The exec's errno, for the failure below (seen twice, not understood). */
+		_exit(100 + errno);
 	}
 	while (!comm_is(pid, strrchr(path, '/') + 1) ||
 	       (setuid_copy && effective_uid(pid) != 0)) {
-		expect(now_ns() < deadline, "PID %d did not exec %s", (int)pid, path);
+		int status;
+
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			fail("PID %d did not exec %s: %s", (int)pid, path,
+			     WIFEXITED(status) && WEXITSTATUS(status) > 100 ?
+			     strerror(WEXITSTATUS(status) - 100) : "it died");
+		expect(now_ns() < deadline, "PID %d did not exec %s (euid %d)", (int)pid, path,
+		       (int)effective_uid(pid));
 		sleep_ms(2);
 	}
 	if (!setuid_copy)
