@@ -249,21 +249,21 @@ void test_proc_pidns(void)
 #define SETUID_BUSYBOX "/tmp/mp3-setuid-busybox"
 #define UNREADABLE_TARGET 88
 
-/* The effective uid of pid, from /proc/PID/status, which anyone may read. */
-static long effective_uid(pid_t pid)
+/*
+ * The owner of /proc/PID/status: root's once the process is root's or not
+ * dumpable (task_dump_owner(); /proc/PID itself is always its effective
+ * uid's). Debian's busybox, setuid, gives root up again as its sleep
+ * applet starts (FEATURE_SUID: all its ids back to the real one), so the
+ * effective uid is 0 for an instant only; the process stays not dumpable.
+ */
+static long proc_owner(pid_t pid)
 {
-	char path[64], line[128];
-	long real, effective = -1;
-	FILE *f;
+	char path[64];
+	struct stat st;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	expect(f != NULL, "open %s: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Uid: %ld %ld", &real, &effective) == 2)
-			break;
-	fclose(f);
-	return effective;
+	expect(!stat(path, &st), "stat %s: %s", path, strerror(errno));
+	return (long)st.st_uid;
 }
 
 /* Whether pid's name is name: the executable's, cut to 15 bytes, once its exec is done. */
@@ -295,15 +295,15 @@ static pid_t spawn_busybox_sleep(bool setuid_copy)
 		_exit(100 + errno);
 	}
 	while (!comm_is(pid, strrchr(path, '/') + 1) ||
-	       (setuid_copy && effective_uid(pid) != 0)) {
+	       (setuid_copy && proc_owner(pid) != 0)) {
 		int status;
 
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			fail("PID %d did not exec %s: %s", (int)pid, path,
 			     WIFEXITED(status) && WEXITSTATUS(status) > 100 ?
 			     strerror(WEXITSTATUS(status) - 100) : "it died");
-		expect(now_ns() < deadline, "PID %d did not exec %s (euid %d)", (int)pid, path,
-		       (int)effective_uid(pid));
+		expect(now_ns() < deadline, "PID %d did not exec %s (/proc/PID/status owned by %d)",
+		       (int)pid, path, (int)proc_owner(pid));
 		sleep_ms(2);
 	}
 	if (!setuid_copy)
