@@ -33,11 +33,9 @@
 #include <linux/rculist.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
-#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "compat.h"
 #include "internal.h"
 
 enum mp3_group_kind { MP3_GROUP_CGROUP, MP3_GROUP_COMM, MP3_GROUP_KINDS };
