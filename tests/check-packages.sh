@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Builds the Debian packages once, checks them with the lintian of each
-# release, then, for each release, boots that release's kernel with systemd
+# Builds the Debian packages once, in the Debian 12 build root
+# (tests/vm/buildroot.sh: the .debs are the oldest release's, so that both
+# install them, whatever the host runs), checks them with the lintian of each
+# release (in its build root), then, for each release, boots that release's kernel with systemd
 # as init on that release's root file system in QEMU, installs the same .debs
 # there with apt and runs tests/systemd/run. Every PASS/FAIL line names its
 # release. Ends with one "N passed, N failed" for all releases; non-zero if
 # anything failed.
 # Environment:
 #   PFPROF_RELEASES  the releases to test, in order (default "bookworm trixie"):
-#                    bookworm = Debian 12 (6.1; the host's lintian),
-#                    trixie = Debian 13 (6.12; lintian of the trixie build root)
+#                    bookworm = Debian 12 (6.1), trixie = Debian 13 (6.12)
 #   PFPROF_CACHE, BUILD as for tests/check.sh.
 set -euo pipefail
 
@@ -31,22 +32,33 @@ done
 
 "$top/tests/vm/prepare-host.sh"
 
+# in_release_root RELEASE [--bind DIR[:PATH]]... CMD...: CMD in RELEASE's build root.
+in_release_root() {
+	local KERNEL_BUILDROOT
+	KERNEL_BUILDROOT=$("$top/tests/vm/buildroot.sh" "$1") || return 1
+	shift
+	in_buildroot "$@"
+}
+
 # Build from a copy, so that dpkg-buildpackage's ../ outputs land in build/,
-# with the README's own lines (prepare-host.sh installed what they install).
+# with the README's own lines (the build root has what they install).
 rm -rf "$out"
 mkdir -p "$out/src" "$out/share/debs" "$out/log"
 rsync -a --exclude=/build --exclude=.git "$top/" "$out/src/pfprof/"
-echo "check-packages: building the packages as README.md says" >&2
+echo "check-packages: building the packages as README.md says, in Debian 12" >&2
 readme_build=$("$top/tests/lib/readme-block.sh" build) ||
 	{ echo "check-packages: README.md has no 'tested: build' block"; echo "0 passed, 1 failed"; exit 1; }
-(cd "$out/src/pfprof" && make -s clean >/dev/null 2>&1; bash -ex -c "$readme_build" < /dev/null) \
-	> "$out/log/dpkg-buildpackage.log" 2>&1 ||
+# shellcheck disable=SC2016 # expanded in the build root
+in_release_root bookworm --bind "$out/src" sh -c \
+	'cd /build/pfprof && make -s clean >/dev/null 2>&1; exec bash -ex -c "$1"' sh "$readme_build" \
+	< /dev/null > "$out/log/dpkg-buildpackage.log" 2>&1 ||
 	{ tail -n 30 "$out/log/dpkg-buildpackage.log" >&2; echo "0 passed, 1 failed"; exit 1; }
 cp "$out"/src/*.deb "$out/share/debs/"
-# A tree built with the default paths, for `make install` in the guest.
+# A tree built with the default paths, for `make install` in the guests.
 rsync -a --exclude=/build --exclude=.git "$top/" "$out/share/src/"
-make -s -C "$out/share/src" clean >/dev/null 2>&1
-make -s -C "$out/share/src" tools daemon pfprofctl > "$out/log/make.log" 2>&1 ||
+in_release_root bookworm --bind "$out/share/src" sh -c \
+	'make -s -C /build clean >/dev/null 2>&1; exec make -s -C /build tools daemon pfprofctl' \
+	> "$out/log/make.log" 2>&1 ||
 	{ tail -n 30 "$out/log/make.log" >&2; echo "0 passed, 1 failed"; exit 1; }
 install -m 0755 "$top/tests/systemd/run" "$out/share/run"
 
@@ -79,11 +91,9 @@ guest() {
 
 	kernel_prepare "$release" || { fail "$release: no kernel to boot"; return; }
 	echo "check-packages: $release guest, kernel $KVER" >&2
-	if [ "$release" = trixie ]; then
-		# shellcheck disable=SC2016 # expanded in the build root
-		lintian_check "$release" in_buildroot --bind "$out/share/debs" \
-			sh -c 'lintian -V && exec lintian "$@" /build/*.deb' sh "${lintian_opts[@]}"
-	fi
+	# shellcheck disable=SC2016 # expanded in the build root
+	lintian_check "$release" in_buildroot --bind "$out/share/debs" \
+		sh -c 'lintian -V && exec lintian "$@" /build/*.deb' sh "${lintian_opts[@]}"
 	image=$("$top/tests/vm/rootfs.sh" "$release" "$KVER" "$KERNEL_ROOT") ||
 		{ fail "$release: no root file system image (tests/vm/rootfs.sh)"; return; }
 	vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER" "$KERNEL_IMAGE") || {
@@ -108,11 +118,6 @@ guest() {
 }
 
 for r in "${releases[@]}"; do
-	if [ "$r" = bookworm ]; then
-		# shellcheck disable=SC2016 # expanded by sh
-		lintian_check bookworm sh -c 'lintian -V && exec lintian "$@" "$0"/*.deb' \
-			"$out/share/debs" "${lintian_opts[@]}"
-	fi
 	guest "$r"
 done
 stage_time "packages: build, lintian, ${releases[*]} guests"

@@ -2,7 +2,7 @@
 # Usage: tests/warm-cache.sh [STEP...]
 #
 # Builds what make check's suites will ask the test cache for, by STEP
-# (default: all, in this order): buildroot (the trixie build root),
+# (default: all, in this order): buildroot (the Debian 13 and 12 build roots),
 # promtool (Debian 12's), kernels (Debian 12's, 13's, trixie-backports' and
 # Debian 13's PREEMPT_RT one),
 # source (linux-source-6.12), debug-kernel, rootfs (the root file systems of
@@ -37,7 +37,9 @@ steps=("$@")
 ((${#steps[@]})) || steps=(buildroot promtool kernels source debug-kernel rootfs)
 for name in "${steps[@]}"; do
 	case $name in
-	buildroot) step "build root" "$here/vm/buildroot.sh" ;;
+	buildroot)
+		step "Debian 13 build root" "$here/vm/buildroot.sh" trixie
+		step "Debian 12 build root" "$here/vm/buildroot.sh" bookworm ;;
 	promtool) step "promtool" "$here/lib/promtool.sh" ;;
 	kernels)
 		step "kernel bookworm" kernel_prepare bookworm

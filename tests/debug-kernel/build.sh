@@ -30,7 +30,7 @@ source_path=/usr/src/linux-source-6.12
 exec 3>&1 1>&2
 log() { printf 'debug-kernel: %s\n' "$*"; }
 
-KERNEL_BUILDROOT=$("$here/../vm/buildroot.sh")
+KERNEL_BUILDROOT=$("$here/../vm/buildroot.sh" trixie)
 export KERNEL_BUILDROOT
 KERNEL_SOURCE=$("$here/source.sh")
 version=$(basename "$(dirname "$KERNEL_SOURCE")")

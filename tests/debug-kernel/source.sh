@@ -21,7 +21,7 @@ package=linux-source-6.12
 exec 3>&1 1>&2
 log() { printf 'kernel-source: %s\n' "$*"; }
 
-KERNEL_BUILDROOT=$("$here/../vm/buildroot.sh")
+KERNEL_BUILDROOT=$("$here/../vm/buildroot.sh" trixie)
 export KERNEL_BUILDROOT
 
 # The package lists are refreshed only when they do not know the package

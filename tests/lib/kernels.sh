@@ -2,7 +2,7 @@
 # Sourced by the test drivers: the kernels the suite runs on, and how to
 # build the module for each with that kernel's own headers and compiler.
 #
-#   bookworm          Debian 12: linux-image-amd64 (6.1), gcc-12, the host's own
+#   bookworm          Debian 12: linux-image-amd64 (6.1), gcc-12
 #   trixie            Debian 13: linux-image-amd64 (6.12), gcc-14
 #   trixie-backports  the newest: trixie-backports' linux-image-amd64 (7.x), gcc-14
 #   trixie-rt         Debian 13's PREEMPT_RT kernel: linux-image-rt-amd64 (6.12),
@@ -10,10 +10,9 @@
 #
 # Versions are derived from the archive at run time. Each kernel's image and
 # modules are unpacked under $PFPROF_CACHE/kernels/<version>/, never
-# installed: what the host boots does not change. bookworm's headers are
-# installed on the host, which must be Debian 12 for them (they pull in
-# no image there); the others' headers go into the trixie build root
-# (tests/vm/buildroot.sh): the host's apt sources never name another suite.
+# installed: what the host boots does not change. Each kernel's headers go
+# into the build root of its release (tests/vm/buildroot.sh), so the host
+# may be Debian 12 or 13: its own headers and apt sources are never used.
 
 # shellcheck source=tests/lib/cache.sh
 . "$(dirname "${BASH_SOURCE[0]}")/cache.sh"
@@ -27,29 +26,21 @@ PFPROF_ALL_KERNELS="bookworm trixie trixie-backports trixie-rt"
 #   KVER             the kernel's version (uname -r), e.g. 6.12.48+deb13-amd64
 #   KERNEL_IMAGE     its bzImage (vmlinuz)
 #   KERNEL_ROOT      the directory holding lib/modules/$KVER or usr/lib/modules/$KVER
-#   KERNEL_BUILDROOT the chroot that builds for it ("" for the host itself)
+#   KERNEL_BUILDROOT the chroot that builds for it: its release's build root
 kernel_prepare() {
-	local name=$1 tests_dir release
+	local name=$1 tests_dir
 	tests_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-	release=$(host_release)
 
 	case $name in
-	bookworm)
-		if [ "$release" != bookworm ]; then
-			echo "kernels: Debian 12's kernel is built on a Debian 12 host, with its headers" \
-				"and gcc-12; this host is $release" >&2
-			return 1
-		fi
-		KERNEL_BUILDROOT='' ;;
-	trixie | trixie-backports | trixie-rt)
-		# The rest of what the build root's users need, prepare-host.sh installed.
-		host_install mmdebstrap
-		KERNEL_BUILDROOT=$("$tests_dir/vm/buildroot.sh") ;;
+	bookworm | trixie | trixie-backports | trixie-rt) ;;
 	*)
 		echo "kernels: unknown kernel '$name' (one of: $PFPROF_ALL_KERNELS)" >&2
 		return 64 ;;
 	esac
-	KVER=$(kernel_version_in "$name") &&
+	# The rest of what the build root's users need, prepare-host.sh installed.
+	host_install mmdebstrap
+	KERNEL_BUILDROOT=$("$tests_dir/vm/buildroot.sh" "${name%%-*}") &&
+		KVER=$(kernel_version_in "$name") &&
 		kernel_fetch "$name" || return 1
 	export KVER KERNEL_IMAGE KERNEL_ROOT KERNEL_BUILDROOT
 }
@@ -63,16 +54,6 @@ host_kernel() {
 		echo "kernels: this host is $(host_release); Debian 12 (bookworm) or 13 (trixie) is needed" >&2
 		return 1 ;;
 	esac
-}
-
-# in_kernel_root COMMAND...: COMMAND in $KERNEL_BUILDROOT (in_buildroot), or
-# on the host when there is none.
-in_kernel_root() {
-	if [ -n "$KERNEL_BUILDROOT" ]; then
-		in_buildroot "$@"
-	else
-		"$@"
-	fi
 }
 
 # in_buildroot [--bind DIR[:PATH]]... CMD...: CMD in the build root, in a
@@ -111,14 +92,10 @@ buildroot_apt_update() {
 	) >&2
 }
 
-# kernel_apt_update: apt-get update where $KVER's packages come from, unless
+# kernel_apt_update: apt-get update in $KERNEL_BUILDROOT, unless
 # apt_lists_recent there.
 kernel_apt_update() {
-	if [ -z "$KERNEL_BUILDROOT" ]; then
-		host_apt_update
-	elif ! apt_lists_recent "$KERNEL_BUILDROOT"; then
-		buildroot_apt_update
-	fi
+	apt_lists_recent "$KERNEL_BUILDROOT" || buildroot_apt_update
 }
 
 # kernel_version_in SUITE: the version whose image SUITE's linux-image-amd64
@@ -135,7 +112,7 @@ kernel_version_in() {
 	*) pattern=" $suite/main " ;;
 	esac
 	kernel_apt_update
-	version=$(in_kernel_root apt-cache madison "$meta" |
+	version=$(in_buildroot apt-cache madison "$meta" |
 		awk -F'|' -v re="$pattern" '$3 ~ re { gsub(/ /, "", $2); print $2 }' |
 		sort -V | tail -n 1)
 	if [ -z "$version" ]; then
@@ -146,44 +123,26 @@ kernel_version_in() {
 		sub(/^linux-image-/, "", $1); print $1 }'
 }
 
-# kernel_fetch: $KVER's image and modules unpacked into the cache; its
-# headers installed on the host (Debian 12's pull in no image) or unpacked
-# into the build root. Unpacked, not installed: trixie's headers package
-# depends on the image, whose installation would build an initramfs for
-# nothing. 7.x splits the image into linux-binary-* (the kernel, in
-# /usr/lib/modules/$KVER/vmlinuz) and linux-modules-*.
+# kernel_fetch: $KVER's image and modules unpacked into the cache, its
+# headers into the build root, each when missing there (a build root is made
+# again when its packages change; the kernels stay). Unpacked, not
+# installed: trixie's headers package depends on the image, whose
+# installation would build an initramfs for nothing. 7.x splits the image
+# into linux-binary-* (the kernel, in /usr/lib/modules/$KVER/vmlinuz) and
+# linux-modules-*.
 kernel_fetch() {
-	local dir headers='' image kver_re=${KVER//./\\.}
+	local dir kver_re=${KVER//./\\.}
 
 	dir=${PFPROF_CACHE:-/var/cache/pfprof-test}/kernels/$KVER
-	if [ -z "$KERNEL_BUILDROOT" ]; then
-		host_install "linux-headers-$KVER" || return 1
-	fi
-	(
-		set -e
-		cache_lock "kernels-$KVER"
-		[ ! -f "$dir/.complete" ] || exit 0
-		rm -rf "$dir"
-		mkdir -p "$dir/debs" "$dir/root"
-		if [ -n "$KERNEL_BUILDROOT" ]; then
-			headers="linux-headers-$KVER $(package_depends "linux-headers-$KVER" 'linux-(headers|kbuild)-')"
-		fi
-		image="linux-image-$KVER $(package_depends "linux-image-$KVER" \
-			"linux-(binary|modules)-${kver_re//+/\\+}")"
-		echo "kernels: downloading $headers$image" >&2
-		# shellcheck disable=SC2086 # one package per word
-		{
-			kernel_download "$dir/debs" $headers $image >&2
-			unpack_debs "$dir/debs" "$KERNEL_BUILDROOT" '' $headers
-			unpack_debs "$dir/debs" "$dir/root" "$guest_files" $image
-		}
-		rm -rf "$dir/debs"
-		touch "$dir/.complete"
-	) || return 1
-	if [ ! -d "$KERNEL_BUILDROOT/lib/modules/$KVER/build" ]; then
-		echo "kernels: $KVER's headers are missing from ${KERNEL_BUILDROOT:-the host}; remove $dir" >&2
+	# shellcheck disable=SC2046 # one package per word
+	kernel_unpack "kernels-$KVER" "$dir/.complete" "$dir/root" "$guest_files" \
+		"linux-image-$KVER" $(package_depends "linux-image-$KVER" \
+		"linux-(binary|modules)-${kver_re//+/\\+}") || return 1
+	# shellcheck disable=SC2046 # one package per word
+	kernel_unpack "headers-$KVER-${KERNEL_BUILDROOT##*/}" \
+		"$KERNEL_BUILDROOT/usr/src/linux-headers-$KVER/Makefile" "$KERNEL_BUILDROOT" '' \
+		"linux-headers-$KVER" $(package_depends "linux-headers-$KVER" 'linux-(headers|kbuild)-') ||
 		return 1
-	fi
 	KERNEL_ROOT=$dir/root
 	for KERNEL_IMAGE in "$dir/root/boot/vmlinuz-$KVER" "$dir/root/usr/lib/modules/$KVER/vmlinuz" ''; do
 		[ -z "$KERNEL_IMAGE" ] || [ ! -f "$KERNEL_IMAGE" ] || break
@@ -194,25 +153,42 @@ kernel_fetch() {
 	fi
 }
 
+# kernel_unpack LOCK DONE ROOT REGEX PACKAGE...: unless the file DONE exists,
+# PACKAGEs downloaded and their files matching REGEX (unpack_debs) unpacked
+# into ROOT, under the cache lock LOCK; DONE must exist afterwards (it is
+# touched when it is ROOT's .complete).
+kernel_unpack() {
+	local lock=$1 done=$2 root=$3 regex=$4
+	shift 4
+	(
+		set -e
+		cache_lock "$lock"
+		[ ! -f "$done" ] || exit 0
+		debs=$(mktemp -d "${PFPROF_CACHE:-/var/cache/pfprof-test}/.debs.XXXXXX")
+		trap 'rm -rf "$debs"' EXIT
+		mkdir -p "$root"
+		echo "kernels: downloading $* into $root" >&2
+		kernel_download "$debs" "$@" >&2
+		unpack_debs "$debs" "$root" "$regex" "$@"
+		[ "$done" != "$root/.complete" ] || touch "$done"
+		[ -f "$done" ] || { echo "kernels: $* gave no $done" >&2; exit 1; }
+	)
+}
+
 # kernel_download DIR PACKAGE...: PACKAGEs' .debs downloaded into DIR by the
-# apt of $KERNEL_BUILDROOT or of the host. As root: the directory is not
-# apt's sandbox user's.
+# apt of $KERNEL_BUILDROOT. As root: the directory is not apt's sandbox user's.
 kernel_download() {
 	local dir=$1
 	shift
-	if [ -n "$KERNEL_BUILDROOT" ]; then
-		in_buildroot --bind "$dir" sh -c 'cd /build && exec apt-get -q -o APT::Sandbox::User=root download "$@"' \
-			sh "$@"
-	else
-		(cd "$dir" && exec apt-get -q -o APT::Sandbox::User=root download "$@")
-	fi
+	in_buildroot --bind "$dir" sh -c 'cd /build && exec apt-get -q -o APT::Sandbox::User=root download "$@"' \
+		sh "$@"
 }
 
 # package_depends PACKAGE REGEX: what PACKAGE depends on that matches REGEX,
 # on one line. (No head(1) in these pipelines: under pipefail the SIGPIPE of
 # what writes into it would fail them.)
 package_depends() {
-	in_kernel_root apt-cache show "$1" | awk -v re="^$2" '
+	in_buildroot apt-cache show "$1" | awk -v re="^$2" '
 		/^Depends: / && !done {
 			done = 1
 			sub(/^Depends: /, "")
@@ -233,6 +209,8 @@ guest_files+='|/kernel/drivers/(virtio|block|char|input|hid)/.*[^/]$'
 
 # unpack_debs DIR ROOT REGEX PACKAGE...: the files of PACKAGEs' .debs in DIR
 # whose path matches REGEX (all of them if REGEX is empty), unpacked in ROOT.
+# A directory of ROOT that is a symbolic link stays one: in a merged-/usr
+# build root, /lib is one, and Debian 12's headers package has files in it.
 unpack_debs() {
 	local dir=$1 root=$2 regex=$3 p deb
 	shift 3
@@ -240,10 +218,10 @@ unpack_debs() {
 	for p in "$@"; do
 		for deb in "$dir/${p}"_*.deb; do
 			if [ -z "$regex" ]; then
-				dpkg-deb -x "$deb" "$root"
+				dpkg-deb --fsys-tarfile "$deb" | tar -x --keep-directory-symlink -C "$root"
 			else
 				dpkg-deb --fsys-tarfile "$deb" | tar -t | { grep -E "$regex" || :; } |
-					tar -x -C "$root" -T - -f <(dpkg-deb --fsys-tarfile "$deb")
+					tar -x --keep-directory-symlink -C "$root" -T - -f <(dpkg-deb --fsys-tarfile "$deb")
 			fi
 		done
 	done
@@ -256,7 +234,7 @@ debug_kernel_prepare() {
 	local tests_dir
 	tests_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-	KERNEL_BUILDROOT=$("$tests_dir/vm/buildroot.sh")
+	KERNEL_BUILDROOT=$("$tests_dir/vm/buildroot.sh" trixie)
 	KERNEL_TREE=$("$tests_dir/debug-kernel/build.sh")
 	KERNEL_SOURCE=$("$tests_dir/debug-kernel/source.sh")
 	KERNEL_IMAGE=$KERNEL_TREE/arch/x86/boot/bzImage
@@ -283,8 +261,6 @@ module_build() {
 		in_buildroot --bind "$KERNEL_SOURCE:/usr/src/linux-source-6.12" \
 			--bind "$KERNEL_TREE" --bind "$dir:/module-build" \
 			make -s -C /module-build/module KDIR=/build "$@"
-	elif [ -z "$KERNEL_BUILDROOT" ]; then
-		make -s -C "$dir/module" KVER="$KVER" "$@"
 	else
 		in_buildroot --bind "$dir" make -s -C /build/module KVER="$KVER" "$@"
 	fi

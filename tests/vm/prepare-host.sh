@@ -12,17 +12,16 @@ set -euo pipefail
 # shellcheck source=tests/lib/host.sh
 . "$(dirname "$0")/../lib/host.sh"
 
-# The guests and builds; static analysis (tests/static.sh); the build root
-# and root file systems (mmdebstrap, e2fsprogs); the packages and Debian 12's
-# lintian (tests/check-packages.sh; dpkg-buildpackage refuses to build
-# without build-essential, which minimal systems lack). All in one apt run.
-pkgs=(qemu-system-x86 busybox-static kmod cpio xz-utils zstd gcc make libc6-dev binutils
-      libsystemd-dev pkg-config gnuplot-nox)
+# The programs built on the host and packed into the guests; mmdebstrap for
+# the build roots (tests/vm/buildroot.sh: QEMU, the kernels' compilers, the
+# Debian packages' build and lintian are theirs, so the host may be Debian 12
+# or 13); static analysis (tests/static.sh); the packaging guests' root file
+# systems (e2fsprogs) and their shares (rsync). All in one apt run.
+pkgs=(busybox-static kmod cpio xz-utils zstd gcc make libc6-dev binutils
+      libsystemd-dev pkg-config gnuplot-nox mmdebstrap)
 case ${1:-} in
 --guests) shift ;;
 -*) sed -n '2s/^# //p' "$0" >&2; exit 64 ;;
-*) pkgs+=(sparse coccinelle cppcheck shellcheck
-          mmdebstrap e2fsprogs build-essential dpkg-dev debhelper dh-dkms dkms fakeroot
-          lintian rsync) ;;
+*) pkgs+=(coccinelle cppcheck shellcheck e2fsprogs rsync) ;;
 esac
 host_install "${pkgs[@]}" "$@"

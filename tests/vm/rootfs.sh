@@ -128,7 +128,7 @@ if [[ -d "$dst/kernel" ]]; then
     guest_modules "$work/package" "$dst"
     rm -rf "$work/package"
 else
-    # bookworm: the guest boots the host's copy of Debian's kernel.
+    # bookworm: the modules the guest needs, from the unpacked kernel package.
     log "modules for $kver from $src"
     guest_modules "$src" "$dst"
 fi
