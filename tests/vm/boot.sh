@@ -2,14 +2,22 @@
 # Usage: tests/vm/boot.sh [--mem MB] [--smp N] [--timeout SEC] [--append "ARGS"] [--drive IMG] [--share DIR] [--icount] KERNEL INITRD LOGDIR
 #
 # Boots KERNEL (vmlinux.sh) + INITRD (mkinitramfs.sh) under QEMU/TCG, console live
-# on stdout.  Writes to LOGDIR: console.log (ttyS0), result.txt (ttyS1, raw),
-# payload.txt and dmesg.txt (sections of result.txt).  Verdict on stderr.
+# on stdout. QEMU is trixie-backports' (11.1), from the trixie build root
+# (buildroot.sh), on any host; each virtual CPU runs on a host thread of its
+# own (multi-threaded TCG), so that the module's lock-free paths run truly
+# side by side. Debian 12's QEMU 7.2 and Debian 13's 10.0 cannot be trusted
+# with that: a vCPU there can execute an int3 that text_poke_bp() already
+# took back, when a module load or unload switches a tracepoint another vCPU
+# is passing ("Oops: int3"; the guest test load_beside_activity crashes 7.2
+# within a second, 10.0 within minutes). Writes to LOGDIR: console.log
+# (ttyS0), result.txt (ttyS1, raw), payload.txt and dmesg.txt (sections of
+# result.txt). Verdict on stderr. Needs root (a mount namespace, chroot).
 # --drive IMG: a raw disk as /dev/vda (-snapshot: the image is never written);
 # --share DIR: DIR as the 9p share with mount tag "host".
 # --icount: the guest's clock counts instructions, 1 ns each (QEMU -icount
 #   shift=0): a time measured in the guest is the number of instructions run,
-#   the same from one run and machine to the next.  Only with --smp 1: QEMU
-#   7.2 hangs bringing up a second CPU under icount.
+#   the same from one run and machine to the next.  Only with --smp 1, on
+#   one host thread: QEMU refuses icount with multi-threaded TCG.
 # Kernel args: console=ttyS0 panic=-1 oops=panic quiet loglevel=4 printk.time=1
 #   log_buf_len=8M rdinit=/init + --append (8M: a chatty payload must not push
 #   early-boot splats out of the 128K default ring buffer before dmesg is read).
@@ -23,8 +31,11 @@ set -euo pipefail
 usage() { sed -n '2s/^# //p' "$0" >&2; exit 64; }
 log() { printf 'boot.sh: %s\n' "$*" >&2; }
 
+here=$(cd "$(dirname "$0")" && pwd)
 mem=512 smp=2 timeout_s=600 extra=""
-devices=() accel=()
+devices=() accel=(-accel "tcg,thread=multi")
+# in_qemu_root PATH: PATH as QEMU sees it (the host's / is /host there).
+in_qemu_root() { printf '/host%s' "$(realpath -m "$1")"; }
 while (($#)); do
     case $1 in
         --mem | --smp | --timeout | --append | --drive | --share)
@@ -34,11 +45,13 @@ while (($#)); do
                 --smp) smp=$2 ;;
                 --timeout) timeout_s=$2 ;;
                 --append) extra=$2 ;;
-                --drive) devices+=(-snapshot -drive "file=${2//,/,,},if=virtio,format=raw,cache=unsafe") ;;
-                --share) devices+=(-virtfs "local,path=${2//,/,,},mount_tag=host,security_model=none") ;;
+                --drive) path=$(in_qemu_root "$2")
+                    devices+=(-snapshot -drive "file=${path//,/,,},if=virtio,format=raw,cache=unsafe") ;;
+                --share) path=$(in_qemu_root "$2")
+                    devices+=(-virtfs "local,path=${path//,/,,},mount_tag=host,security_model=none") ;;
             esac
             shift 2 ;;
-        --icount) accel=(-icount "shift=0,sleep=on"); shift ;;
+        --icount) accel=(-accel "tcg,thread=single" -icount "shift=0,sleep=on"); shift ;;
         -h | --help) usage ;;
         --) shift; break ;;
         -*) log "unknown option $1"; usage ;;
@@ -50,11 +63,13 @@ kernel=$1 initrd=$2 logdir=$3
 for n in "$mem" "$smp" "$timeout_s"; do
     [[ "$n" =~ ^[1-9][0-9]*$ ]] || { log "not a positive number: $n"; usage; }
 done
-((${#accel[@]} == 0 || smp == 1)) || { log "--icount needs --smp 1"; usage; }
+[[ "${accel[*]}" != *-icount* ]] || ((smp == 1)) || { log "--icount needs --smp 1"; usage; }
 for f in "$kernel" "$initrd"; do
     [[ -f "$f" ]] || { log "no such file: $f"; exit 64; }
 done
-command -v qemu-system-x86_64 >/dev/null || { log "qemu-system-x86_64 not installed (run prepare-host.sh)"; exit 64; }
+((EUID == 0)) || { log "needs root (QEMU runs in the build root)"; exit 64; }
+qemu_root=$("$here/buildroot.sh" trixie) || { log "no trixie build root, so no QEMU"; exit 3; }
+mkdir -p "$qemu_root/host"
 
 mkdir -p "$logdir"
 console=$logdir/console.log result=$logdir/result.txt
@@ -63,28 +78,31 @@ rm -f "$console" "$result" "$logdir/dmesg.txt" "$logdir/payload.txt" "$logdir/co
 # printk.time=1: kernel lines on the console get a "[ secs]" prefix, which is
 # how the console scan tells them from the payload's own output.
 cmdline="console=ttyS0 panic=-1 oops=panic quiet loglevel=4 printk.time=1 log_buf_len=8M rdinit=/init${extra:+ $extra}"
-# thread=single: Debian 12's QEMU 7.2 with multi-threaded TCG lets a vCPU run
-# an int3 that text_poke_bp() already took back, when a module load or unload
-# toggles a tracepoint's jump label another vCPU is passing ("Oops: int3" at
-# the site).  Loading and unloading mp3 600 times beside busy wakeups crashed
-# 6.12 within a minute there, and passed with thread=single and with trixie's
-# QEMU 10.0 (README, "Run the tests").  Cost: the packaging guests take 35 %
-# longer, the debug kernel's suite 20 %; the release kernels' suites no longer.
 # make check runs builds beside guests (tests/check-all.sh): a guest's virtual
-# CPUs, one host thread, come first, so that a compiler sharing its core does
-# not slow its timing tests. Raising a priority needs root.
-priority=()
-[ "$(id -u)" -ne 0 ] || priority=(nice -n -10)
+# CPUs come first, so that a compiler sharing their cores does not slow its
+# timing tests.
+priority=(nice -n -10)
 boot() {
     set +e
     # --foreground keeps QEMU in our process group, so Ctrl-C or a CI runner
     # killing the group also stops QEMU (plain timeout would setpgid it away).
-    timeout --foreground -k 10 "$timeout_s" "${priority[@]}" qemu-system-x86_64 \
-        -accel tcg,thread=single "${accel[@]}" -M pc -cpu max -m "$mem" -smp "$smp" \
+    # In a mount namespace of its own, QEMU in the build root with the host's
+    # / at /host there; each exec keeps the PID, so the timeout's signal
+    # reaches QEMU itself.
+    # shellcheck disable=SC2016 # expanded by the inner shell
+    timeout --foreground -k 10 "$timeout_s" "${priority[@]}" unshare --mount sh -c '
+        root=$1
+        shift
+        mount --rbind / "$root/host"
+        mount --rbind /dev "$root/dev"
+        mount -t proc proc "$root/proc"
+        exec chroot "$root" "$@"' sh "$qemu_root" qemu-system-x86_64 \
+        "${accel[@]}" -M pc -cpu max -m "$mem" -smp "$smp" \
         -nodefaults -no-user-config -display none -no-reboot \
-        -serial stdio -serial "file:${result//,/,,}" \
+        -serial stdio -serial "file:$(in_qemu_root "$result" | sed 's/,/,,/g')" \
         -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-        -kernel "$kernel" -initrd "$initrd" -append "$cmdline" "${devices[@]}" \
+        -kernel "$(in_qemu_root "$kernel")" -initrd "$(in_qemu_root "$initrd")" \
+        -append "$cmdline" "${devices[@]}" \
         </dev/null | tee "$console"
     qemu_rc=${PIPESTATUS[0]}
     set -e
