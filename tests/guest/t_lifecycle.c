@@ -4,13 +4,17 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "tests.h"
 
 #define LOAD_CYCLES 50
+#define LOADING_BESIDE_ACTIVITY_S 60
 
 static unsigned long read_param(const char *name)
 {
@@ -103,6 +107,118 @@ void test_load_cycles(void)
 	expect(after < before + buffer_kb / 2, "VmallocUsed grew by %lu kB over %d cycles",
 	       after - before, LOAD_CYCLES);
 	expect_ok(module_load(NULL), "final load");
+}
+
+/* Activity for load_beside_activity, each in a process of its own until killed. */
+static __attribute__((noreturn)) void wake_partner(int in, int out)
+{
+	char byte = 0;
+
+	for (;;)
+		if (write(out, &byte, 1) != 1 || read(in, &byte, 1) != 1)
+			_exit(1);
+}
+
+static __attribute__((noreturn)) void fork_and_reap(void)
+{
+	for (;;) {
+		pid_t child = fork();
+
+		if (!child)
+			_exit(0);
+		if (child < 0 || waitpid(child, NULL, 0) != child)
+			_exit(1);
+	}
+}
+
+static __attribute__((noreturn)) void exec_true(void)
+{
+	for (;;) {
+		pid_t child = fork();
+
+		if (!child) {
+			execl("/bin/true", "true", (char *)NULL);
+			_exit(1);
+		}
+		if (child < 0 || waitpid(child, NULL, 0) != child)
+			_exit(1);
+	}
+}
+
+static __attribute__((noreturn)) void rename_self(void)
+{
+	for (unsigned long i = 0;; i++)
+		prctl(PR_SET_NAME, i % 2 ? "pfprof-renamed" : "pfprof-rename");
+}
+
+static pid_t spawn_activity(void (*fn)(void))
+{
+	pid_t pid = fork();
+
+	expect(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid)
+		fn();
+	return pid;
+}
+
+/* Two processes waking each other through pipes, as fast as they can. */
+static void spawn_wakers(pid_t wakers[2])
+{
+	int ab[2], ba[2];
+
+	expect(!pipe(ab) && !pipe(ba), "pipe: %s", strerror(errno));
+	for (int i = 0; i < 2; i++) {
+		wakers[i] = fork();
+		expect(wakers[i] >= 0, "fork: %s", strerror(errno));
+		if (!wakers[i] && i)
+			wake_partner(ab[0], ba[1]);
+		if (!wakers[i]) {
+			char byte;
+
+			/* The other's first byte starts the game. */
+			if (read(ba[0], &byte, 1) != 1)
+				_exit(1);
+			wake_partner(ba[0], ab[1]);
+		}
+	}
+	close(ab[0]), close(ab[1]), close(ba[0]), close(ba[1]);
+}
+
+/*
+ * Loading and unloading switch the module's tracepoints on and off (jump
+ * labels, patched by text_poke_bp()) while both CPUs pass them: wakeups,
+ * forks, execs and renames, with a waker registered in every cycle. Debian
+ * 12's QEMU 7.2 with a thread per vCPU crashed here ("Oops: int3" at a
+ * tracepoint's site) within a minute; real CPUs, and QEMU 10, do not.
+ */
+void test_load_beside_activity(void)
+{
+	time_t end = time(NULL) + LOADING_BESIDE_ACTIVITY_S;
+	pid_t pids[6];
+	int cycles, status;
+
+	spawn_wakers(pids);
+	pids[2] = spawn_activity(fork_and_reap);
+	pids[3] = spawn_activity(exec_true);
+	pids[4] = spawn_activity(rename_self);
+	pids[5] = spawn_activity(rename_self);
+	for (cycles = 0; time(NULL) < end; cycles++) {
+		int err = module_unload();
+
+		expect(!err, "unloading in cycle %d: %s", cycles, errno_name(err));
+		err = module_load(NULL);
+		expect(!err, "loading in cycle %d: %s", cycles, errno_name(err));
+		err = status_cmd('R', pids[cycles % 2]);
+		expect(!err, "R of a waker in cycle %d: %s", cycles, errno_name(err));
+	}
+	for (int i = 0; i < 6; i++)
+		expect(waitpid(pids[i], &status, WNOHANG) == 0, "activity %d ended (status %#x)",
+		       i, status);
+	printf("  load_beside_activity: %d load/unload cycles in %d s\n", cycles,
+	       LOADING_BESIDE_ACTIVITY_S);
+	expect(cycles >= 10, "only %d load/unload cycles in %d s", cycles, LOADING_BESIDE_ACTIVITY_S);
+	for (int i = 0; i < 6; i++)
+		kill_and_reap(pids[i]);
 }
 
 /*

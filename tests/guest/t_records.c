@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "overlap.h"
 #include "pfprof.h"
 #include "tests.h"
 
@@ -1081,6 +1082,7 @@ void test_tree_churn(void)
 	uint64_t counts[2], from, to, t0;
 	struct mp3ring ring;
 	char cmd[64];
+	bool traced;
 	pid_t root;
 
 	write_pid_max(PID_MAX_LIMIT);
@@ -1088,7 +1090,10 @@ void test_tree_churn(void)
 	root = start_tree(CHURN_TARGET, children, CHURN_PAGES, &go_fd, &done_fd);
 	from = mp3ring_head(&ring);
 	t0 = now_ns();
+	traced = overlap_start("tree_churn");
 	run_tree(go_fd, done_fd, counts);
+	if (traced)
+		overlap_report("tree_churn");
 	printf("  tree_churn: %d processes forked, exited and reaped in %.1f s\n",
 	       children, (now_ns() - t0) / 1e9);
 	to = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);

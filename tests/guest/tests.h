@@ -6,6 +6,7 @@
 void test_load_params(void);
 void test_load_rt_refused(void);
 void test_load_cycles(void);
+void test_load_beside_activity(void);
 void test_proc_mode(void);
 void test_proc_register_list(void);
 void test_proc_errors(void);
