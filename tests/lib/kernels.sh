@@ -155,8 +155,8 @@ kernel_fetch() {
 
 # kernel_unpack LOCK DONE ROOT REGEX PACKAGE...: unless the file DONE exists,
 # PACKAGEs downloaded and their files matching REGEX (unpack_debs) unpacked
-# into ROOT, under the cache lock LOCK; DONE must exist afterwards (it is
-# touched when it is ROOT's .complete).
+# into ROOT, under the cache lock LOCK; DONE must exist afterwards (a
+# .complete marker is touched then; any other file must be one of theirs).
 kernel_unpack() {
 	local lock=$1 done=$2 root=$3 regex=$4
 	shift 4
@@ -170,7 +170,7 @@ kernel_unpack() {
 		echo "kernels: downloading $* into $root" >&2
 		kernel_download "$debs" "$@" >&2
 		unpack_debs "$debs" "$root" "$regex" "$@"
-		[ "$done" != "$root/.complete" ] || touch "$done"
+		[ "${done##*/}" != .complete ] || touch "$done"
 		[ -f "$done" ] || { echo "kernels: $* gave no $done" >&2; exit 1; }
 	)
 }
