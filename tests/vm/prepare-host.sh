@@ -15,13 +15,14 @@ set -euo pipefail
 # The programs built on the host and packed into the guests; mmdebstrap for
 # the build roots (tests/vm/buildroot.sh: QEMU, the kernels' compilers, the
 # Debian packages' build and lintian are theirs, so the host may be Debian 12
-# or 13); static analysis (tests/static.sh); the packaging guests' root file
-# systems (e2fsprogs) and their shares (rsync). All in one apt run.
+# or 13); static analysis (tests/static.sh) and man (the unit tests render
+# the man pages); the packaging guests' root file systems (e2fsprogs) and
+# their shares (rsync). All in one apt run.
 pkgs=(busybox-static kmod cpio xz-utils zstd gcc make libc6-dev binutils
       libsystemd-dev pkg-config gnuplot-nox mmdebstrap)
 case ${1:-} in
 --guests) shift ;;
 -*) sed -n '2s/^# //p' "$0" >&2; exit 64 ;;
-*) pkgs+=(coccinelle cppcheck shellcheck e2fsprogs rsync) ;;
+*) pkgs+=(coccinelle cppcheck shellcheck man-db e2fsprogs rsync) ;;
 esac
 host_install "${pkgs[@]}" "$@"
