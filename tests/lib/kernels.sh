@@ -58,8 +58,9 @@ host_kernel() {
 
 # in_buildroot [--bind DIR[:PATH]]... CMD...: CMD in the build root, in a
 # mount namespace of its own with /proc mounted (7.x's objtool reads it),
-# /dev bound from the host and each DIR at PATH (default /build). Nothing
-# stays mounted.
+# /dev bound from the host and each DIR at PATH (default /build). Its / is a
+# mount point, as on a machine (the unit tests that dpkg-buildpackage runs
+# make it private). Nothing stays mounted.
 in_buildroot() {
 	local binds=''
 
@@ -74,6 +75,7 @@ in_buildroot() {
 	unshare --mount --pid --fork --mount-proc="$KERNEL_BUILDROOT/proc" sh -c '
 		root=$1 binds=$2
 		shift 2
+		mount --rbind "$root" "$root"
 		mount --rbind /dev "$root/dev"
 		for bind in $binds; do
 			mkdir -p "$root${bind#*:}"
