@@ -102,12 +102,27 @@ struct mp3_fault_cpu {
 	unsigned long last_fault;
 };
 
-/* One thread's pair of counters, on its entry's list, under mp3_lock. */
+/*
+ * One thread's pair of counters, on its entry's list, under mp3_lock; the
+ * context of their overflow handler (and of the counters its later threads
+ * inherit), freed a grace period after them.
+ */
 struct mp3_fault_thread {
 	struct list_head node;
 	struct perf_event *minor;
 	struct perf_event *major;
 	struct mp3_fault_owner *owner;	/* the same for every thread of the list */
+	const struct task_struct *task;	/* the thread they were made for; compared only */
+	/*
+	 * Its faults up to this number (min_flt + maj_flt) are counted in its
+	 * process's counts already, and not noted: all of them until
+	 * __mp3_faults_count_from_now() reads the number, right after the
+	 * counts are read. Else a fault counted in task->min_flt just before
+	 * the counts were read, whose event came once the counter was there
+	 * (another CPU creates it), would be counted twice.
+	 */
+	unsigned long counted_to;
+	struct rcu_head rcu;
 };
 
 /*
@@ -217,10 +232,14 @@ static void mp3_fault_note(struct perf_event *event, struct perf_sample_data *da
 			   struct pt_regs *regs)
 {
 	/* Freed a grace period after its counters: this handler runs in an RCU section. */
-	const struct mp3_fault_owner *owner = event->overflow_handler_context;
+	const struct mp3_fault_thread *thread = event->overflow_handler_context;
+	const struct mp3_fault_owner *owner = thread->owner;
 	struct mp3_fault_cpu *cpu = this_cpu_ptr(mp3_fault_cpus);
 	/* mm_account_fault() counted the fault in the task before the event. */
 	unsigned long fault = current->min_flt + current->maj_flt;
+
+	if (current == thread->task && fault <= READ_ONCE(thread->counted_to))
+		return;
 
 	/*
 	 * No interrupt handler takes a fault that reaches here, and the
@@ -312,7 +331,7 @@ static int __mp3_faults_alloc_buffers(void)
 }
 
 static struct perf_event *mp3_fault_counter(struct task_struct *task, u64 config,
-					    struct mp3_fault_owner *owner)
+					    struct mp3_fault_thread *thread)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -324,7 +343,7 @@ static struct perf_event *mp3_fault_counter(struct task_struct *task, u64 config
 		.inherit_thread = 1,
 	};
 
-	return perf_event_create_kernel_counter(&attr, -1, task, mp3_fault_note, owner);
+	return perf_event_create_kernel_counter(&attr, -1, task, mp3_fault_note, thread);
 }
 
 /* An owner for the process whose thread-group leader is @leader; NULL without memory. */
@@ -370,7 +389,8 @@ static void __mp3_fault_thread_release(struct mp3_fault_thread *thread)
 	if (thread->major)
 		perf_event_release_kernel(thread->major);
 	__mp3_fault_owner_put(thread->owner);
-	kfree(thread);
+	/* A handler that began before its counters were released may still read it. */
+	kfree_rcu(thread, rcu);
 }
 
 /*
@@ -388,16 +408,19 @@ static int __mp3_fault_thread_add(struct task_struct *task, struct list_head *th
 
 	if (!thread)
 		return -ENOMEM;
-	event = mp3_fault_counter(task, PERF_COUNT_SW_PAGE_FAULTS_MIN, owner);
+	/* Read by the handler as soon as the first counter is made. */
+	thread->owner = owner;
+	thread->task = task;
+	thread->counted_to = ULONG_MAX;
+	event = mp3_fault_counter(task, PERF_COUNT_SW_PAGE_FAULTS_MIN, thread);
 	if (IS_ERR(event)) {
 		kfree(thread);
 		return PTR_ERR(event);
 	}
 	thread->minor = event;
-	thread->owner = owner;
 	owner->nr_threads++;
 	list_add_tail(&thread->node, threads);
-	event = mp3_fault_counter(task, PERF_COUNT_SW_PAGE_FAULTS_MAJ, owner);
+	event = mp3_fault_counter(task, PERF_COUNT_SW_PAGE_FAULTS_MAJ, thread);
 	if (IS_ERR(event))
 		return PTR_ERR(event);
 	thread->major = event;
@@ -570,6 +593,18 @@ free_found:
 put_owner:
 	__mp3_fault_owner_put(owner);
 	return err;
+}
+
+void __mp3_faults_count_from_now(struct list_head *threads)
+{
+	struct mp3_fault_thread *thread;
+
+	lockdep_assert_held(&mp3_lock);
+
+	list_for_each_entry(thread, threads, node)
+		if (thread->counted_to == ULONG_MAX)
+			WRITE_ONCE(thread->counted_to, READ_ONCE(thread->task->min_flt) +
+				   READ_ONCE(thread->task->maj_flt));
 }
 
 void __mp3_faults_unfollow(struct list_head *threads)

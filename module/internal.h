@@ -171,6 +171,11 @@ bool mp3_tasks_maps(pid_t tgid, u32 *target, struct task_struct **leader);
  * the end of the next tick, or by __mp3_faults_release().
  */
 int __mp3_faults_follow(struct task_struct *leader, struct list_head *threads);
+/*
+ * Right after the counts of a process given counters by __mp3_faults_follow()
+ * are read: the new counters note its faults from now on (before, none).
+ */
+void __mp3_faults_count_from_now(struct list_head *threads);
 void __mp3_faults_unfollow(struct list_head *threads);
 void __mp3_faults_release(void);
 /*

@@ -475,11 +475,12 @@ int __mp3_tasks_add(struct mp3_task *entry)
 	err = __mp3_task_follow_faults(entry);
 	if (err)
 		goto unfollow;
-	/* Deltas start from now; an exited group is as good as gone. */
+	/* Deltas start from now, and so do its counters; an exited group is as good as gone. */
 	rcu_read_lock();
 	leader = pid_task(entry->pid, PIDTYPE_TGID);
 	alive = leader && mp3_read_group(leader, &entry->last, NULL);
 	rcu_read_unlock();
+	__mp3_faults_count_from_now(&entry->fault_threads);
 	err = !alive ? -ESRCH : !mp3_tasks_hash(entry) ? -EEXIST : 0;
 	if (err)
 		goto unfollow;
@@ -513,28 +514,29 @@ void __mp3_tasks_maps_target(u32 target)
 
 /*
  * Counters for @entry's threads that have none, if its process still
- * runs. Before its first counters, the faults it took until now go into
- * the records as unresolved; once it has some, a thread still without
- * them (an earlier try failed) is not counted until it has them: counted
- * twice, never. Sleeps.
+ * runs. Before its first counters, the faults it took until its counts are
+ * read go into the records as unresolved, and the counters note those
+ * after; once it has some, a thread still without them (an earlier try
+ * failed) is not counted until it has them: counted twice, never. Sleeps.
  */
 static int __mp3_task_follow_joined(struct mp3_task *entry)
 {
+	bool first = list_empty(&entry->fault_threads);
 	struct task_struct *leader;
 	struct mp3_counters now;
 	bool alive;
+	int err;
 
-	if (list_empty(&entry->fault_threads)) {
-		rcu_read_lock();
-		leader = pid_task(entry->pid, PIDTYPE_TGID);
-		alive = leader && mp3_read_group(leader, &now, NULL);
-		rcu_read_unlock();
-		/* Gone: its removal writes what it took since. */
-		if (!alive)
-			return 0;
+	err = __mp3_task_follow_faults(entry);
+	rcu_read_lock();
+	leader = pid_task(entry->pid, PIDTYPE_TGID);
+	alive = leader && mp3_read_group(leader, &now, NULL);
+	rcu_read_unlock();
+	/* Gone: its removal writes what it took since. */
+	if (alive && first)
 		__mp3_task_record_unplaced(entry, &now);
-	}
-	return __mp3_task_follow_faults(entry);
+	__mp3_faults_count_from_now(&entry->fault_threads);
+	return err;
 }
 
 int __mp3_tasks_follow_joined(void)

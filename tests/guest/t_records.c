@@ -936,26 +936,61 @@ void test_tree_after_idle(void)
 	close(fd);
 }
 
-/* A target's faults in its processes' records: counted, and placed or not. */
-struct placed_count {
-	uint32_t target;
+/* Faults in one process's records: counted, and placed or not. */
+struct placed_faults {
 	uint64_t counted;	/* MP3_RECORD_COUNTS, minor and major */
 	uint64_t placed;	/* MP3_RECORD_FAULTS, in a mapping */
 	uint64_t unresolved;	/* MP3_RECORD_FAULTS, MP3_MAPPING_UNRESOLVED */
 };
 
+#define PLACED_PROCESSES 64
+
+/* A target's faults in its processes' records, in all and by process (the first ones). */
+struct placed_count {
+	uint32_t target;
+	struct placed_faults all;
+	uint32_t tgids[PLACED_PROCESSES];
+	struct placed_faults by_process[PLACED_PROCESSES];
+	unsigned int processes;
+};
+
+static void add_placed(struct placed_faults *f, const struct mp3_proc_record *r)
+{
+	if (r->type == MP3_RECORD_COUNTS)
+		f->counted += r->counts.minor_faults + r->counts.major_faults;
+	else if (r->type == MP3_RECORD_FAULTS && r->mapping == MP3_MAPPING_UNRESOLVED)
+		f->unresolved += r->faults.minor_faults + r->faults.major_faults;
+	else if (r->type == MP3_RECORD_FAULTS)
+		f->placed += r->faults.minor_faults + r->faults.major_faults;
+}
+
 static void count_placed_record(void *ctx, const struct mp3_proc_record *r)
 {
 	struct placed_count *c = ctx;
+	unsigned int i;
 
 	if (r->target != c->target)
 		return;
-	if (r->type == MP3_RECORD_COUNTS)
-		c->counted += r->counts.minor_faults + r->counts.major_faults;
-	else if (r->type == MP3_RECORD_FAULTS && r->mapping == MP3_MAPPING_UNRESOLVED)
-		c->unresolved += r->faults.minor_faults + r->faults.major_faults;
-	else if (r->type == MP3_RECORD_FAULTS)
-		c->placed += r->faults.minor_faults + r->faults.major_faults;
+	add_placed(&c->all, r);
+	for (i = 0; i < c->processes && c->tgids[i] != r->tgid; i++)
+		;
+	if (i == PLACED_PROCESSES)
+		return;
+	c->tgids[i] = r->tgid;
+	c->processes += i == c->processes;
+	add_placed(&c->by_process[i], r);
+}
+
+/* The processes whose faults records add up to more than their counts records. */
+static void print_placed_over(const struct placed_count *c)
+{
+	for (unsigned int i = 0; i < c->processes; i++) {
+		const struct placed_faults *f = &c->by_process[i];
+
+		if (f->placed + f->unresolved > f->counted)
+			printf("  PID %u: %" PRIu64 " faults counted, %" PRIu64 " placed, %" PRIu64
+			       " unresolved\n", c->tgids[i], f->counted, f->placed, f->unresolved);
+	}
 }
 
 /* Faults a churning tree given "M" may take while its counters are being created, at most. */
@@ -966,10 +1001,11 @@ static void count_placed_record(void *ctx, const struct mp3_proc_record *r)
  * before the tick that would give them counters, and their removal puts
  * their faults in unresolved records; those that get counters and exit
  * have their last faults placed after they left. The tree's faults records
- * never add up to more than its counts records, and to less only by the
- * faults a child took while the sampler was creating its counters (it
- * faults all the time here: measured 1.2 % on 6.1, 0.04 % on 7.3, 0 on
- * 6.12, 2.7 % on the debug kernel, under TCG).
+ * never add up to more than its counts records (with a thread per vCPU, a
+ * fault in flight while another CPU made the counters was once counted
+ * twice: 5321 of 5320 on 7.3), and to less only by the faults a child took
+ * between the reading of its counts and of its fault number (faults.c; it
+ * faults all the time here: 0 and 1 of 5320 on 7.3 and 6.1).
  */
 void test_tree_maps_short_lived(void)
 {
@@ -995,14 +1031,16 @@ void test_tree_maps_short_lived(void)
 	to = wait_head(&ring, mp3ring_head(&ring) + 3, 2000);
 	for_each_record_between(&ring, from, to, count_placed_record, &count);
 	printf("  tree_maps_short_lived: %" PRIu64 " faults counted, %" PRIu64 " placed, %" PRIu64
-	       " unresolved; getrusage: %" PRIu64 "\n", count.counted, count.placed,
-	       count.unresolved, counts[1] - counts[0]);
-	expect(count.placed + count.unresolved <= count.counted &&
-	       within_pct((double)(count.placed + count.unresolved), (double)count.counted,
-			  CREATION_LOST_PCT),
+	       " unresolved; getrusage: %" PRIu64 "; root PID %d\n", count.all.counted,
+	       count.all.placed, count.all.unresolved, counts[1] - counts[0], (int)root);
+	print_placed_over(&count);
+	expect(count.all.placed + count.all.unresolved <= count.all.counted &&
+	       within_pct((double)(count.all.placed + count.all.unresolved),
+			  (double)count.all.counted, CREATION_LOST_PCT),
 	       "faults records %" PRIu64 " + %" PRIu64 ", counts records %" PRIu64 " (at most %d %%"
-	       " fewer)", count.placed, count.unresolved, count.counted, CREATION_LOST_PCT);
-	expect(count.unresolved > 0, "no child's faults unresolved: none exited before its tick?");
+	       " fewer)", count.all.placed, count.all.unresolved, count.all.counted,
+	       CREATION_LOST_PCT);
+	expect(count.all.unresolved > 0, "no child's faults unresolved: none exited before its tick?");
 	kill_and_reap(root);
 	close(go_fd);
 	close(done_fd);
