@@ -80,7 +80,7 @@ const struct test tests[] = {
 	{ "top_terminal",             test_top_terminal,               NULL,            30 },
 	{ "unload_busy",              test_unload_busy,                NULL,            10 },
 	{ "load_cycles",              test_load_cycles,                NULL,           120 },
-	{ "load_beside_activity",     test_load_beside_activity,       NULL,           120 },
+	{ "load_beside_activity",     test_load_beside_activity,       NULL,            90 },
 	{ "work_locality",            test_work_locality,              NULL,           120 },
 	{ "work_course_defaults",     test_work_course_defaults,       NULL,            30 },
 	{ "work_registration",        test_work_registration,          NULL,            20 },

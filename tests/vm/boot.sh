@@ -9,7 +9,7 @@
 # with that: a vCPU there can execute an int3 that text_poke_bp() already
 # took back, when a module load or unload switches a tracepoint another vCPU
 # is passing ("Oops: int3"; the guest test load_beside_activity crashes 7.2
-# within a second, 10.0 within minutes). Writes to LOGDIR: console.log
+# within a second; 600 cycles of its loads crashed 10.0 after 3 minutes). Writes to LOGDIR: console.log
 # (ttyS0), result.txt (ttyS1, raw), payload.txt and dmesg.txt (sections of
 # result.txt). Verdict on stderr. Needs root (a mount namespace, chroot).
 # --drive IMG: a raw disk as /dev/vda (-snapshot: the image is never written);

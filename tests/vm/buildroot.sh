@@ -43,8 +43,9 @@ trixie)
 	# pahole: 6.12+ headers run the BTF step; flex, bison, libssl-dev, cpio:
 	# the debug kernel. QEMU from trixie-backports (11.1), with the parts that
 	# must be as new: with a thread per vCPU, trixie's 10.0 let a vCPU run an
-	# int3 text_poke_bp() had taken back (guest test load_beside_activity,
-	# 6.12, after about 3 minutes); 11.1 ran it to its end.
+	# int3 text_poke_bp() had taken back (600 cycles of the guest test
+	# load_beside_activity's loads on 6.12: after about 3 minutes); 11.1 ran
+	# all 600.
 	packages+=,gcc-14,pahole,flex,bison,libssl-dev,cpio,xz-utils,zstd,qemu-system-x86/trixie-backports
 	packages+=,qemu-system-common/trixie-backports,qemu-system-data/trixie-backports,seabios/trixie-backports
 	sources=("deb $mirror trixie main" "deb $mirror trixie-updates main"
