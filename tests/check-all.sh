@@ -6,29 +6,14 @@
 # tests/warm-cache.sh fetches what all of them need (build root, kernels,
 # kernel source), each step timed.
 #
-# Then two lanes side by side, as QEMU runs each guest on one host thread
-# (tests/vm/boot.sh) and the host has two cores:
+# Then two lanes side by side on a two-core host:
 #   lane 1: static analysis, the release kernels' suites, the debug suite;
 #   lane 2: the debug kernel and the root file systems (warm-cache.sh), the
 #           packaging guests.
 # The debug suite waits for its kernel through the cache's lock
-# (tests/lib/cache.sh). The guests keep a core busy each: what runs beside
-# them takes from them, and the order of the lanes changes little of the
-# whole. Fresh runs (tests/fresh-machine.sh), .ci/run's time:
-#   a02ef1a  58 min  this order; lane 2 the longer (debug kernel 16 minutes,
-#                    packaging guests 36)
-#   99b66bb  66 min  the debug kernel first in lane 1, static analysis last
-#                    in lane 2 (the debug kernel took 23 minutes beside a
-#                    packaging guest; lane 1 ended 11 minutes after lane 2)
-#   d508316  53 min  this order, after the Debian 12 guest built the module
-#                    once and the debug suite fuzzed 15 000 writes, not
-#                    100 000 (lane 2 50 minutes, lane 1 37)
-#   fcc14de  -       the debug kernel built beside both lanes at the lowest
-#                    priority: still building 26 minutes in, 6 after lane 1
-#                    wanted it (stopped there)
-#   f76b95e  56 min  the root file systems and static analysis first in lane
-#                    1, the debug kernel first in lane 2: it took 19 minutes,
-#                    the debug suite 19 (16 in d508316)
+# (tests/lib/cache.sh). The guests keep the cores busy: what runs beside them
+# takes from them, and the order of the lanes changes little of the whole
+# (the orders tried, with their times, are in git's history of this file).
 # Guests run at a higher priority than the builds beside them (boot.sh), so
 # that a compiler on the other core does not slow their timing tests. Each
 # suite's output is printed whole when it ends; until then it is in
