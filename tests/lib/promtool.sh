@@ -2,12 +2,13 @@
 # Usage: tests/lib/promtool.sh
 #
 # Prints the path of a promtool: the one on PATH, or the one in Debian 12's
-# prometheus package (Debian 13's has none), fetched by the apt of Debian
-# 12's build root (tests/vm/buildroot.sh), whatever the host runs, and
-# extracted into the test cache (PFPROF_CACHE, default /var/cache/pfprof-test)
-# on first use. The package is not installed: that would start a Prometheus
-# server. Progress on stderr; tests/warm-cache.sh calls it first, so that no
-# suite downloads.
+# prometheus package (Debian 13's has none), fetched by this system's apt on
+# Debian 12 (a host, or the build root where dpkg-buildpackage runs the unit
+# tests), else by the apt of Debian 12's build root (tests/vm/buildroot.sh),
+# and extracted into the test cache (PFPROF_CACHE, default
+# /var/cache/pfprof-test) on first use. The package is not installed: that
+# would start a Prometheus server. Progress on stderr; tests/warm-cache.sh
+# calls it first, so that no suite downloads.
 set -euo pipefail
 
 command -v promtool && exit 0
@@ -15,16 +16,30 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/lib/kernels.sh
 . "$top/tests/lib/kernels.sh"
 cache=${PFPROF_CACHE:-/var/cache/pfprof-test}
-KERNEL_BUILDROOT=$("$top/tests/vm/buildroot.sh" bookworm)
+if [[ $(host_release) == bookworm ]]; then
+	in_debian12() { "$@"; }
+	debian12_apt_update() { apt-get -q update </dev/null >&2; }
+	# download DIR PACKAGE: PACKAGE's .deb into DIR.
+	download() { (cd "$1" && exec apt-get -q -o APT::Sandbox::User=root download "$2"); }
+else
+	KERNEL_BUILDROOT=$("$top/tests/vm/buildroot.sh" bookworm)
+	in_debian12() { in_buildroot "$@"; }
+	debian12_apt_update() { buildroot_apt_update; }
+	download() {
+		# shellcheck disable=SC2016 # expanded in the build root
+		in_buildroot --bind "$1" sh -c 'cd /build && exec apt-get -q -o APT::Sandbox::User=root download "$1"' \
+			sh "$2"
+	}
+fi
 candidate() {
-	in_buildroot apt-cache policy prometheus | awk '/Candidate:/ { print $2 }'
+	in_debian12 apt-cache policy prometheus | awk '/Candidate:/ { print $2 }'
 }
-# A build root just made has read the archive's lists; an older one may not
-# have them any more.
+# A machine whose packages are all present may never have read the archive's
+# lists.
 version=$(candidate)
 if [[ -z "$version" || "$version" == "(none)" ]]; then
 	echo "promtool: reading the apt archive's lists" >&2
-	buildroot_apt_update
+	debian12_apt_update
 	version=$(candidate)
 fi
 [[ -n "$version" && "$version" != "(none)" ]] ||
@@ -35,9 +50,7 @@ if [[ ! -x "$dir/usr/bin/promtool" ]]; then
 	echo "promtool: fetching prometheus $version" >&2
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
-	# shellcheck disable=SC2016 # expanded in the build root
-	in_buildroot --bind "$tmp" sh -c 'cd /build && exec apt-get -q -o APT::Sandbox::User=root download "$1"' \
-		sh "prometheus=$version" >&2
+	download "$tmp" "prometheus=$version" >&2
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	dpkg-deb -x "$tmp"/prometheus_*.deb "$tmp/x"
