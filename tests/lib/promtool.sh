@@ -25,11 +25,7 @@ else
 	KERNEL_BUILDROOT=$("$top/tests/vm/buildroot.sh" bookworm)
 	in_debian12() { in_buildroot "$@"; }
 	debian12_apt_update() { buildroot_apt_update; }
-	download() {
-		# shellcheck disable=SC2016 # expanded in the build root
-		in_buildroot --bind "$1" sh -c 'cd /build && exec apt-get -q -o APT::Sandbox::User=root download "$1"' \
-			sh "$2"
-	}
+	download() { kernel_download "$@"; }
 fi
 candidate() {
 	in_debian12 apt-cache policy prometheus | awk '/Candidate:/ { print $2 }'
