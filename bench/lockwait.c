@@ -73,7 +73,8 @@ static pid_t start_child(void (*fn)(unsigned long n, int ready), unsigned long n
 	if (pid == 0) {
 		setpgid(0, 0);
 		close(ready[0]);
-		fn(n, ready[1]);
+		fn(n, ready[1]);	/* idles until its group is killed */
+		_exit(0);
 	}
 	close(ready[1]);
 	if (read(ready[0], &byte, 1) != 1)

@@ -367,24 +367,29 @@ static int cmd_consumer(pid_t consumer, unsigned int seconds)
 }
 
 /* Starts an observer of pid: argv with "%p" replaced by the pid. */
-static pid_t start_observer(char **argv, pid_t pid)
+static pid_t start_observer(char *const *argv, pid_t pid)
 {
-	char pid_text[16];
-	pid_t observer;
+	pid_t observer = fork();
 
-	snprintf(pid_text, sizeof(pid_text), "%d", (int)pid);
-	for (int i = 0; argv[i]; i++)
-		if (!strcmp(argv[i], "%p"))
-			argv[i] = pid_text;
-	observer = fork();
 	if (observer < 0)
 		die("fork", errno);
 	if (!observer) {
-		int null = open("/dev/null", O_WRONLY);
+		char pid_text[16], **args;
+		int null = open("/dev/null", O_WRONLY), n = 0;
 
-		dup2(null, STDOUT_FILENO);
-		dup2(null, STDERR_FILENO);
-		execvp(argv[0], argv);
+		snprintf(pid_text, sizeof(pid_text), "%d", (int)pid);
+		while (argv[n])
+			n++;
+		args = calloc(n + 1, sizeof(*args));
+		if (!args)
+			_exit(127);
+		for (int i = 0; i < n; i++)
+			args[i] = strcmp(argv[i], "%p") ? argv[i] : pid_text;
+		if (null >= 0) {
+			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
+		execvp(args[0], args);
 		_exit(127);
 	}
 	return observer;
@@ -492,7 +497,7 @@ static struct proc_cpu proc_cpu(pid_t pid)
 	uint64_t tick_ns = NSEC_PER_SEC / (uint64_t)sysconf(_SC_CLK_TCK);
 	unsigned long long counters[4], ns;
 	char path[300];
-	struct dirent *d;
+	const struct dirent *d;
 	DIR *dir;
 	FILE *f;
 	int err;

@@ -59,6 +59,7 @@ static void start_positions(struct collector *c)
 	}
 }
 
+/* cppcheck-suppress constParameter ; the logs are written through c->logs */
 int collector_open(struct collector *c, const char *device, struct logwriter *logs[LOG_KINDS],
 		   struct counters *counters, const struct psi_cache *psi)
 {
@@ -83,6 +84,7 @@ int collector_open(struct collector *c, const char *device, struct logwriter *lo
 	return 0;
 }
 
+/* cppcheck-suppress constParameter ; the logs are written through c->logs */
 void collector_set_logs(struct collector *c, struct logwriter *logs[LOG_KINDS])
 {
 	memcpy(c->logs, logs, sizeof(c->logs));
@@ -260,7 +262,7 @@ static bool log_sample(void *ctx, const struct mp3_ring_sample *s)
 	struct collector *c = ctx;
 	uint64_t wall_ns = s->time_ns + c->wall_offset_ns;
 	/* A sample's records and their lost marker, in each log that takes records. */
-	size_t lines[LOG_KINDS] = { 1, (size_t)s->nr_records + 1, (size_t)s->nr_records + 1 };
+	const size_t lines[LOG_KINDS] = { 1, (size_t)s->nr_records + 1, (size_t)s->nr_records + 1 };
 
 	/* All of a sample's lines are queued, or none: it is read again later. */
 	for (int k = 0; k < LOG_KINDS; k++)

@@ -30,7 +30,7 @@ static void report(struct exporter *x, int err, bool status_file)
 		     dir);
 	else if (err)
 		dlog(LOG_ERR, "writing %s/%s: %s", dir, PROMFILE_NAME, strerror(-err));
-	else if (x->error)
+	else	/* err is 0 and x->error was not */
 		dlog(LOG_NOTICE, "writing %s/%s again", dir, PROMFILE_NAME);
 	x->error = err;
 }
@@ -45,7 +45,7 @@ static void report_save(struct exporter *x, int err)
 	if (err)
 		dlog(LOG_WARNING, "saving the counters in %s/%s: %s; after a restart they start "
 		     "from 0", dir, COUNTERFILE_NAME, strerror(-err));
-	else if (x->save_error)
+	else	/* err is 0 and x->save_error was not */
 		dlog(LOG_NOTICE, "saving the counters in %s/%s again", dir, COUNTERFILE_NAME);
 	x->save_error = err;
 }

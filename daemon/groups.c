@@ -137,7 +137,7 @@ static void follow(struct groups *c, const struct target *t, struct group_state 
  * The target has no cgroup now: drop the old one, if the module still has it
  * (from before a restart of pfprofd, too), once.
  */
-static void drop(struct groups *c, const struct target *t, struct group_state *st)
+static void drop(const struct groups *c, const struct target *t, struct group_state *st)
 {
 	int err;
 

@@ -134,7 +134,7 @@ static bool is_dir(const char *path)
 /* Looks for name in dir and in the slices below it. */
 static int find_in(const char *dir, const char *name, char *path, size_t size, int depth)
 {
-	struct dirent *e;
+	const struct dirent *e;
 	DIR *d;
 	int err = -ENOENT;
 

@@ -302,7 +302,7 @@ static int read_regions(const char *kdamond, struct damon_region **regions, size
 {
 	char path[PATH_MAX];
 	size_t cap = 0;
-	struct dirent *d;
+	const struct dirent *d;
 	DIR *dir;
 	int err = path_of(path, kdamond, SCHEME "/tried_regions");
 

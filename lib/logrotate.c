@@ -133,7 +133,7 @@ int logrotate_present(const char *path, unsigned int keep, bool *present)
 {
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
 	char copy[PATH_MAX];
-	struct dirent *e;
+	const struct dirent *e;
 	DIR *d;
 
 	if (snprintf(copy, sizeof(copy), "%s", path) >= (int)sizeof(copy))

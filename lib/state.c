@@ -51,8 +51,7 @@ int state_lock(const char *runtime_dir, int *lock_fd)
 
 int state_daemon_pid(const char *runtime_dir, pid_t *pid)
 {
-	char path[PATH_MAX], buf[32];
-	ssize_t n;
+	char path[PATH_MAX];
 	int fd, err = 0;
 
 	path_in(path, sizeof(path), runtime_dir, LOCK_FILE);
@@ -65,7 +64,9 @@ int state_daemon_pid(const char *runtime_dir, pid_t *pid)
 	} else if (errno != EWOULDBLOCK) {
 		err = -errno;
 	} else {
-		n = pread(fd, buf, sizeof(buf) - 1, 0);
+		char buf[32];
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
 		buf[n > 0 ? n : 0] = '\0';
 		*pid = (pid_t)atoi(buf);
 		if (*pid <= 0)

@@ -85,7 +85,7 @@ __attribute__((format(printf, 3, 4)))
 bool ctl_module_missing_note(const struct ctl *ctl, int err, const char *fmt, ...);
 
 /* add/del --unit, --cgroup or --comm: the operands are units, cgroups' paths or names. */
-int ctl_change_groups(struct ctl *ctl, enum target_kind kind, bool add, bool maps,
+int ctl_change_groups(const struct ctl *ctl, enum target_kind kind, bool add, bool maps,
 		      const struct ctl_call *call);
 
 /* Reports a failure to update the PID file (err is -errno), with a hint; PFPROF_EXIT_FAILED. */

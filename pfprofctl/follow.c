@@ -24,6 +24,7 @@ static bool print_missed(void *ctx, uint64_t first_seq, uint64_t count)
 	return true;
 }
 
+/* cppcheck-suppress constParameterPointer ; struct mp3ring_sink's signature */
 static bool print_sample(void *ctx, const struct mp3_ring_sample *s)
 {
 	char line[LOGFORMAT_LINE_MAX];

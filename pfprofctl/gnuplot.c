@@ -45,7 +45,7 @@ void gnuplot_failed(int rc, const char *script)
 void gnuplot_remove_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
-	struct dirent *e;
+	const struct dirent *e;
 
 	while (d && (e = readdir(d)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))

@@ -203,7 +203,7 @@ static int send_commands(const struct ctl *ctl, enum target_kind kind, bool add,
 	return status;
 }
 
-int ctl_change_groups(struct ctl *ctl, enum target_kind kind, bool add, bool maps,
+int ctl_change_groups(const struct ctl *ctl, enum target_kind kind, bool add, bool maps,
 		      const struct ctl_call *call)
 {
 	char **names = call->operands;

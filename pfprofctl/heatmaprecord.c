@@ -449,7 +449,7 @@ static bool close_logs(struct recording *recs, size_t nr)
 /* DAMON on every process, a kdamond each; 0, or the failure said. */
 static int start_damon(const struct recording *recs, size_t nr, const struct damon_attrs *attrs)
 {
-	pid_t pids[DAMON_MAX_PROCESSES];
+	pid_t pids[DAMON_MAX_PROCESSES] = { 0 };
 	int err;
 
 	for (size_t i = 0; i < nr; i++)
@@ -457,7 +457,7 @@ static int start_damon(const struct recording *recs, size_t nr, const struct dam
 	err = damon_start(DAMON_ADMIN, pids, nr, attrs);
 	if (err)
 		ctl_error(err, nr == 1 ? "starting DAMON on process %d (%s/kdamonds/0)" :
-			  "starting DAMON on processes %d and on (%s/kdamonds)", (int)pids[0],
+			  "starting DAMON on processes %d and on (%s/kdamonds)", (int)recs[0].pid,
 			  DAMON_ADMIN);
 	return err;
 }

@@ -58,7 +58,7 @@ static void add_tree(pid_t root, struct collected *c)
 	add_pid(c, root);
 	for (size_t next = 0; next < c->count; next++) {
 		char path[64];
-		struct dirent *d;
+		const struct dirent *d;
 		DIR *tasks;
 
 		snprintf(path, sizeof(path), "/proc/%d/task", (int)c->pids[next]);
@@ -82,7 +82,7 @@ static void add_tree(pid_t root, struct collected *c)
 static int add_cgroup(const char *path, struct collected *c)
 {
 	char procs[PATH_MAX];
-	struct dirent *d;
+	const struct dirent *d;
 	DIR *dir;
 	int err;
 

@@ -85,7 +85,7 @@ static void print_map(void *ctx, struct screen_size size, const char *eol)
 	const struct heatmap_view *v = ctx;
 	const struct heatmap_data *d = &v->d;
 	size_t room = size.cols > LABEL_COLS + 2 ? size.cols - LABEL_COLS - 2 : 1;
-	size_t shown = d->nr_times < room ? d->nr_times : room, first = d->nr_times - shown;
+	size_t shown = d->nr_times < room ? d->nr_times : room;
 	char (*labels)[LABEL_COLS + 1], *cells;
 
 	if (!v->read) {
@@ -95,6 +95,8 @@ static void print_map(void *ctx, struct screen_size size, const char *eol)
 	labels = calloc(d->rows, sizeof(*labels));
 	cells = malloc(shown + 1);
 	if (labels && cells) {
+		size_t first = d->nr_times - shown;
+
 		label_rows(d, labels);
 		print_header(d, shown, size, eol);
 		for (size_t r = d->rows; r-- > 0;) {

@@ -50,7 +50,8 @@ static void print_process(const char *indent, pid_t pid, const char *state)
 /* The parent of pid, from /proc; 0 if gone. */
 static pid_t parent_of(pid_t pid)
 {
-	char path[64], *line = NULL, *close_paren;
+	char path[64], *line = NULL;
+	const char *close_paren;
 	size_t size = 0;
 	int ppid = 0;
 	FILE *f;

@@ -148,7 +148,7 @@ static int send_commands(const struct ctl *ctl, bool add, struct pids_kind kind,
 	return status;
 }
 
-static int change(struct ctl *ctl, const struct ctl_command *cmd, bool add,
+static int change(const struct ctl *ctl, const struct ctl_command *cmd, bool add,
 		  const struct ctl_call *call)
 {
 	bool tree = call->option[OPT_TREE].set, maps = call->option[OPT_MAPS].set;

@@ -55,9 +55,13 @@ static int copy_log(FILE *to, const char *path, long *samples)
 	ssize_t len = 0;
 	int err;
 
-	if (!from && errno == ENOENT)
-		return -ENOENT;
-	err = from ? check_magic(from, path, &line, &size, &len) : -errno;
+	if (!from) {
+		err = -errno;
+		if (err != -ENOENT)
+			ctl_error(err, "reading %s", path);
+		return err;
+	}
+	err = check_magic(from, path, &line, &size, &len);
 	for (; !err && len > 0; len = getline(&line, &size, from)) {
 		*samples += line[0] != '#';
 		fwrite(line, 1, (size_t)len, to);
@@ -67,8 +71,7 @@ static int copy_log(FILE *to, const char *path, long *samples)
 	if (err && err != -EINVAL)
 		ctl_error(err, "reading %s", path);
 	free(line);
-	if (from)
-		fclose(from);
+	fclose(from);
 	return err;
 }
 

@@ -42,11 +42,13 @@ struct line_sink {
 
 static void parse_line(char *text, void *arg)
 {
-	const struct line_sink *sink = arg;
 	struct proc_line l;
 
-	if (parse(text, &l))
+	if (parse(text, &l)) {
+		const struct line_sink *sink = arg;
+
 		sink->fn(&l, sink->ctx);
+	}
 }
 
 /* Calls fn on every line of every per-process log, oldest first. */

@@ -74,44 +74,55 @@ static void show_unfollowed(const struct mp3ring *ring)
 		       " them at their fork\n", missed);
 }
 
+/* The ring's header as the device at fd maps it, or why it cannot be read. */
+static void show_ring(const char *device, int fd)
+{
+	struct mp3ring ring;
+	int err = mp3ring_map(&ring, fd);
+
+	if (err) {
+		printf("module:    loaded\ndevice:    %s: %s\n", device, strerror(-err));
+		return;
+	}
+	printf("module:    loaded, load %016" PRIx64 ", period %" PRIu64 " ms, HZ %u\n",
+	       ring.load_id, (uint64_t)ring.hdr->period_ns / 1000000, ring.hdr->hz);
+	printf("device:    %s, %" PRIu64 " samples taken since load\n", device,
+	       mp3ring_head(&ring));
+	printf("sampler:   %s\n", ring.hdr->flags & MP3_RING_ACTIVE_ONLY ?
+	       "events: each sample visits the processes that ran" :
+	       "visit: each sample visits every registered process");
+	/* Version 5's; 0 from an older module, whose header has no such field. */
+	if (ring.hdr->faults_dropped)
+		printf("faults:    %llu of processes added with --maps not placed: a CPU's"
+		       " buffer was full\n", (unsigned long long)ring.hdr->faults_dropped);
+	/* Version 6's; 0 from an older module. */
+	if (ring.hdr->faults_summed)
+		printf("faults:    %llu of processes added with --maps counted as not"
+		       " placed: a process faulted in more mappings in one sample than"
+		       " its %d records\n", (unsigned long long)ring.hdr->faults_summed,
+		       MP3_FAULT_RECORDS_MAX);
+	show_unfollowed(&ring);
+	mp3ring_unmap(&ring);
+}
+
 /* Prints the module's own view; false if it is not loaded. */
 static bool show_module(const struct ctl *ctl)
 {
-	struct mp3ring ring;
 	struct pidlist procs;
-	int fd, err;
+	int fd;
 
 	if (access("/sys/module/mp3", F_OK)) {
 		show_module_missing();
 		return false;
 	}
 	fd = open(ctl->config.device, O_RDONLY | O_CLOEXEC);
-	err = fd < 0 ? -errno : mp3ring_map(&ring, fd);
-	if (err) {
-		printf("module:    loaded\ndevice:    %s: %s\n", ctl->config.device, strerror(-err));
+	if (fd < 0) {
+		printf("module:    loaded\ndevice:    %s: %s\n", ctl->config.device,
+		       strerror(errno));
 	} else {
-		printf("module:    loaded, load %016" PRIx64 ", period %" PRIu64 " ms, HZ %u\n",
-		       ring.load_id, (uint64_t)ring.hdr->period_ns / 1000000, ring.hdr->hz);
-		printf("device:    %s, %" PRIu64 " samples taken since load\n", ctl->config.device,
-		       mp3ring_head(&ring));
-		printf("sampler:   %s\n", ring.hdr->flags & MP3_RING_ACTIVE_ONLY ?
-		       "events: each sample visits the processes that ran" :
-		       "visit: each sample visits every registered process");
-		/* Version 5's; 0 from an older module, whose header has no such field. */
-		if (ring.hdr->faults_dropped)
-			printf("faults:    %llu of processes added with --maps not placed: a CPU's"
-			       " buffer was full\n", (unsigned long long)ring.hdr->faults_dropped);
-		/* Version 6's; 0 from an older module. */
-		if (ring.hdr->faults_summed)
-			printf("faults:    %llu of processes added with --maps counted as not"
-			       " placed: a process faulted in more mappings in one sample than"
-			       " its %d records\n", (unsigned long long)ring.hdr->faults_summed,
-			       MP3_FAULT_RECORDS_MAX);
-		show_unfollowed(&ring);
-		mp3ring_unmap(&ring);
-	}
-	if (fd >= 0)
+		show_ring(ctl->config.device, fd);
 		close(fd);
+	}
 	if (!procstatus_list(ctl->config.status_file, &procs)) {
 		printf("processes: %zu profiled\n", procs.count);
 		pidlist_free(&procs);
