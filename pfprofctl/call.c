@@ -76,7 +76,7 @@ static bool store_option(const struct ctl_command *cmd, size_t i, bool typed_lon
 		snprintf(typed, sizeof(call->option[i].typed), "-%c", o->short_name);
 	call->option[i].set = true;
 	call->option[i].string = arg;
-	if (o->type == CTL_STRING)
+	if (o->type == CTL_STRING || o->type == CTL_OPERAND_KIND)
 		return true;
 	errno = 0;
 	call->option[i].number = strtoull(arg, &end, 10);
@@ -94,14 +94,16 @@ static void getopt_table(const struct ctl_command *cmd, struct option *longopts,
 {
 	size_t n = nr_options(cmd), s = 0;
 
-	/* '+': options end at the first operand (run's command takes its own). */
+	/* '+': getopt stops at each operand, which parse_words() moves aside. */
 	shortopts[s++] = '+';
 	shortopts[s++] = HELP_KEY;
 	for (size_t i = 0; i < n; i++) {
 		const struct ctl_option *o = &cmd->options[i];
+		int has_arg = o->metavar ? required_argument : no_argument;
 
-		longopts[i] = (struct option){ o->name, o->metavar ? required_argument : no_argument,
-					       NULL, option_key(cmd, i) };
+		if (o->type == CTL_OPERAND_KIND)
+			has_arg = optional_argument;
+		longopts[i] = (struct option){ o->name, has_arg, NULL, option_key(cmd, i) };
 		if (o->short_name) {
 			shortopts[s++] = o->short_name;
 			if (o->metavar)
@@ -113,39 +115,74 @@ static void getopt_table(const struct ctl_command *cmd, struct option *longopts,
 	longopts[n + 1] = (struct option){ 0 };
 }
 
-/* Whether the next word is a negative number: an operand (a bad one), not options. */
-static bool at_negative_number(int argc, char **argv)
+/* Whether word is a negative number: an operand (a bad one), not options. */
+static bool is_negative_number(const char *word)
 {
-	return optind < argc && argv[optind][0] == '-' && isdigit((unsigned char)argv[optind][1]);
+	return word[0] == '-' && isdigit((unsigned char)word[1]);
 }
 
-static int parse_options(const struct ctl_command *cmd, int argc, char **argv,
-			 struct ctl_call *call)
+/*
+ * Takes the option getopt_long() returned as key; false (said) if it is none
+ * of cmd's or its value is not valid. --unit=NAME and its like give NAME as
+ * an operand, into argv's slot *nr (consumed already).
+ */
+static bool take_option(const struct ctl_command *cmd, int key, int long_index, char **argv,
+			int *nr, struct ctl_call *call)
+{
+	size_t i;
+
+	for (i = 0; i < nr_options(cmd) && option_key(cmd, i) != key; i++)
+		;
+	if (i == nr_options(cmd)) {
+		ctl_usage_error(cmd, "unknown option or missing value: '%s'", argv[optind - 1]);
+		return false;
+	}
+	if (cmd->options[i].type == CTL_OPERAND_KIND && optarg)
+		argv[1 + (*nr)++] = optarg;
+	return store_option(cmd, i, long_index >= 0, optarg, call);
+}
+
+/*
+ * Options anywhere among the operands, until "--" (or, for a command whose
+ * operands are a command line, until the first operand). The operands are
+ * gathered in order at the front of argv, from argv[1]: each is moved only
+ * into a slot getopt_long() has passed already.
+ */
+static int parse_words(const struct ctl_command *cmd, int argc, char **argv,
+		       struct ctl_call *call)
 {
 	struct option longopts[CTL_MAX_OPTIONS + 2];
 	char shortopts[2 * CTL_MAX_OPTIONS + 3];
-	int key, long_index = -1;
+	int nr = 0;
 
 	getopt_table(cmd, longopts, shortopts);
-	optind = 1;
+	optind = 0;	/* glibc's fresh start: it forgets a word it read half of */
 	opterr = 0;
-	while (!at_negative_number(argc, argv) &&
-	       (key = getopt_long(argc, argv, shortopts, longopts, &long_index)) != -1) {
-		size_t i;
+	while (optind < argc) {
+		int before = optind ? optind : 1, long_index = -1, key = -1;
 
+		if (before < argc && !is_negative_number(argv[before]))
+			key = getopt_long(argc, argv, shortopts, longopts, &long_index);
 		if (key == HELP_KEY) {
 			print_help(cmd);
 			return PFPROF_EXIT_OK;
 		}
-		for (i = 0; i < nr_options(cmd) && option_key(cmd, i) != key; i++)
-			;
-		if (i == nr_options(cmd))
-			return ctl_usage_error(cmd, "unknown option or missing value: '%s'",
-					       argv[optind - 1]);
-		if (!store_option(cmd, i, long_index >= 0, optarg, call))
-			return PFPROF_EXIT_USAGE;
-		long_index = -1;
+		if (key != -1) {
+			if (!take_option(cmd, key, long_index, argv, &nr, call))
+				return PFPROF_EXIT_USAGE;
+			continue;
+		}
+		if (optind == before + 1 || before == argc)	/* "--", or the end */
+			break;
+		optind = before + 1;
+		argv[1 + nr++] = argv[before];
+		if (cmd->options_end_at_operand)
+			break;
 	}
+	for (int rest = optind ? optind : 1; rest < argc; rest++)
+		argv[1 + nr++] = argv[rest];
+	call->operands = argv + 1;
+	call->nr_operands = nr;
 	return -1;
 }
 
@@ -154,11 +191,9 @@ int ctl_parse_call(const struct ctl_command *cmd, int argc, char **argv, struct 
 	int status;
 
 	memset(call, 0, sizeof(*call));
-	status = parse_options(cmd, argc, argv, call);
+	status = parse_words(cmd, argc, argv, call);
 	if (status >= 0)
 		return status;
-	call->operands = argv + optind;
-	call->nr_operands = argc - optind;
 	if (call->nr_operands < cmd->min_operands)
 		return ctl_usage_error(cmd, "%s", cmd->missing_operands);
 	if (cmd->max_operands >= 0 && call->nr_operands > cmd->max_operands)

@@ -22,8 +22,11 @@ struct ctl {
 	const char *config_path;
 };
 
-/* CTL_COUNT: a number from 1. */
-enum ctl_value { CTL_NUMBER, CTL_COUNT, CTL_STRING };
+/*
+ * CTL_COUNT: a number from 1. CTL_OPERAND_KIND: a flag saying what the
+ * operands are (--unit); --unit=NAME gives one more, as systemctl takes it.
+ */
+enum ctl_value { CTL_NUMBER, CTL_COUNT, CTL_STRING, CTL_OPERAND_KIND };
 
 struct ctl_option {
 	const char *name;	/* the long option, --name */
@@ -56,12 +59,19 @@ struct ctl_command {
 	const char *summary;
 	const char *details;		/* more --help text, or NULL */
 	struct ctl_option options[CTL_MAX_OPTIONS];	/* --help is every command's */
+	/* The operands are a command line of their own: its options are its. */
+	bool options_end_at_operand;
 	int (*run)(struct ctl *ctl, const struct ctl_call *call);
 };
 
 extern const struct ctl_command ctl_add_command, ctl_del_command, ctl_list_command,
 	ctl_status_command, ctl_follow_command, ctl_top_command, ctl_run_command,
 	ctl_plot_command, ctl_where_command, ctl_heatmap_command;
+/* Every command, in --help's order; NULL at the end. */
+extern const struct ctl_command *const ctl_commands[];
+
+/* The command called name, or NULL. */
+const struct ctl_command *ctl_find_command(const char *name);
 
 /* "pfprofctl: <what>: <strerror(err)>" to stderr (err is -errno; 0: no error text). */
 __attribute__((format(printf, 2, 3)))

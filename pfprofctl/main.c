@@ -6,37 +6,20 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "ctl.h"
-
-static const struct ctl_command *const commands[] = {
-	&ctl_add_command, &ctl_del_command, &ctl_list_command, &ctl_status_command,
-	&ctl_follow_command, &ctl_top_command, &ctl_run_command, &ctl_plot_command,
-	&ctl_where_command, &ctl_heatmap_command,
-};
-
-#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
-
-static const struct ctl_command *find_command(const char *name)
-{
-	for (size_t i = 0; i < NR_COMMANDS; i++)
-		if (!strcmp(commands[i]->name, name))
-			return commands[i];
-	return NULL;
-}
 
 static void usage(FILE *out)
 {
 	fprintf(out, "Usage: pfprofctl [-c FILE] <command> [args...]\n"
 		"Profile page faults and CPU time of processes with the mp3 module.\n\n"
 		"Commands:\n");
-	for (size_t i = 0; i < NR_COMMANDS; i++) {
+	for (size_t i = 0; ctl_commands[i]; i++) {
 		char synopsis[128];
 
-		ctl_synopsis(commands[i], synopsis, sizeof(synopsis));
-		fprintf(out, "  %-7s %-26s %s\n", commands[i]->name, synopsis,
-			commands[i]->summary);
+		ctl_synopsis(ctl_commands[i], synopsis, sizeof(synopsis));
+		fprintf(out, "  %-7s %-26s %s\n", ctl_commands[i]->name, synopsis,
+			ctl_commands[i]->summary);
 	}
 	fprintf(out, "\nOptions:\n"
 		"  -c, --config FILE  pfprofd's configuration (default " PFPROF_CONFIG_PATH ")\n"
@@ -107,7 +90,7 @@ int main(int argc, char **argv)
 		return status;
 	argc -= optind;
 	argv += optind;
-	cmd = find_command(argv[0]);
+	cmd = ctl_find_command(argv[0]);
 	if (!cmd) {
 		fprintf(stderr, "pfprofctl: unknown command '%s'\n"
 			"Try 'pfprofctl --help' for more information.\n", argv[0]);

@@ -114,5 +114,6 @@ const struct ctl_command ctl_run_command = {
 		[OPT_NO_CHILDREN] = { "no-children", 0, CTL_STRING, NULL,
 				      "profile the command alone, not the processes it starts" },
 	},
+	.options_end_at_operand = true,
 	.run = run,
 };
