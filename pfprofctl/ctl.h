@@ -104,6 +104,10 @@ int ctl_pid_file_error(const struct ctl *ctl, int err);
 /* Parses "<pid>" (decimal, 1..INT_MAX); false if malformed. */
 bool ctl_parse_pid(const char *arg, pid_t *pid);
 
+/* The picture formats pfprofctl draws, by the file's extension. */
+enum ctl_picture { CTL_PICTURE_OTHER, CTL_PICTURE_PNG, CTL_PICTURE_SVG };
+enum ctl_picture ctl_picture_of(const char *path);
+
 /* bytes in the largest binary unit below 1024 of it, that unit's name in *unit ("B", "KiB"...). */
 double ctl_scale_bytes(uint64_t bytes, const char **unit);
 

@@ -250,13 +250,6 @@ static int draw(const struct ctl *ctl, struct drawing *g)
 	return err || rc ? -1 : 0;
 }
 
-static bool is_svg(const char *path)
-{
-	const char *dot = strrchr(path, '.');
-
-	return dot && !strcmp(dot, ".svg");
-}
-
 /* The log named by the operand: a PID's in log_dir, or a file; false (said) if too long. */
 static bool log_path_of(const struct ctl *ctl, const char *operand, char *path, size_t size)
 {
@@ -309,7 +302,7 @@ static int draw_command(const struct ctl *ctl, const struct ctl_call *call)
 		out = default_out;
 	}
 	err = atomic_file_begin(&image, out);
-	g = (struct drawing){ .d = &d, .out = image.temp, .svg = is_svg(out) };
+	g = (struct drawing){ .d = &d, .out = image.temp, .svg = ctl_picture_of(out) == CTL_PICTURE_SVG };
 	if (err) {
 		ctl_error(err, "writing %s", out);
 	} else if (draw(ctl, &g)) {
@@ -356,6 +349,11 @@ static int check_options(const struct ctl_call *call)
 		return ctl_usage_error(&ctl_heatmap_command, "%s goes with --watch", option);
 	if (call->option[OPT_WATCH].set && (option = first_given(call, not_watch)))
 		return ctl_usage_error(&ctl_heatmap_command, "%s goes without --watch", option);
+	if (!call->option[OPT_RECORD].set && call->option[OPT_OUTPUT].set &&
+	    ctl_picture_of(call->option[OPT_OUTPUT].string) == CTL_PICTURE_OTHER)
+		return ctl_usage_error(&ctl_heatmap_command, "%s wants a .png or .svg file, not '%s'",
+				       call->option[OPT_OUTPUT].typed,
+				       call->option[OPT_OUTPUT].string);
 	if (call->option[OPT_DELAY].set && screen_parse_delay(call->option[OPT_DELAY].string) < 0)
 		return ctl_usage_error(&ctl_heatmap_command, "%s wants seconds from 0.05 to 3600, "
 				       "not '%s'", call->option[OPT_DELAY].typed,

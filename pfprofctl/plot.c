@@ -18,7 +18,7 @@
 #include "plotscript.h"
 #include "plotwords.h"
 
-enum { OPT_OUT };
+enum { OPT_OUTPUT };
 
 /* What is drawn: the logs of config.log_dir, or one samples log. */
 struct plot_source {
@@ -324,11 +324,14 @@ static int source(const struct ctl *ctl, const char *arg, struct plot_source *sr
 
 static int run(struct ctl *ctl, const struct ctl_call *call)
 {
-	const char *out = call->option[OPT_OUT].set ? call->option[OPT_OUT].string : "pfprof.png";
+	const char *out = call->option[OPT_OUTPUT].set ? call->option[OPT_OUTPUT].string : "pfprof.png";
 	char buf[PATH_MAX];
 	const char *script;
 	static struct plot_source src;	/* a configuration is large */
 
+	if (ctl_picture_of(out) != CTL_PICTURE_PNG)
+		return ctl_usage_error(&ctl_plot_command, "%s wants a .png file (plot draws PNG "
+				       "only), not '%s'", call->option[OPT_OUTPUT].typed, out);
 	if (source(ctl, call->nr_operands ? call->operands[0] : NULL, &src))
 		return PFPROF_EXIT_FAILED;
 	/* They go inside '...' on gnuplot's command line. */
@@ -356,8 +359,8 @@ const struct ctl_command ctl_plot_command = {
 		   "from it (the source tree) or " PFPROF_PLOT_SCRIPT "\n"
 		   "(PFPROF_PLOT_SCRIPT overrides).\n",
 	.options = {
-		[OPT_OUT] = { "out", 'o', CTL_STRING, "FILE",
-			      "the PNG to write (default pfprof.png)" },
+		[OPT_OUTPUT] = { "output", 'o', CTL_STRING, "FILE",
+				 "the PNG to write (default pfprof.png)" },
 	},
 	.run = run,
 };

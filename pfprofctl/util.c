@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ctl.h"
 
@@ -81,6 +82,17 @@ int ctl_pid_file_error(const struct ctl *ctl, int err)
 	else if (err == -ENOENT)
 		ctl_hint("is pfprof installed? the directory of %s is missing", ctl->config.pid_file);
 	return PFPROF_EXIT_FAILED;
+}
+
+enum ctl_picture ctl_picture_of(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	if (dot && !strcasecmp(dot, ".png"))
+		return CTL_PICTURE_PNG;
+	if (dot && !strcasecmp(dot, ".svg"))
+		return CTL_PICTURE_SVG;
+	return CTL_PICTURE_OTHER;
 }
 
 double ctl_scale_bytes(uint64_t bytes, const char **unit)

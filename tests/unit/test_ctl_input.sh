@@ -96,6 +96,12 @@ run_row heatmap_record_watch 2 "--watch goes without --record"  heatmap --record
 run_row heatmap_delay_alone 2 "-d goes with --watch"            heatmap -d 1 42
 run_row heatmap_delay_bad   2 "wants seconds from 0.05 to 3600" heatmap --watch -d 0 42
 run_row heatmap_watch_out   2 "-o goes without --watch"         heatmap --watch -o x.png 42
+run_row heatmap_jpeg        2 "-o wants a .png or .svg file, not 'x.jpg'" heatmap 42 -o x.jpg
+run_row plot_svg            2 "--output wants a .png file"      plot --output=x.svg
+run_row plot_old_out        1 "no pfprof.log* in $dir/logs"     plot --out x.png
+run_row where_last_after    1 "no faults of PID 1 placed"       where 1 --last 5
+run_row add_comm_equals     3 "the mp3 module is not loaded"    add --comm=postgres
+run_row add_comm_equals_bad 2 "command name 'a b'"             add '--comm=a b'
 run_row heatmap_tree_alone  2 "--tree goes with --record"       heatmap --tree 42
 run_row heatmap_tree_unit   2 "--tree and --unit name different things" heatmap --record --tree --unit 42
 run_row heatmap_two_trees   2 "one target at a time: 2 given"   heatmap --record --tree 42 43
