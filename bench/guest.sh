@@ -280,8 +280,8 @@ for n in 1 10 100 1000 10000; do
 	pfprof-bench cost "$n" 5 || fail "cost $n failed"
 	reload_module sampler=visit
 	pfprof-bench sampler "$n" 5 || fail "sampler $n with sampler=visit failed"
-	reload_module "sampler=visit records=N"
-	pfprof-bench sampler "$n" 5 || fail "sampler $n with records=N failed"
+	reload_module "sampler=visit records=off"
+	pfprof-bench sampler "$n" 5 || fail "sampler $n with records=off failed"
 	reload_module
 done
 for sampler in events visit; do

@@ -127,7 +127,7 @@ static void measure_poller(const struct sleepers *s, unsigned int seconds)
 	       (unsigned long long)cpu, (double)cpu / rounds / s->count, 100.0 * cpu / wall, sum[0]);
 }
 
-/* Whether the module writes per-process records (not when loaded with records=N). */
+/* Whether the module writes per-process records (not when loaded with records=off). */
 static const char *records_state(void)
 {
 	const char *path = "/sys/module/mp3/parameters/records";

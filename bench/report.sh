@@ -482,7 +482,7 @@ END {
 	print "default, `sampler=events`): each tick visits only the processes woken or runnable"
 	print "since the last, so N sleeping processes cost nothing per tick. **Visit**"
 	print "(`sampler=visit`, the fallback and what versions 1 to 3 did): each tick visits every"
-	print "process, with records on (a record per process and tick) and off (`records=N`). The"
+	print "process, with records on (a record per process and tick) and off (`records=off`). The"
 	print "poller: open, read, parse and close `/proc/<pid>/stat` of each process at 20 Hz for"
 	print "5 s, its own CPU time (CLOCK_PROCESS_CPUTIME_ID)."
 	print ""

@@ -72,7 +72,7 @@ int mp3_buffer_create(u64 period_ns, bool records, bool active_only);
 void mp3_buffer_destroy(void);
 /*
  * One process's record in the sample being gathered; tgid in the initial PID
- * namespace. Nothing when the module was loaded with records=N.
+ * namespace. Nothing when the module was loaded with records=off.
  */
 void __mp3_buffer_record_counts(u32 tgid, u32 target, const struct mp3_sample_values *delta);
 void __mp3_buffer_record_comm(u32 tgid, u32 target, const char *comm);

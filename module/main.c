@@ -46,7 +46,7 @@ MODULE_PARM_DESC(period_ms, "Sampling period in milliseconds, 1..10000 (default 
 static bool records = true;
 module_param(records, bool, 0444);
 MODULE_PARM_DESC(records,
-		 "Write one record per registered process and sample (default Y); N: the summed samples only, for the least cost per process");
+		 "Write one record per registered process and sample (default on); off: the summed samples only, for the least cost per process");
 
 /* Indexed by whether samples visit only the processes that may have changed. */
 static const char *const mp3_sampler_names[] = { "visit", "events" };

@@ -61,10 +61,11 @@ static void print_help(const struct ctl_command *cmd)
 }
 
 /*
- * Stores the value of option i and how it was typed, "-x" or "--name"
- * (typed_long); false (after saying why, naming it as typed) if it is not valid.
+ * Stores the value of option i and how it was typed, "--name" (typed_long)
+ * or "-x" (key); false (after saying why, naming it as typed) if it is not
+ * valid.
  */
-static bool store_option(const struct ctl_command *cmd, size_t i, bool typed_long,
+static bool store_option(const struct ctl_command *cmd, size_t i, bool typed_long, int key,
 			 const char *arg, struct ctl_call *call)
 {
 	const struct ctl_option *o = &cmd->options[i];
@@ -73,7 +74,7 @@ static bool store_option(const struct ctl_command *cmd, size_t i, bool typed_lon
 	if (typed_long)
 		snprintf(typed, sizeof(call->option[i].typed), "--%s", o->name);
 	else
-		snprintf(typed, sizeof(call->option[i].typed), "-%c", o->short_name);
+		snprintf(typed, sizeof(call->option[i].typed), "-%c", key);
 	call->option[i].set = true;
 	call->option[i].string = arg;
 	if (o->type == CTL_STRING || o->type == CTL_OPERAND_KIND)
@@ -109,6 +110,11 @@ static void getopt_table(const struct ctl_command *cmd, struct option *longopts,
 			if (o->metavar)
 				shortopts[s++] = ':';
 		}
+		if (o->old_short) {
+			shortopts[s++] = o->old_short;
+			if (o->metavar)
+				shortopts[s++] = ':';
+		}
 	}
 	shortopts[s] = '\0';
 	longopts[n] = (struct option){ "help", no_argument, NULL, HELP_KEY };
@@ -131,7 +137,8 @@ static bool take_option(const struct ctl_command *cmd, int key, int long_index, 
 {
 	size_t i;
 
-	for (i = 0; i < nr_options(cmd) && option_key(cmd, i) != key; i++)
+	for (i = 0; i < nr_options(cmd) && option_key(cmd, i) != key &&
+		    cmd->options[i].old_short != key; i++)
 		;
 	if (i == nr_options(cmd)) {
 		ctl_usage_error(cmd, "unknown option or missing value: '%s'", argv[optind - 1]);
@@ -139,7 +146,7 @@ static bool take_option(const struct ctl_command *cmd, int key, int long_index, 
 	}
 	if (cmd->options[i].type == CTL_OPERAND_KIND && optarg)
 		argv[1 + (*nr)++] = optarg;
-	return store_option(cmd, i, long_index >= 0, optarg, call);
+	return store_option(cmd, i, long_index >= 0, key, optarg, call);
 }
 
 /*
@@ -152,7 +159,7 @@ static int parse_words(const struct ctl_command *cmd, int argc, char **argv,
 		       struct ctl_call *call)
 {
 	struct option longopts[CTL_MAX_OPTIONS + 2];
-	char shortopts[2 * CTL_MAX_OPTIONS + 3];
+	char shortopts[4 * CTL_MAX_OPTIONS + 3];
 	int nr = 0;
 
 	getopt_table(cmd, longopts, shortopts);

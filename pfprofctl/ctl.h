@@ -34,9 +34,10 @@ struct ctl_option {
 	enum ctl_value type;
 	const char *metavar;	/* what the value is, in --help: "N", "FILE" */
 	const char *help;
+	char old_short;		/* an earlier -x, still taken, not shown; or 0 */
 };
 
-#define CTL_MAX_OPTIONS 8
+#define CTL_MAX_OPTIONS 12
 
 /* One command line, parsed against a command's table entry. */
 struct ctl_call {

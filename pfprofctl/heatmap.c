@@ -332,7 +332,8 @@ static const char *first_given(const struct ctl_call *call, const int *options)
 /* The options that go together: -1, or a usage error's status. */
 static int check_options(const struct ctl_call *call)
 {
-	static const int record_only[] = { OPT_SECONDS, OPT_TAKE_DAMON, OPT_TREE, OPT_UNIT, -1 },
+	static const int record_only[] = { OPT_SECONDS, OPT_TAKE_DAMON, OPT_TREE, OPT_UNIT, OPT_LOG,
+					   -1 },
 			 watch_only[] = { OPT_DELAY, -1 }, not_watch[] = { OPT_OUTPUT, -1 },
 			 not_record[] = { OPT_WATCH, OPT_DELAY, -1 };
 	const char *option;
@@ -343,6 +344,10 @@ static int check_options(const struct ctl_call *call)
 	if (call->option[OPT_RECORD].set && (option = first_given(call, not_record)))
 		return ctl_usage_error(&ctl_heatmap_command, "%s goes without --record: watch the "
 				       "log from another terminal", option);
+	if (call->option[OPT_LOG].set && call->option[OPT_OUTPUT].set)
+		return ctl_usage_error(&ctl_heatmap_command, "%s and %s: with --record the log is "
+				       "named once, by --log", call->option[OPT_LOG].typed,
+				       call->option[OPT_OUTPUT].typed);
 	if (!call->option[OPT_RECORD].set && (option = first_given(call, record_only)))
 		return ctl_usage_error(&ctl_heatmap_command, "%s goes with --record", option);
 	if (!call->option[OPT_WATCH].set && (option = first_given(call, watch_only)))
@@ -405,8 +410,9 @@ const struct ctl_command ctl_heatmap_command = {
 		[OPT_SECONDS] = { "seconds", 's', CTL_COUNT, "N",
 				  "with --record: stop after N seconds (default: at its exit)" },
 		[OPT_OUTPUT] = { "output", 'o', CTL_STRING, "FILE",
-				 "the log (--record; default <log_dir>/heatmap-<pid>.log), or "
-				 "the picture (default heatmap-<pid>.png; FILE.svg: SVG)" },
+				 "the picture: FILE.png or FILE.svg (default heatmap-<pid>.png)" },
+		[OPT_LOG] = { "log", 0, CTL_STRING, "FILE",
+			      "with --record: the log (default <log_dir>/heatmap-<pid>.log)" },
 		[OPT_TAKE_DAMON] = { "take-damon", 0, CTL_STRING, NULL,
 				     "with --record: turn damon_stat off, and on after" },
 		[OPT_WATCH] = { "watch", 'w', CTL_STRING, NULL,

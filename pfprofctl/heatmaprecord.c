@@ -394,12 +394,14 @@ static int pids_to_record(const struct ctl_call *call, pid_t *pids, size_t *nr)
 static int take_processes(const struct ctl *ctl, const struct ctl_call *call,
 			  struct recording *recs, size_t nr)
 {
-	const char *out = call->option[OPT_OUTPUT].string;
+	/* -o was the log's name with --record before --log. */
+	int log_option = call->option[OPT_LOG].set ? OPT_LOG : OPT_OUTPUT;
+	const char *out = call->option[log_option].string;
 	int status = -1;
 
 	if (out && nr > 1)
 		return ctl_usage_error(&ctl_heatmap_command, "%s names one log: give one PID, or "
-				       "none to have a log each", call->option[OPT_OUTPUT].typed);
+				       "none to have a log each", call->option[log_option].typed);
 	for (size_t i = 0; i < nr && status < 0; i++) {
 		struct recording *r = &recs[i];
 

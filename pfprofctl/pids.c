@@ -27,6 +27,15 @@ static const char pids_details[] =
 	"a process that joins a tree, unit, cgroup or name later has its faults placed\n"
 	"from the next sample on); see pfprofctl(8).\n";
 
+static const char del_details[] =
+	"The PIDs are also removed from pfprofd's PID file, so that pfprofd does\n"
+	"not register them again. With --tree each PID is a tree's root: the tree\n"
+	"added with add --tree, the process and every process it started. With\n"
+	"--unit, --cgroup or --comm the operands are the units, cgroups or names\n"
+	"as added: every process of each stops being profiled and its line leaves\n"
+	"the PID file. A target added with --maps loses its fault maps with it;\n"
+	"see pfprofctl(8).\n";
+
 enum { OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM, OPT_MAPS };
 
 /* How the PIDs are registered, and the PID file's lines that keep them so. */
@@ -228,7 +237,7 @@ const struct ctl_command ctl_del_command = {
 	.min_operands = 1, .max_operands = -1,
 	.missing_operands = "which PIDs (or units, cgroups, names)?",
 	.summary = "Stop profiling these processes",
-	.details = pids_details,
+	.details = del_details,
 	.options = {
 		[OPT_TREE] = { "tree", 't', CTL_OPERAND_KIND, NULL,
 			       "each PID's tree: the process and all it started" },

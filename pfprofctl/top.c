@@ -112,7 +112,7 @@ static void print_snapshot(const struct top_snapshot *snap, struct screen_size s
 		put_row(snap, size, eol, &snap->procs[i], NULL);
 }
 
-/* Whether mp3 was loaded with records=N: its samples then name no records. */
+/* Whether mp3 was loaded with records=off: its samples then name no records. */
 static bool module_records_off(void)
 {
 	FILE *param = fopen(MODULE_RECORDS_PARAM, "re");
@@ -232,8 +232,8 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 	if (err) {
 		status = ctl_module_error(err, ctl->config.device);
 		if (err == -EPROTO)
-			ctl_hint(ring.records ? "mp3 was loaded with records=N: modprobe -r mp3 && "
-				 "modprobe mp3 records=Y" :
+			ctl_hint(ring.records ? "mp3 was loaded with records=off: modprobe -r mp3 && "
+				 "modprobe mp3 records=on" :
 				 "top needs the per-process records of mp3 version 2");
 		mp3ring_unmap(&ring);
 		close(fd);
@@ -259,10 +259,10 @@ const struct ctl_command ctl_top_command = {
 		   "CPU time in percent of one CPU, over each interval, sorted by major\n"
 		   "faults; above them the system's major faults, swap-in and swap-out and\n"
 		   "memory pressure (PSI avg10). t groups the processes by target: a row\n"
-		   "per target (unit:NAME, cgroup:PATH, tree:PID, or \"no target\" for those\n"
-		   "added by PID), its number of processes and their summed rates, with its\n"
-		   "processes beneath; t again ungroups. q quits. Without a terminal, or\n"
-		   "with -n, prints snapshots as text and exits.\n",
+		   "per target (unit:NAME, cgroup:PATH, tree:PID, comm:NAME, or \"no target\"\n"
+		   "for those added by PID), its number of processes and their summed rates,\n"
+		   "with its processes beneath; t again ungroups. q quits. Without a\n"
+		   "terminal, or with -n, prints snapshots as text and exits.\n",
 	.options = {
 		[OPT_DELAY] = { "delay", 'd', CTL_STRING, "SECS",
 				"the interval, 0.05 to 3600 s (default 1)" },

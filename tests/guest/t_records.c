@@ -584,7 +584,7 @@ void test_records_pid_reuse(void)
 	close(fd);
 }
 
-/* Loaded with records=N: the same samples, no records, and top says why it cannot run. */
+/* Loaded with records=off: the same samples, no records, and top says why it cannot run. */
 void test_records_off(void)
 {
 	char *argv[] = { "./pfprofctl", "top", "-n", "1", NULL };
@@ -613,11 +613,11 @@ void test_records_off(void)
 		       s.nr_records);
 	}
 	expect(!__atomic_load_n(&ring.hdr->record_head, __ATOMIC_ACQUIRE),
-	       "record_head %llu with records=N", (unsigned long long)ring.hdr->record_head);
+	       "record_head %llu with records=off", (unsigned long long)ring.hdr->record_head);
 	rc = run_program_err(argv, TOP_OUT, TOP_ERR);
 	show_file(TOP_ERR, "records_off| ");
-	expect(rc == PFPROF_EXIT_FAILED && file_contains(TOP_ERR, "records=N"),
-	       "pfprofctl top exited %d, without naming records=N", rc);
+	expect(rc == PFPROF_EXIT_FAILED && file_contains(TOP_ERR, "records=off"),
+	       "pfprofctl top exited %d, without naming records=off", rc);
 	kill_and_reap(w.pid);
 	close(fd);
 }

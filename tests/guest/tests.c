@@ -50,7 +50,7 @@ const struct test tests[] = {
 	{ "records_v1_reader",        test_records_v1_reader,          "sampler=visit", 20 },
 	{ "records_system_counters",  test_records_system_counters,    NULL,            20 },
 	{ "records_pid_reuse",        test_records_pid_reuse,          NULL,            20 },
-	{ "records_off",              test_records_off,                "records=N",     20 },
+	{ "records_off",              test_records_off,                "records=off",   20 },
 	{ "faults_anon_region",       test_faults_anon_region,         NULL,            30 },
 	{ "faults_threads",           test_faults_threads,             NULL,            30 },
 	{ "faults_unload",            test_faults_unload,              NULL,            20 },

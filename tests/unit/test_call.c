@@ -28,9 +28,10 @@ static void add_word(struct words *w, const char *word)
 }
 
 /* The spellings of one option as a user types it; its value is value. */
-enum form { FORM_SHORT, FORM_LONG, FORM_LONG_EQUALS, NR_FORMS };
+enum form { FORM_SHORT, FORM_LONG, FORM_LONG_EQUALS, FORM_OLD_SHORT, NR_FORMS };
 
-static const char *const form_names[] = { "-x VALUE", "--name VALUE", "--name=VALUE" };
+static const char *const form_names[] = { "-x VALUE", "--name VALUE", "--name=VALUE",
+					  "-x VALUE, an earlier spelling" };
 
 /*
  * Appends option o in form; false if o has no such spelling (no short
@@ -47,6 +48,12 @@ static bool add_option(struct words *w, const struct ctl_option *o, enum form fo
 		if (!o->short_name)
 			return false;
 		snprintf(buf, size, "-%c", o->short_name);
+		add_word(w, buf);
+		break;
+	case FORM_OLD_SHORT:
+		if (!o->old_short)
+			return false;
+		snprintf(buf, size, "-%c", o->old_short);
 		add_word(w, buf);
 		break;
 	case FORM_LONG:

@@ -200,7 +200,7 @@ struct mp3_classic_sample {
  * slots by it) while the number of processes varies from 0 to thousands.
  * A process's name (comm) is sent as an MP3_RECORD_COMM record when it is
  * registered and when it changes (exec); MP3_RECORD_COUNTS records carry
- * the counters of every sample. A module loaded with records=N writes no
+ * the counters of every sample. A module loaded with records=off writes no
  * records: nr_records is 0 in every sample.
  *
  * Version 3 appends target to the records (record_size grows; a reader
