@@ -44,7 +44,7 @@ for cmd in $commands; do
 	result "${cmd}_has_entry" "$([ -n "$entry" ] || echo "no COMMANDS entry for $cmd")"
 	while read -r short long; do
 		[ -n "$long" ] || continue
-		why= spellings=$long
+		why="" spellings=$long
 		[ "$short" = - ] || spellings="$short|$long"
 		if ! grep -qE -- "(^|[^a-z-])($spellings)([^a-z-]|$)" <<<"$lines"; then
 			why="$short/$long not in the SYNOPSIS lines of $cmd"
