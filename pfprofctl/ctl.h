@@ -84,8 +84,17 @@ void ctl_hint(const char *fmt, ...);
 __attribute__((format(printf, 2, 3)))
 int ctl_usage_error(const struct ctl_command *cmd, const char *fmt, ...);
 
-/* Exit status for a failure to reach the module (err is -errno), with a hint. */
+/*
+ * Exit status for a failure to reach the module (err is -errno, object what
+ * failed), said on stderr: one line if it is not loaded, with what to do.
+ */
 int ctl_module_error(int err, const char *object);
+/*
+ * Whether mp3.ko is installed for the running kernel (or that cannot be
+ * told), whose uname() *uts holds.
+ */
+struct utsname;
+bool ctl_module_installed(struct utsname *uts);
 
 /*
  * Whether err (-errno, from the control file) means the module is not

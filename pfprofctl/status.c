@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,39 +16,12 @@
 #include "procstatus.h"
 #include "state.h"
 
-/* Whether modules.dep lists mp3.ko (any compression) for the kernel kver. */
-static bool module_installed(const char *kver)
-{
-	char path[PATH_MAX], *line = NULL;
-	size_t size = 0;
-	bool found = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/lib/modules/%s/modules.dep", kver);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (!found && getline(&line, &size, f) > 0) {
-		char *colon = strchr(line, ':'), *name;
-
-		if (!colon)
-			continue;
-		*colon = '\0';
-		name = strrchr(line, '/');
-		name = name ? name + 1 : line;
-		found = !strncmp(name, "mp3.ko", strlen("mp3.ko"));
-	}
-	free(line);
-	fclose(f);
-	return found;
-}
-
 /* Why the module is not loaded, and what to do. */
 static void show_module_missing(void)
 {
 	struct utsname uts;
 
-	if (uname(&uts) || module_installed(uts.release)) {
+	if (ctl_module_installed(&uts)) {
 		printf("module:    not loaded (load it with: modprobe mp3)\n");
 		return;
 	}

@@ -46,34 +46,6 @@ int ctl_usage_error(const struct ctl_command *cmd, const char *fmt, ...)
 	return PFPROF_EXIT_USAGE;
 }
 
-int ctl_module_error(int err, const char *object)
-{
-	ctl_error(err, "%s", object);
-	if (pfprof_module_missing(err)) {
-		ctl_hint("the mp3 module is not loaded; load it with: modprobe mp3");
-		return PFPROF_EXIT_NO_MODULE;
-	}
-	if (err == -EACCES || err == -EPERM)
-		ctl_hint("you need more privileges for %s (root, or the group that owns it)",
-			 object);
-	return PFPROF_EXIT_FAILED;
-}
-
-bool ctl_module_missing_note(const struct ctl *ctl, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!pfprof_module_missing(err))
-		return false;
-	fprintf(stderr, "pfprofctl: the mp3 module is not loaded (%s: %s): ",
-		ctl->config.status_file, strerror(-err));
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return true;
-}
-
 int ctl_pid_file_error(const struct ctl *ctl, int err)
 {
 	ctl_error(err, "updating %s", ctl->config.pid_file);
