@@ -44,7 +44,7 @@ static const char procs_header_format[] =
 	" pfprofctl(8))\n";
 
 static const char faults_header_format[] =
-	"# pfprof faults log format 1\n"
+	LOGFORMAT_FAULTS_MAGIC "1\n"
 	"# created %" PRIu64 "\n"
 	LOGFORMAT_FAULTS_COLUMNS "\n"
 	"# units: tab-separated; one line per mapping a process registered with maps took"

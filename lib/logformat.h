@@ -66,6 +66,8 @@ enum log_kind { LOGKIND_SAMPLES, LOGKIND_PROCS, LOGKIND_FAULTS };
 
 #define LOGFORMAT_FILE "pfprof.log"
 #define LOGFORMAT_MAGIC "# pfprof log format "	/* a samples log's first line, and its format */
+/* A faults log's first line, and its format. */
+#define LOGFORMAT_FAULTS_MAGIC "# pfprof faults log format "
 #define LOGFORMAT_PROCS_FILE "pfprof-procs.log"
 #define LOGFORMAT_PROCS_COLUMNS "# columns: seq wall_time_s pid comm minor_faults " \
 	"major_faults cpu_ms target"

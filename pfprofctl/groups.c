@@ -54,7 +54,10 @@ static int check_cgroup(const char *path, bool add)
 		return PFPROF_EXIT_OK;
 	if (err == -ENOTSUP)
 		why = "not on a cgroup v2 file system";
-	ctl_error(err, "cgroup %s%s%s", path, why ? ": " : "", why ? why : "");
+	if (err == -EINVAL && access(path, F_OK) && errno == ENOENT)
+		ctl_error(-ENOENT, "cgroup %s", path);	/* a typo more often than a form */
+	else
+		ctl_error(err, "cgroup %s%s%s", path, why ? ": " : "", why ? why : "");
 	if (err == -EINVAL)
 		ctl_hint("give the cgroup's directory as it is, below %s "
 			 "(e.g. %s/system.slice/nginx.service)", CGROUPFS_ROOT, CGROUPFS_ROOT);

@@ -18,6 +18,7 @@
 #include "damon.h"
 #include "gnuplot.h"
 #include "heatmap.h"
+#include "heatmaplog.h"
 #include "heatmapdata.h"
 #include "logformat.h"
 #include "plotprocs.h"
@@ -52,11 +53,16 @@ void heatmap_format_bytes(char *buf, size_t size, uint64_t bytes)
 
 void heatmap_log_failed(const char *path, int err, unsigned long line)
 {
-	if (err == -EPROTO)
+	if (err == -EPROTO && line == 1)
+		ctl_error(0, "%s is not a heatmap log: its first line is not '"
+			  HEATMAP_LOG_MAGIC "'", path);
+	else if (err == -EPROTO)
 		ctl_error(0, "%s:%lu: not a line of a heatmap log", path, line);
+	else if (err == -ENODATA)
+		ctl_error(0, "%s holds no snapshot of mapped regions yet (a recording adds one "
+			  "a second)", path);
 	else
-		ctl_error(err, "%s: %s", path, err == -ENODATA ?
-			  "no snapshot or no mapping in it" : "reading it");
+		ctl_error(err, "reading %s", path);
 }
 
 const char *heatmap_band_label(const struct heatmap_band *b)

@@ -222,7 +222,7 @@ static int gather(const struct plot_source *src, const char *data)
 			gather_logs(&src->config, f, &samples);
 	fclose(f);
 	if (n == 0) {
-		ctl_error(-ENOENT, "no " LOGFORMAT_FILE "* in %s", src->label);
+		ctl_error(0, "%s holds no pfprof logs (" LOGFORMAT_FILE "*)", src->label);
 		if (src->given)
 			ctl_hint("a log of another name: pfprofctl plot FILE");
 		else

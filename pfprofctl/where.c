@@ -141,7 +141,12 @@ static int take(void *ctx)
 
 static void take_failed(const struct where_view *v, int err)
 {
-	ctl_error(err, "reading %s/" LOGFORMAT_FAULTS_FILE, v->ctl->config.log_dir);
+	if (err == -EPROTO)
+		ctl_error(0, "%s/" LOGFORMAT_FAULTS_FILE "* holds a file that is not a pfprof "
+			  "faults log (its first line is not '" LOGFORMAT_FAULTS_MAGIC "N')",
+			  v->ctl->config.log_dir);
+	else
+		ctl_error(err, "reading %s/" LOGFORMAT_FAULTS_FILE, v->ctl->config.log_dir);
 }
 
 static int watch(struct where_view *v, int delay_ms)

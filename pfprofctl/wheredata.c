@@ -174,7 +174,21 @@ static bool scan_line(const char *text, size_t len, void *arg)
 	return s->err != 0;
 }
 
-/* Scans one file back; -ENOENT if it does not exist. */
+/* Whether the file at fd begins as a faults log does: 0, -EPROTO or -errno. */
+static int check_magic(int fd)
+{
+	char first[sizeof(LOGFORMAT_FAULTS_MAGIC) - 1];
+	ssize_t n = pread(fd, first, sizeof(first), 0);
+
+	if (n < 0)
+		return -errno;
+	/* An empty file is one pfprofd has just made. */
+	if (n && ((size_t)n < sizeof(first) || memcmp(first, LOGFORMAT_FAULTS_MAGIC, (size_t)n)))
+		return -EPROTO;
+	return 0;
+}
+
+/* Scans one file back; -ENOENT if it does not exist, -EPROTO if it is not a faults log. */
 static int scan_file(const char *path, struct scan *s)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -184,7 +198,9 @@ static int scan_file(const char *path, struct scan *s)
 
 	if (fd < 0)
 		return -errno;
-	err = fstat(fd, &st) ? -errno : logscan_complete_end(fd, (uint64_t)st.st_size, &end);
+	err = check_magic(fd);
+	if (!err)
+		err = fstat(fd, &st) ? -errno : logscan_complete_end(fd, (uint64_t)st.st_size, &end);
 	if (!err)
 		err = logscan_backward(fd, end, scan_line, s);
 	close(fd);

@@ -46,7 +46,8 @@ int where_add(struct where_table *t, const struct log_fault *l);
 /*
  * Adds the lines of t->pid (or t->target) from the faults logs in dir (the current file,
  * then its rotated ones up to keep), newest first, that are at or after
- * since_s (0: all). 0 (a missing file is none, a gap is skipped) or -errno.
+ * since_s (0: all). 0 (a missing file is none, a gap is skipped) or -errno
+ * (-EPROTO: a file of that name is not a faults log).
  */
 int where_read_logs(struct where_table *t, const char *dir, unsigned int keep, double since_s);
 

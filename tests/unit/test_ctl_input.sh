@@ -17,6 +17,7 @@ printf 'pid_file = %s/pids\nstatus_file = %s/no-status\nlog_dir = %s/logs\n' "$d
 	"$dir" > "$dir/pfprofd.conf"
 printf '# kept\n42\ncomm postgres\nmaps 43\n' > "$dir/pids"
 cp "$dir/pids" "$dir/pids.before"
+printf '# pfprof heatmap log 1\n# pid 42 comm x sample_us 5000 aggr_us 100000\n' > "$dir/header-only"
 
 # why_not STATUS MESSAGE ARGS...: runs pfprofctl ARGS (stdout into
 # $dir/out) and prints why it did not exit with STATUS saying MESSAGE on
@@ -98,7 +99,7 @@ run_row heatmap_delay_bad   2 "wants seconds from 0.05 to 3600" heatmap --watch 
 run_row heatmap_watch_out   2 "-o goes without --watch"         heatmap --watch -o x.png 42
 run_row heatmap_jpeg        2 "-o wants a .png or .svg file, not 'x.jpg'" heatmap 42 -o x.jpg
 run_row plot_svg            2 "--output wants a .png file"      plot --output=x.svg
-run_row plot_old_out        1 "no pfprof.log* in $dir/logs"     plot --out x.png
+run_row plot_old_out        1 "$dir/logs holds no pfprof logs"  plot --out x.png
 run_row where_last_after    1 "no faults of PID 1 placed"       where 1 --last 5
 run_row add_comm_equals     3 "the mp3 module is not loaded"    add --comm=postgres
 run_row add_comm_equals_bad 2 "command name 'a b'"             add '--comm=a b'
@@ -112,6 +113,10 @@ run_row where_tree_not_pid  2 "where: 'x' is not a PID"         where --tree x
 run_row where_two_kinds     2 "name different things"           where --unit --comm a
 run_row where_no_unit_log   1 "no faults of unit a.service placed" where --unit a.service
 run_row where_unit_hint     1 "pfprofctl add --maps --unit a.service" where -u a.service
+run_row cgroup_missing      2 "cgroup /nonexistent: No such file or directory" add --cgroup /nonexistent
+run_row plot_dir_no_logs    1 "$dir holds no pfprof logs (pfprof.log*)" plot "$dir"
+run_row heatmap_not_a_log   1 "$dir/pids is not a heatmap log: its first line" heatmap "$dir/pids"
+run_row heatmap_no_snapshot 1 "holds no snapshot of mapped regions yet" heatmap "$dir/header-only"
 
 # run_edit NAME STATUS MESSAGE LINE ARGS...: without the module, pfprofctl
 # ARGS exits with STATUS, says MESSAGE and removes LINE from the PID file,
@@ -141,6 +146,18 @@ if [ -z "$why" ] && ! { grep -q '^42 .* kept, not profiled$' "$dir/out" &&
 	why="not 42, 43 and comm:postgres in: $(cat "$dir/out")"
 fi
 result list_without_module "$why"
+
+# where on a faults log that is not pfprof's says what the file is.
+mkdir "$dir/foreign"
+printf 'log_dir = %s/foreign\n' "$dir" > "$dir/foreign.conf"
+echo "root:x:0:0:root:/root:/bin/bash" > "$dir/foreign/pfprof-faults.log"
+"$ctl" -c "$dir/foreign.conf" where 1 2> "$dir/err" > /dev/null
+status=$?
+why=
+if [ "$status" != 1 ] || ! grep -q "is not a pfprof faults log" "$dir/err"; then
+	why="exit $status: $(cat "$dir/err")"
+fi
+result where_foreign_log "$why"
 
 # No line of any --help ends in a space (list's "Usage: pfprofctl list " did).
 commands=$("$ctl" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z]\+\) .*/\1/p')

@@ -90,7 +90,7 @@ check svg_hot_and_cold [ "$colours" -ge 2 ]
 printf '# pfprof samples log 2\n' > "$dir/samples.log"
 "$ctl" -c "$dir/pfprofd.conf" heatmap -o "$dir/bad.png" "$dir/samples.log" 2> "$dir/err"
 check not_a_heatmap_log_refused [ $? -eq 1 ]
-check not_a_heatmap_log_said grep -q "samples.log:1: not a line of a heatmap log" "$dir/err"
+check not_a_heatmap_log_said grep -q "samples.log is not a heatmap log: its first line is not" "$dir/err"
 check not_a_heatmap_log_no_png [ ! -e "$dir/bad.png" ]
 "$ctl" -c "$dir/pfprofd.conf" heatmap 99 2> "$dir/err"
 check no_log_refused [ $? -eq 1 ]

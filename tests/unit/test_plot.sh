@@ -114,7 +114,7 @@ check plot_file_says grep -q "wrote $dir/file.png from 1 log file, 0 processes" 
 check plot_file_four_panels [ "$(png_height "$dir/file.png")" -eq 1600 ]
 "$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/x.png" "$dir" 2> "$dir/err"
 check plot_dir_without_logs_fails [ $? -eq 1 ]
-check plot_dir_without_logs_says grep -q "no pfprof.log\* in $dir: No such file" "$dir/err"
+check plot_dir_without_logs_says grep -q "$dir holds no pfprof logs (pfprof.log\*)" "$dir/err"
 check plot_dir_without_logs_hint grep -q 'hint: a log of another name: pfprofctl plot FILE' \
 	"$dir/err"
 "$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/x.png" "$dir/nothing" 2> "$dir/err"
