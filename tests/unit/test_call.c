@@ -5,14 +5,32 @@
  * and after the operands, is taken with its value and leaves the operands
  * in their order; "--" ends the options; run's operands are a command line.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ctl.h"
 #include "unit.h"
 
 #define MAX_WORDS 16
+
+/* ctl_parse_call() with its usage errors kept off the test's output. */
+static int parse(const struct ctl_command *cmd, int argc, char **argv, struct ctl_call *call)
+{
+	int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY), status;
+
+	expect(saved >= 0 && null >= 0, "dup or /dev/null: %s", strerror(errno));
+	dup2(null, STDERR_FILENO);
+	close(null);
+	status = ctl_parse_call(cmd, argc, argv, call);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	return status;
+}
 
 /* A command line under construction; argv[0] is the command's name. */
 struct words {
@@ -137,7 +155,7 @@ static void check_option(const struct ctl_command *cmd, size_t i, enum form form
 	for (int k = 0; !after && k < nr_operands; k++)
 		add_word(&w, want[nr_want++] = "1");
 	join(&w, line, sizeof(line));
-	status = ctl_parse_call(cmd, w.argc, w.argv, &call);
+	status = parse(cmd, w.argc, w.argv, &call);
 	expect(status == -1, "%s (%s): exit status %d", line, form_names[form], status);
 	expect(call.option[i].set != ends_options, "%s: --%s %s", line, o->name,
 	       ends_options ? "taken from the command's own words" : "not set");
@@ -187,7 +205,7 @@ static void test_double_dash_ends_options(void)
 	char *want[] = { "--maps", "-t" };
 	struct ctl_call call;
 
-	expect(ctl_parse_call(&ctl_add_command, 5, argv, &call) == -1, "add: not parsed");
+	expect(parse(&ctl_add_command, 5, argv, &call) == -1, "add: not parsed");
 	expect_operands("add --comm -- --maps -t", &call, want, 2);
 	expect(call.option[option_index(&ctl_add_command, "comm")].set, "add: --comm not set");
 	expect(!call.option[option_index(&ctl_add_command, "maps")].set, "add: --maps set");
@@ -201,7 +219,7 @@ static void test_negative_number_is_an_operand(void)
 	char *want[] = { "3", "-5" };
 	struct ctl_call call;
 
-	expect(ctl_parse_call(&ctl_del_command, 3, argv, &call) == -1, "del 3 -5: not parsed");
+	expect(parse(&ctl_del_command, 3, argv, &call) == -1, "del 3 -5: not parsed");
 	expect_operands("del 3 -5", &call, want, 2);
 }
 
@@ -211,7 +229,7 @@ static void test_unknown_option_after_operand(void)
 	char *argv[] = { "where", "1", "--bogus", NULL };
 	struct ctl_call call;
 
-	expect(ctl_parse_call(&ctl_where_command, 3, argv, &call) == PFPROF_EXIT_USAGE,
+	expect(parse(&ctl_where_command, 3, argv, &call) == PFPROF_EXIT_USAGE,
 	       "where 1 --bogus: not a usage error");
 }
 
