@@ -39,19 +39,27 @@ static void print_option(const struct ctl_option *o)
 	printf("  %-20s %s\n", left, o->help);
 }
 
-void ctl_synopsis(const struct ctl_command *cmd, char *buf, size_t size)
+/* "Usage: pfprofctl CMD [options] A", and "       pfprofctl CMD [options] B" for A | B. */
+static void print_usage(const struct ctl_command *cmd)
 {
-	snprintf(buf, size, "%s%s%s", nr_options(cmd) ? "[options]" : "",
-		 nr_options(cmd) && *cmd->operands ? " " : "", cmd->operands);
+	const char *options = nr_options(cmd) ? " [options]" : "", *alt = cmd->operands;
+	const char *lead = "Usage:";
+
+	do {
+		const char *bar = strstr(alt, " | ");
+		int len = bar ? (int)(bar - alt) : (int)strlen(alt);
+
+		printf("%s pfprofctl %s%s%s%.*s\n", lead, cmd->name, options, len ? " " : "", len,
+		       alt);
+		lead = "      ";
+		alt = bar ? bar + 3 : NULL;
+	} while (alt);
 }
 
 static void print_help(const struct ctl_command *cmd)
 {
-	char synopsis[128];
-
-	ctl_synopsis(cmd, synopsis, sizeof(synopsis));
-	printf("Usage: pfprofctl %s%s%s\n%s.\n", cmd->name, *synopsis ? " " : "", synopsis,
-	       cmd->summary);
+	print_usage(cmd);
+	printf("%s.\n", cmd->summary);
 	if (cmd->details)
 		printf("%s", cmd->details);
 	printf("\nOptions:\n");

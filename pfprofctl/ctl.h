@@ -128,7 +128,4 @@ double ctl_scale_bytes(uint64_t bytes, const char **unit);
  */
 int ctl_parse_call(const struct ctl_command *cmd, int argc, char **argv, struct ctl_call *call);
 
-/* "[options] <operands>", as --help shows it. */
-void ctl_synopsis(const struct ctl_command *cmd, char *buf, size_t size);
-
 #endif /* PFPROF_CTL_H */

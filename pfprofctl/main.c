@@ -14,13 +14,8 @@ static void usage(FILE *out)
 	fprintf(out, "Usage: pfprofctl [-c FILE] <command> [args...]\n"
 		"Profile page faults and CPU time of processes with the mp3 module.\n\n"
 		"Commands:\n");
-	for (size_t i = 0; ctl_commands[i]; i++) {
-		char synopsis[128];
-
-		ctl_synopsis(ctl_commands[i], synopsis, sizeof(synopsis));
-		fprintf(out, "  %-7s %-26s %s\n", ctl_commands[i]->name, synopsis,
-			ctl_commands[i]->summary);
-	}
+	for (size_t i = 0; ctl_commands[i]; i++)
+		fprintf(out, "  %-8s %s\n", ctl_commands[i]->name, ctl_commands[i]->summary);
 	fprintf(out, "\nOptions:\n"
 		"  -c, --config FILE  pfprofd's configuration (default " PFPROF_CONFIG_PATH ")\n"
 		"  -h, --help         this help; 'pfprofctl <command> --help' for a command\n"
@@ -40,6 +35,7 @@ static int parse_global(struct ctl *ctl, int argc, char **argv)
 	};
 	int opt;
 
+	opterr = 0;	/* said below, as pfprofctl rather than as argv[0] */
 	while ((opt = getopt_long(argc, argv, "+c:hV", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
@@ -52,6 +48,12 @@ static int parse_global(struct ctl *ctl, int argc, char **argv)
 			printf("pfprofctl (pfprof) %s\n", pfprof_version);
 			return PFPROF_EXIT_OK;
 		default:
+			if (optopt == 'c')
+				fprintf(stderr, "pfprofctl: -c wants a file\n");
+			else if (optopt)
+				fprintf(stderr, "pfprofctl: unknown option '-%c'\n", optopt);
+			else
+				fprintf(stderr, "pfprofctl: unknown option '%s'\n", argv[optind - 1]);
 			fprintf(stderr, "Try 'pfprofctl --help' for more information.\n");
 			return PFPROF_EXIT_USAGE;
 		}
@@ -63,19 +65,29 @@ static int parse_global(struct ctl *ctl, int argc, char **argv)
 	return -1;
 }
 
+/* The configuration's problems shown; the rest are counted, in case it is another file. */
+#define CONFIG_PROBLEMS_SHOWN 3
+
 static void report_config(void *ctx, const char *file, unsigned int line, const char *message)
 {
-	(void)ctx;
-	fprintf(stderr, "pfprofctl: %s:%u: %s (line ignored)\n", file, line, message);
+	unsigned int *problems = ctx;
+
+	if (++*problems <= CONFIG_PROBLEMS_SHOWN)
+		fprintf(stderr, "pfprofctl: %s:%u: %s (line ignored)\n", file, line, message);
 }
 
 static int load_config(struct ctl *ctl)
 {
-	int err = config_load_file(&ctl->config, ctl->config_path, report_config, NULL);
+	const char *path = ctl->config_path ? ctl->config_path : PFPROF_CONFIG_PATH;
+	unsigned int problems = 0;
+	int err = config_load_file(&ctl->config, ctl->config_path, report_config, &problems);
 
+	if (problems > CONFIG_PROBLEMS_SHOWN)
+		fprintf(stderr, "pfprofctl: %s: %u more lines ignored; is it pfprofd's configuration "
+			"(see pfprofd.conf(5))?\n", path, problems - CONFIG_PROBLEMS_SHOWN);
 	if (!err)
 		return 0;
-	ctl_error(err, "reading %s", ctl->config_path ? ctl->config_path : PFPROF_CONFIG_PATH);
+	ctl_error(err, "reading %s", path);
 	return PFPROF_EXIT_FAILED;
 }
 

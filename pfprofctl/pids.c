@@ -222,7 +222,7 @@ const struct ctl_command ctl_add_command = {
 		[OPT_UNIT] = { "unit", 'u', CTL_OPERAND_KIND, NULL,
 			       "the operands are systemd units: all their processes" },
 		[OPT_CGROUP] = { "cgroup", 'g', CTL_OPERAND_KIND, NULL,
-				 "the operands are cgroup v2 directories: all their processes" },
+				 "the operands are cgroup v2 directories: their processes" },
 		[OPT_COMM] = { "comm", 'C', CTL_OPERAND_KIND, NULL,
 			       "the operands are command names: every process of each" },
 		[OPT_MAPS] = { "maps", 'm', CTL_STRING, NULL,

@@ -113,6 +113,8 @@ run_row where_tree_not_pid  2 "where: 'x' is not a PID"         where --tree x
 run_row where_two_kinds     2 "name different things"           where --unit --comm a
 run_row where_no_unit_log   1 "no faults of unit a.service placed" where --unit a.service
 run_row where_unit_hint     1 "pfprofctl add --maps --unit a.service" where -u a.service
+run_row global_unknown      2 "pfprofctl: unknown option '-x'"  -x list
+run_row global_unknown_long 2 "pfprofctl: unknown option '--bogus'" --bogus list
 run_row cgroup_missing      2 "cgroup /nonexistent: No such file or directory" add --cgroup /nonexistent
 run_row plot_dir_no_logs    1 "$dir holds no pfprof logs (pfprof.log*)" plot "$dir"
 run_row heatmap_not_a_log   1 "$dir/pids is not a heatmap log: its first line" heatmap "$dir/pids"
@@ -147,6 +149,16 @@ if [ -z "$why" ] && ! { grep -q '^42 .* kept, not profiled$' "$dir/out" &&
 fi
 result list_without_module "$why"
 
+# A file that is not pfprofd's configuration: three of its problems, then a count.
+seq -f 'line %g' 30 > "$dir/not-a-config"
+"$ctl" -c "$dir/not-a-config" list > /dev/null 2> "$dir/err"
+why=
+if [ "$(grep -c '(line ignored)$' "$dir/err")" != 3 ] ||
+	! grep -q "not-a-config: 27 more lines ignored; is it pfprofd's configuration" "$dir/err"; then
+	why=$(head -c 400 "$dir/err")
+fi
+result config_problems_capped "$why"
+
 # where on a faults log that is not pfprof's says what the file is.
 mkdir "$dir/foreign"
 printf 'log_dir = %s/foreign\n' "$dir" > "$dir/foreign.conf"
@@ -164,5 +176,10 @@ commands=$("$ctl" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z]\+\) .*/\1/p')
 spaced=$(for c in $commands; do "$ctl" "$c" --help | grep -n ' $' | sed "s/^/$c:/"; done)
 [ -n "$commands" ] || spaced="no commands in pfprofctl --help"
 result help_no_trailing_space "$spaced"
+
+# And every --help fits 80 columns (the main one had lines of 181).
+wide=$("$ctl" --help | awk 'length($0) > 80 { print "pfprofctl: " $0 }'
+	for c in $commands; do "$ctl" "$c" --help | awk -v c="$c" 'length($0) > 80 { print c ": " $0 }'; done)
+result help_80_columns "$wide"
 
 result_end
