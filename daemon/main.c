@@ -35,6 +35,14 @@ struct start_options {
 	bool check_config;
 };
 
+/* Says that the module is not loaded, as err (from the device) tells; the exit status. */
+static int module_missing(const struct daemon *d, int err)
+{
+	dlog(LOG_ERR, "cannot open %s: %s; load the module first: modprobe mp3",
+	     d->config.device, strerror(-err));
+	return PFPROF_EXIT_NO_MODULE;
+}
+
 /* Opens the device and the logs; returns an exit status, or -1 to go on. */
 static int start_collecting(struct daemon *d)
 {
@@ -46,14 +54,13 @@ static int start_collecting(struct daemon *d)
 		return PFPROF_EXIT_FAILED;
 	}
 	err = collector_open(&d->collector, d->config.device, d->logs, &d->counters, &d->psi);
-	if (pfprof_module_missing(err)) {
-		dlog(LOG_ERR, "cannot open %s: %s; load the module first: modprobe mp3",
-		     d->config.device, strerror(-err));
-		return PFPROF_EXIT_NO_MODULE;
-	}
+	if (pfprof_module_missing(err))
+		return module_missing(d, err);
 	if (err) {
 		dlog(LOG_ERR, "cannot use %s: %s%s", d->config.device, strerror(-err),
-		     err == -EPROTO ? " (module and pfprofd versions do not match)" : "");
+		     err == -EPROTO ? " (module and pfprofd versions do not match)" :
+		     err == -ENOTTY ? " (not a character device: the device setting names "
+				      "another file)" : "");
 		return PFPROF_EXIT_FAILED;
 	}
 	return -1;
@@ -200,7 +207,7 @@ int main(int argc, char **argv)
 {
 	struct daemon d = { .lock_fd = -1, .collector.fd = -1, .psi = PSI_CACHE_INIT };
 	struct start_options start = { 0 };
-	int status;
+	int status, err;
 
 	status = parse_args(argc, argv, &d, &start);
 	if (status)
@@ -210,6 +217,10 @@ int main(int argc, char **argv)
 		return settings_check(d.config_path) ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 	if (settings_load(&d.config, d.config_path))
 		return PFPROF_EXIT_FAILED;
+	/* Before any directory is made: without the module, nothing is left behind. */
+	err = access(d.config.device, F_OK) ? -errno : 0;
+	if (pfprof_module_missing(err))
+		return module_missing(&d, err);
 	if (take_lock(&d) || need_dirs(&d.config))
 		return PFPROF_EXIT_FAILED;
 	status = start_collecting(&d);

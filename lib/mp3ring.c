@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 /* The header lives in the first page of the region; map that much first. */
 #define MP3RING_HEADER_MAP 4096
@@ -91,11 +92,17 @@ int mp3ring_map(struct mp3ring *ring, int fd)
 {
 	const struct mp3_ring_header *hdr;
 	size_t size;
+	struct stat st;
 	void *region;
 	int err;
 
 	/* On failure too the reader has a defined, empty ring. */
 	memset(ring, 0, sizeof(*ring));
+	/* A file mapped past its end raises SIGBUS on the first read. */
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISCHR(st.st_mode))
+		return -ENOTTY;
 	hdr = map_region(fd, MP3RING_HEADER_MAP);
 	if (!hdr)
 		return -errno;

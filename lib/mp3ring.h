@@ -37,8 +37,9 @@ enum mp3ring_status {
 
 /*
  * Maps the versioned region of the open mp3 device fd read-only.
- * Returns 0, or a negative errno: -EPROTO if the header is not one this
- * reader understands (bad magic, newer compat_version, inconsistent sizes);
+ * Returns 0, or a negative errno: -ENOTTY if fd is not a character device,
+ * -EPROTO if the header is not one this reader understands (bad magic, newer
+ * compat_version, inconsistent sizes);
  * on failure *ring is empty, and mp3ring_unmap() on it does nothing.
  */
 int mp3ring_map(struct mp3ring *ring, int fd);

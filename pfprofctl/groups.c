@@ -76,7 +76,16 @@ static int check_comm(const char *name)
 	return PFPROF_EXIT_USAGE;
 }
 
-static int check_name(enum target_kind kind, const char *name, bool add)
+/* A directory as completion gives it (a '/' at its end) is taken without the '/'. */
+static void strip_trailing_slashes(char *path)
+{
+	size_t len = strlen(path);
+
+	while (len > 1 && path[len - 1] == '/')
+		path[--len] = '\0';
+}
+
+static int check_name(enum target_kind kind, char *name, bool add)
 {
 	switch (kind) {
 	case TARGET_UNIT:
@@ -84,6 +93,7 @@ static int check_name(enum target_kind kind, const char *name, bool add)
 	case TARGET_COMM:
 		return check_comm(name);
 	default:
+		strip_trailing_slashes(name);
 		return check_cgroup(name, add);
 	}
 }

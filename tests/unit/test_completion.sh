@@ -97,6 +97,16 @@ result run_no_keywords "$(grep -x -e 'then' -e 'if' -e _pfprofctl <<< "$offered"
 type -P cd > /dev/null || result run_no_builtin "$(grep -x cd <<< "$offered")"
 result run_path "$(cd "$here" && [ "$(complete_words run ./test_comp)" = ./test_completion.sh ] ||
 	echo "not ./test_completion.sh")"
+# After run's own options and after "--", the program still; after it, files.
+for words in "--no-children" "--" "--no-children --"; do
+	# shellcheck disable=SC2086 # the words, split
+	offered=$(complete_words run $words bas)
+	result "run_program_after_${words// /_}" "$(grep -qx bash <<< "$offered" ||
+		echo "no bash in: $(head -n 5 <<< "$offered" | words)")"
+done
+offered=$(cd "$here" && complete_words run --no-children bash ./test_comp)
+result run_files_after_program "$([ "$offered" = ./test_completion.sh ] ||
+	echo "not ./test_completion.sh: $(words <<< "$offered")")"
 
 # add: user processes with their names, no kernel thread (PF_KTHREAD in
 # /proc/PID/stat's flags); menu completion (COMP_TYPE 37) inserts whole

@@ -115,7 +115,7 @@ run_row where_no_unit_log   1 "no faults of unit a.service placed" where --unit 
 run_row where_unit_hint     1 "pfprofctl add --maps --unit a.service" where -u a.service
 run_row global_unknown      2 "pfprofctl: unknown option '-x'"  -x list
 run_row global_unknown_long 2 "pfprofctl: unknown option '--bogus'" --bogus list
-run_row cgroup_missing      2 "cgroup /nonexistent: No such file or directory" add --cgroup /nonexistent
+run_row cgroup_missing      2 "cgroup /nonexistent: No such file or directory" add --cgroup /nonexistent/
 run_row plot_dir_no_logs    1 "$dir holds no pfprof logs (pfprof.log*)" plot "$dir"
 run_row heatmap_not_a_log   1 "$dir/pids is not a heatmap log: its first line" heatmap "$dir/pids"
 run_row heatmap_no_snapshot 1 "holds no snapshot of mapped regions yet" heatmap "$dir/header-only"

@@ -1,14 +1,16 @@
 #!/bin/bash
 # Host test of the directories pfprofd needs (issue 27): it creates those
 # that are missing (mode 0750, issue 42) and says so, or says which one it cannot use, and why, on
-# the terminal before it would detach. No module is needed: pfprofd checks
-# its directories before the device, which does not exist here (exit
-# status 3 means it got past them).
+# the terminal before it would detach. No module is needed: the device is
+# a plain file here, which pfprofd checks after its directories (exit status
+# 1, "cannot use", means it got past them). Without a device at all it
+# makes no directory.
 # Prints "PASS name" / "FAIL name: reason" and "N passed, N failed".
 here=$(cd "$(dirname "$0")" && pwd)
 pfprofd=$here/../../daemon/pfprofd
 dir=$(mktemp -d "${TMPDIR:-/tmp}/pfprof-dirs-test.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
+: > "$dir/device"
 # shellcheck source=tests/unit/result.sh
 . "$here/result.sh"
 
@@ -20,7 +22,7 @@ start() {
 	shift 2
 	rm -rf "$dir/t" && mkdir "$dir/t"
 	printf '%s\n' "log_dir = $dir/t/log" "pid_file = $dir/t/lib/pids" \
-		"state_dir = $dir/t/lib" "runtime_dir = $dir/t/run" "device = $dir/t/no-mp3" \
+		"state_dir = $dir/t/lib" "runtime_dir = $dir/t/run" "device = $dir/device" \
 		"prometheus_dir = $dir/t/prom" "$@" > "$dir/pfprofd.conf"
 	timeout 10 "$pfprofd" --foreground --config "$dir/pfprofd.conf" 2> "$dir/err"
 	got=$?
@@ -31,7 +33,7 @@ start() {
 	fi
 }
 
-why=$(start 3 "created $dir/t/log, the log directory (log_dir)")
+why=$(start 1 "created $dir/t/log, the log directory (log_dir)")
 for d in log lib run; do
 	[ -n "$why" ] || [ -d "$dir/t/$d" ] || why="$dir/t/$d not created"
 done
@@ -47,7 +49,7 @@ modes_are() {
 	if [ -z "$group" ] || { [ "$(id -u)" != 0 ] && ! id -G | grep -qw "$group"; }; then
 		group=$(id -g)
 	fi
-	why=$(umask "$1" && start 3 "created $dir/t/log")
+	why=$(umask "$1" && start 1 "created $dir/t/log")
 	for d in log lib run; do
 		[ -n "$why" ] || [ "$(stat -c '%a %g' "$dir/t/$d")" = "750 $group" ] ||
 			why="$dir/t/$d: $(stat -c '%a %g' "$dir/t/$d"), want 750 $group"
@@ -58,8 +60,8 @@ modes_are() {
 }
 result private_modes_umask_0 "$(modes_are 000)"
 result private_modes_umask_077 "$(modes_are 077)"
-result says_pid_dir "$(start 3 "created $dir/t/lib, the directory of the PID file (pid_file)")"
-result says_runtime_dir "$(start 3 "created $dir/t/run, the runtime directory (runtime_dir)")"
+result says_pid_dir "$(start 1 "created $dir/t/lib, the directory of the PID file (pid_file)")"
+result says_runtime_dir "$(start 1 "created $dir/t/run, the runtime directory (runtime_dir)")"
 result log_parent_missing "$(start 1 \
 	"log directory (log_dir) $dir/t/a/log: cannot create it: No such file or directory" \
 	"log_dir = $dir/t/a/log")"
@@ -69,7 +71,12 @@ result pid_parent_missing "$(start 1 \
 result log_dir_is_a_file "$(start 1 "log directory (log_dir) /dev/null: cannot use it: Not a directory" \
 	"log_dir = /dev/null")"
 # Without the state directory the counters start from 0: a warning, no more.
-result state_dir_optional "$(start 3 "state directory (state_dir) $dir/t/a/state: cannot create" \
+result state_dir_optional "$(start 1 "state directory (state_dir) $dir/t/a/state: cannot create" \
 	"state_dir = $dir/t/a/state")"
+
+# Without the module (no device): exit status 3, and no directory made.
+why=$(start 3 "load the module first" "device = $dir/t/no-mp3")
+[ -n "$why" ] || [ -z "$(ls "$dir/t")" ] || why="left behind: $(ls "$dir/t")"
+result no_module_no_dirs "$why"
 
 result_end
