@@ -196,6 +196,7 @@ static int parse_words(const struct ctl_command *cmd, int argc, char **argv,
 	}
 	for (int rest = optind ? optind : 1; rest < argc; rest++)
 		argv[1 + nr++] = argv[rest];
+	argv[1 + nr] = NULL;	/* run's operands are an argv of their own */
 	call->operands = argv + 1;
 	call->nr_operands = nr;
 	return -1;

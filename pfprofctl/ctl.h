@@ -41,7 +41,7 @@ struct ctl_option {
 
 /* One command line, parsed against a command's table entry. */
 struct ctl_call {
-	char **operands;
+	char **operands;	/* NULL after the last */
 	int nr_operands;
 	/* Indexed like the command's options[]. */
 	struct {

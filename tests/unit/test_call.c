@@ -107,6 +107,7 @@ static void expect_operands(const char *line, const struct ctl_call *call, char 
 {
 	expect(call->nr_operands == nr_want, "%s: %d operands, want %d", line,
 	       call->nr_operands, nr_want);
+	expect(!call->operands[nr_want], "%s: no NULL after the operands", line);
 	for (int i = 0; i < nr_want; i++)
 		expect(!strcmp(call->operands[i], want[i]), "%s: operand %d is '%s', want '%s'",
 		       line, i, call->operands[i], want[i]);
