@@ -12,9 +12,12 @@
 
 #include "cgroupfs.h"
 #include "ctl.h"
+#include "ctljson.h"
 #include "pidlist.h"
 #include "procstatus.h"
 #include "targets.h"
+
+enum { OPT_JSON };
 
 /* A target and where its processes are: a tree's root, a cgroup's directory. */
 struct listed_target {
@@ -194,6 +197,73 @@ static struct listed_target **find_owners(const struct target_list *targets,
 	return owners;
 }
 
+/* What list shows: the processes and their targets, read once. */
+struct listing {
+	struct pidlist kept, mapped, registered;
+	struct target_list targets;
+	struct listed_target *lts, **owners;	/* NULL if they could not be had */
+};
+
+/* One process, as --json lists it; target NULL for none. */
+static void add_process_json(struct json_object *procs, pid_t pid, bool profiled,
+			     const struct listing *l, const struct listed_target *target)
+{
+	struct json_object *proc = ctl_json_object();
+	char comm[64], label[PATH_MAX + 16];
+
+	read_comm(pid, comm, sizeof(comm));
+	ctl_json_add_int(proc, "pid", pid);
+	ctl_json_add_string(proc, "comm", comm);
+	ctl_json_add_bool(proc, "profiled", profiled);
+	ctl_json_add_bool(proc, "kept", contains(&l->kept, pid) || contains(&l->mapped, pid));
+	ctl_json_add_bool(proc, "maps", contains(&l->mapped, pid));
+	if (target)
+		snprintf(label, sizeof(label), "%s:%s", target_kind_word(target->target->kind),
+			 target->target->name);
+	ctl_json_add_string(proc, "target", target ? label : NULL);
+	ctl_json_add(procs, NULL, proc);
+}
+
+static struct json_object *target_json(const struct listed_target *lt)
+{
+	struct json_object *o = ctl_json_object();
+	const struct target *t = lt->target;
+	char label[PATH_MAX + 16];
+
+	snprintf(label, sizeof(label), "%s:%s", target_kind_word(t->kind), t->name);
+	ctl_json_add_string(o, "target", label);
+	ctl_json_add_string(o, "kind", target_kind_word(t->kind));
+	ctl_json_add_string(o, "name", t->name);
+	ctl_json_add_bool(o, "maps", t->maps);
+	ctl_json_add_string(o, "cgroup", lt->cgroup[0] ? lt->cgroup : NULL);
+	ctl_json_add_bool(o, "present", !lacks_cgroup(lt));
+	ctl_json_add_uint(o, "processes", lt->members);
+	return o;
+}
+
+/* The listing as one JSON object: "processes", then "targets". */
+static bool print_json(const struct listing *l)
+{
+	struct json_object *o = ctl_json_object(), *procs = ctl_json_array();
+	struct json_object *targets = ctl_json_array();
+
+	for (size_t i = 0; i < l->registered.count; i++)
+		add_process_json(procs, l->registered.pids[i], true, l,
+				 l->owners ? l->owners[i] : NULL);
+	for (size_t i = 0; i < l->kept.count; i++)
+		if (!contains(&l->registered, l->kept.pids[i]) &&
+		    !contains(&l->mapped, l->kept.pids[i]))
+			add_process_json(procs, l->kept.pids[i], false, l, NULL);
+	for (size_t i = 0; i < l->mapped.count; i++)
+		if (!contains(&l->registered, l->mapped.pids[i]))
+			add_process_json(procs, l->mapped.pids[i], false, l, NULL);
+	for (size_t i = 0; l->lts && i < l->targets.count; i++)
+		ctl_json_add(targets, NULL, target_json(&l->lts[i]));
+	ctl_json_add(o, "processes", procs);
+	ctl_json_add(o, "targets", targets);
+	return ctl_json_print(o);
+}
+
 /* A process's state: profiled or not, kept alone or with maps or not ("" if neither). */
 static const char *state_of(pid_t pid, bool profiled, const struct pidlist *kept,
 			    const struct pidlist *mapped)
@@ -205,55 +275,77 @@ static const char *state_of(pid_t pid, bool profiled, const struct pidlist *kept
 	return profiled ? "profiled" : "";
 }
 
+/* The listing as a table: processes without a target, then each target and its own. */
+static void print_text(const struct listing *l)
+{
+	const struct pidlist *kept = &l->kept, *mapped = &l->mapped, *registered = &l->registered;
+
+	printf("%-8s %-16s %s\n", "PID", "COMMAND", "STATE");
+	for (size_t i = 0; i < registered->count; i++)
+		if (!l->owners || !l->owners[i])
+			print_process("", registered->pids[i],
+				      state_of(registered->pids[i], true, kept, mapped));
+	for (size_t i = 0; i < kept->count; i++)
+		if (!contains(registered, kept->pids[i]) && !contains(mapped, kept->pids[i]))
+			print_process("", kept->pids[i], state_of(kept->pids[i], false, kept, mapped));
+	for (size_t i = 0; i < mapped->count; i++)
+		if (!contains(registered, mapped->pids[i]))
+			print_process("", mapped->pids[i],
+				      state_of(mapped->pids[i], false, kept, mapped));
+	if (l->lts && l->owners && l->targets.count) {
+		printf("\n%-32s %s\n", "TARGET", "STATE");
+		for (size_t i = 0; i < l->targets.count; i++)
+			print_target(&l->lts[i], registered, l->owners);
+	}
+}
+
+/* What the PID file keeps, into l (already holding what is registered): 0 or -errno. */
+static int read_kept(const struct ctl *ctl, struct listing *l)
+{
+	int err = pidlist_read(ctl->config.pid_file, &l->kept, NULL, NULL);
+
+	if (!err)
+		err = pidlist_read_kind(ctl->config.pid_file, PIDLIST_MAPS, &l->mapped);
+	if (!err)
+		err = target_list_read(ctl->config.pid_file, &l->targets);
+	if (!err && !(l->lts = calloc(l->targets.count ? l->targets.count : 1, sizeof(*l->lts))))
+		err = -ENOMEM;
+	l->owners = find_owners(&l->targets, l->lts, &l->registered);
+	if (!err && !l->owners)
+		err = -ENOMEM;
+	return err;
+}
+
+static void listing_free(struct listing *l)
+{
+	free(l->owners);
+	free(l->lts);
+	target_list_free(&l->targets);
+	pidlist_free(&l->kept);
+	pidlist_free(&l->mapped);
+	pidlist_free(&l->registered);
+}
+
 static int list(struct ctl *ctl, const struct ctl_call *call)
 {
-	struct pidlist kept = { 0 }, mapped = { 0 }, registered = { 0 };
-	struct target_list targets = { 0 };
-	struct listed_target *lts = NULL, **owners;
+	struct listing l = { 0 };
+	bool printed = true;
 	int err;
 
-	(void)call;
-	err = procstatus_list(ctl->config.status_file, &registered);
+	err = procstatus_list(ctl->config.status_file, &l.registered);
 	/* Without the module nothing is profiled: list what the PID file keeps. */
 	if (err && !ctl_module_missing_note(ctl, err, "showing what %s keeps",
 					    ctl->config.pid_file))
 		return ctl_module_error(err, ctl->config.status_file);
-	err = pidlist_read(ctl->config.pid_file, &kept, NULL, NULL);
-	if (!err)
-		err = pidlist_read_kind(ctl->config.pid_file, PIDLIST_MAPS, &mapped);
-	if (!err)
-		err = target_list_read(ctl->config.pid_file, &targets);
-	if (!err && !(lts = calloc(targets.count ? targets.count : 1, sizeof(*lts))))
-		err = -ENOMEM;
-	owners = find_owners(&targets, lts, &registered);
-	if (!err && !owners)
-		err = -ENOMEM;
+	err = read_kept(ctl, &l);
 	if (err)
 		ctl_error(err, "reading %s", ctl->config.pid_file);
-	printf("%-8s %-16s %s\n", "PID", "COMMAND", "STATE");
-	for (size_t i = 0; i < registered.count; i++)
-		if (!owners || !owners[i])
-			print_process("", registered.pids[i],
-				      state_of(registered.pids[i], true, &kept, &mapped));
-	for (size_t i = 0; i < kept.count; i++)
-		if (!contains(&registered, kept.pids[i]) && !contains(&mapped, kept.pids[i]))
-			print_process("", kept.pids[i], state_of(kept.pids[i], false, &kept, &mapped));
-	for (size_t i = 0; i < mapped.count; i++)
-		if (!contains(&registered, mapped.pids[i]))
-			print_process("", mapped.pids[i],
-				      state_of(mapped.pids[i], false, &kept, &mapped));
-	if (lts && owners && targets.count) {
-		printf("\n%-32s %s\n", "TARGET", "STATE");
-		for (size_t i = 0; i < targets.count; i++)
-			print_target(&lts[i], &registered, owners);
-	}
-	free(owners);
-	free(lts);
-	target_list_free(&targets);
-	pidlist_free(&kept);
-	pidlist_free(&mapped);
-	pidlist_free(&registered);
-	return err ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
+	if (call->option[OPT_JSON].set)
+		printed = print_json(&l);
+	else
+		print_text(&l);
+	listing_free(&l);
+	return err || !printed ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 }
 
 const struct ctl_command ctl_list_command = {
@@ -264,6 +356,10 @@ const struct ctl_command ctl_list_command = {
 		   "with --maps). Then each target the\n"
 		   "PID file keeps (tree:ROOT, unit:NAME, cgroup:PATH, comm:NAME) with how\n"
 		   "many of its processes are profiled (with maps: added with --maps), and\n"
-		   "those processes beneath it.\n",
+		   "those processes beneath it. --json: one object, its fields in\n"
+		   "pfprofctl(8).\n",
+	.options = {
+		[OPT_JSON] = { "json", 0, CTL_STRING, NULL, "the list as JSON" },
+	},
 	.run = list,
 };

@@ -17,8 +17,9 @@
 #include "screen.h"
 #include "targets.h"
 #include "topdata.h"
+#include "topjson.h"
 
-enum { OPT_DELAY, OPT_ITERATIONS };
+enum { OPT_DELAY, OPT_ITERATIONS, OPT_BATCH, OPT_JSON };
 
 #define HEADER_LINES 3
 #define MODULE_RECORDS_PARAM "/sys/module/mp3/parameters/records"
@@ -37,6 +38,7 @@ static void memory_pressure(char *buf, size_t size)
 /* What the keys choose: t groups the processes by target. */
 struct view {
 	bool grouped;
+	bool json;			/* --json: a line of JSON a snapshot, grouped */
 	const char *pid_file;		/* its targets name the groups */
 	/* Sleeping processes have no records: the registered ones are read here. */
 	const char *status_file;	/* NULL: every process has records */
@@ -147,22 +149,38 @@ static int take(struct top_reader *r, struct top_snapshot *snap, struct view *vi
 	return err;
 }
 
+/* Snapshots as text (a blank line between) or JSON lines, until iterations or a signal. */
 static int batch(struct top_reader *r, int delay_ms, uint64_t iterations, struct view *view)
 {
 	struct top_snapshot snap;
+	bool printed = true;
 
-	for (uint64_t i = 0; i < iterations && !screen_interrupted; i++) {
+	for (uint64_t i = 0; i < iterations && !screen_interrupted && printed; i++) {
 		screen_wait_key(delay_ms, false);
+		/* A signal while waiting: stop with what was printed. */
+		if (screen_interrupted)
+			break;
 		if (take(r, &snap, view))
 			return PFPROF_EXIT_FAILED;
-		if (i)
-			printf("\n");
-		print_snapshot(&snap, (struct screen_size){ 0 }, "", view);
+		if (view->json) {
+			printed = top_print_json(&snap, &view->targets);
+		} else {
+			if (i)
+				printf("\n");
+			print_snapshot(&snap, (struct screen_size){ 0 }, "", view);
+		}
 		top_snapshot_free(&snap);
-		if (fflush(stdout))
-			return PFPROF_EXIT_FAILED;
+		printed = !fflush(stdout) && printed;
 	}
-	return PFPROF_EXIT_OK;
+	return printed ? PFPROF_EXIT_OK : PFPROF_EXIT_FAILED;
+}
+
+/* -n N, else until a signal with -b or --json, else one snapshot (no terminal). */
+static uint64_t batch_iterations(const struct ctl_call *call)
+{
+	if (call->option[OPT_ITERATIONS].set)
+		return call->option[OPT_ITERATIONS].number;
+	return call->option[OPT_BATCH].set || call->option[OPT_JSON].set ? UINT64_MAX : 1;
 }
 
 /* What screen_draw() prints: a snapshot and its view. */
@@ -240,9 +258,10 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 		return status;
 	}
 	screen_catch_signals();
-	if (call->option[OPT_ITERATIONS].set || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
-		status = batch(&reader, delay_ms, call->option[OPT_ITERATIONS].set ?
-			       call->option[OPT_ITERATIONS].number : 1, &view);
+	view.json = view.grouped = call->option[OPT_JSON].set;
+	if (call->option[OPT_ITERATIONS].set || call->option[OPT_BATCH].set || view.json ||
+	    !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
+		status = batch(&reader, delay_ms, batch_iterations(call), &view);
 	else
 		status = interactive(&reader, delay_ms, &view);
 	target_list_free(&view.targets);
@@ -261,13 +280,19 @@ const struct ctl_command ctl_top_command = {
 		   "memory pressure (PSI avg10). t groups the processes by target: a row\n"
 		   "per target (unit:NAME, cgroup:PATH, tree:PID, comm:NAME, or \"no target\"\n"
 		   "for those added by PID), its number of processes and their summed rates,\n"
-		   "with its processes beneath; t again ungroups. q quits. Without a\n"
-		   "terminal, or with -n, prints snapshots as text and exits.\n",
+		   "with its processes beneath; t again ungroups. q quits. With -b, text\n"
+		   "snapshots until -n or a signal; without a terminal, one (or -n).\n"
+		   "--json: a line of JSON per snapshot, processes and targets (fields in\n"
+		   "pfprofctl(8)), until -n or a signal.\n",
 	.options = {
 		[OPT_DELAY] = { "delay", 'd', CTL_STRING, "SECS",
 				"the interval, 0.05 to 3600 s (default 1)" },
 		[OPT_ITERATIONS] = { "iterations", 'n', CTL_COUNT, "N",
-				     "print N snapshots as text, then exit" },
+				     "print N snapshots, then exit" },
+		[OPT_BATCH] = { "batch", 'b', CTL_STRING, NULL,
+				"snapshots as text, not on screen, until -n or a signal" },
+		[OPT_JSON] = { "json", 0, CTL_STRING, NULL,
+			       "snapshots as JSON lines, until -n or a signal" },
 	},
 	.run = run,
 };

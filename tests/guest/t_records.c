@@ -23,6 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <json.h>
+
 #include "harness.h"
 #include "overlap.h"
 #include "pfprof.h"
@@ -662,15 +664,72 @@ static int parse_top(const char *path, uint64_t *first, uint64_t *last, struct t
 	return n;
 }
 
+/* A number field of a JSON object, or fails. */
+static double json_number(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	expect(json_object_object_get_ex(o, key, &v) &&
+	       (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)),
+	       "no number %s in %s", key, json_object_to_json_string(o));
+	return json_object_get_double(v);
+}
+
+/* The same from `pfprofctl top --json -n 1`: one line, one object, its processes. */
+static int parse_top_json(const char *path, uint64_t *first, uint64_t *last,
+			  struct top_row *rows, int max)
+{
+	FILE *f = fopen(path, "re");
+	char *text = NULL, *more = NULL;
+	size_t size = 0, more_size = 0;
+	struct json_object *o, *procs, *targets;
+	int n;
+
+	expect(f && getline(&text, &size, f) > 0, "%s: %s", path, strerror(errno));
+	expect(getline(&more, &more_size, f) < 0, "a second line: %s", more);
+	fclose(f);
+	o = json_tokener_parse(text);
+	expect(o, "not JSON: %s", text);
+	*first = (uint64_t)json_number(o, "first_sample");
+	*last = (uint64_t)json_number(o, "last_sample");
+	expect(json_object_object_get_ex(o, "processes", &procs) &&
+	       json_object_object_get_ex(o, "targets", &targets), "no processes or targets");
+	n = (int)json_object_array_length(procs);
+	expect(n <= max, "more than %d processes", max);
+	for (int i = 0; i < n; i++) {
+		struct json_object *p = json_object_array_get_idx(procs, i), *comm;
+
+		rows[i].pid = (int)json_number(p, "pid");
+		expect(json_object_object_get_ex(p, "comm", &comm), "process %d: no comm", i);
+		snprintf(rows[i].comm, sizeof(rows[i].comm), "%s", json_object_get_string(comm));
+		rows[i].minor_s = json_number(p, "minor_faults_per_s");
+		rows[i].major_s = json_number(p, "major_faults_per_s");
+		rows[i].cpu_pct = json_number(p, "cpu_percent");
+	}
+	/* Added by PID alone: one group without a target, of them all. */
+	expect(json_object_array_length(targets) == 1 &&
+	       json_number(json_object_array_get_idx(targets, 0), "processes") == n,
+	       "targets: %s", json_object_to_json_string(targets));
+	json_object_put(o);
+	free(text);
+	free(more);
+	return n;
+}
+
 static bool close_to(double printed, double want)
 {
 	return fabs(printed - want) <= 0.051 + want * 1e-9;
 }
 
-/* `pfprofctl top -n 1`: every row is what the records of its samples say. */
-void test_top_batch(void)
+/*
+ * `pfprofctl top -n 1` (or with --json): every row is what the records of
+ * its samples say.
+ */
+static void check_top(bool json)
 {
-	char *argv[] = { "./pfprofctl", "top", "-n", "1", "-d", "2", NULL };
+	char *text_argv[] = { "./pfprofctl", "top", "-n", "1", "-d", "2", NULL };
+	char *json_argv[] = { "./pfprofctl", "top", "--json", "-n", "1", "-d", "2", NULL };
+	char **argv = json ? json_argv : text_argv;
 	struct top_row rows[8];
 	struct worker w[2];
 	struct mp3ring ring;
@@ -701,8 +760,8 @@ void test_top_batch(void)
 	worker_do(&w[1], 'c', 200);
 	expect(waitpid(top, &status, 0) == top && WIFEXITED(status) && !WEXITSTATUS(status),
 	       "pfprofctl top -n 1 ended with status %#x", status);
-	show_file(TOP_OUT, "top_batch| ");
-	n = parse_top(TOP_OUT, &first, &end, rows, 8);
+	show_file(TOP_OUT, "top| ");
+	n = (json ? parse_top_json : parse_top)(TOP_OUT, &first, &end, rows, 8);
 	end++;
 	next = first - 1;
 	expect(mp3ring_read(&ring, &next, &before, &missed) == MP3RING_SAMPLE, "sample before");
@@ -732,6 +791,16 @@ void test_top_batch(void)
 	}
 	expect(rows[0].pid == w[0].pid, "the page-touching worker is not first");
 	close(fd);
+}
+
+void test_top_batch(void)
+{
+	check_top(false);
+}
+
+void test_top_json(void)
+{
+	check_top(true);
 }
 
 /* Rows of the last complete frame: lines between its home and clear-below. */

@@ -77,6 +77,7 @@ const struct test tests[] = {
 	{ "cgroup_cpu_matches",       test_cgroup_cpu_matches,         NULL,            30 },
 	{ "targets_pidns",            test_targets_pidns,              NULL,            20 },
 	{ "top_batch",                test_top_batch,                  NULL,            30 },
+	{ "top_json",                 test_top_json,                   NULL,            30 },
 	{ "top_terminal",             test_top_terminal,               NULL,            30 },
 	{ "unload_busy",              test_unload_busy,                NULL,            10 },
 	{ "load_cycles",              test_load_cycles,                NULL,           120 },

@@ -79,6 +79,7 @@ void test_comm_follows(void);
 void test_cgroup_cpu_matches(void);
 void test_targets_pidns(void);
 void test_top_batch(void);
+void test_top_json(void);
 void test_top_terminal(void);
 void test_tool_errors(void);
 void test_daemon_logs_samples(void);

@@ -149,6 +149,18 @@ if [ -z "$why" ] && ! { grep -q '^42 .* kept, not profiled$' "$dir/out" &&
 fi
 result list_without_module "$why"
 
+# The same as JSON, read back with jq: one object, the PID file's processes
+# and target as the text shows them.
+"$ctl" -c "$dir/pfprofd.conf" list --json > "$dir/out" 2> /dev/null
+why=$(jq -e '(.processes | length) == 2
+	and (.processes[] | select(.pid == 42) | .kept and (.maps | not) and (.profiled | not))
+	and (.processes[] | select(.pid == 43) | .kept and .maps and .target == null)
+	and .targets == [{ target: "comm:postgres", kind: "comm", name: "postgres",
+		maps: false, cgroup: null, present: true, processes: 0 }]' \
+	"$dir/out" 2>&1 > /dev/null || echo "not the list: $(head -c 400 "$dir/out")")
+[ -n "$why" ] || [ "$(wc -l < "$dir/out")" = 1 ] || why="not one line: $(cat "$dir/out")"
+result list_json "$why"
+
 # A file that is not pfprofd's configuration: three of its problems, then a count.
 seq -f 'line %g' 30 > "$dir/not-a-config"
 "$ctl" -c "$dir/not-a-config" list > /dev/null 2> "$dir/err"

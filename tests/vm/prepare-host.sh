@@ -17,12 +17,13 @@ set -euo pipefail
 # Debian packages' build and lintian are theirs, so the host may be Debian 12
 # or 13); static analysis (tests/static.sh) and man (the unit tests render
 # the man pages); the packaging guests' root file systems (e2fsprogs) and
-# their shares (rsync). All in one apt run.
+# their shares (rsync); jq, which the unit tests read --json with. All in one
+# apt run.
 pkgs=(busybox-static kmod cpio xz-utils zstd gcc make libc6-dev binutils
-      libsystemd-dev pkg-config gnuplot-nox mmdebstrap)
+      libsystemd-dev libjson-c-dev pkg-config gnuplot-nox mmdebstrap)
 case ${1:-} in
 --guests) shift ;;
 -*) sed -n '2s/^# //p' "$0" >&2; exit 64 ;;
-*) pkgs+=(coccinelle cppcheck shellcheck man-db e2fsprogs rsync) ;;
+*) pkgs+=(coccinelle cppcheck shellcheck man-db e2fsprogs rsync jq) ;;
 esac
 host_install "${pkgs[@]}" "$@"

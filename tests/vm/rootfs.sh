@@ -62,7 +62,7 @@ work=$(mktemp -d "$cache/.build.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 root=$work/root
 
-packages=systemd,systemd-sysv,udev,kmod,libsystemd0,dbus,dkms,gcc,make,libc6-dev
+packages=systemd,systemd-sysv,udev,kmod,libsystemd0,libjson-c5,dbus,dkms,gcc,make,libc6-dev
 # acl: pfprofd's (its unit's setfacl); the guest installs the .debs offline.
 packages+=,linux-headers-$kver,procps,acl
 if [[ $suite == trixie ]]; then
