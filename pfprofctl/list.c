@@ -189,7 +189,9 @@ static struct listed_target **find_owners(const struct target_list *targets,
 		if (!target_cgroup(lts[i].target, lts[i].cgroup, sizeof(lts[i].cgroup)))
 			lts[i].cgroup[0] = '\0';
 	}
-	for (size_t i = 0; owners && lts && i < registered->count; i++) {
+	if (!owners || !lts)
+		return owners;
+	for (size_t i = 0; i < registered->count; i++) {
 		owners[i] = target_of(lts, targets->count, registered->pids[i]);
 		if (owners[i])
 			owners[i]->members++;
