@@ -181,15 +181,17 @@ static struct listed_target **find_owners(const struct target_list *targets,
 					  struct listed_target *lts,
 					  const struct pidlist *registered)
 {
-	struct listed_target **owners = calloc(registered->count ? registered->count : 1,
-					       sizeof(*owners));
+	struct listed_target **owners;
 
 	for (size_t i = 0; lts && i < targets->count; i++) {
 		lts[i].target = &targets->targets[i];
 		if (!target_cgroup(lts[i].target, lts[i].cgroup, sizeof(lts[i].cgroup)))
 			lts[i].cgroup[0] = '\0';
 	}
-	if (!owners || !lts)
+	owners = calloc(registered->count ? registered->count : 1, sizeof(*owners));
+	if (!owners)
+		return NULL;
+	if (!lts)
 		return owners;
 	for (size_t i = 0; i < registered->count; i++) {
 		owners[i] = target_of(lts, targets->count, registered->pids[i]);
