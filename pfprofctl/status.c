@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pfprofctl status: is everything in place, and how far has it got? */
+/*
+ * pfprofctl status: is everything in place, and how far has it got? Read
+ * once into a struct status_report, shown as text or as JSON.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -12,144 +15,261 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "ctljson.h"
 #include "mp3ring.h"
 #include "procstatus.h"
 #include "state.h"
 
-/* Why the module is not loaded, and what to do. */
-static void show_module_missing(void)
-{
-	struct utsname uts;
+enum { OPT_JSON };
 
-	if (ctl_module_installed(&uts)) {
+/* What the module, its device and pfprofd say; errors are -errno, 0 for none. */
+struct status_report {
+	const char *device;
+	bool loaded, installed;
+	struct utsname uts;		/* the running kernel's release, when not installed */
+	int device_error;		/* opening or mapping the device */
+	uint64_t load_id, period_ms, samples;
+	unsigned int hz;
+	bool events_sampler;		/* MP3_RING_ACTIVE_ONLY */
+	uint64_t faults_dropped, faults_summed, unfollowed_skipped, unfollowed_missed;
+	int processes_error;		/* reading the control file */
+	size_t processes;
+	int daemon_error;		/* -ESRCH: not running; -EACCES: cannot tell */
+	pid_t daemon_pid;
+	int state_error;		/* reading its state file */
+	struct pfprof_state state;
+	const char *runtime_dir;
+};
+
+static void read_ring(struct status_report *r, int fd)
+{
+	struct mp3ring ring;
+
+	r->device_error = mp3ring_map(&ring, fd);
+	if (r->device_error)
+		return;
+	r->load_id = ring.load_id;
+	r->period_ms = ring.hdr->period_ns / 1000000;
+	r->hz = ring.hdr->hz;
+	r->samples = mp3ring_head(&ring);
+	r->events_sampler = ring.hdr->flags & MP3_RING_ACTIVE_ONLY;
+	/* Versions 5's and 6's; 0 from an older module, whose header has no such field. */
+	r->faults_dropped = ring.hdr->faults_dropped;
+	r->faults_summed = ring.hdr->faults_summed;
+	mp3ring_unfollowed(&ring, &r->unfollowed_skipped, &r->unfollowed_missed);
+	mp3ring_unmap(&ring);
+}
+
+static void read_module(const struct ctl *ctl, struct status_report *r)
+{
+	struct pidlist procs;
+	int fd;
+
+	r->device = ctl->config.device;
+	r->loaded = !access("/sys/module/mp3", F_OK);
+	if (!r->loaded) {
+		r->installed = ctl_module_installed(&r->uts);
+		return;
+	}
+	fd = open(ctl->config.device, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r->device_error = -errno;
+	} else {
+		read_ring(r, fd);
+		close(fd);
+	}
+	r->processes_error = procstatus_list(ctl->config.status_file, &procs);
+	if (!r->processes_error) {
+		r->processes = procs.count;
+		pidlist_free(&procs);
+	}
+}
+
+static void read_daemon(const struct ctl *ctl, struct status_report *r)
+{
+	r->runtime_dir = ctl->config.runtime_dir;
+	r->daemon_error = state_daemon_pid(ctl->config.runtime_dir, &r->daemon_pid);
+	if (!r->daemon_error)
+		r->state_error = state_read(ctl->config.runtime_dir, &r->state);
+}
+
+static void print_module_missing(const struct status_report *r)
+{
+	if (r->installed) {
 		printf("module:    not loaded (load it with: modprobe mp3)\n");
 		return;
 	}
 	printf("module:    not loaded, and not installed for the running kernel %s: DKMS\n"
 	       "           builds it once that kernel's headers are installed (on Debian: apt\n"
 	       "           install linux-headers-%s); from a build tree: insmod module/mp3.ko\n",
-	       uts.release, uts.release);
+	       r->uts.release, r->uts.release);
 }
 
-/* The processes of followed trees, cgroups and names the module left out since its load. */
-static void show_unfollowed(const struct mp3ring *ring)
+static void print_ring(const struct status_report *r)
 {
-	uint64_t skipped, missed;
-
-	mp3ring_unfollowed(ring, &skipped, &missed);
-	if (skipped)
-		printf("followed:  %" PRIu64 " processes left out: whoever added their unit, tree"
-		       " or name may not read them (another user's, or a setuid program)\n",
-		       skipped);
-	if (missed)
-		printf("followed:  %" PRIu64 " processes left out: the kernel had no memory for"
-		       " them at their fork\n", missed);
-}
-
-/* The ring's header as the device at fd maps it, or why it cannot be read. */
-static void show_ring(const char *device, int fd)
-{
-	struct mp3ring ring;
-	int err = mp3ring_map(&ring, fd);
-
-	if (err) {
-		printf("module:    loaded\ndevice:    %s: %s\n", device, strerror(-err));
-		return;
-	}
 	printf("module:    loaded, load %016" PRIx64 ", period %" PRIu64 " ms, HZ %u\n",
-	       ring.load_id, (uint64_t)ring.hdr->period_ns / 1000000, ring.hdr->hz);
-	printf("device:    %s, %" PRIu64 " samples taken since load\n", device,
-	       mp3ring_head(&ring));
-	printf("sampler:   %s\n", ring.hdr->flags & MP3_RING_ACTIVE_ONLY ?
+	       r->load_id, r->period_ms, r->hz);
+	printf("device:    %s, %" PRIu64 " samples taken since load\n", r->device, r->samples);
+	printf("sampler:   %s\n", r->events_sampler ?
 	       "events: each sample visits the processes that ran" :
 	       "visit: each sample visits every registered process");
-	/* Version 5's; 0 from an older module, whose header has no such field. */
-	if (ring.hdr->faults_dropped)
+	if (r->faults_dropped)
 		printf("faults:    %llu of processes added with --maps not placed: a CPU's"
-		       " buffer was full\n", (unsigned long long)ring.hdr->faults_dropped);
-	/* Version 6's; 0 from an older module. */
-	if (ring.hdr->faults_summed)
+		       " buffer was full\n", (unsigned long long)r->faults_dropped);
+	if (r->faults_summed)
 		printf("faults:    %llu of processes added with --maps counted as not"
 		       " placed: a process faulted in more mappings in one sample than"
-		       " its %d records\n", (unsigned long long)ring.hdr->faults_summed,
+		       " its %d records\n", (unsigned long long)r->faults_summed,
 		       MP3_FAULT_RECORDS_MAX);
-	show_unfollowed(&ring);
-	mp3ring_unmap(&ring);
+	if (r->unfollowed_skipped)
+		printf("followed:  %" PRIu64 " processes left out: whoever added their unit, tree"
+		       " or name may not read them (another user's, or a setuid program)\n",
+		       r->unfollowed_skipped);
+	if (r->unfollowed_missed)
+		printf("followed:  %" PRIu64 " processes left out: the kernel had no memory for"
+		       " them at their fork\n", r->unfollowed_missed);
 }
 
-/* Prints the module's own view; false if it is not loaded. */
-static bool show_module(const struct ctl *ctl)
+static void print_module(const struct status_report *r)
 {
-	struct pidlist procs;
-	int fd;
-
-	if (access("/sys/module/mp3", F_OK)) {
-		show_module_missing();
-		return false;
+	if (!r->loaded) {
+		print_module_missing(r);
+		return;
 	}
-	fd = open(ctl->config.device, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		printf("module:    loaded\ndevice:    %s: %s\n", ctl->config.device,
-		       strerror(errno));
-	} else {
-		show_ring(ctl->config.device, fd);
-		close(fd);
-	}
-	if (!procstatus_list(ctl->config.status_file, &procs)) {
-		printf("processes: %zu profiled\n", procs.count);
-		pidlist_free(&procs);
-	}
-	return true;
+	if (r->device_error)
+		printf("module:    loaded\ndevice:    %s: %s\n", r->device, strerror(-r->device_error));
+	else
+		print_ring(r);
+	if (!r->processes_error)
+		printf("processes: %zu profiled\n", r->processes);
 }
 
-/* Prints the daemon's view; false if it is not running. */
-static bool show_daemon(const struct ctl *ctl)
+static void print_daemon(const struct status_report *r)
 {
-	struct pfprof_state st;
-	pid_t pid;
-	int err = state_daemon_pid(ctl->config.runtime_dir, &pid);
+	const struct pfprof_state *st = &r->state;
 
-	if (err == -EACCES) {
+	if (r->daemon_error == -EACCES) {
 		/* The runtime directory is the group pfprof's (privfile.h). */
 		printf("daemon:    unknown: %s/pfprofd.pid: %s (the group pfprof may read it)\n",
-		       ctl->config.runtime_dir, strerror(-err));
-		return false;
+		       r->runtime_dir, strerror(-r->daemon_error));
+		return;
 	}
-	if (err) {
+	if (r->daemon_error) {
 		printf("daemon:    not running%s%s (start it with: systemctl start pfprofd)\n",
-		       err == -ESRCH ? "" : ": ", err == -ESRCH ? "" : strerror(-err));
-		return false;
+		       r->daemon_error == -ESRCH ? "" : ": ",
+		       r->daemon_error == -ESRCH ? "" : strerror(-r->daemon_error));
+		return;
 	}
-	printf("daemon:    running, PID %d\n", (int)pid);
-	err = state_read(ctl->config.runtime_dir, &st);
-	if (err) {
-		printf("logs:      unknown (%s/state: %s)\n", ctl->config.runtime_dir, strerror(-err));
-		return true;
+	printf("daemon:    running, PID %d\n", (int)r->daemon_pid);
+	if (r->state_error) {
+		printf("logs:      unknown (%s/state: %s)\n", r->runtime_dir,
+		       strerror(-r->state_error));
+		return;
 	}
 	printf("logged:    %" PRIu64 " samples, %" PRIu64 " missed, %" PRIu64
-	       " waiting for the disk (as of %lld s ago)\n", st.logged, st.missed, st.queued,
-	       (long long)time(NULL) - (long long)st.updated_s);
-	printf("log file:  %s%s%s\n", st.log_file, st.log_error[0] ? ": cannot write: " : "",
-	       st.log_error);
-	return true;
+	       " waiting for the disk (as of %lld s ago)\n", st->logged, st->missed, st->queued,
+	       (long long)time(NULL) - (long long)st->updated_s);
+	printf("log file:  %s%s%s\n", st->log_file, st->log_error[0] ? ": cannot write: " : "",
+	       st->log_error);
+}
+
+/* err's text, or null for none. */
+static void add_error(struct json_object *o, const char *key, int err)
+{
+	ctl_json_add_string(o, key, err ? strerror(-err) : NULL);
+}
+
+static struct json_object *module_json(const struct status_report *r)
+{
+	struct json_object *m = ctl_json_object();
+	char load_id[32];
+
+	ctl_json_add_bool(m, "loaded", r->loaded);
+	if (!r->loaded)
+		ctl_json_add_bool(m, "installed", r->installed);
+	ctl_json_add_string(m, "device", r->device);
+	if (!r->loaded)
+		return m;
+	add_error(m, "device_error", r->device_error);
+	if (!r->device_error) {
+		snprintf(load_id, sizeof(load_id), "%016" PRIx64, r->load_id);
+		ctl_json_add_string(m, "load_id", load_id);
+		ctl_json_add_uint(m, "period_ms", r->period_ms);
+		ctl_json_add_uint(m, "hz", r->hz);
+		ctl_json_add_uint(m, "samples", r->samples);
+		ctl_json_add_string(m, "sampler", r->events_sampler ? "events" : "visit");
+		ctl_json_add_uint(m, "faults_dropped", r->faults_dropped);
+		ctl_json_add_uint(m, "faults_summed", r->faults_summed);
+		ctl_json_add_uint(m, "followed_skipped", r->unfollowed_skipped);
+		ctl_json_add_uint(m, "followed_missed", r->unfollowed_missed);
+	}
+	if (r->processes_error)
+		ctl_json_add(m, "processes", NULL);
+	else
+		ctl_json_add_uint(m, "processes", r->processes);
+	return m;
+}
+
+static struct json_object *daemon_json(const struct status_report *r)
+{
+	struct json_object *d = ctl_json_object();
+	const struct pfprof_state *st = &r->state;
+
+	ctl_json_add(d, "running", r->daemon_error == -EACCES ? NULL :
+		     json_object_new_boolean(!r->daemon_error));
+	add_error(d, "error", r->daemon_error == -ESRCH ? 0 : r->daemon_error);
+	if (r->daemon_error)
+		return d;
+	ctl_json_add_int(d, "pid", r->daemon_pid);
+	add_error(d, "state_error", r->state_error);
+	if (r->state_error)
+		return d;
+	ctl_json_add_uint(d, "samples_logged", st->logged);
+	ctl_json_add_uint(d, "samples_missed", st->missed);
+	ctl_json_add_uint(d, "lines_queued", st->queued);
+	ctl_json_add_uint(d, "updated_unix_time", st->updated_s);
+	ctl_json_add_string(d, "log_file", st->log_file);
+	ctl_json_add_string(d, "log_error", st->log_error[0] ? st->log_error : NULL);
+	return d;
+}
+
+static bool print_json(const struct status_report *r)
+{
+	struct json_object *o = ctl_json_object();
+
+	ctl_json_add(o, "module", module_json(r));
+	ctl_json_add(o, "daemon", daemon_json(r));
+	return ctl_json_print(o);
 }
 
 static int status(struct ctl *ctl, const struct ctl_call *call)
 {
-	bool module, daemon;
+	struct status_report r = { 0 };
+	bool printed = true;
 
-	(void)call;
-	module = show_module(ctl);
-	daemon = show_daemon(ctl);
-	if (!module)
+	read_module(ctl, &r);
+	read_daemon(ctl, &r);
+	if (call->option[OPT_JSON].set) {
+		printed = print_json(&r);
+	} else {
+		print_module(&r);
+		print_daemon(&r);
+	}
+	if (!printed)
+		return PFPROF_EXIT_FAILED;
+	if (!r.loaded)
 		return PFPROF_EXIT_NO_MODULE;
-	return daemon ? PFPROF_EXIT_OK : PFPROF_EXIT_NO_DAEMON;
+	return r.daemon_error ? PFPROF_EXIT_NO_DAEMON : PFPROF_EXIT_OK;
 }
 
 const struct ctl_command ctl_status_command = {
 	.name = "status", .operands = "",
 	.summary = "Show the module, the device, the daemon and the logs",
-	.details = "Exit status: 0 all is running, 3 the module is not loaded, 4 pfprofd is not\n"
+	.details = "--json: one object, its fields in pfprofctl(8).\n"
+		   "Exit status: 0 all is running, 3 the module is not loaded, 4 pfprofd is not\n"
 		   "running.\n",
+	.options = {
+		[OPT_JSON] = { "json", 0, CTL_STRING, NULL, "the same as JSON" },
+	},
 	.run = status,
 };

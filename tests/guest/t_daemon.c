@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "jsonout.h"
 #include "logformat.h"
 #include "psi.h"
 #include "tests.h"
@@ -142,6 +143,36 @@ static int ctl(const char *out, const char *a1, const char *a2, const char *a3)
 			 NULL };
 
 	return run_program_err(argv, out, DIR "/ctl.stderr");
+}
+
+/* status --json and list --json say, as fields, what the text says. */
+static void check_json(pid_t daemon, pid_t worker)
+{
+	struct json_object *o, *procs;
+	bool found = false;
+	int rc = ctl(DIR "/status.json", "status", "--json", NULL);
+
+	expect(rc == 0, "pfprofctl status --json exited with %d", rc);
+	o = json_read_line(DIR "/status.json");
+	expect(json_bool_at(o, "module.loaded") && json_bool_at(o, "daemon.running") &&
+	       json_number_at(o, "daemon.pid") == daemon &&
+	       json_number_at(o, "module.processes") >= 1 &&
+	       !strcmp(json_object_get_string(json_at(o, "daemon.log_file")),
+		       LOG_DIR "/" LOGFORMAT_FILE), "status --json: %s",
+	       json_object_to_json_string(o));
+	json_object_put(o);
+	expect(ctl(DIR "/list.json", "list", "--json", NULL) == 0, "pfprofctl list --json failed");
+	o = json_read_line(DIR "/list.json");
+	procs = json_at(o, "processes");
+	for (size_t i = 0; i < json_object_array_length(procs); i++) {
+		struct json_object *p = json_object_array_get_idx(procs, i);
+
+		if (json_number_at(p, "pid") == worker)
+			found = json_bool_at(p, "profiled") && json_bool_at(p, "kept");
+	}
+	expect(found, "list --json: the worker is not profiled and kept: %s",
+	       json_object_to_json_string(o));
+	json_object_put(o);
 }
 
 /* A sample line of log format 2, from a version 2 module: the system counters are numbers. */
@@ -667,6 +698,7 @@ void test_ctl_commands(void)
 	expect(rc == 0 && file_contains(DIR "/status.out", "daemon:    running") &&
 	       file_contains(DIR "/status.out", LOG_DIR "/" LOGFORMAT_FILE),
 	       "pfprofctl status: exit %d or missing lines", rc);
+	check_json(daemon, w.pid);
 	rc = ctl(DIR "/follow.out", "follow", "--count", "5");
 	expect(rc == 0, "pfprofctl follow --count 5 exited with %d", rc);
 	f = fopen(DIR "/follow.out", "r");

@@ -23,9 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <json.h>
-
 #include "harness.h"
+#include "jsonout.h"
 #include "overlap.h"
 #include "pfprof.h"
 #include "tests.h"
@@ -664,55 +663,32 @@ static int parse_top(const char *path, uint64_t *first, uint64_t *last, struct t
 	return n;
 }
 
-/* A number field of a JSON object, or fails. */
-static double json_number(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	expect(json_object_object_get_ex(o, key, &v) &&
-	       (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)),
-	       "no number %s in %s", key, json_object_to_json_string(o));
-	return json_object_get_double(v);
-}
-
 /* The same from `pfprofctl top --json -n 1`: one line, one object, its processes. */
 static int parse_top_json(const char *path, uint64_t *first, uint64_t *last,
 			  struct top_row *rows, int max)
 {
-	FILE *f = fopen(path, "re");
-	char *text = NULL, *more = NULL;
-	size_t size = 0, more_size = 0;
-	struct json_object *o, *procs, *targets;
-	int n;
+	struct json_object *o = json_read_line(path), *procs = json_at(o, "processes");
+	struct json_object *targets = json_at(o, "targets");
+	int n = (int)json_object_array_length(procs);
 
-	expect(f && getline(&text, &size, f) > 0, "%s: %s", path, strerror(errno));
-	expect(getline(&more, &more_size, f) < 0, "a second line: %s", more);
-	fclose(f);
-	o = json_tokener_parse(text);
-	expect(o, "not JSON: %s", text);
-	*first = (uint64_t)json_number(o, "first_sample");
-	*last = (uint64_t)json_number(o, "last_sample");
-	expect(json_object_object_get_ex(o, "processes", &procs) &&
-	       json_object_object_get_ex(o, "targets", &targets), "no processes or targets");
-	n = (int)json_object_array_length(procs);
+	*first = (uint64_t)json_number_at(o, "first_sample");
+	*last = (uint64_t)json_number_at(o, "last_sample");
 	expect(n <= max, "more than %d processes", max);
 	for (int i = 0; i < n; i++) {
-		struct json_object *p = json_object_array_get_idx(procs, i), *comm;
+		struct json_object *p = json_object_array_get_idx(procs, i);
 
-		rows[i].pid = (int)json_number(p, "pid");
-		expect(json_object_object_get_ex(p, "comm", &comm), "process %d: no comm", i);
-		snprintf(rows[i].comm, sizeof(rows[i].comm), "%s", json_object_get_string(comm));
-		rows[i].minor_s = json_number(p, "minor_faults_per_s");
-		rows[i].major_s = json_number(p, "major_faults_per_s");
-		rows[i].cpu_pct = json_number(p, "cpu_percent");
+		rows[i].pid = (int)json_number_at(p, "pid");
+		snprintf(rows[i].comm, sizeof(rows[i].comm), "%s",
+			 json_object_get_string(json_at(p, "comm")));
+		rows[i].minor_s = json_number_at(p, "minor_faults_per_s");
+		rows[i].major_s = json_number_at(p, "major_faults_per_s");
+		rows[i].cpu_pct = json_number_at(p, "cpu_percent");
 	}
 	/* Added by PID alone: one group without a target, of them all. */
 	expect(json_object_array_length(targets) == 1 &&
-	       json_number(json_object_array_get_idx(targets, 0), "processes") == n,
+	       json_number_at(json_object_array_get_idx(targets, 0), "processes") == n,
 	       "targets: %s", json_object_to_json_string(targets));
 	json_object_put(o);
-	free(text);
-	free(more);
 	return n;
 }
 

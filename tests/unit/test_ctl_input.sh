@@ -161,6 +161,15 @@ why=$(jq -e '(.processes | length) == 2
 [ -n "$why" ] || [ "$(wc -l < "$dir/out")" = 1 ] || why="not one line: $(cat "$dir/out")"
 result list_json "$why"
 
+# status --json without the module or pfprofd: said as fields, exit status 3.
+"$ctl" -c "$dir/pfprofd.conf" status --json > "$dir/out" 2> /dev/null
+status=$?
+why=$(jq -e '.module.loaded == false and (.module.installed | type) == "boolean"
+	and .daemon.running == false and .daemon.error == null' "$dir/out" 2>&1 > /dev/null ||
+	echo "not the status: $(head -c 400 "$dir/out")")
+[ -n "$why" ] || [ "$status" = 3 ] || why="exit status $status, want 3"
+result status_json "$why"
+
 # A file that is not pfprofd's configuration: three of its problems, then a count.
 seq -f 'line %g' 30 > "$dir/not-a-config"
 "$ctl" -c "$dir/not-a-config" list > /dev/null 2> "$dir/err"
