@@ -11,12 +11,13 @@
 #include <linux/mp3.h>
 
 #include "ctl.h"
+#include "ctljson.h"
 #include "logformat.h"
 #include "screen.h"
 #include "targets.h"
 #include "wheredata.h"
 
-enum { OPT_LAST, OPT_WATCH, OPT_DELAY, OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM };
+enum { OPT_LAST, OPT_WATCH, OPT_DELAY, OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM, OPT_JSON };
 
 #define HEADER_LINES 2
 /* "cgroup " and a path. */
@@ -124,6 +125,58 @@ static void print_table(void *ctx, struct screen_size size, const char *eol)
 		print_row(t, &t->rows[i], size, eol);
 }
 
+static struct json_object *row_json(const struct where_table *t, const struct where_row *r)
+{
+	struct json_object *o = ctl_json_object();
+	double faults = (double)(t->minor + t->major);
+	char start[20];
+
+	snprintf(start, sizeof(start), "%llx", (unsigned long long)r->start);
+	ctl_json_add_string(o, "name", r->name);
+	ctl_json_add_string(o, "kind", logformat_mapping_word(r->mapping));
+	ctl_json_add_string(o, "start", t->target ? NULL : start);
+	if (r->size && !t->target)
+		ctl_json_add_uint(o, "size_bytes", r->size);
+	else
+		ctl_json_add(o, "size_bytes", NULL);
+	ctl_json_add_uint(o, "major_faults", r->major);
+	ctl_json_add_uint(o, "minor_faults", r->minor);
+	ctl_json_add_uint(o, "swap_ins", is_file(r) ? 0 : r->major);
+	ctl_json_add_uint(o, "file_reads", is_file(r) ? r->major : 0);
+	ctl_json_add_double(o, "share_percent",
+			    faults ? 100.0 * (double)(r->minor + r->major) / faults : 0.0);
+	return o;
+}
+
+/* The table as one JSON object: what it is of, its window, its rows. */
+static bool print_json(const struct where_view *v)
+{
+	const struct where_table *t = &v->table;
+	struct json_object *o = ctl_json_object(), *rows = ctl_json_array();
+	char target[WHAT_MAX];
+
+	snprintf(target, sizeof(target), "%s:%s", v->kind ? v->kind : "", v->name ? v->name : "");
+	if (v->kind)
+		ctl_json_add(o, "pid", NULL);
+	else
+		ctl_json_add_int(o, "pid", v->pid);
+	ctl_json_add_string(o, "target", v->kind ? target : NULL);
+	ctl_json_add_string(o, "comm", v->kind ? NULL : t->comm);
+	ctl_json_add_uint(o, "processes", t->nr_pids);
+	if (v->last_s)
+		ctl_json_add_double(o, "last_seconds", v->last_s);
+	else
+		ctl_json_add(o, "last_seconds", NULL);
+	ctl_json_add_double(o, "first_unix_time", t->first_s);
+	ctl_json_add_double(o, "last_unix_time", t->last_s);
+	ctl_json_add_uint(o, "minor_faults", t->minor);
+	ctl_json_add_uint(o, "major_faults", t->major);
+	for (size_t i = 0; i < t->count; i++)
+		ctl_json_add(rows, NULL, row_json(t, &t->rows[i]));
+	ctl_json_add(o, "mappings", rows);
+	return ctl_json_print(o);
+}
+
 /* Reads the window's lines into where_view ctx's table anew; 0 or -errno. */
 static int take(void *ctx)
 {
@@ -173,7 +226,7 @@ static double parse_seconds(const char *arg)
 	return errno || end == arg || *end || !isfinite(s) || s <= 0 ? -1 : s;
 }
 
-static int once(struct where_view *v)
+static int once(struct where_view *v, bool json)
 {
 	int err = take(v);
 
@@ -195,6 +248,8 @@ static int once(struct where_view *v)
 				 (int)v->pid);
 		return PFPROF_EXIT_FAILED;
 	}
+	if (json)
+		return print_json(v) && !fflush(stdout) ? PFPROF_EXIT_OK : PFPROF_EXIT_FAILED;
 	print_table(v, (struct screen_size){ 0 }, "");
 	return fflush(stdout) ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 }
@@ -257,7 +312,9 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 					       call->option[OPT_DELAY].typed,
 					       call->option[OPT_DELAY].string);
 	}
-	status = watching ? watch(&v, delay_ms) : once(&v);
+	if (watching && call->option[OPT_JSON].set)
+		return ctl_usage_error(&ctl_where_command, "--json goes without --watch");
+	status = watching ? watch(&v, delay_ms) : once(&v, call->option[OPT_JSON].set);
 	where_table_free(&v.table);
 	return status;
 }
@@ -292,6 +349,7 @@ const struct ctl_command ctl_where_command = {
 				 "the operand is a cgroup v2 directory" },
 		[OPT_COMM] = { "comm", 'C', CTL_OPERAND_KIND, NULL,
 			       "the operand is a command name" },
+		[OPT_JSON] = { "json", 0, CTL_STRING, NULL, "the table as JSON" },
 	},
 	.run = run,
 };

@@ -180,6 +180,24 @@ if [ "$(grep -c '(line ignored)$' "$dir/err")" != 3 ] ||
 fi
 result config_problems_capped "$why"
 
+# where --json over a faults log: its rows, as the table has them.
+mkdir "$dir/faults"
+printf 'log_dir = %s/faults\n' "$dir" > "$dir/faults.conf"
+printf '%s\n' "# pfprof faults log format 1" "# created 1" "# columns: ..." "# units: ..." \
+	"1	100.000000	42	app	0	anon	5000	8192	0	10	2	[anon]" \
+	"2	200.000000	42	app	0	file	7000	4096	12	0	6	/lib/x.so" \
+	> "$dir/faults/pfprof-faults.log"
+"$ctl" -c "$dir/faults.conf" where --json 42 > "$dir/out" 2> "$dir/err"
+status=$?
+why=$(jq -e '.pid == 42 and .target == null and .comm == "app" and .minor_faults == 10
+	and .major_faults == 8 and .first_unix_time == 100 and .last_unix_time == 200
+	and [.mappings[] | [.name, .kind, .major_faults, .swap_ins, .file_reads, .start]]
+	    == [["/lib/x.so", "file", 6, 0, 6, "7000"], ["[anon]", "anon", 2, 2, 0, "5000"]]
+	and .mappings[0].share_percent == 33.333' "$dir/out" 2>&1 > /dev/null ||
+	echo "exit $status: $(head -c 400 "$dir/out" "$dir/err")")
+result where_json "$why"
+run_row where_json_watch    2 "--json goes without --watch"     where --json --watch 42
+
 # where on a faults log that is not pfprof's says what the file is.
 mkdir "$dir/foreign"
 printf 'log_dir = %s/foreign\n' "$dir" > "$dir/foreign.conf"
