@@ -15,6 +15,7 @@
 
 #include "atomicfile.h"
 #include "ctl.h"
+#include "ctljson.h"
 #include "damon.h"
 #include "gnuplot.h"
 #include "heatmap.h"
@@ -283,6 +284,34 @@ static int open_log(const struct ctl *ctl, const char *operand, char *path, size
 	return PFPROF_EXIT_FAILED;
 }
 
+/* What was drawn, as one JSON object (pfprofctl(8)). */
+static bool print_summary_json(const char *out, const struct heatmap_data *d, bool faults)
+{
+	struct json_object *o = ctl_json_object(), *bands = ctl_json_array();
+	char hex[24];
+
+	ctl_json_add_string(o, "picture", out);
+	ctl_json_add_int(o, "pid", d->pid);
+	ctl_json_add_string(o, "comm", d->comm);
+	ctl_json_add_uint(o, "snapshots", d->nr_times);
+	ctl_json_add_double(o, "first_unix_time", d->times[0] / 1e9);
+	ctl_json_add_double(o, "last_unix_time", d->times[d->nr_times - 1] / 1e9);
+	ctl_json_add_uint(o, "mapped_bytes", d->mapped);
+	ctl_json_add_bool(o, "faults_from_log", faults);
+	for (size_t i = 0; i < d->nr_bands; i++) {
+		struct json_object *band = ctl_json_object();
+
+		ctl_json_add_string(band, "name", d->bands[i].name);
+		snprintf(hex, sizeof(hex), "%llx", (unsigned long long)d->bands[i].start);
+		ctl_json_add_string(band, "start", hex);
+		snprintf(hex, sizeof(hex), "%llx", (unsigned long long)d->bands[i].end);
+		ctl_json_add_string(band, "end", hex);
+		ctl_json_add(bands, NULL, band);
+	}
+	ctl_json_add(o, "mapped_ranges", bands);
+	return ctl_json_print(o);
+}
+
 static int draw_command(const struct ctl *ctl, const struct ctl_call *call)
 {
 	char path[PATH_MAX], default_out[64];
@@ -316,6 +345,8 @@ static int draw_command(const struct ctl *ctl, const struct ctl_call *call)
 		err = -1;
 	} else if ((err = atomic_file_commit(&image, gnuplot_new_file_mode(), false))) {
 		ctl_error(err, "writing %s", out);
+	} else if (call->option[OPT_JSON].set) {
+		err = print_summary_json(out, &d, g.nr_rates > 0) ? 0 : -EIO;
 	} else {
 		printf("%s: %zu snapshots of PID %d (%s), %zu mapped ranges, %s\n", out, d.nr_times,
 		       (int)d.pid, d.comm, d.nr_bands, g.nr_rates > 0 ?
@@ -340,8 +371,9 @@ static int check_options(const struct ctl_call *call)
 {
 	static const int record_only[] = { OPT_SECONDS, OPT_TAKE_DAMON, OPT_TREE, OPT_UNIT, OPT_LOG,
 					   -1 },
-			 watch_only[] = { OPT_DELAY, -1 }, not_watch[] = { OPT_OUTPUT, -1 },
-			 not_record[] = { OPT_WATCH, OPT_DELAY, -1 };
+			 watch_only[] = { OPT_DELAY, -1 },
+			 not_watch[] = { OPT_OUTPUT, OPT_JSON, -1 },
+			 not_record[] = { OPT_WATCH, OPT_DELAY, OPT_JSON, -1 };
 	const char *option;
 
 	if (!call->option[OPT_RECORD].set && call->nr_operands > 1)
@@ -417,6 +449,7 @@ const struct ctl_command ctl_heatmap_command = {
 				  "with --record: stop after N s (default: at its exit)" },
 		[OPT_OUTPUT] = { "output", 'o', CTL_STRING, "FILE",
 				 "the picture, .png or .svg (default heatmap-<pid>.png)" },
+		[OPT_JSON] = { "json", 0, CTL_STRING, NULL, "what was drawn, as JSON" },
 		[OPT_LOG] = { "log", 0, CTL_STRING, "FILE",
 			      "with --record: the log (default heatmap-<pid>.log)" },
 		[OPT_TAKE_DAMON] = { "take-damon", 0, CTL_STRING, NULL,

@@ -15,7 +15,7 @@
 #include "heatmapdata.h"
 
 enum { OPT_RECORD, OPT_SECONDS, OPT_OUTPUT, OPT_TAKE_DAMON, OPT_WATCH, OPT_DELAY, OPT_TREE,
-       OPT_UNIT, OPT_LOG };
+       OPT_UNIT, OPT_LOG, OPT_JSON };
 
 /* The default log of pid: heatmap-<pid>.log in the configured log_dir; false (said) if too long. */
 bool heatmap_log_of(const struct ctl *ctl, pid_t pid, char *buf, size_t size);

@@ -67,6 +67,14 @@ check png_reported grep -q "out.png: 10 snapshots of PID 4242 (work), 5 mapped r
 "$ctl" -c "$dir/pfprofd.conf" heatmap -o "$dir/out.svg" "$dir/heatmap-4242.log" > "$dir/out"
 svg_text "$dir/out.svg" > "$dir/texts"
 check rates_reported grep -q "its faults from pfprofd's log above" "$dir/out"
+# The same summary as JSON: what was drawn, read back with jq.
+"$ctl" -c "$dir/pfprofd.conf" heatmap --json -o "$dir/json.png" 4242 > "$dir/out"
+jq -e --arg png "$dir/json.png" '.picture == $png and .pid == 4242
+	and .comm == "work" and .snapshots == 10 and .faults_from_log
+	and .last_unix_time - .first_unix_time == 9 and (.mapped_ranges | length) == 5
+	and .mapped_ranges[1] == { name: "[heap]", start: "55d0c1b3e000", end: "55d0c1b5f000" }' \
+	"$dir/out" > /dev/null
+check summary_json [ $? -eq 0 ]
 check svg_rates_axis grep -qx "faults per second" "$dir/texts"
 check svg_rates_keys sh -c "grep -qx minor '$dir/texts' && grep -qx major '$dir/texts'"
 check svg_rates_scale grep -qx " 2000" "$dir/texts"
