@@ -88,6 +88,9 @@ install: tools daemon pfprofctl
 		> $(DESTDIR)$(UNITDIR)/pfprof-heatmap@.service
 	install -D -m 0644 systemd/pfprof-sysusers.conf $(DESTDIR)$(SYSUSERSDIR)/pfprof.conf
 	install -D -m 0644 systemd/pfprof-tmpfiles.conf $(DESTDIR)$(TMPFILESDIR)/pfprof.conf
+	install -d $(DESTDIR)$(DATADIR)/prometheus
+	install -m 0644 prometheus/pfprof-rules.yml prometheus/pfprof-rules.test.yml \
+		prometheus/pfprof-dashboard.json $(DESTDIR)$(DATADIR)/prometheus/
 	@# An existing configuration is the administrator's: never overwritten.
 	[ -e $(DESTDIR)$(SYSCONFDIR)/pfprof/pfprofd.conf ] || \
 		install -D -m 0644 daemon/pfprofd.conf $(DESTDIR)$(SYSCONFDIR)/pfprof/pfprofd.conf

@@ -2,6 +2,7 @@
 /* daemon/promfile: the metrics file node_exporter serves. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,8 +174,8 @@ static void test_write(void)
 	counters_free(&m);
 }
 
-/* promtool's exit status and output on path; fails the test if it cannot be run. */
-static int promtool_check(const char *path, char *output, size_t size)
+/* promtool's exit status and output for args; fails the test if it cannot be run. */
+static int promtool(const char *args, char *output, size_t size)
 {
 	const char *promtool = getenv("PROMTOOL");
 	char command[4096];
@@ -182,12 +183,20 @@ static int promtool_check(const char *path, char *output, size_t size)
 	FILE *p;
 
 	expect(promtool && *promtool, "PROMTOOL is not set (tests/lib/promtool.sh prints one)");
-	snprintf(command, sizeof(command), "'%s' check metrics < '%s' 2>&1", promtool, path);
+	snprintf(command, sizeof(command), "'%s' %s 2>&1", promtool, args);
 	p = popen(command, "r");
 	expect(p, "popen: %s", strerror(errno));
 	len = fread(output, 1, size - 1, p);
 	output[len] = '\0';
 	return WEXITSTATUS(pclose(p));
+}
+
+static int promtool_check(const char *path, char *output, size_t size)
+{
+	char args[PATH_MAX + 32];
+
+	snprintf(args, sizeof(args), "check metrics < '%s'", path);
+	return promtool(args, output, size);
 }
 
 /* Prometheus' own linter: the format and the naming conventions (units, _total). */
@@ -217,5 +226,65 @@ static void test_promtool_rejects(void)
 	       status, output);
 }
 
+/* The rules pfprofd's package ships: valid, and their own tests pass. */
+static void test_rules_pass_their_tests(void)
+{
+	char output[8192];
+	int status;
+
+	status = promtool("check rules '" PROMETHEUS_DIR "/pfprof-rules.yml'", output,
+			  sizeof(output));
+	expect(status == 0, "promtool check rules: status %d:\n%s", status, output);
+	/* promtool test rules finds rule_files beside the test file. */
+	status = promtool("test rules '" PROMETHEUS_DIR "/pfprof-rules.test.yml'", output,
+			  sizeof(output));
+	expect(status == 0, "promtool test rules: status %d:\n%s", status, output);
+}
+
+/*
+ * Counts the metric names in path (pfprof_ and word characters, not a
+ * recording rule's "pfprof_x:y") and fails on one that text has no
+ * "# TYPE" line for.
+ */
+static int expect_exported(const char *path, const char *text)
+{
+	char *file = unit_read_file(path), want[128];
+	int names = 0;
+
+	for (const char *p = strstr(file, "pfprof_"); p; p = strstr(p, "pfprof_")) {
+		size_t len = strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_");
+
+		if (p[len] != ':' && len < sizeof(want) - 16) {
+			snprintf(want, sizeof(want), "# TYPE %.*s ", (int)len, p);
+			expect(strstr(text, want), "%s: %.*s is not a metric pfprofd writes", path,
+			       (int)len, p);
+			names++;
+		}
+		p += len;
+	}
+	free(file);
+	return names;
+}
+
+/* The rules, their tests and the dashboard name only series pfprofd writes. */
+static void test_shipped_queries_use_exported_series(void)
+{
+	static const char *const files[] = {
+		PROMETHEUS_DIR "/pfprof-rules.yml", PROMETHEUS_DIR "/pfprof-rules.test.yml",
+		PROMETHEUS_DIR "/pfprof-dashboard.json",
+	};
+	struct counters m = { 0 };
+	char *text;
+
+	fill(&m);
+	text = rendered(&m, &pressure);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		expect(expect_exported(files[i], text) >= 5, "%s names fewer than 5 metrics",
+		       files[i]);
+	free(text);
+	counters_free(&m);
+}
+
 UNIT_TESTS(UNIT_TEST(render), UNIT_TEST(render_leaves_out_unknown), UNIT_TEST(write),
-	   UNIT_TEST(promtool_accepts), UNIT_TEST(promtool_rejects));
+	   UNIT_TEST(promtool_accepts), UNIT_TEST(promtool_rejects),
+	   UNIT_TEST(rules_pass_their_tests), UNIT_TEST(shipped_queries_use_exported_series));
