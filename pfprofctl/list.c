@@ -47,7 +47,7 @@ static void print_process(const char *indent, pid_t pid, const char *state)
 	char comm[64];
 
 	read_comm(pid, comm, sizeof(comm));
-	printf("%s%-8d %-16s %s\n", indent, (int)pid, comm, state);
+	printf("%s%-8d %-16.16s %s\n", indent, (int)pid, comm, state);
 }
 
 /* The parent of pid, from /proc; 0 if gone. */
@@ -166,7 +166,11 @@ static void print_target(const struct listed_target *lt, const struct pidlist *r
 			 t->maps ? " with maps" : "", lt->members,
 			 t->kind == TARGET_UNIT ? ", cgroup " : "",
 			 t->kind == TARGET_UNIT ? lt->cgroup : "");
-	printf("%-32s %s\n", label, state);
+	/* A label wider than its column takes a line of its own, so that STATE stays in line. */
+	if (strlen(label) > 32)
+		printf("%s\n%-32s %s\n", label, "", state);
+	else
+		printf("%-32s %s\n", label, state);
 	for (size_t i = 0; i < registered->count; i++)
 		if (owners[i] == lt)
 			print_process("  ", registered->pids[i], "profiled");
