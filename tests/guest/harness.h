@@ -187,6 +187,8 @@ unsigned long long cgroup_id(const char *dir);
 void move_to_cgroup(const char *dir, pid_t pid);
 /* Whether a line of the file at path contains needle. */
 bool file_contains(const char *path, const char *needle);
+/* The lines of path (a last one without its newline counts); -1 if it cannot be read. */
+int file_lines(const char *path);
 /* The next process forked gets pid + 1, if that number is free. */
 void set_last_pid(pid_t pid);
 /* |a - b| <= pct % of b */

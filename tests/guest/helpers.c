@@ -597,6 +597,21 @@ bool file_contains(const char *path, const char *needle)
 	return found;
 }
 
+int file_lines(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int lines = 0, c, last = '\n';
+
+	if (!f)
+		return -1;
+	while ((c = fgetc(f)) != EOF) {
+		lines += c == '\n';
+		last = c;
+	}
+	fclose(f);
+	return lines + (last != '\n');
+}
+
 void set_last_pid(pid_t pid)
 {
 	char buf[32];
