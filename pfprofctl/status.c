@@ -182,7 +182,6 @@ static void add_error(struct json_object *o, const char *key, int err)
 static struct json_object *module_json(const struct status_report *r)
 {
 	struct json_object *m = ctl_json_object();
-	char load_id[32];
 
 	ctl_json_add_bool(m, "loaded", r->loaded);
 	if (!r->loaded)
@@ -192,6 +191,8 @@ static struct json_object *module_json(const struct status_report *r)
 		return m;
 	add_error(m, "device_error", r->device_error);
 	if (!r->device_error) {
+		char load_id[32];
+
 		snprintf(load_id, sizeof(load_id), "%016" PRIx64, r->load_id);
 		ctl_json_add_string(m, "load_id", load_id);
 		ctl_json_add_uint(m, "period_ms", r->period_ms);

@@ -232,11 +232,11 @@ static void test_rules_pass_their_tests(void)
 	char output[8192];
 	int status;
 
-	status = promtool("check rules '" PROMETHEUS_DIR "/pfprof-rules.yml'", output,
+	status = promtool("check rules '" SHIPPED_RULES_DIR "/pfprof-rules.yml'", output,
 			  sizeof(output));
 	expect(status == 0, "promtool check rules: status %d:\n%s", status, output);
 	/* promtool test rules finds rule_files beside the test file. */
-	status = promtool("test rules '" PROMETHEUS_DIR "/pfprof-rules.test.yml'", output,
+	status = promtool("test rules '" SHIPPED_RULES_DIR "/pfprof-rules.test.yml'", output,
 			  sizeof(output));
 	expect(status == 0, "promtool test rules: status %d:\n%s", status, output);
 }
@@ -270,8 +270,8 @@ static int expect_exported(const char *path, const char *text)
 static void test_shipped_queries_use_exported_series(void)
 {
 	static const char *const files[] = {
-		PROMETHEUS_DIR "/pfprof-rules.yml", PROMETHEUS_DIR "/pfprof-rules.test.yml",
-		PROMETHEUS_DIR "/pfprof-dashboard.json",
+		SHIPPED_RULES_DIR "/pfprof-rules.yml", SHIPPED_RULES_DIR "/pfprof-rules.test.yml",
+		SHIPPED_RULES_DIR "/pfprof-dashboard.json",
 	};
 	struct counters m = { 0 };
 	char *text;
