@@ -37,7 +37,7 @@ bookworm)
 	# The README's build lines install these; here they are already, as the
 	# lines run with no one to answer apt.
 	packages+=,gcc-12,build-essential,debhelper,dh-dkms,libsystemd-dev,libjson-c-dev,pkg-config
-	packages+=,gnuplot-nox
+	packages+=,gnuplot-nox,jq
 	sources=("deb $mirror bookworm main" "deb $mirror bookworm-updates main"
 		"deb http://deb.debian.org/debian-security bookworm-security main") ;;
 trixie)
