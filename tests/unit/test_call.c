@@ -63,17 +63,15 @@ static bool add_option(struct words *w, const struct ctl_option *o, enum form fo
 	*extra = NULL;
 	switch (form) {
 	case FORM_SHORT:
-		if (!o->short_name)
+	case FORM_OLD_SHORT: {
+		char letter = form == FORM_SHORT ? o->short_name : o->old_short;
+
+		if (!letter)
 			return false;
-		snprintf(buf, size, "-%c", o->short_name);
+		snprintf(buf, size, "-%c", letter);
 		add_word(w, buf);
 		break;
-	case FORM_OLD_SHORT:
-		if (!o->old_short)
-			return false;
-		snprintf(buf, size, "-%c", o->old_short);
-		add_word(w, buf);
-		break;
+	}
 	case FORM_LONG:
 		snprintf(buf, size, "--%s", o->name);
 		add_word(w, buf);
