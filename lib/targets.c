@@ -165,13 +165,19 @@ bool target_cgroup(const struct target *t, char *path, size_t size)
 	return snprintf(path, size, "%s", t->name) < (int)size && !access(path, F_OK);
 }
 
+const char *target_format_label(const struct target *t, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s:%s", kind_words[t->kind], t->name);
+	return buf;
+}
+
 const char *target_label(const struct target_list *list, uint32_t number, char *buf,
 			 size_t size)
 {
 	const struct target *t = target_list_find(list, number);
 
 	if (t)
-		snprintf(buf, size, "%s:%s", kind_words[t->kind], t->name);
+		target_format_label(t, buf, size);
 	else
 		snprintf(buf, size, "%s:%u", number < TARGET_NAMED_FIRST ? "tree" : "target",
 			 (unsigned int)number);

@@ -85,5 +85,7 @@ bool target_comm_valid(const char *name);
  */
 const char *target_label(const struct target_list *list, uint32_t number, char *buf,
 			 size_t size);
+/* The same of a target in hand: "unit:NAME" and the like. Returns buf. */
+const char *target_format_label(const struct target *t, char *buf, size_t size);
 
 #endif /* PFPROF_TARGETS_H */

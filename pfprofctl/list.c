@@ -157,7 +157,7 @@ static void print_target(const struct listed_target *lt, const struct pidlist *r
 	const struct target *t = lt->target;
 	char label[PATH_MAX + 16], state[PATH_MAX + 64];
 
-	snprintf(label, sizeof(label), "%s:%s", target_kind_word(t->kind), t->name);
+	target_format_label(t, label, sizeof(label));
 	if (lacks_cgroup(lt))
 		snprintf(state, sizeof(state), "kept%s, %s", t->maps ? " with maps" : "",
 			 t->kind == TARGET_UNIT ? "not running" : "no such cgroup now");
@@ -205,6 +205,17 @@ static struct listed_target **find_owners(const struct target_list *targets,
 	return owners;
 }
 
+/* A process's state: profiled or not, kept alone or with maps or not ("" if neither). */
+static const char *state_of(pid_t pid, bool profiled, const struct pidlist *kept,
+			    const struct pidlist *mapped)
+{
+	if (contains(mapped, pid))
+		return profiled ? "profiled, kept with maps" : "kept with maps, not profiled";
+	if (contains(kept, pid))
+		return profiled ? "profiled, kept" : "kept, not profiled";
+	return profiled ? "profiled" : "";
+}
+
 /* What list shows: the processes and their targets, read once. */
 struct listing {
 	struct pidlist kept, mapped, registered;
@@ -212,9 +223,30 @@ struct listing {
 	struct listed_target *lts, **owners;	/* NULL if they could not be had */
 };
 
-/* One process, as --json lists it; target NULL for none. */
-static void add_process_json(struct json_object *procs, pid_t pid, bool profiled,
-			     const struct listing *l, const struct listed_target *target)
+/*
+ * Calls fn on every process the listing shows, each once: the registered
+ * ones (with the target each belongs to, or NULL), then those the PID file
+ * keeps that are not registered.
+ */
+static void each_process(const struct listing *l,
+			 void (*fn)(const struct listing *l, pid_t pid, bool profiled,
+				    const struct listed_target *owner, void *ctx),
+			 void *ctx)
+{
+	for (size_t i = 0; i < l->registered.count; i++)
+		fn(l, l->registered.pids[i], true, l->owners ? l->owners[i] : NULL, ctx);
+	for (size_t i = 0; i < l->kept.count; i++)
+		if (!contains(&l->registered, l->kept.pids[i]) &&
+		    !contains(&l->mapped, l->kept.pids[i]))
+			fn(l, l->kept.pids[i], false, NULL, ctx);
+	for (size_t i = 0; i < l->mapped.count; i++)
+		if (!contains(&l->registered, l->mapped.pids[i]))
+			fn(l, l->mapped.pids[i], false, NULL, ctx);
+}
+
+/* One process, as --json lists it, into the array procs. */
+static void add_process_json(const struct listing *l, pid_t pid, bool profiled,
+			     const struct listed_target *owner, void *procs)
 {
 	struct json_object *proc = ctl_json_object();
 	char comm[64], label[PATH_MAX + 16];
@@ -225,10 +257,8 @@ static void add_process_json(struct json_object *procs, pid_t pid, bool profiled
 	ctl_json_add_bool(proc, "profiled", profiled);
 	ctl_json_add_bool(proc, "kept", contains(&l->kept, pid) || contains(&l->mapped, pid));
 	ctl_json_add_bool(proc, "maps", contains(&l->mapped, pid));
-	if (target)
-		snprintf(label, sizeof(label), "%s:%s", target_kind_word(target->target->kind),
-			 target->target->name);
-	ctl_json_add_string(proc, "target", target ? label : NULL);
+	ctl_json_add_string(proc, "target", owner ?
+			    target_format_label(owner->target, label, sizeof(label)) : NULL);
 	ctl_json_add(procs, NULL, proc);
 }
 
@@ -238,8 +268,7 @@ static struct json_object *target_json(const struct listed_target *lt)
 	const struct target *t = lt->target;
 	char label[PATH_MAX + 16];
 
-	snprintf(label, sizeof(label), "%s:%s", target_kind_word(t->kind), t->name);
-	ctl_json_add_string(o, "target", label);
+	ctl_json_add_string(o, "target", target_format_label(t, label, sizeof(label)));
 	ctl_json_add_string(o, "kind", target_kind_word(t->kind));
 	ctl_json_add_string(o, "name", t->name);
 	ctl_json_add_bool(o, "maps", t->maps);
@@ -255,16 +284,7 @@ static bool print_json(const struct listing *l)
 	struct json_object *o = ctl_json_object(), *procs = ctl_json_array();
 	struct json_object *targets = ctl_json_array();
 
-	for (size_t i = 0; i < l->registered.count; i++)
-		add_process_json(procs, l->registered.pids[i], true, l,
-				 l->owners ? l->owners[i] : NULL);
-	for (size_t i = 0; i < l->kept.count; i++)
-		if (!contains(&l->registered, l->kept.pids[i]) &&
-		    !contains(&l->mapped, l->kept.pids[i]))
-			add_process_json(procs, l->kept.pids[i], false, l, NULL);
-	for (size_t i = 0; i < l->mapped.count; i++)
-		if (!contains(&l->registered, l->mapped.pids[i]))
-			add_process_json(procs, l->mapped.pids[i], false, l, NULL);
+	each_process(l, add_process_json, procs);
 	for (size_t i = 0; l->lts && i < l->targets.count; i++)
 		ctl_json_add(targets, NULL, target_json(&l->lts[i]));
 	ctl_json_add(o, "processes", procs);
@@ -272,38 +292,24 @@ static bool print_json(const struct listing *l)
 	return ctl_json_print(o);
 }
 
-/* A process's state: profiled or not, kept alone or with maps or not ("" if neither). */
-static const char *state_of(pid_t pid, bool profiled, const struct pidlist *kept,
-			    const struct pidlist *mapped)
+/* A process's row of the table; those of a target are printed beneath it instead. */
+static void print_process_row(const struct listing *l, pid_t pid, bool profiled,
+			      const struct listed_target *owner, void *ctx)
 {
-	if (contains(mapped, pid))
-		return profiled ? "profiled, kept with maps" : "kept with maps, not profiled";
-	if (contains(kept, pid))
-		return profiled ? "profiled, kept" : "kept, not profiled";
-	return profiled ? "profiled" : "";
+	(void)ctx;
+	if (!owner)
+		print_process("", pid, state_of(pid, profiled, &l->kept, &l->mapped));
 }
 
 /* The listing as a table: processes without a target, then each target and its own. */
 static void print_text(const struct listing *l)
 {
-	const struct pidlist *kept = &l->kept, *mapped = &l->mapped, *registered = &l->registered;
-
 	printf("%-8s %-16s %s\n", "PID", "COMMAND", "STATE");
-	for (size_t i = 0; i < registered->count; i++)
-		if (!l->owners || !l->owners[i])
-			print_process("", registered->pids[i],
-				      state_of(registered->pids[i], true, kept, mapped));
-	for (size_t i = 0; i < kept->count; i++)
-		if (!contains(registered, kept->pids[i]) && !contains(mapped, kept->pids[i]))
-			print_process("", kept->pids[i], state_of(kept->pids[i], false, kept, mapped));
-	for (size_t i = 0; i < mapped->count; i++)
-		if (!contains(registered, mapped->pids[i]))
-			print_process("", mapped->pids[i],
-				      state_of(mapped->pids[i], false, kept, mapped));
+	each_process(l, print_process_row, NULL);
 	if (l->lts && l->owners && l->targets.count) {
 		printf("\n%-32s %s\n", "TARGET", "STATE");
 		for (size_t i = 0; i < l->targets.count; i++)
-			print_target(&l->lts[i], registered, l->owners);
+			print_target(&l->lts[i], &l->registered, l->owners);
 	}
 }
 
