@@ -216,8 +216,11 @@ static struct json_object *daemon_json(const struct status_report *r)
 	struct json_object *d = ctl_json_object();
 	const struct pfprof_state *st = &r->state;
 
-	ctl_json_add(d, "running", r->daemon_error == -EACCES ? NULL :
-		     json_object_new_boolean(!r->daemon_error));
+	/* EACCES: its PID file cannot be read, so whether it runs is unknown. */
+	if (r->daemon_error == -EACCES)
+		ctl_json_add(d, "running", NULL);
+	else
+		ctl_json_add_bool(d, "running", !r->daemon_error);
 	add_error(d, "error", r->daemon_error == -ESRCH ? 0 : r->daemon_error);
 	if (r->daemon_error)
 		return d;
