@@ -20,8 +20,8 @@
 #                         the Debian packages in a systemd guest (check-packages)
 #   make case-studies     run the case studies in QEMU guests with swap (83 minutes here)
 #                         and render plots/*.png from plots/data/ (see docs/analysis.md)
-#   make bench            measure what profiling costs, in a QEMU guest (11 minutes here, idle);
-#                         prints the results and writes bench/results.md
+#   make bench            measure what profiling costs, in a QEMU guest; prints the results
+#                         and writes bench/results.md (with how long the run took)
 #   make bench-damon      what DAMON's access maps cost beside the fault sampler, in a
 #                         Debian 13 guest; writes bench/damon-results.md
 #   make clean

@@ -15,6 +15,8 @@ function value(key,   i, kv) {
 	return ""
 }
 function pct(ns, seconds) { return sprintf("%.3f %%", 100 * ns / (seconds * 1e9)) }
+# A figure README.md and docs/ quote (bench/figures.sh), as bench/report.sh has them.
+function figure(key, fmt, v) { figures = figures "damon_" key " " sprintf(fmt, v) "\n" }
 /^commit / { commit = $2 }
 /^date / { date = $2 }
 /^guest / { guest = $2 " " $3 }
@@ -51,7 +53,14 @@ END {
 		ratio = s[1] > 0 ? sprintf("%.0f×", 100 * kdamond[c] / s[1]) : "-"
 		printf "| %s | %s | %s | %s | %.3f %% (%d) | %s | %s | %s |\n", c, sampler[c], tick[c], \
 			pfprofd[c], 100 * kdamond[c], kdamonds[c], recorder[c], regions[c], ratio
+		figure("sampler_cpu_" c, "%.2f", s[1])
+		figure("pfprofd_cpu_" c, "%.2f", pfprofd[c])
+		figure("kdamonds_cpu_" c, "%.0f", 100 * kdamond[c])
+		figure("recorder_cpu_" c, "%.0f", recorder[c])
+		figure("regions_" c, "%d", regions[c])
+		figure("kdamonds_vs_sampler_" c, "%.0f", s[1] > 0 ? 100 * kdamond[c] / s[1] : 0)
 	}
+	figure("commit", "%s", commit)
 	print ""
 	print "Kdamonds: the sum of their CPU, (how many). The recorder'"'"'s time is mostly"
 	print "system time (the raw output has user and system apart): each second and"
@@ -59,4 +68,8 @@ END {
 	print "age) and /proc/PID/maps. Which kernel path costs the most was not profiled."
 	if (failed != "")
 		printf "\nThe run failed:%s\n", failed
+	print ""
+	print "<!-- figures: what README.md and docs/ quote of this run (bench/figures.sh puts them there)"
+	printf "%s", figures
+	print "-->"
 }' "$1"

@@ -45,4 +45,5 @@ mkdir -p "$top/bench/raw"
 } > "$top/bench/raw/damon-output.txt"
 "$top/bench/damon-report.sh" "$top/bench/raw/damon-output.txt" > "$top/bench/damon-results.md"
 cat "$top/bench/damon-results.md"
-echo "bench: written to bench/damon-results.md" >&2
+"$top/bench/figures.sh" --update
+echo "bench: written to bench/damon-results.md, its figures to README.md and docs/" >&2

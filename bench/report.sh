@@ -41,6 +41,9 @@ function profile_share(k, f,    i) {
 	return 0
 }
 function verdict(ok) { return ok ? "**met**" : "**not met**" }
+# A figure README.md and docs/ quote: its key and its text, printed at the
+# end in a comment block that bench/figures.sh reads.
+function figure(key, fmt, value) { figures = figures key " " sprintf(fmt, value) "\n" }
 # A target row of perf bench sched: runs r beside the idle registered
 # processes against runs u beside the same processes not followed (no
 # probe attached), per op in unit, with digits decimals.
@@ -297,6 +300,13 @@ function counted_section(   u, k, g, rounds) {
 	print "what the context switches below show; a busy process here wakes up to 25 times a tick"
 	print "(every 2 ms), the visiting sampler attaches no such probe. One `/proc/<pid>/stat` read costs"
 	printf "%.0f times a busy process'"'"'s tick.\n", kv(counted_poller, "ns_per_proc") / counted_busy
+	figure("counted_events_tick_asleep", "%d", counted_tick("events", 0))
+	figure("counted_visit_tick_asleep", "%d", counted_tick("visit", 0))
+	figure("counted_busy", "%.0f", counted_busy)
+	figure("counted_visit", "%.0f", counted_visit)
+	figure("counted_busy_vs_visit", "%.2f", counted_busy / counted_visit)
+	figure("counted_stat_read", "%d", kv(counted_poller, "ns_per_proc"))
+	figure("counted_stat_vs_busy", "%.0f", kv(counted_poller, "ns_per_proc") / counted_busy)
 	print ""
 	if (counted_timing != "") {
 		print "### pfprofd"
@@ -327,7 +337,10 @@ function counted_section(   u, k, g, rounds) {
 			against = f != "maps" ? "" : sprintf("%+.1f %%", 100 * (fault_cost(f) / fault_cost("registered") - 1))
 			printf "| %s | %.0f | %.1f | %s |\n", f, median(counted_faults[f]),
 				median(counted_faults_sampler[f]), against
+			figure("fault_" f, "%.0f", median(counted_faults[f]))
+			figure("fault_" f "_sampler", "%.0f", median(counted_faults_sampler[f]))
 		}
+		figure("fault_maps_pct", "%+.1f", 100 * (fault_cost("maps") / fault_cost("registered") - 1))
 		print ""
 	}
 	print "### Context switches"
@@ -362,6 +375,13 @@ function counted_section(   u, k, g, rounds) {
 	printf "registered process costs %.0f instructions more than without the module (finding it, a\n",
 		counted_wakeup("tree", "unloaded")
 	print "full barrier and a test of its bit; queuing it once a tick), its visits included."
+	figure("counted_wakeup_probe", "%.0f", counted_wakeup(registered_key, present_key))
+	figure("counted_wakeup_loaded", "%+.0f", counted_wakeup("loaded", "unloaded"))
+	figure("counted_wakeup_registered", "%.0f", counted_wakeup("tree", "unloaded"))
+	figure("counted_pipe_probe_pct", "%+.2f",
+		100 * (median(counted_sched["pipe_" registered_key]) / median(counted_sched["pipe_" present_key]) - 1))
+	figure("counted_pipe_present_spread_pct", "%.2f",
+		100 * spread(counted_sched["pipe_" present_key]) / median(counted_sched["pipe_" present_key]))
 	print "Messaging'"'"'s rounds vary by more than that: how its 40 processes interleave on one CPU"
 	print "changes from run to run."
 	print ""
@@ -383,7 +403,7 @@ function spread(list,    n, v, i, lo, hi) {
 }
 # The instruction-counted run prints the same lines: told apart by a prefix.
 FILENAME == ARGV[2] { $0 = "counted " $0 }
-function lockwait_section(   i) {
+function lockwait_section(   i, k) {
 	if (!nlockwait) return
 	print "## 9. What waits behind one registration"
 	print ""
@@ -395,11 +415,16 @@ function lockwait_section(   i) {
 	print ""
 	print "| registration | N | it took | longest status read | longest gap between samples |"
 	print "|---|---:|---:|---:|---:|"
-	for (i = 1; i <= nlockwait; i++)
+	for (i = 1; i <= nlockwait; i++) {
 		printf "| %s | %s | %s ms | %s ms | %s ms |\n",
 			kv(lockwait[i], "kind") == "threads" ? "`R pid maps`, N threads" : "`T`, a chain of N",
 			kv(lockwait[i], "n"), kv(lockwait[i], "register_ms"),
 			kv(lockwait[i], "status_read_max_ms"), kv(lockwait[i], "sample_gap_max_ms")
+		k = "lockwait_" kv(lockwait[i], "kind") "_" kv(lockwait[i], "n")
+		figure(k "_ms", "%.0f", kv(lockwait[i], "register_ms"))
+		figure(k "_read_ms", "%.0f", kv(lockwait[i], "status_read_max_ms"))
+		figure(k "_gap_ms", "%.0f", kv(lockwait[i], "sample_gap_max_ms"))
+	}
 	print ""
 }
 
@@ -440,6 +465,7 @@ function lockwait_section(   i) {
 /^missed / { missed = $2 }
 /^commit / { commit = $2 }
 /^date / { date = $2 }
+/^run_seconds / { run_seconds = $2 }
 /^host_reference / { host_ref = host_ref " " kv($0, "wall_ns") / 1e6 }
 /^guest_reference / { guest_ref = guest_ref " " kv($0, "wall_ns") / 1e6 }
 /^host_load_before / { load_before = $2 " " $3 " " $4 }
@@ -464,12 +490,14 @@ in_strace { strace = strace "    " $0 "\n"; if ($NF == "total") calls = $4 }
 END {
 	print "# pfprof benchmark results"
 	print ""
-	printf "Run of commit %s by `make bench`%s. Guest: %s.\n", commit,
-		date == "" ? "" : " on " date " (host load average " load_before " before, " load_after " after)", guest
+	printf "Run of commit %s by `make bench`%s%s. Guest: %s.\n", commit,
+		date == "" ? "" : " on " date " (host load average " load_before " before, " load_after " after)",
+		run_seconds == "" ? "" : sprintf(", %.0f minutes in all", run_seconds / 60), guest
 	print "Absolute times under QEMU TCG (software emulation) are not hardware times:"
 	print "every instruction, page fault and system call is emulated. The ratios, measured"
 	print "side by side in the same guest, are the figures to compare."
 	emulation = median(guest_ref) / median(host_ref)
+	figure("emulation", "%.0f", emulation)
 	printf "For scale: the same CPU-bound run (`work %s`, cache-resident) took %.0f ms\n", reference, median(guest_ref)
 	printf "in the guest and %.0f ms on the host (medians of 3): user code runs about %.0f times\n", median(host_ref), emulation
 	print "slower emulated. Kernel paths (atomics, device accesses) slow down differently, so"
@@ -497,6 +525,11 @@ END {
 			kv(s, "ns_per_proc") / kv(o, "ns_per_proc"), kv(s, "cpu_pct_at_20hz"),
 			kv(p, "ns_per_proc"), kv(p, "rate_hz"), kv(p, "cpu_pct"),
 			kv(p, "ns_per_proc") / kv(s, "ns_per_proc")
+		figure("events_tick_us_" n, "%.1f", kv(e, "ns_per_tick") / 1e3)
+		figure("events_cpu_" n, "%.3f", kv(e, "cpu_pct_at_20hz"))
+		figure("visit_tick_us_" n, "%.0f", kv(s, "ns_per_tick") / 1e3)
+		figure("visit_cpu_" n, "%.2f", kv(s, "cpu_pct_at_20hz"))
+		figure("visit_ns_per_process_" n, "%.0f", kv(s, "ns_per_proc"))
 	}
 	print ""
 	print "### When some of them work"
@@ -517,6 +550,10 @@ END {
 		kv(eb, "cpu_pct_at_20hz")
 	printf "| visit | %d | %d | %.4f %% |\n", kv(vb, "ns_per_tick"), kv(vb, "median_ns"),
 		kv(vb, "cpu_pct_at_20hz")
+	figure("busy_events_tick_us", "%.1f", kv(eb, "ns_per_tick") / 1e3)
+	figure("busy_events_cpu", "%.3f", kv(eb, "cpu_pct_at_20hz"))
+	figure("busy_visit_tick_us", "%.0f", kv(vb, "ns_per_tick") / 1e3)
+	figure("busy_visit_cpu", "%.2f", kv(vb, "cpu_pct_at_20hz"))
 	print ""
 	printf "Per busy process the event sampler costs %.0f ns a tick (the median tick here less\n", per_busy
 	printf "the median tick with all 1000 asleep, %d ns, over 10), the visiting one %.0f ns per\n",
@@ -655,8 +692,8 @@ END {
 	print "costs the event sampler more than the visiting one, one that sleeps nothing. Timed in"
 	printf "the guest with two virtual CPUs the figures were %.0f ns against %.0f ns; a timed tick\n",
 		per_busy, visit_per_proc
-	print "also holds what the other virtual CPU runs meanwhile (TCG with one host thread for both),"
-	print "which a count has not."
+	print "also holds what the emulator did meanwhile for the other virtual CPU, which a count"
+	print "has not."
 	print ""
 	pl = sched["pipe_loaded_groups"]; pu = sched["pipe_unloaded"]; pr = sched["pipe_" registered_key]
 	pp = sched["pipe_" present_key]
@@ -672,6 +709,9 @@ END {
 			counted_wakeup("loaded", "unloaded")
 		printf "trip took %.2f µs with the module not loaded, %.2f µs loaded following 256 names and\n",
 			median(pu), median(pl)
+		figure("pipe_unloaded_us", "%.1f", median(pu))
+		figure("pipe_registered_us", "%.1f", median(pr))
+		figure("pipe_present_us", "%.1f", median(pp))
 		printf "an empty cgroup (%+.1f %%), %.2f µs with %s processes registered (%+.1f %%) and %.2f µs\n",
 			100 * (median(pl) / median(pu) - 1), median(pr), idle_registered,
 			100 * (median(pr) / median(pu) - 1), median(pp)
@@ -705,4 +745,11 @@ END {
 		kv(timing, "consumer_cpu_pct") / emulation
 	printf "runs %.0f instructions a second, %.4f %% of a CPU that runs one a nanosecond.\n",
 		kv(counted_timing, "consumer_cpu_ns") / kv(counted_timing, "seconds"), kv(counted_timing, "consumer_cpu_pct")
+	figure("commit", "%s", commit)
+	if (run_seconds != "")
+		figure("run_minutes", "%.0f", run_seconds / 60)
+	print ""
+	print "<!-- figures: what README.md and docs/ quote of this run (bench/figures.sh puts them there)"
+	printf "%s", figures
+	print "-->"
 }' "$1" "$2" "$3"

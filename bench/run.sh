@@ -5,8 +5,8 @@
 # module, pfprofd, work, pfprof-bench, perf, pidstat, strace and Debian 12's
 # prometheus-process-exporter and prometheus-node-exporter (their packages
 # fetched with apt-get download and unpacked, not installed, cached under
-# PFPROF_CACHE), runs bench/guest.sh there (11 minutes here on an idle machine), prints the
-# results and writes them to bench/results.md (bench/report.sh).
+# PFPROF_CACHE), runs bench/guest.sh there, prints the results and writes them to
+# bench/results.md (bench/report.sh), with how long the run took.
 # Environment: PFPROF_KERNEL as for plots/case-studies.sh; PFPROF_CACHE, BUILD
 # as for tests/check.sh.
 set -euo pipefail
@@ -130,7 +130,10 @@ echo "bench: guest 1 CPU, 2048 MiB, kernel $KVER, QEMU TCG counting instructions
 	--append "tsc=reliable pfprof_bench=instructions" \
 	"$vmlinux" "$build/bench.cpio" "$build/log-instructions"
 
-echo "host_load_after $(cut -d' ' -f1-3 /proc/loadavg)" >> "$build/host-reference.txt"
+{
+	echo "host_load_after $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "run_seconds $SECONDS"
+} >> "$build/host-reference.txt"
 
 # The raw figures are kept beside the results, which they regenerate:
 # bench/report.sh bench/raw/guest-output.txt bench/raw/guest-instructions.txt bench/raw/host.txt
@@ -142,4 +145,5 @@ cp "$build/host-reference.txt" "$top/bench/raw/host.txt"
 	"$top/bench/raw/host.txt" > "$top/bench/results.md"
 cat "$top/bench/results.md"
 "$top/bench/summary.sh" --update
-echo "bench: written to bench/results.md, its table of targets to README.md" >&2
+"$top/bench/figures.sh" --update
+echo "bench: written to bench/results.md, its table of targets to README.md, its figures to README.md and docs/" >&2
