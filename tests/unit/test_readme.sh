@@ -48,6 +48,13 @@ no_typed_run() {
 result docs_bench_figures_are_results "$("$top/bench/figures.sh" 2>&1)"
 result docs_bench_figures_stale_found "$(stale_figure_found || echo "bench/figures.sh missed a figure changed by hand")"
 result docs_no_typed_bench_run "$(no_typed_run | sed 's/^/typed by hand: /')"
+# The Parts table names every unit, fragment and rule that systemd and udev get.
+parts_missing() {
+	for file in "$top"/systemd/* "$top"/udev/*; do
+		grep '^| `systemd/`' "$top/README.md" | grep -qF "\`${file##*/}\`" || echo "${file##*/}"
+	done
+}
+result readme_parts_name_every_unit "$(parts_missing | sed 's/^/not in the Parts table: /')"
 has_block() { "$top/tests/lib/readme-block.sh" "$1" "$top/README.md" > /dev/null; }
 
 result readme_build_block "$(has_block build || echo "no 'tested: build' block")"
