@@ -267,7 +267,7 @@ static void __mp3_classic_store(u64 n, const struct mp3_sample_values *values,
 	WRITE_ONCE(slot->jiffies, (unsigned long)now_jiffies);
 }
 
-static void __mp3_header_account(u64 cost_ns)
+static void __mp3_header_account(const struct mp3_losses *losses, u64 cost_ns)
 {
 	struct mp3_ring_header *hdr = mp3_header;
 	u64 ticks = mp3_published;
@@ -277,13 +277,14 @@ static void __mp3_header_account(u64 cost_ns)
 	WRITE_ONCE(hdr->sampler_ns_total, READ_ONCE(hdr->sampler_ns_total) + cost_ns);
 	WRITE_ONCE(hdr->sampler_ns_last, cost_ns);
 	WRITE_ONCE(hdr->sampler_ns_max, mp3_cost_max);
-	WRITE_ONCE(hdr->follow_skipped, mp3_follow_skipped());
-	WRITE_ONCE(hdr->follow_missed, mp3_follow_missed());
-	WRITE_ONCE(hdr->faults_dropped, mp3_faults_dropped());
-	WRITE_ONCE(hdr->faults_summed, mp3_faults_summed());
+	WRITE_ONCE(hdr->follow_skipped, losses->follow_skipped);
+	WRITE_ONCE(hdr->follow_missed, losses->follow_missed);
+	WRITE_ONCE(hdr->faults_dropped, losses->faults_dropped);
+	WRITE_ONCE(hdr->faults_summed, losses->faults_summed);
 }
 
-void __mp3_buffer_publish(const struct mp3_sample_values *values, u64 cost_ns)
+void __mp3_buffer_publish(const struct mp3_sample_values *values,
+			  const struct mp3_losses *losses, u64 cost_ns)
 {
 	u64 n = mp3_published;
 	u64 cpu_ns_before = mp3_totals.cpu_ns;
@@ -306,7 +307,7 @@ void __mp3_buffer_publish(const struct mp3_sample_values *values, u64 cost_ns)
 	WRITE_ONCE(mp3_published, n + 1);
 	/* Pairs with the reader's load-acquire of head: the slot is complete. */
 	smp_store_release(&mp3_header->head, n + 1);
-	__mp3_header_account(cost_ns);
+	__mp3_header_account(losses, cost_ns);
 }
 
 struct mp3_region {

@@ -19,8 +19,6 @@
 #include <linux/version.h>
 #include <linux/workqueue.h>
 
-#include "internal.h"
-
 /*
  * 6.3: vma->vm_flags became read-only; changes go through vm_flags_set()
  * and vm_flags_clear() (commit bc292ab00f6c, "mm: introduce vma->vm_flags
@@ -109,18 +107,21 @@ static inline bool mp3_task_dumpable(struct task_struct *task,
  * group is dead (commit 3e816361e94a, "sched/tracepoints: Move and extend
  * the sched_process_exit() tracepoint"). Before, do_exit() has decremented
  * signal->live when it fires, so 0 means the same; two threads exiting at
- * once may both read it as 0, which mp3_tasks_exit() allows for.
- * mp3_probe_exit() is the probe, with the kernel's prototype.
+ * once may both read it as 0, which the handler must allow for.
+ * MP3_DEFINE_PROBE_EXIT(probe, handler) defines the probe with the
+ * kernel's prototype, calling handler(task, group_dead).
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
-static inline void mp3_probe_exit(void *data, struct task_struct *task, bool group_dead)
-{
-	mp3_tasks_exit(task, group_dead);
+#define MP3_DEFINE_PROBE_EXIT(probe, handler)					\
+static void probe(void *data, struct task_struct *task, bool group_dead)	\
+{										\
+	handler(task, group_dead);						\
 }
 #else
-static inline void mp3_probe_exit(void *data, struct task_struct *task)
-{
-	mp3_tasks_exit(task, !atomic_read(&task->signal->live));
+#define MP3_DEFINE_PROBE_EXIT(probe, handler)					\
+static void probe(void *data, struct task_struct *task)				\
+{										\
+	handler(task, !atomic_read(&task->signal->live));			\
 }
 #endif
 

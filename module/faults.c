@@ -76,13 +76,17 @@ struct mp3_fault {
  * nobody else has it: a fault noted with this id is this process's, and
  * the process found by a number at the tick is this one if it has this
  * PID. Lives as long as counters hold it, then a grace period (a handler
- * may still be reading id); on mp3_fault_owners meanwhile, under mp3_lock.
+ * may still be reading id); on mp3_fault_owners meanwhile, and on
+ * mp3_followed_owners from its creation until its process is unfollowed,
+ * both under mp3_lock.
  */
 struct mp3_fault_owner {
 	u64 id;
 	struct pid *pid;
+	u32 target;			/* its process's, constant */
 	unsigned int nr_threads;	/* mp3_fault_threads holding it */
 	struct hlist_node node;
+	struct hlist_node followed;
 	struct rcu_head rcu;
 };
 
@@ -179,11 +183,13 @@ static u64 mp3_faults_summed_total;
 
 /* The owners by id, and the last id given; under mp3_lock. */
 static DEFINE_HASHTABLE(mp3_fault_owners, 8);
+/* The owners of the processes followed now, by pid; under mp3_lock. */
+static DEFINE_HASHTABLE(mp3_followed_owners, 8);
 static u64 mp3_fault_owner_last;
 
 /*
  * A process's mapping records in one tick, at most: MP3_FAULT_RECORDS_MAX
- * less its unresolved record (the tally's) and the one tasks.c may write
+ * less its unresolved record (the tally's) and the one registry.c may write
  * for the faults it took before its counters, in the tick that creates
  * them (__mp3_task_record_unplaced()).
  */
@@ -346,8 +352,11 @@ static struct perf_event *mp3_fault_counter(struct task_struct *task, u64 config
 	return perf_event_create_kernel_counter(&attr, -1, task, mp3_fault_note, thread);
 }
 
-/* An owner for the process whose thread-group leader is @leader; NULL without memory. */
-static struct mp3_fault_owner *__mp3_fault_owner_create(struct task_struct *leader)
+/*
+ * An owner for the process whose thread-group leader is @leader, of
+ * @target, followed from now on; NULL without memory.
+ */
+static struct mp3_fault_owner *__mp3_fault_owner_create(struct task_struct *leader, u32 target)
 {
 	struct mp3_fault_owner *owner = kzalloc(sizeof(*owner), GFP_KERNEL);
 
@@ -356,7 +365,9 @@ static struct mp3_fault_owner *__mp3_fault_owner_create(struct task_struct *lead
 	/* 2^64 registrations: never wraps, so never reused. */
 	owner->id = ++mp3_fault_owner_last;
 	owner->pid = get_pid(task_tgid(leader));
+	owner->target = target;
 	hash_add(mp3_fault_owners, &owner->node, owner->id);
+	hash_add(mp3_followed_owners, &owner->followed, (unsigned long)owner->pid);
 	return owner;
 }
 
@@ -366,6 +377,8 @@ static void __mp3_fault_owner_put(struct mp3_fault_owner *owner)
 	if (--owner->nr_threads)
 		return;
 	hash_del(&owner->node);
+	if (!hlist_unhashed(&owner->followed))
+		hash_del(&owner->followed);
 	put_pid(owner->pid);
 	/* A handler that began before its counter was released may still read id. */
 	kfree_rcu(owner, rcu);
@@ -536,7 +549,7 @@ static int __mp3_fault_threads_add(struct task_struct **found, unsigned int n,
  * given counters in all: a process that creates threads faster than they
  * get counters would keep this going, under mp3_lock, for ever.
  */
-int __mp3_faults_follow(struct task_struct *leader, struct list_head *threads)
+int __mp3_faults_follow(struct task_struct *leader, u32 target, struct list_head *threads)
 {
 	struct mp3_fault_owner *owner;
 	struct task_struct **found;
@@ -549,7 +562,7 @@ int __mp3_faults_follow(struct task_struct *leader, struct list_head *threads)
 	if (err)
 		return err;
 	if (list_empty(threads)) {
-		owner = __mp3_fault_owner_create(leader);
+		owner = __mp3_fault_owner_create(leader, target);
 		if (!owner)
 			return -ENOMEM;
 	} else {
@@ -609,8 +622,16 @@ void __mp3_faults_count_from_now(struct list_head *threads)
 
 void __mp3_faults_unfollow(struct list_head *threads)
 {
+	struct mp3_fault_owner *owner;
+
 	lockdep_assert_held(&mp3_lock);
 
+	if (list_empty(threads))
+		return;
+	/* Its faults noted until now are placed if it departed (__mp3_faults_departed()). */
+	owner = list_first_entry(threads, struct mp3_fault_thread, node)->owner;
+	if (!hlist_unhashed(&owner->followed))
+		hash_del(&owner->followed);
 	list_splice_tail_init(threads, &mp3_faults_unfollowed);
 }
 
@@ -880,13 +901,34 @@ static bool __mp3_faults_was_departed(pid_t tgid, u32 *target, struct task_struc
 	return true;
 }
 
-/* A run of @tgid's faults: followed if it is registered with maps, or just left. */
+/*
+ * Under rcu_read_lock(): whether the process numbered @tgid now is
+ * followed, and then its target and its leader (NULL once reaped).
+ */
+static bool __mp3_faults_is_followed(pid_t tgid, u32 *target, struct task_struct **leader)
+{
+	struct pid *pid = find_pid_ns(tgid, &init_pid_ns);
+	const struct mp3_fault_owner *owner;
+
+	if (!pid)
+		return false;
+	hash_for_each_possible(mp3_followed_owners, owner, followed, (unsigned long)pid) {
+		if (owner->pid == pid) {
+			*target = owner->target;
+			*leader = pid_task(pid, PIDTYPE_TGID);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A run of @tgid's faults: followed if its counters are, or it just left. */
 static void __mp3_fault_run_begin(struct mp3_fault_run *run, pid_t tgid)
 {
 	struct task_struct *leader;
 
 	*run = (struct mp3_fault_run) { .tgid = tgid };
-	run->followed = mp3_tasks_maps(tgid, &run->target, &leader) ||
+	run->followed = __mp3_faults_is_followed(tgid, &run->target, &leader) ||
 			__mp3_faults_was_departed(tgid, &run->target, &leader);
 	if (!run->followed)
 		return;
@@ -926,8 +968,7 @@ static void __mp3_faults_place(struct mp3_fault_run *run, const struct mp3_fault
 /*
  * Each tick, after the visits: the faults that waited for their process's
  * mmap lock, then those noted since the last tick, as records of the
- * processes registered with "maps" or that left in the visits; then the
- * counters of those no longer followed are released.
+ * processes followed or that left in the visits.
  */
 void __mp3_faults_collect(void)
 {
@@ -956,7 +997,6 @@ void __mp3_faults_collect(void)
 		__mp3_fault_tally_end();
 		mp3_nr_departed = 0;
 	}
-	__mp3_faults_release();
 }
 
 void mp3_faults_destroy(void)

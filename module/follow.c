@@ -23,7 +23,7 @@
  * and a lookup of the name among the followed names (groups.c). Context
  * switches are not touched. See docs/targets.md.
  *
- * For event sampling (tasks.c), sched_wakeup and sched_wakeup_new: every
+ * For event sampling (registry.c), sched_wakeup and sched_wakeup_new: every
  * wakeup of the system looks the woken thread's process up in the same
  * hash, without a lock or an atomic operation unless it is registered;
  * the process of a registered one is queued for the next sample.
@@ -35,6 +35,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cgroup.h>
 #include <linux/errno.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
@@ -44,35 +45,221 @@
 
 #include "compat.h"
 #include "internal.h"
+#include "tasks.h"
+
+/*
+ * The followed group that @task joins at @place, in *@joining; false if
+ * none: none holds it, or none whose registrant may read it (counted as
+ * skipped).
+ */
+static bool mp3_tasks_group_target(struct task_struct *task, const struct mp3_place *place,
+				   struct mp3_joining *joining)
+{
+	if (mp3_groups_target_of(place, task, joining) && !joining->target)
+		mp3_tasks_count_skipped();
+	return joining->target;
+}
+
+/* @task, not yet registered, joins the followed group that holds @place, from now on. */
+static void mp3_tasks_join_group(struct task_struct *task, const struct mp3_place *place)
+{
+	struct mp3_joining joining;
+	struct mp3_counters now;
+
+	/* Counters are read only for a process that joins: most never do. */
+	if (mp3_tasks_group_target(task, place, &joining) && mp3_read_group(task, &now, NULL))
+		mp3_tasks_join(task, &joining, &now, NULL);
+}
+
+/*
+ * Whether a child at @place joins the tree of @parent: not when the tree
+ * is a user's and an administrator's group holds the child.
+ */
+static bool mp3_tree_takes(const struct mp3_task *parent, const struct mp3_place *place)
+{
+	return parent->tree && (parent->registrant.privileged ||
+				!mp3_groups_privileged_holds(place));
+}
 
 static void mp3_probe_fork(void *data, struct task_struct *parent, struct task_struct *child)
 {
-	mp3_tasks_fork(parent, child);
+	static const struct mp3_counters from_fork;
+	/* Not yet running, the child has its parent's name, which nobody can change. */
+	struct mp3_place place = { .comm = child->comm };
+	struct mp3_joining joining;
+	struct mp3_task *entry;
+
+	/* A new thread belongs to its process already. */
+	if (!thread_group_leader(child))
+		return;
+	/* Counted from its first instruction: a new process's counters are 0. */
+	rcu_read_lock();
+	place.cgrp = task_dfl_cgroup(child);
+	entry = mp3_tasks_lookup(task_tgid(parent));
+	/* One gone (exited, left its tree) has no more children there: they may join a group. */
+	if (entry && !READ_ONCE(entry->gone) && mp3_tree_takes(entry, &place)) {
+		joining = (struct mp3_joining) {
+			.target = entry->target, .tree = true, .maps = READ_ONCE(entry->maps),
+			.registrant = &entry->registrant,
+		};
+		mp3_tasks_join(child, &joining, &from_fork, entry);
+	} else if (mp3_tasks_group_target(child, &place, &joining)) {
+		mp3_tasks_join(child, &joining, &from_fork, NULL);
+	}
+	rcu_read_unlock();
 }
 
+/*
+ * @entry's process leaves (@revoked: its registrant may no longer read it):
+ * the next sample has its last period.
+ */
+static void mp3_task_leave(struct mp3_task *entry, bool revoked)
+{
+	spin_lock(&mp3_hash_lock);
+	entry->revoked |= revoked;
+	/* Pairs with __mp3_task_read()'s load-acquire, as for an exit. */
+	smp_store_release(&entry->gone, true);
+	spin_unlock(&mp3_hash_lock);
+	mp3_task_wake(entry);
+}
+
+/*
+ * @entry's process, now at @place, leaves its target if it is a group's
+ * member its group no longer holds, or a user's registration of a process
+ * that an administrator's group holds; the sampler then has it join the
+ * group holding it, if any (__mp3_tasks_rejoin()).
+ */
+static void mp3_tasks_reconsider(struct mp3_task *entry, const struct mp3_place *place)
+{
+	if (READ_ONCE(entry->gone))
+		return;
+	if ((entry->target && !entry->tree && !mp3_groups_holds(entry->target, place)) ||
+	    (!entry->registrant.privileged && mp3_groups_privileged_holds(place)))
+		mp3_task_leave(entry, false);
+}
+
+static void mp3_probe_attach(void *data, struct cgroup *cgrp, const char *path,
+			     struct task_struct *task, bool threadgroup)
+{
+	char comm[TASK_COMM_LEN];
+	struct mp3_place place = { .cgrp = cgrp, .comm = comm };
+	struct mp3_task *entry;
+
+	/* A cgroup v1 hierarchy, or one thread of a threaded cgroup. */
+	if (cgrp->root != &cgrp_dfl_root || !thread_group_leader(task))
+		return;
+	mp3_task_comm(comm, task);
+	rcu_read_lock();
+	entry = mp3_tasks_lookup(task_tgid(task));
+	if (!entry)
+		mp3_tasks_join_group(task, &place);
+	else
+		mp3_tasks_reconsider(entry, &place);
+	rcu_read_unlock();
+}
+
+/*
+ * A rename, by exec() or by prctl(PR_SET_NAME) or /proc/<pid>/comm: a
+ * member of a name's group leaves if the new name is not the group's. One
+ * that gets a followed name joins at its exec (mp3_probe_exec()), not here:
+ * some kernels rename under task_lock(), which judging it would take.
+ */
+static void mp3_probe_rename(void *data, struct task_struct *task, const char *comm)
+{
+	struct mp3_place place = { .comm = comm };
+	struct mp3_task *entry;
+
+	if (!thread_group_leader(task))
+		return;
+	rcu_read_lock();
+	entry = mp3_tasks_lookup(task_tgid(task));
+	if (entry) {
+		place.cgrp = task_dfl_cgroup(task);
+		mp3_tasks_reconsider(entry, &place);
+	}
+	rcu_read_unlock();
+}
+
+static void mp3_process_exit(struct task_struct *task, bool group_dead)
+{
+	struct mp3_counters final;
+	struct mp3_task *entry;
+
+	if (!group_dead)
+		return;
+	rcu_read_lock();
+	entry = mp3_tasks_lookup(task_tgid(task));
+	if (entry) {
+		mp3_read_group(task->group_leader, &final, NULL);
+		spin_lock(&mp3_hash_lock);
+		/* Two threads may both take themselves for the last: keep the larger. */
+		if (entry->exited)
+			mp3_counters_max(&final, &entry->final);
+		entry->final = final;
+		entry->exited = true;
+		/* The thread exiting now; still running, it holds a reference. */
+		if (!entry->exiting) {
+			entry->exiting = get_task_struct(task);
+			entry->exit_runtime = READ_ONCE(task->se.sum_exec_runtime);
+		}
+		/* Pairs with __mp3_task_read()'s load-acquire: final is set before. */
+		smp_store_release(&entry->gone, true);
+		spin_unlock(&mp3_hash_lock);
+		mp3_task_wake(entry);
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * Called at every wakeup of the system, so without rcu_read_lock(), an
+ * out-of-line call pair that would be a third of the cost of the wakeup
+ * of an unregistered task: try_to_wake_up() and wake_up_new_task() call
+ * the tracepoints with preemption disabled (the runqueue lock, or
+ * try_to_wake_up()'s own preempt_disable() for a task woken by itself),
+ * whatever the tracepoint does around its probes (6.1 and 6.12 disable
+ * preemption, 7.3 holds SRCU and would not). A region with preemption
+ * disabled is an RCU read-side critical section for call_rcu(), which
+ * frees the entries, since RCU-sched was merged into RCU in 4.20.
+ */
+static void mp3_probe_wakeup(void *data, struct task_struct *task)
+{
+	struct mp3_task *entry;
+
+	RCU_LOCKDEP_WARN(preemptible(), "mp3: wakeup probe called with preemption enabled");
+	entry = mp3_tasks_lookup(task_tgid(task));
+	if (entry)
+		mp3_task_wake(entry);
+}
+
+/*
+ * Every registration is judged again at an exec, by its registrant's
+ * right: a process that became unreadable (setuid, not dumpable) leaves,
+ * counted as skipped, and none of its faults is placed from then on.
+ */
 static void mp3_probe_exec(void *data, struct task_struct *task, pid_t old_pid,
 			   struct linux_binprm *bprm)
 {
-	mp3_tasks_exec(task);
+	/* The exec made it its thread group's only thread: nobody renames it now. */
+	struct mp3_place place = { .comm = task->comm };
+	struct mp3_task *entry;
+
+	rcu_read_lock();
+	place.cgrp = task_dfl_cgroup(task);
+	entry = mp3_tasks_lookup(task_tgid(task));
+	if (!entry) {
+		mp3_tasks_join_group(task, &place);
+	} else if (!mp3_registrant_may_read(&entry->registrant, task)) {
+		if (!READ_ONCE(entry->gone))
+			mp3_tasks_count_skipped();
+		mp3_task_leave(entry, true);
+	} else {
+		mp3_tasks_reconsider(entry, &place);
+	}
+	rcu_read_unlock();
 }
 
-static void mp3_probe_rename(void *data, struct task_struct *task, const char *comm)
-{
-	mp3_tasks_rename(task, comm);
-}
-
-static void mp3_probe_attach(void *data, struct cgroup *dst_cgrp, const char *path,
-			     struct task_struct *task, bool threadgroup)
-{
-	mp3_tasks_attach(dst_cgrp, task);
-}
-
-static void mp3_probe_wakeup(void *data, struct task_struct *task)
-{
-	mp3_tasks_wakeup(task);
-}
-
-/* mp3_probe_exit(), whose prototype changed in 6.16, is in compat.h. */
+/* The exit probe, whose prototype changed in 6.16 (compat.h). */
+MP3_DEFINE_PROBE_EXIT(mp3_probe_exit, mp3_process_exit)
 
 struct mp3_probe {
 	const char *name;

@@ -3,7 +3,7 @@
  * Followed groups: cgroup v2 directories ("C <cgroup-id> <target>") and
  * command names ("N <target> <comm>") whose processes, present and future,
  * are registered with their target's number (a systemd unit's, a
- * container's, every postgres's). The probes (follow.c, tasks.c) ask which
+ * container's, every postgres's). The probes (follow.c) ask which
  * group holds a process where it is or is about to be (struct mp3_place):
  * forked into a cgroup, moved there, or exec()ing a program of that name;
  * and a member that moves out or is renamed leaves. A process belongs to

@@ -2,19 +2,23 @@
 /*
  * mp3: internal interfaces between the parts of the module.
  *
- * main.c     load/unload and the period_ms parameter
+ * Each file calls only into those below it here (tasks.h has the order
+ * of the files that keep the registered processes):
+ *
+ * main.c     load/unload and the module parameters
+ * status.c   /proc/mp3/status: the commands, judged by the opener
+ * chardev.c  the character device: mmap, read and poll
  * core.c     mp3_lock, and what takes it for several parts: registration,
  *            and who owns a target
- * access.c   who may read a process, and who owns a registration
- * buffer.c   the vmalloc()ed buffer and sample publication
- * tasks.c    the list of registered processes and their fault/CPU counters
- * follow.c   the tracepoint probes: forks, exits, execs and renames of processes,
- *            moves between cgroups
+ * sampler.c  the periodic delayed work item: the visit, the faults, the sample
+ * follow.c, visit.c, registrations.c, members.c, registry.c, process.c
+ *            the registered processes (tasks.h): the probes on forks,
+ *            exits, execs, renames, moves between cgroups and wakeups,
+ *            the sample's visit, registration, the entries
  * faults.c   where the faults are: per-thread perf counters, placed in mappings
  * groups.c   the followed cgroups ("C") and command names ("N")
- * sampler.c  the periodic delayed work item
- * status.c   /proc/mp3/status
- * chardev.c  the character device: mmap, read and poll
+ * buffer.c   the vmalloc()ed buffer and sample publication
+ * access.c   who may read a process, and who owns a registration
  * walk.c     a walk over every process that holds nothing for long
  * compat.h   what differs between the kernel versions the module supports
  */
@@ -44,7 +48,7 @@ struct mp3_sample_values {
 
 /*
  * mp3_lock (core.c) protects the list of registered processes, the list of
- * those the next sample visits and their counter snapshots (tasks.c), the
+ * those the next sample visits and their counter snapshots (tasks.h), the
  * followed groups (groups.c), the fault counters of "maps" registrations
  * and the taking of the fault buffers (faults.c), the sampler's running
  * state (sampler.c) and makes the buffer single-writer (buffer.c: samples,
@@ -90,7 +94,21 @@ struct mp3_mapping_faults {
 void __mp3_buffer_record_faults(u32 tgid, u32 target, const struct mp3_mapping_faults *m);
 /* Whether records wait for a sample to carry them. */
 bool __mp3_buffer_records_pending(void);
-void __mp3_buffer_publish(const struct mp3_sample_values *values, u64 cost_ns);
+/*
+ * What was lost since load, which the ring's header shows: processes not
+ * followed (unreadable to their registrant, or no memory), faults not
+ * placed (a full buffer, too many processes in a tick) and faults summed
+ * into an unresolved record (MP3_FAULT_RECORDS_MAX reached).
+ */
+struct mp3_losses {
+	u64 follow_skipped;
+	u64 follow_missed;
+	u64 faults_dropped;
+	u64 faults_summed;
+};
+
+void __mp3_buffer_publish(const struct mp3_sample_values *values,
+			  const struct mp3_losses *losses, u64 cost_ns);
 u64 mp3_buffer_head(void);
 int mp3_buffer_mmap(struct vm_area_struct *vma);
 
@@ -146,37 +164,25 @@ void __mp3_tasks_remove_target(u32 target);
 void __mp3_tasks_show(struct seq_file *m);
 bool __mp3_tasks_collect(struct mp3_sample_values *values);
 void __mp3_tasks_destroy_all(void);
-/* Processes of trees not followed since load: unreadable, or no memory. */
-u64 mp3_follow_skipped(void);
-u64 mp3_follow_missed(void);
-
-/* From the probes (follow.c), under no lock of ours; they do not sleep. */
-void mp3_tasks_fork(struct task_struct *parent, struct task_struct *child);
-void mp3_tasks_exit(struct task_struct *task, bool group_dead);
-void mp3_tasks_exec(struct task_struct *task);
-void mp3_tasks_attach(struct cgroup *cgrp, struct task_struct *task);
-void mp3_tasks_rename(struct task_struct *task, const char *comm);
-/* A thread of @task's process was made runnable (on_rq set): it may change. */
-void mp3_tasks_wakeup(struct task_struct *task);
-/*
- * Under rcu_read_lock(): whether @tgid is registered with "maps", and then
- * its target and its leader (NULL once reaped).
- */
-bool mp3_tasks_maps(pid_t tgid, u32 *target, struct task_struct **leader);
+/* Processes not followed since load: unreadable to their registrant, or no memory. */
+u64 mp3_tasks_skipped(void);
+u64 mp3_tasks_missed(void);
 
 /*
  * Where the faults are (faults.c). Following: counters on every thread of
- * @leader's process that has none on @threads yet (sleeps); on an error,
- * those created stay on @threads. Unfollowing moves them to be released at
- * the end of the next tick, or by __mp3_faults_release().
+ * @leader's process (of @target) that has none on @threads yet (sleeps);
+ * on an error, those created stay on @threads. Its faults are placed from
+ * then on. Unfollowing ends that and moves the counters to be released by
+ * __mp3_faults_release().
  */
-int __mp3_faults_follow(struct task_struct *leader, struct list_head *threads);
+int __mp3_faults_follow(struct task_struct *leader, u32 target, struct list_head *threads);
 /*
  * Right after the counts of a process given counters by __mp3_faults_follow()
  * are read: the new counters note its faults from now on (before, none).
  */
 void __mp3_faults_count_from_now(struct list_head *threads);
 void __mp3_faults_unfollow(struct list_head *threads);
+/* The counters unfollowed, released: each tick after the collection, and at unload. Sleeps. */
 void __mp3_faults_release(void);
 /*
  * A process with counters left in this tick's visits (exited, or left its
@@ -185,7 +191,7 @@ void __mp3_faults_release(void);
  * else all in its unresolved record: no mapping of it is looked at.
  */
 void __mp3_faults_departed(pid_t tgid, u32 target, bool place);
-/* Each tick: the faults since the last one, as records. */
+/* Each tick, after the visits: the faults since the last one, as records. */
 void __mp3_faults_collect(void);
 /*
  * Faults not placed since load: a CPU's buffer was full, or more than

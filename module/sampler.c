@@ -65,9 +65,21 @@ bool __mp3_sampler_running(void)
 	return mp3_sampler.running;
 }
 
+/* What the parts lost since load, handed down to the ring's header. */
+static struct mp3_losses mp3_losses_since_load(void)
+{
+	return (struct mp3_losses) {
+		.follow_skipped = mp3_tasks_skipped(),
+		.follow_missed = mp3_tasks_missed(),
+		.faults_dropped = mp3_faults_dropped(),
+		.faults_summed = mp3_faults_summed(),
+	};
+}
+
 static void mp3_sampler_fn(struct work_struct *work)
 {
 	struct mp3_sample_values values = {};
+	struct mp3_losses losses;
 	bool published = false, registered;
 	u64 start_ns;
 
@@ -77,6 +89,8 @@ static void mp3_sampler_fn(struct work_struct *work)
 	__mp3_tasks_follow_joined();
 	registered = __mp3_tasks_collect(&values);
 	__mp3_faults_collect();
+	/* Releasing a counter sleeps: not in the visits' RCU sections. */
+	__mp3_faults_release();
 	if (registered) {
 		__mp3_sampler_arm();
 	} else {
@@ -90,7 +104,8 @@ static void mp3_sampler_fn(struct work_struct *work)
 	 * this period still gets its last sample.
 	 */
 	if (registered || values.nr_procs || __mp3_buffer_records_pending()) {
-		__mp3_buffer_publish(&values, ktime_get_ns() - start_ns);
+		losses = mp3_losses_since_load();
+		__mp3_buffer_publish(&values, &losses, ktime_get_ns() - start_ns);
 		published = true;
 	}
 	mutex_unlock(&mp3_lock);

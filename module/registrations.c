@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the writes to /proc/mp3/status do to the registered processes
+ * (core.c calls these under mp3_lock): a process registered ("R", with
+ * maps or not) or unregistered ("U"), a target's processes given maps
+ * ("M") or removed ("X"), and what status shows. The counters of
+ * processes with maps (faults.c) are created here too, outside the
+ * probes, which may not sleep.
+ */
+#include <linux/list.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
+#include <linux/rwsem.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/seq_file.h>
+#include <linux/spinlock.h>
+
+#include "internal.h"
+#include "tasks.h"
+
+/*
+ * With maps: counters on its threads that have none, if its registrant may
+ * still read it (-EPERM). Judged and attached under the process's
+ * exec_update_lock, as perf_event_open() does: no exec makes it unreadable
+ * between the two. Sleeps.
+ */
+static int __mp3_task_follow_faults(struct mp3_task *entry)
+{
+	struct task_struct *leader;
+	bool allowed;
+	int err;
+
+	if (!entry->maps)
+		return 0;
+	leader = get_pid_task(entry->pid, PIDTYPE_TGID);
+	if (!leader)
+		return -ESRCH;
+	err = down_read_killable(&leader->signal->exec_update_lock);
+	if (err)
+		goto put;
+	rcu_read_lock();
+	allowed = mp3_registrant_may_read(&entry->registrant, leader);
+	rcu_read_unlock();
+	err = allowed ? __mp3_faults_follow(leader, entry->target, &entry->fault_threads) : -EPERM;
+	up_read(&leader->signal->exec_update_lock);
+	entry->counting = !err;
+put:
+	put_task_struct(leader);
+	return err;
+}
+
+int __mp3_tasks_add(struct mp3_task *entry)
+{
+	struct task_struct *leader;
+	bool alive;
+	int err;
+
+	lockdep_assert_held(&mp3_lock);
+
+	/* Not hashed yet: what counters of a refused entry noted is not placed. */
+	err = __mp3_task_follow_faults(entry);
+	if (err)
+		goto unfollow;
+	/* Deltas start from now, and so do its counters; an exited group is as good as gone. */
+	rcu_read_lock();
+	leader = pid_task(entry->pid, PIDTYPE_TGID);
+	alive = leader && mp3_read_group(leader, &entry->last, NULL);
+	rcu_read_unlock();
+	__mp3_faults_count_from_now(&entry->fault_threads);
+	err = !alive ? -ESRCH : !mp3_tasks_hash(entry) ? -EEXIST : 0;
+	if (err)
+		goto unfollow;
+	list_add_tail(&entry->node, &mp3_tasks);
+	/* Its name and first counts go out with the next sample. */
+	__mp3_task_keep(entry);
+	return 0;
+
+unfollow:
+	__mp3_faults_unfollow(&entry->fault_threads);
+	__mp3_faults_release();
+	return err;
+}
+
+void __mp3_tasks_maps_target(u32 target)
+{
+	struct mp3_task *entry;
+
+	lockdep_assert_held(&mp3_lock);
+
+	__mp3_tasks_adopt_forked();
+	list_for_each_entry(entry, &mp3_tasks, node) {
+		if (entry->target != target || entry->maps)
+			continue;
+		/* Its faults since the last sample go into the records too, unresolved. */
+		entry->unplaced_from = entry->last;
+		WRITE_ONCE(entry->maps, true);
+		mp3_maps_waiting = true;
+	}
+}
+
+/*
+ * Counters for @entry's threads that have none, if its process still
+ * runs. Before its first counters, the faults it took until its counts are
+ * read go into the records as unresolved, and the counters note those
+ * after; once it has some, a thread still without them (an earlier try
+ * failed) is not counted until it has them: counted twice, never. Sleeps.
+ */
+static int __mp3_task_follow_joined(struct mp3_task *entry)
+{
+	bool first = list_empty(&entry->fault_threads);
+	struct task_struct *leader;
+	struct mp3_counters now;
+	bool alive;
+	int err;
+
+	err = __mp3_task_follow_faults(entry);
+	rcu_read_lock();
+	leader = pid_task(entry->pid, PIDTYPE_TGID);
+	alive = leader && mp3_read_group(leader, &now, NULL);
+	rcu_read_unlock();
+	/* Gone: its removal writes what it took since. */
+	if (alive && first)
+		__mp3_task_record_unplaced(entry, &now);
+	__mp3_faults_count_from_now(&entry->fault_threads);
+	return err;
+}
+
+int __mp3_tasks_follow_joined(void)
+{
+	struct mp3_task *entry;
+	int err, first_err = 0;
+
+	lockdep_assert_held(&mp3_lock);
+
+	__mp3_tasks_adopt_forked();
+	if (!mp3_maps_waiting)
+		return 0;
+	mp3_maps_waiting = false;
+	/* Entries leave mp3_tasks only under mp3_lock: the walk may sleep. */
+	list_for_each_entry(entry, &mp3_tasks, node) {
+		if (!entry->maps || entry->counting)
+			continue;
+		/* Pairs with the probes' store-release; a stale "not gone" costs a try. */
+		if (smp_load_acquire(&entry->gone))
+			continue;
+		err = __mp3_task_follow_joined(entry);
+		/* An exiting process refuses counters (ESRCH): it is leaving. */
+		if (err && err != -ESRCH) {
+			mp3_maps_waiting = true;
+			first_err = first_err ?: err;
+		}
+	}
+	return first_err;
+}
+
+int __mp3_tasks_remove_pid(const struct file *file, pid_t nr)
+{
+	struct mp3_task *entry;
+	struct task_struct *leader;
+	struct pid *pid;
+	int err = 0;
+
+	lockdep_assert_held(&mp3_lock);
+
+	__mp3_tasks_adopt_forked();
+	leader = mp3_get_leader(mp3_file_pid_ns(file), nr, &pid);
+	if (!leader)
+		return -ENOENT;
+	rcu_read_lock();
+	entry = mp3_tasks_lookup(pid);
+	rcu_read_unlock();
+	if (!entry)
+		err = -ENOENT;
+	else if (!mp3_registrant_owned_by(&entry->registrant, file))
+		err = -EPERM;
+	else
+		__mp3_tasks_remove(entry);
+	put_task_struct(leader);
+	put_pid(pid);
+	return err;
+}
+
+const struct mp3_registrant *__mp3_tasks_registrant(u32 target)
+{
+	struct mp3_task *entry;
+
+	lockdep_assert_held(&mp3_lock);
+
+	__mp3_tasks_adopt_forked();
+	list_for_each_entry(entry, &mp3_tasks, node)
+		if (entry->target == target)
+			return &entry->registrant;
+	return NULL;
+}
+
+/*
+ * All of @target's processes are marked gone at once under mp3_hash_lock,
+ * those forked since the last sample among them: a fork probe that found
+ * a member before has its child on mp3_forked already, one after finds the
+ * member gone (mp3_tasks_join()). No child joins once this returns.
+ */
+void __mp3_tasks_remove_target(u32 target)
+{
+	struct mp3_task *entry, *next;
+
+	lockdep_assert_held(&mp3_lock);
+
+	spin_lock(&mp3_hash_lock);
+	__mp3_tasks_adopt_forked_locked();
+	list_for_each_entry(entry, &mp3_tasks, node)
+		if (entry->target == target)
+			/* As mp3_task_leave(): pairs with __mp3_task_read()'s load-acquire. */
+			smp_store_release(&entry->gone, true);
+	spin_unlock(&mp3_hash_lock);
+	list_for_each_entry_safe(entry, next, &mp3_tasks, node)
+		if (entry->target == target)
+			__mp3_tasks_remove(entry);
+}
+
+void __mp3_tasks_show(struct seq_file *m)
+{
+	struct pid_namespace *ns = mp3_file_pid_ns(m->file);
+	struct mp3_task *entry;
+	pid_t nr;
+
+	lockdep_assert_held(&mp3_lock);
+
+	__mp3_tasks_adopt_forked();
+	list_for_each_entry(entry, &mp3_tasks, node) {
+		/* 0: not visible in the namespace of the file's /proc mount. */
+		nr = pid_nr_ns(entry->pid, ns);
+		if (nr)
+			seq_printf(m, "%d\n", nr);
+	}
+}

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The registered processes: their entries, a list in registration order
+ * (under mp3_lock), the hash by pid that the probes look them up in under
+ * RCU, the processes joined by the probes since the last sample
+ * (mp3_forked), and the queues of those the next sample visits. Each entry
+ * holds its process by a struct pid reference, so a process that exits
+ * simply stops resolving to a task and a reused PID number never resolves
+ * to the old entry.
+ *
+ * What a sample visits: by default (mp3_event_sampling) only the processes
+ * that may have changed since the last one, so that its cost follows
+ * activity rather than the number of registered processes. A process's
+ * counters change only while one of its threads runs, and a thread runs
+ * only after the scheduler has made it runnable: the wakeup probes queue
+ * the process of a thread woken (mp3_task_wake()), and the sampler keeps
+ * visiting a process for as long as one of its threads is runnable or on
+ * a CPU (__mp3_task_keep()). Without the wakeup tracepoints, or with
+ * sampler=visit, every sample visits every registered process, as version
+ * 3 of the ring did. See docs/sampler.md.
+ */
+#include <linux/atomic.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/hashtable.h>
+#include <linux/list.h>
+#include <linux/llist.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/proc_fs.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "internal.h"
+#include "tasks.h"
+
+LIST_HEAD(mp3_tasks);
+DEFINE_SPINLOCK(mp3_hash_lock);
+/*
+ * The wakeup probes look up every thread the scheduler wakes, registered or
+ * not: 65536 buckets keep the chains of up to tens of thousands of
+ * registered processes at most one long on average.
+ */
+static DEFINE_HASHTABLE(mp3_task_hash, 16);
+/* Processes the probes joined since the last sample, under mp3_hash_lock. */
+static LIST_HEAD(mp3_forked);
+/* A process with maps joined since the last adoption: it needs counters. */
+static bool mp3_maps_joined;
+bool mp3_maps_waiting;
+
+bool mp3_event_sampling;
+LLIST_HEAD(mp3_kept);
+LLIST_HEAD(mp3_woken);
+
+/* Processes not followed since load: not readable by the opener, no memory. */
+static atomic64_t mp3_skipped = ATOMIC64_INIT(0);
+static atomic64_t mp3_missed = ATOMIC64_INIT(0);
+
+void mp3_tasks_count_skipped(void)
+{
+	atomic64_inc(&mp3_skipped);
+}
+
+void mp3_tasks_count_missed(void)
+{
+	atomic64_inc(&mp3_missed);
+}
+
+u64 mp3_tasks_skipped(void)
+{
+	return atomic64_read(&mp3_skipped);
+}
+
+u64 mp3_tasks_missed(void)
+{
+	return atomic64_read(&mp3_missed);
+}
+
+/*
+ * The PID namespace of the /proc mount @file was opened through: PIDs
+ * written to or read from it are numbered there, as in /proc/<pid> of that
+ * mount, whatever namespace the writer or reader is in. The file pins the
+ * mount's super block, which pins the namespace.
+ */
+struct pid_namespace *mp3_file_pid_ns(const struct file *file)
+{
+	return proc_pid_ns(file_inode(file)->i_sb);
+}
+
+/* The entry of @pid; under rcu_read_lock() or mp3_hash_lock. */
+struct mp3_task *mp3_tasks_lookup(struct pid *pid)
+{
+	struct mp3_task *entry;
+
+	hash_for_each_possible_rcu(mp3_task_hash, entry, hash, (unsigned long)pid,
+				   lockdep_is_held(&mp3_hash_lock))
+		if (entry->pid == pid)
+			return entry;
+	return NULL;
+}
+
+/* Makes @entry visible to lookups, unless @pid has one; returns whether it did. */
+bool mp3_tasks_hash(struct mp3_task *entry)
+{
+	bool added;
+
+	spin_lock(&mp3_hash_lock);
+	added = !mp3_tasks_lookup(entry->pid);
+	if (added)
+		hash_add_rcu(mp3_task_hash, &entry->hash, (unsigned long)entry->pid);
+	spin_unlock(&mp3_hash_lock);
+	return added;
+}
+
+static void mp3_task_free_rcu(struct rcu_head *head)
+{
+	mp3_task_destroy(container_of(head, struct mp3_task, rcu));
+}
+
+void mp3_task_free(struct mp3_task *entry)
+{
+	call_rcu(&entry->rcu, mp3_task_free_rcu);
+}
+
+/*
+ * @entry's process may have changed: the next sample visits it. The probes
+ * call this after the scheduler has made a thread of it runnable (on_rq
+ * set): the full barrier pairs with the sampler's between clearing the bit
+ * and reading on_rq (__mp3_tasks_visit_list()), so that either this sees
+ * the bit clear and queues the entry, or the sampler sees the thread
+ * runnable and keeps it. Lock-free; does not sleep.
+ */
+void mp3_task_wake(struct mp3_task *entry)
+{
+	if (!mp3_event_sampling)
+		return;
+	/* Pairs with smp_mb__after_atomic() in __mp3_tasks_visit_list(). */
+	smp_mb();
+	if (!test_bit(MP3_TASK_PENDING, &entry->pending) &&
+	    !test_and_set_bit(MP3_TASK_PENDING, &entry->pending))
+		llist_add(&entry->queued, &mp3_woken);
+}
+
+/* The next sample visits @entry too, unless a probe has queued it meanwhile. */
+void __mp3_task_keep(struct mp3_task *entry)
+{
+	lockdep_assert_held(&mp3_lock);
+
+	if (mp3_event_sampling && !test_and_set_bit(MP3_TASK_PENDING, &entry->pending))
+		__llist_add(&entry->queued, &mp3_kept);
+}
+
+/*
+ * The faults @entry's process took from entry->unplaced_from to @now, which
+ * no counter of ours saw: a record of them, unresolved.
+ */
+void __mp3_task_record_unplaced(struct mp3_task *entry, const struct mp3_counters *now)
+{
+	struct mp3_counters *from = &entry->unplaced_from;
+	struct mp3_mapping_faults unplaced = {
+		.kind = MP3_MAPPING_UNRESOLVED,
+		.minor = min_t(u64, mp3_advance(&from->minor_faults, now->minor_faults), U32_MAX),
+		.major = min_t(u64, mp3_advance(&from->major_faults, now->major_faults), U32_MAX),
+	};
+
+	lockdep_assert_held(&mp3_lock);
+
+	if (unplaced.minor || unplaced.major)
+		__mp3_buffer_record_faults(pid_nr(entry->pid), entry->target, &unplaced);
+}
+
+/*
+ * Unlinks a hashed entry, says in the records that its process left, and
+ * frees the entry once no probe can be looking at it. One queued, or being
+ * queued by a probe that set its bit, is freed when the sampler takes it
+ * off its list; its bit stays set, so no probe queues it again.
+ */
+void __mp3_tasks_remove(struct mp3_task *entry)
+{
+	lockdep_assert_held(&mp3_lock);
+
+	spin_lock(&mp3_hash_lock);
+	/* On mp3_tasks, or still on mp3_forked if a probe joined it since the last adoption. */
+	list_del(&entry->node);
+	hash_del_rcu(&entry->hash);
+	spin_unlock(&mp3_hash_lock);
+	if (entry->maps && list_empty(&entry->fault_threads))
+		__mp3_task_record_unplaced(entry, &entry->last);
+	if (mp3_event_sampling)
+		__mp3_buffer_record_left(pid_nr(entry->pid), entry->target);
+	__mp3_faults_unfollow(&entry->fault_threads);
+	if (test_and_set_bit(MP3_TASK_PENDING, &entry->pending)) {
+		entry->dead = true;
+		return;
+	}
+	mp3_task_free(entry);
+}
+
+/*
+ * Whether a probe hashed a process since the last adoption: one that looked
+ * up its tree's last member before the sampler removed it.
+ */
+bool mp3_tasks_forked(void)
+{
+	bool forked;
+
+	spin_lock(&mp3_hash_lock);
+	forked = !list_empty(&mp3_forked);
+	spin_unlock(&mp3_hash_lock);
+	return forked;
+}
+
+/* Under both locks: the processes forked in trees since the last call join the list. */
+void __mp3_tasks_adopt_forked_locked(void)
+{
+	lockdep_assert_held(&mp3_lock);
+	lockdep_assert_held(&mp3_hash_lock);
+
+	list_splice_tail_init(&mp3_forked, &mp3_tasks);
+	mp3_maps_waiting |= mp3_maps_joined;
+	mp3_maps_joined = false;
+}
+
+void __mp3_tasks_adopt_forked(void)
+{
+	spin_lock(&mp3_hash_lock);
+	__mp3_tasks_adopt_forked_locked();
+	spin_unlock(&mp3_hash_lock);
+}
+
+/* The live thread-group leader numbered @nr in @ns. */
+struct task_struct *mp3_get_leader(struct pid_namespace *ns, pid_t nr, struct pid **pidp)
+{
+	struct task_struct *leader;
+	struct pid *pid;
+
+	rcu_read_lock();
+	pid = get_pid(find_pid_ns(nr, ns));
+	rcu_read_unlock();
+	if (!pid)
+		return NULL;
+	leader = get_pid_task(pid, PIDTYPE_TGID);
+	if (!leader) {
+		put_pid(pid);
+		return NULL;
+	}
+	*pidp = pid;
+	return leader;
+}
+
+struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target, bool maps)
+{
+	struct mp3_task *entry;
+	struct task_struct *leader;
+	struct pid *pid;
+	int err;
+
+	leader = mp3_get_leader(mp3_file_pid_ns(file), nr, &pid);
+	if (!leader)
+		return ERR_PTR(-ESRCH);
+	if (!mp3_may_read(file, leader)) {
+		err = -EPERM;
+		goto put_pid;
+	}
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry) {
+		err = -ENOMEM;
+		goto put_pid;
+	}
+	entry->pid = pid;
+	entry->target = target;
+	entry->tree = target != 0;
+	entry->maps = maps;
+	mp3_registrant_init(&entry->registrant, file);
+	INIT_LIST_HEAD(&entry->fault_threads);
+	put_task_struct(leader);
+	return entry;
+
+put_pid:
+	put_task_struct(leader);
+	put_pid(pid);
+	return ERR_PTR(err);
+}
+
+void mp3_task_destroy(struct mp3_task *entry)
+{
+	if (entry->exiting)
+		put_task_struct(entry->exiting);
+	mp3_registrant_release(&entry->registrant);
+	put_pid(entry->pid);
+	kfree(entry);
+}
+
+/*
+ * A new entry for @task as @joining says, counting from @from; hashed, and
+ * queued on @list under mp3_hash_lock. None if it is registered already,
+ * if @parent (the tree member that forked it) is gone, or if it has no
+ * memory (counted). Judged under the same lock as the removal of a target
+ * marks its members gone (__mp3_tasks_remove_target()): no child joins a
+ * target once "X" of it has returned. Does not sleep: with maps, its
+ * counters are created before the next sample.
+ */
+static void mp3_tasks_join_onto(struct list_head *list, struct task_struct *task,
+				const struct mp3_joining *joining,
+				const struct mp3_counters *from, const struct mp3_task *parent)
+{
+	struct mp3_task *entry = kzalloc(sizeof(*entry), GFP_ATOMIC | __GFP_NOWARN);
+
+	if (!entry) {
+		mp3_tasks_count_missed();
+		return;
+	}
+	entry->pid = get_pid(task_tgid(task));
+	INIT_LIST_HEAD(&entry->fault_threads);
+	entry->target = joining->target;
+	entry->tree = joining->tree;
+	entry->maps = joining->maps;
+	mp3_registrant_copy(&entry->registrant, joining->registrant);
+	entry->last = *from;
+	entry->unplaced_from = *from;
+	spin_lock(&mp3_hash_lock);
+	if ((parent && parent->gone) || mp3_tasks_lookup(entry->pid)) {
+		spin_unlock(&mp3_hash_lock);
+		mp3_task_destroy(entry);
+		return;
+	}
+	hash_add_rcu(mp3_task_hash, &entry->hash, (unsigned long)entry->pid);
+	list_add_tail(&entry->node, list);
+	mp3_maps_joined |= entry->maps;
+	spin_unlock(&mp3_hash_lock);
+	/* Its name and first counts go out with the next sample. */
+	mp3_task_wake(entry);
+}
+
+void mp3_tasks_join(struct task_struct *task, const struct mp3_joining *joining,
+		    const struct mp3_counters *from, const struct mp3_task *parent)
+{
+	/* The sampler adopts it: the probes do not take mp3_lock. */
+	mp3_tasks_join_onto(&mp3_forked, task, joining, from, parent);
+}
+
+void __mp3_tasks_join_now(struct task_struct *task, const struct mp3_joining *joining,
+			  const struct mp3_counters *from)
+{
+	lockdep_assert_held(&mp3_lock);
+
+	mp3_tasks_join_onto(&mp3_tasks, task, joining, from, NULL);
+}
