@@ -42,7 +42,10 @@
 #define MP3_RUN_MAPPINGS 8
 /* Faults waiting for a process's mmap lock, at most; beyond, not placed. */
 #define MP3_FAULTS_DEFERRED 8192
-/* Ticks a fault waits for its process's mmap lock (a second): then not placed. */
+/*
+ * Ticks a fault waits for its process's mmap lock (a second at the default
+ * period of 50 ms): then not placed.
+ */
 #define MP3_DEFER_TICKS 20
 /* Processes with maps leaving in one tick whose last faults are placed, at most. */
 #define MP3_DEPARTED_MAX 4096
