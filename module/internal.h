@@ -15,7 +15,9 @@
  *            the registered processes (tasks.h): the probes on forks,
  *            exits, execs, renames, moves between cgroups and wakeups,
  *            the sample's visit, registration, the entries
- * faults.c   where the faults are: per-thread perf counters, placed in mappings
+ * faultplace.c, faultcounters.c, faultbuffers.c
+ *            where the faults are (faults.h): per-thread perf counters,
+ *            placed in mappings
  * groups.c   the followed cgroups ("C") and command names ("N")
  * buffer.c   the vmalloc()ed buffer and sample publication
  * access.c   who may read a process, and who owns a registration
@@ -50,7 +52,7 @@ struct mp3_sample_values {
  * mp3_lock (core.c) protects the list of registered processes, the list of
  * those the next sample visits and their counter snapshots (tasks.h), the
  * followed groups (groups.c), the fault counters of "maps" registrations
- * and the taking of the fault buffers (faults.c), the sampler's running
+ * and the taking of the fault buffers (faults.h), the sampler's running
  * state (sampler.c) and makes the buffer single-writer (buffer.c: samples,
  * and records, which wait for the next sample). Functions named __mp3_*
  * expect it held.
@@ -169,7 +171,7 @@ u64 mp3_tasks_skipped(void);
 u64 mp3_tasks_missed(void);
 
 /*
- * Where the faults are (faults.c). Following: counters on every thread of
+ * Where the faults are (faults.h). Following: counters on every thread of
  * @leader's process (of @target) that has none on @threads yet (sleeps);
  * on an error, those created stay on @threads. Its faults are placed from
  * then on. Unfollowing ends that and moves the counters to be released by

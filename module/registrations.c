@@ -4,7 +4,7 @@
  * (core.c calls these under mp3_lock): a process registered ("R", with
  * maps or not) or unregistered ("U"), a target's processes given maps
  * ("M") or removed ("X"), and what status shows. The counters of
- * processes with maps (faults.c) are created here too, outside the
+ * processes with maps (faultcounters.c) are created here too, outside the
  * probes, which may not sleep.
  */
 #include <linux/list.h>

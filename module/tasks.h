@@ -78,7 +78,7 @@ struct mp3_task {
 	bool named;			/* its comm went into the records */
 	u64 exec_id;			/* the leader's self_exec_id when it did */
 	bool dead;			/* removed while queued: freed off its list */
-	struct list_head fault_threads;	/* with maps: its threads' counters (faults.c) */
+	struct list_head fault_threads;	/* with maps: its threads' counters (faultcounters.c) */
 	bool counting;			/* every thread that may fault has them */
 	/* With maps, while it has no counters: its faults not yet in the records. */
 	struct mp3_counters unplaced_from;

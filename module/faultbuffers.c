@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The memory the faults of processes followed with "maps" pass through:
+ * each CPU's two buffers, which the counters' overflow handler fills
+ * (mp3_fault_note(): the faulting address, the process and its memory map)
+ * and the sampler swaps out each tick; the faults waiting for an mmap lock;
+ * the processes departed in a tick; the tallies of a tick. All allocated
+ * at the first "maps" registration, freed at unload.
+ */
+#include <linux/percpu.h>
+#include <linux/perf_event.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "faults.h"
+
+struct mp3_fault_cpu __percpu *mp3_fault_cpus;
+struct mp3_fault *mp3_faults_waiting;
+struct mp3_fault *mp3_faults_waiting_spare;
+unsigned int mp3_nr_waiting;
+struct mp3_departed *mp3_departed;
+unsigned int mp3_nr_departed;
+struct mp3_fault_tally *mp3_tally;
+unsigned int *mp3_tally_used;
+unsigned int mp3_nr_tally;
+
+void mp3_fault_note(struct perf_event *event, struct perf_sample_data *data,
+		    struct pt_regs *regs)
+{
+	/* Freed a grace period after its counters: this handler runs in an RCU section. */
+	const struct mp3_fault_thread *thread = event->overflow_handler_context;
+	const struct mp3_fault_owner *owner = thread->owner;
+	struct mp3_fault_cpu *cpu = this_cpu_ptr(mp3_fault_cpus);
+	/* mm_account_fault() counted the fault in the task before the event. */
+	unsigned long fault = current->min_flt + current->maj_flt;
+
+	if (current == thread->task && fault <= READ_ONCE(thread->counted_to))
+		return;
+
+	/*
+	 * No interrupt handler takes a fault that reaches here, and the
+	 * sampler holds the lock only from process context: no irqsave.
+	 */
+	raw_spin_lock(&cpu->lock);
+	if (cpu->last_task == current && cpu->last_fault == fault)
+		goto out;
+	cpu->last_task = current;
+	cpu->last_fault = fault;
+	if (cpu->len == MP3_FAULTS_PER_CPU) {
+		cpu->dropped++;
+		goto out;
+	}
+	cpu->filling[cpu->len++] = (struct mp3_fault) {
+		.addr = data->sample_flags & PERF_SAMPLE_ADDR ? data->addr : 0,
+		.owner = owner->id,
+		/* Written by current only: no tearing to fear from its own read. */
+		.exec_id = current->self_exec_id,
+		.mm = current->mm,
+		.tgid = current->tgid,
+		.major = event->attr.config == PERF_COUNT_SW_PAGE_FAULTS_MAJ,
+	};
+out:
+	raw_spin_unlock(&cpu->lock);
+}
+
+void mp3_faults_free_buffers(void)
+{
+	int cpu;
+
+	kvfree(mp3_faults_waiting);
+	kvfree(mp3_faults_waiting_spare);
+	kvfree(mp3_departed);
+	kvfree(mp3_tally);
+	kvfree(mp3_tally_used);
+	mp3_faults_waiting = NULL;
+	mp3_faults_waiting_spare = NULL;
+	mp3_departed = NULL;
+	mp3_tally = NULL;
+	mp3_tally_used = NULL;
+	mp3_nr_waiting = 0;
+	mp3_nr_departed = 0;
+	mp3_nr_tally = 0;
+	if (!mp3_fault_cpus)
+		return;
+	for_each_possible_cpu(cpu) {
+		kvfree(per_cpu_ptr(mp3_fault_cpus, cpu)->filling);
+		kvfree(per_cpu_ptr(mp3_fault_cpus, cpu)->spare);
+	}
+	free_percpu(mp3_fault_cpus);
+	mp3_fault_cpus = NULL;
+}
+
+/* The buffers, at the first registration that asks for them. */
+int __mp3_faults_alloc_buffers(void)
+{
+	struct mp3_fault_cpu *c;
+	int cpu;
+
+	lockdep_assert_held(&mp3_lock);
+
+	if (mp3_fault_cpus)
+		return 0;
+	mp3_fault_cpus = alloc_percpu(struct mp3_fault_cpu);
+	mp3_faults_waiting = kvcalloc(MP3_FAULTS_DEFERRED, sizeof(*mp3_faults_waiting),
+				      GFP_KERNEL);
+	mp3_faults_waiting_spare = kvcalloc(MP3_FAULTS_DEFERRED,
+					    sizeof(*mp3_faults_waiting_spare), GFP_KERNEL);
+	mp3_departed = kvcalloc(MP3_DEPARTED_MAX, sizeof(*mp3_departed), GFP_KERNEL);
+	mp3_tally = kvcalloc(MP3_TALLY_SLOTS, sizeof(*mp3_tally), GFP_KERNEL);
+	mp3_tally_used = kvcalloc(MP3_TALLY_MAX, sizeof(*mp3_tally_used), GFP_KERNEL);
+	if (!mp3_fault_cpus || !mp3_faults_waiting || !mp3_faults_waiting_spare || !mp3_departed ||
+	    !mp3_tally || !mp3_tally_used) {
+		mp3_faults_free_buffers();
+		return -ENOMEM;
+	}
+	for_each_possible_cpu(cpu) {
+		c = per_cpu_ptr(mp3_fault_cpus, cpu);
+		raw_spin_lock_init(&c->lock);
+		c->filling = kvcalloc(MP3_FAULTS_PER_CPU, sizeof(*c->filling), GFP_KERNEL);
+		c->spare = kvcalloc(MP3_FAULTS_PER_CPU, sizeof(*c->spare), GFP_KERNEL);
+		if (!c->filling || !c->spare) {
+			mp3_faults_free_buffers();
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+unsigned int __mp3_faults_take(struct mp3_fault_cpu *c, u64 *dropped)
+{
+	unsigned int len;
+
+	raw_spin_lock_irq(&c->lock);
+	swap(c->filling, c->spare);
+	len = c->len;
+	c->len = 0;
+	*dropped = c->dropped;
+	c->dropped = 0;
+	raw_spin_unlock_irq(&c->lock);
+	return len;
+}

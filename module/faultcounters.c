@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where the faults of a process registered with "maps" are: its counters.
+ * Each of its
+ * threads gets two kernel perf counters, minor and major page faults, with
+ * a period of 1: their overflow handler runs at every fault the task's
+ * counters count (mm_account_fault(), when the fault has registers) and
+ * notes the faulting address in a per-CPU buffer (faultbuffers.c). The counters are
+ * inherited by the threads created later, not by child processes. Each
+ * tick the sampler takes the buffers whole and places each fault in its
+ * mapping (faultplace.c). Why counters and not a tracepoint or a
+ * kretprobe: docs/faults.md.
+ */
+
+#include <linux/bsearch.h>
+#include <linux/hashtable.h>
+#include <linux/list.h>
+#include <linux/moduleparam.h>
+#include <linux/perf_event.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+
+#include "faults.h"
+
+/*
+ * The counters of processes no longer followed, released after the tick's
+ * placing (releasing sleeps, and a process leaves in the middle of an RCU
+ * read-side section); under mp3_lock.
+ */
+static LIST_HEAD(mp3_faults_unfollowed);
+
+/* The owners by id, and the last id given; under mp3_lock. */
+static DEFINE_HASHTABLE(mp3_fault_owners, 8);
+/* The owners of the processes followed now, by pid; under mp3_lock. */
+static DEFINE_HASHTABLE(mp3_followed_owners, 8);
+static u64 mp3_fault_owner_last;
+
+static struct perf_event *mp3_fault_counter(struct task_struct *task, u64 config,
+					    struct mp3_fault_thread *thread)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = config,
+		.sample_period = 1,
+		/* Threads created later get their own, processes forked do not. */
+		.inherit = 1,
+		.inherit_thread = 1,
+	};
+
+	return perf_event_create_kernel_counter(&attr, -1, task, mp3_fault_note, thread);
+}
+
+/*
+ * An owner for the process whose thread-group leader is @leader, of
+ * @target, followed from now on; NULL without memory.
+ */
+static struct mp3_fault_owner *__mp3_fault_owner_create(struct task_struct *leader, u32 target)
+{
+	struct mp3_fault_owner *owner = kzalloc(sizeof(*owner), GFP_KERNEL);
+
+	if (!owner)
+		return NULL;
+	/* 2^64 registrations: never wraps, so never reused. */
+	owner->id = ++mp3_fault_owner_last;
+	owner->pid = get_pid(task_tgid(leader));
+	owner->target = target;
+	hash_add(mp3_fault_owners, &owner->node, owner->id);
+	hash_add(mp3_followed_owners, &owner->followed, (unsigned long)owner->pid);
+	return owner;
+}
+
+/* Once no counter holds it: no fault noted with its id is placed from now on. */
+static void __mp3_fault_owner_put(struct mp3_fault_owner *owner)
+{
+	if (--owner->nr_threads)
+		return;
+	hash_del(&owner->node);
+	if (!hlist_unhashed(&owner->followed))
+		hash_del(&owner->followed);
+	put_pid(owner->pid);
+	/* A handler that began before its counter was released may still read id. */
+	kfree_rcu(owner, rcu);
+}
+
+const struct mp3_fault_owner *__mp3_fault_owner_find(u64 id)
+{
+	struct mp3_fault_owner *owner;
+
+	hash_for_each_possible(mp3_fault_owners, owner, node, id)
+		if (owner->id == id)
+			return owner;
+	return NULL;
+}
+
+static void __mp3_fault_thread_release(struct mp3_fault_thread *thread)
+{
+	/* Also tears down the counters the thread's later threads inherited. */
+	perf_event_release_kernel(thread->minor);
+	/* None if perf refused it (mp3_fault_thread_add()). */
+	if (thread->major)
+		perf_event_release_kernel(thread->major);
+	__mp3_fault_owner_put(thread->owner);
+	/* A handler that began before its counters were released may still read it. */
+	kfree_rcu(thread, rcu);
+}
+
+/*
+ * The counters of @task. If the second cannot be made, the first stays:
+ * released, the faults it noted would be placed, and counted again in the
+ * unresolved record of the faults its process took without counters. The
+ * thread's major faults then go uncounted; perf refuses the second counter
+ * mostly to a thread that has exited (ESRCH), which faults no more.
+ */
+static int __mp3_fault_thread_add(struct task_struct *task, struct list_head *threads,
+				  struct mp3_fault_owner *owner)
+{
+	struct mp3_fault_thread *thread = kzalloc(sizeof(*thread), GFP_KERNEL);
+	struct perf_event *event;
+
+	if (!thread)
+		return -ENOMEM;
+	/* Read by the handler as soon as the first counter is made. */
+	thread->owner = owner;
+	thread->task = task;
+	thread->counted_to = ULONG_MAX;
+	event = mp3_fault_counter(task, PERF_COUNT_SW_PAGE_FAULTS_MIN, thread);
+	if (IS_ERR(event)) {
+		kfree(thread);
+		return PTR_ERR(event);
+	}
+	thread->minor = event;
+	owner->nr_threads++;
+	list_add_tail(&thread->node, threads);
+	event = mp3_fault_counter(task, PERF_COUNT_SW_PAGE_FAULTS_MAJ, thread);
+	if (IS_ERR(event))
+		return PTR_ERR(event);
+	thread->major = event;
+	return 0;
+}
+
+/*
+ * Threads given counters in one call, at most: a process with more, or
+ * that creates them faster than counters are made, is refused (EAGAIN,
+ * mp3.h); for "M" the rest come at the next ticks. A parameter so that the
+ * guest tests can reach it with a few threads.
+ */
+static unsigned int maps_threads_max = 8192;
+module_param(maps_threads_max, uint, 0444);
+MODULE_PARM_DESC(maps_threads_max,
+		 "Threads of one process given fault counters at once, at most (default 8192)");
+
+/* Walks of a process's threads in one call, at most: see __mp3_faults_follow(). */
+#define MP3_FOLLOW_WALKS 16
+
+static int mp3_task_ptr_cmp(const void *a, const void *b)
+{
+	const struct task_struct *x = *(const struct task_struct * const *)a;
+	const struct task_struct *y = *(const struct task_struct * const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The tasks of @threads, sorted, in *@sorted (kvfree() it); their number.
+ * The counters hold their tasks: the pointers are not reused meanwhile.
+ */
+static int mp3_fault_threads_sorted(const struct list_head *threads,
+				    const struct task_struct ***sorted, unsigned int *nr)
+{
+	const struct mp3_fault_thread *thread;
+	unsigned int n = 0;
+
+	list_for_each_entry(thread, threads, node)
+		n++;
+	*sorted = kvmalloc_array(max(n, 1U), sizeof(**sorted), GFP_KERNEL);
+	if (!*sorted)
+		return -ENOMEM;
+	n = 0;
+	list_for_each_entry(thread, threads, node)
+		(*sorted)[n++] = thread->minor->hw.target;
+	sort(*sorted, n, sizeof(**sorted), mp3_task_ptr_cmp, NULL);
+	*nr = n;
+	return 0;
+}
+
+/*
+ * Up to @max threads of @leader's process without counters on @threads,
+ * held, into @found; their number. Exiting threads are passed over: perf
+ * refuses them counters once they exit (ESRCH), and they take no fault
+ * after exit_mm(). One walk, a binary search per thread.
+ */
+static int mp3_fault_unfollowed(struct task_struct *leader, const struct list_head *threads,
+				struct task_struct **found, unsigned int max)
+{
+	const struct task_struct **sorted;
+	struct task_struct *t;
+	unsigned int nr, n = 0;
+	int err;
+
+	err = mp3_fault_threads_sorted(threads, &sorted, &nr);
+	if (err)
+		return err;
+	rcu_read_lock();
+	for_each_thread(leader, t) {
+		if (n == max)
+			break;
+		if (t->flags & PF_EXITING ||
+		    bsearch(&t, sorted, nr, sizeof(*sorted), mp3_task_ptr_cmp))
+			continue;
+		found[n++] = get_task_struct(t);
+	}
+	rcu_read_unlock();
+	kvfree(sorted);
+	return n;
+}
+
+/*
+ * Counters for the @n threads in @found, each let go. Stops at the first
+ * error but ESRCH (the thread began exiting since: passed over), or when
+ * the writer is being killed (EINTR); others run between two threads.
+ */
+static int __mp3_fault_threads_add(struct task_struct **found, unsigned int n,
+				   struct list_head *threads, struct mp3_fault_owner *owner)
+{
+	int err = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (!err && fatal_signal_pending(current))
+			err = -EINTR;
+		if (!err) {
+			err = __mp3_fault_thread_add(found[i], threads, owner);
+			if (err == -ESRCH)
+				err = 0;
+			cond_resched();
+		}
+		put_task_struct(found[i]);
+	}
+	return err;
+}
+
+/*
+ * Walks until a walk finds every thread with counters: one created during
+ * a walk by a thread that had them inherited them (and gets ours too: the
+ * handler takes the fault that both see once), one created by a thread
+ * that had none yet is found by the next. Each walk is O(n log n) in the
+ * threads; at most MP3_FOLLOW_WALKS of them, and maps_threads_max threads
+ * given counters in all: a process that creates threads faster than they
+ * get counters would keep this going, under mp3_lock, for ever.
+ */
+int __mp3_faults_follow(struct task_struct *leader, u32 target, struct list_head *threads)
+{
+	struct mp3_fault_owner *owner;
+	struct task_struct **found;
+	unsigned int walks, tried = 0, room;
+	int n, err;
+
+	lockdep_assert_held(&mp3_lock);
+
+	err = __mp3_faults_alloc_buffers();
+	if (err)
+		return err;
+	if (list_empty(threads)) {
+		owner = __mp3_fault_owner_create(leader, target);
+		if (!owner)
+			return -ENOMEM;
+	} else {
+		owner = list_first_entry(threads, struct mp3_fault_thread, node)->owner;
+	}
+	/* Held across the walks: freed below if no thread took it. */
+	owner->nr_threads++;
+	for (walks = 0;; walks++) {
+		/* One more than allowed: finding it is enough to refuse. */
+		room = min_t(u64, READ_ONCE(leader->signal->nr_threads) + 16U,
+			     (u64)maps_threads_max - tried + 1);
+		found = kvmalloc_array(room, sizeof(*found), GFP_KERNEL);
+		if (!found) {
+			err = -ENOMEM;
+			goto put_owner;
+		}
+		n = mp3_fault_unfollowed(leader, threads, found, room);
+		/* None left (or no memory for the walk): done. */
+		if (n <= 0) {
+			err = n;
+			goto free_found;
+		}
+		if (walks == MP3_FOLLOW_WALKS || tried + n > maps_threads_max) {
+			/* None of these is given counters: the refusal costs none. */
+			err = -EAGAIN;
+			goto put_found;
+		}
+		tried += n;
+		/* Lets each of them go. */
+		err = __mp3_fault_threads_add(found, n, threads, owner);
+		kvfree(found);
+		if (err)
+			goto put_owner;
+	}
+
+put_found:
+	while (n--)
+		put_task_struct(found[n]);
+free_found:
+	kvfree(found);
+put_owner:
+	__mp3_fault_owner_put(owner);
+	return err;
+}
+
+void __mp3_faults_count_from_now(struct list_head *threads)
+{
+	struct mp3_fault_thread *thread;
+
+	lockdep_assert_held(&mp3_lock);
+
+	list_for_each_entry(thread, threads, node)
+		if (thread->counted_to == ULONG_MAX)
+			WRITE_ONCE(thread->counted_to, READ_ONCE(thread->task->min_flt) +
+				   READ_ONCE(thread->task->maj_flt));
+}
+
+void __mp3_faults_unfollow(struct list_head *threads)
+{
+	struct mp3_fault_owner *owner;
+
+	lockdep_assert_held(&mp3_lock);
+
+	if (list_empty(threads))
+		return;
+	/* Its faults noted until now are placed if it departed (__mp3_faults_departed()). */
+	owner = list_first_entry(threads, struct mp3_fault_thread, node)->owner;
+	if (!hlist_unhashed(&owner->followed))
+		hash_del(&owner->followed);
+	list_splice_tail_init(threads, &mp3_faults_unfollowed);
+}
+
+void __mp3_faults_release(void)
+{
+	struct mp3_fault_thread *thread, *next;
+
+	lockdep_assert_held(&mp3_lock);
+	might_sleep();
+
+	list_for_each_entry_safe(thread, next, &mp3_faults_unfollowed, node) {
+		list_del(&thread->node);
+		__mp3_fault_thread_release(thread);
+	}
+}
+
+/*
+ * Under rcu_read_lock(): whether the process numbered @tgid now is
+ * followed, and then its target and its leader (NULL once reaped).
+ */
+bool __mp3_faults_is_followed(pid_t tgid, u32 *target, struct task_struct **leader)
+{
+	struct pid *pid = find_pid_ns(tgid, &init_pid_ns);
+	const struct mp3_fault_owner *owner;
+
+	if (!pid)
+		return false;
+	hash_for_each_possible(mp3_followed_owners, owner, followed, (unsigned long)pid) {
+		if (owner->pid == pid) {
+			*target = owner->target;
+			*leader = pid_task(pid, PIDTYPE_TGID);
+			return true;
+		}
+	}
+	return false;
+}

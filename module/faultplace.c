@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where the faults of processes followed with "maps" are: each tick, after
+ * the visits, the sampler takes the CPUs' buffers whole and places each
+ * fault in its mapping under the process's mmap lock, tried without
+ * waiting: a tick never stalls behind a writer, and the faults of a
+ * process whose lock a writer holds wait for a later tick. The faults of
+ * one process in a row form a run, counted per mapping; a process's
+ * records in a tick are bounded (its tally), the rest summed into its
+ * unresolved record.
+ */
+#include <linux/bsearch.h>
+#include <linux/fs.h>
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/magic.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/mm.h>
+#include <linux/sort.h>
+
+#include "faults.h"
+
+/* Mappings a run of faults counts in before it writes them out. */
+#define MP3_RUN_MAPPINGS 8
+/*
+ * Ticks a fault waits for its process's mmap lock (a second at the default
+ * period of 50 ms): then not placed.
+ */
+#define MP3_DEFER_TICKS 20
+
+/* Faults not placed since load, and summed into an unresolved record; under mp3_lock. */
+static u64 mp3_faults_dropped_total;
+static u64 mp3_faults_summed_total;
+
+/*
+ * The faults of one process that come in a row in the buffers, counted per
+ * mapping and written out as records when the row ends, or when it has
+ * counted in MP3_RUN_MAPPINGS mappings and meets another. The sampler's,
+ * under mp3_lock and rcu_read_lock().
+ */
+struct mp3_fault_run {
+	pid_t tgid;			/* 0: none yet */
+	bool followed;			/* registered with maps */
+	u32 target;
+	struct mp3_fault_tally *tally;	/* NULL: no room, its faults are dropped */
+	/* The process found by its number, and its memory map then: what a fault must match. */
+	struct pid *pid;
+	u64 exec_id;
+	u64 owner;			/* an owner id found to have that pid; 0: none yet */
+	u64 refused;			/* the last one found not to */
+	struct mm_struct *mm;		/* read-locked; NULL: its faults are not placed */
+	bool busy;			/* a writer held the mmap lock: faults wait */
+	unsigned int nr;		/* mappings counted in */
+	unsigned int last;		/* the one the last fault was in */
+	const struct vm_area_struct *vmas[MP3_RUN_MAPPINGS];
+	struct mp3_mapping_faults counts[MP3_RUN_MAPPINGS];
+};
+
+u64 mp3_faults_dropped(void)
+{
+	return READ_ONCE(mp3_faults_dropped_total);
+}
+
+u64 mp3_faults_summed(void)
+{
+	return READ_ONCE(mp3_faults_summed_total);
+}
+
+/* As /proc/<pid>/maps names it (show_map_vma()). */
+static u32 mp3_mapping_kind(const struct vm_area_struct *vma)
+{
+	const struct mm_struct *mm = vma->vm_mm;
+
+	if (vma->vm_file)
+		return file_inode(vma->vm_file)->i_sb->s_magic == TMPFS_MAGIC ?
+		       MP3_MAPPING_SHMEM : MP3_MAPPING_FILE;
+	if (vma->vm_start <= mm->brk && vma->vm_end >= mm->start_brk)
+		return MP3_MAPPING_HEAP;
+	if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack)
+		return MP3_MAPPING_STACK;
+	return MP3_MAPPING_ANON;
+}
+
+static bool mp3_vma_holds(const struct vm_area_struct *vma, unsigned long addr)
+{
+	return vma->vm_start <= addr && addr < vma->vm_end;
+}
+
+static void __mp3_fault_sum(struct mp3_mapping_faults *into, const struct mp3_mapping_faults *m)
+{
+	into->minor = min_t(u64, (u64)into->minor + m->minor, U32_MAX);
+	into->major = min_t(u64, (u64)into->major + m->major, U32_MAX);
+}
+
+/* Within the bound, a record of @m; past it, @m is summed into the unresolved one. */
+static void __mp3_fault_tally_write(struct mp3_fault_tally *tally,
+				    const struct mp3_mapping_faults *m)
+{
+	if (tally->records < MP3_TALLY_RECORDS) {
+		tally->records++;
+		__mp3_buffer_record_faults(tally->tgid, tally->target, m);
+		return;
+	}
+	WRITE_ONCE(mp3_faults_summed_total, mp3_faults_summed_total + m->minor + m->major);
+	__mp3_fault_sum(&tally->rest, m);
+}
+
+static u32 mp3_tally_hash(pid_t tgid, u32 target)
+{
+	return hash_32((u32)tgid ^ hash_32(target, 32), ilog2(MP3_TALLY_SLOTS));
+}
+
+/* The tally of (@tgid, @target) in this tick, begun if new; NULL if MP3_TALLY_MAX are. */
+static struct mp3_fault_tally *__mp3_fault_tally(pid_t tgid, u32 target)
+{
+	u32 i = mp3_tally_hash(tgid, target);
+	struct mp3_fault_tally *t;
+
+	/* Never more than half full: the walk ends at a free slot. */
+	for (;; i = (i + 1) & (MP3_TALLY_SLOTS - 1)) {
+		t = &mp3_tally[i];
+		if (!t->tgid)
+			break;
+		if (t->tgid == tgid && t->target == target)
+			return t;
+	}
+	if (mp3_nr_tally == MP3_TALLY_MAX)
+		return NULL;
+	mp3_tally_used[mp3_nr_tally++] = i;
+	*t = (struct mp3_fault_tally) {
+		.tgid = tgid,
+		.target = target,
+		.rest.kind = MP3_MAPPING_UNRESOLVED,
+	};
+	return t;
+}
+
+/* At the end of the tick: each process's unresolved record; the tallies emptied. */
+static void __mp3_fault_tally_end(void)
+{
+	struct mp3_fault_tally *t;
+
+	for (unsigned int i = 0; i < mp3_nr_tally; i++) {
+		t = &mp3_tally[mp3_tally_used[i]];
+		if (t->rest.minor || t->rest.major)
+			__mp3_buffer_record_faults(t->tgid, t->target, &t->rest);
+		t->tgid = 0;
+	}
+	mp3_nr_tally = 0;
+}
+
+static void __mp3_fault_run_write(struct mp3_fault_run *run)
+{
+	for (unsigned int i = 0; i < run->nr; i++)
+		__mp3_fault_tally_write(run->tally, &run->counts[i]);
+	run->nr = 0;
+}
+
+/*
+ * The counts of the mapping of run->mm that holds @addr, starting them if
+ * it is new to the run; NULL if none does.
+ */
+static struct mp3_mapping_faults *
+__mp3_fault_run_mapping(struct mp3_fault_run *run, unsigned long addr)
+{
+	struct vm_area_struct *vma;
+	unsigned int i;
+
+	if (!addr)
+		return NULL;
+	if (run->nr && mp3_vma_holds(run->vmas[run->last], addr))
+		return &run->counts[run->last];
+	for (i = 0; i < run->nr; i++)
+		if (mp3_vma_holds(run->vmas[i], addr))
+			goto found;
+	vma = find_vma(run->mm, addr);
+	if (!vma || vma->vm_start > addr)
+		return NULL;
+	if (run->nr == MP3_RUN_MAPPINGS)
+		__mp3_fault_run_write(run);
+	i = run->nr++;
+	run->vmas[i] = vma;
+	run->counts[i] = (struct mp3_mapping_faults) {
+		.start = vma->vm_start,
+		.inode = vma->vm_file ? file_inode(vma->vm_file)->i_ino : 0,
+		.kind = mp3_mapping_kind(vma),
+	};
+found:
+	run->last = i;
+	return &run->counts[i];
+}
+
+/* Keeps @f for the next tick; false if it waited long enough, or no room is left. */
+static bool __mp3_fault_wait(const struct mp3_fault *f)
+{
+	if (f->ticks + 1 >= MP3_DEFER_TICKS || mp3_nr_waiting == MP3_FAULTS_DEFERRED)
+		return false;
+	mp3_faults_waiting[mp3_nr_waiting] = *f;
+	mp3_faults_waiting[mp3_nr_waiting++].ticks++;
+	return true;
+}
+
+/*
+ * Whether @f was taken in run->mm: by the process the run found (an owner
+ * that holds its PID, which nobody else can have meanwhile), in the exec
+ * generation and memory map it has now.
+ */
+static bool __mp3_fault_run_owns(struct mp3_fault_run *run, const struct mp3_fault *f)
+{
+	const struct mp3_fault_owner *owner;
+
+	if (f->exec_id != run->exec_id || f->mm != run->mm)
+		return false;
+	if (f->owner == run->owner)
+		return true;
+	if (f->owner == run->refused)
+		return false;
+	/* Gone: its counters were released, and its process left since. */
+	owner = __mp3_fault_owner_find(f->owner);
+	if (!owner || owner->pid != run->pid) {
+		run->refused = f->owner;
+		return false;
+	}
+	run->owner = f->owner;
+	return true;
+}
+
+static void __mp3_fault_run_count(struct mp3_fault_run *run, const struct mp3_fault *f)
+{
+	struct mp3_mapping_faults *m = NULL;
+
+	if (run->busy && __mp3_fault_wait(f))
+		return;
+	if (!run->tally) {
+		mp3_faults_dropped_total++;
+		return;
+	}
+	if (run->mm && __mp3_fault_run_owns(run, f))
+		m = __mp3_fault_run_mapping(run, f->addr);
+	if (!m)
+		m = &run->tally->rest;
+	if (f->major)
+		m->major++;
+	else
+		m->minor++;
+}
+
+/* Writes out the run's counts; its address space is let go asynchronously. */
+static void __mp3_fault_run_end(struct mp3_fault_run *run)
+{
+	if (!run->followed)
+		return;
+	if (run->tally)
+		__mp3_fault_run_write(run);
+	if (run->mm) {
+		mmap_read_unlock(run->mm);
+		mmput_async(run->mm);
+	}
+}
+
+void __mp3_faults_departed(pid_t tgid, u32 target, bool place)
+{
+	lockdep_assert_held(&mp3_lock);
+
+	if (mp3_departed && mp3_nr_departed < MP3_DEPARTED_MAX)
+		mp3_departed[mp3_nr_departed++] = (struct mp3_departed) { tgid, target, place };
+}
+
+static int mp3_departed_cmp(const void *a, const void *b)
+{
+	const struct mp3_departed *x = a, *y = b;
+
+	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
+}
+
+/*
+ * Under rcu_read_lock(): whether @tgid left in this tick, and then its
+ * target, and the process numbered @tgid now if its faults may be placed.
+ */
+static bool __mp3_faults_was_departed(pid_t tgid, u32 *target, struct task_struct **leader)
+{
+	const struct mp3_departed key = { .tgid = tgid }, *d;
+
+	d = bsearch(&key, mp3_departed, mp3_nr_departed, sizeof(*d), mp3_departed_cmp);
+	if (!d)
+		return false;
+	*target = d->target;
+	/*
+	 * Alive if it left its target only; an exited one has no memory map,
+	 * and its number may be another process's now (its faults' owner
+	 * tells).
+	 */
+	*leader = d->place ? pid_task(find_pid_ns(tgid, &init_pid_ns), PIDTYPE_TGID) : NULL;
+	return true;
+}
+
+/* A run of @tgid's faults: followed if its counters are, or it just left. */
+static void __mp3_fault_run_begin(struct mp3_fault_run *run, pid_t tgid)
+{
+	struct task_struct *leader;
+
+	*run = (struct mp3_fault_run) { .tgid = tgid };
+	run->followed = __mp3_faults_is_followed(tgid, &run->target, &leader) ||
+			__mp3_faults_was_departed(tgid, &run->target, &leader);
+	if (!run->followed)
+		return;
+	run->tally = __mp3_fault_tally(tgid, run->target);
+	if (!run->tally || !leader)
+		return;
+	/* Compared with the owners' held PIDs only. */
+	run->pid = task_tgid(leader);
+	/*
+	 * Read before the memory map, which an exec replaces first: an exec
+	 * in between gives the new map with the old generation, which only
+	 * faults taken in the new map carry (see struct mp3_fault).
+	 */
+	run->exec_id = READ_ONCE(leader->self_exec_id);
+	run->mm = get_task_mm(leader);
+	if (run->mm && !mmap_read_trylock(run->mm)) {
+		mmput_async(run->mm);
+		run->mm = NULL;
+		run->busy = true;
+	}
+}
+
+/* Counts each of @n faults in its run, a new run at each change of process. */
+static void __mp3_faults_place(struct mp3_fault_run *run, const struct mp3_fault *faults,
+			       unsigned int n)
+{
+	for (const struct mp3_fault *f = faults; f < faults + n; f++) {
+		if (f->tgid != run->tgid) {
+			__mp3_fault_run_end(run);
+			__mp3_fault_run_begin(run, f->tgid);
+		}
+		if (run->followed)
+			__mp3_fault_run_count(run, f);
+	}
+}
+
+/*
+ * Each tick, after the visits: the faults that waited for their process's
+ * mmap lock, then those noted since the last tick, as records of the
+ * processes followed or that left in the visits.
+ */
+void __mp3_faults_collect(void)
+{
+	struct mp3_fault_run run = {};
+	struct mp3_fault_cpu *c;
+	unsigned int waited, len;
+	u64 dropped;
+	int cpu;
+
+	lockdep_assert_held(&mp3_lock);
+
+	if (mp3_fault_cpus) {
+		sort(mp3_departed, mp3_nr_departed, sizeof(*mp3_departed), mp3_departed_cmp, NULL);
+		rcu_read_lock();
+		swap(mp3_faults_waiting, mp3_faults_waiting_spare);
+		waited = mp3_nr_waiting;
+		mp3_nr_waiting = 0;
+		__mp3_faults_place(&run, mp3_faults_waiting_spare, waited);
+		for_each_possible_cpu(cpu) {
+			c = per_cpu_ptr(mp3_fault_cpus, cpu);
+			/* Taken first: it swaps c->spare in. */
+			len = __mp3_faults_take(c, &dropped);
+			mp3_faults_dropped_total += dropped;
+			__mp3_faults_place(&run, c->spare, len);
+		}
+		__mp3_fault_run_end(&run);
+		rcu_read_unlock();
+		__mp3_fault_tally_end();
+		mp3_nr_departed = 0;
+	}
+}
+
+void mp3_faults_destroy(void)
+{
+	if (!mp3_fault_cpus)
+		return;
+	/*
+	 * A handler interrupted by the release of its counter may still be
+	 * writing: it runs with preemption disabled, an RCU read-side
+	 * section, so once a grace period is over none runs the module's
+	 * code or touches its buffers.
+	 */
+	synchronize_rcu();
+	mp3_faults_free_buffers();
+}
