@@ -145,6 +145,7 @@ kernel_fetch() {
 		"$KERNEL_BUILDROOT/usr/src/linux-headers-$KVER/Makefile" "$KERNEL_BUILDROOT" '' \
 		"linux-headers-$KVER" $(package_depends "linux-headers-$KVER" 'linux-(headers|kbuild)-') ||
 		return 1
+	kbuild_checker_fill || return 1
 	KERNEL_ROOT=$dir/root
 	for KERNEL_IMAGE in "$dir/root/boot/vmlinuz-$KVER" "$dir/root/usr/lib/modules/$KVER/vmlinuz" ''; do
 		[ -z "$KERNEL_IMAGE" ] || [ ! -f "$KERNEL_IMAGE" ] || break
@@ -153,6 +154,20 @@ kernel_fetch() {
 		echo "kernels: no vmlinuz in linux-image-$KVER" >&2
 		return 1
 	fi
+}
+
+# kbuild_checker_fill: tests/vm/checker-valid.sh into $KVER's kbuild scripts
+# in the build root when its Makefile asks for scripts/checker-valid.sh and
+# Debian's linux-kbuild package lacks it (7.x): without it, 7.x's Makefile
+# turns sparse (C=2) off and the module's sparse check would pass unchecked.
+kbuild_checker_fill() {
+	local headers=$KERNEL_BUILDROOT/usr/src/linux-headers-$KVER scripts
+
+	grep -qs 'scripts/checker-valid\.sh' "$headers"/Makefile "${headers%-*}"-common/Makefile ||
+		return 0
+	scripts=$(readlink -f "$headers/scripts")
+	[ -f "$scripts/checker-valid.sh" ] ||
+		install -m 0755 "$(dirname "${BASH_SOURCE[0]}")/../vm/checker-valid.sh" "$scripts/"
 }
 
 # kernel_unpack LOCK DONE ROOT REGEX PACKAGE...: unless the file DONE exists,

@@ -51,7 +51,7 @@ result docs_no_typed_bench_run "$(no_typed_run | sed 's/^/typed by hand: /')"
 # The Parts table names every unit, fragment and rule that systemd and udev get.
 parts_missing() {
 	for file in "$top"/systemd/* "$top"/udev/*; do
-		grep '^| `systemd/`' "$top/README.md" | grep -qF "\`${file##*/}\`" || echo "${file##*/}"
+		grep '^| .systemd/., ' "$top/README.md" | grep -qF "\`${file##*/}\`" || echo "${file##*/}"
 	done
 }
 result readme_parts_name_every_unit "$(parts_missing | sed 's/^/not in the Parts table: /')"

@@ -11,8 +11,9 @@
 #             packages (the README's build lines), the programs installed from
 #             source in the packaging guests, Debian 12's lintian.
 #   trixie    gcc-14: the module for Debian 13's and the newest kernels,
-#             sparse on it, the debug kernel; Debian 13's lintian; and QEMU
-#             11.1 (trixie-backports'), which boots every guest (boot.sh).
+#             sparse on it (sid's: sparse-from-sid.sh), the debug kernel;
+#             Debian 13's lintian; and QEMU 11.1 (trixie-backports'), which
+#             boots every guest (boot.sh).
 # Kernel headers are added by tests/lib/kernels.sh. Cached under
 # ${PFPROF_CACHE:-/var/cache/pfprof-test}/buildroot/, keyed by what it is made
 # of (suite, sources and packages); built when missing. Progress goes to stderr.
@@ -32,6 +33,8 @@ mirror=http://deb.debian.org/debian
 # Both: what building a module with W=1 (perl: kernel-doc) and sparse need,
 # and the release's lintian.
 packages=gcc,make,libc6-dev,libelf-dev,bc,kmod,perl,sparse,lintian
+# Scripts of this folder run as customize hooks, with the tree as argument.
+hook_scripts=()
 case $suite in
 bookworm)
 	# The README's build lines install these; here they are already, as the
@@ -50,10 +53,17 @@ trixie)
 	packages+=,gcc-14,pahole,flex,bison,libssl-dev,cpio,xz-utils,zstd,qemu-system-x86/trixie-backports
 	packages+=,qemu-system-common/trixie-backports,qemu-system-data/trixie-backports,seabios/trixie-backports
 	sources=("deb $mirror trixie main" "deb $mirror trixie-updates main"
-		"deb $mirror trixie-backports main" "deb http://deb.debian.org/debian-security trixie-security main") ;;
+		"deb $mirror trixie-backports main" "deb http://deb.debian.org/debian-security trixie-security main")
+	hook_scripts=(sparse-from-sid.sh) ;;
 *) log "unknown suite '$suite'"; usage ;;
 esac
-key=$(printf '%s\n' "$packages" "${sources[@]}" | sha256sum | cut -c1-12)
+hooks=()
+for script in "${hook_scripts[@]}"; do
+	hooks+=("--customize-hook=$(cd "$(dirname "$0")" && pwd)/$script \"\$1\"")
+done
+key=$( (printf '%s\n' "$packages" "${sources[@]}"
+	for script in "${hook_scripts[@]}"; do cat "$(dirname "$0")/$script"; done) |
+	sha256sum | cut -c1-12)
 cache=${PFPROF_CACHE:-/var/cache/pfprof-test}/buildroot
 root=$cache/$suite-$key
 
@@ -72,7 +82,7 @@ trap 'rm -rf "$work"' EXIT
 log "mmdebstrap $suite ($packages)"
 # shellcheck disable=SC2016 # "$1" belongs to the hook, expanded by mmdebstrap
 debian_tree --include="$packages" \
-	--customize-hook='rm -rf "$1"/var/cache/apt/archives/*.deb' \
+	--customize-hook='rm -rf "$1"/var/cache/apt/archives/*.deb' "${hooks[@]}" \
 	"$suite" "$work/root" "${sources[@]}" >&2
 touch "$work/root/.complete"
 rm -rf "$cache/$suite"-*	# built by older versions of this script
