@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* lib/heatmaplog: the heatmap log's lines, from regions and from /proc/PID/maps. */
+/* pfprofctl/heatmap/log: the heatmap log's lines, from regions and from /proc/PID/maps. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "heatmaplog.h"
+#include "heatmap/log.h"
 #include "unit.h"
 
 /* What f holds, closed; free() it. */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "heatmaplog.h"
+#include "log.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #include "ctl.h"
-#include "heatmapdata.h"
+#include "data.h"
 
 enum { OPT_RECORD, OPT_SECONDS, OPT_OUTPUT, OPT_TAKE_DAMON, OPT_WATCH, OPT_DELAY, OPT_TREE,
        OPT_UNIT, OPT_LOG, OPT_JSON };

@@ -21,7 +21,7 @@
 #include "ctl.h"
 #include "damon.h"
 #include "heatmap.h"
-#include "heatmaplog.h"
+#include "log.h"
 #include "logrotate.h"
 #include "privfile.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "heatmapdata.h"
+#include "data.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "growarray.h"
-#include "heatmaplog.h"
+#include "log.h"
 #include "sorted.h"
 
 /* What the first reading collects: every mapping named, every snapshot's time. */

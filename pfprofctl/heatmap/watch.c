@@ -18,7 +18,7 @@
 
 #include "ctl.h"
 #include "heatmap.h"
-#include "heatmapdata.h"
+#include "data.h"
 #include "screen.h"
 
 #define HEADER_LINES 2
