@@ -67,7 +67,7 @@ enum ctl_picture ctl_picture_of(const char *path)
 	return CTL_PICTURE_OTHER;
 }
 
-double ctl_scale_bytes(uint64_t bytes, const char **unit)
+void ctl_format_bytes(char *buf, size_t size, uint64_t bytes)
 {
 	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	double v = (double)bytes;
@@ -77,8 +77,8 @@ double ctl_scale_bytes(uint64_t bytes, const char **unit)
 		v /= 1024;
 		u++;
 	}
-	*unit = units[u];
-	return v;
+	/* Two or three digits: a tenth shown only where it is a tenth of a small number. */
+	snprintf(buf, size, v < 10 && u ? "%.1f %s" : "%.0f %s", v, units[u]);
 }
 
 bool ctl_parse_pid(const char *arg, pid_t *pid)

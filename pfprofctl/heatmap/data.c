@@ -323,3 +323,10 @@ long heatmap_data_row(const struct heatmap_data *d, uint64_t addr)
 	}
 	return -1;
 }
+
+const char *heatmap_band_label(const struct heatmap_band *b)
+{
+	const char *slash = strrchr(b->name, '/');
+
+	return !b->name[0] ? "[anon]" : slash && slash[1] ? slash + 1 : b->name;
+}

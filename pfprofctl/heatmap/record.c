@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pfprofctl heatmap --record: DAMON's picture of which memory a process
- * keeps using, a snapshot a second into a heatmap log (heatmaplog.h). Run
+ * keeps using, a snapshot a second into a heatmap log (log.h). Run
  * by root, like perf record: DAMON's sysfs files are root's, and pfprofd
  * runs as its own user with /sys read-only (docs/damon.md).
  */
@@ -20,10 +20,13 @@
 #include "clock.h"
 #include "ctl.h"
 #include "damon.h"
-#include "heatmap.h"
 #include "log.h"
+#include "logfile.h"
 #include "logrotate.h"
+#include "options.h"
 #include "privfile.h"
+#include "record.h"
+#include "targetpids.h"
 
 #define SNAPSHOT_INTERVAL_NS 1000000000ULL
 
@@ -338,7 +341,8 @@ static bool report(const struct recording *r)
 }
 
 /* A target's processes into pids (*nr): the tree's or the unit's. -1 to go on, else the exit status. */
-static int target_pids(const struct ctl_call *call, pid_t *pids, size_t *nr)
+static int target_pids(const struct ctl_call *call, const struct ctl_command *cmd, pid_t *pids,
+		       size_t *nr)
 {
 	const char *name = call->operands[0], *why;
 	size_t seen = 0;
@@ -346,15 +350,13 @@ static int target_pids(const struct ctl_call *call, pid_t *pids, size_t *nr)
 	int err;
 
 	if (call->nr_operands != 1)
-		return ctl_usage_error(&ctl_heatmap_command, "one target at a time: %d given",
-				       call->nr_operands);
+		return ctl_usage_error(cmd, "one target at a time: %d given", call->nr_operands);
 	if (call->option[OPT_TREE].set) {
 		if (!ctl_parse_pid(name, &root))
-			return ctl_usage_error(&ctl_heatmap_command, "'%s' is not a PID", name);
+			return ctl_usage_error(cmd, "'%s' is not a PID", name);
 		err = heatmap_tree_pids(root, pids, DAMON_MAX_PROCESSES, nr, &seen);
 	} else if ((err = cgroupfs_check_unit_name(name, &why))) {
-		return ctl_usage_error(&ctl_heatmap_command, "'%s': %s", name,
-				       why);
+		return ctl_usage_error(cmd, "'%s': %s", name, why);
 	} else {
 		err = heatmap_unit_pids(name, pids, DAMON_MAX_PROCESSES, nr, &seen);
 	}
@@ -372,18 +374,18 @@ static int target_pids(const struct ctl_call *call, pid_t *pids, size_t *nr)
 }
 
 /* The processes to record: the operands, or a target's. -1 to go on, else the exit status. */
-static int pids_to_record(const struct ctl_call *call, pid_t *pids, size_t *nr)
+static int pids_to_record(const struct ctl_call *call, const struct ctl_command *cmd, pid_t *pids,
+			  size_t *nr)
 {
 	if (call->option[OPT_TREE].set && call->option[OPT_UNIT].set)
-		return ctl_usage_error(&ctl_heatmap_command, "--tree and --unit name different "
-				       "things: give one of them");
+		return ctl_usage_error(cmd, "--tree and --unit name different things: give one "
+				       "of them");
 	if (call->option[OPT_TREE].set || call->option[OPT_UNIT].set)
-		return target_pids(call, pids, nr);
+		return target_pids(call, cmd, pids, nr);
 	*nr = (size_t)call->nr_operands;
 	for (size_t i = 0; i < *nr; i++)
 		if (!ctl_parse_pid(call->operands[i], &pids[i]))
-			return ctl_usage_error(&ctl_heatmap_command, "'%s' is not a PID",
-					       call->operands[i]);
+			return ctl_usage_error(cmd, "'%s' is not a PID", call->operands[i]);
 	return -1;
 }
 
@@ -392,7 +394,7 @@ static int pids_to_record(const struct ctl_call *call, pid_t *pids, size_t *nr)
  * record. Their logs' names. -1 to go on, else the exit status.
  */
 static int take_processes(const struct ctl *ctl, const struct ctl_call *call,
-			  struct recording *recs, size_t nr)
+			  const struct ctl_command *cmd, struct recording *recs, size_t nr)
 {
 	/* -o was the log's name with --record before --log. */
 	int log_option = call->option[OPT_LOG].set ? OPT_LOG : OPT_OUTPUT;
@@ -400,7 +402,7 @@ static int take_processes(const struct ctl *ctl, const struct ctl_call *call,
 	int status = -1;
 
 	if (out && nr > 1)
-		return ctl_usage_error(&ctl_heatmap_command, "%s names one log: give one PID, or "
+		return ctl_usage_error(cmd, "%s names one log: give one PID, or "
 				       "none to have a log each", call->option[log_option].typed);
 	for (size_t i = 0; i < nr && status < 0; i++) {
 		struct recording *r = &recs[i];
@@ -464,7 +466,8 @@ static int start_damon(const struct recording *recs, size_t nr, const struct dam
 	return err;
 }
 
-int heatmap_record_command(const struct ctl *ctl, const struct ctl_call *call)
+int heatmap_record_command(const struct ctl *ctl, const struct ctl_call *call,
+			   const struct ctl_command *cmd)
 {
 	const struct damon_attrs attrs = DAMON_ATTRS_DEFAULT;
 	const struct rotation rot = {
@@ -477,7 +480,7 @@ int heatmap_record_command(const struct ctl *ctl, const struct ctl_call *call)
 	struct recording *recs = NULL;
 	bool stat_taken, ok = true;
 	size_t nr = 0;
-	int status = pids_to_record(call, pids, &nr);
+	int status = pids_to_record(call, cmd, pids, &nr);
 
 	if (status < 0) {
 		recs = calloc(nr, sizeof(*recs));
@@ -487,7 +490,7 @@ int heatmap_record_command(const struct ctl *ctl, const struct ctl_call *call)
 		}
 		for (size_t i = 0; i < nr; i++)
 			recs[i].pid = pids[i];
-		status = take_processes(ctl, call, recs, nr);
+		status = take_processes(ctl, call, cmd, recs, nr);
 	}
 	if (status < 0)
 		status = take_damon(call->option[OPT_TAKE_DAMON].set, &stat_taken);
