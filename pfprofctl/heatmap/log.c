@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 static int written(FILE *f)
@@ -59,4 +60,77 @@ int heatmap_log_maps(FILE *f, uint64_t wall_ns, const char *maps_text)
 		line += len + (nl != NULL);
 	}
 	return err;
+}
+
+/* "# pid 1234 comm NAME sample_us 5000 aggr_us 100000": the name may hold spaces. */
+static bool read_header(const char *line, struct heatmap_log_line *out)
+{
+	const char *tail = strstr(line, " sample_us ");
+	unsigned long long sample, aggr;
+	int pid, comm_at = 0;
+
+	if (sscanf(line, "# pid %d comm %n", &pid, &comm_at) != 1 || !comm_at || !tail ||
+	    tail < line + comm_at ||
+	    sscanf(tail, " sample_us %llu aggr_us %llu", &sample, &aggr) != 2)
+		return false;
+	out->pid = pid;
+	out->comm = line + comm_at;
+	out->comm_len = (int)(tail - line - comm_at);
+	out->sample_us = sample;
+	out->aggr_us = aggr;
+	return true;
+}
+
+static bool read_map(const char *line, struct heatmap_log_line *out)
+{
+	unsigned long long ns, start, end;
+	int name_at = 0;
+
+	if (sscanf(line, "map\t%llu\t%llx\t%llx\t%n", &ns, &start, &end, &name_at) != 3 ||
+	    !name_at || start >= end)
+		return false;
+	out->wall_ns = ns;
+	out->start = start;
+	out->end = end;
+	out->name = line + name_at;
+	out->name_len = (int)strcspn(out->name, "\n");
+	return true;
+}
+
+static bool read_region(const char *line, struct heatmap_log_line *out)
+{
+	unsigned long long t, s, e;
+	unsigned int nr, age;
+
+	if (sscanf(line, "region\t%llu\t%llx\t%llx\t%u\t%u", &t, &s, &e, &nr, &age) != 5 ||
+	    s >= e)
+		return false;
+	out->wall_ns = t;
+	out->start = s;
+	out->end = e;
+	out->accesses = nr;
+	return true;
+}
+
+bool heatmap_log_read_line(const char *line, unsigned long line_no, struct heatmap_log_line *out)
+{
+	*out = (struct heatmap_log_line){ 0 };
+	if (line_no == 1) {
+		out->kind = HEATMAP_LOG_MAGIC_LINE;
+		return !strncmp(line, HEATMAP_LOG_MAGIC "\n", strlen(HEATMAP_LOG_MAGIC) + 1);
+	}
+	if (!strncmp(line, "# pid ", 6)) {
+		out->kind = HEATMAP_LOG_HEADER;
+		return read_header(line, out);
+	}
+	if (line[0] == '#') {
+		out->kind = HEATMAP_LOG_COMMENT;
+		return true;
+	}
+	if (!strncmp(line, "map\t", 4)) {
+		out->kind = HEATMAP_LOG_MAP;
+		return read_map(line, out);
+	}
+	out->kind = HEATMAP_LOG_REGION;
+	return read_region(line, out);
 }
