@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "procmaps.h"
+
 static int written(FILE *f)
 {
 	return ferror(f) ? -EIO : 0;
@@ -28,23 +30,20 @@ int heatmap_log_regions(FILE *f, uint64_t wall_ns, const struct damon_region *re
 	return written(f);
 }
 
-/*
- * One line of /proc/PID/maps: "start-end perms offset dev inode [name]".
- * Its name is what follows the inode and its spaces, to the end of the line.
- */
+/* One line of /proc/PID/maps as a map line: its range and its name, empty if it has none. */
 static int log_map_line(FILE *f, uint64_t wall_ns, const char *line, size_t len)
 {
-	unsigned long long start, end;
-	int name_at = 0;
+	struct procmaps_line m;
 	char text[512];
 
 	if (len >= sizeof(text))
 		len = sizeof(text) - 1;
 	memcpy(text, line, len);
 	text[len] = '\0';
-	if (sscanf(text, "%llx-%llx %*s %*s %*s %*s %n", &start, &end, &name_at) < 2 || !name_at)
+	if (!procmaps_parse_line(text, &m))
 		return -EPROTO;
-	fprintf(f, "map\t%" PRIu64 "\t%llx\t%llx\t%s\n", wall_ns, start, end, text + name_at);
+	fprintf(f, "map\t%" PRIu64 "\t%" PRIx64 "\t%" PRIx64 "\t%.*s\n", wall_ns, m.start, m.end,
+		(int)m.name_len, m.name);
 	return written(f);
 }
 
