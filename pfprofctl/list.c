@@ -14,6 +14,7 @@
 #include "ctl.h"
 #include "ctljson.h"
 #include "pidlist.h"
+#include "proccomm.h"
 #include "procstatus.h"
 #include "targets.h"
 
@@ -26,27 +27,11 @@ struct listed_target {
 	size_t members;
 };
 
-/* pid's command name into comm, "?" if it is gone. */
-static void read_comm(pid_t pid, char *comm, size_t size)
-{
-	char path[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	snprintf(comm, size, "?");
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(comm, (int)size, f))
-		comm[strcspn(comm, "\n")] = '\0';
-	fclose(f);
-}
-
 static void print_process(const char *indent, pid_t pid, const char *state)
 {
 	char comm[64];
 
-	read_comm(pid, comm, sizeof(comm));
+	proccomm_read(pid, comm, sizeof(comm));
 	printf("%s%-8d %-16.16s %s\n", indent, (int)pid, comm, state);
 }
 
@@ -109,7 +94,7 @@ static bool has_comm(pid_t pid, const char *name)
 {
 	char comm[64];
 
-	read_comm(pid, comm, sizeof(comm));
+	proccomm_read(pid, comm, sizeof(comm));
 	return !strcmp(comm, name);
 }
 
@@ -251,7 +236,7 @@ static void add_process_json(const struct listing *l, pid_t pid, bool profiled,
 	struct json_object *proc = ctl_json_object();
 	char comm[64], label[PATH_MAX + 16];
 
-	read_comm(pid, comm, sizeof(comm));
+	proccomm_read(pid, comm, sizeof(comm));
 	ctl_json_add_int(proc, "pid", pid);
 	ctl_json_add_string(proc, "comm", comm);
 	ctl_json_add_bool(proc, "profiled", profiled);

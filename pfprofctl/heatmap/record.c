@@ -25,6 +25,7 @@
 #include "logrotate.h"
 #include "options.h"
 #include "privfile.h"
+#include "proccomm.h"
 #include "record.h"
 #include "targetpids.h"
 
@@ -37,15 +38,15 @@ static void on_stop_signal(int sig)
 	stop_signal = sig;
 }
 
-/* /proc/<pid>/<file>'s whole text (free() it); NULL with errno set. */
-static char *read_proc_file(pid_t pid, const char *file)
+/* /proc/<pid>/maps's whole text (free() it); NULL with errno set. */
+static char *read_maps(pid_t pid)
 {
 	char path[64], *text = NULL;
 	size_t size = 0;
 	FILE *f, *out;
 	int c;
 
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
 		return NULL;
@@ -90,17 +91,12 @@ static int may_record(pid_t pid)
 /* pid's command name into comm; -1 to go on, else the exit status (ESRCH said). */
 static int process_comm(pid_t pid, char *comm, size_t size)
 {
-	char *text = read_proc_file(pid, "comm");
+	int err = proccomm_read(pid, comm, size);
 
-	if (!text) {
-		int err = -errno;
-
-		ctl_error(err == -ENOENT ? -ESRCH : err, "process %d", (int)pid);
-		return PFPROF_EXIT_FAILED;
-	}
-	snprintf(comm, size, "%.*s", (int)strcspn(text, "\n"), text);
-	free(text);
-	return -1;
+	if (!err)
+		return -1;
+	ctl_error(err == -ENOENT ? -ESRCH : err, "process %d", (int)pid);
+	return PFPROF_EXIT_FAILED;
 }
 
 /*
@@ -109,7 +105,7 @@ static int process_comm(pid_t pid, char *comm, size_t size)
  */
 static int check_address_space(pid_t pid, const char *comm)
 {
-	char *text = read_proc_file(pid, "maps");
+	char *text = read_maps(pid);
 	int err = !text ? -errno : !*text ? -EINVAL : 0;
 
 	free(text);
@@ -252,7 +248,7 @@ static int record_snapshot(struct recording *r, const struct rotation *rot)
 	}
 	r->snapshots++;
 	r->empty_snapshots += !count;
-	maps = read_proc_file(r->pid, "maps");
+	maps = read_maps(r->pid);
 	if (maps && (!r->maps || strcmp(maps, r->maps))) {
 		err = heatmap_log_maps(r->log, wall_ns, maps);
 		free(r->maps);
