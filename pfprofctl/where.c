@@ -246,9 +246,10 @@ static int once(struct where_view *v, bool json)
 		return PFPROF_EXIT_FAILED;
 	}
 	if (json)
-		return print_json(v) && !fflush(stdout) ? PFPROF_EXIT_OK : PFPROF_EXIT_FAILED;
+		return print_json(v) ? PFPROF_EXIT_OK : PFPROF_EXIT_FAILED;
+	/* A write that fails is main()'s to say, as for every command. */
 	print_table(v, (struct screen_size){ 0 }, "");
-	return fflush(stdout) ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
+	return PFPROF_EXIT_OK;
 }
 
 /* The target options, in the order of enum target_kind. */
