@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
-#include "groups.h"
+#include "groupsync.h"
 #include "collector.h"
 #include "config.h"
 #include "counters.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "groups.h"
+#include "groupsync.h"
 
 #include <errno.h>
 #include <libgen.h>

@@ -20,8 +20,8 @@
  * latency is measured by the systemd guest test (tests/systemd/run,
  * service_* checks).
  */
-#ifndef PFPROF_GROUPS_H
-#define PFPROF_GROUPS_H
+#ifndef PFPROF_GROUPSYNC_H
+#define PFPROF_GROUPSYNC_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -62,4 +62,4 @@ void groups_sync(struct groups *c);
 
 void groups_stop(struct groups *c);
 
-#endif /* PFPROF_GROUPS_H */
+#endif /* PFPROF_GROUPSYNC_H */
