@@ -26,7 +26,7 @@ struct daemon {
 	struct collector collector;
 	struct counters counters;	/* fed by the collector, exported by the exporter */
 	struct exporter exporter;
-	struct groups groups;		/* the PID file's cgroups, units and command names */
+	struct groups groups;		/* the targets file's cgroups, units and command names */
 	uint64_t samples_written;	/* sample lines this daemon wrote to the log */
 	sd_event_source *retry;		/* armed while lines wait for the disk */
 	sd_event_source *samples;	/* the device: off while a batch is gathering */

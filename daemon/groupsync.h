@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Keeps the PID file's groups registered with the module: cgroups and units
+ * Keeps the targets file's groups registered with the module: cgroups and units
  * ("C", each by its cgroup's id, a unit's found where systemd put it) and
  * command names ("N"). systemd removes a unit's cgroup when it stops and
  * makes a new one (a new id) when it starts again, so a unit is followed
@@ -44,17 +44,17 @@ struct group_state {
 struct groups {
 	sd_event *loop;
 	const struct pfprof_config *config;
-	struct target_list targets;	/* the PID file's cgroups, units and names */
+	struct target_list targets;	/* the targets file's cgroups, units and names */
 	struct group_state *states;	/* indexed like targets */
 	char **dirs;			/* watched: where their cgroups are or will be */
 	sd_event_source **watches;	/* one per dir */
 	size_t nr_dirs;
 };
 
-/* Reads the PID file's cgroups, units and names and registers them. */
+/* Reads the targets file's cgroups, units and names and registers them. */
 void groups_start(struct groups *c, sd_event *loop, const struct pfprof_config *config);
 
-/* Reads the PID file again: new targets are registered, removed ones unregistered. */
+/* Reads the targets file again: new targets are registered, removed ones unregistered. */
 void groups_reload(struct groups *c);
 
 /* Checks each target again: a unit started, restarted, stopped; the module reloaded. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pfprofd: drains the mp3 module's samples into rotating logs and keeps the
- * processes listed in its PID file registered. This file starts it: command
+ * processes listed in its targets file registered. This file starts it: command
  * line, configuration, directories, lock, device and log; loop.c runs it.
  *
  * Exit status: 0 stopped by SIGTERM/SIGINT, 1 error (also: lines left
@@ -97,7 +97,7 @@ static int need_dir(const char *what, const char *dir, int priority)
 
 /*
  * The directories pfprofd writes in, which make install and the service
- * create: the logs', the PID file's (it removes exited PIDs) and, for the
+ * create: the logs', the targets file's (it removes exited PIDs) and, for the
  * metrics' counters, the state directory (without it they start from 0).
  */
 static int need_dirs(const struct pfprof_config *config)
@@ -105,7 +105,7 @@ static int need_dirs(const struct pfprof_config *config)
 	char pid_dir[PATH_MAX];
 	int err;
 
-	snprintf(pid_dir, sizeof(pid_dir), "%s", config->pid_file);
+	snprintf(pid_dir, sizeof(pid_dir), "%s", config->targets_file);
 	err = need_dir("log directory (log_dir)", config->log_dir, LOG_ERR);
 	if (!err)
 		err = need_dir("directory of the PID file (pid_file)", dirname(pid_dir), LOG_ERR);

@@ -108,8 +108,8 @@ bool ctl_module_missing_note(const struct ctl *ctl, int err, const char *fmt, ..
 int ctl_change_groups(const struct ctl *ctl, enum target_kind kind, bool add, bool maps,
 		      const struct ctl_call *call);
 
-/* Reports a failure to update the PID file (err is -errno), with a hint; PFPROF_EXIT_FAILED. */
-int ctl_pid_file_error(const struct ctl *ctl, int err);
+/* Reports a failure to update the targets file (err is -errno), with a hint; PFPROF_EXIT_FAILED. */
+int ctl_targets_file_error(const struct ctl *ctl, int err);
 
 /* Parses "<pid>" (decimal, 1..INT_MAX); false if malformed. */
 bool ctl_parse_pid(const char *arg, pid_t *pid);

@@ -13,7 +13,7 @@
 #include "cgroupfs.h"
 #include "ctl.h"
 #include "ctljson.h"
-#include "pidlist.h"
+#include "targetsread.h"
 #include "proccomm.h"
 #include "procstatus.h"
 #include "targets.h"
@@ -162,7 +162,7 @@ static void print_target(const struct listed_target *lt, const struct pidlist *r
 }
 
 /*
- * The targets the PID file keeps (none if lts is NULL: it could not be
+ * The targets the targets file keeps (none if lts is NULL: it could not be
  * read), with where their processes are now, and which one each registered
  * process belongs to (NULL: none), each judged once. NULL without memory.
  */
@@ -210,7 +210,7 @@ struct listing {
 
 /*
  * Calls fn on every process the listing shows, each once: the registered
- * ones (with the target each belongs to, or NULL), then those the PID file
+ * ones (with the target each belongs to, or NULL), then those the targets file
  * keeps that are not registered.
  */
 static void each_process(const struct listing *l,
@@ -298,15 +298,15 @@ static void print_text(const struct listing *l)
 	}
 }
 
-/* What the PID file keeps, into l (already holding what is registered): 0 or -errno. */
+/* What the targets file keeps, into l (already holding what is registered): 0 or -errno. */
 static int read_kept(const struct ctl *ctl, struct listing *l)
 {
-	int err = pidlist_read(ctl->config.pid_file, &l->kept, NULL, NULL);
+	int err = targetsfile_read_pids(ctl->config.targets_file, &l->kept, NULL, NULL);
 
 	if (!err)
-		err = pidlist_read_kind(ctl->config.pid_file, PIDLIST_MAPS, &l->mapped);
+		err = targetsfile_read_kind(ctl->config.targets_file, TARGETSFILE_MAPS, &l->mapped);
 	if (!err)
-		err = target_list_read(ctl->config.pid_file, &l->targets);
+		err = target_list_read(ctl->config.targets_file, &l->targets);
 	if (!err && !(l->lts = calloc(l->targets.count ? l->targets.count : 1, sizeof(*l->lts))))
 		err = -ENOMEM;
 	l->owners = find_owners(&l->targets, l->lts, &l->registered);
@@ -332,13 +332,13 @@ static int list(struct ctl *ctl, const struct ctl_call *call)
 	int err;
 
 	err = procstatus_list(ctl->config.status_file, &l.registered);
-	/* Without the module nothing is profiled: list what the PID file keeps. */
+	/* Without the module nothing is profiled: list what the targets file keeps. */
 	if (err && !ctl_module_missing_note(ctl, err, "showing what %s keeps",
-					    ctl->config.pid_file))
+					    ctl->config.targets_file))
 		return ctl_module_error(err, ctl->config.status_file);
 	err = read_kept(ctl, &l);
 	if (err)
-		ctl_error(err, "reading %s", ctl->config.pid_file);
+		ctl_error(err, "reading %s", ctl->config.targets_file);
 	if (call->option[OPT_JSON].set)
 		printed = print_json(&l);
 	else

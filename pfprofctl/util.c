@@ -46,13 +46,13 @@ int ctl_usage_error(const struct ctl_command *cmd, const char *fmt, ...)
 	return PFPROF_EXIT_USAGE;
 }
 
-int ctl_pid_file_error(const struct ctl *ctl, int err)
+int ctl_targets_file_error(const struct ctl *ctl, int err)
 {
-	ctl_error(err, "updating %s", ctl->config.pid_file);
+	ctl_error(err, "updating %s", ctl->config.targets_file);
 	if (err == -EACCES || err == -EPERM)
 		ctl_hint("run pfprofctl as root to change what pfprofd keeps profiled");
 	else if (err == -ENOENT)
-		ctl_hint("is pfprof installed? the directory of %s is missing", ctl->config.pid_file);
+		ctl_hint("is pfprof installed? the directory of %s is missing", ctl->config.targets_file);
 	return PFPROF_EXIT_FAILED;
 }
 
