@@ -34,7 +34,7 @@ struct daemon {
 	uint64_t next_write_usec;	/* CLOCK_MONOTONIC: no write before this */
 	sd_event_source *status;	/* refreshes the status when no batch did */
 	uint64_t next_status_usec;	/* CLOCK_MONOTONIC: the next status refresh */
-	sd_event_source *pid_watch;
+	sd_event_source *targets_watch;
 	int lock_fd;
 	int log_error;			/* last error reported, 0 once writing works */
 	struct psi_cache psi;		/* memory pressure, read every 2 s at most */

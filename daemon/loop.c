@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pfprofd's event loop, one sd_event: the device (poll() wakes it per
- * sample), signals, the targets file's directory (inotify), a retry timer while
- * the log cannot be written and a status timer.
+ * pfprofd's event loop, one sd_event: the device (poll() wakes it at a
+ * sample after a quiet spell; while samples keep coming it is left
+ * unwatched and the batch timer writes them once per write_interval),
+ * signals, the targets file's directory (inotify), a retry timer while the
+ * logs cannot be written and a status timer. The metrics exporter
+ * (exporter.h) and the groups' cgroup watches (groupsync.h) add their own
+ * sources to the same loop.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -297,7 +301,7 @@ static void sync_targets_file(struct daemon *d)
 	groups_reload(&d->groups);
 }
 
-static int on_pid_dir_event(sd_event_source *s, const struct inotify_event *ev, void *userdata)
+static int on_targets_dir_event(sd_event_source *s, const struct inotify_event *ev, void *userdata)
 {
 	struct daemon *d = userdata;
 	char path[PATH_MAX];
@@ -315,10 +319,10 @@ static void watch_targets_file(struct daemon *d)
 	char dir[PATH_MAX];
 	int err;
 
-	d->pid_watch = sd_event_source_disable_unref(d->pid_watch);
+	d->targets_watch = sd_event_source_disable_unref(d->targets_watch);
 	snprintf(dir, sizeof(dir), "%s", d->config.targets_file);
-	err = sd_event_add_inotify(d->loop, &d->pid_watch, dirname(dir),
-				   IN_CLOSE_WRITE | IN_MOVED_TO, on_pid_dir_event, d);
+	err = sd_event_add_inotify(d->loop, &d->targets_watch, dirname(dir),
+				   IN_CLOSE_WRITE | IN_MOVED_TO, on_targets_dir_event, d);
 	if (err < 0)
 		dlog(LOG_WARNING, "cannot watch %s for changes: %s; reload to re-read it",
 		     dir, strerror(-err));

@@ -102,13 +102,13 @@ static int need_dir(const char *what, const char *dir, int priority)
  */
 static int need_dirs(const struct pfprof_config *config)
 {
-	char pid_dir[PATH_MAX];
+	char targets_dir[PATH_MAX];
 	int err;
 
-	snprintf(pid_dir, sizeof(pid_dir), "%s", config->targets_file);
+	snprintf(targets_dir, sizeof(targets_dir), "%s", config->targets_file);
 	err = need_dir("log directory (log_dir)", config->log_dir, LOG_ERR);
 	if (!err)
-		err = need_dir("directory of the PID file (pid_file)", dirname(pid_dir), LOG_ERR);
+		err = need_dir("directory of the PID file (pid_file)", dirname(targets_dir), LOG_ERR);
 	if (!err)
 		need_dir("state directory (state_dir)", config->state_dir, LOG_WARNING);
 	return err;
