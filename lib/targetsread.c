@@ -26,8 +26,8 @@ int targetsfile_read_error(FILE *f)
 	return errno ? -errno : -EIO;
 }
 
-static int append_value(struct targetsfile_values *list, size_t *capacity, enum targetsfile_kind kind,
-			const char *value)
+static int append_value(struct targetsfile_values *list, size_t *capacity,
+			enum targetsfile_kind kind, const char *value)
 {
 	char *copy;
 
@@ -82,7 +82,8 @@ static int read_values(FILE *f, const char *path, unsigned int kinds,
 		int found = targetsline_parse(line, len, value);
 
 		lineno++;
-		if (found >= 0 && (kinds & TARGETSFILE_KIND(found)) && !targetsfile_values_hold(list, found, value))
+		if (found >= 0 && (kinds & TARGETSFILE_KIND(found)) &&
+		    !targetsfile_values_hold(list, found, value))
 			err = append_value(list, &capacity, found, value);
 		else if (found == TARGETSLINE_BAD && report)
 			report_bad_line(report, ctx, path, lineno, line, len);

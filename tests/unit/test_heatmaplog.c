@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pfprofctl/heatmap/log: the heatmap log's lines, from regions and from /proc/PID/maps, and read back. */
+/*
+ * pfprofctl/heatmap/log: the heatmap log's lines, from regions and from
+ * /proc/PID/maps, and read back.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -371,7 +371,8 @@ static void test_maps_lines(void)
 	struct pidlist list;
 
 	unit_write_file("pids", "7\ntree 7\n");
-	expect(!targetsfile_edit_pids("pids", TARGETSFILE_MAPS, true, pids, 2), "adding maps lines failed");
+	expect(!targetsfile_edit_pids("pids", TARGETSFILE_MAPS, true, pids, 2),
+	       "adding maps lines failed");
 	check_file("pids", "7\ntree 7\nmaps 7\nmaps 9\n");
 	expect(!targetsfile_read_kind("pids", TARGETSFILE_MAPS, &list) && list.count == 2 &&
 	       list.pids[0] == 7 && list.pids[1] == 9, "maps lines read back wrong");
@@ -408,8 +409,10 @@ static void test_maps_target_lines(void)
 	/* Without: a value kept with maps stays as it is. */
 	expect(!targetsfile_edit_maps("pids", TARGETSFILE_UNIT, false, true, unit, 1), "adding failed");
 	check_file("pids", "maps  tree 7 # kept\nmaps tree\nmaps 8\nmaps unit db.service\n");
-	expect(!targetsfile_edit_maps_pids("pids", TARGETSFILE_TREE, false, true, root, 1), "adding failed");
-	expect(!targetsfile_edit_maps_pids("pids", TARGETSFILE_TREE, true, true, root, 1), "adding failed");
+	expect(!targetsfile_edit_maps_pids("pids", TARGETSFILE_TREE, false, true, root, 1),
+	       "adding failed");
+	expect(!targetsfile_edit_maps_pids("pids", TARGETSFILE_TREE, true, true, root, 1),
+	       "adding failed");
 	check_file("pids", "maps  tree 7 # kept\nmaps tree\nmaps 8\nmaps unit db.service\n"
 			   "maps tree 31\n");
 	/* Removing takes both forms. */
@@ -429,10 +432,12 @@ static void test_named_lines(void)
 
 	unit_write_file("pids", "# kept\n7\nunit  nginx.service # web\ncgroup\n");
 	expect(!targetsfile_edit_values("pids", TARGETSFILE_UNIT, true, units, 2), "adding units failed");
-	expect(!targetsfile_edit_values("pids", TARGETSFILE_CGROUP, true, cgroup, 1), "adding a cgroup failed");
+	expect(!targetsfile_edit_values("pids", TARGETSFILE_CGROUP, true, cgroup, 1),
+	       "adding a cgroup failed");
 	check_file("pids", "# kept\n7\nunit  nginx.service # web\ncgroup\nunit user-1000.slice\n"
 			   "cgroup /sys/fs/cgroup/machine.slice/c1\n");
-	expect(!targetsfile_read_values("pids", TARGETSFILE_KIND(TARGETSFILE_UNIT), &values, NULL, NULL), "read failed");
+	expect(!targetsfile_read_values("pids", TARGETSFILE_KIND(TARGETSFILE_UNIT), &values, NULL,
+					NULL), "read failed");
 	expect(values.count == 2 && !strcmp(values.values[0], units[0]) &&
 		       !strcmp(values.values[1], units[1]),
 	       "%zu units read", values.count);
