@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pfprofd: drains the mp3 module's samples into rotating logs and keeps the
- * processes listed in its targets file registered. This file starts it: command
- * line, configuration, directories, lock, device and log; loop.c runs it.
+ * processes and groups its targets file lists registered. This file starts
+ * it: command line, configuration, directories, lock, device and logs;
+ * loop.c runs it.
  *
  * Exit status: 0 stopped by SIGTERM/SIGINT, 1 error (also: lines left
  * unwritten at the stop), 2 usage error,

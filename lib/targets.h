@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Targets: what pfprofd's targets file names besides single processes (a process
- * tree, a cgroup v2 directory, a systemd unit, a command name), and the
- * number that the module's records carry for each (struct mp3_proc_record's
- * target).
+ * Targets: what pfprofd's targets file names besides single processes (a
+ * process tree, a cgroup v2 directory, a systemd unit, a command name), and
+ * the number that the module's records carry for each (struct
+ * mp3_proc_record's target).
  *
  * A tree's number is its root's PID (below 2^22, the kernel's PID_MAX_LIMIT;
  * `pfprofctl run` numbers its command's tree so too). A cgroup's, a unit's or
- * a command name's number is a hash of its kind and name in [2^30, 2^31): every reader of the
- * targets file finds the same number without asking pfprofd, and two names that
- * hash alike are refused when the second is added (target_list_collision()).
+ * a command name's number is a hash of its kind and name in [2^30, 2^31):
+ * every reader of the targets file finds the same number without asking
+ * pfprofd, and two names that hash alike are refused when the second is
+ * added (target_list_collision()).
  */
 #ifndef PFPROF_TARGETS_H
 #define PFPROF_TARGETS_H

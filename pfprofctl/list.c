@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pfprofctl list: the processes the module profiles and what pfprofd's PID
- * file keeps. Processes of a target (a tree, a unit, a cgroup, a command
+ * pfprofctl list: the processes the module profiles and what pfprofd's
+ * targets file keeps. Processes of a target (a tree, a unit, a cgroup, a command
  * name) are listed beneath it, the others first.
  */
 #include <errno.h>

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pfprofctl add, del, list: the module's registrations and the targets file. */
+/*
+ * pfprofctl add and del of PIDs and trees: the module's registrations and the
+ * targets file (units, cgroups and command names: changegroups.c).
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pfprofctl: messages and hints. */
+/* pfprofctl: what its commands share: messages and hints, a PID, a picture's format, bytes. */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
