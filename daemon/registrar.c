@@ -7,7 +7,7 @@
 
 #include "daemon_log.h"
 #include "targetsedit.h"
-#include "targetsread.h"
+#include "targetsfile.h"
 #include "procstatus.h"
 
 static void report_bad_line(void *ctx, const char *file, unsigned int line, const char *message)

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cgroupfs.h"
-#include "targetsread.h"
+#include "targetsfile.h"
 
 static const char *const kind_words[] = {
 	[TARGET_TREE] = "tree", [TARGET_CGROUP] = "cgroup", [TARGET_UNIT] = "unit",

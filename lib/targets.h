@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "targetsread.h"
+#include "targetsfile.h"
 
 enum target_kind { TARGET_TREE, TARGET_CGROUP, TARGET_UNIT, TARGET_COMM };
 

@@ -12,7 +12,7 @@
 
 #include "atomicfile.h"
 #include "privfile.h"
-#include "targetsread.h"
+#include "targetsfile.h"
 
 /* What targetsfile_edit_values() does to the file. */
 struct edit {
@@ -67,7 +67,7 @@ static int copy_line(FILE *out, const char *line, size_t len, struct edit *edit)
 {
 	char value[TARGETSFILE_VALUE_MAX];
 
-	if (targetsline_parse(line, len, value) == (int)edit->kind) {
+	if (targetsfile_parse_line(line, len, value) == (int)edit->kind) {
 		for (size_t i = 0; i < edit->count; i++) {
 			if (strcmp(edit->values[i], value))
 				continue;
@@ -102,7 +102,7 @@ static int copy_lines(FILE *in, FILE *out, struct edit *edit)
 /* Appends the values being added that the file did not hold, each once. */
 static int append_new_values(FILE *out, struct edit *edit)
 {
-	const char *word = targetsline_words(edit->kind);
+	const char *word = targetsfile_words(edit->kind);
 
 	for (size_t i = 0; i < edit->count; i++) {
 		if (edit->present[i] || holds(edit->values, i, edit->values[i]))
@@ -177,7 +177,7 @@ int targetsfile_edit_values(const char *path, enum targetsfile_kind kind, bool a
 	int err;
 
 	for (size_t i = 0; i < count; i++) {
-		if (!targetsline_valid_value(kind, values[i]))
+		if (!targetsfile_valid_value(kind, values[i]))
 			return -EINVAL;
 	}
 	edit.present = calloc(count ? count : 1, sizeof(*edit.present));
@@ -217,7 +217,7 @@ static size_t compact(const char **values, size_t count)
 static int edit_maps(const char *path, enum targetsfile_kind plain, bool maps, bool add,
 		     const char **values, size_t count)
 {
-	enum targetsfile_kind with_maps = targetsline_maps_kind(plain);
+	enum targetsfile_kind with_maps = targetsfile_maps_kind(plain);
 	int err;
 
 	if (!add) {

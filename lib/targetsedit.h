@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Changing the targets file (targetsline.h): under an exclusive flock() on
+ * Changing the targets file (targetsfile.h): under an exclusive flock() on
  * "<path>.lock", written atomically (a temporary file in the same directory,
  * fsync, rename), comments and every other line kept as they are.
  */
@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "targetsline.h"
+#include "targetsfile.h"
 
 /* Appends the PIDs not yet in the file (creating it and its lock file). */
 int targetsfile_add_pids(const char *path, const pid_t *pids, size_t count);

@@ -13,7 +13,7 @@
 #include "cgroupfs.h"
 #include "ctl.h"
 #include "ctljson.h"
-#include "targetsread.h"
+#include "targetsfile.h"
 #include "proccomm.h"
 #include "procstatus.h"
 #include "targets.h"

@@ -11,7 +11,7 @@
 
 #include "ctl.h"
 #include "targetsedit.h"
-#include "targetsread.h"
+#include "targetsfile.h"
 #include "procstatus.h"
 
 static const char pids_details[] =

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "targetsedit.h"
-#include "targetsread.h"
+#include "targetsfile.h"
 
 #define ADDERS 8
 #define PIDS_PER_ADDER 50
