@@ -824,7 +824,7 @@ static int cmd_promfile(const char *dir, const char *state_dir, unsigned int cou
 		if (err)
 			die("selecting the series", -err);
 		t1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-		/* No PID file here: targets are labelled by number, as pfprofd does without one. */
+		/* No targets file here: targets are labelled by number, as pfprofd does without one. */
 		err = promfile_write(dir, &m, &(struct target_list){ 0 }, &psi);
 		if (err)
 			die("writing pfprof.prom", -err);

@@ -18,7 +18,7 @@
 
 #include <linux/mp3.h>
 
-#include "pidlist.h"
+#include "targetsfile.h"
 #include "proctable.h"
 #include "targets.h"
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
-#include "groups.h"
+#include "groupsync.h"
 #include "collector.h"
 #include "config.h"
 #include "counters.h"
@@ -26,7 +26,7 @@ struct daemon {
 	struct collector collector;
 	struct counters counters;	/* fed by the collector, exported by the exporter */
 	struct exporter exporter;
-	struct groups groups;		/* the PID file's cgroups, units and command names */
+	struct groups groups;		/* the targets file's cgroups, units and command names */
 	uint64_t samples_written;	/* sample lines this daemon wrote to the log */
 	sd_event_source *retry;		/* armed while lines wait for the disk */
 	sd_event_source *samples;	/* the device: off while a batch is gathering */
@@ -34,7 +34,7 @@ struct daemon {
 	uint64_t next_write_usec;	/* CLOCK_MONOTONIC: no write before this */
 	sd_event_source *status;	/* refreshes the status when no batch did */
 	uint64_t next_status_usec;	/* CLOCK_MONOTONIC: the next status refresh */
-	sd_event_source *pid_watch;
+	sd_event_source *targets_watch;
 	int lock_fd;
 	int log_error;			/* last error reported, 0 once writing works */
 	struct psi_cache psi;		/* memory pressure, read every 2 s at most */

@@ -50,17 +50,17 @@ static void report_save(struct exporter *x, int err)
 	x->save_error = err;
 }
 
-/* The PID file's targets, for the labels; an empty list if it cannot be read, said once. */
+/* The targets file's targets, for the labels; an empty list if it cannot be read, said once. */
 static void read_targets(struct exporter *x, struct target_list *targets)
 {
-	const char *pid_file = x->config->pid_file;
-	int err = target_list_read(pid_file, targets);
+	const char *targets_file = x->config->targets_file;
+	int err = target_list_read(targets_file, targets);
 
 	if (err && err != x->targets_error)
 		dlog(LOG_WARNING, "metrics: reading the targets of %s: %s; they are labelled by "
-		     "number until it can be read", pid_file, strerror(-err));
+		     "number until it can be read", targets_file, strerror(-err));
 	else if (!err && x->targets_error)
-		dlog(LOG_NOTICE, "metrics: reading the targets of %s again", pid_file);
+		dlog(LOG_NOTICE, "metrics: reading the targets of %s again", targets_file);
 	x->targets_error = err;
 }
 

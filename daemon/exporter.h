@@ -3,8 +3,8 @@
  * pfprofd's Prometheus export: every prometheus_interval, its counters go to
  * node_exporter's textfile directory (promfile.h), with series for up to
  * prometheus_max_processes of the registered processes and for every
- * target, labelled from the PID file read once each time, and are saved in
- * state_dir (counterfile.h), from which the next pfprofd counts on. While
+ * target, labelled from the targets file read once each time, and are
+ * saved in state_dir (counterfile.h), from which the next pfprofd counts on. While
  * prometheus_dir is empty or is no directory nothing is written; it is
  * looked for again every interval. (Under pfprofd.service a directory that
  * appears later is still read-only for pfprofd: the unit makes it writable
@@ -26,7 +26,7 @@ struct exporter {
 	sd_event_source *timer;
 	int error;		/* last error of the metrics file reported; 0: it works */
 	int save_error;		/* the same for the saved counters */
-	int targets_error;	/* the same for the targets of the PID file */
+	int targets_error;	/* the same for the targets of the targets file */
 };
 
 /*

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pfprofd's event loop, one sd_event: the device (poll() wakes it per
- * sample), signals, the PID file's directory (inotify), a retry timer while
- * the log cannot be written and a status timer.
+ * pfprofd's event loop, one sd_event: the device (poll() wakes it at a
+ * sample after a quiet spell; while samples keep coming it is left
+ * unwatched and the batch timer writes them once per write_interval),
+ * signals, the targets file's directory (inotify), a retry timer while the
+ * logs cannot be written and a status timer. The metrics exporter
+ * (exporter.h) and the groups' cgroup watches (groupsync.h) add their own
+ * sources to the same loop.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -290,35 +294,35 @@ static int on_status_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-/* Registers what the PID file names: processes, trees, cgroups, units and names. */
-static void sync_pid_file(struct daemon *d)
+/* Registers what the targets file names: processes, trees, cgroups, units and names. */
+static void sync_targets_file(struct daemon *d)
 {
 	registrar_sync(&d->config);
 	groups_reload(&d->groups);
 }
 
-static int on_pid_dir_event(sd_event_source *s, const struct inotify_event *ev, void *userdata)
+static int on_targets_dir_event(sd_event_source *s, const struct inotify_event *ev, void *userdata)
 {
 	struct daemon *d = userdata;
 	char path[PATH_MAX];
 
 	(void)s;
-	snprintf(path, sizeof(path), "%s", d->config.pid_file);
+	snprintf(path, sizeof(path), "%s", d->config.targets_file);
 	if (ev->len && !strcmp(ev->name, basename(path)))
-		sync_pid_file(d);
+		sync_targets_file(d);
 	return 0;
 }
 
-/* Watches the PID file's directory: editors and pfprofctl replace the file. */
-static void watch_pid_file(struct daemon *d)
+/* Watches the targets file's directory: editors and pfprofctl replace the file. */
+static void watch_targets_file(struct daemon *d)
 {
 	char dir[PATH_MAX];
 	int err;
 
-	d->pid_watch = sd_event_source_disable_unref(d->pid_watch);
-	snprintf(dir, sizeof(dir), "%s", d->config.pid_file);
-	err = sd_event_add_inotify(d->loop, &d->pid_watch, dirname(dir),
-				   IN_CLOSE_WRITE | IN_MOVED_TO, on_pid_dir_event, d);
+	d->targets_watch = sd_event_source_disable_unref(d->targets_watch);
+	snprintf(dir, sizeof(dir), "%s", d->config.targets_file);
+	err = sd_event_add_inotify(d->loop, &d->targets_watch, dirname(dir),
+				   IN_CLOSE_WRITE | IN_MOVED_TO, on_targets_dir_event, d);
 	if (err < 0)
 		dlog(LOG_WARNING, "cannot watch %s for changes: %s; reload to re-read it",
 		     dir, strerror(-err));
@@ -380,8 +384,8 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	memcpy(d->config.runtime_dir, old.runtime_dir, sizeof(old.runtime_dir));
 	memcpy(d->config.state_dir, old.state_dir, sizeof(old.state_dir));
 	apply_log_settings(d, &old);
-	watch_pid_file(d);
-	sync_pid_file(d);
+	watch_targets_file(d);
+	sync_targets_file(d);
 	sd_notify(0, "READY=1");
 	notify_status(d);
 	return 0;
@@ -425,7 +429,7 @@ static int add_sources(struct daemon *d)
 	if ((err = sd_event_source_set_enabled(d->retry, SD_EVENT_OFF)) < 0 ||
 	    (err = sd_event_source_set_enabled(d->batch, SD_EVENT_OFF)) < 0)
 		return err;
-	watch_pid_file(d);
+	watch_targets_file(d);
 	return 0;
 }
 

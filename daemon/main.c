@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pfprofd: drains the mp3 module's samples into rotating logs and keeps the
- * processes listed in its PID file registered. This file starts it: command
- * line, configuration, directories, lock, device and log; loop.c runs it.
+ * processes and groups its targets file lists registered. This file starts
+ * it: command line, configuration, directories, lock, device and logs;
+ * loop.c runs it.
  *
  * Exit status: 0 stopped by SIGTERM/SIGINT, 1 error (also: lines left
  * unwritten at the stop), 2 usage error,
@@ -97,18 +98,18 @@ static int need_dir(const char *what, const char *dir, int priority)
 
 /*
  * The directories pfprofd writes in, which make install and the service
- * create: the logs', the PID file's (it removes exited PIDs) and, for the
+ * create: the logs', the targets file's (it removes exited PIDs) and, for the
  * metrics' counters, the state directory (without it they start from 0).
  */
 static int need_dirs(const struct pfprof_config *config)
 {
-	char pid_dir[PATH_MAX];
+	char targets_dir[PATH_MAX];
 	int err;
 
-	snprintf(pid_dir, sizeof(pid_dir), "%s", config->pid_file);
+	snprintf(targets_dir, sizeof(targets_dir), "%s", config->targets_file);
 	err = need_dir("log directory (log_dir)", config->log_dir, LOG_ERR);
 	if (!err)
-		err = need_dir("directory of the PID file (pid_file)", dirname(pid_dir), LOG_ERR);
+		err = need_dir("directory of the PID file (pid_file)", dirname(targets_dir), LOG_ERR);
 	if (!err)
 		need_dir("state directory (state_dir)", config->state_dir, LOG_WARNING);
 	return err;

@@ -11,6 +11,7 @@
 #include <linux/mp3.h>
 
 #include "growarray.h"
+#include "procmaps.h"
 #include "sorted.h"
 
 struct mapping_name {
@@ -33,22 +34,17 @@ static void free_mappings(struct mapping_name *v, size_t count)
 	free(v);
 }
 
-/* "start-end perms offset dev inode [name]": false if the line is none of these. */
-static bool parse_line(char *line, struct mapping_name *out)
+/* A maps line's mapping; false if the line is none, or no memory for its name. */
+static bool parse_line(const char *line, struct mapping_name *out)
 {
-	unsigned long long start, end, inode;
-	int name_at = 0;
-	char *name;
+	struct procmaps_line m;
 
-	if (sscanf(line, "%llx-%llx %*s %*s %*s %llu %n", &start, &end, &inode, &name_at) != 3 ||
-	    !name_at)
+	if (!procmaps_parse_line(line, &m))
 		return false;
-	name = line + name_at;
-	name[strcspn(name, "\n")] = '\0';
-	*out = (struct mapping_name){ .start = start, .end = end, .inode = inode };
-	if (!*name)
+	*out = (struct mapping_name){ .start = m.start, .end = m.end, .inode = m.inode };
+	if (!m.name_len)
 		return true;
-	out->name = strdup(name);
+	out->name = strndup(m.name, m.name_len);
 	return out->name != NULL;
 }
 

@@ -6,7 +6,7 @@
  * temporary file, whose name does not end in ".prom"), readable by everyone.
  * Per-process series for the processes counters_select_series() marked,
  * per-target series for every target counted; both labelled with the
- * target's target_label() from the list read from the PID file.
+ * target's target_label() from the list read from the targets file.
  */
 #ifndef PFPROF_PROMFILE_H
 #define PFPROF_PROMFILE_H
@@ -19,7 +19,7 @@
 #define PROMFILE_NAME "pfprof.prom"
 
 /*
- * Writes the metrics to out; targets: the PID file's, for the labels; psi:
+ * Writes the metrics to out; targets: the targets file's, for the labels; psi:
  * memory pressure, NULL if unknown. 0 or -errno.
  */
 int promfile_render(FILE *out, struct counters *counts, const struct target_list *targets,

@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "daemon_log.h"
-#include "pidlist.h"
+#include "targetsedit.h"
+#include "targetsfile.h"
 #include "procstatus.h"
 
 static void report_bad_line(void *ctx, const char *file, unsigned int line, const char *message)
@@ -15,11 +16,11 @@ static void report_bad_line(void *ctx, const char *file, unsigned int line, cons
 	dlog(LOG_WARNING, "%s:%u: %s (line ignored)", file, line, message);
 }
 
-/* The PID file's lines that name a process: alone or with its tree, with its mappings or not. */
+/* The targets file's lines naming a process: alone or with its tree, with its mappings or not. */
 struct kind {
 	const char *what;	/* in messages: "PID", "maps PID", "the tree of PID" */
 	bool maps;		/* "profiling ... with its mappings" */
-	enum pidlist_kind lines;
+	enum targetsfile_kind lines;
 	int (*command)(const char *status_file, pid_t pid);
 };
 
@@ -48,18 +49,18 @@ static int register_tree_maps(const char *status_file, pid_t root)
 	return maps_err ? maps_err : err;
 }
 
-static const struct kind processes = { "PID", false, PIDLIST_PID, register_alone };
-static const struct kind mapped = { "maps PID", true, PIDLIST_MAPS, procstatus_register_maps };
-static const struct kind trees = { "the tree of PID", false, PIDLIST_TREE, register_tree };
-static const struct kind mapped_trees = { "the tree of PID", true, PIDLIST_MAPS_TREE,
+static const struct kind processes = { "PID", false, TARGETSFILE_PID, register_alone };
+static const struct kind mapped = { "maps PID", true, TARGETSFILE_MAPS, procstatus_register_maps };
+static const struct kind trees = { "the tree of PID", false, TARGETSFILE_TREE, register_tree };
+static const struct kind mapped_trees = { "the tree of PID", true, TARGETSFILE_MAPS_TREE,
 					  register_tree_maps };
 
 /* The PIDs of k's lines; the bad lines are reported once, with the PIDs alone. */
 static int read_pids(const char *path, const struct kind *k, struct pidlist *list)
 {
-	if (k->lines == PIDLIST_PID)
-		return pidlist_read(path, list, report_bad_line, NULL);
-	return pidlist_read_kind(path, k->lines, list);
+	if (k->lines == TARGETSFILE_PID)
+		return targetsfile_read_pids(path, list, report_bad_line, NULL);
+	return targetsfile_read_kind(path, k->lines, list);
 }
 
 /* Registers one PID; returns 1 if it is registered now, 0 if not, -ESRCH if gone. */
@@ -90,18 +91,18 @@ static int register_one(const struct pfprof_config *config, const struct kind *k
 static void drop_dead(const struct pfprof_config *config, const struct kind *k,
 		      const pid_t *dead, size_t count)
 {
-	int err = pidlist_edit_pids(config->pid_file, k->lines, false, dead, count);
+	int err = targetsfile_edit_pids(config->targets_file, k->lines, false, dead, count);
 
 	/* Whole messages, so that each can be found as the man page quotes it. */
 	for (size_t i = 0; i < count; i++)
 		dlog(LOG_INFO, err ? "PID %d has exited; cannot remove it from %s" :
 				     "PID %d has exited; removed it from %s",
-		     (int)dead[i], config->pid_file);
+		     (int)dead[i], config->targets_file);
 	if (err)
-		dlog(LOG_ERR, "updating %s: %s", config->pid_file, strerror(-err));
+		dlog(LOG_ERR, "updating %s: %s", config->targets_file, strerror(-err));
 }
 
-/* Registers the PID file's lines of one kind; returns how many are registered. */
+/* Registers the targets file's lines of one kind; returns how many are registered. */
 static int sync_kind(const struct pfprof_config *config, const struct kind *k)
 {
 	struct pidlist list = { 0 };
@@ -109,9 +110,9 @@ static int sync_kind(const struct pfprof_config *config, const struct kind *k)
 	size_t nr_dead = 0;
 	int err, registered = 0;
 
-	err = read_pids(config->pid_file, k, &list);
+	err = read_pids(config->targets_file, k, &list);
 	if (err) {
-		dlog(LOG_ERR, "reading %s: %s", config->pid_file, strerror(-err));
+		dlog(LOG_ERR, "reading %s: %s", config->targets_file, strerror(-err));
 		return 0;
 	}
 	dead = calloc(list.count ? list.count : 1, sizeof(*dead));

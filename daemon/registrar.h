@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Keeps the processes and trees listed in the PID file registered with the module. */
+/* Keeps the processes and trees listed in the targets file registered with the module. */
 #ifndef PFPROF_REGISTRAR_H
 #define PFPROF_REGISTRAR_H
 

@@ -164,7 +164,8 @@ static const struct key keys[] = {
 	{ "rotate_age", offsetof(struct pfprof_config, rotate_age_s), &age_type },
 	KEY(keep, keep_type),
 	{ "write_interval", offsetof(struct pfprof_config, write_interval_s), &age_type },
-	KEY(pid_file, path_type),
+	/* The key keeps the name it was given when the file held only PIDs. */
+	{ "pid_file", offsetof(struct pfprof_config, targets_file), &path_type },
 	KEY(device, path_type),
 	KEY(status_file, path_type),
 	KEY(runtime_dir, path_type),
@@ -183,7 +184,7 @@ void config_defaults(struct pfprof_config *config)
 	config->rotate_age_s = 86400;
 	config->keep = 10;
 	config->write_interval_s = 1;
-	strcpy(config->pid_file, PFPROF_PID_FILE);
+	strcpy(config->targets_file, PFPROF_TARGETS_FILE);
 	strcpy(config->device, MP3_DEVICE_PATH);
 	strcpy(config->status_file, MP3_STATUS_PATH);
 	strcpy(config->runtime_dir, PFPROF_RUNTIME_DIR);

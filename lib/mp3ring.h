@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Reader side of the mp3 versioned region (see <linux/mp3.h>): validates the
- * header and copies samples and their per-process records out with the
- * seqcount protocol, counting exactly the samples it could not get. Reads
- * version 1 and version 2 writers alike (a version 1 sample's version 2
- * fields read as 0, and it has no records).
+ * Reader side of the mp3 versioned region (see <linux/mp3.h>, at version
+ * MP3_RING_VERSION): validates the header and copies samples and their
+ * per-process records out with the seqcount protocol, counting exactly the
+ * samples it could not get. Reads every writer whose compat_version is not
+ * newer than that: what an older writer's shorter header, samples or
+ * records lack reads as 0 (a version 1 writer has no records at all, a
+ * version 2 record no target), and records are handed on whatever their
+ * type, for the caller to skip the types it does not know.
  */
 #ifndef PFPROF_MP3RING_H
 #define PFPROF_MP3RING_H

@@ -24,7 +24,7 @@ enum pfprof_exit {
 /* Defaults; pfprofd.conf(5) changes all but the first. */
 #define PFPROF_CONFIG_PATH "/etc/pfprof/pfprofd.conf"
 #define PFPROF_LOG_DIR "/var/log/pfprof"
-#define PFPROF_PID_FILE "/var/lib/pfprof/pids"
+#define PFPROF_TARGETS_FILE "/var/lib/pfprof/pids"
 #define PFPROF_RUNTIME_DIR "/run/pfprofd"
 #define PFPROF_STATE_DIR "/var/lib/pfprof"
 /* node_exporter's textfile collector directory on Debian (prometheus-node-exporter). */

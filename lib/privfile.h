@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The files pfprof writes that show what /dev/mp3 shows (the logs, the PID
- * file, the state, the counters) and their directories: readable by the
+ * The files pfprof writes that show what /dev/mp3 shows (the logs, the
+ * targets file, the state, the counters) and their directories: readable by the
  * group pfprof, nobody else (README, "Who may profile whom"). Files get
  * mode 0640 and directories 0750 whatever the umask, and the group pfprof
  * if it exists and the process may give it (root, or a member), else the

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "pidlist.h"
+#include "targetsfile.h"
 
 /* Writes "R <pid>\n" or "U <pid>\n" in one write(); 0 or -errno (-EIO: short write). */
 int procstatus_command(const char *status_file, char command, pid_t pid);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proccomm.h"
+
 #define TABLE_FIRST 256
 
 static struct proc_entry *slot_for(struct proc_entry *slots, size_t cap, pid_t tgid)
@@ -168,17 +170,7 @@ const char *proctable_mapping_group_word(enum mapping_group group)
 
 const char *proctable_name(struct proc_entry *e)
 {
-	char path[64];
-	FILE *f;
-
-	if (e->comm[0])
-		return e->comm;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)e->tgid);
-	f = fopen(path, "re");
-	if (!f || !fgets(e->comm, sizeof(e->comm), f))
-		snprintf(e->comm, sizeof(e->comm), "?");
-	e->comm[strcspn(e->comm, "\n")] = '\0';
-	if (f)
-		fclose(f);
+	if (!e->comm[0])
+		proccomm_read(e->tgid, e->comm, sizeof(e->comm));
 	return e->comm;
 }

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cgroupfs.h"
-#include "pidlist.h"
+#include "targetsfile.h"
 
 static const char *const kind_words[] = {
 	[TARGET_TREE] = "tree", [TARGET_CGROUP] = "cgroup", [TARGET_UNIT] = "unit",
@@ -38,21 +38,21 @@ uint32_t target_number(enum target_kind kind, const char *name)
 	       (fnv1a(fnv1a(2166136261U, kind_words[kind]), name) & (TARGET_NAMED_FIRST - 1));
 }
 
-/* The target kind of each PID file line kind that names a target. */
+/* The target kind of each targets file line kind that names a target. */
 static const struct {
-	enum pidlist_kind line;
+	enum targetsfile_kind line;
 	enum target_kind kind;
 	bool maps;
 } line_kinds[] = {
-	{ PIDLIST_TREE, TARGET_TREE, false }, { PIDLIST_CGROUP, TARGET_CGROUP, false },
-	{ PIDLIST_UNIT, TARGET_UNIT, false }, { PIDLIST_COMM, TARGET_COMM, false },
-	{ PIDLIST_MAPS_TREE, TARGET_TREE, true }, { PIDLIST_MAPS_CGROUP, TARGET_CGROUP, true },
-	{ PIDLIST_MAPS_UNIT, TARGET_UNIT, true }, { PIDLIST_MAPS_COMM, TARGET_COMM, true },
+	{ TARGETSFILE_TREE, TARGET_TREE, false }, { TARGETSFILE_CGROUP, TARGET_CGROUP, false },
+	{ TARGETSFILE_UNIT, TARGET_UNIT, false }, { TARGETSFILE_COMM, TARGET_COMM, false },
+	{ TARGETSFILE_MAPS_TREE, TARGET_TREE, true }, { TARGETSFILE_MAPS_CGROUP, TARGET_CGROUP, true },
+	{ TARGETSFILE_MAPS_UNIT, TARGET_UNIT, true }, { TARGETSFILE_MAPS_COMM, TARGET_COMM, true },
 };
 
 #define NR_LINE_KINDS (sizeof(line_kinds) / sizeof(line_kinds[0]))
 
-static size_t line_kind_index(enum pidlist_kind line)
+static size_t line_kind_index(enum targetsfile_kind line)
 {
 	size_t i = 0;
 
@@ -61,7 +61,7 @@ static size_t line_kind_index(enum pidlist_kind line)
 	return i;
 }
 
-enum pidlist_kind target_line_kind(enum target_kind kind, bool maps)
+enum targetsfile_kind target_line_kind(enum target_kind kind, bool maps)
 {
 	size_t i = 0;
 
@@ -85,21 +85,21 @@ static unsigned int target_lines(void)
 	unsigned int mask = 0;
 
 	for (size_t i = 0; i < NR_LINE_KINDS; i++)
-		mask |= PIDLIST_KIND(line_kinds[i].line);
+		mask |= TARGETSFILE_KIND(line_kinds[i].line);
 	return mask;
 }
 
-int target_list_read(const char *pid_file, struct target_list *list)
+int target_list_read(const char *targets_file, struct target_list *list)
 {
-	struct pidlist_values values;
-	int err = pidlist_read_values(pid_file, target_lines(), &values, NULL, NULL);
+	struct targetsfile_values values;
+	int err = targetsfile_read_values(targets_file, target_lines(), &values, NULL, NULL);
 
 	*list = (struct target_list){ 0 };
 	if (err)
 		return err;
 	list->targets = calloc(values.count ? values.count : 1, sizeof(*list->targets));
 	if (!list->targets) {
-		pidlist_values_free(&values);
+		targetsfile_values_free(&values);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < values.count; i++) {
@@ -118,7 +118,7 @@ int target_list_read(const char *pid_file, struct target_list *list)
 		};
 		values.values[i] = NULL;
 	}
-	pidlist_values_free(&values);
+	targetsfile_values_free(&values);
 	return 0;
 }
 

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Targets: what pfprofd's PID file names besides single processes (a process
- * tree, a cgroup v2 directory, a systemd unit, a command name), and the
- * number that the module's records carry for each (struct mp3_proc_record's
- * target).
+ * Targets: what pfprofd's targets file names besides single processes (a
+ * process tree, a cgroup v2 directory, a systemd unit, a command name), and
+ * the number that the module's records carry for each (struct
+ * mp3_proc_record's target).
  *
  * A tree's number is its root's PID (below 2^22, the kernel's PID_MAX_LIMIT;
  * `pfprofctl run` numbers its command's tree so too). A cgroup's, a unit's or
- * a command name's number is a hash of its kind and name in [2^30, 2^31): every reader of the
- * PID file finds the same number without asking pfprofd, and two names that
- * hash alike are refused when the second is added (target_list_collision()).
+ * a command name's number is a hash of its kind and name in [2^30, 2^31):
+ * every reader of the targets file finds the same number without asking
+ * pfprofd, and two names that hash alike are refused when the second is
+ * added (target_list_collision()).
  */
 #ifndef PFPROF_TARGETS_H
 #define PFPROF_TARGETS_H
@@ -18,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pidlist.h"
+#include "targetsfile.h"
 
 enum target_kind { TARGET_TREE, TARGET_CGROUP, TARGET_UNIT, TARGET_COMM };
 
@@ -41,20 +42,20 @@ struct target_list {
 	size_t count;
 };
 
-/* The word of a kind in the PID file and in labels: "tree", "cgroup", "unit", "comm". */
+/* The word of a kind in the targets file and in labels: "tree", "cgroup", "unit", "comm". */
 const char *target_kind_word(enum target_kind kind);
 
-/* The kind of the PID file's lines that name targets of kind, with "maps" before or not. */
-enum pidlist_kind target_line_kind(enum target_kind kind, bool maps);
+/* The kind of the targets file's lines that name targets of kind, with "maps" before or not. */
+enum targetsfile_kind target_line_kind(enum target_kind kind, bool maps);
 
 /* A tree's number is its root's PID (name in decimal); the others' a hash of the name. */
 uint32_t target_number(enum target_kind kind, const char *name);
 
 /*
- * Every target the PID file names, in file order; one named with and without
+ * Every target the targets file names, in file order; one named with and without
  * "maps" is listed once, with. A missing file is an empty list.
  */
-int target_list_read(const char *pid_file, struct target_list *list);
+int target_list_read(const char *targets_file, struct target_list *list);
 void target_list_free(struct target_list *list);
 
 /* The target of the list with that number, or NULL. */
@@ -73,7 +74,7 @@ bool target_cgroup(const struct target *t, char *path, size_t size);
 
 /*
  * Whether name can be a command name's target: 1 to TARGET_COMM_MAX printable
- * bytes, no white space nor '#' (a PID file value is one word).
+ * bytes, no white space nor '#' (a targets file value is one word).
  */
 bool target_comm_valid(const char *name);
 

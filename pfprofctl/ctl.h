@@ -108,8 +108,8 @@ bool ctl_module_missing_note(const struct ctl *ctl, int err, const char *fmt, ..
 int ctl_change_groups(const struct ctl *ctl, enum target_kind kind, bool add, bool maps,
 		      const struct ctl_call *call);
 
-/* Reports a failure to update the PID file (err is -errno), with a hint; PFPROF_EXIT_FAILED. */
-int ctl_pid_file_error(const struct ctl *ctl, int err);
+/* Reports a failure to update the targets file (err is -errno), with a hint; PFPROF_EXIT_FAILED. */
+int ctl_targets_file_error(const struct ctl *ctl, int err);
 
 /* Parses "<pid>" (decimal, 1..INT_MAX); false if malformed. */
 bool ctl_parse_pid(const char *arg, pid_t *pid);
@@ -118,8 +118,8 @@ bool ctl_parse_pid(const char *arg, pid_t *pid);
 enum ctl_picture { CTL_PICTURE_OTHER, CTL_PICTURE_PNG, CTL_PICTURE_SVG };
 enum ctl_picture ctl_picture_of(const char *path);
 
-/* bytes in the largest binary unit below 1024 of it, that unit's name in *unit ("B", "KiB"...). */
-double ctl_scale_bytes(uint64_t bytes, const char **unit);
+/* bytes in the largest binary unit below 1024 of it: "512 B", "1.5 MiB", "12 MiB". */
+void ctl_format_bytes(char *buf, size_t size, uint64_t bytes);
 
 /*
  * Parses argv (argv[0] is the command's name) against cmd into *call.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pfprofctl list: the processes the module profiles and what pfprofd's PID
- * file keeps. Processes of a target (a tree, a unit, a cgroup, a command
+ * pfprofctl list: the processes the module profiles and what pfprofd's
+ * targets file keeps. Processes of a target (a tree, a unit, a cgroup, a command
  * name) are listed beneath it, the others first.
  */
 #include <errno.h>
@@ -13,7 +13,8 @@
 #include "cgroupfs.h"
 #include "ctl.h"
 #include "ctljson.h"
-#include "pidlist.h"
+#include "targetsfile.h"
+#include "proccomm.h"
 #include "procstatus.h"
 #include "targets.h"
 
@@ -26,27 +27,11 @@ struct listed_target {
 	size_t members;
 };
 
-/* pid's command name into comm, "?" if it is gone. */
-static void read_comm(pid_t pid, char *comm, size_t size)
-{
-	char path[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	snprintf(comm, size, "?");
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(comm, (int)size, f))
-		comm[strcspn(comm, "\n")] = '\0';
-	fclose(f);
-}
-
 static void print_process(const char *indent, pid_t pid, const char *state)
 {
 	char comm[64];
 
-	read_comm(pid, comm, sizeof(comm));
+	proccomm_read(pid, comm, sizeof(comm));
 	printf("%s%-8d %-16.16s %s\n", indent, (int)pid, comm, state);
 }
 
@@ -109,7 +94,7 @@ static bool has_comm(pid_t pid, const char *name)
 {
 	char comm[64];
 
-	read_comm(pid, comm, sizeof(comm));
+	proccomm_read(pid, comm, sizeof(comm));
 	return !strcmp(comm, name);
 }
 
@@ -177,7 +162,7 @@ static void print_target(const struct listed_target *lt, const struct pidlist *r
 }
 
 /*
- * The targets the PID file keeps (none if lts is NULL: it could not be
+ * The targets the targets file keeps (none if lts is NULL: it could not be
  * read), with where their processes are now, and which one each registered
  * process belongs to (NULL: none), each judged once. NULL without memory.
  */
@@ -225,7 +210,7 @@ struct listing {
 
 /*
  * Calls fn on every process the listing shows, each once: the registered
- * ones (with the target each belongs to, or NULL), then those the PID file
+ * ones (with the target each belongs to, or NULL), then those the targets file
  * keeps that are not registered.
  */
 static void each_process(const struct listing *l,
@@ -251,7 +236,7 @@ static void add_process_json(const struct listing *l, pid_t pid, bool profiled,
 	struct json_object *proc = ctl_json_object();
 	char comm[64], label[PATH_MAX + 16];
 
-	read_comm(pid, comm, sizeof(comm));
+	proccomm_read(pid, comm, sizeof(comm));
 	ctl_json_add_int(proc, "pid", pid);
 	ctl_json_add_string(proc, "comm", comm);
 	ctl_json_add_bool(proc, "profiled", profiled);
@@ -313,15 +298,15 @@ static void print_text(const struct listing *l)
 	}
 }
 
-/* What the PID file keeps, into l (already holding what is registered): 0 or -errno. */
+/* What the targets file keeps, into l (already holding what is registered): 0 or -errno. */
 static int read_kept(const struct ctl *ctl, struct listing *l)
 {
-	int err = pidlist_read(ctl->config.pid_file, &l->kept, NULL, NULL);
+	int err = targetsfile_read_pids(ctl->config.targets_file, &l->kept, NULL, NULL);
 
 	if (!err)
-		err = pidlist_read_kind(ctl->config.pid_file, PIDLIST_MAPS, &l->mapped);
+		err = targetsfile_read_kind(ctl->config.targets_file, TARGETSFILE_MAPS, &l->mapped);
 	if (!err)
-		err = target_list_read(ctl->config.pid_file, &l->targets);
+		err = target_list_read(ctl->config.targets_file, &l->targets);
 	if (!err && !(l->lts = calloc(l->targets.count ? l->targets.count : 1, sizeof(*l->lts))))
 		err = -ENOMEM;
 	l->owners = find_owners(&l->targets, l->lts, &l->registered);
@@ -347,13 +332,13 @@ static int list(struct ctl *ctl, const struct ctl_call *call)
 	int err;
 
 	err = procstatus_list(ctl->config.status_file, &l.registered);
-	/* Without the module nothing is profiled: list what the PID file keeps. */
+	/* Without the module nothing is profiled: list what the targets file keeps. */
 	if (err && !ctl_module_missing_note(ctl, err, "showing what %s keeps",
-					    ctl->config.pid_file))
+					    ctl->config.targets_file))
 		return ctl_module_error(err, ctl->config.status_file);
 	err = read_kept(ctl, &l);
 	if (err)
-		ctl_error(err, "reading %s", ctl->config.pid_file);
+		ctl_error(err, "reading %s", ctl->config.targets_file);
 	if (call->option[OPT_JSON].set)
 		printed = print_json(&l);
 	else

@@ -3,11 +3,12 @@
  * pfprofctl: the command people type to profile processes with pfprof.
  * Exit status: enum pfprof_exit (pfprof.h) and pfprofctl(8).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "ctl.h"
+#include "output.h"
 
 static void usage(FILE *out)
 {
@@ -114,9 +115,6 @@ int main(int argc, char **argv)
 	if (load_config(&ctl))
 		return PFPROF_EXIT_FAILED;
 	status = cmd->run(&ctl, &call);
-	if (fflush(stdout) || ferror(stdout)) {
-		ctl_error(-errno, "writing to standard output");
-		return PFPROF_EXIT_FAILED;
-	}
-	return status;
+	/* Whatever the command did, output it could not write fails it. */
+	return finish_stdout("pfprofctl") == EXIT_SUCCESS ? status : PFPROF_EXIT_FAILED;
 }

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pfprofctl add, del, list: the module's registrations and the PID file. */
+/*
+ * pfprofctl add and del of PIDs and trees: the module's registrations and the
+ * targets file (units, cgroups and command names: changegroups.c).
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +10,8 @@
 #include <unistd.h>
 
 #include "ctl.h"
-#include "pidlist.h"
+#include "targetsedit.h"
+#include "targetsfile.h"
 #include "procstatus.h"
 
 static const char pids_details[] =
@@ -38,7 +42,7 @@ static const char del_details[] =
 
 enum { OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM, OPT_MAPS };
 
-/* How the PIDs are registered, and the PID file's lines that keep them so. */
+/* How the PIDs are registered, and the targets file's lines that keep them so. */
 struct pids_kind {
 	bool tree;
 	bool maps;
@@ -54,16 +58,16 @@ static int parse_pids(const struct ctl_command *cmd, const struct ctl_call *call
 }
 
 /* del of a PID removes its line with or without maps. */
-static int update_pid_file(const struct ctl *ctl, bool add, struct pids_kind kind,
-			   const pid_t *pids, size_t n)
+static int update_targets_file(const struct ctl *ctl, bool add, struct pids_kind kind,
+			       const pid_t *pids, size_t n)
 {
 	int err = 0;
 
 	if (n)
-		err = pidlist_edit_maps_pids(ctl->config.pid_file,
-					     kind.tree ? PIDLIST_TREE : PIDLIST_PID, kind.maps, add,
-					     pids, n);
-	return err ? ctl_pid_file_error(ctl, err) : PFPROF_EXIT_OK;
+		err = targetsfile_edit_maps_pids(ctl->config.targets_file,
+						 kind.tree ? TARGETSFILE_TREE : TARGETSFILE_PID,
+						 kind.maps, add, pids, n);
+	return err ? ctl_targets_file_error(ctl, err) : PFPROF_EXIT_OK;
 }
 
 /* T (its number is its root's PID), and M with maps, whether T was new or not. */
@@ -89,7 +93,7 @@ static int send_command(const struct ctl *ctl, bool add, struct pids_kind kind, 
 }
 
 /*
- * Whether the PID file keeps pid with maps: the module cannot say whether a
+ * Whether the targets file keeps pid with maps: the module cannot say whether a
  * process it has is registered with maps, the file can for those added so.
  */
 static bool kept_with_maps(const struct ctl *ctl, pid_t pid)
@@ -97,7 +101,7 @@ static bool kept_with_maps(const struct ctl *ctl, pid_t pid)
 	struct pidlist kept;
 	bool found = false;
 
-	if (pidlist_read_kind(ctl->config.pid_file, PIDLIST_MAPS, &kept))
+	if (targetsfile_read_kind(ctl->config.targets_file, TARGETSFILE_MAPS, &kept))
 		return false;
 	for (size_t i = 0; i < kept.count && !found; i++)
 		found = kept.pids[i] == pid;
@@ -131,9 +135,9 @@ static int send_commands(const struct ctl *ctl, bool add, struct pids_kind kind,
 	if (access(ctl->config.status_file, F_OK)) {
 		int err = -errno;
 
-		/* Without the module nothing is profiled: del is the PID file's part. */
+		/* Without the module nothing is profiled: del is the targets file's part. */
 		if (add || !ctl_module_missing_note(ctl, err, "removing from %s only",
-						     ctl->config.pid_file))
+						     ctl->config.targets_file))
 			return ctl_module_error(err, ctl->config.status_file);
 		memcpy(done, pids, n * sizeof(*pids));
 		*nr_done = n;
@@ -188,7 +192,7 @@ static int change(const struct ctl *ctl, const struct ctl_command *cmd, bool add
 		goto out;
 	status = send_commands(ctl, add, kind, pids, n, done, &nr_done);
 	if (status != PFPROF_EXIT_NO_MODULE) {
-		int file_status = update_pid_file(ctl, add, kind, done, nr_done);
+		int file_status = update_targets_file(ctl, add, kind, done, nr_done);
 
 		if (status == PFPROF_EXIT_OK)
 			status = file_status;

@@ -22,7 +22,7 @@ enum { OPT_OUTPUT };
 
 /* What is drawn: the logs of config.log_dir, or one samples log. */
 struct plot_source {
-	struct pfprof_config config;	/* log_dir, keep, pid_file (targets' labels) */
+	struct pfprof_config config;	/* log_dir, keep, targets_file (targets' labels) */
 	const char *file;		/* the samples log given, or NULL */
 	const char *label;		/* the log_dir or file, for titles and messages */
 	bool given;			/* on the command line */
@@ -163,9 +163,9 @@ static void split_logs(const struct plot_source *src, const char *dir, struct pl
 
 	if (src->file)
 		return;
-	err = target_list_read(config->pid_file, &targets);
+	err = target_list_read(config->targets_file, &targets);
 	if (err)
-		ctl_error(err, "reading %s (targets named by their numbers)", config->pid_file);
+		ctl_error(err, "reading %s (targets named by their numbers)", config->targets_file);
 	err = plotprocs_split(config, &targets, dir, &split->procs);
 	if (err)
 		ctl_error(err, "reading the per-process logs in %s (plotting without them)",

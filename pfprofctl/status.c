@@ -216,7 +216,7 @@ static struct json_object *daemon_json(const struct status_report *r)
 	struct json_object *d = ctl_json_object();
 	const struct pfprof_state *st = &r->state;
 
-	/* EACCES: its PID file cannot be read, so whether it runs is unknown. */
+	/* EACCES: its targets file cannot be read, so whether it runs is unknown. */
 	if (r->daemon_error == -EACCES)
 		ctl_json_add(d, "running", NULL);
 	else

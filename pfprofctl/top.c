@@ -39,7 +39,7 @@ static void memory_pressure(char *buf, size_t size)
 struct view {
 	bool grouped;
 	bool json;			/* --json: a line of JSON a snapshot, grouped */
-	const char *pid_file;		/* its targets name the groups */
+	const char *targets_file;	/* its targets name the groups */
 	/* Sleeping processes have no records: the registered ones are read here. */
 	const char *status_file;	/* NULL: every process has records */
 	struct target_list targets;	/* read at each snapshot while grouped */
@@ -96,7 +96,7 @@ static void print_snapshot(const struct top_snapshot *snap, struct screen_size s
 			 (unsigned long long)snap->missed, (unsigned long long)snap->lost);
 	if (snap->groups)
 		snprintf(groups, sizeof(groups), " in %zu targets%s%s%s", snap->nr_groups,
-			 view->targets_error ? " (" : "", view->targets_error ? view->pid_file : "",
+			 view->targets_error ? " (" : "", view->targets_error ? view->targets_file : "",
 			 view->targets_error ? ": unreadable)" : "");
 	screen_put_line(size.cols, eol, "pfprof top: %zu processes%s, samples %llu..%llu over %.2f s%s",
 		 snap->nr_procs, groups, (unsigned long long)snap->first,
@@ -126,7 +126,7 @@ static bool module_records_off(void)
 }
 
 /*
- * Grouped, the PID file is read again for each snapshot: targets come and
+ * Grouped, the targets file is read again for each snapshot: targets come and
  * go; so is the module's list of registered processes when it has no
  * records of those that sleep.
  */
@@ -141,7 +141,7 @@ static int take(struct top_reader *r, struct top_snapshot *snap, struct view *vi
 
 	if (!err && view->grouped) {
 		target_list_free(&view->targets);
-		view->targets_error = target_list_read(view->pid_file, &view->targets);
+		view->targets_error = target_list_read(view->targets_file, &view->targets);
 		err = top_group(snap);
 	}
 	if (err)
@@ -225,7 +225,7 @@ static int interactive(struct top_reader *r, int delay_ms, struct view *view)
 
 static int run(struct ctl *ctl, const struct ctl_call *call)
 {
-	struct view view = { .pid_file = ctl->config.pid_file };
+	struct view view = { .targets_file = ctl->config.targets_file };
 	int delay_ms = 1000, status, fd, err;
 	struct top_reader reader;
 	struct mp3ring ring;

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #include "mp3ring.h"
-#include "pidlist.h"
+#include "targetsfile.h"
 #include "proctable.h"
 
 /* A target's processes in a snapshot (top_group()). */

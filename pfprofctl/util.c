@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pfprofctl: messages and hints. */
+/* pfprofctl: what its commands share: messages and hints, a PID, a picture's format, bytes. */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -46,13 +46,13 @@ int ctl_usage_error(const struct ctl_command *cmd, const char *fmt, ...)
 	return PFPROF_EXIT_USAGE;
 }
 
-int ctl_pid_file_error(const struct ctl *ctl, int err)
+int ctl_targets_file_error(const struct ctl *ctl, int err)
 {
-	ctl_error(err, "updating %s", ctl->config.pid_file);
+	ctl_error(err, "updating %s", ctl->config.targets_file);
 	if (err == -EACCES || err == -EPERM)
 		ctl_hint("run pfprofctl as root to change what pfprofd keeps profiled");
 	else if (err == -ENOENT)
-		ctl_hint("is pfprof installed? the directory of %s is missing", ctl->config.pid_file);
+		ctl_hint("is pfprof installed? the directory of %s is missing", ctl->config.targets_file);
 	return PFPROF_EXIT_FAILED;
 }
 
@@ -67,7 +67,7 @@ enum ctl_picture ctl_picture_of(const char *path)
 	return CTL_PICTURE_OTHER;
 }
 
-double ctl_scale_bytes(uint64_t bytes, const char **unit)
+void ctl_format_bytes(char *buf, size_t size, uint64_t bytes)
 {
 	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	double v = (double)bytes;
@@ -77,8 +77,8 @@ double ctl_scale_bytes(uint64_t bytes, const char **unit)
 		v /= 1024;
 		u++;
 	}
-	*unit = units[u];
-	return v;
+	/* Two or three digits: a tenth shown only where it is a tenth of a small number. */
+	snprintf(buf, size, v < 10 && u ? "%.1f %s" : "%.0f %s", v, units[u]);
 }
 
 bool ctl_parse_pid(const char *arg, pid_t *pid)

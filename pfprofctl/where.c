@@ -47,13 +47,10 @@ static void format_what(char *buf, size_t size, const struct where_view *v)
 /* "1.5 MiB", "-" for unknown. */
 static void format_size(char *buf, size_t size, uint64_t bytes)
 {
-	const char *unit;
-	double v = ctl_scale_bytes(bytes, &unit);
-
 	if (!bytes)
 		snprintf(buf, size, "-");
 	else
-		snprintf(buf, size, bytes >= 1024 ? "%.1f %s" : "%.0f %s", v, unit);
+		ctl_format_bytes(buf, size, bytes);
 }
 
 /* "2026-11-26 21:40:01" in UTC. */
@@ -249,9 +246,10 @@ static int once(struct where_view *v, bool json)
 		return PFPROF_EXIT_FAILED;
 	}
 	if (json)
-		return print_json(v) && !fflush(stdout) ? PFPROF_EXIT_OK : PFPROF_EXIT_FAILED;
+		return print_json(v) ? PFPROF_EXIT_OK : PFPROF_EXIT_FAILED;
+	/* A write that fails is main()'s to say, as for every command. */
 	print_table(v, (struct screen_size){ 0 }, "");
-	return fflush(stdout) ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
+	return PFPROF_EXIT_OK;
 }
 
 /* The target options, in the order of enum target_kind. */

@@ -70,7 +70,7 @@ run_coccinelle() {
 }
 
 user_sources() {
-	ls "$top"/{lib,daemon,pfprofctl,tools,bench}/*.c
+	ls "$top"/{lib,daemon,pfprofctl,pfprofctl/heatmap,tools,bench}/*.c
 }
 
 # Callbacks keep the signature their table gives (constParameterCallback);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The kernel's DAMON, driven through lib/damon (docs/damon.md): present
+ * The kernel's DAMON, driven through pfprofctl heatmap's driver (docs/damon.md): present
  * from 6.12 on, absent from Debian 12's 6.1; what it sees of a process
  * touching a region at random; 7.x's damon_stat, which holds DAMON from
  * boot and must be handed back as it was.
@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "cgroupfs.h"
-#include "damon.h"
+#include "heatmap/damon.h"
 #include "harness.h"
 #include "tests.h"
 
@@ -578,7 +578,7 @@ static void record_as_nobody(int pid)
  * for --seconds, the toucher's region among the mappings, 90 % of it seen
  * accessed; damon_stat handed back. On 6.1, the message. Refused first:
  * a kernel thread, and nobody recording its own process. 6.12 may give
- * an empty snapshot when its kdamond falls behind (lib/damon.c,
+ * an empty snapshot when its kdamond falls behind (pfprofctl/heatmap/damon.c,
  * damon_snapshot()): the command must say so, and most snapshots must
  * still have regions.
  */

@@ -54,8 +54,8 @@ static void check_same_config(const struct pfprof_config *got, const struct pfpr
 	expect(got->write_interval_s == want->write_interval_s,
 		   "write_interval %" PRIu64 ", want %" PRIu64, got->write_interval_s,
 		   want->write_interval_s);
-	expect(!strcmp(got->pid_file, want->pid_file), "pid_file '%s', want '%s'",
-		   got->pid_file, want->pid_file);
+	expect(!strcmp(got->targets_file, want->targets_file), "pid_file '%s', want '%s'",
+		   got->targets_file, want->targets_file);
 	expect(!strcmp(got->device, want->device), "device '%s', want '%s'", got->device,
 		   want->device);
 	expect(!strcmp(got->status_file, want->status_file), "status_file '%s', want '%s'",
@@ -83,7 +83,7 @@ static void expected_defaults(struct pfprof_config *config)
 	config->rotate_age_s = 86400;
 	config->keep = 10;
 	config->write_interval_s = 1;
-	strcpy(config->pid_file, "/var/lib/pfprof/pids");
+	strcpy(config->targets_file, "/var/lib/pfprof/pids");
 	strcpy(config->device, "/dev/mp3");
 	strcpy(config->status_file, "/proc/mp3/status");
 	strcpy(config->runtime_dir, "/run/pfprofd");
@@ -98,7 +98,7 @@ static void scribble(struct pfprof_config *config)
 {
 	memset(config, 'x', sizeof(*config));
 	config->log_dir[PATH_MAX - 1] = '\0';
-	config->pid_file[PATH_MAX - 1] = '\0';
+	config->targets_file[PATH_MAX - 1] = '\0';
 	config->device[PATH_MAX - 1] = '\0';
 	config->status_file[PATH_MAX - 1] = '\0';
 	config->runtime_dir[PATH_MAX - 1] = '\0';
@@ -193,7 +193,7 @@ static void set_field(struct pfprof_config *config, enum field field, uint64_t n
 		config->write_interval_s = number;
 		break;
 	case PID_FILE:
-		strcpy(config->pid_file, path);
+		strcpy(config->targets_file, path);
 		break;
 	case DEVICE:
 		strcpy(config->device, path);

@@ -223,8 +223,8 @@ static void test_sampler_across_loads(void)
 	expect_sampler(&m, 1600, 16, "after a reload");
 }
 
-#define UNIT_A 0x40000005U		/* a target the PID file names */
-#define TREE_B 77U			/* a `pfprofctl run` tree, in no PID file */
+#define UNIT_A 0x40000005U		/* a target the targets file names */
+#define TREE_B 77U			/* a `pfprofctl run` tree, in no targets file */
 
 static struct mp3_proc_record of_target(struct mp3_proc_record r, uint32_t target)
 {
@@ -268,7 +268,7 @@ static void test_target_totals(void)
 }
 
 /*
- * A target is forgotten once it is in no PID file, has no process and got
+ * A target is forgotten once it is in no targets file, has no process and got
  * no record since the last look: its last counts were shown once.
  */
 static void test_forget_targets(void)
@@ -286,7 +286,7 @@ static void test_forget_targets(void)
 	expect(m.nr_targets == 1 && m.targets[0].number == UNIT_A,
 	       "%zu kept, want only the listed one", m.nr_targets);
 	counters_forget_targets(&m, &(struct target_list){ 0 });
-	expect(m.nr_targets == 0, "%zu kept after it left the PID file", m.nr_targets);
+	expect(m.nr_targets == 0, "%zu kept after it left the targets file", m.nr_targets);
 	counters_free(&m);
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/damon.c against a tree of plain files laid out as DAMON's sysfs
+ * pfprofctl/heatmap/damon.c against a tree of plain files laid out as DAMON's sysfs
  * interface is (docs/damon.md): what it writes, in which files, and how it
  * reads a snapshot. The kernel's side (directories made by the nr_*
  * writes, the kdamond itself) is the guest tests'.
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "damon.h"
+#include "heatmap/damon.h"
 #include "unit.h"
 
 #define SCHEME "admin/kdamonds/0/contexts/0/schemes/0"

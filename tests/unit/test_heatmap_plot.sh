@@ -1,6 +1,6 @@
 #!/bin/sh
 # Host test of `pfprofctl heatmap` drawing a heatmap log with the real
-# gnuplot: a log in the documented format (lib/heatmaplog.h) becomes a PNG,
+# gnuplot: a log in the documented format (pfprofctl/heatmap/log.h) becomes a PNG,
 # the map alone while pfprofd's per-process log has nothing of the process;
 # and, once it has, an SVG, whose text and shapes can be read, with its
 # title, the units on every axis, each mapping named on the address axis, a

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "heatmapdata.h"
-#include "heatmaplog.h"
+#include "heatmap/data.h"
+#include "heatmap/log.h"
 #include "unit.h"
 
 /*

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* lib/heatmaplog: the heatmap log's lines, from regions and from /proc/PID/maps. */
+/*
+ * pfprofctl/heatmap/log: the heatmap log's lines, from regions and from
+ * /proc/PID/maps, and read back.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "heatmaplog.h"
+#include "heatmap/log.h"
 #include "unit.h"
 
 /* What f holds, closed; free() it. */
@@ -76,8 +79,35 @@ static void test_maps_garbage(void)
 	fclose(f);
 }
 
+/* Each kind of line read back as written; what is none of them refused. */
+static void test_read_lines(void)
+{
+	struct heatmap_log_line l;
+
+	expect(heatmap_log_read_line(HEATMAP_LOG_MAGIC "\n", 1, &l) &&
+	       l.kind == HEATMAP_LOG_MAGIC_LINE, "the magic");
+	expect(!heatmap_log_read_line("# pfprof heatmap log 2\n", 1, &l), "another format taken");
+	expect(heatmap_log_read_line("# pid 1234 comm Web Content sample_us 5000 aggr_us 100000\n",
+				     2, &l) && l.kind == HEATMAP_LOG_HEADER && l.pid == 1234 &&
+	       l.comm_len == 11 && !strncmp(l.comm, "Web Content", 11) && l.sample_us == 5000 &&
+	       l.aggr_us == 100000, "the header");
+	expect(heatmap_log_read_line("# a comment\n", 3, &l) && l.kind == HEATMAP_LOG_COMMENT,
+	       "a comment");
+	expect(heatmap_log_read_line("map\t42\t55d0c0a00000\t55d0c0a21000\t/usr/bin/cat\n", 4, &l) &&
+	       l.kind == HEATMAP_LOG_MAP && l.wall_ns == 42 && l.start == 0x55d0c0a00000 &&
+	       l.end == 0x55d0c0a21000 && l.name_len == 12 && !strncmp(l.name, "/usr/bin/cat", 12),
+	       "a map line");
+	expect(heatmap_log_read_line("region\t42\t7f0000000000\t7f0000400000\t20\t3\n", 5, &l) &&
+	       l.kind == HEATMAP_LOG_REGION && l.start == 0x7f0000000000 &&
+	       l.end == 0x7f0000400000 && l.accesses == 20, "a region line");
+	expect(!heatmap_log_read_line("region\t42\t7f0000400000\t7f0000000000\t20\t3\n", 5, &l),
+	       "a region that ends before it starts taken");
+	expect(!heatmap_log_read_line("map\t42\t10\n", 5, &l), "a short map line taken");
+}
+
 UNIT_TESTS(
 	UNIT_TEST(header_and_regions),
 	UNIT_TEST(maps),
 	UNIT_TEST(maps_garbage),
+	UNIT_TEST(read_lines),
 );

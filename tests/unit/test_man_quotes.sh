@@ -39,7 +39,8 @@ syntax=(
 # The string literals of the C sources, one a line, adjacent ones joined.
 literals() {
 	sed -E 's/"[[:space:]]*PRI([a-z])(64|MAX|PTR)[[:space:]]*"/ll\1/g' \
-		"$top"/lib/*.[ch] "$top"/daemon/*.[ch] "$top"/pfprofctl/*.[ch] | awk '
+		"$top"/lib/*.[ch] "$top"/daemon/*.[ch] "$top"/pfprofctl/*.[ch] \
+		"$top"/pfprofctl/heatmap/*.[ch] | awk '
 	function flush() { if (have) print lit; have = 0; lit = "" }
 	{
 		n = length($0)

@@ -17,7 +17,7 @@ static const struct psi_memory pressure = { .some_avg10 = 12.5, .full_avg10 = 2.
 
 #define UNIT_WEB 0x40000005U
 
-/* The PID file's one target; a number it does not hold is labelled by number. */
+/* The targets file's one target; a number it does not hold is labelled by number. */
 static struct target web = { .kind = TARGET_UNIT, .name = "web\".service", .number = UNIT_WEB };
 static const struct target_list targets = { &web, 1 };
 

@@ -85,7 +85,7 @@ static const struct comm_case {
 	{ "123456789012345", true },	/* 15 bytes: what the kernel keeps */
 	{ "1234567890123456", false },
 	{ "", false },
-	{ "Web Content", false },	/* a PID file value is one word */
+	{ "Web Content", false },	/* a targets file value is one word */
 	{ "a#b", false },
 	{ "tab\there", false },
 };
@@ -96,15 +96,15 @@ static void test_comm_names(void)
 		expect(target_comm_valid(comm_cases[i].name) == comm_cases[i].valid,
 		       "'%s' is taken as %svalid", comm_cases[i].name,
 		       comm_cases[i].valid ? "in" : "");
-	expect(target_line_kind(TARGET_COMM, false) == PIDLIST_COMM &&
-	       target_line_kind(TARGET_UNIT, false) == PIDLIST_UNIT &&
-	       target_line_kind(TARGET_TREE, false) == PIDLIST_TREE &&
-	       target_line_kind(TARGET_CGROUP, false) == PIDLIST_CGROUP &&
-	       target_line_kind(TARGET_COMM, true) == PIDLIST_MAPS_COMM &&
-	       target_line_kind(TARGET_UNIT, true) == PIDLIST_MAPS_UNIT &&
-	       target_line_kind(TARGET_TREE, true) == PIDLIST_MAPS_TREE &&
-	       target_line_kind(TARGET_CGROUP, true) == PIDLIST_MAPS_CGROUP,
-	       "the PID file's line kinds");
+	expect(target_line_kind(TARGET_COMM, false) == TARGETSFILE_COMM &&
+	       target_line_kind(TARGET_UNIT, false) == TARGETSFILE_UNIT &&
+	       target_line_kind(TARGET_TREE, false) == TARGETSFILE_TREE &&
+	       target_line_kind(TARGET_CGROUP, false) == TARGETSFILE_CGROUP &&
+	       target_line_kind(TARGET_COMM, true) == TARGETSFILE_MAPS_COMM &&
+	       target_line_kind(TARGET_UNIT, true) == TARGETSFILE_MAPS_UNIT &&
+	       target_line_kind(TARGET_TREE, true) == TARGETSFILE_MAPS_TREE &&
+	       target_line_kind(TARGET_CGROUP, true) == TARGETSFILE_MAPS_CGROUP,
+	       "the targets file's line kinds");
 }
 
 static const struct path_case {

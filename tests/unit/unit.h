@@ -37,7 +37,7 @@ char *unit_read_file(const char *path);
  */
 void unit_expect_mode(const char *path, unsigned int mode, bool group);
 
-/* Collects what a config_report_fn / pidlist_report_fn is told. */
+/* Collects what a config_report_fn / targetsfile_report_fn is told. */
 #define UNIT_MAX_REPORTS 16
 
 struct unit_report {

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cgroupfs.h"
-#include "heatmap.h"
+#include "targetpids.h"
 
 /* What is being collected: at most max PIDs, and how many there were in all. */
 struct collected {

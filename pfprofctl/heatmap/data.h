@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pfprofctl heatmap's picture of a heatmap log (heatmaplog.h): time across,
+ * pfprofctl heatmap's picture of a heatmap log (log.h): time across,
  * the address space up, with only the mapped ranges on the address axis,
  * end to end: the gaps between them, most of a 64-bit address space, would
  * leave the data a few thin lines. Mappings that touch and have the same
@@ -55,5 +55,8 @@ void heatmap_data_free(struct heatmap_data *d);
 
 /* The row of the axis that holds addr, or -1 if no band does. */
 long heatmap_data_row(const struct heatmap_data *d, uint64_t addr);
+
+/* A band's name on the address axis: the file's base name, or what kind of memory. */
+const char *heatmap_band_label(const struct heatmap_band *b);
 
 #endif /* PFPROF_HEATMAPDATA_H */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "groups.h"
+#include "groupsync.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -300,7 +300,7 @@ static void drop_removed(struct groups *c, const struct target_list *list)
 			continue;
 		procstatus_untarget(c->config->status_file, t->number);
 		dlog(LOG_INFO, "no longer profiling %s %s: not in %s", word(t), t->name,
-		     c->config->pid_file);
+		     c->config->targets_file);
 	}
 }
 
@@ -308,16 +308,16 @@ void groups_reload(struct groups *c)
 {
 	struct group_state *states;
 	struct target_list list;
-	int err = target_list_read(c->config->pid_file, &list);
+	int err = target_list_read(c->config->targets_file, &list);
 
 	if (err) {
-		dlog(LOG_ERR, "reading %s: %s", c->config->pid_file, strerror(-err));
+		dlog(LOG_ERR, "reading %s: %s", c->config->targets_file, strerror(-err));
 		return;
 	}
 	keep_groups(&list);
 	states = calloc(list.count ? list.count : 1, sizeof(*states));
 	if (!states) {
-		dlog(LOG_ERR, "reading %s: %s", c->config->pid_file, strerror(ENOMEM));
+		dlog(LOG_ERR, "reading %s: %s", c->config->targets_file, strerror(ENOMEM));
 		target_list_free(&list);
 		return;
 	}

@@ -5,9 +5,9 @@
  * it and one "stat" scheme over every region, whose tried regions are a
  * snapshot of how often each part of the process's address space was
  * accessed. A kdamond each, not one with many targets: tried regions do
- * not say whose they are. The
- * admin directory is a parameter, so that the unit tests drive a tree of
- * plain files; every function returns 0 or -errno.
+ * not say whose they are. The admin directory is a parameter, so that the
+ * unit tests drive a tree of plain files; every function returns 0 or
+ * -errno.
  */
 #ifndef PFPROF_DAMON_H
 #define PFPROF_DAMON_H

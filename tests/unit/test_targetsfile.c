@@ -12,7 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pidlist.h"
+#include "targetsedit.h"
+#include "targetsfile.h"
 
 #define ADDERS 8
 #define PIDS_PER_ADDER 50
@@ -46,7 +47,7 @@ static ino_t inode_of(const char *path)
 	return st.st_ino;
 }
 
-/* Fails unless dir holds exactly the PID file and its lock file. */
+/* Fails unless dir holds exactly the targets file and its lock file. */
 static void check_no_stray_files(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -67,7 +68,7 @@ static void test_read_missing_file(void)
 	struct pidlist list = { (pid_t *)1, 5 };
 	struct unit_reports reports = { 0 };
 
-	expect(pidlist_read("pids", &list, unit_record_report, &reports) == 0, "read failed");
+	expect(targetsfile_read_pids("pids", &list, unit_record_report, &reports) == 0, "read failed");
 	expect(list.count == 0 && list.pids == NULL, "missing file gave %zu PIDs", list.count);
 	expect(reports.count == 0, "unexpected report: %s", reports.r[0].message);
 	check_missing("pids");
@@ -129,11 +130,11 @@ static void test_read_mixed_lines(void)
 			"Tree 7\n"
 			"  tree\t32 # a build\n"
 			"tree 31\n");
-	expect(pidlist_read("pids", &list, unit_record_report, &reports) == 0, "read failed");
+	expect(targetsfile_read_pids("pids", &list, unit_record_report, &reports) == 0, "read failed");
 	check_pids(&list, want, sizeof(want) / sizeof(want[0]));
 	pidlist_free(&list);
 	/* The trees' roots are read apart, each once; their lines are no PIDs. */
-	expect(pidlist_read_trees("pids", &list) == 0, "reading the trees failed");
+	expect(targetsfile_read_trees("pids", &list) == 0, "reading the trees failed");
 	check_pids(&list, (const pid_t[]){ 31, 32 }, 2);
 	expect(reports.count == sizeof(bad_lines) / sizeof(bad_lines[0]), "%zu reports",
 		   reports.count);
@@ -156,7 +157,7 @@ static void test_read_without_report(void)
 	struct pidlist list;
 
 	unit_write_file("pids", "junk\n4\n");
-	expect(pidlist_read("pids", &list, NULL, NULL) == 0, "read failed");
+	expect(targetsfile_read_pids("pids", &list, NULL, NULL) == 0, "read failed");
 	check_pids(&list, want, 1);
 	pidlist_free(&list);
 }
@@ -167,7 +168,7 @@ static void test_read_error(void)
 	int err;
 
 	expect(!mkdir("pids", 0755), "mkdir failed");
-	err = pidlist_read("pids", &list, NULL, NULL);
+	err = targetsfile_read_pids("pids", &list, NULL, NULL);
 	expect(err == -EISDIR, "read of a directory returned %d", err);
 	expect(list.pids == NULL && list.count == 0, "failed read left a list");
 }
@@ -183,7 +184,7 @@ static void test_add_creates_file(void)
 	 */
 	umask(077);
 	expect(!mkdir("d", 0755), "mkdir failed");
-	err = pidlist_add("d/pids", pids, 2);
+	err = targetsfile_add_pids("d/pids", pids, 2);
 	expect(err == 0, "add returned %d", err);
 	check_file("d/pids", "5\n6\n");
 	unit_expect_mode("d/pids", 0640, true);
@@ -197,12 +198,12 @@ static void test_add_mode_umask_0(void)
 	static const pid_t pid = 5;
 
 	umask(0);
-	expect(!pidlist_add("pids", &pid, 1), "add failed");
+	expect(!targetsfile_add_pids("pids", &pid, 1), "add failed");
 	unit_expect_mode("pids", 0640, true);
 	unit_expect_mode("pids.lock", 0640, true);
 }
 
-/* An older version's 0644 PID file and lock file are tightened by the next edit. */
+/* An older version's 0644 targets file and lock file are tightened by the next edit. */
 static void test_old_files_tightened(void)
 {
 	static const pid_t pid = 6;
@@ -210,14 +211,14 @@ static void test_old_files_tightened(void)
 	unit_write_file("pids", "5\n");
 	unit_write_file("pids.lock", "");
 	expect(!chmod("pids", 0644) && !chmod("pids.lock", 0644), "chmod: %s", strerror(errno));
-	expect(!pidlist_add("pids", &pid, 1), "add failed");
+	expect(!targetsfile_add_pids("pids", &pid, 1), "add failed");
 	check_file("pids", "5\n6\n");
 	unit_expect_mode("pids", 0640, true);
 	unit_expect_mode("pids.lock", 0640, true);
 }
 
 /*
- * pfprofd (user pfprof) edits the PID file under a lock file root's
+ * pfprofd (user pfprof) edits the targets file under a lock file root's
  * pfprofctl created with an older version (0644, root's group): it cannot
  * tighten that file, and must not fail on it. As root only: the test drops
  * to uid and gid 65534 (nobody) for the edit.
@@ -234,7 +235,7 @@ static void test_lock_of_another_user(void)
 	expect(!chmod("pids.lock", 0644) && !chmod(".", 0777), "chmod: %s", strerror(errno));
 	expect(!setresgid(65534, 65534, 65534) && !setresuid(65534, 65534, 65534),
 	       "becoming nobody: %s", strerror(errno));
-	err = pidlist_add("pids", &pid, 1);
+	err = targetsfile_add_pids("pids", &pid, 1);
 	expect(!err, "add: %s", strerror(-err));
 	check_file("pids", "5\n");
 	unit_expect_mode("pids", 0640, true);
@@ -244,7 +245,7 @@ static void test_lock_of_another_user(void)
 
 /*
  * Symbolic links planted at the lock file's path are refused, not followed
- * (nor their target created); one at the PID file's path is replaced (by
+ * (nor their target created); one at the targets file's path is replaced (by
  * rename()), its target untouched.
  */
 static void test_symlinks_not_followed(void)
@@ -254,13 +255,13 @@ static void test_symlinks_not_followed(void)
 	int err;
 
 	expect(!symlink("nothing", "pids.lock"), "symlink: %s", strerror(errno));
-	err = pidlist_add("pids", &pid, 1);
+	err = targetsfile_add_pids("pids", &pid, 1);
 	expect(err == -ELOOP, "add with a linked lock file: %s", strerror(-err));
 	check_missing("nothing");
 	expect(!unlink("pids.lock"), "unlink: %s", strerror(errno));
 	unit_write_file("victim", "kept\n");
 	expect(!symlink("victim", "pids"), "symlink: %s", strerror(errno));
-	expect(!pidlist_add("pids", &pid, 1), "add failed");
+	expect(!targetsfile_add_pids("pids", &pid, 1), "add failed");
 	text = unit_read_file("victim");
 	expect(!strcmp(text, "kept\n"), "the link's target was written: %s", text);
 	free(text);
@@ -270,7 +271,7 @@ static void test_symlinks_not_followed(void)
 static void test_add_without_directory(void)
 {
 	static const pid_t pid = 5;
-	int err = pidlist_add("no-dir/pids", &pid, 1);
+	int err = targetsfile_add_pids("no-dir/pids", &pid, 1);
 
 	expect(err == -ENOENT, "add returned %d, want %d", err, -ENOENT);
 	check_missing("no-dir");
@@ -279,7 +280,7 @@ static void test_add_without_directory(void)
 static void test_add_rejects_bad_pid(void)
 {
 	static const pid_t pids[] = { 5, 0 };
-	int err = pidlist_add("pids", pids, 2);
+	int err = targetsfile_add_pids("pids", pids, 2);
 
 	expect(err == -EINVAL, "add returned %d, want %d", err, -EINVAL);
 	check_missing("pids");
@@ -293,7 +294,7 @@ static void test_add_path_too_long(void)
 
 	memset(path, 'p', sizeof(path) - 1);
 	path[sizeof(path) - 1] = '\0';
-	err = pidlist_add(path, &pid, 1);
+	err = targetsfile_add_pids(path, &pid, 1);
 	expect(err == -ENAMETOOLONG, "add returned %d, want %d", err, -ENAMETOOLONG);
 }
 
@@ -332,13 +333,13 @@ static void run_edit_cases(const struct edit_case *cases, size_t count,
 
 static void test_add_keeps_lines(void)
 {
-	run_edit_cases(add_cases, sizeof(add_cases) / sizeof(add_cases[0]), pidlist_add);
+	run_edit_cases(add_cases, sizeof(add_cases) / sizeof(add_cases[0]), targetsfile_add_pids);
 }
 
 static void test_remove_keeps_lines(void)
 {
 	run_edit_cases(remove_cases, sizeof(remove_cases) / sizeof(remove_cases[0]),
-		       pidlist_remove);
+		       targetsfile_remove_pids);
 }
 
 /* Trees and PIDs of the same number are lines of their own. */
@@ -353,13 +354,13 @@ static const struct edit_case add_tree_cases[] = {
 static void test_trees_keep_lines(void)
 {
 	run_edit_cases(add_tree_cases, sizeof(add_tree_cases) / sizeof(add_tree_cases[0]),
-		       pidlist_add_trees);
+		       targetsfile_add_trees);
 	run_edit_cases(remove_tree_cases,
 		       sizeof(remove_tree_cases) / sizeof(remove_tree_cases[0]),
-		       pidlist_remove_trees);
+		       targetsfile_remove_trees);
 	/* Removing a PID leaves the tree of that number. */
 	unit_write_file("pids", "7\ntree 7\n");
-	expect(!pidlist_remove("pids", (const pid_t[]){ 7 }, 1), "remove failed");
+	expect(!targetsfile_remove_pids("pids", (const pid_t[]){ 7 }, 1), "remove failed");
 	check_file("pids", "tree 7\n");
 }
 
@@ -370,17 +371,18 @@ static void test_maps_lines(void)
 	struct pidlist list;
 
 	unit_write_file("pids", "7\ntree 7\n");
-	expect(!pidlist_edit_pids("pids", PIDLIST_MAPS, true, pids, 2), "adding maps lines failed");
+	expect(!targetsfile_edit_pids("pids", TARGETSFILE_MAPS, true, pids, 2),
+	       "adding maps lines failed");
 	check_file("pids", "7\ntree 7\nmaps 7\nmaps 9\n");
-	expect(!pidlist_read_kind("pids", PIDLIST_MAPS, &list) && list.count == 2 &&
+	expect(!targetsfile_read_kind("pids", TARGETSFILE_MAPS, &list) && list.count == 2 &&
 	       list.pids[0] == 7 && list.pids[1] == 9, "maps lines read back wrong");
 	pidlist_free(&list);
-	expect(!pidlist_read("pids", &list, NULL, NULL) && list.count == 1 && list.pids[0] == 7,
+	expect(!targetsfile_read_pids("pids", &list, NULL, NULL) && list.count == 1 && list.pids[0] == 7,
 	       "a maps line read as a PID alone");
 	pidlist_free(&list);
-	expect(!pidlist_edit_pids("pids", PIDLIST_MAPS, false, pids, 1), "removing failed");
+	expect(!targetsfile_edit_pids("pids", TARGETSFILE_MAPS, false, pids, 1), "removing failed");
 	check_file("pids", "7\ntree 7\nmaps 9\n");
-	expect(pidlist_edit_values("pids", PIDLIST_MAPS, true, (const char *const[]){ "09" }, 1) ==
+	expect(targetsfile_edit_values("pids", TARGETSFILE_MAPS, true, (const char *const[]){ "09" }, 1) ==
 		       -EINVAL, "a PID not in canonical form was not refused");
 }
 
@@ -389,33 +391,35 @@ static void test_maps_target_lines(void)
 {
 	static const char *const unit[] = { "db.service" };
 	static const pid_t root[] = { 31 };
-	struct pidlist_values values;
+	struct targetsfile_values values;
 
 	unit_write_file("pids", "unit db.service\nmaps  tree 7 # kept\nmaps tree\nmaps 8\n");
-	expect(!pidlist_read_values("pids", PIDLIST_KIND(PIDLIST_MAPS_TREE) |
-					    PIDLIST_KIND(PIDLIST_UNIT) | PIDLIST_KIND(PIDLIST_MAPS),
+	expect(!targetsfile_read_values("pids", TARGETSFILE_KIND(TARGETSFILE_MAPS_TREE) |
+					    TARGETSFILE_KIND(TARGETSFILE_UNIT) | TARGETSFILE_KIND(TARGETSFILE_MAPS),
 				    &values, NULL, NULL), "read failed");
-	expect(values.count == 3 && values.kinds[0] == PIDLIST_UNIT &&
-	       values.kinds[1] == PIDLIST_MAPS_TREE && !strcmp(values.values[1], "7") &&
-	       values.kinds[2] == PIDLIST_MAPS && !strcmp(values.values[2], "8"),
+	expect(values.count == 3 && values.kinds[0] == TARGETSFILE_UNIT &&
+	       values.kinds[1] == TARGETSFILE_MAPS_TREE && !strcmp(values.values[1], "7") &&
+	       values.kinds[2] == TARGETSFILE_MAPS && !strcmp(values.values[2], "8"),
 	       "%zu lines read, the second of kind %d", values.count,
 	       values.count > 1 ? (int)values.kinds[1] : -1);
-	pidlist_values_free(&values);
+	targetsfile_values_free(&values);
 	/* With maps: the line without goes, the one with comes. */
-	expect(!pidlist_edit_maps("pids", PIDLIST_UNIT, true, true, unit, 1), "adding failed");
+	expect(!targetsfile_edit_maps("pids", TARGETSFILE_UNIT, true, true, unit, 1), "adding failed");
 	check_file("pids", "maps  tree 7 # kept\nmaps tree\nmaps 8\nmaps unit db.service\n");
 	/* Without: a value kept with maps stays as it is. */
-	expect(!pidlist_edit_maps("pids", PIDLIST_UNIT, false, true, unit, 1), "adding failed");
+	expect(!targetsfile_edit_maps("pids", TARGETSFILE_UNIT, false, true, unit, 1), "adding failed");
 	check_file("pids", "maps  tree 7 # kept\nmaps tree\nmaps 8\nmaps unit db.service\n");
-	expect(!pidlist_edit_maps_pids("pids", PIDLIST_TREE, false, true, root, 1), "adding failed");
-	expect(!pidlist_edit_maps_pids("pids", PIDLIST_TREE, true, true, root, 1), "adding failed");
+	expect(!targetsfile_edit_maps_pids("pids", TARGETSFILE_TREE, false, true, root, 1),
+	       "adding failed");
+	expect(!targetsfile_edit_maps_pids("pids", TARGETSFILE_TREE, true, true, root, 1),
+	       "adding failed");
 	check_file("pids", "maps  tree 7 # kept\nmaps tree\nmaps 8\nmaps unit db.service\n"
 			   "maps tree 31\n");
 	/* Removing takes both forms. */
 	unit_write_file("pids", "unit db.service\nmaps unit db.service\n7\nmaps 7\n");
-	expect(!pidlist_edit_maps("pids", PIDLIST_UNIT, false, false, unit, 1), "removing failed");
-	expect(!pidlist_edit_maps_pids("pids", PIDLIST_PID, false, false,
-				       (const pid_t[]){ 7 }, 1), "removing failed");
+	expect(!targetsfile_edit_maps("pids", TARGETSFILE_UNIT, false, false, unit, 1), "removing failed");
+	expect(!targetsfile_edit_maps_pids("pids", TARGETSFILE_PID, false, false,
+					   (const pid_t[]){ 7 }, 1), "removing failed");
 	check_file("pids", "");
 }
 
@@ -424,19 +428,21 @@ static void test_named_lines(void)
 {
 	static const char *const units[] = { "nginx.service", "user-1000.slice" };
 	static const char *const cgroup[] = { "/sys/fs/cgroup/machine.slice/c1" };
-	struct pidlist_values values;
+	struct targetsfile_values values;
 
 	unit_write_file("pids", "# kept\n7\nunit  nginx.service # web\ncgroup\n");
-	expect(!pidlist_edit_values("pids", PIDLIST_UNIT, true, units, 2), "adding units failed");
-	expect(!pidlist_edit_values("pids", PIDLIST_CGROUP, true, cgroup, 1), "adding a cgroup failed");
+	expect(!targetsfile_edit_values("pids", TARGETSFILE_UNIT, true, units, 2), "adding units failed");
+	expect(!targetsfile_edit_values("pids", TARGETSFILE_CGROUP, true, cgroup, 1),
+	       "adding a cgroup failed");
 	check_file("pids", "# kept\n7\nunit  nginx.service # web\ncgroup\nunit user-1000.slice\n"
 			   "cgroup /sys/fs/cgroup/machine.slice/c1\n");
-	expect(!pidlist_read_values("pids", PIDLIST_KIND(PIDLIST_UNIT), &values, NULL, NULL), "read failed");
+	expect(!targetsfile_read_values("pids", TARGETSFILE_KIND(TARGETSFILE_UNIT), &values, NULL,
+					NULL), "read failed");
 	expect(values.count == 2 && !strcmp(values.values[0], units[0]) &&
 		       !strcmp(values.values[1], units[1]),
 	       "%zu units read", values.count);
-	pidlist_values_free(&values);
-	expect(!pidlist_edit_values("pids", PIDLIST_UNIT, false, units, 1), "removing failed");
+	targetsfile_values_free(&values);
+	expect(!targetsfile_edit_values("pids", TARGETSFILE_UNIT, false, units, 1), "removing failed");
 	check_file("pids", "# kept\n7\ncgroup\nunit user-1000.slice\n"
 			   "cgroup /sys/fs/cgroup/machine.slice/c1\n");
 }
@@ -450,10 +456,10 @@ static void test_named_lines_refused(void)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		const char *const values[] = { "ok.service", bad[i] };
 
-		expect(pidlist_edit_values("pids", PIDLIST_UNIT, true, values, 2) == -EINVAL,
+		expect(targetsfile_edit_values("pids", TARGETSFILE_UNIT, true, values, 2) == -EINVAL,
 		       "'%s' was not refused", bad[i]);
 	}
-	expect(pidlist_edit_values("pids", PIDLIST_TREE, true, (const char *const[]){ "07" }, 1) ==
+	expect(targetsfile_edit_values("pids", TARGETSFILE_TREE, true, (const char *const[]){ "07" }, 1) ==
 		       -EINVAL, "a PID not in canonical form was not refused");
 	check_file("pids", "unit a.service\n");
 }
@@ -461,11 +467,11 @@ static void test_named_lines_refused(void)
 static void test_remove_from_missing_file(void)
 {
 	static const pid_t pid = 5;
-	int err = pidlist_remove("pids", &pid, 1);
+	int err = targetsfile_remove_pids("pids", &pid, 1);
 
 	expect(err == 0, "remove returned %d", err);
 	check_missing("pids");
-	err = pidlist_remove("no-dir/pids", &pid, 1);
+	err = targetsfile_remove_pids("no-dir/pids", &pid, 1);
 	expect(err == 0, "remove without directory returned %d", err);
 	check_missing("no-dir");
 }
@@ -496,12 +502,12 @@ static void check_replaced(int (*edit)(const char *, const pid_t *, size_t), pid
 
 static void test_add_replaces_atomically(void)
 {
-	check_replaced(pidlist_add, 3, "# c\n1\n2\n3\n");
+	check_replaced(targetsfile_add_pids, 3, "# c\n1\n2\n3\n");
 }
 
 static void test_remove_replaces_atomically(void)
 {
-	check_replaced(pidlist_remove, 1, "# c\n2\n");
+	check_replaced(targetsfile_remove_pids, 1, "# c\n2\n");
 }
 
 /* Edits that change nothing leave the file alone. */
@@ -516,9 +522,9 @@ static void test_no_change_no_rewrite(void)
 	/* Held open so that a replacement could not be given the same inode number. */
 	fd = open("pids", O_RDONLY);
 	expect(fd >= 0, "open: %s", strerror(errno));
-	expect(pidlist_add("pids", &present, 1) == 0, "add failed");
+	expect(targetsfile_add_pids("pids", &present, 1) == 0, "add failed");
 	expect(inode_of("pids") == inode, "add rewrote the file");
-	expect(pidlist_remove("pids", &absent, 1) == 0, "remove failed");
+	expect(targetsfile_remove_pids("pids", &absent, 1) == 0, "remove failed");
 	expect(inode_of("pids") == inode, "remove rewrote the file");
 	close(fd);
 	check_file("pids", "1\n");
@@ -535,7 +541,7 @@ static void run_adder(int start_fd, int child)
 	for (int i = 0; i < PIDS_PER_ADDER; i++) {
 		pid_t pid = 1000 + child * PIDS_PER_ADDER + i;
 
-		if (pidlist_add("pids", &pid, 1))
+		if (targetsfile_add_pids("pids", &pid, 1))
 			_exit(3);
 	}
 	_exit(0);

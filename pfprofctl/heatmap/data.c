@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "heatmapdata.h"
+#include "data.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "growarray.h"
-#include "heatmaplog.h"
+#include "log.h"
 #include "sorted.h"
 
 /* What the first reading collects: every mapping named, every snapshot's time. */
@@ -16,59 +16,18 @@ struct collected {
 	size_t nr_maps, maps_cap, times_cap;
 };
 
-/* "# pid 1234 comm NAME sample_us 5000 aggr_us 100000": the name may hold spaces. */
-static bool parse_header(const char *line, struct heatmap_data *d)
+static int add_map(struct collected *c, const struct heatmap_log_line *l)
 {
-	const char *tail = strstr(line, " sample_us ");
-	unsigned long long sample, aggr;
-	int pid, comm_at = 0;
+	struct heatmap_band *grown = grow_array(c->maps, &c->maps_cap, c->nr_maps, sizeof(*grown),
+						64);
 
-	if (sscanf(line, "# pid %d comm %n", &pid, &comm_at) != 1 || !comm_at || !tail ||
-	    tail < line + comm_at ||
-	    sscanf(tail, " sample_us %llu aggr_us %llu", &sample, &aggr) != 2)
-		return false;
-	d->pid = pid;
-	snprintf(d->comm, sizeof(d->comm), "%.*s", (int)(tail - line - comm_at), line + comm_at);
-	d->sample_us = sample;
-	d->aggr_us = aggr;
-	return true;
-}
-
-static int add_map(struct collected *c, const char *line)
-{
-	unsigned long long ns, start, end;
-	struct heatmap_band *grown;
-	int name_at = 0;
-
-	if (sscanf(line, "map\t%llu\t%llx\t%llx\t%n", &ns, &start, &end, &name_at) != 3 ||
-	    !name_at || start >= end)
-		return -EPROTO;
-	grown = grow_array(c->maps, &c->maps_cap, c->nr_maps, sizeof(*grown), 64);
 	if (!grown)
 		return -ENOMEM;
 	c->maps = grown;
-	grown[c->nr_maps] = (struct heatmap_band){ .start = start, .end = end };
-	snprintf(grown[c->nr_maps].name, sizeof(grown->name), "%.*s",
-		 (int)strcspn(line + name_at, "\n"), line + name_at);
+	grown[c->nr_maps] = (struct heatmap_band){ .start = l->start, .end = l->end };
+	snprintf(grown[c->nr_maps].name, sizeof(grown->name), "%.*s", l->name_len, l->name);
 	c->nr_maps++;
 	return 0;
-}
-
-/* A region line's fields; false if it is not one. */
-static bool parse_region(const char *line, uint64_t *ns, uint64_t *start, uint64_t *end,
-			 unsigned int *accesses)
-{
-	unsigned long long t, s, e;
-	unsigned int nr, age;
-
-	if (sscanf(line, "region\t%llu\t%llx\t%llx\t%u\t%u", &t, &s, &e, &nr, &age) != 5 ||
-	    s >= e)
-		return false;
-	*ns = t;
-	*start = s;
-	*end = e;
-	*accesses = nr;
-	return true;
 }
 
 static int add_time(struct heatmap_data *d, struct collected *c, uint64_t ns)
@@ -87,6 +46,14 @@ static int add_time(struct heatmap_data *d, struct collected *c, uint64_t ns)
 	return 0;
 }
 
+static void read_header(struct heatmap_data *d, const struct heatmap_log_line *l)
+{
+	d->pid = l->pid;
+	snprintf(d->comm, sizeof(d->comm), "%.*s", l->comm_len, l->comm);
+	d->sample_us = l->sample_us;
+	d->aggr_us = l->aggr_us;
+}
+
 /* The first reading: the header, the mappings and the snapshots' times. */
 static int collect(FILE *log, struct heatmap_data *d, struct collected *c, unsigned long *line_no)
 {
@@ -96,21 +63,16 @@ static int collect(FILE *log, struct heatmap_data *d, struct collected *c, unsig
 
 	*line_no = 0;
 	while (!err && getline(&line, &size, log) >= 0) {
-		uint64_t ns, start, end;
-		unsigned int accesses;
+		struct heatmap_log_line l;
 
-		if (++*line_no == 1)
-			err = strncmp(line, HEATMAP_LOG_MAGIC "\n", strlen(HEATMAP_LOG_MAGIC) + 1) ?
-			      -EPROTO : 0;
-		else if (!strncmp(line, "# pid ", 6))
-			err = parse_header(line, d) ? 0 : -EPROTO;
-		else if (line[0] == '#')
-			continue;
-		else if (!strncmp(line, "map\t", 4))
-			err = add_map(c, line);
-		else
-			err = parse_region(line, &ns, &start, &end, &accesses) ?
-			      add_time(d, c, ns) : -EPROTO;
+		if (!heatmap_log_read_line(line, ++*line_no, &l))
+			err = -EPROTO;
+		else if (l.kind == HEATMAP_LOG_HEADER)
+			read_header(d, &l);
+		else if (l.kind == HEATMAP_LOG_MAP)
+			err = add_map(c, &l);
+		else if (l.kind == HEATMAP_LOG_REGION)
+			err = add_time(d, c, l.wall_ns);
 	}
 	free(line);
 	if (!err && ferror(log))
@@ -260,6 +222,7 @@ static int fill_cells(FILE *log, struct heatmap_data *d)
 {
 	size_t n = d->nr_times * d->rows, size = 0;
 	double *weights = calloc(n, sizeof(*weights));
+	unsigned long line_no = 0;
 	char *line = NULL;
 
 	d->cells = calloc(n, sizeof(*d->cells));
@@ -269,17 +232,16 @@ static int fill_cells(FILE *log, struct heatmap_data *d)
 	}
 	rewind(log);
 	while (getline(&line, &size, log) >= 0) {
-		uint64_t ns, start, end;
-		unsigned int accesses;
+		struct heatmap_log_line l;
 		bool found;
 		size_t t;
 
-		if (!parse_region(line, &ns, &start, &end, &accesses))
+		if (!heatmap_log_read_line(line, ++line_no, &l) || l.kind != HEATMAP_LOG_REGION)
 			continue;
-		t = sorted_find(d->times, d->nr_times, sizeof(*d->times), &ns, compare_time, NULL,
-				&found);
+		t = sorted_find(d->times, d->nr_times, sizeof(*d->times), &l.wall_ns, compare_time,
+				NULL, &found);
 		if (found)
-			spread(d, weights, t, start, end, accesses);
+			spread(d, weights, t, l.start, l.end, l.accesses);
 	}
 	free(line);
 	for (size_t i = 0; i < n; i++)
@@ -322,4 +284,11 @@ long heatmap_data_row(const struct heatmap_data *d, uint64_t addr)
 			return (long)band_row(b, addr);
 	}
 	return -1;
+}
+
+const char *heatmap_band_label(const struct heatmap_band *b)
+{
+	const char *slash = strrchr(b->name, '/');
+
+	return !b->name[0] ? "[anon]" : slash && slash[1] ? slash + 1 : b->name;
 }

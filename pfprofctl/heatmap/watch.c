@@ -3,7 +3,7 @@
  * pfprofctl heatmap --watch: a heatmap log drawn in the terminal and drawn
  * again every interval while a recorder (heatmap --record, as root) adds
  * to it. A column a snapshot, the newest at the right; a row a slice of
- * the mapped address ranges (heatmapdata.h), the highest addresses at the
+ * the mapped address ranges (data.h), the highest addresses at the
  * top as in the picture; a character per cell, darker to brighter, so that
  * it reads on any terminal and in a log of the session.
  */
@@ -17,9 +17,10 @@
 #include <time.h>
 
 #include "ctl.h"
-#include "heatmap.h"
-#include "heatmapdata.h"
+#include "data.h"
+#include "logfile.h"
 #include "screen.h"
+#include "watch.h"
 
 #define HEADER_LINES 2
 #define LABEL_COLS 24
@@ -58,7 +59,7 @@ static void label_rows(const struct heatmap_data *d, char (*labels)[LABEL_COLS +
 
 		if (row >= d->rows || labels[row][0])
 			continue;
-		heatmap_format_bytes(size, sizeof(size), b->end - b->start);
+		ctl_format_bytes(size, sizeof(size), b->end - b->start);
 		snprintf(labels[row], LABEL_COLS + 1, "%*.*s %s", (int)(LABEL_COLS - 2 - strlen(size)),
 			 (int)(LABEL_COLS - 2 - strlen(size)), heatmap_band_label(b), size);
 	}

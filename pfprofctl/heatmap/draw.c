@@ -1,76 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * pfprofctl heatmap: a heatmap log (heatmaplog.h) drawn by gnuplot
- * (heatmapdata.h), time across and the mapped address ranges up; with
- * --record, the log recorded (heatmaprecord.c).
- */
+#include "draw.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #include "atomicfile.h"
-#include "ctl.h"
 #include "ctljson.h"
-#include "damon.h"
+#include "data.h"
 #include "gnuplot.h"
-#include "heatmap.h"
-#include "heatmaplog.h"
-#include "heatmapdata.h"
+#include "logfile.h"
 #include "logformat.h"
+#include "options.h"
 #include "plotprocs.h"
-#include "screen.h"
 
 /* The address axis's rows: finer than a PNG of 800 pixels would show. */
 #define DRAW_ROWS 400
-
-/* The default log of pid: heatmap-<pid>.log in the configured log_dir; false if too long. */
-bool heatmap_log_of(const struct ctl *ctl, pid_t pid, char *buf, size_t size)
-{
-	if (snprintf(buf, size, "%s/heatmap-%d.log", ctl->config.log_dir, (int)pid) < (int)size)
-		return true;
-	ctl_error(-ENAMETOOLONG, "%s/heatmap-%d.log", ctl->config.log_dir, (int)pid);
-	return false;
-}
 
 /* name as a single-quoted gnuplot string's inside: quotes doubled. */
 static void gnuplot_quote(FILE *f, const char *name)
 {
 	for (; *name; name++)
 		fputs(*name == '\'' ? "''" : (char[]){ *name, '\0' }, f);
-}
-
-void heatmap_format_bytes(char *buf, size_t size, uint64_t bytes)
-{
-	const char *unit;
-	double v = ctl_scale_bytes(bytes, &unit);
-
-	snprintf(buf, size, v < 10 && bytes >= 1024 ? "%.1f %s" : "%.0f %s", v, unit);
-}
-
-void heatmap_log_failed(const char *path, int err, unsigned long line)
-{
-	if (err == -EPROTO && line == 1)
-		ctl_error(0, "%s is not a heatmap log: its first line is not '"
-			  HEATMAP_LOG_MAGIC "'", path);
-	else if (err == -EPROTO)
-		ctl_error(0, "%s:%lu: not a line of a heatmap log", path, line);
-	else if (err == -ENODATA)
-		ctl_error(0, "%s holds no snapshot of mapped regions yet (a recording adds one "
-			  "a second)", path);
-	else
-		ctl_error(err, "reading %s", path);
-}
-
-const char *heatmap_band_label(const struct heatmap_band *b)
-{
-	const char *slash = strrchr(b->name, '/');
-
-	return !b->name[0] ? "[anon]" : slash && slash[1] ? slash + 1 : b->name;
 }
 
 /*
@@ -89,7 +44,7 @@ static void write_axis(FILE *f, const struct heatmap_data *d)
 
 		if ((b->row_to - b->row_from) * HEATMAP_MIN_BAND_SHARE < d->rows * 0.999)
 			continue;
-		heatmap_format_bytes(size, sizeof(size), b->end - b->start);
+		ctl_format_bytes(size, sizeof(size), b->end - b->start);
 		fprintf(f, "%s'", first ? "" : ", ");
 		gnuplot_quote(f, heatmap_band_label(b));
 		fprintf(f, " (%s)' %.2f", size, (b->row_from + b->row_to) / 2);
@@ -181,7 +136,7 @@ static void write_map_panel(FILE *f, const struct drawing *g)
 	uint64_t samples = d->sample_us ? d->aggr_us / d->sample_us : 0;
 	char mapped[16];
 
-	heatmap_format_bytes(mapped, sizeof(mapped), d->mapped);
+	ctl_format_bytes(mapped, sizeof(mapped), d->mapped);
 	fprintf(f, "set tmargin at screen %.2f\nset bmargin at screen 0.08\n",
 		g->nr_rates > 0 ? 0.68 : 0.92);
 	fprintf(f, "set xlabel 'time since the first snapshot (s)'\n"
@@ -257,23 +212,13 @@ static int draw(const struct ctl *ctl, struct drawing *g)
 	return err || rc ? -1 : 0;
 }
 
-/* The log named by the operand: a PID's in log_dir, or a file; false (said) if too long. */
-static bool log_path_of(const struct ctl *ctl, const char *operand, char *path, size_t size)
-{
-	pid_t pid;
-
-	if (ctl_parse_pid(operand, &pid))
-		return heatmap_log_of(ctl, pid, path, size);
-	snprintf(path, size, "%s", operand);
-	return true;
-}
-
+/* The log an operand names, opened: -1 to go on, else the exit status (said). */
 static int open_log(const struct ctl *ctl, const char *operand, char *path, size_t size,
 		    FILE **log)
 {
 	pid_t pid;
 
-	if (!log_path_of(ctl, operand, path, size))
+	if (!heatmap_log_named(ctl, operand, path, size))
 		return PFPROF_EXIT_FAILED;
 	*log = fopen(path, "re");
 	if (*log)
@@ -312,7 +257,7 @@ static bool print_summary_json(const char *out, const struct heatmap_data *d, bo
 	return ctl_json_print(o);
 }
 
-static int draw_command(const struct ctl *ctl, const struct ctl_call *call)
+int heatmap_draw_command(const struct ctl *ctl, const struct ctl_call *call)
 {
 	char path[PATH_MAX], default_out[64];
 	const char *out = call->option[OPT_OUTPUT].string;
@@ -356,112 +301,3 @@ static int draw_command(const struct ctl *ctl, const struct ctl_call *call)
 	heatmap_data_free(&d);
 	return err ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 }
-
-/* The first option given of those listed (-1 ends the list), or NULL. */
-static const char *first_given(const struct ctl_call *call, const int *options)
-{
-	for (; *options >= 0; options++)
-		if (call->option[*options].set)
-			return call->option[*options].typed;
-	return NULL;
-}
-
-/* The options that go together: -1, or a usage error's status. */
-static int check_options(const struct ctl_call *call)
-{
-	static const int record_only[] = { OPT_SECONDS, OPT_TAKE_DAMON, OPT_TREE, OPT_UNIT, OPT_LOG,
-					   -1 },
-			 watch_only[] = { OPT_DELAY, -1 },
-			 not_watch[] = { OPT_OUTPUT, OPT_JSON, -1 },
-			 not_record[] = { OPT_WATCH, OPT_DELAY, OPT_JSON, -1 };
-	const char *option;
-
-	if (!call->option[OPT_RECORD].set && call->nr_operands > 1)
-		return ctl_usage_error(&ctl_heatmap_command, "one log at a time: %d given",
-				       call->nr_operands);
-	if (call->option[OPT_RECORD].set && (option = first_given(call, not_record)))
-		return ctl_usage_error(&ctl_heatmap_command, "%s goes without --record: watch the "
-				       "log from another terminal", option);
-	if (call->option[OPT_LOG].set && call->option[OPT_OUTPUT].set)
-		return ctl_usage_error(&ctl_heatmap_command, "%s and %s: with --record the log is "
-				       "named once, by --log", call->option[OPT_LOG].typed,
-				       call->option[OPT_OUTPUT].typed);
-	if (!call->option[OPT_RECORD].set && (option = first_given(call, record_only)))
-		return ctl_usage_error(&ctl_heatmap_command, "%s goes with --record", option);
-	if (!call->option[OPT_WATCH].set && (option = first_given(call, watch_only)))
-		return ctl_usage_error(&ctl_heatmap_command, "%s goes with --watch", option);
-	if (call->option[OPT_WATCH].set && (option = first_given(call, not_watch)))
-		return ctl_usage_error(&ctl_heatmap_command, "%s goes without --watch", option);
-	if (!call->option[OPT_RECORD].set && call->option[OPT_OUTPUT].set &&
-	    ctl_picture_of(call->option[OPT_OUTPUT].string) == CTL_PICTURE_OTHER)
-		return ctl_usage_error(&ctl_heatmap_command, "%s wants a .png or .svg file, not '%s'",
-				       call->option[OPT_OUTPUT].typed,
-				       call->option[OPT_OUTPUT].string);
-	if (call->option[OPT_DELAY].set && screen_parse_delay(call->option[OPT_DELAY].string) < 0)
-		return ctl_usage_error(&ctl_heatmap_command, "%s wants seconds from 0.05 to 3600, "
-				       "not '%s'", call->option[OPT_DELAY].typed,
-				       call->option[OPT_DELAY].string);
-	return -1;
-}
-
-static int run(struct ctl *ctl, const struct ctl_call *call)
-{
-	int status = check_options(call);
-	char path[PATH_MAX];
-
-	if (status >= 0)
-		return status;
-	if (call->option[OPT_RECORD].set)
-		return heatmap_record_command(ctl, call);
-	if (!call->option[OPT_WATCH].set)
-		return draw_command(ctl, call);
-	if (!log_path_of(ctl, call->operands[0], path, sizeof(path)))
-		return PFPROF_EXIT_FAILED;
-	return heatmap_watch_command(path, call->option[OPT_DELAY].set ?
-				     screen_parse_delay(call->option[OPT_DELAY].string) : 1000);
-}
-
-const struct ctl_command ctl_heatmap_command = {
-	.name = "heatmap",
-	.operands = "--record <pid>... | --record --tree <pid> | --record --unit <unit> | "
-		    "[--watch] <pid> | [--watch] <log>",
-	.min_operands = 1, .max_operands = DAMON_MAX_PROCESSES,
-	.missing_operands = "which PID?",
-	.summary = "Record and draw which memory a process keeps using (DAMON)",
-	.details = "With --record, as root: the kernel's DAMON (Linux 6.2 or later, built with\n"
-		   "CONFIG_DAMON_SYSFS) watches each process's address space, sampling every\n"
-		   "5 ms, 10 to 1000 regions; a snapshot of its regions and how often each was\n"
-		   "accessed goes into its log every second, with the process's mappings\n"
-		   "whenever they change, until the process exits, --seconds have passed, or\n"
-		   "Ctrl-C. DAMON's own cost is bounded by its number of regions, not by the\n"
-		   "process's size. A kernel that starts damon_stat at boot (Debian's 7.x)\n"
-		   "keeps DAMON for itself: --take-damon turns it off while recording and on\n"
-		   "again after.\n"
-		   "Without --record: the log of the PID (in the log directory) or the log\n"
-		   "given, drawn with gnuplot: time across, the mapped address ranges up with\n"
-		   "the gaps between them left out, each named, and how often DAMON found\n"
-		   "each part accessed as the colour. With --watch: the same in the terminal,\n"
-		   "a column a snapshot, drawn again every second (or --delay) while a\n"
-		   "recorder adds to the log; q quits.\n",
-	.options = {
-		[OPT_RECORD] = { "record", 'r', CTL_STRING, NULL, "record the process into its log" },
-		[OPT_SECONDS] = { "seconds", 's', CTL_COUNT, "N",
-				  "with --record: stop after N s (default: at its exit)" },
-		[OPT_OUTPUT] = { "output", 'o', CTL_STRING, "FILE",
-				 "the picture, .png or .svg (default heatmap-<pid>.png)" },
-		[OPT_JSON] = { "json", 0, CTL_STRING, NULL, "what was drawn, as JSON" },
-		[OPT_LOG] = { "log", 0, CTL_STRING, "FILE",
-			      "with --record: the log (default heatmap-<pid>.log)" },
-		[OPT_TAKE_DAMON] = { "take-damon", 0, CTL_STRING, NULL,
-				     "with --record: turn damon_stat off, and on after" },
-		[OPT_WATCH] = { "watch", 'w', CTL_STRING, NULL,
-				"draw the log in the terminal, again as it grows, until q" },
-		[OPT_DELAY] = { "delay", 'd', CTL_STRING, "SECS",
-				"with --watch: the interval, 0.05 to 3600 s (default 1)" },
-		[OPT_TREE] = { "tree", 't', CTL_OPERAND_KIND, NULL,
-			       "with --record: the operand is a tree's root PID" },
-		[OPT_UNIT] = { "unit", 'u', CTL_OPERAND_KIND, NULL,
-			       "with --record: the operand is a systemd unit" },
-	},
-	.run = run,
-};

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Keeps the PID file's groups registered with the module: cgroups and units
- * ("C", each by its cgroup's id, a unit's found where systemd put it) and
- * command names ("N"). systemd removes a unit's cgroup when it stops and
+ * Keeps the targets file's groups registered with the module: cgroups and
+ * units ("C", each by its cgroup's id, a unit's found where systemd put it)
+ * and command names ("N"). systemd removes a unit's cgroup when it stops and
  * makes a new one (a new id) when it starts again, so a unit is followed
  * through its restarts: a new cgroup replaces the old ("X", then "C": the
  * module refuses a second cgroup for a target with EBUSY), one stopped is
@@ -13,15 +13,15 @@
  * How soon: the directories the cgroups appear in are watched with inotify
  * (systemd makes a unit's cgroup, then starts its first process in it, so
  * the sync races that process's first milliseconds: the module counts it
- * from its registration); pfprofd's status timer calls groups_sync()
- * every two seconds too, for a unit started in a slice other than the one
- * expected, for events inotify dropped and for a module loaded again (each
- * group is registered again, "EEXIST" when nothing changed). Register
- * latency is measured by the systemd guest test (tests/systemd/run,
+ * from its registration); pfprofd's status refresh calls groups_sync()
+ * every five seconds too (STATUS_USEC, loop.c), for a unit started in a
+ * slice other than the one expected, for events inotify dropped and for a
+ * module loaded again (each group is registered again, "EEXIST" when
+ * nothing changed). Register latency is measured by the systemd guest test (tests/systemd/run,
  * service_* checks).
  */
-#ifndef PFPROF_GROUPS_H
-#define PFPROF_GROUPS_H
+#ifndef PFPROF_GROUPSYNC_H
+#define PFPROF_GROUPSYNC_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,17 +44,17 @@ struct group_state {
 struct groups {
 	sd_event *loop;
 	const struct pfprof_config *config;
-	struct target_list targets;	/* the PID file's cgroups, units and names */
+	struct target_list targets;	/* the targets file's cgroups, units and names */
 	struct group_state *states;	/* indexed like targets */
 	char **dirs;			/* watched: where their cgroups are or will be */
 	sd_event_source **watches;	/* one per dir */
 	size_t nr_dirs;
 };
 
-/* Reads the PID file's cgroups, units and names and registers them. */
+/* Reads the targets file's cgroups, units and names and registers them. */
 void groups_start(struct groups *c, sd_event *loop, const struct pfprof_config *config);
 
-/* Reads the PID file again: new targets are registered, removed ones unregistered. */
+/* Reads the targets file again: new targets are registered, removed ones unregistered. */
 void groups_reload(struct groups *c);
 
 /* Checks each target again: a unit started, restarted, stopped; the module reloaded. */
@@ -62,4 +62,4 @@ void groups_sync(struct groups *c);
 
 void groups_stop(struct groups *c);
 
-#endif /* PFPROF_GROUPS_H */
+#endif /* PFPROF_GROUPSYNC_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pfprofctl heatmap --record: DAMON's picture of which memory a process
- * keeps using, a snapshot a second into a heatmap log (heatmaplog.h). Run
+ * keeps using, a snapshot a second into a heatmap log (log.h). Run
  * by root, like perf record: DAMON's sysfs files are root's, and pfprofd
  * runs as its own user with /sys read-only (docs/damon.md).
  */
@@ -20,10 +20,14 @@
 #include "clock.h"
 #include "ctl.h"
 #include "damon.h"
-#include "heatmap.h"
-#include "heatmaplog.h"
+#include "log.h"
+#include "logfile.h"
 #include "logrotate.h"
+#include "options.h"
 #include "privfile.h"
+#include "proccomm.h"
+#include "record.h"
+#include "targetpids.h"
 
 #define SNAPSHOT_INTERVAL_NS 1000000000ULL
 
@@ -34,15 +38,15 @@ static void on_stop_signal(int sig)
 	stop_signal = sig;
 }
 
-/* /proc/<pid>/<file>'s whole text (free() it); NULL with errno set. */
-static char *read_proc_file(pid_t pid, const char *file)
+/* /proc/<pid>/maps's whole text (free() it); NULL with errno set. */
+static char *read_maps(pid_t pid)
 {
 	char path[64], *text = NULL;
 	size_t size = 0;
 	FILE *f, *out;
 	int c;
 
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
 		return NULL;
@@ -87,17 +91,12 @@ static int may_record(pid_t pid)
 /* pid's command name into comm; -1 to go on, else the exit status (ESRCH said). */
 static int process_comm(pid_t pid, char *comm, size_t size)
 {
-	char *text = read_proc_file(pid, "comm");
+	int err = proccomm_read(pid, comm, size);
 
-	if (!text) {
-		int err = -errno;
-
-		ctl_error(err == -ENOENT ? -ESRCH : err, "process %d", (int)pid);
-		return PFPROF_EXIT_FAILED;
-	}
-	snprintf(comm, size, "%.*s", (int)strcspn(text, "\n"), text);
-	free(text);
-	return -1;
+	if (!err)
+		return -1;
+	ctl_error(err == -ENOENT ? -ESRCH : err, "process %d", (int)pid);
+	return PFPROF_EXIT_FAILED;
 }
 
 /*
@@ -106,7 +105,7 @@ static int process_comm(pid_t pid, char *comm, size_t size)
  */
 static int check_address_space(pid_t pid, const char *comm)
 {
-	char *text = read_proc_file(pid, "maps");
+	char *text = read_maps(pid);
 	int err = !text ? -errno : !*text ? -EINVAL : 0;
 
 	free(text);
@@ -249,7 +248,7 @@ static int record_snapshot(struct recording *r, const struct rotation *rot)
 	}
 	r->snapshots++;
 	r->empty_snapshots += !count;
-	maps = read_proc_file(r->pid, "maps");
+	maps = read_maps(r->pid);
 	if (maps && (!r->maps || strcmp(maps, r->maps))) {
 		err = heatmap_log_maps(r->log, wall_ns, maps);
 		free(r->maps);
@@ -338,7 +337,8 @@ static bool report(const struct recording *r)
 }
 
 /* A target's processes into pids (*nr): the tree's or the unit's. -1 to go on, else the exit status. */
-static int target_pids(const struct ctl_call *call, pid_t *pids, size_t *nr)
+static int target_pids(const struct ctl_call *call, const struct ctl_command *cmd, pid_t *pids,
+		       size_t *nr)
 {
 	const char *name = call->operands[0], *why;
 	size_t seen = 0;
@@ -346,15 +346,13 @@ static int target_pids(const struct ctl_call *call, pid_t *pids, size_t *nr)
 	int err;
 
 	if (call->nr_operands != 1)
-		return ctl_usage_error(&ctl_heatmap_command, "one target at a time: %d given",
-				       call->nr_operands);
+		return ctl_usage_error(cmd, "one target at a time: %d given", call->nr_operands);
 	if (call->option[OPT_TREE].set) {
 		if (!ctl_parse_pid(name, &root))
-			return ctl_usage_error(&ctl_heatmap_command, "'%s' is not a PID", name);
+			return ctl_usage_error(cmd, "'%s' is not a PID", name);
 		err = heatmap_tree_pids(root, pids, DAMON_MAX_PROCESSES, nr, &seen);
 	} else if ((err = cgroupfs_check_unit_name(name, &why))) {
-		return ctl_usage_error(&ctl_heatmap_command, "'%s': %s", name,
-				       why);
+		return ctl_usage_error(cmd, "'%s': %s", name, why);
 	} else {
 		err = heatmap_unit_pids(name, pids, DAMON_MAX_PROCESSES, nr, &seen);
 	}
@@ -372,18 +370,18 @@ static int target_pids(const struct ctl_call *call, pid_t *pids, size_t *nr)
 }
 
 /* The processes to record: the operands, or a target's. -1 to go on, else the exit status. */
-static int pids_to_record(const struct ctl_call *call, pid_t *pids, size_t *nr)
+static int pids_to_record(const struct ctl_call *call, const struct ctl_command *cmd, pid_t *pids,
+			  size_t *nr)
 {
 	if (call->option[OPT_TREE].set && call->option[OPT_UNIT].set)
-		return ctl_usage_error(&ctl_heatmap_command, "--tree and --unit name different "
-				       "things: give one of them");
+		return ctl_usage_error(cmd, "--tree and --unit name different things: give one "
+				       "of them");
 	if (call->option[OPT_TREE].set || call->option[OPT_UNIT].set)
-		return target_pids(call, pids, nr);
+		return target_pids(call, cmd, pids, nr);
 	*nr = (size_t)call->nr_operands;
 	for (size_t i = 0; i < *nr; i++)
 		if (!ctl_parse_pid(call->operands[i], &pids[i]))
-			return ctl_usage_error(&ctl_heatmap_command, "'%s' is not a PID",
-					       call->operands[i]);
+			return ctl_usage_error(cmd, "'%s' is not a PID", call->operands[i]);
 	return -1;
 }
 
@@ -392,7 +390,7 @@ static int pids_to_record(const struct ctl_call *call, pid_t *pids, size_t *nr)
  * record. Their logs' names. -1 to go on, else the exit status.
  */
 static int take_processes(const struct ctl *ctl, const struct ctl_call *call,
-			  struct recording *recs, size_t nr)
+			  const struct ctl_command *cmd, struct recording *recs, size_t nr)
 {
 	/* -o was the log's name with --record before --log. */
 	int log_option = call->option[OPT_LOG].set ? OPT_LOG : OPT_OUTPUT;
@@ -400,7 +398,7 @@ static int take_processes(const struct ctl *ctl, const struct ctl_call *call,
 	int status = -1;
 
 	if (out && nr > 1)
-		return ctl_usage_error(&ctl_heatmap_command, "%s names one log: give one PID, or "
+		return ctl_usage_error(cmd, "%s names one log: give one PID, or "
 				       "none to have a log each", call->option[log_option].typed);
 	for (size_t i = 0; i < nr && status < 0; i++) {
 		struct recording *r = &recs[i];
@@ -464,7 +462,8 @@ static int start_damon(const struct recording *recs, size_t nr, const struct dam
 	return err;
 }
 
-int heatmap_record_command(const struct ctl *ctl, const struct ctl_call *call)
+int heatmap_record_command(const struct ctl *ctl, const struct ctl_call *call,
+			   const struct ctl_command *cmd)
 {
 	const struct damon_attrs attrs = DAMON_ATTRS_DEFAULT;
 	const struct rotation rot = {
@@ -477,7 +476,7 @@ int heatmap_record_command(const struct ctl *ctl, const struct ctl_call *call)
 	struct recording *recs = NULL;
 	bool stat_taken, ok = true;
 	size_t nr = 0;
-	int status = pids_to_record(call, pids, &nr);
+	int status = pids_to_record(call, cmd, pids, &nr);
 
 	if (status < 0) {
 		recs = calloc(nr, sizeof(*recs));
@@ -487,7 +486,7 @@ int heatmap_record_command(const struct ctl *ctl, const struct ctl_call *call)
 		}
 		for (size_t i = 0; i < nr; i++)
 			recs[i].pid = pids[i];
-		status = take_processes(ctl, call, recs, nr);
+		status = take_processes(ctl, call, cmd, recs, nr);
 	}
 	if (status < 0)
 		status = take_damon(call->option[OPT_TAKE_DAMON].set, &stat_taken);

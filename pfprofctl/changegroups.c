@@ -2,8 +2,8 @@
 /*
  * pfprofctl add/del --unit, --cgroup and --comm. Every name is checked
  * before anything changes, so that one bad name leaves the module and the
- * PID file as they were. A running unit, an existing cgroup or a command
- * name is registered at once, under the caller's credentials; the PID file
+ * targets file as they were. A running unit, an existing cgroup or a command
+ * name is registered at once, under the caller's credentials; the targets file
  * keeps the name, and pfprofd follows it from then on (a unit's restarts, a
  * cgroup made later, the module loaded again).
  */
@@ -17,7 +17,7 @@
 
 #include "cgroupfs.h"
 #include "ctl.h"
-#include "pidlist.h"
+#include "targetsedit.h"
 #include "procstatus.h"
 #include "targets.h"
 
@@ -104,7 +104,7 @@ static bool followed_alike(enum target_kind a, enum target_kind b)
 	return a != TARGET_TREE && b != TARGET_TREE && (a == TARGET_COMM) == (b == TARGET_COMM);
 }
 
-/* Whether names[i] is one the PID file does not have yet, given once. */
+/* Whether names[i] is one the targets file does not have yet, given once. */
 static bool is_new(const struct target_list *kept, enum target_kind kind, char **names, int i)
 {
 	for (int j = 0; j < i; j++)
@@ -122,7 +122,7 @@ static int check_collisions(const struct ctl *ctl, const struct target_list *kep
 		if (other) {
 			ctl_error(0, "%s %s has the number of %s %s, which %s keeps (a hash collision)",
 				  target_kind_word(kind), names[i], target_kind_word(other->kind),
-				  other->name, ctl->config.pid_file);
+				  other->name, ctl->config.targets_file);
 			ctl_hint("profile it by another name: its cgroup's path, or its unit");
 			return -EEXIST;
 		}
@@ -130,16 +130,16 @@ static int check_collisions(const struct ctl *ctl, const struct target_list *kep
 	return 0;
 }
 
-/* Whether the PID file can take names too: no number of another, room in the module. */
+/* Whether the targets file can take names too: no number of another, room in the module. */
 static int check_room(const struct ctl *ctl, enum target_kind kind, char **names, int n)
 {
 	int max = kind == TARGET_COMM ? MP3_COMMS_MAX : MP3_CGROUPS_MAX;
 	struct target_list kept;
 	size_t followed = 0;
-	int err = target_list_read(ctl->config.pid_file, &kept);
+	int err = target_list_read(ctl->config.targets_file, &kept);
 
 	if (err) {
-		ctl_error(err, "reading %s", ctl->config.pid_file);
+		ctl_error(err, "reading %s", ctl->config.targets_file);
 		return PFPROF_EXIT_FAILED;
 	}
 	err = check_collisions(ctl, &kept, kind, names, n);
@@ -191,9 +191,9 @@ static int send_commands(const struct ctl *ctl, enum target_kind kind, bool add,
 	if (access(ctl->config.status_file, F_OK)) {
 		int err = -errno;
 
-		/* Without the module nothing is followed: del is the PID file's part. */
+		/* Without the module nothing is followed: del is the targets file's part. */
 		if (!add && ctl_module_missing_note(ctl, err, "removing from %s only",
-						    ctl->config.pid_file))
+						    ctl->config.targets_file))
 			return PFPROF_EXIT_OK;
 		return ctl_module_error(err, ctl->config.status_file);
 	}
@@ -231,7 +231,7 @@ int ctl_change_groups(const struct ctl *ctl, enum target_kind kind, bool add, bo
 	status = send_commands(ctl, kind, add, maps, names, n);
 	if (status == PFPROF_EXIT_NO_MODULE)
 		return status;
-	err = pidlist_edit_maps(ctl->config.pid_file, target_line_kind(kind, false), maps, add,
-				(const char *const *)names, n);
-	return err ? ctl_pid_file_error(ctl, err) : status;
+	err = targetsfile_edit_maps(ctl->config.targets_file, target_line_kind(kind, false), maps, add,
+				    (const char *const *)names, n);
+	return err ? ctl_targets_file_error(ctl, err) : status;
 }

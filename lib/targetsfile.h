@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The targets file (the configuration's pid_file, for its first kind of
+ * line): what pfprofd keeps registered, one per line: a PID (that
+ * process), "maps PID" (that process, its faults placed in its mappings:
+ * "R <pid> maps"), "tree PID" (the process and every process it starts), "cgroup
+ * PATH" (a cgroup v2 directory), "unit NAME" (a systemd unit) or "comm
+ * NAME" (every process of that command name); a target's line may start with
+ * "maps" too ("maps unit NAME": its processes' faults placed, "M <target>");
+ * '#' comments and blank lines allowed. Its lines' syntax and reading it
+ * here; changing it: targetsedit.h.
+ */
+#ifndef PFPROF_TARGETSFILE_H
+#define PFPROF_TARGETSFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/*
+ * The kinds of lines; the words before the value are "", "tree", "cgroup",
+ * "unit", "comm", "maps", then "maps" and one of the targets' words.
+ */
+enum targetsfile_kind { TARGETSFILE_PID, TARGETSFILE_TREE, TARGETSFILE_CGROUP, TARGETSFILE_UNIT,
+			TARGETSFILE_COMM, TARGETSFILE_MAPS, TARGETSFILE_MAPS_TREE,
+			TARGETSFILE_MAPS_CGROUP, TARGETSFILE_MAPS_UNIT, TARGETSFILE_MAPS_COMM };
+
+/* A value is one word (no white space, no '#') shorter than this. */
+#define TARGETSFILE_VALUE_MAX 4096
+
+/* targetsfile_read_values()'s kinds: a mask of these. */
+#define TARGETSFILE_KIND(kind) (1u << (kind))
+
+/* targetsfile_parse_line()'s answer for a blank or comment line, and for a malformed one. */
+#define TARGETSFILE_LINE_BLANK (-1)
+#define TARGETSFILE_LINE_BAD (-2)
+
+/*
+ * A line is blank, a comment, or a kind's word (none for a PID), white space
+ * and a value, then optional white space and comment. Its kind, the value in
+ * value (TARGETSFILE_VALUE_MAX bytes), a PID's in canonical form; or
+ * TARGETSFILE_LINE_BLANK or TARGETSFILE_LINE_BAD. line[len] must be '\0' (getline()
+ * ensures it) so that strtol() stops in the buffer.
+ */
+int targetsfile_parse_line(const char *line, size_t len, char *value);
+
+/*
+ * A value a line can hold: one word, no longer than TARGETSFILE_VALUE_MAX - 1,
+ * a PID's in canonical form (as targetsfile_parse_line() will read it back).
+ */
+bool targetsfile_valid_value(enum targetsfile_kind kind, const char *value);
+
+/* The words before a line's value: "" for a PID's, "tree", "maps unit"... */
+const char *targetsfile_words(enum targetsfile_kind kind);
+
+/* The kind of the lines that are plain's with "maps" before; plain itself if none. */
+enum targetsfile_kind targetsfile_maps_kind(enum targetsfile_kind plain);
+
+
+struct pidlist {
+	pid_t *pids;
+	size_t count;
+};
+
+struct targetsfile_values {
+	char **values;
+	enum targetsfile_kind *kinds;	/* of each value's line */
+	size_t count;
+};
+
+/* Called for each line that is none of the kinds, a comment nor blank. */
+typedef void targetsfile_report_fn(void *ctx, const char *file, unsigned int line,
+				   const char *message);
+
+/*
+ * Reads path's PIDs into *list (in file order, duplicates removed). A missing
+ * file is an empty list. Returns 0 or -errno.
+ */
+int targetsfile_read_pids(const char *path, struct pidlist *list,
+			  targetsfile_report_fn *report, void *ctx);
+/* The same for the trees' roots (bad lines are targetsfile_read_pids()'s to report). */
+int targetsfile_read_trees(const char *path, struct pidlist *roots);
+/* The same for the PIDs of the lines of kind (PID, tree, maps or maps tree), reporting nothing. */
+int targetsfile_read_kind(const char *path, enum targetsfile_kind kind, struct pidlist *list);
+
+void pidlist_free(struct pidlist *list);
+
+/*
+ * The values of the lines of the kinds in the mask kinds (TARGETSFILE_KIND()), in
+ * file order, duplicate lines removed (PIDs as decimal text), in one read;
+ * bad lines go to report if not NULL. 0 or -errno.
+ */
+int targetsfile_read_values(const char *path, unsigned int kinds, struct targetsfile_values *list,
+			    targetsfile_report_fn *report, void *ctx);
+void targetsfile_values_free(struct targetsfile_values *list);
+
+
+/* Whether list has the line of kind with that value. */
+bool targetsfile_values_hold(const struct targetsfile_values *list, enum targetsfile_kind kind,
+			     const char *value);
+
+/* After getline() returned -1: 0 at the end of f, or the error (-errno) that stopped it. */
+int targetsfile_read_error(FILE *f);
+
+#endif /* PFPROF_TARGETSFILE_H */
