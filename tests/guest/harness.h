@@ -146,6 +146,8 @@ int open_device(int flags);
 void map_ring(struct mp3ring *ring, int *fd);
 /* Waits until head >= target; fails after timeout_ms. */
 uint64_t wait_head(const struct mp3ring *ring, uint64_t target, unsigned int timeout_ms);
+/* Waits until @pid has mapped the device (a reader that has begun); fails after timeout_ms. */
+void wait_ring_mapped(pid_t pid, unsigned int timeout_ms);
 /*
  * After the last process left (unregistered, or no longer listed): the
  * sampler publishes the records still written for it (an unregistered

@@ -744,6 +744,32 @@ void forking_child(int go, int back)
 	_exit(0);
 }
 
+/* Whether @pid has the ring mapped: a line of its maps names the device. */
+static bool ring_mapped_by(pid_t pid)
+{
+	char path[64], line[512];
+	bool mapped = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!mapped && fgets(line, sizeof(line), f))
+		mapped = strstr(line, " " MP3_DEVICE_PATH "\n") != NULL;
+	fclose(f);
+	return mapped;
+}
+
+void wait_ring_mapped(pid_t pid, unsigned int timeout_ms)
+{
+	for (unsigned int waited = 0; !ring_mapped_by(pid); waited += 10) {
+		expect(waited < timeout_ms, "PID %d did not map %s in %u ms", (int)pid,
+		       MP3_DEVICE_PATH, timeout_ms);
+		usleep(10000);
+	}
+}
+
 uint64_t mapping_start(pid_t pid, uint64_t addr)
 {
 	unsigned long long start, end;

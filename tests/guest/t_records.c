@@ -732,6 +732,12 @@ static void check_top(bool json)
 		execv(argv[0], argv);
 		_exit(127);
 	}
+	/*
+	 * Its window begins once it has mapped the ring: the work must come
+	 * after, and two ticks later, or a slow start (the debug kernel) misses it.
+	 */
+	wait_ring_mapped(top, 10000);
+	wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
 	worker_do(&w[0], 't', 4000);
 	worker_do(&w[1], 'c', 200);
 	expect(waitpid(top, &status, 0) == top && WIFEXITED(status) && !WEXITSTATUS(status),
