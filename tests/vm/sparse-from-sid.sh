@@ -15,6 +15,9 @@ root=$1
 sid=/var/tmp/sparse-from-sid
 apt_sid="-q -o Dir::Etc::sourcelist=$sid/sources.list -o Dir::Etc::sourceparts=-"
 apt_sid="$apt_sid -o Dir::State::Lists=$sid/lists -o APT::Sandbox::User=root"
+# sid's Release is valid for a week; a mirror that is a snapshot serves it
+# past that. Its signature is still checked.
+apt_sid="$apt_sid -o Acquire::Check-Valid-Until=false"
 
 mkdir -p "$root$sid/lists/partial"
 echo "deb http://deb.debian.org/debian sid main" > "$root$sid/sources.list"
