@@ -164,7 +164,8 @@ static const struct key keys[] = {
 	{ "rotate_age", offsetof(struct pfprof_config, rotate_age_s), &age_type },
 	KEY(keep, keep_type),
 	{ "write_interval", offsetof(struct pfprof_config, write_interval_s), &age_type },
-	/* The key keeps the name it was given when the file held only PIDs. */
+	KEY(targets_file, path_type),
+	/* The older spelling, from when the file held only PIDs; configurations still use it. */
 	{ "pid_file", offsetof(struct pfprof_config, targets_file), &path_type },
 	KEY(device, path_type),
 	KEY(status_file, path_type),

@@ -23,7 +23,7 @@ struct pfprof_config {
 	uint64_t rotate_age_s;		/* rotate_age, seconds (s/m/h/d suffix), 0 = never; default 1d */
 	unsigned int keep;		/* keep, rotated files kept, default 10 */
 	uint64_t write_interval_s;	/* write_interval: batch samples this long, 0 = each; default 1s */
-	char targets_file[PATH_MAX];	/* pid_file: the targets (targetsfile.h), PFPROF_TARGETS_FILE */
+	char targets_file[PATH_MAX];	/* targets_file (or pid_file), PFPROF_TARGETS_FILE */
 	char device[PATH_MAX];		/* device, default MP3_DEVICE_PATH */
 	char status_file[PATH_MAX];	/* status_file, default MP3_STATUS_PATH */
 	char runtime_dir[PATH_MAX];	/* runtime_dir: daemon lock and state, default PFPROF_RUNTIME_DIR */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The targets file (the configuration's pid_file, for its first kind of
- * line): what pfprofd keeps registered, one per line: a PID (that
- * process), "maps PID" (that process, its faults placed in its mappings:
+ * The targets file (the configuration's targets_file, once called pid_file
+ * after its first kind of line): what pfprofd keeps registered, one per
+ * line: a PID (that process), "maps PID" (that process, its faults placed in its mappings:
  * "R <pid> maps"), "tree PID" (the process and every process it starts), "cgroup
  * PATH" (a cgroup v2 directory), "unit NAME" (a systemd unit) or "comm
  * NAME" (every process of that command name); a target's line may start with

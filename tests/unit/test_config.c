@@ -54,7 +54,7 @@ static void check_same_config(const struct pfprof_config *got, const struct pfpr
 	expect(got->write_interval_s == want->write_interval_s,
 		   "write_interval %" PRIu64 ", want %" PRIu64, got->write_interval_s,
 		   want->write_interval_s);
-	expect(!strcmp(got->targets_file, want->targets_file), "pid_file '%s', want '%s'",
+	expect(!strcmp(got->targets_file, want->targets_file), "targets_file '%s', want '%s'",
 		   got->targets_file, want->targets_file);
 	expect(!strcmp(got->device, want->device), "device '%s', want '%s'", got->device,
 		   want->device);
@@ -169,7 +169,7 @@ static void test_comments_and_blank_lines(void)
 }
 
 enum field {
-	LOG_DIR, ROTATE_SIZE, ROTATE_AGE, KEEP, WRITE_INTERVAL, PID_FILE, DEVICE, STATUS_FILE,
+	LOG_DIR, ROTATE_SIZE, ROTATE_AGE, KEEP, WRITE_INTERVAL, TARGETS_FILE, DEVICE, STATUS_FILE,
 	RUNTIME_DIR, STATE_DIR, PROMETHEUS_DIR, PROMETHEUS_INTERVAL, PROMETHEUS_MAX_PROCESSES
 };
 
@@ -192,7 +192,7 @@ static void set_field(struct pfprof_config *config, enum field field, uint64_t n
 	case WRITE_INTERVAL:
 		config->write_interval_s = number;
 		break;
-	case PID_FILE:
+	case TARGETS_FILE:
 		strcpy(config->targets_file, path);
 		break;
 	case DEVICE:
@@ -251,7 +251,11 @@ static const struct good_case {
 	{ "write_interval = 0\n", WRITE_INTERVAL, 0, NULL },
 	{ "write_interval = 5s\n", WRITE_INTERVAL, 5, NULL },
 	{ "write_interval = 2m\n", WRITE_INTERVAL, 120, NULL },
-	{ "pid_file = /tmp/pids\n", PID_FILE, 0, "/tmp/pids" },
+	{ "targets_file = /tmp/targets\n", TARGETS_FILE, 0, "/tmp/targets" },
+	/* The older spelling of targets_file is still read; of the two, the last line wins. */
+	{ "pid_file = /tmp/pids\n", TARGETS_FILE, 0, "/tmp/pids" },
+	{ "pid_file = /tmp/pids\ntargets_file = /tmp/targets\n", TARGETS_FILE, 0, "/tmp/targets" },
+	{ "targets_file = /tmp/targets\npid_file = /tmp/pids\n", TARGETS_FILE, 0, "/tmp/pids" },
 	{ "device = /dev/mp3-test\n", DEVICE, 0, "/dev/mp3-test" },
 	{ "status_file = /proc/other/status\n", STATUS_FILE, 0, "/proc/other/status" },
 	{ "runtime_dir = /run/other\n", RUNTIME_DIR, 0, "/run/other" },
@@ -352,6 +356,7 @@ static const struct bad_case {
 	{ "keep = 4# four", "bad value '4# four' for keep: " KEEP_EXPECTED },
 	{ "log_dir = var/log", "bad value 'var/log' for log_dir: " PATH_EXPECTED },
 	{ "log_dir =", "bad value '' for log_dir: " PATH_EXPECTED },
+	{ "targets_file = pids", "bad value 'pids' for targets_file: " PATH_EXPECTED },
 	{ "pid_file = pids", "bad value 'pids' for pid_file: " PATH_EXPECTED },
 	{ "device = ./mp3", "bad value './mp3' for device: " PATH_EXPECTED },
 	{ "status_file = ~/status", "bad value '~/status' for status_file: " PATH_EXPECTED },
