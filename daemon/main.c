@@ -109,7 +109,8 @@ static int need_dirs(const struct pfprof_config *config)
 	snprintf(targets_dir, sizeof(targets_dir), "%s", config->targets_file);
 	err = need_dir("log directory (log_dir)", config->log_dir, LOG_ERR);
 	if (!err)
-		err = need_dir("directory of the PID file (pid_file)", dirname(targets_dir), LOG_ERR);
+		err = need_dir("directory of the targets file (targets_file)", dirname(targets_dir),
+			       LOG_ERR);
 	if (!err)
 		need_dir("state directory (state_dir)", config->state_dir, LOG_WARNING);
 	return err;
@@ -136,7 +137,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: " PROG " [options]\n"
 		"Collect the mp3 module's samples into rotating logs and keep the processes\n"
-		"listed in the PID file registered.\n"
+		"listed in the targets file registered.\n"
 		"\n"
 		"  -c, --config FILE   configuration file (default " PFPROF_CONFIG_PATH ")\n"
 		"  -t, --check-config  check the configuration file and exit: status 1\n"
@@ -145,8 +146,8 @@ static void usage(FILE *out)
 		"  -h, --help          show this help\n"
 		"  -V, --version       show the version\n"
 		"\n"
-		"Signals: SIGHUP reloads the configuration and the PID file; SIGTERM and\n"
-		"SIGINT stop after writing everything collected.\n"
+		"Signals: SIGHUP reloads the configuration and the targets file; SIGTERM\n"
+		"and SIGINT stop after writing everything collected.\n"
 		"Exit status: 0 stopped by a signal, 1 error, 2 usage error, 3 the mp3\n"
 		"module is not loaded. See pfprofd(8) and pfprofd.conf(5).\n");
 }

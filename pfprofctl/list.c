@@ -351,9 +351,9 @@ const struct ctl_command ctl_list_command = {
 	.name = "list", .operands = "",
 	.summary = "List the profiled processes and the kept targets",
 	.details = "Columns: PID, command name, and whether the module profiles it now and\n"
-		   "whether pfprofd's PID file keeps it across restarts (with maps: added\n"
-		   "with --maps). Then each target the\n"
-		   "PID file keeps (tree:ROOT, unit:NAME, cgroup:PATH, comm:NAME) with how\n"
+		   "whether pfprofd's targets file keeps it across restarts (with maps:\n"
+		   "added with --maps). Then each target the\n"
+		   "targets file keeps (tree:ROOT, unit:NAME, cgroup:PATH, comm:NAME) with how\n"
 		   "many of its processes are profiled (with maps: added with --maps), and\n"
 		   "those processes beneath it. --json: one object, its fields in\n"
 		   "pfprofctl(8).\n",

@@ -15,14 +15,14 @@
 #include "procstatus.h"
 
 static const char pids_details[] =
-	"The PIDs are also written to (or removed from) pfprofd's PID file, so that\n"
-	"pfprofd registers them again after a restart or a module reload.\n"
+	"The PIDs are also written to (or removed from) pfprofd's targets file, so\n"
+	"that pfprofd registers them again after a restart or a module reload.\n"
 	"With --tree each PID is the root of a tree: the process and every process it\n"
-	"starts, and theirs, each from its fork (a line 'tree PID' in the PID file).\n"
+	"starts, and theirs, each from its fork (a line 'tree PID' in the targets file).\n"
 	"With --unit the operands are systemd units (services, scopes, slices), with\n"
 	"--cgroup cgroup v2 directories below /sys/fs/cgroup: every process in them,\n"
 	"present and future, is profiled; pfprofd follows a unit through restarts and\n"
-	"picks it up when it starts ('unit NAME', 'cgroup PATH' in the PID file).\n"
+	"picks it up when it starts ('unit NAME', 'cgroup PATH' in the targets file).\n"
 	"With --comm the operands are command names, as ps -o comm shows them (at most\n"
 	"15 bytes): every process of that name, present and future, from its fork or\n"
 	"its exec of a program of that name, until it is renamed ('comm NAME').\n"
@@ -32,12 +32,12 @@ static const char pids_details[] =
 	"from the next sample on); see pfprofctl(8).\n";
 
 static const char del_details[] =
-	"The PIDs are also removed from pfprofd's PID file, so that pfprofd does\n"
-	"not register them again. With --tree each PID is a tree's root: the tree\n"
-	"added with add --tree, the process and every process it started. With\n"
+	"The PIDs are also removed from pfprofd's targets file, so that pfprofd\n"
+	"does not register them again. With --tree each PID is a tree's root: the\n"
+	"tree added with add --tree, the process and every process it started. With\n"
 	"--unit, --cgroup or --comm the operands are the units, cgroups or names\n"
 	"as added: every process of each stops being profiled and its line leaves\n"
-	"the PID file. A target added with --maps loses its fault maps with it;\n"
+	"the targets file. A target added with --maps loses its fault maps with it;\n"
 	"see pfprofctl(8).\n";
 
 enum { OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM, OPT_MAPS };

@@ -105,7 +105,7 @@ const struct ctl_command ctl_run_command = {
 	.max_operands = -1, .missing_operands = "which command?",
 	.summary = "Run a command, profiled from its first instruction",
 	.details = "The command is registered with the module before it starts, so its\n"
-		   "very first page faults are counted; it is not added to the PID file.\n"
+		   "very first page faults are counted; it is not added to the targets file.\n"
 		   "Every process it starts, and theirs, is profiled too, from its fork on\n"
 		   "(records marked with the command's PID as their target).\n"
 		   "Exit status: the command's, 128 + N if signal N killed it, 126/127 if it\n"

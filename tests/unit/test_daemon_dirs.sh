@@ -21,7 +21,7 @@ start() {
 	local want=$1 message=$2 got
 	shift 2
 	rm -rf "$dir/t" && mkdir "$dir/t"
-	printf '%s\n' "log_dir = $dir/t/log" "pid_file = $dir/t/lib/pids" \
+	printf '%s\n' "log_dir = $dir/t/log" "targets_file = $dir/t/lib/pids" \
 		"state_dir = $dir/t/lib" "runtime_dir = $dir/t/run" "device = $dir/device" \
 		"prometheus_dir = $dir/t/prom" "$@" > "$dir/pfprofd.conf"
 	timeout 10 "$pfprofd" --foreground --config "$dir/pfprofd.conf" 2> "$dir/err"
@@ -60,13 +60,18 @@ modes_are() {
 }
 result private_modes_umask_0 "$(modes_are 000)"
 result private_modes_umask_077 "$(modes_are 077)"
-result says_pid_dir "$(start 1 "created $dir/t/lib, the directory of the PID file (pid_file)")"
+result says_targets_dir \
+	"$(start 1 "created $dir/t/lib, the directory of the targets file (targets_file)")"
 result says_runtime_dir "$(start 1 "created $dir/t/run, the runtime directory (runtime_dir)")"
 result log_parent_missing "$(start 1 \
 	"log directory (log_dir) $dir/t/a/log: cannot create it: No such file or directory" \
 	"log_dir = $dir/t/a/log")"
-result pid_parent_missing "$(start 1 \
-	"directory of the PID file (pid_file) $dir/t/a/b: cannot create it: No such file" \
+result targets_parent_missing "$(start 1 \
+	"directory of the targets file (targets_file) $dir/t/a/b: cannot create it: No such file" \
+	"targets_file = $dir/t/a/b/pids")"
+# pid_file, the key's older name, still sets it.
+result targets_parent_missing_pid_file_key "$(start 1 \
+	"directory of the targets file (targets_file) $dir/t/a/b: cannot create it: No such file" \
 	"pid_file = $dir/t/a/b/pids")"
 result log_dir_is_a_file "$(start 1 "log directory (log_dir) /dev/null: cannot use it: Not a directory" \
 	"log_dir = /dev/null")"
