@@ -65,7 +65,7 @@ static void setup(const char *extra_config)
 	if (mkdir(DIR, 0755) || mkdir(LOG_DIR, 0755) || mkdir(STATE_DIR, 0755))
 		fail("mkdir %s: %s", DIR, strerror(errno));
 	snprintf(conf, sizeof(conf),
-		 "# written by the guest test\nlog_dir = %s\npid_file = %s\nruntime_dir = %s\n"
+		 "# written by the guest test\nlog_dir = %s\ntargets_file = %s\nruntime_dir = %s\n"
 		 "state_dir = %s\n%s", LOG_DIR, PID_FILE, RUN_DIR, STATE_DIR, extra_config);
 	write_text(CONF, conf, "w");
 }
@@ -587,7 +587,7 @@ void test_daemon_pid_file(void)
 
 /*
  * pfprofctl add --tree: the tree is registered with its present child and
- * kept in the PID file; after a module reload pfprofd registers it again,
+ * kept in the targets file; after a module reload pfprofd registers it again,
  * child included; del --tree drops both, and the line.
  */
 void test_daemon_tree_kept(void)
@@ -906,7 +906,7 @@ void test_daemon_prometheus(void)
 #define PROCS_LOG LOG_DIR "/" LOGFORMAT_PROCS_FILE
 
 /* What the faults log says of one process, and of its mapping at region_start. */
-/* pfprofctl add OPTION PID, after which the PID file has the line "WORD PID". */
+/* pfprofctl add OPTION PID, after which the targets file has the line "WORD PID". */
 static void add_keeping_line(const char *option, const char *pid_arg, const char *word)
 {
 	char line[64];
@@ -1038,7 +1038,7 @@ static bool where_target_totals(const char *path, unsigned long long *minor,
 }
 
 /*
- * A tree added with pfprofctl add --maps --tree: the PID file keeps "maps
+ * A tree added with pfprofctl add --maps --tree: the targets file keeps "maps
  * tree ROOT", pfprofd registers it with "M", and a process forked in it
  * later has its region's 16384 faults placed, under the tree's number:
  * pfprofctl where --tree shows them in the tree's [anon] row.
@@ -1166,7 +1166,7 @@ void test_daemon_faults_log(void)
 	wait_listed(child, 5000);
 	snprintf(line, sizeof(line), "profiling PID %d with its mappings", (int)child);
 	expect(file_contains(STDERR_FILE, line), "pfprofd did not log '%s'", line);
-	/* Again: the PID file keeps it with maps, nothing to do. */
+	/* Again: the targets file keeps it with maps, nothing to do. */
 	expect(ctl(NULL, "add", "--maps", pid_arg) == 0, "pfprofctl add --maps %s again failed",
 	       pid_arg);
 	expect_plain_not_mapped();

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Host test of pfprofctl's bad input (issues 26 and 27): each row of the
 # table is a command line, the exit status it must end with and a part of
-# what it must say; none may change the PID file. These are refused before
+# what it must say; none may change the targets file. These are refused before
 # the module is asked, so no module is needed (status_file names nothing:
 # input that passes every check ends with exit status 3, no module). Then
 # what list and del do without the module, and every --help's lines.
@@ -13,7 +13,7 @@ trap 'rm -rf "$dir"' EXIT
 # shellcheck source=tests/unit/result.sh
 . "$here/result.sh"
 
-printf 'pid_file = %s/pids\nstatus_file = %s/no-status\nlog_dir = %s/logs\n' "$dir" "$dir" \
+printf 'targets_file = %s/pids\nstatus_file = %s/no-status\nlog_dir = %s/logs\n' "$dir" "$dir" \
 	"$dir" > "$dir/pfprofd.conf"
 printf '# kept\n42\ncomm postgres\nmaps 43\n' > "$dir/pids"
 cp "$dir/pids" "$dir/pids.before"
@@ -35,13 +35,13 @@ why_not() {
 }
 
 # run_row NAME STATUS MESSAGE ARGS...: pfprofctl ARGS exits with STATUS,
-# says MESSAGE on stderr and leaves the PID file as it was.
+# says MESSAGE on stderr and leaves the targets file as it was.
 run_row() {
 	local name=$1 why
 	shift
 	why=$(why_not "$@")
 	if [ -z "$why" ] && ! cmp -s "$dir/pids" "$dir/pids.before"; then
-		why="the PID file changed: $(cat "$dir/pids")"
+		why="the targets file changed: $(cat "$dir/pids")"
 	fi
 	result "$name" "$why"
 }
@@ -121,7 +121,7 @@ run_row heatmap_not_a_log   1 "$dir/pids is not a heatmap log: its first line" h
 run_row heatmap_no_snapshot 1 "holds no snapshot of mapped regions yet" heatmap "$dir/header-only"
 
 # run_edit NAME STATUS MESSAGE LINE ARGS...: without the module, pfprofctl
-# ARGS exits with STATUS, says MESSAGE and removes LINE from the PID file,
+# ARGS exits with STATUS, says MESSAGE and removes LINE from the targets file,
 # keeping the others.
 run_edit() {
 	local name=$1 line=$4 why
@@ -129,7 +129,7 @@ run_edit() {
 	cp "$dir/pids.before" "$dir/pids"
 	why=$(why_not "$1" "$2" "${@:4}")
 	if [ -z "$why" ] && ! grep -vx -- "$line" "$dir/pids.before" | cmp -s - "$dir/pids"; then
-		why="the PID file is not the one without '$line': $(cat "$dir/pids")"
+		why="the targets file is not the one without '$line': $(cat "$dir/pids")"
 	fi
 	result "$name" "$why"
 }
@@ -140,7 +140,7 @@ run_edit del_comm_without_module 0 "$no_module: removing" "comm postgres" del --
 run_edit del_maps_without_module 0 "$no_module: removing" "maps 43" del 43
 cp "$dir/pids.before" "$dir/pids"
 
-# list without the module: what the PID file keeps, and a note why no more.
+# list without the module: what the targets file keeps, and a note why no more.
 why=$(why_not 0 "$no_module: showing what $dir/pids keeps" list)
 if [ -z "$why" ] && ! { grep -q '^42 .* kept, not profiled$' "$dir/out" &&
 	grep -q '^43 .* kept with maps, not profiled$' "$dir/out" &&
@@ -149,7 +149,7 @@ if [ -z "$why" ] && ! { grep -q '^42 .* kept, not profiled$' "$dir/out" &&
 fi
 result list_without_module "$why"
 
-# The same as JSON, read back with jq: one object, the PID file's processes
+# The same as JSON, read back with jq: one object, the targets file's processes
 # and target as the text shows them.
 "$ctl" -c "$dir/pfprofd.conf" list --json > "$dir/out" 2> /dev/null
 why=$(jq -e '(.processes | length) == 2

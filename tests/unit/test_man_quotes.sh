@@ -27,7 +27,7 @@ pages=("$top/daemon/pfprofd.8" "$top/daemon/pfprofd.conf.5" "$top/pfprofctl/pfpr
 dir=$(mktemp -d "${TMPDIR:-/tmp}/pfprof-man-quotes-test.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 
-# Quoted, but not messages: what a line of the PID file, the state file, a
+# Quoted, but not messages: what a line of the targets file, the state file, a
 # log header or a command to the module looks like, and the form of all
 # messages.
 syntax=(

@@ -174,7 +174,7 @@ unit=$(unit_number pfprof-prefork.service)
 
 # A unit of six processes (206 exits halfway, 202 faults least), the tree of
 # 300 (301 starts later), and a process without a target; 60 samples.
-printf 'pid_file = %s/pids\n' "$dir" >> "$dir/pfprofd.conf"
+printf 'targets_file = %s/pids\n' "$dir" >> "$dir/pfprofd.conf"
 printf 'unit pfprof-prefork.service\ntree 300\n' > "$dir/pids"
 awk -v unit="$unit" 'function line(i, pid, comm, minor, major, target) {
 	printf "%d\t%.6f\t%d\t%s\t%d\t%d\t%.3f\t%d\n", i, 1763890000 + i * 0.05, pid,
