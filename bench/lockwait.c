@@ -138,13 +138,18 @@ int cmd_lockwait(const char *kind, unsigned long n)
 	pid_t keeper, pid;
 	int err;
 
-	map_ring(&ring);
 	/* Keeps the sampler publishing before and after. */
 	keeper = start_child(threads_child, 1);
+	pid = start_child(threads ? threads_child : chain_child, n);
+	/*
+	 * Mapped after the forks: a chain's processes, killed at the end,
+	 * exit after this returns, and a mapping they inherited would hold
+	 * the module meanwhile (rmmod: EAGAIN).
+	 */
+	map_ring(&ring);
 	err = procstatus_command(MP3_STATUS_PATH, 'R', keeper);
 	if (err)
 		die("registering the sampler's keeper", -err);
-	pid = start_child(threads ? threads_child : chain_child, n);
 	first = mp3ring_head(&ring) + 1;
 	while (mp3ring_head(&ring) < first + 2)
 		usleep(1000);
