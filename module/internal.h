@@ -11,7 +11,7 @@
  * core.c     mp3_lock, and what takes it for several parts: registration,
  *            and who owns a target
  * sampler.c  the periodic delayed work item: the visit, the faults, the sample
- * follow.c, visit.c, registrations.c, members.c, registry.c, process.c
+ * follow.c, visit.c, registrations.c, members.c, registry.c
  *            the registered processes (tasks.h): the probes on forks,
  *            exits, execs, renames, moves between cgroups and wakeups,
  *            the sample's visit, registration, the entries

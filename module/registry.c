@@ -39,12 +39,7 @@
 
 LIST_HEAD(mp3_tasks);
 DEFINE_SPINLOCK(mp3_hash_lock);
-/*
- * The wakeup probes look up every thread the scheduler wakes, registered or
- * not: 65536 buckets keep the chains of up to tens of thousands of
- * registered processes at most one long on average.
- */
-static DEFINE_HASHTABLE(mp3_task_hash, 16);
+DEFINE_HASHTABLE(mp3_task_hash, 16);
 /* Processes the probes joined since the last sample, under mp3_hash_lock. */
 static LIST_HEAD(mp3_forked);
 /* A process with maps joined since the last adoption: it needs counters. */
@@ -88,18 +83,6 @@ u64 mp3_tasks_missed(void)
 struct pid_namespace *mp3_file_pid_ns(const struct file *file)
 {
 	return proc_pid_ns(file_inode(file)->i_sb);
-}
-
-/* The entry of @pid; under rcu_read_lock() or mp3_hash_lock. */
-struct mp3_task *mp3_tasks_lookup(struct pid *pid)
-{
-	struct mp3_task *entry;
-
-	hash_for_each_possible_rcu(mp3_task_hash, entry, hash, (unsigned long)pid,
-				   lockdep_is_held(&mp3_hash_lock))
-		if (entry->pid == pid)
-			return entry;
-	return NULL;
 }
 
 /* Makes @entry visible to lookups, unless @pid has one; returns whether it did. */

@@ -9,13 +9,19 @@
  * registrations.c  what R, U, M and X do to them, and what status shows
  * members.c        what a target holds now joins it
  * registry.c       the entries, their hash, lists and queues, joining
- * process.c        a process's counters and name, as /proc shows them
+ *
+ * and, inline below, what the module reads of a process.
  */
 #ifndef MP3_TASKS_H
 #define MP3_TASKS_H
 
+#include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/llist.h>
+#include <linux/minmax.h>
+#include <linux/sched/signal.h>
+#include <linux/seqlock.h>
+#include <linux/string.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
@@ -111,25 +117,112 @@ extern bool mp3_maps_waiting;
 extern struct llist_head mp3_kept;
 extern struct llist_head mp3_woken;
 
-/* process.c */
 /*
- * Sums the counters of @leader's whole thread group into @sum; false if it
- * has exited entirely. *@busy (if not NULL): whether a thread was runnable
- * or on a CPU. Under rcu_read_lock().
+ * What the module reads of a process: its counters, summed as
+ * /proc/<pid>/stat sums them, and its name; no lock of the module needed.
+ * Inline: a sample's visit reads each process through them, and a call
+ * each cost a visit a fifth more instructions (make bench, section 8).
  */
-bool mp3_read_group(struct task_struct *leader, struct mp3_counters *sum, bool *busy);
-/* How far @now is past *@last, which moves there; never backwards. */
-u64 mp3_advance(u64 *last, u64 now);
-void mp3_counters_max(struct mp3_counters *a, const struct mp3_counters *b);
-void mp3_task_comm(char comm[TASK_COMM_LEN], struct task_struct *task);
+/* Whether @t is runnable or on a CPU: its counters may still change. */
+static inline bool mp3_thread_busy(struct task_struct *t)
+{
+	/*
+	 * on_rq first, acquired: 0 read there means on_cpu is seen as set by
+	 * the switch before, or as released by the one after, with the
+	 * runtime final (finish_task_switch()).
+	 */
+	return smp_load_acquire(&t->on_rq) || smp_load_acquire(&t->on_cpu);
+}
+
+/*
+ * Sums the counters of a whole thread group as /proc/<pid>/stat does: live
+ * threads plus what exited threads left in the signal struct, consistent
+ * under stats_lock's sequence count.
+ * CPU time is sum_exec_runtime, which utime + stime in /proc/<pid>/stat are
+ * scaled to add up to. Returns false if the group has exited entirely.
+ * *@busy (if not NULL): whether a thread was runnable or on a CPU, so that
+ * its counters may still change; a thread found neither had its counters
+ * final when they were read (the acquire of on_cpu pairs with the
+ * scheduler's release after the thread's last update).
+ * Called under rcu_read_lock(), which keeps the thread list, the tasks and
+ * their signal struct alive (tasks are freed after a grace period).
+ */
+static inline bool mp3_read_group(struct task_struct *leader, struct mp3_counters *sum, bool *busy)
+{
+	struct signal_struct *sig = leader->signal;
+	bool runs = false;
+	struct task_struct *t;
+	unsigned int seq;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "needs rcu_read_lock()");
+	/* Retry if a thread moved its counts to the signal struct meanwhile. */
+	do {
+		seq = read_seqbegin(&sig->stats_lock);
+		sum->minor_faults = sig->min_flt;
+		sum->major_faults = sig->maj_flt;
+		sum->cpu_ns = sig->sum_sched_runtime;
+		for_each_thread(leader, t) {
+			if (busy && !runs)
+				runs = mp3_thread_busy(t);
+			sum->minor_faults += READ_ONCE(t->min_flt);
+			sum->major_faults += READ_ONCE(t->maj_flt);
+			sum->cpu_ns += READ_ONCE(t->se.sum_exec_runtime);
+		}
+	} while (read_seqretry(&sig->stats_lock, seq));
+	if (busy)
+		*busy = runs;
+	return !(READ_ONCE(leader->exit_state) && thread_group_empty(leader));
+}
+
+/* Counters never go backwards; a racing read must not make them. */
+static inline u64 mp3_advance(u64 *last, u64 now)
+{
+	u64 delta = now > *last ? now - *last : 0;
+
+	*last += delta;
+	return delta;
+}
+
+static inline void mp3_counters_max(struct mp3_counters *a, const struct mp3_counters *b)
+{
+	a->minor_faults = max(a->minor_faults, b->minor_faults);
+	a->major_faults = max(a->major_faults, b->major_faults);
+	a->cpu_ns = max(a->cpu_ns, b->cpu_ns);
+}
+
+/*
+ * @task's name, read without task_lock() as the kernel allows: a rename in
+ * flight may show part of the new name, never an unterminated one.
+ */
+static inline void mp3_task_comm(char comm[TASK_COMM_LEN], struct task_struct *task)
+{
+	strscpy_pad(comm, task->comm, TASK_COMM_LEN);
+}
 
 /* registry.c */
+/*
+ * The hash of registered processes by struct pid, which the probes look
+ * up at every wakeup (65536 buckets: up to tens of thousands registered
+ * keep the chains at most one long on average); mp3_hash_lock.
+ */
+extern DECLARE_HASHTABLE(mp3_task_hash, 16);
+
+/* The entry of @pid; under rcu_read_lock() or mp3_hash_lock. Inline: the wakeup probe's. */
+static inline struct mp3_task *mp3_tasks_lookup(struct pid *pid)
+{
+	struct mp3_task *entry;
+
+	hash_for_each_possible_rcu(mp3_task_hash, entry, hash, (unsigned long)pid,
+				   lockdep_is_held(&mp3_hash_lock))
+		if (entry->pid == pid)
+			return entry;
+	return NULL;
+}
+
 /* Processes not followed since load: unreadable to their registrant, or no memory. */
 void mp3_tasks_count_skipped(void);
 void mp3_tasks_count_missed(void);
 struct pid_namespace *mp3_file_pid_ns(const struct file *file);
-/* The entry of @pid; under rcu_read_lock() or mp3_hash_lock. */
-struct mp3_task *mp3_tasks_lookup(struct pid *pid);
 /* Makes @entry visible to lookups, unless its pid has one; returns whether it did. */
 bool mp3_tasks_hash(struct mp3_task *entry);
 /* Frees @entry once no probe can be looking at it. */
