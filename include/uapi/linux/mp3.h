@@ -264,16 +264,34 @@ struct mp3_classic_sample {
  * are in one record per sample, after its other faults records, and in a
  * second in the sample that creates the counters of a process that
  * joined a target with "M" (those it took before them).
+ *
+ * Version 7 says how long the processes waited for memory and for block
+ * I/O: with MP3_RING_STALLS (the kernel has delay accounting,
+ * CONFIG_TASK_DELAY_ACCT), each MP3_RECORD_COUNTS record carries the time
+ * its process's threads, exited ones included, spent in each kind of wait
+ * during the sample's period (struct mp3_stalls), and each sample their
+ * sums. The kernel measures them only while delay accounting is on (the
+ * sysctl kernel.task_delayacct, or the boot parameter delayacct; off by
+ * default since Linux 5.14): a reader that finds it off knows the times of
+ * that while as unknown, not as none. They are the waits taskstats reports
+ * for the same threads (its *_delay_total fields, what getdelays(8)
+ * prints), counted from the process's registration, in whole microseconds
+ * of the running sums, so that no rounding adds up over samples. A
+ * process's threads each add their own waits: the sum can exceed the
+ * period. Without the flag (a kernel without delay accounting, or a module
+ * before version 7) the fields are absent or 0 and mean nothing.
  */
 #define MP3_RING_OFFSET		0x10000000UL
 #define MP3_RING_MAGIC		0x5233504dU	/* "MP3R" little-endian */
-#define MP3_RING_VERSION	6
+#define MP3_RING_VERSION	7
 #define MP3_RING_COMPAT_VERSION	1
 /* The compat_version of a ring with MP3_RING_ACTIVE_ONLY. */
 #define MP3_RING_ACTIVE_ONLY_COMPAT_VERSION	4
 
 /* Header flags (version 4). */
 #define MP3_RING_ACTIVE_ONLY	0x1	/* records only for processes that may have changed */
+/* Version 7: counts records and samples carry the waits of struct mp3_stalls. */
+#define MP3_RING_STALLS		0x2
 #define MP3_RING_CAPACITY	16384
 #define MP3_RECORD_CAPACITY	131072
 #define MP3_SEQ_WRITING		(~0ULL)
@@ -313,6 +331,21 @@ struct mp3_ring_header {
 	__u64 record_head;	/* records ever published; store-release */
 };
 
+/*
+ * Version 7: the time, in microseconds, that threads waited in a sampling
+ * period (delay accounting's kinds of delay; see above). A memory stall is
+ * the sum of the first four; blkio includes the I/O part of swapin and of
+ * thrashing, and every other synchronous read or write too.
+ */
+struct mp3_stalls {
+	__u32 swapin_us;	/* swapping pages in (swapin_delay_total) */
+	__u32 thrashing_us;	/* refaulting pages evicted while in use (thrashing_delay_total) */
+	__u32 reclaim_us;	/* direct reclaim by the allocator (freepages_delay_total) */
+	__u32 compact_us;	/* direct compaction (compact_delay_total) */
+	__u32 blkio_us;		/* synchronous block I/O (blkio_delay_total) */
+	__u32 reserved;
+};
+
 struct mp3_ring_sample {
 	__u64 seq;		/* n for sample n; MP3_SEQ_WRITING while written */
 	__u64 time_ns;		/* CLOCK_MONOTONIC when taken */
@@ -333,6 +366,8 @@ struct mp3_ring_sample {
 	__u64 pgmajfault;
 	__u64 pswpin;		/* pages swapped in */
 	__u64 pswpout;		/* pages swapped out */
+	/* Version 7, with MP3_RING_STALLS: the records' stalls summed. */
+	struct mp3_stalls stalls;
 };
 
 #define MP3_RECORD_COUNTS	1	/* counters of one process in one sample */
@@ -374,6 +409,8 @@ struct mp3_proc_record {
 	__u32 target;		/* the tree ("T") the process belongs to; 0: none */
 	/* Version 5: MP3_MAPPING_* in MP3_RECORD_FAULTS records, 0 in the others. */
 	__u32 mapping;
+	/* Version 7, with MP3_RING_STALLS: in MP3_RECORD_COUNTS records; 0 in the others. */
+	struct mp3_stalls stalls;
 };
 
 /* The size of a version 2 record, which has no target. */
