@@ -74,6 +74,23 @@ static void mp3_buffer_set_reserved(bool reserved)
 	}
 }
 
+/* Whether the kernel measures the waits of struct mp3_stalls at all. */
+static u32 mp3_stalls_flag(void)
+{
+	return IS_ENABLED(CONFIG_TASK_DELAY_ACCT) ? MP3_RING_STALLS : 0;
+}
+
+/* A period's waits; one longer than the field can say (71 minutes) saturates. */
+static void mp3_stalls_store(struct mp3_stalls *out, const u64 stall_us[MP3_DELAYS])
+{
+	out->swapin_us = min_t(u64, stall_us[MP3_DELAY_SWAPIN], U32_MAX);
+	out->thrashing_us = min_t(u64, stall_us[MP3_DELAY_THRASHING], U32_MAX);
+	out->reclaim_us = min_t(u64, stall_us[MP3_DELAY_RECLAIM], U32_MAX);
+	out->compact_us = min_t(u64, stall_us[MP3_DELAY_COMPACT], U32_MAX);
+	out->blkio_us = min_t(u64, stall_us[MP3_DELAY_BLKIO], U32_MAX);
+	out->reserved = 0;
+}
+
 static void mp3_header_init(u64 period_ns, bool active_only)
 {
 	struct mp3_ring_header *hdr = mp3_header;
@@ -83,7 +100,7 @@ static void mp3_header_init(u64 period_ns, bool active_only)
 	/* Older readers would take a process without records for gone. */
 	hdr->compat_version = active_only ? MP3_RING_ACTIVE_ONLY_COMPAT_VERSION :
 					    MP3_RING_COMPAT_VERSION;
-	hdr->flags = active_only ? MP3_RING_ACTIVE_ONLY : 0;
+	hdr->flags = (active_only ? MP3_RING_ACTIVE_ONLY : 0) | mp3_stalls_flag();
 	hdr->load_id = get_random_u64();
 	hdr->header_size = sizeof(*hdr);
 	hdr->sample_size = sizeof(struct mp3_ring_sample);
@@ -169,6 +186,7 @@ void __mp3_buffer_record_counts(u32 tgid, u32 target, const struct mp3_sample_va
 	slot->counts.minor_faults = delta->minor_faults;
 	slot->counts.major_faults = delta->major_faults;
 	slot->counts.cpu_ns = delta->cpu_ns;
+	mp3_stalls_store(&slot->stalls, delta->stall_us);
 	__mp3_record_end(slot);
 }
 
@@ -244,6 +262,7 @@ static void __mp3_ring_store(u64 n, const struct mp3_sample_values *values, u64 
 	slot->pgmajfault = mp3_vm_events[PGMAJFAULT];
 	slot->pswpin = mp3_vm_events[PSWPIN];
 	slot->pswpout = mp3_vm_events[PSWPOUT];
+	mp3_stalls_store(&slot->stalls, values->stall_us);
 	/* Pairs with the reader's load-acquire of seq before its copy. */
 	smp_store_release(&slot->seq, n);
 }

@@ -191,6 +191,8 @@ static void mp3_process_exit(struct task_struct *task, bool group_dead)
 	entry = mp3_tasks_lookup(task_tgid(task));
 	if (entry) {
 		mp3_read_group(task->group_leader, &final, NULL);
+		/* Exiting, it is left out of the sum, and is not in sig->stats either. */
+		mp3_add_last_thread_delays(final.delay_ns, task);
 		spin_lock(&mp3_hash_lock);
 		/* Two threads may both take themselves for the last: keep the larger. */
 		if (entry->exited)

@@ -40,11 +40,25 @@ struct mp3_task;
 struct seq_file;
 struct task_struct;
 
+/*
+ * Delay accounting's kinds of wait, in the order of struct mp3_stalls
+ * (include/uapi/linux/mp3.h).
+ */
+enum mp3_delay {
+	MP3_DELAY_SWAPIN,
+	MP3_DELAY_THRASHING,
+	MP3_DELAY_RECLAIM,
+	MP3_DELAY_COMPACT,
+	MP3_DELAY_BLKIO,
+	MP3_DELAYS
+};
+
 /* What one sampling period adds up to over all registered processes. */
 struct mp3_sample_values {
 	u64 minor_faults;
 	u64 major_faults;
 	u64 cpu_ns;
+	u64 stall_us[MP3_DELAYS];	/* whole microseconds of the waits */
 	u32 nr_procs;
 };
 

@@ -15,6 +15,7 @@
 #ifndef MP3_TASKS_H
 #define MP3_TASKS_H
 
+#include <linux/delayacct.h>
 #include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/llist.h>
@@ -25,6 +26,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
+#include <linux/taskstats.h>
 #include <linux/types.h>
 
 #include "internal.h"
@@ -36,6 +38,7 @@ struct mp3_counters {
 	u64 minor_faults;
 	u64 major_faults;
 	u64 cpu_ns;
+	u64 delay_ns[MP3_DELAYS];	/* delay accounting's waits (enum mp3_delay) */
 };
 
 /*
@@ -134,12 +137,70 @@ static inline bool mp3_thread_busy(struct task_struct *t)
 	return smp_load_acquire(&t->on_rq) || smp_load_acquire(&t->on_cpu);
 }
 
+#ifdef CONFIG_TASK_DELAY_ACCT
+/*
+ * Adds @t's waits to @sum. The kernel adds to them under their lock; a
+ * 64-bit load sees each whole.
+ */
+static inline void mp3_add_thread_delays(u64 sum[MP3_DELAYS], struct task_struct *t)
+{
+	const struct task_delay_info *d = t->delays;
+
+	/* NULL: its allocation failed at the fork, and it is not measured. */
+	if (!d)
+		return;
+	sum[MP3_DELAY_SWAPIN] += READ_ONCE(d->swapin_delay);
+	sum[MP3_DELAY_THRASHING] += READ_ONCE(d->thrashing_delay);
+	sum[MP3_DELAY_RECLAIM] += READ_ONCE(d->freepages_delay);
+	sum[MP3_DELAY_COMPACT] += READ_ONCE(d->compact_delay);
+	sum[MP3_DELAY_BLKIO] += READ_ONCE(d->blkio_delay);
+}
+
+/*
+ * What the exited threads of @sig's group waited: taskstats adds an
+ * exiting thread's waits to sig->stats, allocated at the exit of the
+ * first thread to leave others behind, after the thread set PF_EXITING
+ * (taskstats_exit()). A thread is counted from there or from its own,
+ * never both: live threads with PF_EXITING are left out.
+ */
+static inline void mp3_add_exited_delays(u64 sum[MP3_DELAYS], struct signal_struct *sig)
+{
+	/* Pairs with taskstats_tgid_alloc()'s store-release: it is zeroed. */
+	const struct taskstats *s = smp_load_acquire(&sig->stats);
+
+	if (!s)
+		return;
+	sum[MP3_DELAY_SWAPIN] += READ_ONCE(s->swapin_delay_total);
+	sum[MP3_DELAY_THRASHING] += READ_ONCE(s->thrashing_delay_total);
+	sum[MP3_DELAY_RECLAIM] += READ_ONCE(s->freepages_delay_total);
+	sum[MP3_DELAY_COMPACT] += READ_ONCE(s->compact_delay_total);
+	sum[MP3_DELAY_BLKIO] += READ_ONCE(s->blkio_delay_total);
+}
+
+/*
+ * The last thread of a group that never had two exits alone: its waits
+ * went to no sig->stats, and the exit probe adds them itself.
+ */
+static inline void mp3_add_last_thread_delays(u64 sum[MP3_DELAYS], struct task_struct *t)
+{
+	/* Pairs with taskstats_tgid_alloc()'s store-release, as above. */
+	if (!smp_load_acquire(&t->signal->stats))
+		mp3_add_thread_delays(sum, t);
+}
+#else
+static inline void mp3_add_thread_delays(u64 sum[MP3_DELAYS], struct task_struct *t) { }
+static inline void mp3_add_exited_delays(u64 sum[MP3_DELAYS], struct signal_struct *sig) { }
+static inline void mp3_add_last_thread_delays(u64 sum[MP3_DELAYS], struct task_struct *t) { }
+#endif
+
 /*
  * Sums the counters of a whole thread group as /proc/<pid>/stat does: live
  * threads plus what exited threads left in the signal struct, consistent
  * under stats_lock's sequence count.
  * CPU time is sum_exec_runtime, which utime + stime in /proc/<pid>/stat are
- * scaled to add up to. Returns false if the group has exited entirely.
+ * scaled to add up to. The waits are summed as taskstats sums them for a
+ * thread group (mp3_add_exited_delays()). Returns false if the group has
+ * exited entirely.
  * *@busy (if not NULL): whether a thread was runnable or on a CPU, so that
  * its counters may still change; a thread found neither had its counters
  * final when they were read (the acquire of on_cpu pairs with the
@@ -161,12 +222,16 @@ static inline bool mp3_read_group(struct task_struct *leader, struct mp3_counter
 		sum->minor_faults = sig->min_flt;
 		sum->major_faults = sig->maj_flt;
 		sum->cpu_ns = sig->sum_sched_runtime;
+		memset(sum->delay_ns, 0, sizeof(sum->delay_ns));
+		mp3_add_exited_delays(sum->delay_ns, sig);
 		for_each_thread(leader, t) {
 			if (busy && !runs)
 				runs = mp3_thread_busy(t);
 			sum->minor_faults += READ_ONCE(t->min_flt);
 			sum->major_faults += READ_ONCE(t->maj_flt);
 			sum->cpu_ns += READ_ONCE(t->se.sum_exec_runtime);
+			if (!(READ_ONCE(t->flags) & PF_EXITING))
+				mp3_add_thread_delays(sum->delay_ns, t);
 		}
 	} while (read_seqretry(&sig->stats_lock, seq));
 	if (busy)
@@ -183,11 +248,25 @@ static inline u64 mp3_advance(u64 *last, u64 now)
 	return delta;
 }
 
+/*
+ * The same for a time in ns, told in the whole microseconds it passed:
+ * rounding the running sum, not each delta, loses nothing over samples.
+ */
+static inline u64 mp3_advance_us(u64 *last_ns, u64 now_ns)
+{
+	u64 before_us = div_u64(*last_ns, NSEC_PER_USEC);
+
+	mp3_advance(last_ns, now_ns);
+	return div_u64(*last_ns, NSEC_PER_USEC) - before_us;
+}
+
 static inline void mp3_counters_max(struct mp3_counters *a, const struct mp3_counters *b)
 {
 	a->minor_faults = max(a->minor_faults, b->minor_faults);
 	a->major_faults = max(a->major_faults, b->major_faults);
 	a->cpu_ns = max(a->cpu_ns, b->cpu_ns);
+	for (int i = 0; i < MP3_DELAYS; i++)
+		a->delay_ns[i] = max(a->delay_ns[i], b->delay_ns[i]);
 }
 
 /*
