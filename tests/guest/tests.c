@@ -61,6 +61,8 @@ const struct test tests[] = {
 	{ "faults_tree_joiner",       test_faults_tree_joiner,         NULL,            30 },
 	{ "faults_comm_joiner",       test_faults_comm_joiner,         NULL,            30 },
 	{ "faults_swap_in",           test_faults_swap_in,             NULL,           120 },
+	{ "stalls_swapping",          test_stalls_swapping,            NULL,           120 },
+	{ "stalls_threads_exit",      test_stalls_threads_exit,        NULL,           120 },
 	/* A period long enough for an exec, or an exit and a fork, between two samples. */
 	{ "faults_exec_layout",       test_faults_exec_layout,         "period_ms=1000", 90 },
 	{ "faults_pid_reuse",         test_faults_pid_reuse,           "period_ms=1000", 60 },
