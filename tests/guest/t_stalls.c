@@ -23,19 +23,22 @@
 
 #define DELAYACCT_SYSCTL "/proc/sys/kernel/task_delayacct"
 #define STALLS_CGROUP CGROUP_ROOT "/mp3-stalls"
-/* Half of the least a workload touches: each round reads most of it back from swap. */
-#define STALLS_LIMIT_MIB 48
 #define THREADS_MAX 8
 /*
- * The module sends whole microseconds of running sums; a process's
- * threads, and those that exit, may each leave a microsecond behind in
- * a sample: the same few, whatever the total.
+ * The module sends whole microseconds of the process's running sums,
+ * which lose less than one over all its records; two a record leave room
+ * for a sum read as a thread exits, and do not grow with the waits.
  */
-#define SLACK_US_PER_RECORD 4
+#define SLACK_US_PER_RECORD 2
 
-/* What the workload does: its threads (the main one among them) each touch a slice of their own. */
+/*
+ * What the workload does: its threads (the main one among them) each touch
+ * a slice of their own, twice the cgroup's limit between them, so that
+ * most of what they touch comes back from swap.
+ */
 struct workload {
 	const char *name;
+	unsigned int limit_mib;
 	unsigned int threads;
 	unsigned int leaving;	/* threads that exit halfway, the main one never */
 	unsigned int slice_mib;
@@ -94,25 +97,34 @@ static void delays_ns(const struct task_delays *d, uint64_t ns[NR_KINDS])
 	ns[BLKIO] = d->blkio_ns;
 }
 
-/* Every page gets a word of its own: not a same-filled page, which zram keeps without compressing. */
-static void touch_slice(const struct toucher *t, uint64_t round)
+/* Pages touched between two looks at the clock. */
+#define TOUCH_BATCH 256
+
+/*
+ * Touches the slice's pages in turn, each with a word of its own (not a
+ * same-filled page, which zram keeps without compressing), until the
+ * deadline, mid-round if need be: whole rounds took over a minute beside
+ * other guests. A round and a half at least: the first faults the slice
+ * in, then its oldest pages, which the limit pushed out first, come back.
+ */
+static void touch_until_deadline(const struct toucher *t)
 {
 	long page = sysconf(_SC_PAGESIZE);
+	uint64_t n = 0;
 
-	for (size_t i = 0; i < t->pages; i++)
-		*(volatile uint64_t *)(t->slice + i * page) = round * t->pages + i;
+	do {
+		for (unsigned int b = 0; b < TOUCH_BATCH; b++, n++)
+			*(volatile uint64_t *)(t->slice + (n % t->pages) * page) = n;
+	} while (n < t->pages * 3 / 2 || now_ns() < t->until_ns);
 }
 
-/* Two rounds at least: the first faults the slice in, the next read back what the limit pushed out. */
+/* A thread of the workload: it exits after its work, or stays, asleep, to be asked about. */
 static void *touch_until(void *arg)
 {
 	struct toucher *t = arg;
-	uint64_t round = 0;
 
 	t->tid = gettid();
-	do
-		touch_slice(t, ++round);
-	while (round < 2 || now_ns() < t->until_ns);
+	touch_until_deadline(t);
 	if (t->stayed) {
 		pthread_barrier_wait(t->stayed);
 		for (;;)
@@ -174,13 +186,13 @@ static void workload_child(int go, int back)
 }
 
 /* The cgroup the workload swaps in: its limit, and the memory controller on for it. */
-static void make_limited_cgroup(void)
+static void make_limited_cgroup(const struct workload *w)
 {
 	char max[24];
 
 	make_cgroup(STALLS_CGROUP);
 	write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
-	snprintf(max, sizeof(max), "%uM", STALLS_LIMIT_MIB);
+	snprintf(max, sizeof(max), "%uM", w->limit_mib);
 	write_file(STALLS_CGROUP "/memory.max", max);
 }
 
@@ -271,7 +283,7 @@ static void compare_with_taskstats(const struct workload *w)
 
 	expect_ok(taskstats_connect(&ts), "taskstats over generic netlink");
 	map_ring(&ring, &dev);
-	make_limited_cgroup();
+	make_limited_cgroup(w);
 	running = w;
 	pid = spawn_piped(workload_child, &go, &back);
 	move_to_cgroup(STALLS_CGROUP, pid);
@@ -372,11 +384,11 @@ static void run_workload(const struct workload *w)
 	with_delayacct(w);
 }
 
-/* One thread, twice the limit: every round past the first reads half of it back from swap. */
+/* One thread, twice the limit: most of each round after the first comes back from swap. */
 void test_stalls_swapping(void)
 {
 	static const struct workload w = {
-		.name = "stalls_swapping", .threads = 1, .slice_mib = 2 * STALLS_LIMIT_MIB,
+		.name = "stalls_swapping", .limit_mib = 48, .threads = 1, .slice_mib = 96,
 		.work_ms = 3000,
 	};
 
@@ -392,7 +404,7 @@ void test_stalls_threads_exit(void)
 {
 	static const struct workload w = {
 		.name = "stalls_threads_exit", .threads = 4, .leaving = 2,
-		.slice_mib = STALLS_LIMIT_MIB / 2, .work_ms = 4000,
+		.limit_mib = 32, .slice_mib = 16, .work_ms = 4000,
 	};
 
 	run_workload(&w);
