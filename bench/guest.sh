@@ -46,6 +46,15 @@ FAULT_REPEATS=3
 # page tables each).
 LOCKWAIT_THREADS="1000 4000"
 LOCKWAIT_CHAIN="1000 2000"
+# Section 10: what delay accounting costs the waits it times: WAITS_ROUNDS
+# times WAITS_PAGES pages pushed out to zram and touched again, and
+# WAITS_PIPE_LOOPS pipe round trips, with kernel.task_delayacct off and on
+# in turn, WAITS_REPEATS times each.
+WAITS_PAGES=1024
+WAITS_ROUNDS=20
+WAITS_PIPE_LOOPS=20000
+WAITS_REPEATS=3
+WAITS_SWAP_BYTES=$((64 << 20))
 # Section 7's list walks at their longest: FOLLOWED_NAMES command names no
 # process has (MP3_COMMS_MAX: the module refuses one more), then a cgroup
 # of their own with no process in it, targets from FOLLOWED_TARGET on.
@@ -184,6 +193,32 @@ sampler_profile() {
 	}'
 }
 
+# zram0 as swap: the guest has no disk (the zram module is in load-modules).
+zram_swap() {
+	if [ -f load-modules ]; then
+		sed 's|^insmod /|insmod ./|' load-modules | sh || fail "cannot load zram"
+	fi
+	echo "$WAITS_SWAP_BYTES" > /sys/block/zram0/disksize || fail "cannot size zram0"
+	mkswap /dev/zram0 >/dev/null || fail "cannot mkswap zram0"
+	swapon /dev/zram0 || fail "cannot swapon zram0"
+}
+
+# Swap-ins and pipe round trips with delay accounting off and on in turn
+# (section 10), the module not loaded: what the kernel's timing costs.
+delay_accounting_cost() {
+	delayacct_was=$(cat /proc/sys/kernel/task_delayacct) || fail "no kernel.task_delayacct"
+	zram_swap
+	for _ in $(seq "$WAITS_REPEATS"); do
+		for on in 0 1; do
+			echo "$on" > /proc/sys/kernel/task_delayacct || fail "cannot set task_delayacct"
+			pfprof-bench waits "$WAITS_PAGES" "$WAITS_ROUNDS" "$WAITS_PIPE_LOOPS" ||
+				fail "waits with task_delayacct=$on failed"
+		done
+	done
+	echo "$delayacct_was" > /proc/sys/kernel/task_delayacct
+	swapoff /dev/zram0 || fail "cannot swapoff zram0"
+}
+
 # The instruction-counted run (bench/run.sh boots this payload a second time,
 # one CPU, QEMU -icount, kernel argument pfprof_bench=instructions): a guest
 # nanosecond is one instruction, and with one CPU a tick's time is the work
@@ -192,7 +227,7 @@ sampler_profile() {
 # wakeup probes add to context switches, counted rather than timed by the
 # emulator.
 instructions_run() {
-	echo "bench: instructions 1/4 a busy process, N = 1000, each sampler" >&2
+	echo "bench: instructions 1/5 a busy process, N = 1000, each sampler" >&2
 	insmod mp3.ko || fail "cannot load mp3.ko"
 	pfprof-bench cost 1000 5 || fail "cost 1000 failed"
 	pfprof-bench sampler 1000 5 10 || fail "sampler=events, 10 busy of 1000, failed"
@@ -200,13 +235,13 @@ instructions_run() {
 	pfprof-bench sampler 1000 5 || fail "sampler=visit, 1000 failed"
 	pfprof-bench sampler 1000 5 10 || fail "sampler=visit, 10 busy of 1000, failed"
 	rmmod mp3 || fail "cannot unload mp3"
-	echo "bench: instructions 2/4 pfprofd at 20 Hz, 30 s" >&2
+	echo "bench: instructions 2/5 pfprofd at 20 Hz, 30 s" >&2
 	insmod mp3.ko || fail "cannot load mp3.ko"
 	pfprofd_start
 	pfprof-bench timing 30 "$pfprofd" || fail "timing failed"
 	pfprofd_stop
 	rmmod mp3 || fail "cannot unload mp3"
-	echo "bench: instructions 3/4 page faults, registered with maps or not" >&2
+	echo "bench: instructions 3/5 page faults, registered with maps or not" >&2
 	insmod mp3.ko || fail "cannot load mp3.ko"
 	for _ in $(seq "$FAULT_REPEATS"); do
 		for mode in unregistered registered maps; do
@@ -215,7 +250,9 @@ instructions_run() {
 		done
 	done
 	rmmod mp3 || fail "cannot unload mp3"
-	echo "bench: instructions 4/4 context switches, $INSTRUCTION_ROUNDS rounds" >&2
+	echo "bench: instructions 4/5 delay accounting off and on, swap-ins and pipe round trips" >&2
+	delay_accounting_cost
+	echo "bench: instructions 5/5 context switches, $INSTRUCTION_ROUNDS rounds" >&2
 	for _ in $(seq "$INSTRUCTION_ROUNDS"); do
 		sched_bench
 		insmod mp3.ko || fail "cannot load mp3.ko"

@@ -37,6 +37,7 @@
 #include "sleepers.h"
 #include "benchring.h"
 #include "lockwait.h"
+#include "waits.h"
 
 #define POLL_PERIOD_NS (NSEC_PER_SEC / 20)
 
@@ -957,6 +958,7 @@ static void usage(void)
 	      "       pfprof-bench forks COUNT alone|tree\n"
 	      "       pfprof-bench faults PAGES ROUNDS unregistered|registered|maps\n"
 	      "       pfprof-bench lockwait threads|chain N\n"
+	      "       pfprof-bench waits PAGES ROUNDS PIPE_LOOPS\n"
 	      "Run by bench/guest.sh inside the benchmark guest (make bench), and by\n"
 	      "bench/damon-guest.sh (make bench-damon).\n", stderr);
 	exit(2);
@@ -989,6 +991,8 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "lockwait") &&
 	    (!strcmp(argv[2], "threads") || !strcmp(argv[2], "chain")))
 		return cmd_lockwait(argv[2], number(argv[3]));
+	if (argc == 5 && !strcmp(argv[1], "waits"))
+		return cmd_waits(number(argv[2]), number(argv[3]), number(argv[4]));
 	if (argc == 3 && !strcmp(argv[1], "ticks"))
 		return cmd_ticks(number(argv[2]));
 	if (argc >= 4 && !strcmp(argv[1], "cpu"))

@@ -428,7 +428,42 @@ function lockwait_section(   i, k) {
 	print ""
 }
 
+# Section 10: swap-ins and pipe round trips, delay accounting off (0) and on (1).
+function waits_row(label, key,    off, on) {
+	off = median(counted_waits[key, 0]); on = median(counted_waits[key, 1])
+	printf "| %s | %.0f | %.0f | %+.0f (%+.1f %%) |\n", label, off, on, on - off, 100 * (on / off - 1)
+	figure("waits_" key "_off", "%.0f", off)
+	figure("waits_" key "_on", "%.0f", on)
+	figure("waits_" key "_added", "%+.0f", on - off)
+	figure("waits_" key "_pct", "%+.1f", 100 * (on / off - 1))
+}
+function waits_section() {
+	if (waits_line == "") return
+	print "## 10. What delay accounting costs"
+	print ""
+	print "pfprofd turns the kernel'"'"'s delay accounting on (`kernel.task_delayacct`) so that the"
+	print "module can tell how long processes waited (docs/stalls.md). It times the waits of every"
+	print "task of the machine, profiled or not. Counted in instructions as in section 8, without"
+	printf "the module: %d rounds of %d pages pushed out to zram (`MADV_PAGEOUT`) and touched again\n",
+		kv(waits_line, "rounds"), kv(waits_line, "pages")
+	printf "(each a swap-in the kernel times: CPU time per swap-in), and %d round trips through a\n",
+		kv(waits_line, "pipe_loops")
+	print "pipe with a child (sleeps it does not time: time per round trip); off and on in turn,"
+	print "medians of the runs:"
+	print ""
+	print "| instructions | off | on | on − off |"
+	print "|---|---:|---:|---:|"
+	waits_row("a swap-in from zram", "swapin")
+	waits_row("a pipe round trip (two context switches)", "pipe")
+	print ""
+}
+
 /^lockwait / { lockwait[++nlockwait] = $0 }
+/^counted waits / {
+	waits_line = $0
+	counted_waits["swapin", kv($0, "delayacct")] = counted_waits["swapin", kv($0, "delayacct")] " " kv($0, "ns_per_swapin")
+	counted_waits["pipe", kv($0, "delayacct")] = counted_waits["pipe", kv($0, "delayacct")] " " kv($0, "ns_per_round_trip")
+}
 /^counted guest / { counted_guest = $0 }
 /^counted poller / { counted_poller = $0 }
 /^counted sampler / { counted[kv($0, "sampler"), kv($0, "busy")] = $0 }
@@ -624,6 +659,7 @@ END {
 	counted_visit = counted_tick("visit", 0) / 1000
 	counted_section()
 	lockwait_section()
+	waits_section()
 	print "## Targets"
 	print ""
 	print "| target | measured | |"

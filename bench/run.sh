@@ -55,6 +55,10 @@ done
 install -m 0755 "$build"/exporters/usr/bin/prometheus-process-exporter \
 	"$build"/exporters/usr/bin/prometheus-node-exporter "$build/payload/"
 install -m 0755 "$top/bench/guest.sh" "$build/payload/run"
+# zram, the swap device of section 10's swap-ins (load-modules: in the payload's directory).
+if [ -n "$KERNEL_ROOT" ]; then
+	"$top/tests/vm/kmods.sh" -d "$KERNEL_ROOT" "$KVER" "$build/payload" zram
+fi
 install -m 0644 "$top/tests/vm/guest-pfprofd.sh" "$build/payload/"
 
 # The same CPU-bound run on the host and in the guest: how much slower the

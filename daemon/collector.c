@@ -66,6 +66,7 @@ int collector_open(struct collector *c, const char *device, struct logwriter *lo
 	int err;
 
 	*c = (struct collector){ .counters = counters, .psi = psi,
+				 .delayacct = { .path = DELAYACCT_SYSCTL },
 				 .mapnames = { .proc = "/proc" } };
 	memcpy(c->logs, logs, sizeof(c->logs));
 	c->fd = open(device, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -127,7 +128,14 @@ struct sample_records {
 	struct collector *collector;
 	uint64_t seq, wall_ns;
 	bool to_procs, to_faults;
+	bool stalls;		/* the records' waits are known */
 };
+
+/* Whether the waits in sample s and its records were measured: the kernel measured them. */
+static bool stalls_known(struct collector *c, const struct mp3_ring_sample *s)
+{
+	return stalls_in_ring(c->ring.hdr) && delayacct_cached(&c->delayacct, s->time_ns) == 1;
+}
 
 /* Keeps a faults record to add up with the sample's others; false without memory. */
 static bool keep_faults(struct collector *c, const struct mp3_proc_record *r)
@@ -159,7 +167,7 @@ static void log_record(void *ctx, const struct mp3_proc_record *r)
 	}
 	if (sr->to_procs && r->type == MP3_RECORD_COUNTS)
 		logwriter_add_proc(c->logs[LOGKIND_PROCS], sr->seq, sr->wall_ns, r,
-				   e ? proctable_name(e) : "?");
+				   e ? proctable_name(e) : "?", sr->stalls);
 	if (sr->to_faults && r->type == MP3_RECORD_FAULTS && !keep_faults(c, r))
 		dlog(LOG_WARNING, "faults of process %u: %s", r->tgid, strerror(ENOMEM));
 }
@@ -227,6 +235,7 @@ static void log_records(struct collector *c, const struct mp3_ring_sample *s, ui
 		.collector = c, .seq = s->seq, .wall_ns = wall_ns,
 		.to_procs = wants(c, LOGKIND_PROCS, s->seq),
 		.to_faults = wants(c, LOGKIND_FAULTS, s->seq),
+		.stalls = stalls_known(c, s),
 	};
 	uint64_t lost = mp3ring_for_each_record(&c->ring, s, log_record, &sr);
 
@@ -243,10 +252,10 @@ static void log_records(struct collector *c, const struct mp3_ring_sample *s, ui
 	}
 }
 
-/* What the sample lines show beside the samples: memory pressure, if known. */
-static struct log_context sample_context(const struct collector *c)
+/* What the sample lines show beside the samples: memory pressure and the waits, if known. */
+static struct log_context sample_context(struct collector *c, const struct mp3_ring_sample *s)
 {
-	struct log_context context = { .system = c->has_system };
+	struct log_context context = { .system = c->has_system, .stalls = stalls_known(c, s) };
 	const struct psi_memory *psi = psi_cache_value(c->psi);
 
 	if (psi) {
@@ -271,7 +280,7 @@ static bool log_sample(void *ctx, const struct mp3_ring_sample *s)
 	if (wants(c, LOGKIND_PROCS, s->seq) || wants(c, LOGKIND_FAULTS, s->seq))
 		log_records(c, s, wall_ns);
 	if (wants(c, LOGKIND_SAMPLES, s->seq)) {
-		struct log_context context = sample_context(c);
+		struct log_context context = sample_context(c, s);
 
 		logwriter_add_sample(c->logs[LOGKIND_SAMPLES], s, wall_ns, &context);
 		c->queued++;

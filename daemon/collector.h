@@ -17,6 +17,7 @@
 #include "mapnames.h"
 #include "mp3ring.h"
 #include "psi.h"
+#include "stalls.h"
 
 /* A sample's faults records of one process and mapping, added up. */
 struct fault_sum {
@@ -33,6 +34,7 @@ struct collector {
 	uint64_t wall_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, for this drain */
 	bool has_system;		/* the samples carry the system's counters (version 2) */
 	const struct psi_cache *psi;	/* memory pressure for the sample lines */
+	struct delayacct_cache delayacct;	/* whether the waits the module sends are measured */
 	struct counters *counters;	/* counts every sample and record queued */
 	struct logwriter *logs[LOG_KINDS];	/* by enum log_kind */
 	uint64_t from[LOG_KINDS];	/* the first seq each log still wants */

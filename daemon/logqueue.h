@@ -34,6 +34,7 @@ struct logentry {
 			uint64_t seq, wall_ns;
 			struct mp3_proc_record r;	/* its counts */
 			char comm[24];
+			bool stalls;			/* its waits are known */
 		} proc;
 		struct {
 			uint64_t seq, count;

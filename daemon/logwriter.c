@@ -249,7 +249,7 @@ bool logwriter_reserve(struct logwriter *w, size_t n)
 }
 
 bool logwriter_add_proc(struct logwriter *w, uint64_t seq, uint64_t wall_ns,
-			const struct mp3_proc_record *r, const char *comm)
+			const struct mp3_proc_record *r, const char *comm, bool stalls)
 {
 	struct logentry *e = push(w, LOGENTRY_PROC);
 
@@ -258,6 +258,7 @@ bool logwriter_add_proc(struct logwriter *w, uint64_t seq, uint64_t wall_ns,
 	e->proc.seq = seq;
 	e->proc.wall_ns = wall_ns;
 	e->proc.r = *r;
+	e->proc.stalls = stalls;
 	snprintf(e->proc.comm, sizeof(e->proc.comm), "%s", comm);
 	return true;
 }

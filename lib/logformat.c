@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "logformat.h"
 
+#include "stalls.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,7 +10,7 @@
 #include <string.h>
 
 static const char header_format[] =
-	LOGFORMAT_MAGIC "2\n"
+	LOGFORMAT_MAGIC "3\n"
 	"# created %" PRIu64 "\n"
 	LOGFORMAT_COLUMNS "\n"
 	"# units: seq = sample number since module load; wall_time_s = seconds since"
@@ -19,7 +21,11 @@ static const char header_format[] =
 	" sys_pgmajfault, sys_pswpin, sys_pswpout = the whole system's major faults and"
 	" pages swapped in and out since boot (/proc/vmstat) at the sample;"
 	" psi_some_avg10, psi_full_avg10 = memory pressure, %% of the last 10 s"
-	" (/proc/pressure/memory, read every second); - = unknown\n";
+	" (/proc/pressure/memory, read every second); swapin_ms, thrashing_ms, reclaim_ms,"
+	" compact_ms, blkio_ms = the time the processes' threads waited in the period for"
+	" swap-ins, refaults of pages evicted in use, direct reclaim, compaction and"
+	" synchronous block I/O (the I/O of the first two included), ms, threads added"
+	" (delay accounting, see pfprofd(8)); - = unknown\n";
 
 bool logformat_same_stream(const struct log_stream *a, const struct log_stream *b)
 {
@@ -33,7 +39,7 @@ static uint64_t ns_to_us(uint64_t ns)
 }
 
 static const char procs_header_format[] =
-	"# pfprof per-process log format 2\n"
+	"# pfprof per-process log format 3\n"
 	"# created %" PRIu64 "\n"
 	LOGFORMAT_PROCS_COLUMNS "\n"
 	"# units: tab-separated; seq = the sample's number since module load (as in "
@@ -41,7 +47,8 @@ static const char procs_header_format[] =
 	" (its thread-group id); comm = its name; minor_faults, major_faults = its faults"
 	" in the sample's period; cpu_ms = its utime+stime in the period, ms; target = the"
 	" target (process tree, cgroup or unit) it was profiled for, 0 = none (see"
-	" pfprofctl(8))\n";
+	" pfprofctl(8)); swapin_ms .. blkio_ms = its threads' waits in the period, ms,"
+	" as in " LOGFORMAT_FILE "; - = unknown\n";
 
 static const char faults_header_format[] =
 	LOGFORMAT_FAULTS_MAGIC "1\n"
@@ -75,27 +82,46 @@ static void format_system(char *buf, size_t size, const struct mp3_ring_sample *
 		snprintf(buf, size, " - - -");
 }
 
+/* separator and each wait in ms, or separator and "-" for each when unknown. */
+static void format_stalls(char *buf, size_t size, char separator, const struct mp3_stalls *st,
+			  bool known)
+{
+	const uint32_t us[STALL_KINDS] = { st->swapin_us, st->thrashing_us, st->reclaim_us,
+					   st->compact_us, st->blkio_us };
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < STALL_KINDS && used < size; k++) {
+		int n = known ? snprintf(buf + used, size - used, "%c%" PRIu32 ".%03" PRIu32,
+					 separator, us[k] / 1000, us[k] % 1000) :
+				snprintf(buf + used, size - used, "%c-", separator);
+
+		used += n > 0 ? (size_t)n : 0;
+	}
+}
+
 /* The text matches "%llu %.6f %.6f %llu %llu %llu %.3f %u %llu %llu %.3f ...\n". */
 int logformat_sample(char *buf, size_t size, const struct mp3_ring_sample *s, uint64_t wall_ns,
 		     const struct log_context *ctx)
 {
 	uint64_t wall_us = ns_to_us(wall_ns), mono_us = ns_to_us(s->time_ns);
 	uint64_t cpu_us = ns_to_us(s->cpu_ns), total_us = ns_to_us(s->cpu_ns_total);
-	char system[80], psi[40] = " - -";
+	char system[80], psi[40] = " - -", stalls[80];
 
 	format_system(system, sizeof(system), s, ctx && ctx->system);
+	format_stalls(stalls, sizeof(stalls), ' ', &s->stalls, ctx && ctx->stalls);
 	if (ctx && ctx->psi)
 		snprintf(psi, sizeof(psi), " %.2f %.2f", ctx->psi_some_avg10, ctx->psi_full_avg10);
 	return snprintf(buf, size,
 			"%" PRIu64 " %" PRIu64 ".%06" PRIu64 " %" PRIu64 ".%06" PRIu64
 			" %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 ".%03" PRIu64
-			" %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64 ".%03" PRIu64 "%s%s\n",
+			" %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64 ".%03" PRIu64 "%s%s%s\n",
 			(uint64_t)s->seq, wall_us / 1000000, wall_us % 1000000,
 			mono_us / 1000000, mono_us % 1000000, (uint64_t)s->jiffies,
 			(uint64_t)s->minor_faults, (uint64_t)s->major_faults,
 			cpu_us / 1000, cpu_us % 1000, (uint32_t)s->nr_procs,
 			(uint64_t)s->minor_total, (uint64_t)s->major_total,
-			total_us / 1000, total_us % 1000, system, psi);
+			total_us / 1000, total_us % 1000, system, psi, stalls);
 }
 
 int logformat_missed(char *buf, size_t size, uint64_t first_seq, uint64_t count)
@@ -160,18 +186,19 @@ static void copy_field(char *to, size_t size, const char *text)
 }
 
 int logformat_proc(char *buf, size_t size, uint64_t seq, uint64_t wall_ns,
-		   const struct mp3_proc_record *r, const char *comm)
+		   const struct mp3_proc_record *r, const char *comm, bool stalls)
 {
 	uint64_t wall_us = ns_to_us(wall_ns), cpu_us = ns_to_us(r->counts.cpu_ns);
-	char name[sizeof(r->comm)];
+	char name[sizeof(r->comm)], waits[80];
 
 	copy_field(name, sizeof(name), comm);
+	format_stalls(waits, sizeof(waits), '\t', &r->stalls, stalls);
 	return snprintf(buf, size,
 			"%" PRIu64 "\t%" PRIu64 ".%06" PRIu64 "\t%" PRIu32 "\t%s\t%" PRIu64 "\t%" PRIu64
-			"\t%" PRIu64 ".%03" PRIu64 "\t%" PRIu32 "\n", seq, wall_us / 1000000,
+			"\t%" PRIu64 ".%03" PRIu64 "\t%" PRIu32 "%s\n", seq, wall_us / 1000000,
 			wall_us % 1000000, (uint32_t)r->tgid, name, (uint64_t)r->counts.minor_faults,
 			(uint64_t)r->counts.major_faults, cpu_us / 1000, cpu_us % 1000,
-			(uint32_t)r->target);
+			(uint32_t)r->target, waits);
 }
 
 const char *logformat_mapping_word(uint32_t mapping)

@@ -6,32 +6,37 @@
  * The current file is "pfprof.log"; rotation renames it to "pfprof.log.1"
  * (older ones move up to .2 ... .keep). Every file starts with this header
  * (all '#' lines are comments to gnuplot):
- *   # pfprof log format 2
+ *   # pfprof log format 3
  *   # created <unix seconds>
- *   # columns: seq wall_time_s monotonic_s jiffies minor_faults major_faults cpu_ms processes minor_total major_total cpu_total_ms sys_pgmajfault sys_pswpin sys_pswpout psi_some_avg10 psi_full_avg10
+ *   # columns: seq wall_time_s monotonic_s jiffies minor_faults major_faults cpu_ms processes minor_total major_total cpu_total_ms sys_pgmajfault sys_pswpin sys_pswpout psi_some_avg10 psi_full_avg10 swapin_ms thrashing_ms reclaim_ms compact_ms blkio_ms
  *   # units: ...one line describing each column...
  * and "# load_id <16 hex digits> hz <HZ> period_ns <ns>" precedes the first
  * sample of every module load (again at the top of every new file).
  * A sample line: "%llu %.6f %.6f %llu %llu %llu %.3f %u %llu %llu %.3f" then
- * " %llu %llu %llu %.2f %.2f\n", each of the last five "-" when unknown: the
- * system counters from a version 1 module, memory pressure without PSI.
- * Format 1 had the first eleven columns only; they have not moved.
+ * " %llu %llu %llu %.2f %.2f" then " %.3f %.3f %.3f %.3f %.3f\n", each of the
+ * last ten "-" when unknown: the system counters from a version 1 module,
+ * memory pressure without PSI, the waits (the processes' time in each kind
+ * of wait of struct mp3_stalls in the period, ms, their threads added)
+ * from a module before version 7 or while the kernel's delay accounting
+ * is off. Format 1 had the first eleven columns only, format 2 the first
+ * sixteen; they have not moved.
  * Samples the reader could not get: "# missed <N> samples (seq <A>..<B>)".
  *
  * Beside it, "pfprof-procs.log" (rotated the same way) has one line per
  * registered process per sample in which it ran (every sample, from a
  * module loaded with sampler=visit), tab-separated, from the module's
  * per-process records (region version 2):
- *   # pfprof per-process log format 2
+ *   # pfprof per-process log format 3
  *   # created <unix seconds>
- *   # columns: seq wall_time_s pid comm minor_faults major_faults cpu_ms target
+ *   # columns: seq wall_time_s pid comm minor_faults major_faults cpu_ms target swapin_ms thrashing_ms reclaim_ms compact_ms blkio_ms
  *   # units: ...
- * then "%llu\t%.6f\t%u\t%s\t%llu\t%llu\t%.3f\t%u\n" lines (comm with
+ * then "%llu\t%.6f\t%u\t%s\t%llu\t%llu\t%.3f\t%u" and five
+ * "\t%.3f" (or "\t-", as in the samples log) and "\n" lines (comm with
  * tabs and newlines made '_'; target the record's, 0 from a version 2
  * module), the same load_id and missed lines as the samples log, and
  * "# lost <N> records of sample <S>" for records the reader could not get.
  * seq joins its lines to the samples log's. Format 1 had the first seven
- * columns only; they have not moved.
+ * columns only, format 2 the first eight; they have not moved.
  *
  * And "pfprof-faults.log" (rotated the same way) has, for each process
  * registered with "maps" (docs/faults.md), one line per mapping it took
@@ -69,8 +74,9 @@ enum log_kind { LOGKIND_SAMPLES, LOGKIND_PROCS, LOGKIND_FAULTS };
 /* A faults log's first line, and its format. */
 #define LOGFORMAT_FAULTS_MAGIC "# pfprof faults log format "
 #define LOGFORMAT_PROCS_FILE "pfprof-procs.log"
+#define LOGFORMAT_STALL_COLUMNS "swapin_ms thrashing_ms reclaim_ms compact_ms blkio_ms"
 #define LOGFORMAT_PROCS_COLUMNS "# columns: seq wall_time_s pid comm minor_faults " \
-	"major_faults cpu_ms target"
+	"major_faults cpu_ms target " LOGFORMAT_STALL_COLUMNS
 #define LOGFORMAT_FAULTS_FILE "pfprof-faults.log"
 #define LOGFORMAT_FAULTS_COLUMNS "# columns: seq wall_time_s pid comm target mapping start " \
 	"size inode minor_faults major_faults name"
@@ -79,7 +85,7 @@ enum log_kind { LOGKIND_SAMPLES, LOGKIND_PROCS, LOGKIND_FAULTS };
 #define LOGFORMAT_HEADER_MAX 2048	/* the header, with its NUL */
 #define LOGFORMAT_COLUMNS "# columns: seq wall_time_s monotonic_s jiffies minor_faults " \
 	"major_faults cpu_ms processes minor_total major_total cpu_total_ms sys_pgmajfault " \
-	"sys_pswpin sys_pswpout psi_some_avg10 psi_full_avg10"
+	"sys_pswpin sys_pswpout psi_some_avg10 psi_full_avg10 " LOGFORMAT_STALL_COLUMNS
 
 /* Identifies the module load the samples come from. */
 struct log_stream {
@@ -95,6 +101,7 @@ struct log_context {
 	bool system;			/* the sample has the system counters (version 2) */
 	bool psi;			/* memory pressure is known */
 	double psi_some_avg10, psi_full_avg10;
+	bool stalls;			/* the waits are known (stalls.h) */
 };
 
 /* Each returns what snprintf() does. */
@@ -104,9 +111,12 @@ int logformat_sample(char *buf, size_t size, const struct mp3_ring_sample *s, ui
 int logformat_missed(char *buf, size_t size, uint64_t first_seq, uint64_t count);
 int logformat_stream(char *buf, size_t size, const struct log_stream *stream);
 
-/* One process's line of sample seq (a MP3_RECORD_COUNTS record), and lost records. */
+/*
+ * One process's line of sample seq (a MP3_RECORD_COUNTS record; stalls:
+ * its waits are known), and lost records.
+ */
 int logformat_proc(char *buf, size_t size, uint64_t seq, uint64_t wall_ns,
-		   const struct mp3_proc_record *r, const char *comm);
+		   const struct mp3_proc_record *r, const char *comm, bool stalls);
 int logformat_lost(char *buf, size_t size, uint64_t seq, uint64_t count);
 
 /* One process's faults in one mapping in sample seq (MP3_RECORD_FAULTS records added up). */

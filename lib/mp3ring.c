@@ -13,6 +13,8 @@
 /* What a version 1 writer puts in the header and in a sample. */
 #define V1_HEADER_SIZE offsetof(struct mp3_ring_header, record_offset)
 #define V1_SAMPLE_SIZE offsetof(struct mp3_ring_sample, first_record)
+/* Versions 2 to 6 end their samples before the stalls. */
+#define V2_SAMPLE_SIZE offsetof(struct mp3_ring_sample, stalls)
 
 static bool is_power_of_two(uint64_t n)
 {
@@ -24,7 +26,8 @@ static bool sizes_are_usable(const struct mp3_ring_header *hdr)
 {
 	if (hdr->version >= 2)
 		return hdr->header_size >= sizeof(*hdr) &&
-		       hdr->sample_size >= sizeof(struct mp3_ring_sample);
+		       hdr->sample_size >= (hdr->version >= 7 ? sizeof(struct mp3_ring_sample) :
+						      V2_SAMPLE_SIZE);
 	return hdr->header_size >= V1_HEADER_SIZE && hdr->sample_size >= V1_SAMPLE_SIZE;
 }
 
@@ -169,7 +172,7 @@ static int copy_sample(const struct mp3ring *ring, uint64_t n,
 	before = __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE);
 	if (before != n)
 		return 0;
-	/* A version 1 writer's samples are shorter: what they lack reads as 0. */
+	/* An older writer's samples are shorter: what they lack reads as 0. */
 	memset(out, 0, sizeof(*out));
 	memcpy(out, slot, ring->sample_size < sizeof(*out) ? ring->sample_size : sizeof(*out));
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);

@@ -56,6 +56,7 @@ static void zero_counts(struct proc_entry *e)
 {
 	e->minor = e->major = e->cpu_ns = e->samples = 0;
 	memset(e->major_in, 0, sizeof(e->major_in));
+	memset(e->stall_us, 0, sizeof(e->stall_us));
 }
 
 int proctable_retain(struct proc_table *t, bool (*keep)(struct proc_entry *e, void *ctx),
@@ -136,6 +137,7 @@ void proctable_entry_apply(struct proc_entry *e, const struct mp3_proc_record *r
 		e->minor += r->counts.minor_faults;
 		e->major += r->counts.major_faults;
 		e->cpu_ns += r->counts.cpu_ns;
+		stalls_add(e->stall_us, &r->stalls);
 		e->samples++;
 	} else if (r->type == MP3_RECORD_FAULTS) {
 		enum mapping_group group = proctable_mapping_group(r->mapping);

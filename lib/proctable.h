@@ -14,6 +14,8 @@
 
 #include <linux/mp3.h>
 
+#include "stalls.h"
+
 /*
  * What a major fault in a mapping was, for the few series a process has of
  * them: a swap-in (anonymous memory: heap, stack and the rest), a read from
@@ -32,6 +34,7 @@ struct proc_entry {
 	pid_t tgid;			/* 0: a free slot */
 	char comm[24];			/* "" until a record or /proc names it */
 	uint64_t minor, major, cpu_ns;	/* what the user adds up */
+	uint64_t stall_us[STALL_KINDS];	/* its waits (ring version 7), added up too */
 	uint64_t samples;
 	uint64_t major_in[MAPPING_GROUPS];	/* from its faults records */
 	bool placed;			/* a faults record came: registered with "maps" */

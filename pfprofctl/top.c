@@ -15,6 +15,7 @@
 #include "procstatus.h"
 #include "psi.h"
 #include "screen.h"
+#include "stalls.h"
 #include "targets.h"
 #include "topdata.h"
 #include "topjson.h"
@@ -51,13 +52,19 @@ static void put_row(const struct top_snapshot *snap, struct screen_size size, co
 		    const struct proc_entry *p, const char *name)
 {
 	char who[32];
+	char stall[16] = "-", io[16] = "-";
 
 	if (name)
 		snprintf(who, sizeof(who), "%-28.28s", name);
 	else
 		snprintf(who, sizeof(who), "%7d %-20.20s", (int)p->tgid, p->comm);
-	screen_put_line(size.cols, eol, "%s %12.1f %12.1f %7.1f", who, top_rate(snap, p->minor),
-		 top_rate(snap, p->major), top_cpu_percent(snap, p));
+	if (snap->stalls) {
+		snprintf(stall, sizeof(stall), "%.1f", top_stall_percent(snap, p));
+		snprintf(io, sizeof(io), "%.1f", top_io_wait_percent(snap, p));
+	}
+	screen_put_line(size.cols, eol, "%s %12.1f %12.1f %7.1f %7s %7s", who,
+			top_rate(snap, p->minor), top_rate(snap, p->major), top_cpu_percent(snap, p),
+			stall, io);
 }
 
 /* Each group's row, "label (processes)", with its processes beneath; at most rows lines. */
@@ -104,8 +111,8 @@ static void print_snapshot(const struct top_snapshot *snap, struct screen_size s
 	screen_put_line(size.cols, eol, "sys: %.0f majflt/s  swap-in %.0f/s  swap-out %.0f/s  mem PSI %s",
 		 top_rate(snap, snap->pgmajfault), top_rate(snap, snap->pswpin),
 		 top_rate(snap, snap->pswpout), psi);
-	screen_put_line(size.cols, eol, "%7s %-20s %12s %12s %7s", "PID", "COMMAND", "MINOR/s",
-		 "MAJOR/s", "CPU%");
+	screen_put_line(size.cols, eol, "%7s %-20s %12s %12s %7s %7s %7s", "PID", "COMMAND",
+			"MINOR/s", "MAJOR/s", "CPU%", "STALL%", "IOWAIT%");
 	if (snap->groups) {
 		put_groups(snap, size, eol, view, rows);
 		return;
@@ -138,6 +145,8 @@ static int take(struct top_reader *r, struct top_snapshot *snap, struct view *vi
 	if (!err)
 		err = top_take(r, snap, view->status_file ? &registered : NULL);
 	pidlist_free(&registered);
+	if (!err)
+		snap->stalls = stalls_in_ring(r->ring->hdr) && delayacct_read(DELAYACCT_SYSCTL) == 1;
 
 	if (!err && view->grouped) {
 		target_list_free(&view->targets);

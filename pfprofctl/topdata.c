@@ -150,6 +150,8 @@ static void add_to_group(struct top_snapshot *snap, size_t i)
 	g->sum.minor += p->minor;
 	g->sum.major += p->major;
 	g->sum.cpu_ns += p->cpu_ns;
+	for (int k = 0; k < STALL_KINDS; k++)
+		g->sum.stall_us[k] += p->stall_us[k];
 	g->count++;
 }
 
@@ -177,4 +179,19 @@ double top_rate(const struct top_snapshot *snap, uint64_t count)
 double top_cpu_percent(const struct top_snapshot *snap, const struct proc_entry *p)
 {
 	return snap->seconds > 0 ? p->cpu_ns / 1e7 / snap->seconds : 0;
+}
+
+static double percent_of_time(const struct top_snapshot *snap, uint64_t us)
+{
+	return snap->seconds > 0 ? us / 1e4 / snap->seconds : 0;
+}
+
+double top_stall_percent(const struct top_snapshot *snap, const struct proc_entry *p)
+{
+	return percent_of_time(snap, stalls_memory_us(p->stall_us));
+}
+
+double top_io_wait_percent(const struct top_snapshot *snap, const struct proc_entry *p)
+{
+	return percent_of_time(snap, p->stall_us[STALL_BLKIO]);
 }

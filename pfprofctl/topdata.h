@@ -31,6 +31,8 @@ struct top_snapshot {
 	size_t nr_procs;
 	struct top_group *groups;	/* after top_group(), in the same order; else NULL */
 	size_t nr_groups;
+	/* The processes' waits are known: the ring has them and delay accounting is on. */
+	bool stalls;
 };
 
 struct top_reader {
@@ -60,8 +62,15 @@ void top_snapshot_free(struct top_snapshot *snap);
  */
 int top_group(struct top_snapshot *snap);
 
-/* Per second over the snapshot; CPU in percent of one CPU. */
+/*
+ * Per second over the snapshot; CPU in percent of one CPU; a wait (the
+ * memory stall, swap-in to compaction, or block I/O) in percent of the
+ * snapshot's time, threads added, as CPU is: a process of 4 threads all
+ * waiting shows 400.
+ */
 double top_rate(const struct top_snapshot *snap, uint64_t count);
 double top_cpu_percent(const struct top_snapshot *snap, const struct proc_entry *p);
+double top_stall_percent(const struct top_snapshot *snap, const struct proc_entry *p);
+double top_io_wait_percent(const struct top_snapshot *snap, const struct proc_entry *p);
 
 #endif /* PFPROF_TOPDATA_H */

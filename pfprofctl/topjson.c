@@ -6,6 +6,16 @@
 #include "psi.h"
 #include "topjson.h"
 
+/* A wait's share, or null while the waits are unknown (delay accounting off). */
+static void add_wait(struct json_object *object, const char *key,
+		     const struct top_snapshot *snap, double percent)
+{
+	if (snap->stalls)
+		ctl_json_add_double(object, key, percent);
+	else
+		ctl_json_add(object, key, NULL);
+}
+
 /* The rates of p (a process, or a target's sum) into object. */
 static void add_rates(struct json_object *object, const struct top_snapshot *snap,
 		      const struct proc_entry *p)
@@ -13,6 +23,8 @@ static void add_rates(struct json_object *object, const struct top_snapshot *sna
 	ctl_json_add_double(object, "minor_faults_per_s", top_rate(snap, p->minor));
 	ctl_json_add_double(object, "major_faults_per_s", top_rate(snap, p->major));
 	ctl_json_add_double(object, "cpu_percent", top_cpu_percent(snap, p));
+	add_wait(object, "memory_stall_percent", snap, top_stall_percent(snap, p));
+	add_wait(object, "io_wait_percent", snap, top_io_wait_percent(snap, p));
 }
 
 /* "unit:NAME" and the like, or null for none. */

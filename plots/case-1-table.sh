@@ -9,7 +9,9 @@
 # utilisation (% of one CPU) over the whole run, and the system's swap
 # traffic (pages) from /proc/vmstat. With the per-process log (.procs) and the
 # PIDs in .times: each process's own faults and CPU time; with log format 2:
-# the memory pressure (PSI some avg10) over the run, mean and peak.
+# the memory pressure (PSI some avg10) over the run, mean and peak; with
+# format 3 and delay accounting on: the time lost waiting, in all and per
+# process.
 set -eu
 [ $# -eq 1 ] || { sed -n '2s/^# //p' "$0" >&2; exit 64; }
 for log in "$1"/case_1_*.log; do
@@ -33,6 +35,9 @@ for log in "$1"/case_1_*.log; do
 			if (wm > peak_minor) peak_minor = wm
 			if (wj > peak_major) peak_major = wj
 			if (NF >= 15 && $15 != "-") { psi += $15; psi_n++; if ($15 > psi_peak) psi_peak = $15 }
+			if (NF >= 21 && $17 != "-") {
+				waits_n++; swapin += $17; thrash += $18; reclaim += $19; compact += $20; blkio += $21
+			}
 		}
 		END {
 			wall = last - first
@@ -46,15 +51,26 @@ for log in "$1"/case_1_*.log; do
 			if (psi_n)
 				printf "memory pressure, PSI some avg10: %.1f %% mean, %.1f %% peak\n",
 					psi / psi_n, psi_peak
+			if (waits_n)
+				printf "time lost waiting (%d of %d samples known): memory stall %.1f s (swap-in %.1f, thrashing %.1f, reclaim %.1f, compaction %.1f), block I/O %.1f s\n",
+					waits_n, n, (swapin + thrash + reclaim + compact) / 1000, swapin / 1000,
+					thrash / 1000, reclaim / 1000, compact / 1000, blkio / 1000
 		}' "$base.times" "$log"
 	awk '{ printf "%s %s%s", $1, $2, NR % 4 ? ", " : "\n" }' "$base.vmstat"
 	[ -e "$base.procs" ] || continue
 	awk -F'\t' '
 		FNR == NR { split($0, f, " "); if (f[5] != "") label[f[5]] = f[1]; next }
-		!/^#/ && ($3 in label) { minor[$3] += $5; major[$3] += $6; cpu[$3] += $7 }
+		!/^#/ && ($3 in label) {
+			minor[$3] += $5; major[$3] += $6; cpu[$3] += $7
+			if (NF >= 13 && $9 != "-") { known[$3] = 1; stall[$3] += $9 + $10 + $11 + $12; io[$3] += $13 }
+		}
 		END {
-			for (p in label)
-				printf "%s (PID %s): minor %d, major %d, cpu %.1f s\n", label[p], p,
+			for (p in label) {
+				printf "%s (PID %s): minor %d, major %d, cpu %.1f s", label[p], p,
 					minor[p], major[p], cpu[p] / 1000
+				if (known[p])
+					printf ", memory stall %.1f s, block I/O %.1f s", stall[p] / 1000, io[p] / 1000
+				printf "\n"
+			}
 		}' "$base.times" "$base.procs"
 done

@@ -9,7 +9,9 @@
 # sleeps); it sets x = 0 at the first start and marks each process's end.
 # procs (optional, with times giving the PIDs): pfprofd's per-process log;
 # each process then gets its own curves of faults and CPU. A log of format 2
-# also gets a panel of the whole system's swapping and memory pressure.
+# also gets a panel of the whole system's swapping and memory pressure; a
+# per-process log of format 3 with the waits (delay accounting on) one of the
+# time each process lost to memory stalls.
 # brief=1 (make demo; needs procs): each process's fault rates instead of the
 # accumulated faults, and no panels of the group.
 if (!exists("out")) out = 'case_1.png'
@@ -45,12 +47,16 @@ nprocs = words(pids)
 if (nprocs) { stats log using ($2 - $3) nooutput; wall_to_mono = STATS_mean }
 # One process's lines of the per-process log: wall_s, its minor and major
 # faults accumulated, its CPU time over the last 20 samples (1 s at 20 Hz) in %
-# of one CPU, and its minor and major faults over those samples (per second).
+# of one CPU, its minor and major faults over those samples (per second),
+# and its memory stall over them (s per s; 0 where format 3's waits are "-").
 proc_series(pid) = sprintf("< awk -F'\\t' -v p=%s '!/^#/ && $3 == p { n++; mi += $5; ma += $6; " . \
 	"k = n %% 20; s += $7 - w[k]; w[k] = $7; smi += $5 - wmi[k]; wmi[k] = $5; " . \
-	"sma += $6 - wma[k]; wma[k] = $6; print $2, mi, ma, s / 10, smi, sma }' '%s'", pid, procs)
+	"sma += $6 - wma[k]; wma[k] = $6; st = NF >= 13 && $9 != \"-\" ? $9 + $10 + $11 + $12 : 0; " . \
+	"sst += st - wst[k]; wst[k] = st; print $2, mi, ma, s / 10, smi, sma, sst / 1000 }' '%s'", pid, procs)
 if (brief && !nprocs) print "brief=1 needs procs and times with PIDs"; exit status 1
-panels = (brief ? 2 : 2 + (nprocs ? 2 : 0)) + (system_panel ? 1 : 0)
+# Format 3 of the per-process log, with a sample whose waits are known.
+stall_panel = nprocs && system("awk -F'\t' '!/^#/ && NF >= 13 && $9 != \"-\" { print 1; exit }' '" . procs . "'") eq "1"
+panels = (brief ? 2 : 2 + (nprocs ? 2 : 0)) + (system_panel ? 1 : 0) + stall_panel
 
 set terminal pngcairo size 1200,(450 * panels) font ",10"
 set output out
@@ -128,6 +134,15 @@ if (nprocs) {
 	set title "each process: CPU" noenhanced
 	plot for [i = 1:nprocs] proc_series(word(pids, i)) \
 	         using ($1 - wall_to_mono - t0):4 with lines lw 2 lc i title word(labels, i)
+}
+
+# Each process's time lost to memory stalls (swap-ins, refaults, reclaim,
+# compaction; its threads' added), per second over the last 20 samples.
+if (stall_panel) {
+	set title "each process: time lost waiting for memory (delay accounting)" noenhanced
+	set ylabel "memory stall (s per s, 1 s mean)"
+	plot for [i = 1:nprocs] proc_series(word(pids, i)) \
+	         using ($1 - wall_to_mono - t0):7 with lines lw 2 lc i title word(labels, i)
 }
 
 # The whole machine: pages swapped per second over the last 20 samples (1 s

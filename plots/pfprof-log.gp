@@ -2,7 +2,9 @@
 #   gnuplot -e "files='pfprof.log.1 pfprof.log'; out='pfprof.png'" pfprof-log.gp
 # files: the logs, oldest first (pfprofctl plot passes one file holding them
 # all); label: what the title names them (default: files). Columns are those
-# of the log format: 2 wall_time_s, 5 minor_faults, 6 major_faults, 7 cpu_ms.
+# of the log format: 2 wall_time_s, 5 minor_faults, 6 major_faults, 7 cpu_ms,
+# and from format 3 17-21 the waits, ms (swapin, thrashing, reclaim, compact,
+# blkio; "-" while delay accounting is off): a panel when a sample has them.
 # The per-period columns are summed here, so a module reload (its totals
 # restart at 0) does not break the curves.
 # procfiles, proctitles (optional, as many words each): one file per process,
@@ -35,7 +37,6 @@ data = '< cat ' . files
 nprocs = words(procfiles)
 ntargets = words(targetfiles)
 nmaps = words(mapfiles)
-panels = 4 + (nprocs ? 1 : 0) + ntargets + (nmaps ? 1 : 0)
 
 # Exit status 3: no line has a sample's time, faults and CPU (not a pfprof log).
 stats data using ($2 + 0 * ($5 + $6 + $7)) nooutput   # column 2, where 5 to 7 are too
@@ -43,6 +44,10 @@ if (!exists("STATS_records")) { exit status 3 }
 t0 = STATS_min
 span = STATS_max - t0
 samples = STATS_records
+# Lines with waits: every line counts 0 or 1, so that none is invalid (no warning).
+stats data using (valid(17) && valid(21) ? 1 : 0) name "WAITS" nooutput
+waits = WAITS_sum > 0
+panels = 4 + waits + (nprocs ? 1 : 0) + ntargets + (nmaps ? 1 : 0)
 # wall_time_s is UTC; gnuplot's strftime() does not apply a time zone.
 start = strftime("%Y-%m-%d %H:%M:%S UTC", t0)
 # Rates are the sums of the per-period columns over bins of bin seconds
@@ -95,6 +100,33 @@ set key top right
 plot data using ($2 - t0):($7 / (10.0 * bin)) bins binrange [binfirst:binlast] binwidth=bin \
           with histeps lw 2 title "CPU"
 set key top left
+
+# Time lost waiting, per second, as CPU use is: the threads' waits added, so
+# that it can exceed 1. Samples without waits ("-") are left out of the bins,
+# and a bin with none of them shows 0, as a bin without samples does: the
+# title says how many there were.
+if (waits) {
+    set ylabel sprintf("time waiting (s per s, threads added, %g s bins)", bin)
+    if (WAITS_sum < samples) {
+        set title sprintf("%d of %d samples without waits (delay accounting off), not counted", \
+                          samples - WAITS_sum, samples) noenhanced
+    }
+    set key top right
+    wait(c) = valid(c) ? column(c) / (1000.0 * bin) : NaN
+    plot data using ($2 - t0):(wait(17) + wait(18) + wait(19) + wait(20)) \
+              bins binrange [binfirst:binlast] binwidth=bin with histeps lw 3 lc "black" \
+              title "memory stall (all four)", \
+         data using ($2 - t0):(wait(17)) bins binrange [binfirst:binlast] binwidth=bin \
+              with histeps lw 1.5 title "swap-in", \
+         data using ($2 - t0):(wait(18)) bins binrange [binfirst:binlast] binwidth=bin \
+              with histeps lw 1.5 title "thrashing (refaults)", \
+         data using ($2 - t0):(wait(19) + wait(20)) bins binrange [binfirst:binlast] \
+              binwidth=bin with histeps lw 1.5 title "direct reclaim + compaction", \
+         data using ($2 - t0):(wait(21)) bins binrange [binfirst:binlast] binwidth=bin \
+              with histeps lw 1.5 dt 2 title "block I/O (swap-in and refault I/O included)"
+    set key top left
+    unset title
+}
 
 # Per process: its minor + major faults; the total of all, dashed, to compare.
 if (nprocs) {

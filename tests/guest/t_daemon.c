@@ -19,6 +19,7 @@
 #include "jsonout.h"
 #include "logformat.h"
 #include "psi.h"
+#include "stalls.h"
 #include "tests.h"
 
 #define DIR "/tmp/pfprof"
@@ -175,7 +176,24 @@ static void check_json(pid_t daemon, pid_t worker)
 	json_object_put(o);
 }
 
-/* A sample line of log format 2, from a version 2 module: the system counters are numbers. */
+/* The waits of a sample line: all numbers (delay accounting on) or all "-". */
+static void check_waits(const char *path, int lineno, const char *text)
+{
+	char word[STALL_KINDS][16];
+	int numbers = 0, end = 0;
+	double ms;
+
+	if (sscanf(text, " %15s %15s %15s %15s %15s%n", word[0], word[1], word[2], word[3],
+		   word[4], &end) != STALL_KINDS || strcmp(text + end, "\n"))
+		fail("%s:%d: not five waits: '%s'", path, lineno, text);
+	for (int k = 0; k < STALL_KINDS; k++)
+		numbers += sscanf(word[k], "%lf", &ms) == 1 && ms >= 0;
+	for (int k = 0; numbers != STALL_KINDS && k < STALL_KINDS; k++)
+		expect(!strcmp(word[k], "-"), "%s:%d: waits neither all known nor all '-': '%s'",
+		       path, lineno, text);
+}
+
+/* A sample line of log format 3, from a version 2 module or newer: the system counters are numbers. */
 static void parse_sample(const char *path, int lineno, const char *line, struct log_line *l)
 {
 	char some[16], full[16];
@@ -185,9 +203,9 @@ static void parse_sample(const char *path, int lineno, const char *line, struct 
 	if (sscanf(line, "%llu %lf %lf %llu %llu %llu %lf %u %llu %llu %lf %llu %llu %llu %15s %15s%n",
 		   &l->seq, &l->wall, &l->mono, &l->jiffies, &l->minor, &l->major, &l->cpu_ms,
 		   &l->procs, &l->minor_total, &l->major_total, &l->cpu_total_ms,
-		   &l->sys_pgmajfault, &l->sys_pswpin, &l->sys_pswpout, some, full, &end) != 16 ||
-	    strcmp(line + end, "\n"))
+		   &l->sys_pgmajfault, &l->sys_pswpin, &l->sys_pswpout, some, full, &end) != 16)
 		fail("%s:%d: not a whole sample line: '%s'", path, lineno, line);
+	check_waits(path, lineno, line + end);
 	l->psi = sscanf(some, "%lf", &psi) == 1 && sscanf(full, "%lf", &psi) == 1;
 	expect(l->psi || (!strcmp(some, "-") && !strcmp(full, "-")),
 	       "%s:%d: memory pressure '%s' '%s'", path, lineno, some, full);

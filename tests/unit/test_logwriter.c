@@ -21,7 +21,8 @@
 #define PATH(name) DIR_NAME "/" name
 #define COLUMNS_LINE "# columns: seq wall_time_s monotonic_s jiffies minor_faults " \
 	"major_faults cpu_ms processes minor_total major_total cpu_total_ms sys_pgmajfault " \
-	"sys_pswpin sys_pswpout psi_some_avg10 psi_full_avg10"
+	"sys_pswpin sys_pswpout psi_some_avg10 psi_full_avg10 swapin_ms thrashing_ms reclaim_ms " \
+	"compact_ms blkio_ms"
 #define MAX_SEQS 4096
 
 static const struct log_stream stream_a = { 0x0123456789abcdefULL, 250, 50000000 };
@@ -46,6 +47,7 @@ static struct mp3_ring_sample sample_of(uint64_t seq)
 		.pgmajfault = 1000 + seq * 2,
 		.pswpin = seq * 3,
 		.pswpout = seq * 4,
+		.stalls = { .swapin_us = (uint32_t)seq * 1001, .blkio_us = (uint32_t)seq * 7 },
 	};
 
 	return s;
@@ -54,9 +56,10 @@ static struct mp3_ring_sample sample_of(uint64_t seq)
 /* Memory pressure derived from seq too. */
 static struct log_context context_of(uint64_t seq)
 {
+	/* Delay accounting on in odd samples only. */
 	return (struct log_context){ .system = true, .psi = true,
 				     .psi_some_avg10 = seq % 10 * 1.25,
-				     .psi_full_avg10 = seq % 10 * 0.5 };
+				     .psi_full_avg10 = seq % 10 * 0.5, .stalls = seq % 2 };
 }
 
 static uint64_t wall_of(uint64_t seq)
@@ -163,12 +166,13 @@ static uint64_t check_header(const struct lines *l, const char *path)
 		"seq", "wall_time_s", "monotonic_s", "jiffies", "minor_faults", "major_faults",
 		"cpu_ms", "processes", "minor_total", "major_total", "cpu_total_ms",
 		"sys_pgmajfault", "sys_pswpin", "sys_pswpout", "psi_some_avg10", "psi_full_avg10",
+		"swapin_ms", "thrashing_ms", "reclaim_ms", "compact_ms", "blkio_ms",
 	};
 	unsigned long long created;
 	int end = 0;
 
 	expect(l->n >= 4, "%s: %zu lines, no header", path, l->n);
-	expect(!strcmp(l->line[0], "# pfprof log format 2"), "%s line 1: %s", path,
+	expect(!strcmp(l->line[0], "# pfprof log format 3"), "%s line 1: %s", path,
 		   l->line[0]);
 	expect(sscanf(l->line[1], "# created %llu%n", &created, &end) == 1 &&
 		   !l->line[1][end], "%s line 2: %s", path, l->line[1]);
@@ -194,15 +198,23 @@ static uint64_t check_sample_line(const char *line)
 	struct log_context context;
 	struct mp3_ring_sample s;
 	unsigned int procs;
+	char want[80];
 	int end = 0;
 
 	expect(sscanf(line, "%llu %lf %lf %llu %llu %llu %lf %u %llu %llu %lf %llu %llu %llu %lf %lf%n",
 		      &seq, &wall, &mono, &jiffies, &minor, &major, &cpu, &procs, &minor_total,
 		      &major_total, &cpu_total, &pgmajfault, &pswpin, &pswpout, &some, &full,
-		      &end) == 16 && !line[end],
+		      &end) == 16,
 		   "not a sample line: '%s'", line);
 	s = sample_of(seq);
 	context = context_of(seq);
+	if (context.stalls)
+		snprintf(want, sizeof(want), " %u.%03u 0.000 0.000 0.000 %u.%03u",
+			 s.stalls.swapin_us / 1000, s.stalls.swapin_us % 1000,
+			 s.stalls.blkio_us / 1000, s.stalls.blkio_us % 1000);
+	else
+		snprintf(want, sizeof(want), " - - - - -");
+	expect(!strcmp(line + end, want), "waits '%s', want '%s' in: %s", line + end, want, line);
 	expect(pgmajfault == s.pgmajfault && pswpin == s.pswpin && pswpout == s.pswpout &&
 	       near(some, context.psi_some_avg10, 0.006) && near(full, context.psi_full_avg10, 0.006),
 	       "system columns do not match seq %llu: %s", seq, line);
@@ -335,18 +347,24 @@ static const struct {
 } format_cases[] = {
 	{ 1700000000123456789ULL,
 	  { 0, 5000000000ULL, 4294967296ULL, 12, 3, 1234567, 100, 7, 999999999, 2, 0, 0, 0, 0,
-	    123456, 7, 8 },
-	  { true, true, 12.345, 0.5 },
-	  "0 1700000000.123457 5.000000 4294967296 12 3 1.235 2 100 7 1000.000 123456 7 8 12.35 0.50" },
-	{ 0, { 1, 999999, 0, 0, 0, 499, 0, 0, 500, 0, 0, 0, 0, 0, 5, 6, 7 },
-	  { false, false, 0, 0 },
-	  "1 0.000000 0.001000 0 0 0 0.000 0 0 0 0.001 - - - - -" },
+	    123456, 7, 8, { 1, 999, 1000, 123456, 4294967295U, 0 } },
+	  { true, true, 12.345, 0.5, true },
+	  "0 1700000000.123457 5.000000 4294967296 12 3 1.235 2 100 7 1000.000 123456 7 8 12.35 0.50"
+	  " 0.001 0.999 1.000 123.456 4294967.295" },
+	{ 0, { 1, 999999, 0, 0, 0, 499, 0, 0, 500, 0, 0, 0, 0, 0, 5, 6, 7, { 0 } },
+	  { false, false, 0, 0, false },
+	  "1 0.000000 0.001000 0 0 0 0.000 0 0 0 0.001 - - - - - - - - - -" },
 	{ 999, { 18446744073709551614ULL, 1, 1, 1, 1, 1000000, 1, 1, 1000000000000ULL,
 		 4294967295U, 0, 0, 0, 0, 18446744073709551615ULL, 18446744073709551615ULL,
-		 18446744073709551615ULL },
-	  { true, false, 1, 1 },
+		 18446744073709551615ULL, { 0 } },
+	  { true, false, 1, 1, true },
 	  "18446744073709551614 0.000001 0.000000 1 1 1 1.000 4294967295 1 1 1000000.000 "
-	  "18446744073709551615 18446744073709551615 18446744073709551615 - -" },
+	  "18446744073709551615 18446744073709551615 18446744073709551615 - - 0.000 0.000 0.000"
+	  " 0.000 0.000" },
+	/* Waits unknown (delay accounting off): never 0. */
+	{ 0, { 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 6, 7, { 1, 2, 3, 4, 5, 0 } },
+	  { true, false, 0, 0, false },
+	  "2 0.000000 0.000000 0 0 0 0.000 0 0 0 0.000 5 6 7 - - - - - - -" },
 };
 
 /* The names pfprofctl plot and people read; the writer and the rotation use them. */
@@ -414,7 +432,8 @@ static void test_procs_log(void)
 {
 	struct logrotate_policy policy = { 0, 0, 2 };
 	struct mp3_proc_record r = { .tgid = 4242, .type = MP3_RECORD_COUNTS,
-				     .counts = { 12, 3, 1234567 }, .target = 0x40000007U };
+				     .counts = { 12, 3, 1234567 }, .target = 0x40000007U,
+				     .stalls = { 1500, 0, 2, 0, 30000, 0 } };
 	struct logwriter *w;
 	struct log_position pos;
 	char want[256];
@@ -425,29 +444,31 @@ static void test_procs_log(void)
 	expect(w, "logwriter_new: %s", strerror(errno));
 	logwriter_set_stream(w, &stream_a);
 	expect(logwriter_reserve(w, 3), "no room for 3 lines");
-	expect(logwriter_add_proc(w, 7, 1700000000123456789ULL, &r, "my\tapp"), "add_proc");
+	expect(logwriter_add_proc(w, 7, 1700000000123456789ULL, &r, "my\tapp", true), "add_proc");
 	expect(logwriter_add_lost(w, 7, 2), "add_lost");
 	/* A process registered by PID alone has no target: 0. */
 	r.tgid = 99;
 	r.target = 0;
-	expect(logwriter_add_proc(w, 8, 1700000000173456789ULL, &r, "sh"), "add_proc");
+	/* Delay accounting off: its waits are unknown. */
+	expect(logwriter_add_proc(w, 8, 1700000000173456789ULL, &r, "sh", false), "add_proc");
 	flush_ok(w, 55);
 	logwriter_free(w);
 
 	l = read_lines(PATH(LOGFORMAT_PROCS_FILE));
 	expect(l.n == 8, "%zu lines", l.n);
-	expect(!strcmp(l.line[0], "# pfprof per-process log format 2") &&
+	expect(!strcmp(l.line[0], "# pfprof per-process log format 3") &&
 	       !strcmp(l.line[1], "# created 55") &&
 	       !strcmp(l.line[2], "# columns: seq wall_time_s pid comm minor_faults major_faults "
-		       "cpu_ms target") &&
+		       "cpu_ms target swapin_ms thrashing_ms reclaim_ms compact_ms blkio_ms") &&
 	       !strncmp(l.line[3], "# units: tab-separated;", 23), "header:\n%s\n%s\n%s\n%s",
 	       l.line[0], l.line[1], l.line[2], l.line[3]);
 	format_stream(want, sizeof(want), &stream_a);
 	expect(!strcmp(l.line[4], want), "line 5: '%s', want '%s'", l.line[4], want);
-	expect(!strcmp(l.line[5], "7\t1700000000.123457\t4242\tmy_app\t12\t3\t1.235\t1073741831"),
+	expect(!strcmp(l.line[5], "7\t1700000000.123457\t4242\tmy_app\t12\t3\t1.235\t1073741831"
+		       "\t1.500\t0.000\t0.002\t0.000\t30.000"),
 	       "line 6: '%s'", l.line[5]);
 	expect(!strcmp(l.line[6], "# lost 2 records of sample 7"), "line 7: '%s'", l.line[6]);
-	expect(!strcmp(l.line[7], "8\t1700000000.173457\t99\tsh\t12\t3\t1.235\t0"),
+	expect(!strcmp(l.line[7], "8\t1700000000.173457\t99\tsh\t12\t3\t1.235\t0\t-\t-\t-\t-\t-"),
 	       "line 8: '%s'", l.line[7]);
 	free_lines(&l);
 
@@ -837,7 +858,7 @@ static void test_torn_tail(void)
 		logwriter_free(w);
 		after = unit_read_file(path);
 		if (torn_cases[c].header_after)
-			expect(!strncmp(after, "# pfprof log format 2\n# created 8\n", 34),
+			expect(!strncmp(after, "# pfprof log format 3\n# created 8\n", 34),
 				   "case %zu: no new header:\n%s", c, after);
 		else
 			expect(!strcmp(before, after), "case %zu: torn line not cut:\n%s", c,
@@ -957,7 +978,7 @@ static void test_resume(void)
 	l = read_lines(PATH(LOGFORMAT_FILE));
 	expect(check_header(&l, "log") == 10, "created changed: %s", l.line[1]);
 	for (size_t i = 0; i < l.n; i++)
-		headers += !strcmp(l.line[i], "# pfprof log format 2");
+		headers += !strcmp(l.line[i], "# pfprof log format 3");
 	expect(headers == 1, "%zu headers", headers);
 	free_lines(&l);
 }

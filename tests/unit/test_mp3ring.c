@@ -297,6 +297,19 @@ static void v2_with_v1_samples(struct mp3_ring_header *h)
 	h->sample_size = V1_SAMPLE_SIZE;
 }
 
+/* A version 6 module's samples end before the stalls: read, what they lack as 0. */
+static void v6_samples(struct mp3_ring_header *h)
+{
+	h->version = 6;
+	h->sample_size = offsetof(struct mp3_ring_sample, stalls);
+}
+
+/* Version 7 promises the stalls. */
+static void v7_with_v6_samples(struct mp3_ring_header *h)
+{
+	h->sample_size = offsetof(struct mp3_ring_sample, stalls);
+}
+
 /* A newer module's longer header: the slots start later. */
 static void longer_header(struct mp3_ring_header *h)
 {
@@ -333,6 +346,8 @@ static const struct {
 	{ "record_capacity not a power of two", records_not_pow2, 0, -EPROTO },
 	{ "records over the samples", records_over_samples, 0, -EPROTO },
 	{ "version 2 with version 1 samples", v2_with_v1_samples, 0, -EPROTO },
+	{ "version 6 samples", v6_samples, 0, 0 },
+	{ "version 7 with version 6 samples", v7_with_v6_samples, 0, -EPROTO },
 	{ "memory smaller than a header", no_change, sizeof(struct mp3_ring_header) - 1, -EPROTO },
 };
 

@@ -305,6 +305,32 @@ check rate_minor_bins [ "$(rates minor 2)" = "200 0 0 0 200" ]
 check rate_major_bins [ "$(rates major 2)" = "20 0 0 0 20" ]
 check rate_cpu_bins [ "$(rates CPU 2)" = "10 0 0 0 10" ]
 check faults_one_axis sh -c "! grep -qE 'y2|x1y2' '$real_script'"
+# The waits (format 3): 20 samples in [0, 1) s, each with 25 ms of swap-in,
+# 5 of reclaim and 10 of block I/O; 20 in [4, 5) while delay accounting was
+# off ("-"): 0.6 s per s of memory stall, 0.5 of swap-in, 0.1 of reclaim
+# and compaction, 0.2 of I/O, then nothing: unknown is not drawn as 0 waits.
+awk 'BEGIN {
+	print "# pfprof log format 3"
+	for (i = 0; i < 40; i++)
+		printf "%d %.6f 0 0 10 1 5.0 1 0 0 0 - - - - - %s\n", i,
+			1763890000 + (i < 20 ? 0 : 3) + i * 0.05,
+			i < 20 ? "25.000 0.000 5.000 0.000 10.000" : "- - - - -"
+}' > "$dir/waits.log"
+PFPROF_PLOT_SCRIPT=$dir/table.gp "$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/waits.png" \
+	"$dir/waits.log" > /dev/null 2>&1
+# A panel more than a log without them (format 2, or all "-"): 400 pixels.
+"$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/waits.png" "$dir/waits.log" > /dev/null 2>&1
+"$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/gap.png" "$dir/gap.log" > /dev/null 2>&1
+sed 's/ 25.000 0.000 5.000 0.000 10.000$/ - - - - -/' "$dir/waits.log" > "$dir/off.log"
+"$ctl" -c "$dir/pfprofd.conf" plot --out "$dir/off.png" "$dir/off.log" > /dev/null 2>&1
+check waits_panel [ "$(png_height "$dir/waits.png")" = 2000 ]
+check no_waits_no_panel [ "$(png_height "$dir/gap.png")" = 1600 ]
+check waits_off_no_panel [ "$(png_height "$dir/off.png")" = 1600 ]
+check waits_memory_stall [ "$(rates 'memory stall (all four)' 1)" = "0.6 0 0 0 0" ]
+check waits_swapin [ "$(rates swap-in 1)" = "0.5 0 0 0 0" ]
+check waits_reclaim [ "$(rates 'direct reclaim + compaction' 1)" = "0.1 0 0 0 0" ]
+check waits_block_io [ "$(rates 'block I/O (swap-in and refault I/O included)' 1)" = \
+	"0.2 0 0 0 0" ]
 
 # Not installed: the script is found beside pfprofctl, or in ../plots from
 # it as in the source tree (each copy of it says that it ran).

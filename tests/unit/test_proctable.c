@@ -84,4 +84,28 @@ static void test_target(void)
 	proctable_free(&t);
 }
 
-UNIT_TESTS(UNIT_TEST(retain), UNIT_TEST(sweep), UNIT_TEST(target));
+/* A counts record's waits add up per kind, and a sweep zeroes them with the rest. */
+static void test_stalls(void)
+{
+	struct mp3_proc_record r = { .tgid = 9, .type = MP3_RECORD_COUNTS,
+				     .stalls = { .swapin_us = 10, .thrashing_us = 20, .reclaim_us = 30,
+						 .compact_us = 40, .blkio_us = 500 } };
+	struct proc_table t = { 0 };
+	struct proc_entry *e;
+
+	proctable_apply(&t, &r);
+	e = proctable_apply(&t, &r);
+	expect(e->stall_us[STALL_SWAPIN] == 20 && e->stall_us[STALL_COMPACT] == 80 &&
+	       e->stall_us[STALL_BLKIO] == 1000 && stalls_memory_us(e->stall_us) == 200,
+	       "swapin %llu, compact %llu, blkio %llu, memory %llu",
+	       (unsigned long long)e->stall_us[STALL_SWAPIN],
+	       (unsigned long long)e->stall_us[STALL_COMPACT],
+	       (unsigned long long)e->stall_us[STALL_BLKIO],
+	       (unsigned long long)stalls_memory_us(e->stall_us));
+	proctable_sweep(&t, 0);
+	e = proctable_find_or_add(&t, 9);
+	expect(!stalls_memory_us(e->stall_us) && !e->stall_us[STALL_BLKIO], "waits not zeroed");
+	proctable_free(&t);
+}
+
+UNIT_TESTS(UNIT_TEST(retain), UNIT_TEST(sweep), UNIT_TEST(target), UNIT_TEST(stalls));

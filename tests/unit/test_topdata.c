@@ -8,9 +8,11 @@
 
 static const struct proc_entry procs[] = {
 	{ .tgid = 10, .target = 0, .minor = 5 },
-	{ .tgid = 11, .target = 7, .minor = 100, .major = 1, .cpu_ns = 30 },
+	{ .tgid = 11, .target = 7, .minor = 100, .major = 1, .cpu_ns = 30,
+	  .stall_us = { 100000, 50000, 0, 0, 400000 } },
 	{ .tgid = 13, .target = 9, .minor = 500 },
-	{ .tgid = 12, .target = 7, .minor = 50, .cpu_ns = 12 },
+	{ .tgid = 12, .target = 7, .minor = 50, .cpu_ns = 12,
+	  .stall_us = { 0, 0, 1000000, 250000, 0 } },
 	{ .tgid = 14, .target = 9, .minor = 1 },
 };
 
@@ -54,6 +56,26 @@ static void test_groups_by_target(void)
 	top_snapshot_free(&snap);
 }
 
+/*
+ * A target's waits are its processes' summed; a wait's share is of the
+ * snapshot's time, threads added: 1.4 s of memory stall in 0.5 s is 280 %.
+ */
+static void test_group_stalls(void)
+{
+	struct top_snapshot snap;
+	double stall, io;
+
+	snapshot_of(&snap);
+	snap.seconds = 0.5;
+	expect(!top_group(&snap), "top_group failed");
+	stall = top_stall_percent(&snap, &snap.groups[0].sum);
+	io = top_io_wait_percent(&snap, &snap.groups[0].sum);
+	expect(snap.groups[0].sum.target == 7 && stall > 279.99 && stall < 280.01 &&
+	       io > 79.99 && io < 80.01, "target %u: memory stall %.3f%%, I/O wait %.3f%%, "
+	       "want 280 and 80", snap.groups[0].sum.target, stall, io);
+	top_snapshot_free(&snap);
+}
+
 static void test_no_processes(void)
 {
 	struct top_snapshot snap = { 0 };
@@ -65,5 +87,6 @@ static void test_no_processes(void)
 
 UNIT_TESTS(
 	UNIT_TEST(groups_by_target),
+	UNIT_TEST(group_stalls),
 	UNIT_TEST(no_processes)
 );
