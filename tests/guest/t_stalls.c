@@ -165,12 +165,12 @@ static void workload_child(int go, int back)
 			.slice = region + i * slice,
 			.pages = slice / sysconf(_SC_PAGESIZE),
 			.until_ns = start + (leaves ? w->work_ms / 2 : w->work_ms) * 1000000ULL,
-			.stayed = leaves ? NULL : &stayed,
+			/* The main thread does not wait with the others that stay: it waits for them. */
+			.stayed = leaves || !i ? NULL : &stayed,
 		};
 		if (i && pthread_create(&threads[i], NULL, touch_until, &t[i]))
 			_exit(8);
 	}
-	t[0].stayed = NULL;
 	touch_until(&t[0]);
 	for (unsigned int i = 1; i <= w->leaving; i++)
 		pthread_join(threads[i], NULL);
