@@ -18,10 +18,10 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "stalls.h"
 #include "taskstats.h"
 #include "tests.h"
 
-#define DELAYACCT_SYSCTL "/proc/sys/kernel/task_delayacct"
 #define STALLS_CGROUP CGROUP_ROOT "/mp3-stalls"
 #define THREADS_MAX 8
 /*
@@ -45,15 +45,9 @@ struct workload {
 	unsigned int work_ms;
 };
 
-/* struct mp3_stalls' kinds, as arrays: taskstats' and the module's in the same order. */
-enum { SWAPIN, THRASHING, RECLAIM, COMPACT, BLKIO, NR_KINDS };
-static const char *const kind_names[NR_KINDS] = {
-	"swapin", "thrashing", "reclaim", "compact", "blkio"
-};
-
 struct stall_sum {
 	uint32_t tgid;
-	uint64_t us[NR_KINDS];
+	uint64_t us[STALL_KINDS];
 	unsigned int records;
 };
 
@@ -88,13 +82,13 @@ static void read_line(const char *path, char *line, size_t size)
 	line[strcspn(line, "\n")] = '\0';
 }
 
-static void delays_ns(const struct task_delays *d, uint64_t ns[NR_KINDS])
+static void delays_ns(const struct task_delays *d, uint64_t ns[STALL_KINDS])
 {
-	ns[SWAPIN] = d->swapin_ns;
-	ns[THRASHING] = d->thrashing_ns;
-	ns[RECLAIM] = d->reclaim_ns;
-	ns[COMPACT] = d->compact_ns;
-	ns[BLKIO] = d->blkio_ns;
+	ns[STALL_SWAPIN] = d->swapin_ns;
+	ns[STALL_THRASHING] = d->thrashing_ns;
+	ns[STALL_RECLAIM] = d->reclaim_ns;
+	ns[STALL_COMPACT] = d->compact_ns;
+	ns[STALL_BLKIO] = d->blkio_ns;
 }
 
 /* Pages touched between two looks at the clock. */
@@ -202,11 +196,7 @@ static void add_stalls(void *ctx, const struct mp3_proc_record *r)
 
 	if (r->type != MP3_RECORD_COUNTS || r->tgid != sum->tgid)
 		return;
-	sum->us[SWAPIN] += r->stalls.swapin_us;
-	sum->us[THRASHING] += r->stalls.thrashing_us;
-	sum->us[RECLAIM] += r->stalls.reclaim_us;
-	sum->us[COMPACT] += r->stalls.compact_us;
-	sum->us[BLKIO] += r->stalls.blkio_us;
+	stalls_add(sum->us, &r->stalls);
 	sum->records++;
 }
 
@@ -218,16 +208,16 @@ static uint64_t tolerance_us(uint64_t want_us, const struct stall_sum *sum)
 
 /* The delays of the threads still alive, each asked for by its TID. */
 static void live_threads_ns(struct taskstats_client *ts, const pid_t *tids, unsigned int n,
-			    uint64_t ns[NR_KINDS])
+			    uint64_t ns[STALL_KINDS])
 {
 	struct task_delays d;
-	uint64_t one[NR_KINDS];
+	uint64_t one[STALL_KINDS];
 
-	memset(ns, 0, NR_KINDS * sizeof(ns[0]));
+	memset(ns, 0, STALL_KINDS * sizeof(ns[0]));
 	for (unsigned int i = 0; i < n; i++) {
 		expect_ok(taskstats_thread(ts, tids[i], &d), "taskstats of a thread of the workload");
 		delays_ns(&d, one);
-		for (int k = 0; k < NR_KINDS; k++)
+		for (int k = 0; k < STALL_KINDS; k++)
 			ns[k] += one[k];
 	}
 }
@@ -237,41 +227,41 @@ static void live_threads_ns(struct taskstats_client *ts, const pid_t *tids, unsi
  * (the signal struct's taskstats): enough of them that a module that
  * forgot them would be out of tolerance.
  */
-static void expect_exited_counted(const struct workload *w, const uint64_t want_us[NR_KINDS],
-				  const uint64_t live_ns[NR_KINDS], const struct stall_sum *sum)
+static void expect_exited_counted(const struct workload *w, const uint64_t want_us[STALL_KINDS],
+				  const uint64_t live_ns[STALL_KINDS], const struct stall_sum *sum)
 {
-	uint64_t exited_us = want_us[SWAPIN] - live_ns[SWAPIN] / 1000;
+	uint64_t exited_us = want_us[STALL_SWAPIN] - live_ns[STALL_SWAPIN] / 1000;
 
 	printf("  %s: of taskstats' swap-ins, %" PRIu64 " us were the exited threads'\n",
 	       w->name, exited_us);
-	expect(live_ns[SWAPIN] / 1000 <= want_us[SWAPIN] &&
-	       exited_us > tolerance_us(want_us[SWAPIN], sum),
+	expect(live_ns[STALL_SWAPIN] / 1000 <= want_us[STALL_SWAPIN] &&
+	       exited_us > tolerance_us(want_us[STALL_SWAPIN], sum),
 	       "the threads that exited waited %" PRIu64 " us of %" PRIu64 " us in swap-ins: "
-	       "not enough to tell whether the module counts them", exited_us, want_us[SWAPIN]);
+	       "not enough to tell whether the module counts them", exited_us, want_us[STALL_SWAPIN]);
 }
 
-static void expect_sums_agree(const struct workload *w, const uint64_t want_us[NR_KINDS],
+static void expect_sums_agree(const struct workload *w, const uint64_t want_us[STALL_KINDS],
 			      const struct stall_sum *sum)
 {
-	for (int k = 0; k < NR_KINDS; k++) {
+	for (int k = 0; k < STALL_KINDS; k++) {
 		uint64_t got = sum->us[k], want = want_us[k];
 		uint64_t diff = got > want ? got - want : want - got;
 
 		printf("  %s: %s: module %" PRIu64 " us in %u records, taskstats %" PRIu64 " us\n",
-		       w->name, kind_names[k], got, sum->records, want);
+		       w->name, stall_kind_word(k), got, sum->records, want);
 		expect(diff <= tolerance_us(want, sum), "%s: the module's records sum to %" PRIu64
 		       " us, taskstats says %" PRIu64 " us (tolerance %" PRIu64 " us)",
-		       kind_names[k], got, want, tolerance_us(want, sum));
+		       stall_kind_word(k), got, want, tolerance_us(want, sum));
 	}
 	/* A test of nothing passes as well: the waits must dwarf what the comparison lets pass. */
-	expect(want_us[SWAPIN] > 10 * tolerance_us(want_us[SWAPIN], sum), "the workload waited "
-	       "only %" PRIu64 " us in swap-ins: too little to compare", want_us[SWAPIN]);
+	expect(want_us[STALL_SWAPIN] > 10 * tolerance_us(want_us[STALL_SWAPIN], sum), "the workload waited "
+	       "only %" PRIu64 " us in swap-ins: too little to compare", want_us[STALL_SWAPIN]);
 }
 
 /* Runs w registered with "R", then compares its records with taskstats. */
 static void compare_with_taskstats(const struct workload *w)
 {
-	uint64_t before_ns[NR_KINDS], after_ns[NR_KINDS], live_ns[NR_KINDS], want_us[NR_KINDS];
+	uint64_t before_ns[STALL_KINDS], after_ns[STALL_KINDS], live_ns[STALL_KINDS], want_us[STALL_KINDS];
 	unsigned int staying = w->threads - w->leaving;
 	struct task_delays before, after;
 	struct taskstats_client ts;
@@ -302,7 +292,7 @@ static void compare_with_taskstats(const struct workload *w)
 	for_each_record_between(&ring, from, to, add_stalls, &sum);
 	delays_ns(&before, before_ns);
 	delays_ns(&after, after_ns);
-	for (int k = 0; k < NR_KINDS; k++)
+	for (int k = 0; k < STALL_KINDS; k++)
 		want_us[k] = (after_ns[k] - before_ns[k]) / 1000;
 	expect_sums_agree(w, want_us, &sum);
 	if (w->leaving)
