@@ -96,8 +96,8 @@ struct stall_metric {
 static const struct stall_metric stall_metrics[] = {
 	{ "pfprof_process_memory_stall_seconds_total",
 	  "Time a registered process's threads waited for memory, by kind: swapin, thrashing,"
-	  " reclaim (global direct reclaim only), compact (kernel delay accounting; each thread"
-	  " adds its own).",
+	  " reclaim (direct reclaim, a memory cgroup's at its limits too), compact (kernel delay"
+	  " accounting; each thread adds its own).",
 	  "pfprof_target_memory_stall_seconds_total",
 	  "Time a target's processes' threads waited for memory, by kind, those gone included"
 	  " (kernel delay accounting; each thread adds its own).",
