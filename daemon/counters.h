@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What pfprofd has counted since it started, or since the counters it saved
- * (counterfile.h): per process its name, faults and CPU time, the same
- * summed, samples written and lost, the module's sampler cost and the
+ * (counterfile.h): per process its name, faults, CPU time and waits (those
+ * measured), the same summed, samples written and lost, the module's sampler cost and the
  * system's paging counters at the last sample. The collector feeds it with
  * every sample and record it reads; the per-process log takes its names
  * from it, the Prometheus export (exporter.h) everything. Counters only
