@@ -235,7 +235,7 @@ static void log_records(struct collector *c, const struct mp3_ring_sample *s, ui
 		.collector = c, .seq = s->seq, .wall_ns = wall_ns,
 		.to_procs = wants(c, LOGKIND_PROCS, s->seq),
 		.to_faults = wants(c, LOGKIND_FAULTS, s->seq),
-		.stalls = stalls_known(c, s),
+		.stalls = c->counters->stalls_known,
 	};
 	uint64_t lost = mp3ring_for_each_record(&c->ring, s, log_record, &sr);
 
@@ -253,9 +253,10 @@ static void log_records(struct collector *c, const struct mp3_ring_sample *s, ui
 }
 
 /* What the sample lines show beside the samples: memory pressure and the waits, if known. */
-static struct log_context sample_context(struct collector *c, const struct mp3_ring_sample *s)
+static struct log_context sample_context(struct collector *c)
 {
-	struct log_context context = { .system = c->has_system, .stalls = stalls_known(c, s) };
+	struct log_context context = { .system = c->has_system,
+				       .stalls = c->counters->stalls_known };
 	const struct psi_memory *psi = psi_cache_value(c->psi);
 
 	if (psi) {
@@ -277,10 +278,12 @@ static bool log_sample(void *ctx, const struct mp3_ring_sample *s)
 	for (int k = 0; k < LOG_KINDS; k++)
 		if (wants(c, k, s->seq) && !logwriter_reserve(c->logs[k], lines[k]))
 			return false;
+	/* Once per sample, for its records, its line and the metrics. */
+	c->counters->stalls_known = stalls_known(c, s);
 	if (wants(c, LOGKIND_PROCS, s->seq) || wants(c, LOGKIND_FAULTS, s->seq))
 		log_records(c, s, wall_ns);
 	if (wants(c, LOGKIND_SAMPLES, s->seq)) {
-		struct log_context context = sample_context(c, s);
+		struct log_context context = sample_context(c);
 
 		logwriter_add_sample(c->logs[LOGKIND_SAMPLES], s, wall_ns, &context);
 		c->queued++;

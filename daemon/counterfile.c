@@ -62,6 +62,20 @@ static void put_comm(FILE *out, const char *comm)
 	fputc('\n', out);
 }
 
+/*
+ * A process's or target's waits measured (with SERIES_STALLS, or a target's
+ * stalls), on a line of their own after its number: a file without them,
+ * from a pfprofd before them, reads as nothing measured yet.
+ */
+static void put_stalls(FILE *out, const char *key, uint32_t number,
+		       const uint64_t us[STALL_KINDS])
+{
+	fprintf(out, "%s %" PRIu32, key, number);
+	for (int k = 0; k < STALL_KINDS; k++)
+		fprintf(out, " %" PRIu64, us[k]);
+	fputc('\n', out);
+}
+
 int counterfile_render(FILE *out, const struct counters *c)
 {
 	fputs("# pfprofd's counters: it counts on from them when it starts again (pfprofd(8))\n",
@@ -84,12 +98,16 @@ int counterfile_render(FILE *out, const struct counters *c)
 			fprintf(out, "process_major_by_mapping %d %" PRIu64 " %" PRIu64 " %" PRIu64
 				"\n", (int)e->tgid, e->major_in[MAPPING_GROUP_ANON],
 				e->major_in[MAPPING_GROUP_FILE], e->major_in[MAPPING_GROUP_SHMEM]);
+		if (e->marks & SERIES_STALLS)
+			put_stalls(out, "process_stalls", (uint32_t)e->tgid, e->stall_us);
 	}
 	for (size_t i = 0; i < c->nr_targets; i++) {
 		const struct target_total *t = &c->targets[i];
 
 		fprintf(out, "target %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", t->number,
 			t->minor, t->major, t->cpu_ns);
+		if (t->stalls)
+			put_stalls(out, "target_stalls", t->number, t->stall_us);
 	}
 	return ferror(out) ? -EIO : 0;
 }
@@ -171,6 +189,51 @@ static void load_target(struct counters *c, const char *text)
 	t->cpu_ns = cpu_ns;
 }
 
+/* put_stalls()'s line after its key: its number (not 0) and the waits; false if malformed. */
+static bool scan_stalls(const char *text, uint32_t *number, uint64_t us[STALL_KINDS])
+{
+	int len;
+
+	if (sscanf(text, "%" SCNu32 "%n", number, &len) != 1 || !*number)
+		return false;
+	for (int k = 0; k < STALL_KINDS; k++) {
+		text += len;
+		if (sscanf(text, " %" SCNu64 "%n", &us[k], &len) != 1)
+			return false;
+	}
+	return true;
+}
+
+static void load_process_stalls(struct counters *c, const char *text)
+{
+	uint64_t us[STALL_KINDS];
+	struct proc_entry *e;
+	uint32_t pid;
+
+	if (!scan_stalls(text, &pid, us) || pid > INT_MAX)
+		return;
+	e = proctable_find_or_add(&c->procs, (pid_t)pid);
+	if (!e)
+		return;
+	memcpy(e->stall_us, us, sizeof(us));
+	e->marks |= SERIES_STALLS;
+}
+
+static void load_target_stalls(struct counters *c, const char *text)
+{
+	uint64_t us[STALL_KINDS];
+	struct target_total *t;
+	uint32_t number;
+
+	if (!scan_stalls(text, &number, us))
+		return;
+	t = counters_target(c, number);
+	if (!t)
+		return;
+	memcpy(t->stall_us, us, sizeof(us));
+	t->stalls = true;
+}
+
 static void load_load_counter(struct load_counter *lc, const char *text)
 {
 	uint64_t load_id, current, before;
@@ -197,8 +260,12 @@ static void load_line(struct counters *c, const char *line)
 		load_process(c, value);
 	} else if (key_is(line, len, "process_major_by_mapping")) {
 		load_process_by_mapping(c, value);
+	} else if (key_is(line, len, "process_stalls")) {
+		load_process_stalls(c, value);
 	} else if (key_is(line, len, "target")) {
 		load_target(c, value);
+	} else if (key_is(line, len, "target_stalls")) {
+		load_target_stalls(c, value);
 	} else {
 		for (size_t i = 0; i < ARRAY_SIZE(load_counters); i++)
 			if (key_is(line, len, load_counters[i].key))

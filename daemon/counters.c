@@ -62,6 +62,10 @@ static bool add_to_target(struct counters *c, const struct mp3_proc_record *r)
 		t->minor += r->counts.minor_faults;
 		t->major += r->counts.major_faults;
 		t->cpu_ns += r->counts.cpu_ns;
+		if (c->stalls_known) {
+			stalls_add(t->stall_us, &r->stalls);
+			t->stalls = true;
+		}
 	}
 	return true;
 }
@@ -69,6 +73,7 @@ static bool add_to_target(struct counters *c, const struct mp3_proc_record *r)
 struct proc_entry *counters_add_record(struct counters *c, const struct mp3_proc_record *r)
 {
 	struct proc_entry *e = proctable_find_or_add(&c->procs, r->tgid);
+	struct mp3_proc_record unmeasured;
 
 	if (!e)
 		return NULL;
@@ -76,6 +81,16 @@ struct proc_entry *counters_add_record(struct counters *c, const struct mp3_proc
 	if (r->type == MP3_RECORD_COMM && e->comm[0] && !same_comm(e->comm, r->comm)) {
 		e->minor = e->major = e->cpu_ns = 0;
 		memset(e->major_in, 0, sizeof(e->major_in));
+		memset(e->stall_us, 0, sizeof(e->stall_us));
+		e->marks &= ~SERIES_STALLS;
+	}
+	if (r->type == MP3_RECORD_COUNTS && c->stalls_known) {
+		e->marks |= SERIES_STALLS;
+	} else if (r->type == MP3_RECORD_COUNTS) {
+		/* Waits not measured mean nothing (mp3.h): none is added. */
+		unmeasured = *r;
+		memset(&unmeasured.stalls, 0, sizeof(unmeasured.stalls));
+		r = &unmeasured;
 	}
 	proctable_entry_apply(e, r);
 	return add_to_target(c, r) ? e : NULL;

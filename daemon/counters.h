@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What pfprofd has counted since it started, or since the counters it saved
- * (counterfile.h): per process its name, faults and CPU time, the same
- * summed, samples written and lost, the module's sampler cost and the
+ * (counterfile.h): per process its name, faults, CPU time and waits (those
+ * measured), the same summed, samples written and lost, the module's sampler cost and the
  * system's paging counters at the last sample. The collector feeds it with
  * every sample and record it reads; the per-process log takes its names
  * from it, the Prometheus export (exporter.h) everything. Counters only
@@ -20,11 +20,18 @@
 
 #include "targetsfile.h"
 #include "proctable.h"
+#include "stalls.h"
 #include "targets.h"
 
 /* proc_entry.marks: the process's Prometheus series (counters_select_series()). */
 #define SERIES_EXPORTED	1u	/* it has one */
 #define SERIES_OMITTED	2u	/* left out by the cap, and counted so */
+/*
+ * Its waits (stall_us) were measured at least once since its name: they
+ * are exported. Sticky, so that a series does not come and go with
+ * kernel.task_delayacct: while it is off the waits stop growing.
+ */
+#define SERIES_STALLS	4u
 
 /* A counter of the module's that starts from 0 at every module load. */
 struct load_counter {
@@ -37,6 +44,8 @@ struct load_counter {
 struct target_total {
 	uint32_t number;		/* the records' target, never 0 */
 	uint64_t minor, major, cpu_ns;
+	uint64_t stall_us[STALL_KINDS];	/* the waits measured */
+	bool stalls;			/* one of its records' waits was measured: exported */
 	uint64_t processes;		/* registered, at the last counters_select_series() */
 	uint64_t records;		/* since the last counters_forget_targets() */
 };
@@ -59,6 +68,12 @@ struct counters {
 	bool have_system;
 	uint64_t pgmajfault, pswpin, pswpout;
 	size_t registered;			/* processes the module samples */
+	/*
+	 * The waits of the sample being read, and of its records, are measured
+	 * (the ring has MP3_RING_STALLS and delay accounting is on): set before
+	 * its records are added; those of others are not added.
+	 */
+	bool stalls_known;
 	struct target_total *targets;		/* in the order first recorded */
 	size_t nr_targets, targets_cap;
 };
@@ -68,8 +83,8 @@ void counters_add_sample(struct counters *c, const struct mp3_ring_sample *s, bo
 void counters_add_lost(struct counters *c, uint64_t count);
 /*
  * A record of a sample read: a name, or counts to add to the process and to
- * its target (if it has one). A new name restarts the process's counters,
- * not its target's. Returns the process's entry, or NULL without memory
+ * its target (if it has one), their waits only if stalls_known. A new name
+ * restarts the process's counters, not its target's. Returns the process's entry, or NULL without memory
  * (for either).
  */
 struct proc_entry *counters_add_record(struct counters *c, const struct mp3_proc_record *r);

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "atomicfile.h"
@@ -80,6 +81,36 @@ static const struct counter module_totals[] = {
 	  " them at their fork.", TOTAL(follow_missed), false },
 };
 
+/*
+ * The waits of delay accounting as metrics: the kinds [first, end) of a
+ * stall_us array, labelled kind if more than one. Block I/O is a metric of
+ * its own: it overlaps swap-in's and thrashing's I/O, so that a sum over
+ * kind of the memory one means something and one with block I/O would not.
+ */
+struct stall_metric {
+	const char *process_name, *process_help;
+	const char *target_name, *target_help;
+	enum stall_kind first, end;
+};
+
+static const struct stall_metric stall_metrics[] = {
+	{ "pfprof_process_memory_stall_seconds_total",
+	  "Time a registered process's threads waited for memory, by kind: swapin, thrashing,"
+	  " reclaim (direct reclaim, a memory cgroup's at its limits too), compact (kernel delay"
+	  " accounting; each thread adds its own).",
+	  "pfprof_target_memory_stall_seconds_total",
+	  "Time a target's processes' threads waited for memory, by kind, those gone included"
+	  " (kernel delay accounting; each thread adds its own).",
+	  STALL_SWAPIN, STALL_MEMORY_KINDS },
+	{ "pfprof_process_block_io_wait_seconds_total",
+	  "Time a registered process's threads waited for synchronous block I/O, swap-ins"
+	  " included (kernel delay accounting; each thread adds its own).",
+	  "pfprof_target_block_io_wait_seconds_total",
+	  "Time a target's processes' threads waited for synchronous block I/O, those gone"
+	  " included (kernel delay accounting; each thread adds its own).",
+	  STALL_BLKIO, STALL_KINDS },
+};
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static uint64_t field_at(const void *base, const struct counter *c)
@@ -96,6 +127,15 @@ static const struct load_counter *load_counter_at(const struct counters *counts,
 static void put_header(FILE *out, const char *name, const char *type, const char *help)
 {
 	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* HELP and TYPE before a metric's first series: none for a metric without series. */
+static void put_header_once(FILE *out, bool *done, const char *name, const char *type,
+			    const char *help)
+{
+	if (!*done)
+		put_header(out, name, type, help);
+	*done = true;
 }
 
 static void put_value(FILE *out, uint64_t value, bool nanoseconds)
@@ -202,6 +242,127 @@ static void put_processes_by_mapping(FILE *out, struct counters *counts,
 	}
 }
 
+/* Seconds from whole microseconds (delay accounting's and PSI's). */
+static void put_microseconds(FILE *out, uint64_t us)
+{
+	fprintf(out, " %" PRIu64 ".%06" PRIu64 "\n", us / 1000000, us % 1000000);
+}
+
+/* The end of a series of m, after its other labels: its kind, if m has kinds, and sum_us's. */
+static void put_stall_value(FILE *out, const struct stall_metric *m, enum stall_kind kind,
+			    const uint64_t sum_us[STALL_KINDS])
+{
+	if (m->end - m->first > 1)
+		fprintf(out, ",kind=\"%s\"", stall_kind_word(kind));
+	fputc('}', out);
+	put_microseconds(out, sum_us[kind]);
+}
+
+/* The processes with series whose waits were measured (SERIES_STALLS). */
+static void put_process_stalls(FILE *out, struct counters *counts,
+			       const struct target_list *targets, const struct stall_metric *m)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < counts->procs.cap; i++) {
+		struct proc_entry *e = &counts->procs.slots[i];
+
+		if (!e->tgid || (e->marks & (SERIES_EXPORTED | SERIES_STALLS)) !=
+				(SERIES_EXPORTED | SERIES_STALLS))
+			continue;
+		put_header_once(out, &header, m->process_name, "counter", m->process_help);
+		for (enum stall_kind k = m->first; k < m->end; k++) {
+			put_process_labels(out, m->process_name, e, targets);
+			put_stall_value(out, m, k, e->stall_us);
+		}
+	}
+}
+
+/* The targets whose waits were measured. */
+static void put_target_stalls(FILE *out, const struct counters *counts,
+			      const struct target_list *targets, const struct stall_metric *m)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < counts->nr_targets; i++) {
+		const struct target_total *t = &counts->targets[i];
+
+		if (!t->stalls)
+			continue;
+		put_header_once(out, &header, m->target_name, "counter", m->target_help);
+		for (enum stall_kind k = m->first; k < m->end; k++) {
+			fprintf(out, "%s{", m->target_name);
+			put_target_label(out, targets, t->number);
+			put_stall_value(out, m, k, t->stall_us);
+		}
+	}
+}
+
+/* A target's cgroup's memory pressure, read at this write. */
+struct cgroup_pressure {
+	uint32_t number;
+	struct psi_memory psi;
+};
+
+/*
+ * The PSI of the targets of the list that have a cgroup now (units and
+ * cgroups) whose memory.pressure reads: none for a unit stopped or without
+ * PSI. Into out (targets->count entries); returns how many.
+ */
+static size_t read_cgroup_pressure(const struct target_list *targets,
+				   struct cgroup_pressure *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < targets->count; i++) {
+		const struct target *t = &targets->targets[i];
+		char cgroup[PATH_MAX];
+
+		if (target_cgroup(t, cgroup, sizeof(cgroup)) &&
+		    !psi_read_cgroup(cgroup, &out[n].psi))
+			out[n++].number = t->number;
+	}
+	return n;
+}
+
+/* A metric of the cgroups' pressure: their some totals, or their full ones. */
+static void put_pressure_metric(FILE *out, const char *name, const char *help,
+				const struct target_list *targets,
+				const struct cgroup_pressure *p, size_t n, bool full)
+{
+	if (n)
+		put_header(out, name, "counter", help);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "%s{", name);
+		put_target_label(out, targets, p[i].number);
+		fputc('}', out);
+		put_microseconds(out, full ? p[i].psi.full_total_us : p[i].psi.some_total_us);
+	}
+}
+
+/*
+ * The kernel's cumulative stall times of each target's cgroup, as read: like
+ * node_exporter's node_pressure_memory_*_seconds_total, of the cgroup.
+ * 0 or -ENOMEM.
+ */
+static int put_cgroup_pressure(FILE *out, const struct target_list *targets)
+{
+	struct cgroup_pressure *p = calloc(targets->count ? targets->count : 1, sizeof(*p));
+	size_t n;
+
+	if (!p)
+		return -ENOMEM;
+	n = read_cgroup_pressure(targets, p);
+	put_pressure_metric(out, "pfprof_target_pressure_memory_waiting_seconds_total",
+			    "Time some tasks of a target's cgroup waited for memory (PSI: its"
+			    " memory.pressure some total).", targets, p, n, false);
+	put_pressure_metric(out, "pfprof_target_pressure_memory_stalled_seconds_total",
+			    "Time all non-idle tasks of a target's cgroup waited for memory at once"
+			    " (PSI: its memory.pressure full total).", targets, p, n, true);
+	free(p);
+	return 0;
+}
+
 /* A series per target; type: "counter" or "gauge". */
 static void put_targets(FILE *out, const struct counters *counts,
 			const struct target_list *targets, const struct counter *c, const char *type)
@@ -236,15 +397,38 @@ static void put_context(FILE *out, const struct counters *counts, const struct p
 	}
 }
 
+/*
+ * What the processes and targets waited for: delay accounting's waits where
+ * measured, whether they are measured now, the cgroups' PSI. 0 or -ENOMEM.
+ */
+static int put_waits(FILE *out, struct counters *counts, const struct target_list *targets)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(stall_metrics); i++) {
+		put_process_stalls(out, counts, targets, &stall_metrics[i]);
+		put_target_stalls(out, counts, targets, &stall_metrics[i]);
+	}
+	/* Beside series that stopped growing: off, or no wait? */
+	put_header(out, "pfprof_delay_accounting_enabled", "gauge",
+		   "Whether the waits are measured now (the mp3 module sends them and"
+		   " kernel.task_delayacct is on): 1 or 0.");
+	fprintf(out, "pfprof_delay_accounting_enabled %d\n", counts->stalls_known);
+	return put_cgroup_pressure(out, targets);
+}
+
 int promfile_render(FILE *out, struct counters *counts, const struct target_list *targets,
 		    const struct psi_memory *psi)
 {
+	int err;
+
 	for (size_t i = 0; i < ARRAY_SIZE(per_process); i++)
 		put_processes(out, counts, targets, &per_process[i]);
 	put_processes_by_mapping(out, counts, targets);
 	for (size_t i = 0; i < ARRAY_SIZE(per_target); i++)
 		put_targets(out, counts, targets, &per_target[i], "counter");
 	put_targets(out, counts, targets, &target_processes, "gauge");
+	err = put_waits(out, counts, targets);
+	if (err)
+		return err;
 	for (size_t i = 0; i < ARRAY_SIZE(totals); i++)
 		put_counter(out, totals[i].name, totals[i].help, field_at(counts, &totals[i]),
 			    totals[i].nanoseconds);

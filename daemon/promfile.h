@@ -6,7 +6,10 @@
  * temporary file, whose name does not end in ".prom"), readable by everyone.
  * Per-process series for the processes counters_select_series() marked,
  * per-target series for every target counted; both labelled with the
- * target's target_label() from the list read from the targets file.
+ * target's target_label() from the list read from the targets file. The
+ * waits (stalls.h) of a process or target only once one was measured; the
+ * memory pressure of the list's units and cgroups read from their cgroups
+ * at each rendering, for those that have one and PSI.
  */
 #ifndef PFPROF_PROMFILE_H
 #define PFPROF_PROMFILE_H

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,6 +46,16 @@ int psi_read(const char *path, struct psi_memory *out)
 	err = psi_read_fd(fd, out);
 	close(fd);
 	return err;
+}
+
+int psi_read_cgroup(const char *cgroup, struct psi_memory *out)
+{
+	char path[PATH_MAX];
+	int len = snprintf(path, sizeof(path), "%s/memory.pressure", cgroup);
+
+	if (len < 0 || (size_t)len >= sizeof(path))
+		return -ENAMETOOLONG;
+	return psi_read(path, out);
 }
 
 void psi_cache_close(struct psi_cache *c)

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Memory pressure, as the kernel's PSI reports it in /proc/pressure/memory. */
+/*
+ * Memory pressure, as the kernel's PSI reports it in /proc/pressure/memory,
+ * and for a cgroup v2 directory in its memory.pressure.
+ */
 #ifndef PFPROF_PSI_H
 #define PFPROF_PSI_H
 
@@ -21,6 +24,12 @@ int psi_parse(const char *text, struct psi_memory *out);
  * without PSI (CONFIG_PSI=n, psi=0), -EPROTO for text not understood.
  */
 int psi_read(const char *path, struct psi_memory *out);
+
+/*
+ * Reads the memory.pressure of the cgroup v2 directory cgroup once: the
+ * same format and answers as psi_read(), the cgroup's own tasks' stalls.
+ */
+int psi_read_cgroup(const char *cgroup, struct psi_memory *out);
 
 /*
  * The last reading, taken again at most once per PSI_CACHE_NS: the kernel

@@ -43,6 +43,31 @@ static inline void add_faults(struct counters *c, pid_t tgid, uint32_t mapping, 
 	expect(counters_add_record(c, &r), "counters_add_record failed");
 }
 
+/*
+ * A counts record of tgid (of the target it has) with these waits in µs
+ * (swapin, thrashing, reclaim, compact, blkio), measured or not as
+ * c->stalls_known says.
+ */
+static inline void add_stalls(struct counters *c, pid_t tgid, const uint32_t us[STALL_KINDS])
+{
+	struct mp3_proc_record r = { .tgid = tgid, .type = MP3_RECORD_COUNTS,
+				     .target = proctable_find_or_add(&c->procs, tgid)->target };
+
+	r.stalls = (struct mp3_stalls){ us[STALL_SWAPIN], us[STALL_THRASHING], us[STALL_RECLAIM],
+					us[STALL_COMPACT], us[STALL_BLKIO], 0 };
+	expect(counters_add_record(c, &r), "counters_add_record failed");
+}
+
+/* Waits summed in sum_us are want_us (µs, by enum stall_kind). */
+static inline void expect_stalls(const uint64_t sum_us[STALL_KINDS],
+				 const uint64_t want_us[STALL_KINDS], const char *what)
+{
+	for (int k = 0; k < STALL_KINDS; k++)
+		expect(sum_us[k] == want_us[k], "%s: %s %llu us, want %llu", what,
+		       stall_kind_word(k), (unsigned long long)sum_us[k],
+		       (unsigned long long)want_us[k]);
+}
+
 /* A target's totals are minor, major, cpu_ns. */
 static inline void expect_target(struct counters *c, uint32_t number, uint64_t minor,
 				 uint64_t major, uint64_t cpu_ns, const char *when)

@@ -19,7 +19,9 @@ static void expect_same_process(struct counters *a, struct counters *b, pid_t tg
 
 	expect(x->minor == y->minor && x->major == y->major && x->cpu_ns == y->cpu_ns &&
 	       !strcmp(x->comm, y->comm) && x->placed == y->placed &&
-	       !memcmp(x->major_in, y->major_in, sizeof(x->major_in)), "process %d: %llu %llu %llu %s, read back %llu %llu %llu %s",
+	       !memcmp(x->major_in, y->major_in, sizeof(x->major_in)) &&
+	       !memcmp(x->stall_us, y->stall_us, sizeof(x->stall_us)) &&
+	       (x->marks & SERIES_STALLS) == (y->marks & SERIES_STALLS), "process %d: %llu %llu %llu %s, read back %llu %llu %llu %s",
 	       (int)tgid, (unsigned long long)x->minor, (unsigned long long)x->major,
 	       (unsigned long long)x->cpu_ns, x->comm, (unsigned long long)y->minor,
 	       (unsigned long long)y->major, (unsigned long long)y->cpu_ns, y->comm);
@@ -29,7 +31,9 @@ static void expect_same_process(struct counters *a, struct counters *b, pid_t tg
 static void test_round_trip(void)
 {
 	struct mp3_ring_sample s = { .minor_faults = 70, .major_faults = 3, .cpu_ns = 2500000001ULL };
+	static const uint32_t us[STALL_KINDS] = { 4000000000U, 2, 3, 4, 5 };
 	struct counters before = { 0 }, after = { 0 };
+	const struct target_total *t;
 	int err;
 
 	add_process(&before, 42, "with space", 7, 1, 1500000000ULL);
@@ -38,6 +42,9 @@ static void test_round_trip(void)
 	add_faults(&before, 43, MP3_MAPPING_HEAP, 5, 1);
 	add_faults(&before, 43, MP3_MAPPING_FILE, 0, 2);
 	add_faults(&before, 43, MP3_MAPPING_SHMEM, 0, 3);
+	/* Its waits measured; 42's never were. */
+	before.stalls_known = true;
+	add_stalls(&before, 43, us);
 	counters_add_sample(&before, &s, false);
 	counters_add_lost(&before, 4);
 	counters_set_sampler(&before, 0xab, 3000000, 60);
@@ -67,6 +74,10 @@ static void test_round_trip(void)
 	/* Its target's totals too: they stay after its processes are gone. */
 	expect(after.nr_targets == 1, "%zu targets read back", after.nr_targets);
 	expect_target(&after, 0x40000002U, 63, 2, 1000000001ULL, "read back");
+	t = counters_target(&after, 0x40000002U);
+	expect(t->stalls, "the target's waits were not read back as measured");
+	expect_stalls(t->stall_us, counters_target(&before, 0x40000002U)->stall_us,
+		      "target read back");
 	counters_free(&before);
 	counters_free(&after);
 }
@@ -117,6 +128,49 @@ static void test_skips_what_it_does_not_know(void)
 	counters_free(&c);
 }
 
+/* A file saved before the waits: read as none measured yet, not as 0 measured. */
+static void test_old_format(void)
+{
+	static const uint64_t none[STALL_KINDS] = { 0 };
+	struct counters c = { 0 };
+
+	unit_write_file(COUNTERFILE_NAME,
+			"minor_faults 10\n"
+			"process 8 1 6 0 y\n"
+			"process_major_by_mapping 8 1 2 3\n"
+			"target 10 4 5 6\n");
+	expect(!counterfile_load(".", &c), "counterfile_load failed");
+	expect(!(entry(&c, 8)->marks & SERIES_STALLS), "an old process marked measured");
+	expect_stalls(entry(&c, 8)->stall_us, none, "an old process");
+	expect(!counters_target(&c, 10)->stalls, "an old target marked measured");
+	expect_stalls(counters_target(&c, 10)->stall_us, none, "an old target");
+	counters_free(&c);
+}
+
+/* Waits lines that are not whole are skipped like other bad lines. */
+static void test_bad_stalls_skipped(void)
+{
+	static const uint64_t want[STALL_KINDS] = { 1, 2, 3, 4, 5 };
+	struct counters c = { 0 };
+
+	unit_write_file(COUNTERFILE_NAME,
+			"process_stalls 8 1 2 3 4\n"
+			"process_stalls 0 1 2 3 4 5\n"
+			"process_stalls -1 1 2 3 4 5\n"
+			"process_stalls 9 1 2 3 4 5\n"
+			"target_stalls 0 1 2 3 4 5\n"
+			"target_stalls 10 1 2 x 4 5\n"
+			"target_stalls 11 1 2 3 4 5\n");
+	expect(!counterfile_load(".", &c), "counterfile_load failed");
+	expect(c.procs.used == 1 && (entry(&c, 9)->marks & SERIES_STALLS),
+	       "%zu processes read, want only 9", c.procs.used);
+	expect_stalls(entry(&c, 9)->stall_us, want, "process 9");
+	expect(c.nr_targets == 1 && counters_target(&c, 11)->stalls,
+	       "%zu targets read, want only 11", c.nr_targets);
+	expect_stalls(counters_target(&c, 11)->stall_us, want, "target 11");
+	counters_free(&c);
+}
+
 /* An older version's 0644 file is replaced by a 0640 one. */
 static void test_old_file_replaced(void)
 {
@@ -139,5 +193,6 @@ static void test_missing(void)
 }
 
 UNIT_TESTS(UNIT_TEST(round_trip), UNIT_TEST(then_reload),
-	   UNIT_TEST(skips_what_it_does_not_know), UNIT_TEST(old_file_replaced),
+	   UNIT_TEST(skips_what_it_does_not_know), UNIT_TEST(old_format),
+	   UNIT_TEST(bad_stalls_skipped), UNIT_TEST(old_file_replaced),
 	   UNIT_TEST(missing));

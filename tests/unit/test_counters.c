@@ -290,7 +290,43 @@ static void test_forget_targets(void)
 	counters_free(&m);
 }
 
-UNIT_TESTS(UNIT_TEST(samples_summed), UNIT_TEST(records_per_process),
+/*
+ * Waits measured go to the process and its target and mark both for
+ * export; those of samples not measured are not added, and a new name
+ * restarts the process's, not its target's.
+ */
+static void test_stalls(void)
+{
+	static const uint32_t us[STALL_KINDS] = { 1, 20, 300, 4000, 50000 };
+	static const uint64_t once[STALL_KINDS] = { 1, 20, 300, 4000, 50000 };
+	static const uint64_t none[STALL_KINDS] = { 0 };
+	struct counters m = { 0 };
+
+	add_target_process(&m, 7, "db", 0x40000003U, 0, 0, 0);
+	add_stalls(&m, 7, us);
+	expect(!(entry(&m, 7)->marks & SERIES_STALLS) && !counters_target(&m, 0x40000003U)->stalls,
+	       "waits not measured were marked for export");
+	expect_stalls(entry(&m, 7)->stall_us, none, "process, not measured");
+	expect_stalls(counters_target(&m, 0x40000003U)->stall_us, none, "target, not measured");
+	m.stalls_known = true;
+	add_stalls(&m, 7, us);
+	expect((entry(&m, 7)->marks & SERIES_STALLS) && counters_target(&m, 0x40000003U)->stalls,
+	       "waits measured were not marked for export");
+	expect_stalls(entry(&m, 7)->stall_us, once, "process, measured");
+	expect_stalls(counters_target(&m, 0x40000003U)->stall_us, once, "target, measured");
+	/* Delay accounting off again: the series stay, not growing. */
+	m.stalls_known = false;
+	add_stalls(&m, 7, us);
+	expect(entry(&m, 7)->marks & SERIES_STALLS, "a series went with delay accounting");
+	expect_stalls(entry(&m, 7)->stall_us, once, "process, off again");
+	add(&m, comm(7, "other"));
+	expect(!(entry(&m, 7)->marks & SERIES_STALLS), "a new name kept the old one's waits");
+	expect_stalls(entry(&m, 7)->stall_us, none, "process, renamed");
+	expect_stalls(counters_target(&m, 0x40000003U)->stall_us, once, "target, renamed");
+	counters_free(&m);
+}
+
+UNIT_TESTS(UNIT_TEST(samples_summed), UNIT_TEST(stalls), UNIT_TEST(records_per_process),
 	   UNIT_TEST(select_registered_only), UNIT_TEST(sweep_forgets_unrecorded),
 	   UNIT_TEST(sweep_keeps_sleeping),
 	   UNIT_TEST(select_cap), UNIT_TEST(sampler_across_loads), UNIT_TEST(target_totals),

@@ -16,20 +16,39 @@
 static const struct psi_memory pressure = { .some_avg10 = 12.5, .full_avg10 = 2.25 };
 
 #define UNIT_WEB 0x40000005U
+#define CGROUP_DB 0x40000006U
 
-/* The targets file's one target; a number it does not hold is labelled by number. */
-static struct target web = { .kind = TARGET_UNIT, .name = "web\".service", .number = UNIT_WEB };
-static const struct target_list targets = { &web, 1 };
+/*
+ * The targets file's targets: a unit not running (no cgroup) and a cgroup in
+ * the test's directory (make_cgroup()); a number it does not hold is
+ * labelled by number.
+ */
+static struct target listed[] = {
+	{ .kind = TARGET_UNIT, .name = "web\".service", .number = UNIT_WEB },
+	{ .kind = TARGET_CGROUP, .name = "db", .number = CGROUP_DB },
+};
+static const struct target_list targets = { listed, 2 };
+
+/* The cgroup target's directory, with its PSI. */
+static void make_cgroup(void)
+{
+	expect(!mkdir("db", 0755), "mkdir: %s", strerror(errno));
+	unit_write_file("db/memory.pressure",
+			"some avg10=1.50 avg60=0.40 avg300=0.10 total=1234567\n"
+			"full avg10=0.75 avg60=0.20 avg300=0.05 total=65\n");
+}
 
 /*
  * Three processes, one of no target, two of the unit (one gone before the
  * series were chosen), one of a tree; one sample of each kind of counter,
- * sampler cost of load 0xab.
+ * sampler cost of load 0xab; waits measured for the unit's live process,
+ * not for the tree's.
  */
 static void fill(struct counters *m)
 {
 	struct mp3_ring_sample s = { .minor_faults = 70, .major_faults = 3, .cpu_ns = 2500000001ULL,
 				     .pgmajfault = 1234, .pswpin = 56, .pswpout = 78 };
+	static const uint32_t us[STALL_KINDS] = { 1, 2000000, 3, 40, 1500000 };
 	pid_t pids[] = { 42, 43, 50 };
 	struct pidlist registered = { .pids = pids, .count = 3 };
 
@@ -41,6 +60,9 @@ static void fill(struct counters *m)
 	add_faults(m, 43, MP3_MAPPING_ANON, 0, 1);
 	add_faults(m, 43, MP3_MAPPING_FILE, 0, 4);
 	add_faults(m, 43, MP3_MAPPING_UNRESOLVED, 0, 1);
+	add_stalls(m, 50, us);
+	m->stalls_known = true;
+	add_stalls(m, 43, us);
 	counters_add_sample(m, &s, true);
 	m->samples_written = 1;
 	counters_add_lost(m, 4);
@@ -74,6 +96,7 @@ static void test_render(void)
 	char *text;
 
 	fill(&m);
+	make_cgroup();
 	text = rendered(&m, &pressure);
 	expect_line(text, "# TYPE pfprof_process_minor_faults_total counter");
 	/* Quote and backslash escaped, the cut UTF-8 byte replaced; no target: "". */
@@ -109,6 +132,36 @@ static void test_render(void)
 	expect(!strstr(text, "{target=\"\"}"), "a total of no target:\n%s", text);
 	expect_line(text, "pfprof_minor_faults_total 70");
 	expect_line(text, "pfprof_cpu_seconds_total 2.500000001");
+	/* The waits in seconds, memory by kind, block I/O apart; only where measured. */
+	expect_line(text, "# TYPE pfprof_process_memory_stall_seconds_total counter");
+	expect_line(text, "pfprof_process_memory_stall_seconds_total{pid=\"43\",comm=\"work\","
+		    "target=\"unit:web\\\".service\",kind=\"swapin\"} 0.000001");
+	expect_line(text, "pfprof_process_memory_stall_seconds_total{pid=\"43\",comm=\"work\","
+		    "target=\"unit:web\\\".service\",kind=\"thrashing\"} 2.000000");
+	expect_line(text, "pfprof_process_memory_stall_seconds_total{pid=\"43\",comm=\"work\","
+		    "target=\"unit:web\\\".service\",kind=\"compact\"} 0.000040");
+	expect(!strstr(text, "kind=\"blkio\""), "block I/O as a kind of memory stall:\n%s", text);
+	expect_line(text, "pfprof_process_block_io_wait_seconds_total{pid=\"43\",comm=\"work\","
+		    "target=\"unit:web\\\".service\"} 1.500000");
+	expect(!strstr(text, "stall_seconds_total{pid=\"50\"") &&
+	       !strstr(text, "wait_seconds_total{pid=\"50\"") &&
+	       !strstr(text, "stall_seconds_total{pid=\"42\""),
+	       "waits not measured exported:\n%s", text);
+	expect_line(text, "pfprof_target_memory_stall_seconds_total{target=\"unit:web\\\".service\","
+		    "kind=\"reclaim\"} 0.000003");
+	expect_line(text, "pfprof_target_block_io_wait_seconds_total{target=\"unit:web\\\".service\"}"
+		    " 1.500000");
+	expect(!strstr(text, "stall_seconds_total{target=\"tree:77\""),
+	       "a target's waits not measured exported:\n%s", text);
+	expect_line(text, "pfprof_delay_accounting_enabled 1");
+	/* The cgroup's PSI as the kernel counts it; none for the unit without a cgroup. */
+	expect_line(text, "# TYPE pfprof_target_pressure_memory_waiting_seconds_total counter");
+	expect_line(text, "pfprof_target_pressure_memory_waiting_seconds_total{target=\"cgroup:db\"}"
+		    " 1.234567");
+	expect_line(text, "pfprof_target_pressure_memory_stalled_seconds_total{target=\"cgroup:db\"}"
+		    " 0.000065");
+	expect(!strstr(text, "memory_waiting_seconds_total{target=\"unit:"),
+	       "pressure of a unit without a cgroup:\n%s", text);
 	expect_line(text, "pfprof_samples_written_total 1");
 	expect_line(text, "pfprof_samples_lost_total 4");
 	expect_line(text, "pfprof_registered_processes 3");
@@ -131,6 +184,10 @@ static void test_render_leaves_out_unknown(void)
 
 	expect(!strstr(text, "pfprof_swap_in_pages_total") && !strstr(text, "pressure"),
 	       "unknown context rendered:\n%s", text);
+	/* No wait measured: no series, not series of 0; the gauge tells why. */
+	expect(!strstr(text, "_stall_seconds_total") && !strstr(text, "_wait_seconds_total"),
+	       "waits not measured rendered:\n%s", text);
+	expect_line(text, "pfprof_delay_accounting_enabled 0");
 	expect_line(text, "pfprof_minor_faults_total 0");
 	free(text);
 }
@@ -207,6 +264,7 @@ static void test_promtool_accepts(void)
 	int status;
 
 	fill(&m);
+	make_cgroup();
 	expect(!promfile_write(".", &m, &targets, &pressure), "promfile_write failed");
 	status = promtool_check(PROMFILE_NAME, output, sizeof(output));
 	expect(status == 0 && !output[0], "promtool check metrics: status %d:\n%s", status, output);
@@ -277,6 +335,7 @@ static void test_shipped_queries_use_exported_series(void)
 	char *text;
 
 	fill(&m);
+	make_cgroup();
 	text = rendered(&m, &pressure);
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		expect(expect_exported(files[i], text) >= 5, "%s names fewer than 5 metrics",

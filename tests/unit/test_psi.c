@@ -2,6 +2,7 @@
 /* lib/psi: parsing /proc/pressure/memory, and reading it at most once per PSI_CACHE_NS. */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "psi.h"
 #include "unit.h"
@@ -40,6 +41,22 @@ static void test_parse_errors(void)
 		expect(err == -EPROTO, "text %zu gave %d, want -EPROTO", i, err);
 		expect(psi.some_avg10 == 42, "text %zu changed the reading", i);
 	}
+}
+
+/* A cgroup's file, in its directory; none without it (a cgroup gone, PSI off). */
+static void test_read_cgroup(void)
+{
+	struct psi_memory psi;
+	int err;
+
+	expect(psi_read_cgroup("nocgroup", &psi) == -ENOENT, "a missing cgroup read");
+	expect(!mkdir("cg", 0755), "mkdir: %s", strerror(errno));
+	expect(psi_read_cgroup("cg", &psi) == -ENOENT, "a cgroup without the file read");
+	unit_write_file("cg/memory.pressure", PRESSURE);
+	err = psi_read_cgroup("cg", &psi);
+	expect(!err && psi.some_total_us == 123456 && psi.full_total_us == 65432,
+	       "read %d: %llu %llu", err, (unsigned long long)psi.some_total_us,
+	       (unsigned long long)psi.full_total_us);
 }
 
 /*
@@ -110,6 +127,7 @@ static void test_cache_error(void)
 
 UNIT_TESTS(
 	UNIT_TEST(parse),
+	UNIT_TEST(read_cgroup),
 	UNIT_TEST(parse_errors),
 	UNIT_TEST(cache_once_per_period),
 	UNIT_TEST(cache_bad_text),
