@@ -51,7 +51,7 @@ static int marker_exists(const char *path)
 	return errno == ENOENT ? 0 : -errno;
 }
 
-/* -err, with *failed set to path. */
+/* err (-errno), after setting *failed to path. */
 static int failure(int err, const char *path, const char **failed)
 {
 	*failed = path;
@@ -62,6 +62,7 @@ int delayacct_start(const char *sysctl, const char *marker, const char **failed)
 {
 	int ours = marker_exists(marker), on, err;
 
+	*failed = NULL;
 	if (ours < 0)
 		return failure(ours, marker, failed);
 	on = delayacct_read(sysctl);
@@ -88,6 +89,7 @@ int delayacct_stop(const char *sysctl, const char *marker, const char **failed)
 {
 	int ours = marker_exists(marker), err;
 
+	*failed = NULL;
 	if (ours < 0)
 		return failure(ours, marker, failed);
 	if (!ours)

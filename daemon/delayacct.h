@@ -27,15 +27,16 @@ enum delayacct_outcome {
 
 /*
  * Turns delay accounting on (sysctl: DELAYACCT_SYSCTL, or a test's file) if
- * it is off, and makes the marker first. An
- * enum delayacct_outcome, or -errno with *failed set to the path concerned;
- * a failure leaves no marker but an earlier one.
+ * it is off, and makes the marker first. An enum delayacct_outcome with
+ * *failed NULL, or -errno with *failed set to the path concerned; a failure
+ * leaves no marker but an earlier one.
  */
 int delayacct_start(const char *sysctl, const char *marker, const char **failed);
 
 /*
  * If the marker exists, turns delay accounting off and removes the marker.
- * An enum delayacct_outcome, or -errno with *failed set to the path concerned.
+ * An enum delayacct_outcome with *failed NULL, or -errno with *failed set
+ * to the path concerned.
  */
 int delayacct_stop(const char *sysctl, const char *marker, const char **failed);
 

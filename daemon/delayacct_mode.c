@@ -35,9 +35,17 @@ static const char *hint(int err, const char *path)
 	return "";
 }
 
-/* Says what delayacct_start() or delayacct_stop() did; 0, or -errno as it returned. */
+/*
+ * Says what delayacct_start() or delayacct_stop() did, outcome and failed as
+ * it returned them; 0, or outcome's -errno.
+ */
 static int report(int outcome, const char *marker, const char *failed, bool start)
 {
+	if (failed) {
+		dlog(LOG_ERR, "turning delay accounting %s: %s: %s%s", start ? "on" : "off", failed,
+		     strerror(-outcome), hint(outcome, failed));
+		return outcome;
+	}
 	switch (outcome) {
 	case DELAYACCT_TURNED_ON:
 		dlog(LOG_NOTICE, "turned delay accounting on (%s) for the stall times; "
@@ -59,10 +67,6 @@ static int report(int outcome, const char *marker, const char *failed, bool star
 		dlog(LOG_INFO, "delay accounting left as it is (%s): pfprofd did not turn it on",
 		     DELAYACCT_SYSCTL);
 		break;
-	default:
-		dlog(LOG_ERR, "turning delay accounting %s: %s: %s%s", start ? "on" : "off", failed,
-		     strerror(-outcome), hint(outcome, failed));
-		return outcome;
 	}
 	return 0;
 }
@@ -81,7 +85,7 @@ static bool other_daemon_runs(const struct pfprof_config *config)
 
 int delayacct_command(const struct pfprof_config *config, bool start)
 {
-	const char *failed = NULL;
+	const char *failed;
 	char marker[PATH_MAX];
 	int err;
 
@@ -107,7 +111,7 @@ int delayacct_command(const struct pfprof_config *config, bool start)
 
 bool delayacct_daemon_start(const struct pfprof_config *config)
 {
-	const char *failed = NULL;
+	const char *failed;
 	char marker[PATH_MAX];
 	int err;
 
@@ -129,9 +133,12 @@ bool delayacct_daemon_start(const struct pfprof_config *config)
 
 void delayacct_daemon_exit(const struct pfprof_config *config)
 {
-	const char *failed = NULL;
+	const char *failed;
 	char marker[PATH_MAX];
+	int err;
 
-	if (marker_path(config, marker))
-		report(delayacct_stop(DELAYACCT_SYSCTL, marker, &failed), marker, failed, false);
+	if (!marker_path(config, marker))
+		return;
+	err = delayacct_stop(DELAYACCT_SYSCTL, marker, &failed);
+	report(err, marker, failed, false);
 }

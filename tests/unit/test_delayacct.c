@@ -48,16 +48,27 @@ static void read_only(const char *path)
 	expect(!syscall(SYS_capset, &header, caps), "capset: %s", strerror(errno));
 }
 
+/* delayacct_start(), and failed set exactly when it fails. */
 static int start(const char **failed)
 {
-	*failed = NULL;
-	return delayacct_start(SYSCTL, MARKER, failed);
+	int r;
+
+	*failed = "unset";
+	r = delayacct_start(SYSCTL, MARKER, failed);
+	expect((r < 0) == (*failed != NULL), "start: %d with failed '%s'", r,
+	       *failed ? *failed : "(null)");
+	return r;
 }
 
 static int stop(const char **failed)
 {
-	*failed = NULL;
-	return delayacct_stop(SYSCTL, MARKER, failed);
+	int r;
+
+	*failed = "unset";
+	r = delayacct_stop(SYSCTL, MARKER, failed);
+	expect((r < 0) == (*failed != NULL), "stop: %d with failed '%s'", r,
+	       *failed ? *failed : "(null)");
+	return r;
 }
 
 /* Off before pfprofd: on while it runs, off again after, and the marker in between. */
