@@ -9,7 +9,8 @@
  * unwritten at the stop), 2 usage error,
  * 3 the mp3 module (its device) is not available.
  * With --check-config: 0 every line of the configuration is good, 1 a bad
- * line or a file that cannot be read.
+ * line or a file that cannot be read. With --delay-accounting: 0 done (or
+ * nothing to do), 1 the sysctl or the marker could not be read or written.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,6 +24,7 @@
 
 #include "daemon.h"
 #include "daemon_log.h"
+#include "delayacct_mode.h"
 #include "pfprof.h"
 #include "privfile.h"
 #include "settings.h"
@@ -34,7 +36,11 @@
 struct start_options {
 	bool foreground;
 	bool check_config;
+	const char *delay_accounting;	/* --delay-accounting: "start", "stop", or NULL */
 };
+
+/* Long options without a short one. */
+enum { OPT_DELAY_ACCOUNTING = 256 };
 
 /* Says that the module is not loaded, as err (from the device) tells; the exit status. */
 static int module_missing(const struct daemon *d, int err)
@@ -143,6 +149,10 @@ static void usage(FILE *out)
 		"  -t, --check-config  check the configuration file and exit: status 1\n"
 		"                      and FILE:LINE for each bad line\n"
 		"  -f, --foreground    stay in the foreground and log to stderr\n"
+		"      --delay-accounting=start|stop\n"
+		"                      turn the kernel's delay accounting on as the\n"
+		"                      configuration says, or off again if pfprofd turned\n"
+		"                      it on, and exit (as root; pfprofd.service runs them)\n"
 		"  -h, --help          show this help\n"
 		"  -V, --version       show the version\n"
 		"\n"
@@ -158,6 +168,7 @@ static int parse_args(int argc, char **argv, struct daemon *d, struct start_opti
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, 't' },
 		{ "foreground", no_argument, NULL, 'f' },
+		{ "delay-accounting", required_argument, NULL, OPT_DELAY_ACCOUNTING },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
@@ -175,6 +186,14 @@ static int parse_args(int argc, char **argv, struct daemon *d, struct start_opti
 		case 'f':
 			start->foreground = true;
 			break;
+		case OPT_DELAY_ACCOUNTING:
+			if (strcmp(optarg, "start") && strcmp(optarg, "stop")) {
+				fprintf(stderr, PROG ": --delay-accounting takes start or stop, "
+					"not '%s'\n", optarg);
+				return PFPROF_EXIT_USAGE;
+			}
+			start->delay_accounting = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(PFPROF_EXIT_OK);
@@ -188,6 +207,10 @@ static int parse_args(int argc, char **argv, struct daemon *d, struct start_opti
 	}
 	if (optind < argc) {
 		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
+		return PFPROF_EXIT_USAGE;
+	}
+	if (start->check_config && start->delay_accounting) {
+		fprintf(stderr, PROG ": --check-config and --delay-accounting exclude each other\n");
 		return PFPROF_EXIT_USAGE;
 	}
 	return 0;
@@ -209,6 +232,7 @@ int main(int argc, char **argv)
 {
 	struct daemon d = { .lock_fd = -1, .collector.fd = -1, .psi = PSI_CACHE_INIT };
 	struct start_options start = { 0 };
+	bool restore_delayacct = false;
 	int status, err;
 
 	status = parse_args(argc, argv, &d, &start);
@@ -219,6 +243,8 @@ int main(int argc, char **argv)
 		return settings_check(d.config_path) ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 	if (settings_load(&d.config, d.config_path))
 		return PFPROF_EXIT_FAILED;
+	if (start.delay_accounting)
+		return delayacct_command(&d.config, !strcmp(start.delay_accounting, "start"));
 	/* Before any directory is made: without the module, nothing is left behind. */
 	err = access(d.config.device, F_OK) ? -errno : 0;
 	if (pfprof_module_missing(err))
@@ -226,8 +252,13 @@ int main(int argc, char **argv)
 	if (take_lock(&d) || need_dirs(&d.config))
 		return PFPROF_EXIT_FAILED;
 	status = start_collecting(&d);
-	if (status < 0)
+	/* Only once pfprofd is sure to run: a failed start leaves the system as it was. */
+	if (status < 0) {
+		restore_delayacct = delayacct_daemon_start(&d.config);
 		status = detach_and_run(&d, start.foreground);
+	}
+	if (restore_delayacct)
+		delayacct_daemon_exit(&d.config);
 	collector_close(&d.collector);
 	psi_cache_close(&d.psi);
 	settings_free_logs(d.logs);

@@ -143,6 +143,15 @@ static bool parse_series_cap(const char *text, void *field)
 	return parse_bounded(text, field, 100000);
 }
 
+/* "on", or "leave" (as it is): a word each, rather than a boolean the reader must decode. */
+static bool parse_on_or_leave(const char *text, void *field)
+{
+	if (strcmp(text, "on") && strcmp(text, "leave"))
+		return false;
+	*(bool *)field = !strcmp(text, "on");
+	return true;
+}
+
 static const struct value_type path_type = { parse_path, "an absolute path" };
 static const struct value_type size_type = { parse_size, "a size like 16M (K, M or G)" };
 static const struct value_type age_type = { parse_age, "an age like 1d (s, m, h or d)" };
@@ -156,6 +165,7 @@ static const struct value_type interval_type = {
 static const struct value_type series_cap_type = {
 	parse_series_cap, "a number from 0 to 100000"
 };
+static const struct value_type on_or_leave_type = { parse_on_or_leave, "on or leave" };
 
 #define KEY(name, type) { #name, offsetof(struct pfprof_config, name), &type }
 static const struct key keys[] = {
@@ -175,6 +185,7 @@ static const struct key keys[] = {
 	{ "prometheus_interval", offsetof(struct pfprof_config, prometheus_interval_s),
 	  &interval_type },
 	KEY(prometheus_max_processes, series_cap_type),
+	KEY(delay_accounting, on_or_leave_type),
 };
 
 void config_defaults(struct pfprof_config *config)
@@ -193,6 +204,7 @@ void config_defaults(struct pfprof_config *config)
 	strcpy(config->prometheus_dir, PFPROF_PROMETHEUS_DIR);
 	config->prometheus_interval_s = 5;
 	config->prometheus_max_processes = 100;
+	config->delay_accounting = true;
 }
 
 __attribute__((format(printf, 2, 3)))

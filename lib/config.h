@@ -15,6 +15,7 @@
 #define PFPROF_CONFIG_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct pfprof_config {
@@ -32,6 +33,8 @@ struct pfprof_config {
 	char prometheus_dir[PATH_MAX];
 	uint64_t prometheus_interval_s;	/* prometheus_interval: rewrite period, >= 1 s; default 5s */
 	unsigned int prometheus_max_processes;	/* per-process series at most, default 100 */
+	/* delay_accounting: on = turn kernel.task_delayacct on while pfprofd runs, leave; default on */
+	bool delay_accounting;
 };
 
 /* Called for each problem found; line is 0 for problems with the whole file. */

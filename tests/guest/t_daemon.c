@@ -657,6 +657,55 @@ void test_daemon_bad_config(void)
 	       "the bad value on line 7 was not reported with file and line");
 }
 
+/* The sysctl reads want (0 or 1). */
+static bool delayacct_is(int want)
+{
+	int on = delayacct_read(DELAYACCT_SYSCTL);
+
+	if (on < 0)
+		fail("%s: %s (a kernel without delay accounting?)", DELAYACCT_SYSCTL, strerror(-on));
+	return on == want;
+}
+
+static void set_delayacct(const char *value)
+{
+	write_text(DELAYACCT_SYSCTL, value, "w");
+}
+
+/*
+ * pfprofd run by hand as root turns delay accounting on while it runs and
+ * off at its exit, if it was off before (pfprofd(8), DELAY ACCOUNTING);
+ * on before, it stays on; with delay_accounting = leave it is not touched.
+ */
+void test_daemon_delay_accounting(void)
+{
+	pid_t daemon;
+
+	set_delayacct("0\n");
+	setup("");
+	daemon = start_ready_daemon();
+	expect(delayacct_is(1), "off before: not on while pfprofd runs");
+	expect(!access(RUN_DIR "/delayacct", F_OK), "no marker in the runtime directory");
+	stop_daemon(daemon);
+	expect(delayacct_is(0), "off before: not off again after pfprofd");
+	expect(access(RUN_DIR "/delayacct", F_OK), "the marker is left");
+	expect(file_contains(STDERR_FILE, "turned delay accounting on (" DELAYACCT_SYSCTL ")") &&
+	       file_contains(STDERR_FILE, "turned delay accounting off again (" DELAYACCT_SYSCTL ")"),
+	       "pfprofd did not say what it did");
+
+	set_delayacct("1\n");
+	setup("");
+	daemon = start_ready_daemon();
+	stop_daemon(daemon);
+	expect(delayacct_is(1), "on before: turned off by pfprofd");
+
+	set_delayacct("0\n");
+	setup("delay_accounting = leave\n");
+	daemon = start_ready_daemon();
+	expect(delayacct_is(0), "delay_accounting = leave: turned on");
+	stop_daemon(daemon);
+}
+
 void test_ctl_without_module(void)
 {
 	pid_t daemon;

@@ -72,6 +72,8 @@ static void check_same_config(const struct pfprof_config *got, const struct pfpr
 	expect(got->prometheus_max_processes == want->prometheus_max_processes,
 		   "prometheus_max_processes %u, want %u", got->prometheus_max_processes,
 		   want->prometheus_max_processes);
+	expect(got->delay_accounting == want->delay_accounting, "delay_accounting %d, want %d",
+	       got->delay_accounting, want->delay_accounting);
 }
 
 /* The documented defaults, spelled out rather than taken from config_defaults(). */
@@ -91,6 +93,7 @@ static void expected_defaults(struct pfprof_config *config)
 	strcpy(config->prometheus_dir, "/var/lib/prometheus/node-exporter");
 	config->prometheus_interval_s = 5;
 	config->prometheus_max_processes = 100;
+	config->delay_accounting = true;
 }
 
 /* Fills config with values no file or default would give. */
@@ -170,7 +173,8 @@ static void test_comments_and_blank_lines(void)
 
 enum field {
 	LOG_DIR, ROTATE_SIZE, ROTATE_AGE, KEEP, WRITE_INTERVAL, TARGETS_FILE, DEVICE, STATUS_FILE,
-	RUNTIME_DIR, STATE_DIR, PROMETHEUS_DIR, PROMETHEUS_INTERVAL, PROMETHEUS_MAX_PROCESSES
+	RUNTIME_DIR, STATE_DIR, PROMETHEUS_DIR, PROMETHEUS_INTERVAL, PROMETHEUS_MAX_PROCESSES,
+	DELAY_ACCOUNTING
 };
 
 static void set_field(struct pfprof_config *config, enum field field, uint64_t number,
@@ -215,6 +219,9 @@ static void set_field(struct pfprof_config *config, enum field field, uint64_t n
 		break;
 	case PROMETHEUS_MAX_PROCESSES:
 		config->prometheus_max_processes = number;
+		break;
+	case DELAY_ACCOUNTING:
+		config->delay_accounting = number;
 		break;
 	}
 }
@@ -269,6 +276,9 @@ static const struct good_case {
 	{ "prometheus_interval = 1m\n", PROMETHEUS_INTERVAL, 60, NULL },
 	{ "prometheus_max_processes = 0\n", PROMETHEUS_MAX_PROCESSES, 0, NULL },
 	{ "prometheus_max_processes = 100000\n", PROMETHEUS_MAX_PROCESSES, 100000, NULL },
+	{ "delay_accounting = on\n", DELAY_ACCOUNTING, 1, NULL },
+	{ "delay_accounting = leave\n", DELAY_ACCOUNTING, 0, NULL },
+	{ "delay_accounting = leave\ndelay_accounting = on\n", DELAY_ACCOUNTING, 1, NULL },
 	/* Layout: white space, trailing comments, CRLF, no final newline. */
 	{ "  \t keep\t=\t 3 \t\n", KEEP, 3, NULL },
 	{ "keep=3\n", KEEP, 3, NULL },
@@ -315,6 +325,7 @@ static void test_bad_line_keeps_earlier_value(void)
 #define OPTIONAL_PATH_EXPECTED "expected an absolute path, or nothing to turn it off"
 #define INTERVAL_EXPECTED "expected an interval of at least 1s (s, m, h or d)"
 #define SERIES_EXPECTED "expected a number from 0 to 100000"
+#define ON_OR_LEAVE_EXPECTED "expected on or leave"
 
 static const struct bad_case {
 	const char *line;
@@ -373,6 +384,11 @@ static const struct bad_case {
 	  "bad value '100001' for prometheus_max_processes: " SERIES_EXPECTED },
 	{ "prometheus_max_processes = -1",
 	  "bad value '-1' for prometheus_max_processes: " SERIES_EXPECTED },
+	/* One spelling each: "off" would read as "pfprofd turns it off", which it never does. */
+	{ "delay_accounting = off", "bad value 'off' for delay_accounting: " ON_OR_LEAVE_EXPECTED },
+	{ "delay_accounting = yes", "bad value 'yes' for delay_accounting: " ON_OR_LEAVE_EXPECTED },
+	{ "delay_accounting = On", "bad value 'On' for delay_accounting: " ON_OR_LEAVE_EXPECTED },
+	{ "delay_accounting =", "bad value '' for delay_accounting: " ON_OR_LEAVE_EXPECTED },
 	{ "foo = bar", "unknown key 'foo'" },
 	{ "Keep = 3", "unknown key 'Keep'" },
 	{ "rotate_age_s = 3", "unknown key 'rotate_age_s'" },

@@ -4,12 +4,17 @@
 # Its logs go to /tmp/logs, its stderr to /tmp/pfprofd.err.
 
 # pfprofd_configure [LINES]: /tmp/pfprofd.conf, with LINES added.
+# Delay accounting stays as the guest booted it (off): this pfprofd runs as
+# root and would turn it on, and the figures measured with it so far were
+# measured without; a measurement of it says delay_accounting = on in LINES
+# (the last line of a key wins).
 pfprofd_configure() {
 	cat > /tmp/pfprofd.conf <<CONF
 log_dir = /tmp/logs
 pid_file = /tmp/pids
 runtime_dir = /tmp/run
 state_dir = /tmp/state
+delay_accounting = leave
 ${1:-}
 CONF
 }
