@@ -28,8 +28,10 @@ mount -t 9p -o trans=virtio,version=9p2000.L host "$out" || fail "cannot mount t
 
 # shellcheck source=tests/vm/guest-pfprofd.sh # in the payload, next to this
 . ./guest-pfprofd.sh
+# Delay accounting on, as pfprofd installed turns it on: the logs get the time lost waiting.
 pfprofd_configure "rotate_size = 0
-rotate_age = 0"
+rotate_age = 0
+delay_accounting = on"
 
 # A clean start for each experiment: nothing left in swap or the page cache.
 settle() {
