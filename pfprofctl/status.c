@@ -18,6 +18,7 @@
 #include "ctljson.h"
 #include "mp3ring.h"
 #include "procstatus.h"
+#include "stalls.h"
 #include "state.h"
 
 enum { OPT_JSON };
@@ -31,6 +32,8 @@ struct status_report {
 	uint64_t load_id, period_ms, samples;
 	unsigned int hz;
 	bool events_sampler;		/* MP3_RING_ACTIVE_ONLY */
+	bool stalls;			/* MP3_RING_STALLS: the module sends the waits */
+	int delayacct;			/* the kernel measures them: 1, 0 or -errno */
 	uint64_t faults_dropped, faults_summed, unfollowed_skipped, unfollowed_missed;
 	int processes_error;		/* reading the control file */
 	size_t processes;
@@ -53,6 +56,8 @@ static void read_ring(struct status_report *r, int fd)
 	r->hz = ring.hdr->hz;
 	r->samples = mp3ring_head(&ring);
 	r->events_sampler = ring.hdr->flags & MP3_RING_ACTIVE_ONLY;
+	r->stalls = stalls_in_ring(ring.hdr);
+	r->delayacct = delayacct_read(DELAYACCT_SYSCTL);
 	/* Versions 5's and 6's; 0 from an older module, whose header has no such field. */
 	r->faults_dropped = ring.hdr->faults_dropped;
 	r->faults_summed = ring.hdr->faults_summed;
@@ -105,6 +110,21 @@ static void print_module_missing(const struct status_report *r)
 	       r->uts.release, r->uts.release);
 }
 
+/* Whether the time lost waiting is measured, and if not, why. */
+static void print_waits(const struct status_report *r)
+{
+	if (!r->stalls)
+		printf("waits:     not measured: the module is older than ring version 7, or the"
+		       " kernel has no delay accounting\n");
+	else if (r->delayacct == 1)
+		printf("waits:     measured (kernel.task_delayacct is on)\n");
+	else if (r->delayacct == 0)
+		printf("waits:     not measured: kernel.task_delayacct is off (pfprofd turns it"
+		       " on; see pfprofd(8), DELAY ACCOUNTING)\n");
+	else
+		printf("waits:     unknown: %s: %s\n", DELAYACCT_SYSCTL, strerror(-r->delayacct));
+}
+
 static void print_ring(const struct status_report *r)
 {
 	printf("module:    loaded, load %016" PRIx64 ", period %" PRIu64 " ms, HZ %u\n",
@@ -113,6 +133,7 @@ static void print_ring(const struct status_report *r)
 	printf("sampler:   %s\n", r->events_sampler ?
 	       "events: each sample visits the processes that ran" :
 	       "visit: each sample visits every registered process");
+	print_waits(r);
 	if (r->faults_dropped)
 		printf("faults:    %llu of processes added with --maps not placed: a CPU's"
 		       " buffer was full\n", (unsigned long long)r->faults_dropped);
@@ -199,6 +220,11 @@ static struct json_object *module_json(const struct status_report *r)
 		ctl_json_add_uint(m, "hz", r->hz);
 		ctl_json_add_uint(m, "samples", r->samples);
 		ctl_json_add_string(m, "sampler", r->events_sampler ? "events" : "visit");
+		/* null: it cannot tell (the sysctl unreadable). */
+		if (r->stalls && r->delayacct < 0)
+			ctl_json_add(m, "waits_measured", NULL);
+		else
+			ctl_json_add_bool(m, "waits_measured", r->stalls && r->delayacct == 1);
 		ctl_json_add_uint(m, "faults_dropped", r->faults_dropped);
 		ctl_json_add_uint(m, "faults_summed", r->faults_summed);
 		ctl_json_add_uint(m, "followed_skipped", r->unfollowed_skipped);

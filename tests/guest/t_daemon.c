@@ -161,6 +161,11 @@ static void check_json(pid_t daemon, pid_t worker)
 	       !strcmp(json_object_get_string(json_at(o, "daemon.log_file")),
 		       LOG_DIR "/" LOGFORMAT_FILE), "status --json: %s",
 	       json_object_to_json_string(o));
+	/* A version 7 module on a kernel with delay accounting: measured exactly while it is on. */
+	expect(json_bool_at(o, "module.waits_measured") == (delayacct_read(DELAYACCT_SYSCTL) == 1),
+	       "status --json says waits_measured %d, %s reads %d",
+	       json_bool_at(o, "module.waits_measured"), DELAYACCT_SYSCTL,
+	       delayacct_read(DELAYACCT_SYSCTL));
 	json_object_put(o);
 	expect(ctl(DIR "/list.json", "list", "--json", NULL) == 0, "pfprofctl list --json failed");
 	o = json_read_line(DIR "/list.json");
