@@ -48,16 +48,19 @@ static void __mp3_task_account(struct mp3_task *entry, struct task_struct *leade
 		.nr_procs = 1,
 	};
 
-	for (int i = 0; i < MP3_DELAYS; i++)
+	/* Most visits find no wait: only one that grew is converted and summed. */
+	for (int i = 0; i < MP3_DELAYS; i++) {
+		if (now->delay_ns[i] <= entry->last.delay_ns[i])
+			continue;
 		delta.stall_us[i] = mp3_advance_us(&entry->last.delay_ns[i], now->delay_ns[i]);
+		values->stall_us[i] += delta.stall_us[i];
+	}
 	if (leader)
 		__mp3_task_name(entry, leader, tgid);
 	__mp3_buffer_record_counts(tgid, entry->target, &delta);
 	values->minor_faults += delta.minor_faults;
 	values->major_faults += delta.major_faults;
 	values->cpu_ns += delta.cpu_ns;
-	for (int i = 0; i < MP3_DELAYS; i++)
-		values->stall_us[i] += delta.stall_us[i];
 	values->nr_procs++;
 }
 
