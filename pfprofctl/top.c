@@ -62,7 +62,7 @@ static void put_row(const struct top_snapshot *snap, struct screen_size size, co
 		snprintf(stall, sizeof(stall), "%.1f", top_stall_percent(snap, p));
 		snprintf(io, sizeof(io), "%.1f", top_io_wait_percent(snap, p));
 	}
-	screen_put_line(size.cols, eol, "%s %12.1f %12.1f %7.1f %7s %7s", who,
+	screen_put_line(size.cols, eol, "%s %10.1f %10.1f %6.1f %7s %7s", who,
 			top_rate(snap, p->minor), top_rate(snap, p->major), top_cpu_percent(snap, p),
 			stall, io);
 }
@@ -111,7 +111,8 @@ static void print_snapshot(const struct top_snapshot *snap, struct screen_size s
 	screen_put_line(size.cols, eol, "sys: %.0f majflt/s  swap-in %.0f/s  swap-out %.0f/s  mem PSI %s",
 		 top_rate(snap, snap->pgmajfault), top_rate(snap, snap->pswpin),
 		 top_rate(snap, snap->pswpout), psi);
-	screen_put_line(size.cols, eol, "%7s %-20s %12s %12s %7s %7s %7s", "PID", "COMMAND",
+	/* 73 columns: a man page's example, indented, fits in 80. */
+	screen_put_line(size.cols, eol, "%7s %-20s %10s %10s %6s %7s %7s", "PID", "COMMAND",
 			"MINOR/s", "MAJOR/s", "CPU%", "STALL%", "IOWAIT%");
 	if (snap->groups) {
 		put_groups(snap, size, eol, view, rows);
