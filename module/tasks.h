@@ -178,8 +178,9 @@ static inline void mp3_add_exited_delays(u64 sum[MP3_DELAYS], struct signal_stru
 }
 
 /*
- * The last thread of a group that never had two exits alone: its waits
- * went to no sig->stats, and the exit probe adds them itself.
+ * The last thread of a group in which no thread exited while others
+ * remained: there is no sig->stats for its waits to go to, and the exit
+ * probe adds them itself.
  */
 static inline void mp3_add_last_thread_delays(u64 sum[MP3_DELAYS], struct task_struct *t)
 {
