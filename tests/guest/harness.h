@@ -144,6 +144,12 @@ unsigned long long proc_key_value(const char *path, const char *key);
 /* The device and its versioned region. */
 int open_device(int flags);
 void map_ring(struct mp3ring *ring, int *fd);
+/*
+ * The MP3_RING_STALLS a version 7 module's header has on this kernel: set
+ * where the kernel has delay accounting (kernel.task_delayacct exists), 0
+ * where it has not (the debug kernel).
+ */
+uint32_t kernel_stalls_flag(void);
 /* Waits until head >= target; fails after timeout_ms. */
 uint64_t wait_head(const struct mp3ring *ring, uint64_t target, unsigned int timeout_ms);
 /* Waits until @pid has mapped the device (a reader that has begun); fails after timeout_ms. */

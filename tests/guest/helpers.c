@@ -20,6 +20,7 @@
 
 #include "clock.h"
 #include "harness.h"
+#include "stalls.h"
 
 #define MODULE_FILE "mp3.ko"	/* the suite runs in the directory holding it */
 
@@ -437,6 +438,11 @@ void map_ring(struct mp3ring *ring, int *fd)
 {
 	*fd = open_device(O_RDONLY);
 	expect_ok(mp3ring_map(ring, *fd), "mapping the versioned region");
+}
+
+uint32_t kernel_stalls_flag(void)
+{
+	return access(DELAYACCT_SYSCTL, F_OK) ? 0 : MP3_RING_STALLS;
 }
 
 uint64_t wait_head(const struct mp3ring *ring, uint64_t target, unsigned int timeout_ms)

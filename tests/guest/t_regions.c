@@ -69,7 +69,8 @@ void test_header_fields(void)
 	/* Loaded with its defaults: event sampling, which version 3 readers must refuse. */
 	expect(h->magic == MP3_RING_MAGIC && h->version == MP3_RING_VERSION &&
 	       h->compat_version == MP3_RING_ACTIVE_ONLY_COMPAT_VERSION &&
-	       h->flags == MP3_RING_ACTIVE_ONLY, "magic %#x version %u compat %u flags %#x",
+	       h->flags == (MP3_RING_ACTIVE_ONLY | kernel_stalls_flag()),
+	       "magic %#x version %u compat %u flags %#x",
 	       h->magic, h->version, h->compat_version, h->flags);
 	expect(h->header_size == sizeof(*h) && h->sample_size == sizeof(struct mp3_ring_sample),
 	       "header_size %u sample_size %u", h->header_size, h->sample_size);

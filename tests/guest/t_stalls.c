@@ -376,7 +376,7 @@ static bool stalls_measurable(char *why, size_t size)
 	mp3ring_unmap(&ring);
 	close(fd);
 	if (!flagged) {
-		expect(version < 7 || access(DELAYACCT_SYSCTL, F_OK), "the kernel has delay "
+		expect(version < 7 || !kernel_stalls_flag(), "the kernel has delay "
 		       "accounting (%s) but the ring of version %u has no MP3_RING_STALLS",
 		       DELAYACCT_SYSCTL, version);
 		snprintf(why, size, "no MP3_RING_STALLS (ring version %u, %s)", version,
