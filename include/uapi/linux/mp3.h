@@ -15,6 +15,12 @@
  *                    are possible too. An administrator's (EPERM for other
  *                    users, unless root set the module parameter
  *                    maps_users), as is "M"
+ *   write "R <pid> latency", "R <pid> maps latency"
+ *                    the same, and its records say how long its faults
+ *                    took (version 8, MP3_RECORD_LATENCY). While any process
+ *                    is so registered, every fault on the machine passes a
+ *                    kernel return probe: an administrator's only (EPERM
+ *                    for other users), as is "L"
  *   write "U <pid>"   unregister it (its registrant's owner, or an
  *                    administrator; see Owners below)
  *   write "T <pid> <target>"
@@ -52,6 +58,15 @@
  *                    name; ENOMEM and perf's errors as for "R <pid> maps",
  *                    the processes without counters being tried again at
  *                    each sample
+ *   write "L <target>"
+ *                    the records of <target>'s processes, present and
+ *                    future, say how long their faults took, as "R <pid>
+ *                    latency" does for one process, until the target is
+ *                    unregistered; judged like "M". ENOENT: <target> has no
+ *                    process, cgroup nor name; ENOMEM: no memory for the
+ *                    probe or a process's times (one that joins later
+ *                    without that memory has none: its faults are not
+ *                    timed); the errors of register_kretprobe()
  *   read             registered PIDs, one per line
  *   PIDs are numbered in the PID namespace of the /proc mount the file was
  *   opened through, as /proc/<pid> of that mount numbers them.
@@ -60,7 +75,7 @@
  *   of whoever writes to it (as proc's own files do).
  *   Errors: EINVAL malformed or longer than MP3_STATUS_MAX_WRITE bytes,
  *   ESRCH no such process, EPERM the opener may not read that process
- *   (ptrace read rules; U, X, M: it does not own it), EEXIST already
+ *   (ptrace read rules; U, X, M, L: it does not own it), EEXIST already
  *   registered, ENOENT not registered (X: no process, cgroup nor name of
  *   that target; C: no such cgroup), EEXIST (C, N: that cgroup or name has
  *   that target already), EBUSY (C, N: another cgroup or name has that
@@ -280,10 +295,30 @@ struct mp3_classic_sample {
  * process's threads each add their own waits: the sum can exceed the
  * period. Without the flag (a kernel without delay accounting, or a module
  * before version 7) the fields are absent or 0 and mean nothing.
+ *
+ * Version 8 says how long the faults of a process registered with "R <pid>
+ * latency", or of a target given "L", took: from the entry into the
+ * kernel's fault handler (handle_mm_fault()) to its return, the attempts
+ * of one fault added up (a fault that waits for a page lock or for I/O
+ * without the mmap lock returns VM_FAULT_RETRY and is handled again: the
+ * wait is in the first attempt, the count in the last). Per sample, one
+ * MP3_RECORD_LATENCY record per kind (minor, major as the counts records
+ * tell them apart) and bucket of duration in which the process completed
+ * faults in the sample's period, after its counts record; none for a
+ * process that completed none. Bucket b holds the faults that took less
+ * than 2^(MP3_LATENCY_SHIFT + b) ns and, but for bucket 0, at least half
+ * that; the last bucket, MP3_LATENCY_BUCKETS - 1, also all longer ones.
+ * The faults timed are those the counts records count (faults taken on
+ * the process's behalf by get_user_pages() included), once the
+ * registration is in place; a fault in flight at a sample may be timed in
+ * the next one's records while its count is in this one's: the sums
+ * agree over samples. Faults completed by more threads at once than the
+ * probe has room for (the module's latency_active parameter) are not
+ * timed, counted in the header's latency_missed.
  */
 #define MP3_RING_OFFSET		0x10000000UL
 #define MP3_RING_MAGIC		0x5233504dU	/* "MP3R" little-endian */
-#define MP3_RING_VERSION	7
+#define MP3_RING_VERSION	8
 #define MP3_RING_COMPAT_VERSION	1
 /* The compat_version of a ring with MP3_RING_ACTIVE_ONLY. */
 #define MP3_RING_ACTIVE_ONLY_COMPAT_VERSION	4
@@ -322,7 +357,9 @@ struct mp3_ring_header {
 	__u64 faults_dropped;
 	/* Version 6: faults summed in an unresolved record, MP3_FAULT_RECORDS_MAX reached. */
 	__u64 faults_summed;
-	__u64 reserved[12];
+	/* Version 8: faults of "latency" registrations not timed, the probe full. */
+	__u64 latency_missed;
+	__u64 reserved[11];
 	/* Version 2: the ring of per-process records. */
 	__u32 record_offset;	/* byte offset of record slot 0 from the region start */
 	__u32 record_size;	/* sizeof(struct mp3_proc_record) */
@@ -374,8 +411,17 @@ struct mp3_ring_sample {
 #define MP3_RECORD_COMM		2	/* the name of a process, before its counts */
 #define MP3_RECORD_LEFT		3	/* version 4, MP3_RING_ACTIVE_ONLY: it left */
 #define MP3_RECORD_FAULTS	4	/* version 5: its faults in one mapping */
+#define MP3_RECORD_LATENCY	5	/* version 8: its faults of one kind and duration */
 /* Version 6: MP3_RECORD_FAULTS records of one process in one sample, at most. */
 #define MP3_FAULT_RECORDS_MAX	64
+
+/*
+ * Version 8, MP3_RECORD_LATENCY: the durations' buckets, by powers of two
+ * of nanoseconds. Bucket b's upper bound is 2^(MP3_LATENCY_SHIFT + b) ns,
+ * 512 ns for bucket 0, about 2.1 s for bucket 22; bucket 23 has none.
+ */
+#define MP3_LATENCY_SHIFT	9
+#define MP3_LATENCY_BUCKETS	24
 
 /* What a mapping is (version 5, MP3_RECORD_FAULTS). */
 #define MP3_MAPPING_UNRESOLVED	0	/* not placed: see above */
@@ -404,6 +450,14 @@ struct mp3_proc_record {
 			__u32 minor_faults;	/* in the sample's period, in this mapping */
 			__u32 major_faults;
 		} faults;
+		/* Version 8. */
+		struct {
+			__u64 time_ns;		/* the time they took, summed */
+			__u32 faults;		/* completed in the sample's period */
+			__u16 bucket;		/* 0 .. MP3_LATENCY_BUCKETS - 1 */
+			__u16 major;		/* 1: major faults, 0: minor */
+			__u64 reserved;
+		} latency;
 	};
 	/* Version 3. */
 	__u32 target;		/* the tree ("T") the process belongs to; 0: none */
