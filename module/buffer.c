@@ -164,6 +164,8 @@ static struct mp3_proc_record *__mp3_record_begin(u32 tgid, u32 target, u32 type
 	slot->type = type;
 	slot->target = target;
 	slot->mapping = 0;
+	/* 0 but in counts records (mp3.h): the slot may hold an older record's. */
+	memset(&slot->stalls, 0, sizeof(slot->stalls));
 	return slot;
 }
 
@@ -230,6 +232,25 @@ void __mp3_buffer_record_faults(u32 tgid, u32 target, const struct mp3_mapping_f
 	slot->faults.minor_faults = m->minor;
 	slot->faults.major_faults = m->major;
 	slot->mapping = m->kind;
+	__mp3_record_end(slot);
+}
+
+void __mp3_buffer_record_latency(u32 tgid, u32 target, bool major, unsigned int bucket,
+				 u64 faults, u64 ns)
+{
+	struct mp3_proc_record *slot;
+
+	lockdep_assert_held(&mp3_lock);
+
+	if (!mp3_records_enabled)
+		return;
+	slot = __mp3_record_begin(tgid, target, MP3_RECORD_LATENCY);
+	slot->latency.time_ns = ns;
+	/* More than 2^32 faults of one bucket in one period cannot be taken. */
+	slot->latency.faults = min_t(u64, faults, U32_MAX);
+	slot->latency.bucket = bucket;
+	slot->latency.major = major;
+	slot->latency.reserved = 0;
 	__mp3_record_end(slot);
 }
 
@@ -300,6 +321,7 @@ static void __mp3_header_account(const struct mp3_losses *losses, u64 cost_ns)
 	WRITE_ONCE(hdr->follow_missed, losses->follow_missed);
 	WRITE_ONCE(hdr->faults_dropped, losses->faults_dropped);
 	WRITE_ONCE(hdr->faults_summed, losses->faults_summed);
+	WRITE_ONCE(hdr->latency_missed, losses->latency_missed);
 }
 
 void __mp3_buffer_publish(const struct mp3_sample_values *values,

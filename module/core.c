@@ -27,10 +27,12 @@ DEFINE_MUTEX(mp3_lock);
  */
 static void __mp3_registration_end(int err)
 {
-	if (!err)
+	if (!err) {
 		__mp3_sampler_start();
-	else if (!__mp3_sampler_running())
+	} else if (!__mp3_sampler_running()) {
 		__mp3_follow_detach();
+		__mp3_latency_disarm_unused();
+	}
 }
 
 /* Whose @target is: its group's registrant, else its processes'; NULL: nobody's. */
@@ -80,23 +82,34 @@ static int mp3_maps_allowed(const struct file *file)
 	return mp3_file_privileged(file) || READ_ONCE(mp3_maps_users) ? 0 : -EPERM;
 }
 
-int mp3_register(const struct file *file, pid_t nr, u32 target, bool maps)
+/*
+ * Timing faults passes every fault of the machine through a probe: for
+ * administrators only.
+ */
+static int mp3_latency_allowed(const struct file *file)
+{
+	return mp3_file_privileged(file) ? 0 : -EPERM;
+}
+
+int mp3_register(const struct file *file, pid_t nr, u32 target, bool maps, bool latency)
 {
 	struct mp3_task *entry;
 	int err, descendants_err = 0;
 
-	if (maps) {
-		err = mp3_maps_allowed(file);
-		if (err)
-			return err;
-	}
+	err = maps ? mp3_maps_allowed(file) : 0;
+	if (!err && latency)
+		err = mp3_latency_allowed(file);
+	if (err)
+		return err;
 	/* Looked up, judged and allocated before the lock is taken. */
-	entry = mp3_task_create(file, nr, target, maps);
+	entry = mp3_task_create(file, nr, target, maps, latency);
 	if (IS_ERR(entry))
 		return PTR_ERR(entry);
 
 	mutex_lock(&mp3_lock);
 	err = target ? __mp3_target_claim(file, target) : 0;
+	if (!err && latency)
+		err = __mp3_latency_arm();
 	/* Then: a process forked or exiting from the moment it is hashed is seen. */
 	if (!err)
 		err = __mp3_follow_attach();
@@ -190,6 +203,25 @@ int mp3_maps_target(const struct file *file, u32 target)
 	return err;
 }
 
+int mp3_latency_target(const struct file *file, u32 target)
+{
+	int err = mp3_latency_allowed(file);
+
+	if (err)
+		return err;
+	mutex_lock(&mp3_lock);
+	err = __mp3_target_owned(file, target);
+	if (!err)
+		err = __mp3_latency_arm();
+	if (!err) {
+		/* Its group first: a process joining from now on has latency already. */
+		__mp3_groups_set_latency(target);
+		err = __mp3_tasks_latency_target(target);
+	}
+	mutex_unlock(&mp3_lock);
+	return err;
+}
+
 void mp3_show(struct seq_file *m)
 {
 	mutex_lock(&mp3_lock);
@@ -204,5 +236,6 @@ void mp3_release_all(void)
 	/* No fault handler runs once their counters are released. */
 	__mp3_faults_release();
 	__mp3_groups_remove_all();
+	__mp3_latency_stop();
 	mutex_unlock(&mp3_lock);
 }

@@ -52,8 +52,12 @@ struct mp3_group {
 		char comm[TASK_COMM_LEN];
 	};
 	u64 order;			/* of its addition: the first added wins */
-	/* Its members' faults are placed ("M"): set under mp3_lock, read by the probes. */
+	/*
+	 * Its members' faults are placed ("M"), timed ("L"): set under
+	 * mp3_lock, read by the probes.
+	 */
 	bool maps;
+	bool latency;
 	struct rcu_head rcu;		/* frees it once no probe can see it */
 	u32 target;
 	struct mp3_registrant registrant;
@@ -238,6 +242,8 @@ static void __mp3_groups_unlink(struct mp3_group *g)
 	else
 		hash_del_rcu(&g->comm_node);
 	mp3_nr_groups[g->kind]--;
+	if (g->latency)
+		mp3_latency_put();
 }
 
 bool __mp3_groups_followed(void)
@@ -337,6 +343,7 @@ bool mp3_groups_target_of(const struct mp3_place *place, struct task_struct *tas
 		*joining = (struct mp3_joining) {
 			.target = best->target,
 			.maps = READ_ONCE(best->maps),
+			.latency = READ_ONCE(best->latency),
 			.registrant = &best->registrant,
 		};
 	return held;
@@ -365,6 +372,20 @@ bool __mp3_groups_set_maps(u32 target)
 	g = mp3_groups_find(target);
 	if (g)
 		WRITE_ONCE(g->maps, true);
+	return g;
+}
+
+bool __mp3_groups_set_latency(u32 target)
+{
+	struct mp3_group *g;
+
+	lockdep_assert_held(&mp3_lock);
+
+	g = mp3_groups_find(target);
+	if (g && !g->latency) {
+		mp3_latency_get();
+		WRITE_ONCE(g->latency, true);
+	}
 	return g;
 }
 

@@ -18,6 +18,7 @@
  * faultplace.c, faultcounters.c, faultbuffers.c
  *            where the faults are (faults.h): per-thread perf counters,
  *            placed in mappings
+ * latency.c  how long the faults take: a return probe on the fault handler
  * groups.c   the followed cgroups ("C") and command names ("N")
  * buffer.c   the vmalloc()ed buffer and sample publication
  * access.c   who may read a process, and who owns a registration
@@ -75,15 +76,18 @@ extern struct mutex mp3_lock;
 
 /*
  * @target: 0 for the process alone, else its tree's number ("T"); @maps:
- * where its faults are goes into the records too ("R <pid> maps").
+ * where its faults are goes into the records too ("R <pid> maps");
+ * @latency: how long they took ("R <pid> latency").
  */
-int mp3_register(const struct file *file, pid_t nr, u32 target, bool maps);
+int mp3_register(const struct file *file, pid_t nr, u32 target, bool maps, bool latency);
 int mp3_unregister(const struct file *file, pid_t nr);
 int mp3_unregister_target(const struct file *file, u32 target);
 int mp3_register_cgroup(const struct file *file, u64 cgroup_id, u32 target);
 int mp3_register_comm(const struct file *file, const char *comm, u32 target);
 /* "M <target>": where the faults of its processes are, now and later. */
 int mp3_maps_target(const struct file *file, u32 target);
+/* "L <target>": how long the faults of its processes take, now and later. */
+int mp3_latency_target(const struct file *file, u32 target);
 void mp3_show(struct seq_file *m);
 void mp3_release_all(void);
 
@@ -114,13 +118,15 @@ bool __mp3_buffer_records_pending(void);
  * What was lost since load, which the ring's header shows: processes not
  * followed (unreadable to their registrant, or no memory), faults not
  * placed (a full buffer, too many processes in a tick) and faults summed
- * into an unresolved record (MP3_FAULT_RECORDS_MAX reached).
+ * into an unresolved record (MP3_FAULT_RECORDS_MAX reached), faults not
+ * timed.
  */
 struct mp3_losses {
 	u64 follow_skipped;
 	u64 follow_missed;
 	u64 faults_dropped;
 	u64 faults_summed;
+	u64 latency_missed;
 };
 
 void __mp3_buffer_publish(const struct mp3_sample_values *values,
@@ -153,7 +159,8 @@ bool mp3_registrant_is_opener(const struct mp3_registrant *r, const struct file 
 bool mp3_registrant_owned_by(const struct mp3_registrant *r, const struct file *file);
 
 /* The process numbered @nr where @file's /proc is mounted, if its opener may read it. */
-struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target, bool maps);
+struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target, bool maps,
+				 bool latency);
 void mp3_task_destroy(struct mp3_task *entry);
 int __mp3_tasks_add(struct mp3_task *entry);
 /*
@@ -170,6 +177,8 @@ int __mp3_tasks_remove_pid(const struct file *file, pid_t nr);
 const struct mp3_registrant *__mp3_tasks_registrant(u32 target);
 /* @target's processes have maps from now on; their counters come next. */
 void __mp3_tasks_maps_target(u32 target);
+/* @target's processes have latency from now on; -ENOMEM for one without memory for it. */
+int __mp3_tasks_latency_target(u32 target);
 /*
  * Counters for the processes with maps that have none: those that joined
  * since, or whose counters could not be created then (tried again at the
@@ -220,6 +229,28 @@ u64 mp3_faults_summed(void);
 void mp3_faults_destroy(void);
 
 /*
+ * How long faults take, for the processes with latency (latency.c). The
+ * probe is armed by the registrations that ask for it and disarmed by the
+ * sampler once none needs it: mp3_latency_get() for each process hashed
+ * with times and each group with latency, mp3_latency_put() when it goes.
+ */
+struct mp3_fault_times;
+struct mp3_fault_times *mp3_fault_times_alloc(gfp_t gfp);
+void mp3_fault_times_free(struct mp3_fault_times *times);
+void mp3_latency_get(void);
+void mp3_latency_put(void);
+int __mp3_latency_arm(void);
+void __mp3_latency_disarm_unused(void);
+/* At unload, once nothing is registered. */
+void __mp3_latency_stop(void);
+/* Faults not timed since load: more in flight at once than latency_active. */
+u64 __mp3_latency_missed(void);
+/* Each visit of a process with times: what its faults took, as records. */
+void __mp3_latency_record(u32 tgid, u32 target, struct mp3_fault_times *times);
+void __mp3_buffer_record_latency(u32 tgid, u32 target, bool major, unsigned int bucket,
+				 u64 faults, u64 ns);
+
+/*
  * Whether users who are not administrators may ask for "maps" (a module
  * parameter, which root may change at any time).
  */
@@ -258,6 +289,7 @@ struct mp3_joining {
 	u32 target;	/* 0: none */
 	bool tree;	/* its children join the target at their fork */
 	bool maps;	/* the target's faults are placed ("M") */
+	bool latency;	/* the target's faults are timed ("L") */
 	/* By whose right it joins; valid under rcu_read_lock() or mp3_lock. */
 	const struct mp3_registrant *registrant;
 };
@@ -276,6 +308,8 @@ bool mp3_groups_holds(u32 target, const struct mp3_place *place);
 bool mp3_groups_privileged_holds(const struct mp3_place *place);
 /* Whether @target has a group; its members join with maps from now on. */
 bool __mp3_groups_set_maps(u32 target);
+/* The same for latency; the group holds the probe armed (mp3_latency_get()). */
+bool __mp3_groups_set_latency(u32 target);
 
 /* *@events: asked for, and then whether the wakeup probes are used. */
 int mp3_follow_init(bool *events);

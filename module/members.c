@@ -80,6 +80,7 @@ int __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root)
 		.file = file,
 		.joining = {
 			.target = root->target, .tree = true, .maps = root->maps,
+			.latency = root->times,
 			.registrant = &root->registrant,
 		},
 	};

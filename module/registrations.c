@@ -100,6 +100,31 @@ void __mp3_tasks_maps_target(u32 target)
 	}
 }
 
+int __mp3_tasks_latency_target(u32 target)
+{
+	struct mp3_fault_times *times;
+	struct mp3_task *entry;
+	int err = 0;
+
+	lockdep_assert_held(&mp3_lock);
+
+	__mp3_tasks_adopt_forked();
+	list_for_each_entry(entry, &mp3_tasks, node) {
+		if (entry->target != target || entry->times)
+			continue;
+		times = mp3_fault_times_alloc(GFP_KERNEL);
+		if (!times) {
+			err = -ENOMEM;
+			continue;
+		}
+		/* Hashed: the probe holds from here on. */
+		mp3_latency_get();
+		/* Pairs with the probe's load-acquire: it finds the times zeroed. */
+		smp_store_release(&entry->times, times);
+	}
+	return err;
+}
+
 /*
  * Counters for @entry's threads that have none, if its process still
  * runs. Before its first counters, the faults it took until its counts are

@@ -85,6 +85,14 @@ struct pid_namespace *mp3_file_pid_ns(const struct file *file)
 	return proc_pid_ns(file_inode(file)->i_sb);
 }
 
+/* Under mp3_hash_lock: lookups find @entry, and one with times holds the probe armed. */
+static void __mp3_task_hash(struct mp3_task *entry)
+{
+	hash_add_rcu(mp3_task_hash, &entry->hash, (unsigned long)entry->pid);
+	if (entry->times)
+		mp3_latency_get();
+}
+
 /* Makes @entry visible to lookups, unless @pid has one; returns whether it did. */
 bool mp3_tasks_hash(struct mp3_task *entry)
 {
@@ -93,7 +101,7 @@ bool mp3_tasks_hash(struct mp3_task *entry)
 	spin_lock(&mp3_hash_lock);
 	added = !mp3_tasks_lookup(entry->pid);
 	if (added)
-		hash_add_rcu(mp3_task_hash, &entry->hash, (unsigned long)entry->pid);
+		__mp3_task_hash(entry);
 	spin_unlock(&mp3_hash_lock);
 	return added;
 }
@@ -170,6 +178,8 @@ void __mp3_tasks_remove(struct mp3_task *entry)
 	list_del(&entry->node);
 	hash_del_rcu(&entry->hash);
 	spin_unlock(&mp3_hash_lock);
+	if (entry->times)
+		mp3_latency_put();
 	if (entry->maps && list_empty(&entry->fault_threads))
 		__mp3_task_record_unplaced(entry, &entry->last);
 	if (mp3_event_sampling)
@@ -234,7 +244,8 @@ struct task_struct *mp3_get_leader(struct pid_namespace *ns, pid_t nr, struct pi
 	return leader;
 }
 
-struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target, bool maps)
+struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target, bool maps,
+				 bool latency)
 {
 	struct mp3_task *entry;
 	struct task_struct *leader;
@@ -257,6 +268,14 @@ struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target, 
 	entry->target = target;
 	entry->tree = target != 0;
 	entry->maps = maps;
+	if (latency) {
+		entry->times = mp3_fault_times_alloc(GFP_KERNEL);
+		if (!entry->times) {
+			kfree(entry);
+			err = -ENOMEM;
+			goto put_pid;
+		}
+	}
 	mp3_registrant_init(&entry->registrant, file);
 	INIT_LIST_HEAD(&entry->fault_threads);
 	put_task_struct(leader);
@@ -274,6 +293,7 @@ void mp3_task_destroy(struct mp3_task *entry)
 		put_task_struct(entry->exiting);
 	mp3_registrant_release(&entry->registrant);
 	put_pid(entry->pid);
+	mp3_fault_times_free(entry->times);
 	kfree(entry);
 }
 
@@ -301,6 +321,9 @@ static void mp3_tasks_join_onto(struct list_head *list, struct task_struct *task
 	entry->target = joining->target;
 	entry->tree = joining->tree;
 	entry->maps = joining->maps;
+	/* Without memory for them, it joins untimed. */
+	if (joining->latency)
+		entry->times = mp3_fault_times_alloc(GFP_ATOMIC | __GFP_NOWARN);
 	mp3_registrant_copy(&entry->registrant, joining->registrant);
 	entry->last = *from;
 	entry->unplaced_from = *from;
@@ -310,7 +333,7 @@ static void mp3_tasks_join_onto(struct list_head *list, struct task_struct *task
 		mp3_task_destroy(entry);
 		return;
 	}
-	hash_add_rcu(mp3_task_hash, &entry->hash, (unsigned long)entry->pid);
+	__mp3_task_hash(entry);
 	list_add_tail(&entry->node, list);
 	mp3_maps_joined |= entry->maps;
 	spin_unlock(&mp3_hash_lock);

@@ -66,13 +66,14 @@ bool __mp3_sampler_running(void)
 }
 
 /* What the parts lost since load, handed down to the ring's header. */
-static struct mp3_losses mp3_losses_since_load(void)
+static struct mp3_losses __mp3_losses_since_load(void)
 {
 	return (struct mp3_losses) {
 		.follow_skipped = mp3_tasks_skipped(),
 		.follow_missed = mp3_tasks_missed(),
 		.faults_dropped = mp3_faults_dropped(),
 		.faults_summed = mp3_faults_summed(),
+		.latency_missed = __mp3_latency_missed(),
 	};
 }
 
@@ -91,6 +92,7 @@ static void mp3_sampler_fn(struct work_struct *work)
 	__mp3_faults_collect();
 	/* Releasing a counter sleeps: not in the visits' RCU sections. */
 	__mp3_faults_release();
+	__mp3_latency_disarm_unused();
 	if (registered) {
 		__mp3_sampler_arm();
 	} else {
@@ -104,7 +106,7 @@ static void mp3_sampler_fn(struct work_struct *work)
 	 * this period still gets its last sample.
 	 */
 	if (registered || values.nr_procs || __mp3_buffer_records_pending()) {
-		losses = mp3_losses_since_load();
+		losses = __mp3_losses_since_load();
 		__mp3_buffer_publish(&values, &losses, ktime_get_ns() - start_ns);
 		published = true;
 	}

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /proc/mp3/status: "R <pid> [maps]" registers (with maps: where its faults
- * are too), "U <pid>" unregisters, "T <pid> <target>" registers a tree,
- * "C <cgroup-id> <target>" a cgroup, "N <target> <comm>" a command name,
- * "X <target>" unregisters any of them, "M <target>" places the faults of
- * a target's processes; reading lists the registered PIDs. One command per
- * write(), all or nothing.
+ * /proc/mp3/status: "R <pid> [maps] [latency]" registers (with maps: where
+ * its faults are too, with latency: how long they took), "U <pid>"
+ * unregisters, "T <pid> <target>" registers a tree, "C <cgroup-id>
+ * <target>" a cgroup, "N <target> <comm>" a command name, "X <target>"
+ * unregisters any of them, "M <target>" places the faults of a target's
+ * processes, "L <target>" times them; reading lists the registered PIDs.
+ * One command per write(), all or nothing.
  */
 #include <linux/ctype.h>
 #include <linux/kernel.h>
@@ -39,12 +40,13 @@ static int mp3_status_open(struct inode *inode, struct file *file)
 }
 
 struct mp3_command {
-	char verb;		/* R, U, T, X, C, N or M */
+	char verb;		/* R, U, T, X, C, N, M or L */
 	int pid;		/* R, U, T */
 	u64 cgroup_id;		/* C */
 	const char *comm;	/* N: in the caller's buffer */
-	int target;		/* T, X, C, N, M */
+	int target;		/* T, X, C, N, M, L */
 	bool maps;		/* R */
+	bool latency;		/* R */
 };
 
 /*
@@ -102,9 +104,9 @@ static bool mp3_parse_word(char **s, const char *word)
 }
 
 /*
- * Parses "R <pid> [maps]", "U <pid>", "T <pid> <target>", "X <target>",
- * "C <cgroup-id> <target>", "N <target> <comm>" or "M <target>", white
- * space around.
+ * Parses "R <pid> [maps] [latency]", "U <pid>", "T <pid> <target>", "X
+ * <target>", "C <cgroup-id> <target>", "N <target> <comm>", "M <target>" or
+ * "L <target>", white space around.
  */
 static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 {
@@ -114,13 +116,14 @@ static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 	if (strlen(buf) != len)
 		return -EINVAL;		/* embedded NUL */
 	buf = strim(buf);
-	if (!buf[0] || !strchr("RUTXCNM", buf[0]) || !isspace(buf[1]))
+	if (!buf[0] || !strchr("RUTXCNML", buf[0]) || !isspace(buf[1]))
 		return -EINVAL;
 	c->verb = buf[0];
 	args = buf + 1;
 	switch (c->verb) {
 	case 'X':
 	case 'M':
+	case 'L':
 		err = mp3_parse_int(&args, &c->target);
 		break;
 	case 'C':
@@ -141,6 +144,8 @@ static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 		err = mp3_parse_int(&args, &c->pid);
 		if (!err)
 			c->maps = mp3_parse_word(&args, "maps");
+		if (!err)
+			c->latency = mp3_parse_word(&args, "latency");
 		break;
 	default:
 		err = mp3_parse_int(&args, &c->pid);
@@ -153,9 +158,9 @@ static int mp3_run_command(const struct file *file, const struct mp3_command *c)
 {
 	switch (c->verb) {
 	case 'R':
-		return mp3_register(file, c->pid, 0, c->maps);
+		return mp3_register(file, c->pid, 0, c->maps, c->latency);
 	case 'T':
-		return mp3_register(file, c->pid, c->target, false);
+		return mp3_register(file, c->pid, c->target, false, false);
 	case 'U':
 		return mp3_unregister(file, c->pid);
 	case 'C':
@@ -164,6 +169,8 @@ static int mp3_run_command(const struct file *file, const struct mp3_command *c)
 		return mp3_register_comm(file, c->comm, c->target);
 	case 'M':
 		return mp3_maps_target(file, c->target);
+	case 'L':
+		return mp3_latency_target(file, c->target);
 	default:
 		return mp3_unregister_target(file, c->target);
 	}

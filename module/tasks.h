@@ -91,6 +91,12 @@ struct mp3_task {
 	bool counting;			/* every thread that may fault has them */
 	/* With maps, while it has no counters: its faults not yet in the records. */
 	struct mp3_counters unplaced_from;
+	/*
+	 * With latency: how long its faults took since the last sample. Set
+	 * before hashing, or under mp3_lock ("L") with a store-release that
+	 * the probe's load-acquire pairs with; freed with the entry.
+	 */
+	struct mp3_fault_times *times;
 };
 
 /* Registered processes in registration order, protected by mp3_lock. */

@@ -58,6 +58,8 @@ static void __mp3_task_account(struct mp3_task *entry, struct task_struct *leade
 	if (leader)
 		__mp3_task_name(entry, leader, tgid);
 	__mp3_buffer_record_counts(tgid, entry->target, &delta);
+	if (entry->times)
+		__mp3_latency_record(tgid, entry->target, entry->times);
 	values->minor_faults += delta.minor_faults;
 	values->major_faults += delta.major_faults;
 	values->cpu_ns += delta.cpu_ns;

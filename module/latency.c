@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * How long the faults of processes registered with "latency" take: a
+ * kernel return probe on handle_mm_fault(), armed while any process or
+ * group has latency. Its entry handler lets a fault pass (no return probe)
+ * unless its process is registered with latency, one hash lookup; for
+ * those, the time from entry to return goes into the process's log2
+ * histogram (struct mp3_fault_times), which each sample takes whole into
+ * MP3_RECORD_LATENCY records.
+ *
+ * A fault that returns VM_FAULT_RETRY has dropped its lock to wait (for a
+ * page lock, for I/O, or to fall back from the VMA lock to the mmap lock)
+ * and is handled again: the kernel counts it once, at the last attempt,
+ * major if that one was retried or read from storage (mm_account_fault()).
+ * The time of the attempts that retried is held for the thread meanwhile
+ * and added to that last attempt's.
+ */
+#include <linux/atomic.h>
+#include <linux/kprobes.h>
+#include <linux/ktime.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/ptrace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "tasks.h"
+
+/*
+ * Threads of one process between a retried attempt and the next, at
+ * most: a thread beyond them has its retried attempts' time forgotten.
+ */
+#define MP3_RETRIES_HELD 16
+
+/* A thread's fault that returned VM_FAULT_RETRY: the time it took so far. */
+struct mp3_retry {
+	const struct task_struct *task;	/* compared only; NULL: a free slot */
+	unsigned long address;
+	u64 ns;
+};
+
+struct mp3_fault_times {
+	/* Taken and zeroed by the sample (atomic exchanges); [major][bucket]. */
+	atomic64_t faults[2][MP3_LATENCY_BUCKETS];
+	atomic64_t ns[2][MP3_LATENCY_BUCKETS];
+	/* Protects retries and nr_retries (read without it to pass by when 0). */
+	raw_spinlock_t lock;
+	unsigned int nr_retries;
+	struct mp3_retry retries[MP3_RETRIES_HELD];
+};
+
+/* What the entry handler notes for the return handler. */
+struct mp3_fault_start {
+	u64 ns;
+	unsigned long address;
+	unsigned int flags;
+};
+
+/*
+ * Faults handled at once by threads with latency, at most: each holds an
+ * instance of the probe until its handler returns, a major fault for as
+ * long as it waits. Beyond, a fault is not timed (latency_missed).
+ */
+static unsigned int latency_active = 1024;
+module_param(latency_active, uint, 0444);
+MODULE_PARM_DESC(latency_active,
+		 "Faults of processes with latency timed at once, at most (default 1024)");
+
+/* Processes hashed with times, and groups with latency: the probe stays armed. */
+static atomic_t mp3_timed;
+/* Whether mp3_fault_probe is registered; under mp3_lock. */
+static bool mp3_latency_armed;
+/* Faults not timed by the probes of earlier arms (nmissed goes with each). */
+static u64 mp3_latency_missed_before;
+
+/* The times of @task's process, NULL if it has no latency; under rcu_read_lock(). */
+static struct mp3_fault_times *mp3_fault_times_of(struct task_struct *task)
+{
+	struct mp3_task *entry = mp3_tasks_lookup(task_tgid(task));
+
+	/* Pairs with mp3_task_set_times(): the times are zeroed. */
+	return entry ? smp_load_acquire(&entry->times) : NULL;
+}
+
+static int mp3_fault_entered(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct mp3_fault_start *start = (struct mp3_fault_start *)ri->data;
+	bool timed;
+
+	rcu_read_lock();
+	timed = mp3_fault_times_of(current);
+	rcu_read_unlock();
+	if (!timed)
+		return 1;	/* no return probe */
+	/* handle_mm_fault(vma, address, flags, regs) */
+	start->address = regs_get_kernel_argument(regs, 1);
+	start->flags = regs_get_kernel_argument(regs, 2);
+	start->ns = ktime_get_ns();
+	return 0;
+}
+
+/* Holds the time of @current's attempt at @address that will be retried. */
+static void mp3_retry_hold(struct mp3_fault_times *times, unsigned long address, u64 ns)
+{
+	struct mp3_retry *free = NULL;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&times->lock, flags);
+	for (int i = 0; i < MP3_RETRIES_HELD; i++) {
+		struct mp3_retry *r = &times->retries[i];
+
+		if (r->task == current) {
+			/* Retried again: the same fault, or one forgotten (killed). */
+			r->ns = r->address == address ? r->ns + ns : ns;
+			r->address = address;
+			goto unlock;
+		}
+		if (!r->task && !free)
+			free = r;
+	}
+	if (free) {
+		*free = (struct mp3_retry){ .task = current, .address = address, .ns = ns };
+		times->nr_retries++;
+	}
+unlock:
+	raw_spin_unlock_irqrestore(&times->lock, flags);
+}
+
+/* What @current's earlier attempts at @address took; none is held for it after. */
+static u64 mp3_retry_take(struct mp3_fault_times *times, unsigned long address)
+{
+	unsigned long flags;
+	u64 ns = 0;
+
+	if (!READ_ONCE(times->nr_retries))
+		return 0;
+	raw_spin_lock_irqsave(&times->lock, flags);
+	for (int i = 0; i < MP3_RETRIES_HELD; i++) {
+		struct mp3_retry *r = &times->retries[i];
+
+		if (r->task != current)
+			continue;
+		/* Another address: the attempt held was given up (a fatal signal). */
+		if (r->address == address)
+			ns = r->ns;
+		r->task = NULL;
+		times->nr_retries--;
+		break;
+	}
+	raw_spin_unlock_irqrestore(&times->lock, flags);
+	return ns;
+}
+
+/* The bucket of a fault that took @ns: see MP3_LATENCY_SHIFT in mp3.h. */
+static unsigned int mp3_latency_bucket(u64 ns)
+{
+	return min_t(unsigned int, fls64(ns >> MP3_LATENCY_SHIFT), MP3_LATENCY_BUCKETS - 1);
+}
+
+static void mp3_fault_time(struct mp3_fault_times *times, const struct mp3_fault_start *start,
+			   vm_fault_t ret, u64 ns)
+{
+	unsigned int bucket;
+	bool major;
+
+	if (ret & VM_FAULT_RETRY) {
+		mp3_retry_hold(times, start->address, ns);
+		return;
+	}
+	ns += mp3_retry_take(times, start->address);
+	/* Not counted as a fault (mm_account_fault()). */
+	if (ret & VM_FAULT_ERROR)
+		return;
+	major = (ret & VM_FAULT_MAJOR) || (start->flags & FAULT_FLAG_TRIED);
+	bucket = mp3_latency_bucket(ns);
+	atomic64_add(ns, &times->ns[major][bucket]);
+	atomic64_inc(&times->faults[major][bucket]);
+}
+
+static int mp3_fault_returned(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	const struct mp3_fault_start *start = (const struct mp3_fault_start *)ri->data;
+	u64 ns = ktime_get_ns() - start->ns;
+	struct mp3_fault_times *times;
+
+	/* Looked up again: the process may have been unregistered while the fault slept. */
+	rcu_read_lock();
+	times = mp3_fault_times_of(current);
+	if (times)
+		mp3_fault_time(times, start, (__force vm_fault_t)regs_return_value(regs), ns);
+	rcu_read_unlock();
+	return 0;
+}
+
+static struct kretprobe mp3_fault_probe = {
+	.entry_handler = mp3_fault_entered,
+	.handler = mp3_fault_returned,
+	.data_size = sizeof(struct mp3_fault_start),
+};
+
+struct mp3_fault_times *mp3_fault_times_alloc(gfp_t gfp)
+{
+	struct mp3_fault_times *times = kzalloc(sizeof(*times), gfp);
+
+	if (times)
+		raw_spin_lock_init(&times->lock);
+	return times;
+}
+
+void mp3_fault_times_free(struct mp3_fault_times *times)
+{
+	kfree(times);
+}
+
+void mp3_latency_get(void)
+{
+	atomic_inc(&mp3_timed);
+}
+
+void mp3_latency_put(void)
+{
+	atomic_dec(&mp3_timed);
+}
+
+int __mp3_latency_arm(void)
+{
+	int err;
+
+	lockdep_assert_held(&mp3_lock);
+
+	if (mp3_latency_armed)
+		return 0;
+	/* Registered again, the probe starts as new: nmissed was kept aside. */
+	memset(&mp3_fault_probe.kp, 0, sizeof(mp3_fault_probe.kp));
+	mp3_fault_probe.kp.symbol_name = "handle_mm_fault";
+	mp3_fault_probe.nmissed = 0;
+	mp3_fault_probe.maxactive = latency_active;
+	err = register_kretprobe(&mp3_fault_probe);
+	if (err) {
+		pr_warn("no probe on handle_mm_fault: %d\n", err);
+		return err;
+	}
+	mp3_latency_armed = true;
+	return 0;
+}
+
+/* Disarms the probe; waits until no handler runs. */
+static void __mp3_latency_disarm(void)
+{
+	unregister_kretprobe(&mp3_fault_probe);
+	mp3_latency_missed_before += mp3_fault_probe.nmissed;
+	mp3_latency_armed = false;
+}
+
+void __mp3_latency_disarm_unused(void)
+{
+	lockdep_assert_held(&mp3_lock);
+
+	if (mp3_latency_armed && !atomic_read(&mp3_timed))
+		__mp3_latency_disarm();
+}
+
+void __mp3_latency_stop(void)
+{
+	lockdep_assert_held(&mp3_lock);
+
+	if (mp3_latency_armed)
+		__mp3_latency_disarm();
+}
+
+u64 __mp3_latency_missed(void)
+{
+	lockdep_assert_held(&mp3_lock);
+
+	return mp3_latency_missed_before +
+	       (mp3_latency_armed ? READ_ONCE(mp3_fault_probe.nmissed) : 0);
+}
+
+void __mp3_latency_record(u32 tgid, u32 target, struct mp3_fault_times *times)
+{
+	lockdep_assert_held(&mp3_lock);
+
+	for (int major = 0; major < 2; major++) {
+		for (int b = 0; b < MP3_LATENCY_BUCKETS; b++) {
+			u64 faults;
+
+			/* Most buckets are empty: an exchange only for those that are not. */
+			if (!atomic64_read(&times->faults[major][b]))
+				continue;
+			faults = atomic64_xchg(&times->faults[major][b], 0);
+			__mp3_buffer_record_latency(tgid, target, major, b, faults,
+						    atomic64_xchg(&times->ns[major][b], 0));
+		}
+	}
+}
