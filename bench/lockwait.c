@@ -157,7 +157,7 @@ int cmd_lockwait(const char *kind, unsigned long n)
 		die("pthread_create", EAGAIN);
 	usleep(100000);
 	start = clock_ns(CLOCK_MONOTONIC);
-	err = threads ? procstatus_register_maps(MP3_STATUS_PATH, pid) :
+	err = threads ? procstatus_register(MP3_STATUS_PATH, pid, TARGETSFILE_OPT_MAPS) :
 			procstatus_tree(MP3_STATUS_PATH, pid, LOCKWAIT_TARGET);
 	took = clock_ns(CLOCK_MONOTONIC) - start;
 	usleep(200000);

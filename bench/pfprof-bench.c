@@ -915,7 +915,7 @@ static int cmd_faults(unsigned long pages, unsigned int rounds, const char *mode
 	if (!strcmp(mode, "registered"))
 		err = procstatus_command(MP3_STATUS_PATH, 'R', getpid());
 	else if (!strcmp(mode, "maps"))
-		err = procstatus_register_maps(MP3_STATUS_PATH, getpid());
+		err = procstatus_register(MP3_STATUS_PATH, getpid(), TARGETSFILE_OPT_MAPS);
 	if (err)
 		die("registering this process", -err);
 	if (strcmp(mode, "unregistered")) {

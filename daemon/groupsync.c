@@ -88,26 +88,51 @@ static bool locate(const struct target *t, struct place *p, bool *reported)
 	return !err;
 }
 
+/* How each option's command is logged: whole messages, as the man page quotes them. */
+static const struct {
+	unsigned int option;
+	const char *accepted;	/* the target's kind and name */
+	const char *refused;	/* the same, the status file, the error and why */
+} option_messages[] = {
+	{ TARGETSFILE_OPT_MAPS, "placing the faults of %s %s in their mappings",
+	  "cannot place the faults of %s %s with %s: %s%s" },
+	{ TARGETSFILE_OPT_LATENCY, "timing the faults of %s %s",
+	  "cannot time the faults of %s %s with %s: %s%s" },
+};
+
+/* Why the module may have refused an option's command, for its message. */
+static const char *refusal_hint(int err)
+{
+	if (err == -EINVAL)
+		return " (the module is older than pfprofd)";
+	if (err == -EPERM)
+		return " (an administrator's: pfprofd runs as another user)";
+	return "";
+}
+
 /*
- * With "maps": "M" once per registration (registered is 0 when the module
- * took the target just now, a new cgroup or the module loaded again).
+ * The target's options: "M", "L" once per registration (registered is 0
+ * when the module took the target just now, a new cgroup or the module
+ * loaded again).
  */
-static void place_faults(struct groups *c, const struct target *t, struct group_state *st,
+static void send_options(struct groups *c, const struct target *t, struct group_state *st,
 			 int registered)
 {
-	int err;
+	for (size_t i = 0; i < sizeof(option_messages) / sizeof(option_messages[0]); i++) {
+		unsigned int o = option_messages[i].option;
+		int err;
 
-	if (!t->maps || (st->maps && registered))
-		return;
-	err = procstatus_maps_target(c->config->status_file, t->number);
-	if (err && !st->maps_reported)
-		dlog(LOG_ERR, "cannot place the faults of %s %s with %s: %s%s", word(t), t->name,
-		     c->config->status_file, strerror(-err),
-		     err == -EINVAL ? " (the module is older than pfprofd)" : "");
-	else if (!err && !st->maps)
-		dlog(LOG_INFO, "placing the faults of %s %s in their mappings", word(t), t->name);
-	st->maps_reported = err != 0;
-	st->maps = !err;
+		if (!(target_line_options(t) & o) || ((st->options & o) && registered))
+			continue;
+		err = procstatus_target_option(c->config->status_file, o, t->number);
+		if (err && !(st->options_reported & o))
+			dlog(LOG_ERR, option_messages[i].refused, word(t), t->name,
+			     c->config->status_file, strerror(-err), refusal_hint(err));
+		else if (!err && !(st->options & o))
+			dlog(LOG_INFO, option_messages[i].accepted, word(t), t->name);
+		st->options_reported = err ? st->options_reported | o : st->options_reported & ~o;
+		st->options = err ? st->options & ~o : st->options | o;
+	}
 }
 
 static void follow(struct groups *c, const struct target *t, struct group_state *st,
@@ -130,7 +155,7 @@ static void follow(struct groups *c, const struct target *t, struct group_state 
 	st->id = p->id;
 	st->reported = false;
 	st->dropped = false;
-	place_faults(c, t, st, err);
+	send_options(c, t, st, err);
 }
 
 /*
@@ -243,7 +268,7 @@ static void follow_comm(struct groups *c, const struct target *t, struct group_s
 	st->reported = err < 0;
 	st->following = err >= 0;
 	if (err >= 0)
-		place_faults(c, t, st, err);
+		send_options(c, t, st, err);
 }
 
 /* Registers a cgroup's or unit's cgroup, or drops it; false if it cannot have one. */
@@ -326,8 +351,8 @@ void groups_reload(struct groups *c)
 		const struct group_state *old = old_state(c, t->number);
 
 		states[i] = old ? *old : (struct group_state){ .number = t->number };
-		/* The module keeps "M" until the target goes: registered again without. */
-		if (old && old->maps && !t->maps) {
+		/* The module keeps "M" and "L" until the target goes: registered again without. */
+		if (old && (old->options & ~target_line_options(t))) {
 			procstatus_untarget(c->config->status_file, t->number);
 			states[i] = (struct group_state){ .number = t->number };
 		}

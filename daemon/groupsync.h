@@ -37,8 +37,8 @@ struct group_state {
 	bool following;		/* a name: registered */
 	bool reported;		/* a problem was logged: not again until it is gone */
 	bool dropped;		/* the module has no cgroup for it: no "X" again */
-	bool maps;		/* "M" accepted for this registration */
-	bool maps_reported;	/* "M" refused and logged: not again until accepted */
+	unsigned int options;	/* TARGETSFILE_OPT_*: "M", "L" accepted for this registration */
+	unsigned int options_reported;	/* refused and logged: not again until accepted */
 };
 
 struct groups {

@@ -16,44 +16,46 @@ static void report_bad_line(void *ctx, const char *file, unsigned int line, cons
 	dlog(LOG_WARNING, "%s:%u: %s (line ignored)", file, line, message);
 }
 
-/* The targets file's lines naming a process: alone or with its tree, with its mappings or not. */
+/* The targets file's lines naming a process: alone or with its tree. */
 struct kind {
-	const char *what;	/* in messages: "PID", "maps PID", "the tree of PID" */
-	bool maps;		/* "profiling ... with its mappings" */
+	const char *what;	/* in messages: "PID", "the tree of PID" */
 	enum targetsfile_kind lines;
-	int (*command)(const char *status_file, pid_t pid);
+	int (*command)(const char *status_file, pid_t pid, unsigned int options);
+	/* Logged once registered, by options: whole messages, as the man page quotes them. */
+	const char *registered[TARGETSFILE_OPTS + 1];
 };
 
-static int register_alone(const char *status_file, pid_t pid)
-{
-	return procstatus_command(status_file, 'R', pid);
-}
-
-/* A tree's target number is its root's PID. */
-static int register_tree(const char *status_file, pid_t root)
-{
-	return procstatus_tree(status_file, root, (unsigned int)root);
-}
-
 /*
- * "M" every time, registered now or before: the line may have gained its
- * "maps" since, and on a tree that has it already "M" changes nothing.
+ * A tree's target number is its root's PID. Its options ("M", "L") every
+ * time, registered now or before: the line may have gained one since, and
+ * on a tree that has it already the command changes nothing.
  */
-static int register_tree_maps(const char *status_file, pid_t root)
+static int register_tree(const char *status_file, pid_t root, unsigned int options)
 {
-	int err = register_tree(status_file, root), maps_err;
+	int err = procstatus_tree(status_file, root, (unsigned int)root), options_err;
 
 	if (err && err != -EEXIST)
 		return err;
-	maps_err = procstatus_maps_target(status_file, (unsigned int)root);
-	return maps_err ? maps_err : err;
+	options_err = procstatus_target_options(status_file, options, (unsigned int)root);
+	return options_err ? options_err : err;
 }
 
-static const struct kind processes = { "PID", false, TARGETSFILE_PID, register_alone };
-static const struct kind mapped = { "maps PID", true, TARGETSFILE_MAPS, procstatus_register_maps };
-static const struct kind trees = { "the tree of PID", false, TARGETSFILE_TREE, register_tree };
-static const struct kind mapped_trees = { "the tree of PID", true, TARGETSFILE_MAPS_TREE,
-					  register_tree_maps };
+static const struct kind processes = {
+	"PID", TARGETSFILE_PID, procstatus_register, {
+		[0] = "profiling PID %d",
+		[TARGETSFILE_OPT_MAPS] = "profiling PID %d with its mappings",
+		[TARGETSFILE_OPT_LATENCY] = "profiling PID %d with its fault latency",
+		[TARGETSFILE_OPTS] = "profiling PID %d with its mappings and fault latency",
+	},
+};
+static const struct kind trees = {
+	"the tree of PID", TARGETSFILE_TREE, register_tree, {
+		[0] = "profiling the tree of PID %d",
+		[TARGETSFILE_OPT_MAPS] = "profiling the tree of PID %d with its mappings",
+		[TARGETSFILE_OPT_LATENCY] = "profiling the tree of PID %d with its fault latency",
+		[TARGETSFILE_OPTS] = "profiling the tree of PID %d with its mappings and fault latency",
+	},
+};
 
 /* The PIDs of k's lines; the bad lines are reported once, with the PIDs alone. */
 static int read_pids(const char *path, const struct kind *k, struct pidlist *list)
@@ -63,27 +65,35 @@ static int read_pids(const char *path, const struct kind *k, struct pidlist *lis
 	return targetsfile_read_kind(path, k->lines, list);
 }
 
-/* Registers one PID; returns 1 if it is registered now, 0 if not, -ESRCH if gone. */
-static int register_one(const struct pfprof_config *config, const struct kind *k, pid_t pid)
+/* Why the module refused a registration with options, beside its error. */
+static void report_refused(const struct pfprof_config *config, const struct kind *k, pid_t pid,
+			   unsigned int options, int err)
 {
-	int err = k->command(config->status_file, pid);
+	if (!options)
+		dlog(LOG_ERR, "cannot register %s %d with %s: %s", k->what, (int)pid,
+		     config->status_file, strerror(-err));
+	else
+		dlog(LOG_ERR, "cannot register %s %d with %s (%s): %s%s", k->what, (int)pid,
+		     config->status_file, targetsfile_option_words(options), strerror(-err),
+		     err == -EINVAL ? " (the module is older than pfprofd)" : "");
+}
+
+/* Registers one PID; returns 1 if it is registered now, 0 if not, -ESRCH if gone. */
+static int register_one(const struct pfprof_config *config, const struct kind *k, pid_t pid,
+			unsigned int options)
+{
+	int err = k->command(config->status_file, pid, options);
 
 	switch (err) {
 	case 0:
-		if (k == &mapped)
-			dlog(LOG_INFO, "profiling PID %d with its mappings", (int)pid);
-		else if (k->maps)
-			dlog(LOG_INFO, "profiling the tree of PID %d with its mappings", (int)pid);
-		else
-			dlog(LOG_INFO, "profiling %s %d", k->what, (int)pid);
+		dlog(LOG_INFO, k->registered[options], (int)pid);
 		return 1;
 	case -EEXIST:
 		return 1;
 	case -ESRCH:
 		return -ESRCH;
 	default:
-		dlog(LOG_ERR, "cannot register %s %d with %s: %s", k->what, (int)pid,
-		     config->status_file, strerror(-err));
+		report_refused(config, k, pid, options, err);
 		return 0;
 	}
 }
@@ -91,7 +101,7 @@ static int register_one(const struct pfprof_config *config, const struct kind *k
 static void drop_dead(const struct pfprof_config *config, const struct kind *k,
 		      const pid_t *dead, size_t count)
 {
-	int err = targetsfile_edit_pids(config->targets_file, k->lines, false, dead, count);
+	int err = targetsfile_edit_pids(config->targets_file, k->lines, 0, false, dead, count);
 
 	/* Whole messages, so that each can be found as the man page quotes it. */
 	for (size_t i = 0; i < count; i++)
@@ -122,7 +132,7 @@ static int sync_kind(const struct pfprof_config *config, const struct kind *k)
 		return 0;
 	}
 	for (size_t i = 0; i < list.count; i++) {
-		int r = register_one(config, k, list.pids[i]);
+		int r = register_one(config, k, list.pids[i], list.options[i]);
 
 		if (r == -ESRCH)
 			dead[nr_dead++] = list.pids[i];
@@ -140,11 +150,10 @@ int registrar_sync(const struct pfprof_config *config)
 {
 	/*
 	 * Trees first: a tree's root listed alone too is then followed all the
-	 * same; then the processes with their mappings, which a process listed
-	 * alone too keeps.
+	 * same. A process on several lines is registered once, with the
+	 * options of all (targetsfile_read_pids()).
 	 */
-	int registered = sync_kind(config, &mapped_trees) + sync_kind(config, &trees);
+	int registered = sync_kind(config, &trees);
 
-	registered += sync_kind(config, &mapped);
 	return registered + sync_kind(config, &processes);
 }

@@ -37,10 +37,11 @@ static int write_command(const char *status_file, char command, pid_t pid, const
 	return write_text(status_file, cmd, len);
 }
 
-int procstatus_register_maps(const char *status_file, pid_t pid)
+int procstatus_register(const char *status_file, pid_t pid, unsigned int options)
 {
-	char cmd[32];
-	int len = snprintf(cmd, sizeof(cmd), "R %d maps\n", (int)pid);
+	const char *words = targetsfile_option_words(options);
+	char cmd[48];
+	int len = snprintf(cmd, sizeof(cmd), "R %d%s%s\n", (int)pid, *words ? " " : "", words);
 
 	return write_text(status_file, cmd, len);
 }
@@ -62,9 +63,20 @@ static int write_target_command(const char *status_file, char verb, unsigned int
 	return write_text(status_file, cmd, len);
 }
 
-int procstatus_maps_target(const char *status_file, unsigned int target)
+int procstatus_target_option(const char *status_file, unsigned int option, unsigned int target)
 {
-	return write_target_command(status_file, 'M', target);
+	return write_target_command(status_file, option == TARGETSFILE_OPT_LATENCY ? 'L' : 'M',
+				    target);
+}
+
+int procstatus_target_options(const char *status_file, unsigned int options, unsigned int target)
+{
+	int err = 0;
+
+	for (unsigned int o = 1; !err && (o & TARGETSFILE_OPTS); o <<= 1)
+		if (options & o)
+			err = procstatus_target_option(status_file, o, target);
+	return err;
 }
 
 int procstatus_untarget(const char *status_file, unsigned int target)
@@ -118,8 +130,7 @@ int procstatus_list(const char *status_file, struct pidlist *list)
 	size_t cap = 0;
 	int pid, err = 0;
 
-	list->pids = NULL;
-	list->count = 0;
+	*list = (struct pidlist){ 0 };
 	if (!f)
 		return -errno;
 	while (!err && fscanf(f, "%d", &pid) == 1) {

@@ -15,11 +15,13 @@ int procstatus_command(const char *status_file, char command, pid_t pid);
 int procstatus_command_bare(const char *status_file, char command, pid_t pid);
 
 /*
- * Writes "R <pid> maps\n": registers pid, its records saying in which
- * mapping each fault was. 0 or -errno (-EINVAL from a module before
- * version 5).
+ * Writes "R <pid>" and the words of options (TARGETSFILE_OPT_*, as
+ * targetsfile_option_words() gives them): registers pid, its records saying
+ * in which mapping each fault was ("maps") and how long its faults took
+ * ("latency"). 0 or -errno (-EINVAL from a module before version 5 for
+ * maps, 8 for latency; -EPERM: latency is an administrator's).
  */
-int procstatus_register_maps(const char *status_file, pid_t pid);
+int procstatus_register(const char *status_file, pid_t pid, unsigned int options);
 
 /*
  * Writes "T <pid> <target>\n": registers pid and its tree, present and
@@ -43,11 +45,16 @@ int procstatus_follow_cgroup(const char *status_file, uint64_t cgroup_id, unsign
 int procstatus_follow_comm(const char *status_file, const char *comm, unsigned int target);
 
 /*
- * Writes "M <target>\n": the records of the target's processes, now and
- * later, say in which mapping each fault was. 0 or -errno (-EINVAL from a
- * module that cannot: before version 5 of its ring, or built before "M").
+ * Writes the command of one option for a target: "M <target>\n" (maps: the
+ * records of the target's processes, now and later, say in which mapping
+ * each fault was) or "L <target>\n" (latency: how long their faults took).
+ * 0 or -errno (-EINVAL from a module that cannot: before version 5 of its
+ * ring for M, 8 for L, or built before "M"; -EPERM: not an administrator).
  */
-int procstatus_maps_target(const char *status_file, unsigned int target);
+int procstatus_target_option(const char *status_file, unsigned int option, unsigned int target);
+
+/* The same for each of options in turn; 0 or the first error, the options after it not sent. */
+int procstatus_target_options(const char *status_file, unsigned int options, unsigned int target);
 
 /* Writes "X <target>\n": unregisters the target's processes and its cgroup; -ENOENT if none. */
 int procstatus_untarget(const char *status_file, unsigned int target);

@@ -38,54 +38,40 @@ uint32_t target_number(enum target_kind kind, const char *name)
 	       (fnv1a(fnv1a(2166136261U, kind_words[kind]), name) & (TARGET_NAMED_FIRST - 1));
 }
 
-/* The target kind of each targets file line kind that names a target. */
-static const struct {
-	enum targetsfile_kind line;
-	enum target_kind kind;
-	bool maps;
-} line_kinds[] = {
-	{ TARGETSFILE_TREE, TARGET_TREE, false }, { TARGETSFILE_CGROUP, TARGET_CGROUP, false },
-	{ TARGETSFILE_UNIT, TARGET_UNIT, false }, { TARGETSFILE_COMM, TARGET_COMM, false },
-	{ TARGETSFILE_MAPS_TREE, TARGET_TREE, true }, { TARGETSFILE_MAPS_CGROUP, TARGET_CGROUP, true },
-	{ TARGETSFILE_MAPS_UNIT, TARGET_UNIT, true }, { TARGETSFILE_MAPS_COMM, TARGET_COMM, true },
+/* The targets file's kind of lines of each target kind. */
+static const enum targetsfile_kind line_kinds[] = {
+	[TARGET_TREE] = TARGETSFILE_TREE, [TARGET_CGROUP] = TARGETSFILE_CGROUP,
+	[TARGET_UNIT] = TARGETSFILE_UNIT, [TARGET_COMM] = TARGETSFILE_COMM,
 };
 
-#define NR_LINE_KINDS (sizeof(line_kinds) / sizeof(line_kinds[0]))
+#define NR_TARGET_KINDS (sizeof(line_kinds) / sizeof(line_kinds[0]))
 
-static size_t line_kind_index(enum targetsfile_kind line)
+enum targetsfile_kind target_line_kind(enum target_kind kind)
 {
-	size_t i = 0;
-
-	while (i < NR_LINE_KINDS - 1 && line_kinds[i].line != line)
-		i++;
-	return i;
+	return line_kinds[kind];
 }
 
-enum targetsfile_kind target_line_kind(enum target_kind kind, bool maps)
+/* The target kind of a line kind that names a target (not a PID's). */
+static enum target_kind kind_of_line(enum targetsfile_kind line)
 {
-	size_t i = 0;
+	size_t k = 0;
 
-	while (i < NR_LINE_KINDS - 1 && (line_kinds[i].kind != kind || line_kinds[i].maps != maps))
-		i++;
-	return line_kinds[i].line;
+	while (k < NR_TARGET_KINDS - 1 && line_kinds[k] != line)
+		k++;
+	return k;
 }
 
-/* The target of list named so, whatever its "maps", or NULL. */
-static struct target *target_list_named(struct target_list *list, enum target_kind kind,
-					const char *name)
+unsigned int target_line_options(const struct target *t)
 {
-	for (size_t i = 0; i < list->count; i++)
-		if (list->targets[i].kind == kind && !strcmp(list->targets[i].name, name))
-			return &list->targets[i];
-	return NULL;
+	return (t->maps ? TARGETSFILE_OPT_MAPS : 0) | (t->latency ? TARGETSFILE_OPT_LATENCY : 0);
 }
 
 static unsigned int target_lines(void)
 {
 	unsigned int mask = 0;
 
-	for (size_t i = 0; i < NR_LINE_KINDS; i++)
-		mask |= TARGETSFILE_KIND(line_kinds[i].line);
+	for (size_t k = 0; k < NR_TARGET_KINDS; k++)
+		mask |= TARGETSFILE_KIND(line_kinds[k]);
 	return mask;
 }
 
@@ -102,19 +88,16 @@ int target_list_read(const char *targets_file, struct target_list *list)
 		targetsfile_values_free(&values);
 		return -ENOMEM;
 	}
+	/* One value per kind: targetsfile_read_values() joined the lines of each. */
 	for (size_t i = 0; i < values.count; i++) {
-		size_t k = line_kind_index(values.kinds[i]);
-		enum target_kind kind = line_kinds[k].kind;
-		struct target *named = target_list_named(list, kind, values.values[i]);
+		enum target_kind kind = kind_of_line(values.kinds[i]);
 
-		if (named) {
-			named->maps |= line_kinds[k].maps;
-			continue;
-		}
 		/* The names belong to the list now. */
 		list->targets[list->count++] = (struct target){
 			.kind = kind, .name = values.values[i],
-			.number = target_number(kind, values.values[i]), .maps = line_kinds[k].maps,
+			.number = target_number(kind, values.values[i]),
+			.maps = values.options[i] & TARGETSFILE_OPT_MAPS,
+			.latency = values.options[i] & TARGETSFILE_OPT_LATENCY,
 		};
 		values.values[i] = NULL;
 	}

@@ -35,6 +35,7 @@ struct target {
 	char *name;
 	uint32_t number;
 	bool maps;	/* "maps" before its line: its processes' faults are placed */
+	bool latency;	/* "latency" before its line: its processes' faults are timed */
 };
 
 struct target_list {
@@ -45,15 +46,19 @@ struct target_list {
 /* The word of a kind in the targets file and in labels: "tree", "cgroup", "unit", "comm". */
 const char *target_kind_word(enum target_kind kind);
 
-/* The kind of the targets file's lines that name targets of kind, with "maps" before or not. */
-enum targetsfile_kind target_line_kind(enum target_kind kind, bool maps);
+/* The kind of the targets file's lines that name targets of kind. */
+enum targetsfile_kind target_line_kind(enum target_kind kind);
+
+/* The options of t's line: TARGETSFILE_OPT_MAPS, TARGETSFILE_OPT_LATENCY. */
+unsigned int target_line_options(const struct target *t);
 
 /* A tree's number is its root's PID (name in decimal); the others' a hash of the name. */
 uint32_t target_number(enum target_kind kind, const char *name);
 
 /*
- * Every target the targets file names, in file order; one named with and without
- * "maps" is listed once, with. A missing file is an empty list.
+ * Every target the targets file names, in file order; one named on several
+ * lines is listed once, with the options of all ("maps" from one, "latency"
+ * from another). A missing file is an empty list.
  */
 int target_list_read(const char *targets_file, struct target_list *list);
 void target_list_free(struct target_list *list);

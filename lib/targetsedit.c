@@ -17,10 +17,12 @@
 /* What targetsfile_edit_values() does to the file. */
 struct edit {
 	enum targetsfile_kind kind;	/* of the lines it adds or removes */
+	unsigned int options;		/* adding: what each value's line has at least */
 	const char *const *values;
 	size_t count;
 	bool removing;
-	bool *present;		/* adding: values[i] is in the file already */
+	unsigned int *had;	/* adding: the options of values[i]'s lines in the file, together */
+	bool *present;		/* adding: values[i] has its line, with all its options, already */
 	bool changed;
 };
 
@@ -62,21 +64,38 @@ static int lock_targetsfile(const char *path)
 	return fd;
 }
 
-/* Writes one line of the old file to out, or drops it if it holds a value being removed. */
+/* The options the line of values[i] is to have: the edit's and those it had. */
+static unsigned int wanted(const struct edit *edit, size_t i)
+{
+	return edit->options | edit->had[i];
+}
+
+/* Whether a line of the old file stays: not being removed, nor giving way to one with more options. */
+static bool keep_line(struct edit *edit, const char *value, unsigned int options)
+{
+	bool keep = true;
+
+	for (size_t i = 0; i < edit->count; i++) {
+		if (strcmp(edit->values[i], value))
+			continue;
+		if (edit->removing || options != wanted(edit, i))
+			keep = false;
+		else
+			edit->present[i] = true;
+	}
+	return keep;
+}
+
+/* Writes one line of the old file to out, or drops it. */
 static int copy_line(FILE *out, const char *line, size_t len, struct edit *edit)
 {
 	char value[TARGETSFILE_VALUE_MAX];
+	unsigned int options;
 
-	if (targetsfile_parse_line(line, len, value) == (int)edit->kind) {
-		for (size_t i = 0; i < edit->count; i++) {
-			if (strcmp(edit->values[i], value))
-				continue;
-			if (edit->removing) {
-				edit->changed = true;
-				return 0;
-			}
-			edit->present[i] = true;
-		}
+	if (targetsfile_parse_line(line, len, value, &options) == (int)edit->kind &&
+	    !keep_line(edit, value, options)) {
+		edit->changed = true;
+		return 0;
 	}
 	if (fwrite(line, 1, len, out) != len)
 		return -errno;
@@ -84,6 +103,29 @@ static int copy_line(FILE *out, const char *line, size_t len, struct edit *edit)
 	if (len && line[len - 1] != '\n' && putc('\n', out) == EOF)
 		return -errno;
 	return 0;
+}
+
+/* Adding: the options that the file's lines give each value, into edit->had; then back to the start. */
+static int gather_options(FILE *in, struct edit *edit)
+{
+	char *line = NULL, value[TARGETSFILE_VALUE_MAX];
+	unsigned int options;
+	size_t size = 0;
+	ssize_t len;
+	int err;
+
+	while ((len = getline(&line, &size, in)) >= 0) {
+		if (targetsfile_parse_line(line, len, value, &options) != (int)edit->kind)
+			continue;
+		for (size_t i = 0; i < edit->count; i++)
+			if (!strcmp(edit->values[i], value))
+				edit->had[i] |= options;
+	}
+	free(line);
+	err = targetsfile_read_error(in);
+	if (!err && fseek(in, 0, SEEK_SET))
+		err = -errno;
+	return err;
 }
 
 static int copy_lines(FILE *in, FILE *out, struct edit *edit)
@@ -99,16 +141,29 @@ static int copy_lines(FILE *in, FILE *out, struct edit *edit)
 	return err ? err : targetsfile_read_error(in);
 }
 
+/* Writes the line of values[i]: its options' words, its kind's, its value. */
+static int write_line(FILE *out, const struct edit *edit, size_t i)
+{
+	const char *options = targetsfile_option_words(wanted(edit, i));
+	const char *word = targetsfile_words(edit->kind);
+
+	if (fprintf(out, "%s%s%s%s%s\n", options, *options ? " " : "", word, *word ? " " : "",
+		    edit->values[i]) < 0)
+		return -errno;
+	return 0;
+}
+
 /* Appends the values being added that the file did not hold, each once. */
 static int append_new_values(FILE *out, struct edit *edit)
 {
-	const char *word = targetsfile_words(edit->kind);
-
 	for (size_t i = 0; i < edit->count; i++) {
+		int err;
+
 		if (edit->present[i] || holds(edit->values, i, edit->values[i]))
 			continue;
-		if (fprintf(out, "%s%s%s\n", word, *word ? " " : "", edit->values[i]) < 0)
-			return -errno;
+		err = write_line(out, edit, i);
+		if (err)
+			return err;
 		edit->changed = true;
 	}
 	return 0;
@@ -117,7 +172,10 @@ static int append_new_values(FILE *out, struct edit *edit)
 /* Writes the edited contents of path (NULL in: the file does not exist) to out. */
 static int write_edited(FILE *in, FILE *out, struct edit *edit)
 {
-	int err = in ? copy_lines(in, out, edit) : 0;
+	int err = in && !edit->removing ? gather_options(in, edit) : 0;
+
+	if (!err && in)
+		err = copy_lines(in, out, edit);
 
 	if (!err && !edit->removing)
 		err = append_new_values(out, edit);
@@ -170,155 +228,61 @@ static int edit_targetsfile(const char *path, struct edit *edit)
 	return err;
 }
 
-int targetsfile_edit_values(const char *path, enum targetsfile_kind kind, bool add,
-			    const char *const *values, size_t count)
+int targetsfile_edit_values(const char *path, enum targetsfile_kind kind, unsigned int options,
+			    bool add, const char *const *values, size_t count)
 {
-	struct edit edit = { .kind = kind, .values = values, .count = count, .removing = !add };
-	int err;
+	struct edit edit = { .kind = kind, .options = options, .values = values, .count = count,
+			     .removing = !add };
+	int err = -ENOMEM;
 
 	for (size_t i = 0; i < count; i++) {
 		if (!targetsfile_valid_value(kind, values[i]))
 			return -EINVAL;
 	}
 	edit.present = calloc(count ? count : 1, sizeof(*edit.present));
-	if (!edit.present)
-		return -ENOMEM;
-	err = edit_targetsfile(path, &edit);
+	edit.had = calloc(count ? count : 1, sizeof(*edit.had));
+	if (edit.present && edit.had)
+		err = edit_targetsfile(path, &edit);
 	free(edit.present);
+	free(edit.had);
 	return err;
 }
 
-/* The values of count that the file has as lines of kind: cleared in values[]. */
-static int drop_kept(const char *path, enum targetsfile_kind kind, const char **values,
-		     size_t count)
-{
-	struct targetsfile_values kept;
-	int err = targetsfile_read_values(path, TARGETSFILE_KIND(kind), &kept, NULL, NULL);
-
-	for (size_t i = 0; !err && i < count; i++)
-		if (targetsfile_values_hold(&kept, kind, values[i]))
-			values[i] = NULL;
-	targetsfile_values_free(&kept);
-	return err;
-}
-
-/* values[] without the NULLs, in order; returns how many are left. */
-static size_t compact(const char **values, size_t count)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < count; i++)
-		if (values[i])
-			values[n++] = values[i];
-	return n;
-}
-
-/* targetsfile_edit_maps()'s work on values[], which it may change. */
-static int edit_maps(const char *path, enum targetsfile_kind plain, bool maps, bool add,
-		     const char **values, size_t count)
-{
-	enum targetsfile_kind with_maps = targetsfile_maps_kind(plain);
-	int err;
-
-	if (!add) {
-		err = targetsfile_edit_values(path, plain, false, values, count);
-		return err ? err : targetsfile_edit_values(path, with_maps, false, values, count);
-	}
-	if (maps) {
-		/* The new line first: pfprofd never reads the file with neither. */
-		err = targetsfile_edit_values(path, with_maps, true, values, count);
-		return err ? err : targetsfile_edit_values(path, plain, false, values, count);
-	}
-	err = drop_kept(path, with_maps, values, count);
-	return err ? err : targetsfile_edit_values(path, plain, true, values, compact(values, count));
-}
-
-int targetsfile_edit_maps(const char *path, enum targetsfile_kind plain, bool maps, bool add,
-			  const char *const *values, size_t count)
-{
-	const char **copy = calloc(count ? count : 1, sizeof(*copy));
-	int err;
-
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, values, count * sizeof(*copy));
-	err = edit_maps(path, plain, maps, add, copy, count);
-	free(copy);
-	return err;
-}
-
-/* Calls edit with pids[] as decimal values. */
-static int edit_as_values(const pid_t *pids, size_t count,
-			  int (*edit)(const char **values, size_t count, void *ctx), void *ctx)
+int targetsfile_edit_pids(const char *path, enum targetsfile_kind kind, unsigned int options,
+			  bool add, const pid_t *pids, size_t count)
 {
 	char (*texts)[TARGETSFILE_VALUE_MAX] = calloc(count ? count : 1, sizeof(*texts));
 	const char **values = calloc(count ? count : 1, sizeof(*values));
 	int err = -ENOMEM;
 
-	if (!texts || !values)
-		goto out;
-	for (size_t i = 0; i < count; i++) {
-		snprintf(texts[i], sizeof(texts[i]), "%d", (int)pids[i]);
-		values[i] = texts[i];
+	if (texts && values) {
+		for (size_t i = 0; i < count; i++) {
+			snprintf(texts[i], sizeof(texts[i]), "%d", (int)pids[i]);
+			values[i] = texts[i];
+		}
+		err = targetsfile_edit_values(path, kind, options, add, values, count);
 	}
-	err = edit(values, count, ctx);
-out:
 	free(texts);
 	free(values);
 	return err;
 }
 
-/* What targetsfile_edit_pids() and targetsfile_edit_maps_pids() do to the file. */
-struct pids_edit {
-	const char *path;
-	enum targetsfile_kind kind;
-	bool maps;
-	bool add;
-	bool pair;	/* the kind's lines with "maps" and without */
-};
-
-static int edit_pid_values(const char **values, size_t count, void *ctx)
-{
-	const struct pids_edit *e = ctx;
-
-	if (e->pair)
-		return edit_maps(e->path, e->kind, e->maps, e->add, values, count);
-	return targetsfile_edit_values(e->path, e->kind, e->add, values, count);
-}
-
-int targetsfile_edit_pids(const char *path, enum targetsfile_kind kind, bool add, const pid_t *pids,
-			  size_t count)
-{
-	struct pids_edit e = { .path = path, .kind = kind, .add = add };
-
-	return edit_as_values(pids, count, edit_pid_values, &e);
-}
-
-int targetsfile_edit_maps_pids(const char *path, enum targetsfile_kind plain, bool maps, bool add,
-			       const pid_t *pids, size_t count)
-{
-	struct pids_edit e = { .path = path, .kind = plain, .maps = maps, .add = add,
-			       .pair = true };
-
-	return edit_as_values(pids, count, edit_pid_values, &e);
-}
-
 int targetsfile_add_pids(const char *path, const pid_t *pids, size_t count)
 {
-	return targetsfile_edit_pids(path, TARGETSFILE_PID, true, pids, count);
+	return targetsfile_edit_pids(path, TARGETSFILE_PID, 0, true, pids, count);
 }
 
 int targetsfile_add_trees(const char *path, const pid_t *roots, size_t count)
 {
-	return targetsfile_edit_pids(path, TARGETSFILE_TREE, true, roots, count);
+	return targetsfile_edit_pids(path, TARGETSFILE_TREE, 0, true, roots, count);
 }
 
 int targetsfile_remove_pids(const char *path, const pid_t *pids, size_t count)
 {
-	return targetsfile_edit_pids(path, TARGETSFILE_PID, false, pids, count);
+	return targetsfile_edit_pids(path, TARGETSFILE_PID, 0, false, pids, count);
 }
 
 int targetsfile_remove_trees(const char *path, const pid_t *roots, size_t count)
 {
-	return targetsfile_edit_pids(path, TARGETSFILE_TREE, false, roots, count);
+	return targetsfile_edit_pids(path, TARGETSFILE_TREE, 0, false, roots, count);
 }

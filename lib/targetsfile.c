@@ -11,15 +11,15 @@
 /* The word before a line's value, by kind; a PID's line has none. */
 static const char *const kind_words[] = {
 	[TARGETSFILE_PID] = "", [TARGETSFILE_TREE] = "tree", [TARGETSFILE_CGROUP] = "cgroup",
-	[TARGETSFILE_UNIT] = "unit", [TARGETSFILE_COMM] = "comm", [TARGETSFILE_MAPS] = "maps",
-	[TARGETSFILE_MAPS_TREE] = "maps tree", [TARGETSFILE_MAPS_CGROUP] = "maps cgroup",
-	[TARGETSFILE_MAPS_UNIT] = "maps unit", [TARGETSFILE_MAPS_COMM] = "maps comm",
+	[TARGETSFILE_UNIT] = "unit", [TARGETSFILE_COMM] = "comm",
 };
 
-/* "maps" before a target's word: the kind of that line. */
-static const enum targetsfile_kind maps_kinds[][2] = {
-	{ TARGETSFILE_TREE, TARGETSFILE_MAPS_TREE }, { TARGETSFILE_CGROUP, TARGETSFILE_MAPS_CGROUP },
-	{ TARGETSFILE_UNIT, TARGETSFILE_MAPS_UNIT }, { TARGETSFILE_COMM, TARGETSFILE_MAPS_COMM },
+#define NR_KINDS (sizeof(kind_words) / sizeof(kind_words[0]))
+
+/* The words of each set of options, in the order lines are written and "R" takes them. */
+static const char *const option_words[TARGETSFILE_OPTS + 1] = {
+	[0] = "", [TARGETSFILE_OPT_MAPS] = "maps", [TARGETSFILE_OPT_LATENCY] = "latency",
+	[TARGETSFILE_OPT_MAPS | TARGETSFILE_OPT_LATENCY] = "maps latency",
 };
 
 static const char *skip_space(const char *p, const char *end)
@@ -37,41 +37,45 @@ static bool ends_value(const char *p, const char *end)
 /* Whether the lines of kind hold a PID. */
 static bool holds_pid(enum targetsfile_kind kind)
 {
-	return kind == TARGETSFILE_PID || kind == TARGETSFILE_TREE || kind == TARGETSFILE_MAPS ||
-	       kind == TARGETSFILE_MAPS_TREE;
+	return kind == TARGETSFILE_PID || kind == TARGETSFILE_TREE;
 }
 
-/* The kind of one word at *p (moving *p past it and the space after), or TARGETSFILE_PID. */
-static enum targetsfile_kind parse_one_word(const char **p, const char *end)
+/* Whether word starts *p and is followed by space: then *p moves past both. */
+static bool take_word(const char **p, const char *end, const char *word)
 {
-	for (size_t k = 1; k <= TARGETSFILE_MAPS; k++) {
-		size_t len = strlen(kind_words[k]);
+	size_t len = strlen(word);
 
-		if ((size_t)(end - *p) > len && !strncmp(*p, kind_words[k], len) &&
-		    isspace((unsigned char)(*p)[len])) {
-			*p = skip_space(*p + len, end);
+	if ((size_t)(end - *p) <= len || strncmp(*p, word, len) || !isspace((unsigned char)(*p)[len]))
+		return false;
+	*p = skip_space(*p + len, end);
+	return true;
+}
+
+/* The options whose words start the line at *p, moving *p past them. */
+static unsigned int parse_options(const char **p, const char *end)
+{
+	unsigned int options = 0;
+	bool taken;
+
+	do {
+		taken = false;
+		for (unsigned int o = 1; o & TARGETSFILE_OPTS; o <<= 1) {
+			if (take_word(p, end, option_words[o])) {
+				options |= o;
+				taken = true;
+			}
+		}
+	} while (taken);
+	return options;
+}
+
+/* The kind whose word is at *p (moving *p past it), or TARGETSFILE_PID. */
+static enum targetsfile_kind parse_kind(const char **p, const char *end)
+{
+	for (size_t k = 1; k < NR_KINDS; k++)
+		if (take_word(p, end, kind_words[k]))
 			return k;
-		}
-	}
 	return TARGETSFILE_PID;
-}
-
-/* The kind whose words start the line at *p (moving *p past them), or TARGETSFILE_PID. */
-static enum targetsfile_kind parse_word(const char **p, const char *end)
-{
-	enum targetsfile_kind kind = parse_one_word(p, end), target;
-	const char *after = *p;
-
-	if (kind != TARGETSFILE_MAPS)
-		return kind;
-	target = parse_one_word(&after, end);
-	for (size_t i = 0; i < sizeof(maps_kinds) / sizeof(maps_kinds[0]); i++) {
-		if (maps_kinds[i][0] == target) {
-			*p = after;
-			return maps_kinds[i][1];
-		}
-	}
-	return TARGETSFILE_MAPS;
 }
 
 /* A PID's canonical text: digits only (strtol() would also take a sign), 1..INT_MAX. */
@@ -90,7 +94,7 @@ static bool canonical_pid(const char *value, size_t len, char *canon)
 	return true;
 }
 
-int targetsfile_parse_line(const char *line, size_t len, char *value)
+int targetsfile_parse_line(const char *line, size_t len, char *value, unsigned int *options)
 {
 	const char *end = line + len;
 	const char *p = skip_space(line, end), *value_start;
@@ -98,7 +102,8 @@ int targetsfile_parse_line(const char *line, size_t len, char *value)
 
 	if (p == end || *p == '#')
 		return TARGETSFILE_LINE_BLANK;
-	kind = parse_word(&p, end);
+	*options = parse_options(&p, end);
+	kind = parse_kind(&p, end);
 	value_start = p;
 	/* An embedded NUL ends the value too, and is then neither space nor '#'. */
 	while (!ends_value(p, end) && *p)
@@ -140,27 +145,22 @@ const char *targetsfile_words(enum targetsfile_kind kind)
 	return kind_words[kind];
 }
 
-enum targetsfile_kind targetsfile_maps_kind(enum targetsfile_kind plain)
+const char *targetsfile_option_words(unsigned int options)
 {
-	if (plain == TARGETSFILE_PID)
-		return TARGETSFILE_MAPS;
-	for (size_t i = 0; i < sizeof(maps_kinds) / sizeof(maps_kinds[0]); i++)
-		if (maps_kinds[i][0] == plain)
-			return maps_kinds[i][1];
-	return plain;
+	return option_words[options & TARGETSFILE_OPTS];
 }
 
 /* Bad lines are quoted in reports up to this length. */
 #define QUOTE_MAX 80
 
-bool targetsfile_values_hold(const struct targetsfile_values *list, enum targetsfile_kind kind,
-			     const char *value)
+ssize_t targetsfile_values_find(const struct targetsfile_values *list, enum targetsfile_kind kind,
+				const char *value)
 {
 	for (size_t i = 0; i < list->count; i++) {
 		if (list->kinds[i] == kind && !strcmp(list->values[i], value))
-			return true;
+			return i;
 	}
-	return false;
+	return -1;
 }
 
 /* getline() returns -1 both at the end and on errors; only errors leave feof() unset. */
@@ -171,29 +171,52 @@ int targetsfile_read_error(FILE *f)
 	return errno ? -errno : -EIO;
 }
 
-static int append_value(struct targetsfile_values *list, size_t *capacity,
-			enum targetsfile_kind kind, const char *value)
+/* Grows each of list's arrays to grown entries; 0 or -ENOMEM. */
+static int grow_values(struct targetsfile_values *list, size_t grown)
 {
-	char *copy;
+	char **values = reallocarray(list->values, grown, sizeof(*values));
+	enum targetsfile_kind *kinds;
+	unsigned int *options;
 
+	if (!values)
+		return -ENOMEM;
+	list->values = values;
+	kinds = reallocarray(list->kinds, grown, sizeof(*kinds));
+	if (!kinds)
+		return -ENOMEM;
+	list->kinds = kinds;
+	options = reallocarray(list->options, grown, sizeof(*options));
+	if (!options)
+		return -ENOMEM;
+	list->options = options;
+	return 0;
+}
+
+/* A value seen again gains its line's options: the list has one entry per kind and value. */
+static int append_value(struct targetsfile_values *list, size_t *capacity,
+			enum targetsfile_kind kind, unsigned int options, const char *value)
+{
+	ssize_t seen = targetsfile_values_find(list, kind, value);
+	char *copy;
+	int err;
+
+	if (seen >= 0) {
+		list->options[seen] |= options;
+		return 0;
+	}
 	if (list->count == *capacity) {
 		size_t grown = *capacity ? 2 * *capacity : 16;
-		char **values = reallocarray(list->values, grown, sizeof(*values));
-		enum targetsfile_kind *kinds;
 
-		if (!values)
-			return -ENOMEM;
-		list->values = values;
-		kinds = reallocarray(list->kinds, grown, sizeof(*kinds));
-		if (!kinds)
-			return -ENOMEM;
-		list->kinds = kinds;
+		err = grow_values(list, grown);
+		if (err)
+			return err;
 		*capacity = grown;
 	}
 	copy = strdup(value);
 	if (!copy)
 		return -ENOMEM;
 	list->kinds[list->count] = kind;
+	list->options[list->count] = options;
 	list->values[list->count++] = copy;
 	return 0;
 }
@@ -208,7 +231,7 @@ static void report_bad_line(targetsfile_report_fn *report, void *ctx, const char
 	snprintf(message, sizeof(message),
 		 "bad line '%.*s%s': expected a PID, 'tree' and a PID, 'cgroup' and a path, "
 		 "'unit' and a name, 'comm' and a command name, any of these after 'maps', "
-		 "or a '#' comment",
+		 "'latency' or both, or a '#' comment",
 		 len > QUOTE_MAX ? QUOTE_MAX : (int)len, line, len > QUOTE_MAX ? "..." : "");
 	report(ctx, path, lineno, message);
 }
@@ -224,12 +247,12 @@ static int read_values(FILE *f, const char *path, unsigned int kinds,
 	int err = 0;
 
 	while (!err && (len = getline(&line, &size, f)) >= 0) {
-		int found = targetsfile_parse_line(line, len, value);
+		unsigned int options;
+		int found = targetsfile_parse_line(line, len, value, &options);
 
 		lineno++;
-		if (found >= 0 && (kinds & TARGETSFILE_KIND(found)) &&
-		    !targetsfile_values_hold(list, found, value))
-			err = append_value(list, &capacity, found, value);
+		if (found >= 0 && (kinds & TARGETSFILE_KIND(found)))
+			err = append_value(list, &capacity, found, options, value);
 		else if (found == TARGETSFILE_LINE_BAD && report)
 			report_bad_line(report, ctx, path, lineno, line, len);
 	}
@@ -259,21 +282,27 @@ void targetsfile_values_free(struct targetsfile_values *list)
 		free(list->values[i]);
 	free(list->values);
 	free(list->kinds);
+	free(list->options);
 	*list = (struct targetsfile_values){ 0 };
 }
 
 /* The PIDs of a list of PID or tree values, which targetsfile_parse_line() made canonical. */
 static int values_to_pids(const struct targetsfile_values *values, struct pidlist *list)
 {
-	list->count = 0;
-	list->pids = NULL;
+	*list = (struct pidlist){ 0 };
 	if (!values->count)
 		return 0;
 	list->pids = calloc(values->count, sizeof(*list->pids));
-	if (!list->pids)
+	list->options = calloc(values->count, sizeof(*list->options));
+	if (!list->pids || !list->options) {
+		pidlist_free(list);
 		return -ENOMEM;
-	for (size_t i = 0; i < values->count; i++)
-		list->pids[list->count++] = atoi(values->values[i]);
+	}
+	for (size_t i = 0; i < values->count; i++) {
+		list->pids[i] = atoi(values->values[i]);
+		list->options[i] = values->options[i];
+	}
+	list->count = values->count;
 	return 0;
 }
 
@@ -283,8 +312,7 @@ static int read_kind(const char *path, enum targetsfile_kind kind, struct pidlis
 	struct targetsfile_values values;
 	int err = targetsfile_read_values(path, TARGETSFILE_KIND(kind), &values, report, ctx);
 
-	list->pids = NULL;
-	list->count = 0;
+	*list = (struct pidlist){ 0 };
 	if (err)
 		return err;
 	err = values_to_pids(&values, list);
@@ -311,6 +339,6 @@ int targetsfile_read_kind(const char *path, enum targetsfile_kind kind, struct p
 void pidlist_free(struct pidlist *list)
 {
 	free(list->pids);
-	list->pids = NULL;
-	list->count = 0;
+	free(list->options);
+	*list = (struct pidlist){ 0 };
 }

@@ -2,11 +2,12 @@
 /*
  * The targets file (the configuration's targets_file, once called pid_file
  * after its first kind of line): what pfprofd keeps registered, one per
- * line: a PID (that process), "maps PID" (that process, its faults placed in its mappings:
- * "R <pid> maps"), "tree PID" (the process and every process it starts), "cgroup
- * PATH" (a cgroup v2 directory), "unit NAME" (a systemd unit) or "comm
- * NAME" (every process of that command name); a target's line may start with
- * "maps" too ("maps unit NAME": its processes' faults placed, "M <target>");
+ * line: a PID (that process), "tree PID" (the process and every process it
+ * starts), "cgroup PATH" (a cgroup v2 directory), "unit NAME" (a systemd
+ * unit) or "comm NAME" (every process of that command name). Any line may
+ * start with options, "maps" (its processes' faults placed in their
+ * mappings: "R <pid> maps", "M <target>") and "latency" (their faults timed:
+ * "R <pid> latency", "L <target>"), or both ("maps latency unit NAME");
  * '#' comments and blank lines allowed. Its lines' syntax and reading it
  * here; changing it: targetsedit.h.
  */
@@ -18,13 +19,19 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/*
- * The kinds of lines; the words before the value are "", "tree", "cgroup",
- * "unit", "comm", "maps", then "maps" and one of the targets' words.
- */
+/* The kinds of lines; the word before the value is "", "tree", "cgroup", "unit", "comm". */
 enum targetsfile_kind { TARGETSFILE_PID, TARGETSFILE_TREE, TARGETSFILE_CGROUP, TARGETSFILE_UNIT,
-			TARGETSFILE_COMM, TARGETSFILE_MAPS, TARGETSFILE_MAPS_TREE,
-			TARGETSFILE_MAPS_CGROUP, TARGETSFILE_MAPS_UNIT, TARGETSFILE_MAPS_COMM };
+			TARGETSFILE_COMM };
+
+/*
+ * A line's options, the words before its kind's: flags, each an opt-in
+ * measurement of the module, whose commands take the same words ("R <pid>
+ * maps latency"). Options are combined, not kinds of their own, so that
+ * another one adds a word, not a kind per kind it may precede.
+ */
+#define TARGETSFILE_OPT_MAPS	0x1u	/* "maps": the faults placed in their mappings */
+#define TARGETSFILE_OPT_LATENCY	0x2u	/* "latency": how long the faults took */
+#define TARGETSFILE_OPTS	(TARGETSFILE_OPT_MAPS | TARGETSFILE_OPT_LATENCY)
 
 /* A value is one word (no white space, no '#') shorter than this. */
 #define TARGETSFILE_VALUE_MAX 4096
@@ -37,13 +44,14 @@ enum targetsfile_kind { TARGETSFILE_PID, TARGETSFILE_TREE, TARGETSFILE_CGROUP, T
 #define TARGETSFILE_LINE_BAD (-2)
 
 /*
- * A line is blank, a comment, or a kind's word (none for a PID), white space
- * and a value, then optional white space and comment. Its kind, the value in
- * value (TARGETSFILE_VALUE_MAX bytes), a PID's in canonical form; or
- * TARGETSFILE_LINE_BLANK or TARGETSFILE_LINE_BAD. line[len] must be '\0' (getline()
- * ensures it) so that strtol() stops in the buffer.
+ * A line is blank, a comment, or options' words (in any order), a kind's
+ * word (none for a PID), white space and a value, then optional white space
+ * and comment. Its kind, its options in *options, the value in value
+ * (TARGETSFILE_VALUE_MAX bytes), a PID's in canonical form; or
+ * TARGETSFILE_LINE_BLANK or TARGETSFILE_LINE_BAD. line[len] must be '\0'
+ * (getline() ensures it) so that strtol() stops in the buffer.
  */
-int targetsfile_parse_line(const char *line, size_t len, char *value);
+int targetsfile_parse_line(const char *line, size_t len, char *value, unsigned int *options);
 
 /*
  * A value a line can hold: one word, no longer than TARGETSFILE_VALUE_MAX - 1,
@@ -51,21 +59,22 @@ int targetsfile_parse_line(const char *line, size_t len, char *value);
  */
 bool targetsfile_valid_value(enum targetsfile_kind kind, const char *value);
 
-/* The words before a line's value: "" for a PID's, "tree", "maps unit"... */
+/* The word of a kind's lines: "" for a PID's, "tree", "unit"... */
 const char *targetsfile_words(enum targetsfile_kind kind);
 
-/* The kind of the lines that are plain's with "maps" before; plain itself if none. */
-enum targetsfile_kind targetsfile_maps_kind(enum targetsfile_kind plain);
-
+/* The words of options, as a line and the module's "R" take them: "", "maps", "maps latency"... */
+const char *targetsfile_option_words(unsigned int options);
 
 struct pidlist {
 	pid_t *pids;
 	size_t count;
+	unsigned int *options;	/* the targets file's: each PID's lines' options; else NULL */
 };
 
 struct targetsfile_values {
 	char **values;
 	enum targetsfile_kind *kinds;	/* of each value's line */
+	unsigned int *options;		/* of each value's lines, together */
 	size_t count;
 };
 
@@ -74,31 +83,34 @@ typedef void targetsfile_report_fn(void *ctx, const char *file, unsigned int lin
 				   const char *message);
 
 /*
- * Reads path's PIDs into *list (in file order, duplicates removed). A missing
- * file is an empty list. Returns 0 or -errno.
+ * Reads path's PIDs into *list (in file order, duplicates removed), each
+ * with the options of its lines together. A missing file is an empty list.
+ * Returns 0 or -errno.
  */
 int targetsfile_read_pids(const char *path, struct pidlist *list,
 			  targetsfile_report_fn *report, void *ctx);
 /* The same for the trees' roots (bad lines are targetsfile_read_pids()'s to report). */
 int targetsfile_read_trees(const char *path, struct pidlist *roots);
-/* The same for the PIDs of the lines of kind (PID, tree, maps or maps tree), reporting nothing. */
+/* The same for the PIDs of the lines of kind (PID or tree), reporting nothing. */
 int targetsfile_read_kind(const char *path, enum targetsfile_kind kind, struct pidlist *list);
 
 void pidlist_free(struct pidlist *list);
 
 /*
  * The values of the lines of the kinds in the mask kinds (TARGETSFILE_KIND()), in
- * file order, duplicate lines removed (PIDs as decimal text), in one read;
- * bad lines go to report if not NULL. 0 or -errno.
+ * file order, PIDs as decimal text, in one read; a value on several lines
+ * of its kind is listed once, with the options of all of them (a line
+ * without "maps" does not take it from one with). Bad lines go to report
+ * if not NULL. 0 or -errno.
  */
 int targetsfile_read_values(const char *path, unsigned int kinds, struct targetsfile_values *list,
 			    targetsfile_report_fn *report, void *ctx);
 void targetsfile_values_free(struct targetsfile_values *list);
 
 
-/* Whether list has the line of kind with that value. */
-bool targetsfile_values_hold(const struct targetsfile_values *list, enum targetsfile_kind kind,
-			     const char *value);
+/* The index in list of the line of kind with that value, or -1. */
+ssize_t targetsfile_values_find(const struct targetsfile_values *list, enum targetsfile_kind kind,
+				const char *value);
 
 /* After getline() returned -1: 0 at the end of f, or the error (-errno) that stopped it. */
 int targetsfile_read_error(FILE *f);

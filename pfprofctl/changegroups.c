@@ -157,23 +157,26 @@ static int check_room(const struct ctl *ctl, enum target_kind kind, char **names
 	return err ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 }
 
-/* Registers the group (C or N), then with maps places its faults (M). */
+/* Registers the group (C or N), then its options: places its faults (M), times them (L). */
 static int follow_group(const struct ctl *ctl, const struct target *t, uint64_t cgroup_id)
 {
 	const char *file = ctl->config.status_file;
 	int err = t->kind == TARGET_COMM ? procstatus_follow_comm(file, t->name, t->number) :
 					   procstatus_follow_cgroup(file, cgroup_id, t->number);
 
-	if (err < 0 || !t->maps)
-		return err < 0 ? err : 0;
-	return procstatus_maps_target(file, t->number);
+	if (err < 0)
+		return err;
+	return procstatus_target_options(file, target_line_options(t), t->number);
 }
 
 /* Registers a command name, or the target of a running unit or existing cgroup, now. */
-static int follow_now(const struct ctl *ctl, enum target_kind kind, bool maps, const char *name)
+static int follow_now(const struct ctl *ctl, enum target_kind kind, unsigned int options,
+		      const char *name)
 {
 	struct target t = { .kind = kind, .name = (char *)name,
-			    .number = target_number(kind, name), .maps = maps };
+			    .number = target_number(kind, name),
+			    .maps = options & TARGETSFILE_OPT_MAPS,
+			    .latency = options & TARGETSFILE_OPT_LATENCY };
 	char path[PATH_MAX];
 	uint64_t id = 0;
 
@@ -183,8 +186,8 @@ static int follow_now(const struct ctl *ctl, enum target_kind kind, bool maps, c
 	return follow_group(ctl, &t, id);
 }
 
-static int send_commands(const struct ctl *ctl, enum target_kind kind, bool add, bool maps,
-			 char **names, int n)
+static int send_commands(const struct ctl *ctl, enum target_kind kind, bool add,
+			 unsigned int options, char **names, int n)
 {
 	int status = PFPROF_EXIT_OK;
 
@@ -198,7 +201,7 @@ static int send_commands(const struct ctl *ctl, enum target_kind kind, bool add,
 		return ctl_module_error(err, ctl->config.status_file);
 	}
 	for (int i = 0; i < n; i++) {
-		int err = add ? follow_now(ctl, kind, maps, names[i]) :
+		int err = add ? follow_now(ctl, kind, options, names[i]) :
 				procstatus_untarget(ctl->config.status_file,
 						    target_number(kind, names[i]));
 
@@ -210,13 +213,14 @@ static int send_commands(const struct ctl *ctl, enum target_kind kind, bool add,
 			ctl_hint("the loaded mp3 module cannot follow %s%s: reload it "
 				 "(modprobe -r mp3 && modprobe mp3)",
 				 kind == TARGET_COMM ? "command names" : "cgroups",
-				 maps ? " with --maps" : "");
+				 options ? " with these options" : "");
+		ctl_hint_latency_refused(options, err);
 		status = PFPROF_EXIT_FAILED;
 	}
 	return status;
 }
 
-int ctl_change_groups(const struct ctl *ctl, enum target_kind kind, bool add, bool maps,
+int ctl_change_groups(const struct ctl *ctl, enum target_kind kind, bool add, unsigned int options,
 		      const struct ctl_call *call)
 {
 	char **names = call->operands;
@@ -228,10 +232,10 @@ int ctl_change_groups(const struct ctl *ctl, enum target_kind kind, bool add, bo
 		status = check_room(ctl, kind, names, n);
 	if (status != PFPROF_EXIT_OK)
 		return status;
-	status = send_commands(ctl, kind, add, maps, names, n);
+	status = send_commands(ctl, kind, add, options, names, n);
 	if (status == PFPROF_EXIT_NO_MODULE)
 		return status;
-	err = targetsfile_edit_maps(ctl->config.targets_file, target_line_kind(kind, false), maps, add,
-				    (const char *const *)names, n);
+	err = targetsfile_edit_values(ctl->config.targets_file, target_line_kind(kind), options, add,
+				      (const char *const *)names, n);
 	return err ? ctl_targets_file_error(ctl, err) : status;
 }

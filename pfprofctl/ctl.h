@@ -105,8 +105,14 @@ __attribute__((format(printf, 3, 4)))
 bool ctl_module_missing_note(const struct ctl *ctl, int err, const char *fmt, ...);
 
 /* add/del --unit, --cgroup or --comm: the operands are units, cgroups' paths or names. */
-int ctl_change_groups(const struct ctl *ctl, enum target_kind kind, bool add, bool maps,
+int ctl_change_groups(const struct ctl *ctl, enum target_kind kind, bool add, unsigned int options,
 		      const struct ctl_call *call);
+
+/*
+ * After the module refused an add with options (TARGETSFILE_OPT_*): whether
+ * it was for --latency, an administrator's (EPERM), which it then says.
+ */
+bool ctl_hint_latency_refused(unsigned int options, int err);
 
 /* Reports a failure to update the targets file (err is -errno), with a hint; PFPROF_EXIT_FAILED. */
 int ctl_targets_file_error(const struct ctl *ctl, int err);

@@ -127,13 +127,25 @@ static struct listed_target *target_of(struct listed_target *lts, size_t count, 
 	return NULL;
 }
 
-static bool contains(const struct pidlist *list, pid_t pid)
+/* The index of pid in list, or -1. */
+static ssize_t find_pid(const struct pidlist *list, pid_t pid)
 {
 	for (size_t i = 0; i < list->count; i++)
 		if (list->pids[i] == pid)
-			return true;
-	return false;
+			return i;
+	return -1;
 }
+
+static bool contains(const struct pidlist *list, pid_t pid)
+{
+	return find_pid(list, pid) >= 0;
+}
+
+/* What the targets file keeps with a process or target, by its options, after "kept". */
+static const char *const kept_with[TARGETSFILE_OPTS + 1] = {
+	[0] = "", [TARGETSFILE_OPT_MAPS] = " with maps", [TARGETSFILE_OPT_LATENCY] = " with latency",
+	[TARGETSFILE_OPTS] = " with maps and latency",
+};
 
 /* The processes of one target beneath it; owners[i] is registered->pids[i]'s target. */
 static void print_target(const struct listed_target *lt, const struct pidlist *registered,
@@ -144,11 +156,11 @@ static void print_target(const struct listed_target *lt, const struct pidlist *r
 
 	target_format_label(t, label, sizeof(label));
 	if (lacks_cgroup(lt))
-		snprintf(state, sizeof(state), "kept%s, %s", t->maps ? " with maps" : "",
+		snprintf(state, sizeof(state), "kept%s, %s", kept_with[target_line_options(t)],
 			 t->kind == TARGET_UNIT ? "not running" : "no such cgroup now");
 	else
 		snprintf(state, sizeof(state), "kept%s, %zu processes profiled%s%s",
-			 t->maps ? " with maps" : "", lt->members,
+			 kept_with[target_line_options(t)], lt->members,
 			 t->kind == TARGET_UNIT ? ", cgroup " : "",
 			 t->kind == TARGET_UNIT ? lt->cgroup : "");
 	/* A label wider than its column takes a line of its own, so that STATE stays in line. */
@@ -190,20 +202,26 @@ static struct listed_target **find_owners(const struct target_list *targets,
 	return owners;
 }
 
-/* A process's state: profiled or not, kept alone or with maps or not ("" if neither). */
-static const char *state_of(pid_t pid, bool profiled, const struct pidlist *kept,
-			    const struct pidlist *mapped)
+/*
+ * A process's state into buf: profiled or not, kept with its options or not
+ * ("" if neither). Returns buf.
+ */
+static const char *state_of(pid_t pid, bool profiled, const struct pidlist *kept, char *buf,
+			    size_t size)
 {
-	if (contains(mapped, pid))
-		return profiled ? "profiled, kept with maps" : "kept with maps, not profiled";
-	if (contains(kept, pid))
-		return profiled ? "profiled, kept" : "kept, not profiled";
-	return profiled ? "profiled" : "";
+	ssize_t k = find_pid(kept, pid);
+
+	if (k < 0)
+		snprintf(buf, size, "%s", profiled ? "profiled" : "");
+	else
+		snprintf(buf, size, profiled ? "profiled, kept%s" : "kept%s, not profiled",
+			 kept_with[kept->options[k]]);
+	return buf;
 }
 
 /* What list shows: the processes and their targets, read once. */
 struct listing {
-	struct pidlist kept, mapped, registered;
+	struct pidlist kept, registered;	/* kept: with each PID's options */
 	struct target_list targets;
 	struct listed_target *lts, **owners;	/* NULL if they could not be had */
 };
@@ -221,12 +239,8 @@ static void each_process(const struct listing *l,
 	for (size_t i = 0; i < l->registered.count; i++)
 		fn(l, l->registered.pids[i], true, l->owners ? l->owners[i] : NULL, ctx);
 	for (size_t i = 0; i < l->kept.count; i++)
-		if (!contains(&l->registered, l->kept.pids[i]) &&
-		    !contains(&l->mapped, l->kept.pids[i]))
+		if (!contains(&l->registered, l->kept.pids[i]))
 			fn(l, l->kept.pids[i], false, NULL, ctx);
-	for (size_t i = 0; i < l->mapped.count; i++)
-		if (!contains(&l->registered, l->mapped.pids[i]))
-			fn(l, l->mapped.pids[i], false, NULL, ctx);
 }
 
 /* One process, as --json lists it, into the array procs. */
@@ -235,13 +249,16 @@ static void add_process_json(const struct listing *l, pid_t pid, bool profiled,
 {
 	struct json_object *proc = ctl_json_object();
 	char comm[64], label[PATH_MAX + 16];
+	ssize_t k = find_pid(&l->kept, pid);
+	unsigned int options = k >= 0 ? l->kept.options[k] : 0;
 
 	proccomm_read(pid, comm, sizeof(comm));
 	ctl_json_add_int(proc, "pid", pid);
 	ctl_json_add_string(proc, "comm", comm);
 	ctl_json_add_bool(proc, "profiled", profiled);
-	ctl_json_add_bool(proc, "kept", contains(&l->kept, pid) || contains(&l->mapped, pid));
-	ctl_json_add_bool(proc, "maps", contains(&l->mapped, pid));
+	ctl_json_add_bool(proc, "kept", k >= 0);
+	ctl_json_add_bool(proc, "maps", options & TARGETSFILE_OPT_MAPS);
+	ctl_json_add_bool(proc, "latency", options & TARGETSFILE_OPT_LATENCY);
 	ctl_json_add_string(proc, "target", owner ?
 			    target_format_label(owner->target, label, sizeof(label)) : NULL);
 	ctl_json_add(procs, NULL, proc);
@@ -257,6 +274,7 @@ static struct json_object *target_json(const struct listed_target *lt)
 	ctl_json_add_string(o, "kind", target_kind_word(t->kind));
 	ctl_json_add_string(o, "name", t->name);
 	ctl_json_add_bool(o, "maps", t->maps);
+	ctl_json_add_bool(o, "latency", t->latency);
 	ctl_json_add_string(o, "cgroup", lt->cgroup[0] ? lt->cgroup : NULL);
 	ctl_json_add_bool(o, "present", !lacks_cgroup(lt));
 	ctl_json_add_uint(o, "processes", lt->members);
@@ -281,9 +299,11 @@ static bool print_json(const struct listing *l)
 static void print_process_row(const struct listing *l, pid_t pid, bool profiled,
 			      const struct listed_target *owner, void *ctx)
 {
+	char state[64];
+
 	(void)ctx;
 	if (!owner)
-		print_process("", pid, state_of(pid, profiled, &l->kept, &l->mapped));
+		print_process("", pid, state_of(pid, profiled, &l->kept, state, sizeof(state)));
 }
 
 /* The listing as a table: processes without a target, then each target and its own. */
@@ -304,8 +324,6 @@ static int read_kept(const struct ctl *ctl, struct listing *l)
 	int err = targetsfile_read_pids(ctl->config.targets_file, &l->kept, NULL, NULL);
 
 	if (!err)
-		err = targetsfile_read_kind(ctl->config.targets_file, TARGETSFILE_MAPS, &l->mapped);
-	if (!err)
 		err = target_list_read(ctl->config.targets_file, &l->targets);
 	if (!err && !(l->lts = calloc(l->targets.count ? l->targets.count : 1, sizeof(*l->lts))))
 		err = -ENOMEM;
@@ -321,7 +339,6 @@ static void listing_free(struct listing *l)
 	free(l->lts);
 	target_list_free(&l->targets);
 	pidlist_free(&l->kept);
-	pidlist_free(&l->mapped);
 	pidlist_free(&l->registered);
 }
 
@@ -351,10 +368,10 @@ const struct ctl_command ctl_list_command = {
 	.name = "list", .operands = "",
 	.summary = "List the profiled processes and the kept targets",
 	.details = "Columns: PID, command name, and whether the module profiles it now and\n"
-		   "whether pfprofd's targets file keeps it across restarts (with maps:\n"
-		   "added with --maps). Then each target the\n"
+		   "whether pfprofd's targets file keeps it across restarts (with maps,\n"
+		   "with latency: added with --maps, --latency). Then each target the\n"
 		   "targets file keeps (tree:ROOT, unit:NAME, cgroup:PATH, comm:NAME) with how\n"
-		   "many of its processes are profiled (with maps: added with --maps), and\n"
+		   "many of its processes are profiled (with maps, latency: as added), and\n"
 		   "those processes beneath it. --json: one object, its fields in\n"
 		   "pfprofctl(8).\n",
 	.options = {

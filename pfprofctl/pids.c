@@ -29,7 +29,10 @@ static const char pids_details[] =
 	"With --maps the processes' faults are also placed in their mappings (heap,\n"
 	"stack, each file...), for pfprofctl where ('maps PID', 'maps unit NAME'...;\n"
 	"a process that joins a tree, unit, cgroup or name later has its faults placed\n"
-	"from the next sample on); see pfprofctl(8).\n";
+	"from the next sample on); see pfprofctl(8).\n"
+	"With --latency the processes' faults are also timed ('latency PID', 'latency\n"
+	"unit NAME'...; an administrator's: while one is so profiled, every fault of\n"
+	"the machine passes a kernel probe).\n";
 
 static const char del_details[] =
 	"The PIDs are also removed from pfprofd's targets file, so that pfprofd\n"
@@ -37,15 +40,15 @@ static const char del_details[] =
 	"tree added with add --tree, the process and every process it started. With\n"
 	"--unit, --cgroup or --comm the operands are the units, cgroups or names\n"
 	"as added: every process of each stops being profiled and its line leaves\n"
-	"the targets file. A target added with --maps loses its fault maps with it;\n"
-	"see pfprofctl(8).\n";
+	"the targets file. A target added with --maps or --latency loses its fault\n"
+	"maps or times with it; see pfprofctl(8).\n";
 
-enum { OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM, OPT_MAPS };
+enum { OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM, OPT_MAPS, OPT_LATENCY };
 
 /* How the PIDs are registered, and the targets file's lines that keep them so. */
 struct pids_kind {
 	bool tree;
-	bool maps;
+	unsigned int options;	/* TARGETSFILE_OPT_*: --maps, --latency */
 };
 
 /* Parses every operand as a PID; reports the bad one. */
@@ -57,54 +60,56 @@ static int parse_pids(const struct ctl_command *cmd, const struct ctl_call *call
 	return -1;
 }
 
-/* del of a PID removes its line with or without maps. */
+/* del of a PID removes its line with or without options; add keeps those it had. */
 static int update_targets_file(const struct ctl *ctl, bool add, struct pids_kind kind,
 			       const pid_t *pids, size_t n)
 {
 	int err = 0;
 
 	if (n)
-		err = targetsfile_edit_maps_pids(ctl->config.targets_file,
-						 kind.tree ? TARGETSFILE_TREE : TARGETSFILE_PID,
-						 kind.maps, add, pids, n);
+		err = targetsfile_edit_pids(ctl->config.targets_file,
+					    kind.tree ? TARGETSFILE_TREE : TARGETSFILE_PID,
+					    kind.options, add, pids, n);
 	return err ? ctl_targets_file_error(ctl, err) : PFPROF_EXIT_OK;
 }
 
-/* T (its number is its root's PID), and M with maps, whether T was new or not. */
-static int add_tree(const char *file, bool maps, pid_t root)
+/* T (its number is its root's PID), and M and L with the options, whether T was new or not. */
+static int add_tree(const char *file, unsigned int options, pid_t root)
 {
-	int err = procstatus_tree(file, root, (unsigned int)root);
+	int err = procstatus_tree(file, root, (unsigned int)root), options_err;
 
-	if (!maps || (err && err != -EEXIST))
+	if (err && err != -EEXIST)
 		return err;
-	return procstatus_maps_target(file, (unsigned int)root);
+	options_err = procstatus_target_options(file, options, (unsigned int)root);
+	return options_err ? options_err : err;
 }
 
-/* R (with maps), U, or for a tree T (with M) and X. */
+/* R (with the options), U, or for a tree T (with M, L) and X. */
 static int send_command(const struct ctl *ctl, bool add, struct pids_kind kind, pid_t pid)
 {
 	const char *file = ctl->config.status_file;
 
 	if (kind.tree)
-		return add ? add_tree(file, kind.maps, pid) : procstatus_command(file, 'X', pid);
-	if (add && kind.maps)
-		return procstatus_register_maps(file, pid);
-	return procstatus_command(file, add ? 'R' : 'U', pid);
+		return add ? add_tree(file, kind.options, pid) : procstatus_command(file, 'X', pid);
+	if (add)
+		return procstatus_register(file, pid, kind.options);
+	return procstatus_command(file, 'U', pid);
 }
 
 /*
- * Whether the targets file keeps pid with maps: the module cannot say whether a
- * process it has is registered with maps, the file can for those added so.
+ * Whether the targets file keeps pid with all of options: the module cannot say
+ * with which options a process it has is registered, the file can for those
+ * added so.
  */
-static bool kept_with_maps(const struct ctl *ctl, pid_t pid)
+static bool kept_with(const struct ctl *ctl, pid_t pid, unsigned int options)
 {
 	struct pidlist kept;
 	bool found = false;
 
-	if (targetsfile_read_kind(ctl->config.targets_file, TARGETSFILE_MAPS, &kept))
+	if (targetsfile_read_pids(ctl->config.targets_file, &kept, NULL, NULL))
 		return false;
 	for (size_t i = 0; i < kept.count && !found; i++)
-		found = kept.pids[i] == pid;
+		found = kept.pids[i] == pid && (kept.options[i] & options) == options;
 	pidlist_free(&kept);
 	return found;
 }
@@ -112,16 +117,18 @@ static bool kept_with_maps(const struct ctl *ctl, pid_t pid)
 /* What to do about a PID that could not be added or removed. */
 static void hint_failure(struct pids_kind kind, bool add, int err, pid_t pid)
 {
+	bool latency = kind.options & TARGETSFILE_OPT_LATENCY;
+
 	if (kind.tree && add && err == -EINVAL)
 		ctl_hint("the loaded mp3 module cannot follow trees%s: reload it "
-			 "(modprobe -r mp3 && modprobe mp3)", kind.maps ? " with --maps" : "");
-	if (!kind.tree && kind.maps && err == -EINVAL)
-		ctl_hint("the loaded mp3 module cannot place faults in mappings: reload it "
-			 "(modprobe -r mp3 && modprobe mp3)");
-	if (!kind.tree && kind.maps && err == -EEXIST)
-		ctl_hint("PID %d is profiled already, not added with --maps: "
-			 "pfprofctl del %d first", (int)pid, (int)pid);
-	if (err == -EPERM)
+			 "(modprobe -r mp3 && modprobe mp3)", kind.options ? " with these options" : "");
+	if (!kind.tree && add && kind.options && err == -EINVAL)
+		ctl_hint("the loaded mp3 module cannot %s: reload it (modprobe -r mp3 && modprobe mp3)",
+			 latency ? "time faults (version 8)" : "place faults in mappings");
+	if (!kind.tree && add && kind.options && err == -EEXIST)
+		ctl_hint("PID %d is profiled already, not added with --%s: "
+			 "pfprofctl del %d first", (int)pid, latency ? "latency" : "maps", (int)pid);
+	if (!(add && ctl_hint_latency_refused(kind.options, err)) && err == -EPERM)
 		ctl_hint("you may profile only processes you could trace (your own, or any as root)");
 }
 
@@ -145,8 +152,8 @@ static int send_commands(const struct ctl *ctl, bool add, struct pids_kind kind,
 	}
 	for (int i = 0; i < n; i++) {
 		int err = send_command(ctl, add, kind, pids[i]);
-		bool done_before = add ? err == -EEXIST && (kind.tree || !kind.maps ||
-							    kept_with_maps(ctl, pids[i])) :
+		bool done_before = add ? err == -EEXIST && (kind.tree || !kind.options ||
+							    kept_with(ctl, pids[i], kind.options)) :
 					 err == -ENOENT;
 
 		if (!err || done_before) {
@@ -164,8 +171,10 @@ static int send_commands(const struct ctl *ctl, bool add, struct pids_kind kind,
 static int change(const struct ctl *ctl, const struct ctl_command *cmd, bool add,
 		  const struct ctl_call *call)
 {
-	bool tree = call->option[OPT_TREE].set, maps = call->option[OPT_MAPS].set;
-	struct pids_kind kind = { .tree = tree, .maps = maps };
+	bool tree = call->option[OPT_TREE].set;
+	unsigned int options = (call->option[OPT_MAPS].set ? TARGETSFILE_OPT_MAPS : 0) |
+			       (call->option[OPT_LATENCY].set ? TARGETSFILE_OPT_LATENCY : 0);
+	struct pids_kind kind = { .tree = tree, .options = options };
 	int n = call->nr_operands, status;
 	pid_t *pids, *done;
 	size_t nr_done = 0;
@@ -175,11 +184,11 @@ static int change(const struct ctl *ctl, const struct ctl_command *cmd, bool add
 		return ctl_usage_error(cmd, "--tree, --unit, --cgroup and --comm name different "
 				       "things: give one of them");
 	if (call->option[OPT_UNIT].set)
-		return ctl_change_groups(ctl, TARGET_UNIT, add, maps, call);
+		return ctl_change_groups(ctl, TARGET_UNIT, add, options, call);
 	if (call->option[OPT_CGROUP].set)
-		return ctl_change_groups(ctl, TARGET_CGROUP, add, maps, call);
+		return ctl_change_groups(ctl, TARGET_CGROUP, add, options, call);
 	if (call->option[OPT_COMM].set)
-		return ctl_change_groups(ctl, TARGET_COMM, add, maps, call);
+		return ctl_change_groups(ctl, TARGET_COMM, add, options, call);
 	pids = calloc(n, sizeof(*pids));
 	done = calloc(n, sizeof(*done));
 	if (!pids || !done) {
@@ -231,6 +240,8 @@ const struct ctl_command ctl_add_command = {
 			       "the operands are command names: every process of each" },
 		[OPT_MAPS] = { "maps", 'm', CTL_STRING, NULL,
 			       "place the faults in their mappings too (pfprofctl where)" },
+		[OPT_LATENCY] = { "latency", 'l', CTL_STRING, NULL,
+				  "time the faults too (an administrator's)" },
 	},
 	.run = add,
 };

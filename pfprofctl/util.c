@@ -56,6 +56,15 @@ int ctl_targets_file_error(const struct ctl *ctl, int err)
 	return PFPROF_EXIT_FAILED;
 }
 
+bool ctl_hint_latency_refused(unsigned int options, int err)
+{
+	if (err != -EPERM || !(options & TARGETSFILE_OPT_LATENCY))
+		return false;
+	ctl_hint("--latency is an administrator's: while it is on, every fault of the machine "
+		 "passes a kernel probe");
+	return true;
+}
+
 enum ctl_picture ctl_picture_of(const char *path)
 {
 	const char *dot = strrchr(path, '.');

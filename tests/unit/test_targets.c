@@ -60,20 +60,41 @@ static void test_list_and_labels(void)
 	expect(!target_list_read("missing", &list) && list.count == 0, "a missing file");
 }
 
-/* A target named with and without "maps" is one target, with. */
-static void test_maps_targets(void)
-{
-	struct target_list list;
+/* A target's options: from its line's words, joined over the lines naming it. */
+static const struct options_case {
+	const char *file;
+	enum target_kind kind;
+	const char *name;
+	bool maps, latency;
+} options_cases[] = {
+	{ "tree 5\n", TARGET_TREE, "5", false, false },
+	{ "maps comm postgres\n", TARGET_COMM, "postgres", true, false },
+	{ "latency unit db.service\n", TARGET_UNIT, "db.service", false, true },
+	{ "maps latency cgroup /c\n", TARGET_CGROUP, "/c", true, true },
+	{ "latency  maps tree 5 # either order\n", TARGET_TREE, "5", true, true },
+	/* Named with and without: one target, with. */
+	{ "unit db.service\nmaps unit db.service\n", TARGET_UNIT, "db.service", true, false },
+	{ "maps unit a\nlatency unit a\nunit a\n", TARGET_UNIT, "a", true, true },
+};
 
-	unit_write_file("pids", "unit db.service\nmaps comm postgres\nmaps unit db.service\n"
-			"tree 5\n");
-	expect(!target_list_read("pids", &list), "read failed");
-	expect(list.count == 3, "%zu targets", list.count);
-	expect(list.count == 3 && list.targets[0].kind == TARGET_UNIT && list.targets[0].maps &&
-	       list.targets[1].kind == TARGET_COMM && list.targets[1].maps &&
-	       !strcmp(list.targets[1].name, "postgres") && list.targets[2].kind == TARGET_TREE &&
-	       !list.targets[2].maps, "the targets' maps read back wrong");
-	target_list_free(&list);
+static void test_target_options(void)
+{
+	for (size_t i = 0; i < sizeof(options_cases) / sizeof(options_cases[0]); i++) {
+		const struct options_case *c = &options_cases[i];
+		struct target_list list;
+
+		unit_write_file("pids", c->file);
+		expect(!target_list_read("pids", &list), "case %zu: read failed", i);
+		expect(list.count == 1 && list.targets[0].kind == c->kind &&
+		       !strcmp(list.targets[0].name, c->name) && list.targets[0].maps == c->maps &&
+		       list.targets[0].latency == c->latency,
+		       "case %zu: %zu targets, the first maps %d latency %d", i, list.count,
+		       list.count ? list.targets[0].maps : -1, list.count ? list.targets[0].latency : -1);
+		expect(!list.count || target_line_options(&list.targets[0]) ==
+		       ((c->maps ? TARGETSFILE_OPT_MAPS : 0) | (c->latency ? TARGETSFILE_OPT_LATENCY : 0)),
+		       "case %zu: the options as flags", i);
+		target_list_free(&list);
+	}
 }
 
 static const struct comm_case {
@@ -96,14 +117,10 @@ static void test_comm_names(void)
 		expect(target_comm_valid(comm_cases[i].name) == comm_cases[i].valid,
 		       "'%s' is taken as %svalid", comm_cases[i].name,
 		       comm_cases[i].valid ? "in" : "");
-	expect(target_line_kind(TARGET_COMM, false) == TARGETSFILE_COMM &&
-	       target_line_kind(TARGET_UNIT, false) == TARGETSFILE_UNIT &&
-	       target_line_kind(TARGET_TREE, false) == TARGETSFILE_TREE &&
-	       target_line_kind(TARGET_CGROUP, false) == TARGETSFILE_CGROUP &&
-	       target_line_kind(TARGET_COMM, true) == TARGETSFILE_MAPS_COMM &&
-	       target_line_kind(TARGET_UNIT, true) == TARGETSFILE_MAPS_UNIT &&
-	       target_line_kind(TARGET_TREE, true) == TARGETSFILE_MAPS_TREE &&
-	       target_line_kind(TARGET_CGROUP, true) == TARGETSFILE_MAPS_CGROUP,
+	expect(target_line_kind(TARGET_COMM) == TARGETSFILE_COMM &&
+	       target_line_kind(TARGET_UNIT) == TARGETSFILE_UNIT &&
+	       target_line_kind(TARGET_TREE) == TARGETSFILE_TREE &&
+	       target_line_kind(TARGET_CGROUP) == TARGETSFILE_CGROUP,
 	       "the targets file's line kinds");
 }
 
@@ -225,7 +242,7 @@ static void test_unit_parents(void)
 UNIT_TESTS(
 	UNIT_TEST(numbers),
 	UNIT_TEST(list_and_labels),
-	UNIT_TEST(maps_targets),
+	UNIT_TEST(target_options),
 	UNIT_TEST(comm_names),
 	UNIT_TEST(cgroup_paths),
 	UNIT_TEST(unit_names),

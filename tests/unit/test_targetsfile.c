@@ -65,11 +65,11 @@ static void check_no_stray_files(const char *dir)
 
 static void test_read_missing_file(void)
 {
-	struct pidlist list = { (pid_t *)1, 5 };
+	struct pidlist list = { (pid_t *)1, 5, (unsigned int *)1 };
 	struct unit_reports reports = { 0 };
 
 	expect(targetsfile_read_pids("pids", &list, unit_record_report, &reports) == 0, "read failed");
-	expect(list.count == 0 && list.pids == NULL, "missing file gave %zu PIDs", list.count);
+	expect(list.count == 0 && list.pids == NULL && list.options == NULL, "missing file gave %zu PIDs", list.count);
 	expect(reports.count == 0, "unexpected report: %s", reports.r[0].message);
 	check_missing("pids");
 	check_missing("pids.lock");
@@ -78,7 +78,7 @@ static void test_read_missing_file(void)
 #define BAD(text)                                                                        \
 	"bad line '" text "': expected a PID, 'tree' and a PID, 'cgroup' and a path, "   \
 	"'unit' and a name, 'comm' and a command name, any of these after 'maps', "        \
-	"or a '#' comment"
+	"'latency' or both, or a '#' comment"
 
 static const struct bad_line {
 	unsigned int line;
@@ -364,63 +364,112 @@ static void test_trees_keep_lines(void)
 	check_file("pids", "tree 7\n");
 }
 
-/* "maps PID" lines: a kind of their own, beside the PID alone and its tree. */
-static void test_maps_lines(void)
-{
-	static const pid_t pids[] = { 7, 9 };
-	struct pidlist list;
+/* Options before a line's kind: read in any order, joined over the lines of a value. */
+static const struct options_read_case {
+	const char *line;
+	int kind;		/* or TARGETSFILE_LINE_BAD */
+	unsigned int options;
+	const char *value;
+} options_read_cases[] = {
+	{ "maps 8\n", TARGETSFILE_PID, TARGETSFILE_OPT_MAPS, "8" },
+	{ "latency 8\n", TARGETSFILE_PID, TARGETSFILE_OPT_LATENCY, "8" },
+	{ "maps latency 8\n", TARGETSFILE_PID, TARGETSFILE_OPTS, "8" },
+	{ "latency\tmaps  tree 7 # kept\n", TARGETSFILE_TREE, TARGETSFILE_OPTS, "7" },
+	{ "maps unit db.service\n", TARGETSFILE_UNIT, TARGETSFILE_OPT_MAPS, "db.service" },
+	{ "latency comm postgres\n", TARGETSFILE_COMM, TARGETSFILE_OPT_LATENCY, "postgres" },
+	{ "maps latency cgroup /c\n", TARGETSFILE_CGROUP, TARGETSFILE_OPTS, "/c" },
+	{ "comm latency\n", TARGETSFILE_COMM, 0, "latency" },	/* a name, not an option */
+	{ "maps tree\n", TARGETSFILE_LINE_BAD, 0, NULL },
+	{ "latency\n", TARGETSFILE_LINE_BAD, 0, NULL },
+	{ "tree maps 7\n", TARGETSFILE_LINE_BAD, 0, NULL },
+	{ "maps 09\n", TARGETSFILE_PID, TARGETSFILE_OPT_MAPS, "9" },
+};
 
-	unit_write_file("pids", "7\ntree 7\n");
-	expect(!targetsfile_edit_pids("pids", TARGETSFILE_MAPS, true, pids, 2),
-	       "adding maps lines failed");
-	check_file("pids", "7\ntree 7\nmaps 7\nmaps 9\n");
-	expect(!targetsfile_read_kind("pids", TARGETSFILE_MAPS, &list) && list.count == 2 &&
-	       list.pids[0] == 7 && list.pids[1] == 9, "maps lines read back wrong");
-	pidlist_free(&list);
-	expect(!targetsfile_read_pids("pids", &list, NULL, NULL) && list.count == 1 && list.pids[0] == 7,
-	       "a maps line read as a PID alone");
-	pidlist_free(&list);
-	expect(!targetsfile_edit_pids("pids", TARGETSFILE_MAPS, false, pids, 1), "removing failed");
-	check_file("pids", "7\ntree 7\nmaps 9\n");
-	expect(targetsfile_edit_values("pids", TARGETSFILE_MAPS, true, (const char *const[]){ "09" }, 1) ==
-		       -EINVAL, "a PID not in canonical form was not refused");
+static void test_options_read(void)
+{
+	for (size_t i = 0; i < sizeof(options_read_cases) / sizeof(options_read_cases[0]); i++) {
+		const struct options_read_case *c = &options_read_cases[i];
+		char value[TARGETSFILE_VALUE_MAX];
+		unsigned int options = ~0u;
+		int kind = targetsfile_parse_line(c->line, strlen(c->line), value, &options);
+
+		expect(kind == c->kind, "case %zu: kind %d, want %d", i, kind, c->kind);
+		if (kind < 0 || c->kind < 0)
+			continue;
+		expect(options == c->options, "case %zu: options %#x, want %#x", i, options, c->options);
+		expect(!strcmp(value, c->value), "case %zu: value '%s'", i, value);
+	}
 }
 
-/* "maps" before a target's line: a kind of its own, which an add with maps puts in place. */
-static void test_maps_target_lines(void)
+/* A PID on several lines is read once, with the options of all; trees apart. */
+static void test_options_joined(void)
 {
-	static const char *const unit[] = { "db.service" };
-	static const pid_t root[] = { 31 };
-	struct targetsfile_values values;
+	struct pidlist list;
 
-	unit_write_file("pids", "unit db.service\nmaps  tree 7 # kept\nmaps tree\nmaps 8\n");
-	expect(!targetsfile_read_values("pids", TARGETSFILE_KIND(TARGETSFILE_MAPS_TREE) |
-					    TARGETSFILE_KIND(TARGETSFILE_UNIT) | TARGETSFILE_KIND(TARGETSFILE_MAPS),
-				    &values, NULL, NULL), "read failed");
-	expect(values.count == 3 && values.kinds[0] == TARGETSFILE_UNIT &&
-	       values.kinds[1] == TARGETSFILE_MAPS_TREE && !strcmp(values.values[1], "7") &&
-	       values.kinds[2] == TARGETSFILE_MAPS && !strcmp(values.values[2], "8"),
-	       "%zu lines read, the second of kind %d", values.count,
-	       values.count > 1 ? (int)values.kinds[1] : -1);
-	targetsfile_values_free(&values);
-	/* With maps: the line without goes, the one with comes. */
-	expect(!targetsfile_edit_maps("pids", TARGETSFILE_UNIT, true, true, unit, 1), "adding failed");
-	check_file("pids", "maps  tree 7 # kept\nmaps tree\nmaps 8\nmaps unit db.service\n");
-	/* Without: a value kept with maps stays as it is. */
-	expect(!targetsfile_edit_maps("pids", TARGETSFILE_UNIT, false, true, unit, 1), "adding failed");
-	check_file("pids", "maps  tree 7 # kept\nmaps tree\nmaps 8\nmaps unit db.service\n");
-	expect(!targetsfile_edit_maps_pids("pids", TARGETSFILE_TREE, false, true, root, 1),
-	       "adding failed");
-	expect(!targetsfile_edit_maps_pids("pids", TARGETSFILE_TREE, true, true, root, 1),
-	       "adding failed");
-	check_file("pids", "maps  tree 7 # kept\nmaps tree\nmaps 8\nmaps unit db.service\n"
-			   "maps tree 31\n");
-	/* Removing takes both forms. */
-	unit_write_file("pids", "unit db.service\nmaps unit db.service\n7\nmaps 7\n");
-	expect(!targetsfile_edit_maps("pids", TARGETSFILE_UNIT, false, false, unit, 1), "removing failed");
-	expect(!targetsfile_edit_maps_pids("pids", TARGETSFILE_PID, false, false,
-					   (const pid_t[]){ 7 }, 1), "removing failed");
-	check_file("pids", "");
+	unit_write_file("pids", "7\nmaps 7\nlatency 9\ntree 7\nlatency 7\n9\n");
+	expect(!targetsfile_read_pids("pids", &list, NULL, NULL), "read failed");
+	expect(list.count == 2 && list.pids[0] == 7 && list.options[0] == TARGETSFILE_OPTS &&
+	       list.pids[1] == 9 && list.options[1] == TARGETSFILE_OPT_LATENCY,
+	       "%zu PIDs, the first's options %#x", list.count, list.count ? list.options[0] : 0);
+	pidlist_free(&list);
+	expect(!targetsfile_read_trees("pids", &list), "read failed");
+	expect(list.count == 1 && list.pids[0] == 7 && list.options[0] == 0, "the tree read wrong");
+	pidlist_free(&list);
+}
+
+/*
+ * Edits with options: a value keeps one line of its kind, with the options
+ * given and those it had; removing takes every line of the value.
+ */
+static const struct options_edit_case {
+	const char *before;
+	enum targetsfile_kind kind;
+	unsigned int options;
+	bool add;
+	const char *values[2];
+	size_t count;
+	const char *after;
+} options_edit_cases[] = {
+	{ "7\ntree 7\n", TARGETSFILE_PID, TARGETSFILE_OPT_MAPS, true, { "7", "9" }, 2,
+	  "tree 7\nmaps 7\nmaps 9\n" },
+	{ "unit db.service\n", TARGETSFILE_UNIT, TARGETSFILE_OPT_LATENCY, true, { "db.service" }, 1,
+	  "latency unit db.service\n" },
+	/* Without an option: a value kept with it stays as it is. */
+	{ "maps unit db.service\n", TARGETSFILE_UNIT, 0, true, { "db.service" }, 1,
+	  "maps unit db.service\n" },
+	/* The other option: the line gets both. */
+	{ "maps unit db.service # x\n", TARGETSFILE_UNIT, TARGETSFILE_OPT_LATENCY, true,
+	  { "db.service" }, 1, "maps latency unit db.service\n" },
+	{ "latency tree 31\nmaps tree 31\n", TARGETSFILE_TREE, 0, true, { "31" }, 1,
+	  "maps latency tree 31\n" },
+	{ "latency maps comm pg\n", TARGETSFILE_COMM, TARGETSFILE_OPTS, true, { "pg" }, 1,
+	  "latency maps comm pg\n" },
+	{ "", TARGETSFILE_CGROUP, TARGETSFILE_OPTS, true, { "/c" }, 1, "maps latency cgroup /c\n" },
+	/* Removing takes every form, and nothing of another kind. */
+	{ "unit a\nmaps unit a\nlatency unit a\ncomm a\n", TARGETSFILE_UNIT, 0, false, { "a" }, 1,
+	  "comm a\n" },
+	{ "7\nmaps latency 7\ntree 7\n", TARGETSFILE_PID, TARGETSFILE_OPT_MAPS, false, { "7" }, 1,
+	  "tree 7\n" },
+};
+
+static void test_options_edited(void)
+{
+	for (size_t i = 0; i < sizeof(options_edit_cases) / sizeof(options_edit_cases[0]); i++) {
+		const struct options_edit_case *c = &options_edit_cases[i];
+		int err;
+
+		unit_write_file("pids", c->before);
+		err = targetsfile_edit_values("pids", c->kind, c->options, c->add, c->values, c->count);
+		expect(!err, "case %zu returned %d", i, err);
+		check_file("pids", c->after);
+	}
+	expect(targetsfile_edit_values("pids", TARGETSFILE_PID, TARGETSFILE_OPT_MAPS, true,
+				       (const char *const[]){ "09" }, 1) == -EINVAL,
+	       "a PID not in canonical form was not refused");
+	unit_write_file("pids", "latency 7\n");
+	expect(!targetsfile_edit_pids("pids", TARGETSFILE_PID, TARGETSFILE_OPT_MAPS, true,
+				      (const pid_t[]){ 7 }, 1), "adding PIDs failed");
+	check_file("pids", "maps latency 7\n");
 }
 
 /* Cgroups and units: one word each, read back as written, kept apart from PIDs. */
@@ -431,8 +480,8 @@ static void test_named_lines(void)
 	struct targetsfile_values values;
 
 	unit_write_file("pids", "# kept\n7\nunit  nginx.service # web\ncgroup\n");
-	expect(!targetsfile_edit_values("pids", TARGETSFILE_UNIT, true, units, 2), "adding units failed");
-	expect(!targetsfile_edit_values("pids", TARGETSFILE_CGROUP, true, cgroup, 1),
+	expect(!targetsfile_edit_values("pids", TARGETSFILE_UNIT, 0, true, units, 2), "adding units failed");
+	expect(!targetsfile_edit_values("pids", TARGETSFILE_CGROUP, 0, true, cgroup, 1),
 	       "adding a cgroup failed");
 	check_file("pids", "# kept\n7\nunit  nginx.service # web\ncgroup\nunit user-1000.slice\n"
 			   "cgroup /sys/fs/cgroup/machine.slice/c1\n");
@@ -442,7 +491,7 @@ static void test_named_lines(void)
 		       !strcmp(values.values[1], units[1]),
 	       "%zu units read", values.count);
 	targetsfile_values_free(&values);
-	expect(!targetsfile_edit_values("pids", TARGETSFILE_UNIT, false, units, 1), "removing failed");
+	expect(!targetsfile_edit_values("pids", TARGETSFILE_UNIT, 0, false, units, 1), "removing failed");
 	check_file("pids", "# kept\n7\ncgroup\nunit user-1000.slice\n"
 			   "cgroup /sys/fs/cgroup/machine.slice/c1\n");
 }
@@ -456,10 +505,10 @@ static void test_named_lines_refused(void)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		const char *const values[] = { "ok.service", bad[i] };
 
-		expect(targetsfile_edit_values("pids", TARGETSFILE_UNIT, true, values, 2) == -EINVAL,
+		expect(targetsfile_edit_values("pids", TARGETSFILE_UNIT, 0, true, values, 2) == -EINVAL,
 		       "'%s' was not refused", bad[i]);
 	}
-	expect(targetsfile_edit_values("pids", TARGETSFILE_TREE, true, (const char *const[]){ "07" }, 1) ==
+	expect(targetsfile_edit_values("pids", TARGETSFILE_TREE, 0, true, (const char *const[]){ "07" }, 1) ==
 		       -EINVAL, "a PID not in canonical form was not refused");
 	check_file("pids", "unit a.service\n");
 }
@@ -605,8 +654,9 @@ UNIT_TESTS(
 	UNIT_TEST(add_keeps_lines),
 	UNIT_TEST(remove_keeps_lines),
 	UNIT_TEST(trees_keep_lines),
-	UNIT_TEST(maps_lines),
-	UNIT_TEST(maps_target_lines),
+	UNIT_TEST(options_read),
+	UNIT_TEST(options_joined),
+	UNIT_TEST(options_edited),
 	UNIT_TEST(named_lines),
 	UNIT_TEST(named_lines_refused),
 	UNIT_TEST(remove_from_missing_file),
