@@ -688,6 +688,22 @@ static void test_safe_wait(void)
 	free(v1.mem);
 }
 
+/* Version 8's header counts the faults not timed; before, the field was reserved. */
+static void test_latency_missed(void)
+{
+	struct region r = make_default(4);
+	struct mp3ring ring;
+
+	r.hdr->latency_missed = 7;
+	attach(&ring, &r);
+	expect(mp3ring_latency_missed(&ring) == 7, "version 8: %llu missed, want 7",
+	       (unsigned long long)mp3ring_latency_missed(&ring));
+	r.hdr->version = 7;
+	expect(mp3ring_latency_missed(&ring) == 0, "version 7: %llu missed, want 0",
+	       (unsigned long long)mp3ring_latency_missed(&ring));
+	free(r.mem);
+}
+
 UNIT_TESTS(
 	UNIT_TEST(header_validation),
 	UNIT_TEST(v1_writer),
@@ -703,4 +719,5 @@ UNIT_TESTS(
 	UNIT_TEST(concurrent_tiny),
 	UNIT_TEST(concurrent_paced),
 	UNIT_TEST(safe_wait),
+	UNIT_TEST(latency_missed),
 );
