@@ -79,9 +79,7 @@ struct proc_entry *counters_add_record(struct counters *c, const struct mp3_proc
 		return NULL;
 	/* Another name is another series: its counters start from 0. */
 	if (r->type == MP3_RECORD_COMM && e->comm[0] && !same_comm(e->comm, r->comm)) {
-		e->minor = e->major = e->cpu_ns = 0;
-		memset(e->major_in, 0, sizeof(e->major_in));
-		memset(e->stall_us, 0, sizeof(e->stall_us));
+		proctable_entry_zero(e);
 		e->marks &= ~SERIES_STALLS;
 	}
 	if (r->type == MP3_RECORD_COUNTS && c->stalls_known) {
