@@ -92,9 +92,9 @@ void counters_add_lost(struct counters *c, uint64_t count);
 /*
  * A record of a sample read: a name, or counts or durations to add to the
  * process and to its target (if it has one), their waits only if
- * stalls_known. A new name
- * restarts the process's counters, not its target's. Returns the process's entry, or NULL without memory
- * (for either).
+ * stalls_known. A new name restarts the process's counters, not its
+ * target's. Returns the process's entry, or NULL without memory (for
+ * either).
  */
 struct proc_entry *counters_add_record(struct counters *c, const struct mp3_proc_record *r);
 

@@ -64,7 +64,7 @@ void mp3ring_sampler_cost(const struct mp3ring *ring, uint64_t *runs, uint64_t *
 /* The processes of followed trees, cgroups and names the module left out since its load. */
 void mp3ring_unfollowed(const struct mp3ring *ring, uint64_t *skipped, uint64_t *missed);
 
-/* The faults of "latency" registrations the module could not time since its load; 0 before version 8. */
+/* Faults of "latency" registrations the module could not time since its load; 0 before version 8. */
 uint64_t mp3ring_latency_missed(const struct mp3ring *ring);
 
 /*

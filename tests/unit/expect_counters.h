@@ -58,7 +58,7 @@ static inline void add_stalls(struct counters *c, pid_t tgid, const uint32_t us[
 	expect(counters_add_record(c, &r), "counters_add_record failed");
 }
 
-/* A latency record of tgid (of the target it has): faults of that kind and bucket, and their time. */
+/* A latency record of tgid (of the target it has): faults of a kind and bucket, and their time. */
 static inline void add_latency(struct counters *c, pid_t tgid, enum latency_kind kind,
 			       uint16_t bucket, uint32_t faults, uint64_t time_ns)
 {
