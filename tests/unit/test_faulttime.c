@@ -33,7 +33,7 @@ static void put_latency(struct writer *w, pid_t tgid, uint32_t target, uint16_t 
 	put_record(w, rec);
 }
 
-/* Publishes the sample of the records put since the last one; its period ends at (n + 1) periods. */
+/* Publishes the sample of the records put since the last; its period ends at n + 1 periods. */
 static void end_sample(struct writer *w, uint64_t first_record)
 {
 	struct mp3_ring_sample *s = slot_at(&w->r, w->sample);
