@@ -81,7 +81,8 @@ static void test_quantile(void)
 	expect(near(latency_quantile_seconds(&h, 1), 2048e-9), "p100 %g",
 	       latency_quantile_seconds(&h, 1));
 	/* In the last bucket: its lower bound, what is known. */
-	h = (struct latency_hist){ .faults = { [MP3_LATENCY_BUCKETS - 1] = 4 } };
+	h = (struct latency_hist){ 0 };
+	h.faults[MP3_LATENCY_BUCKETS - 1] = 4;
 	expect(near(latency_quantile_seconds(&h, 0.5), 2.147483648), "in the last bucket: %g",
 	       latency_quantile_seconds(&h, 0.5));
 	h = (struct latency_hist){ 0 };

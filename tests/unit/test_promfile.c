@@ -358,7 +358,7 @@ static int expect_exported(const char *path, const char *text)
 	for (const char *p = strstr(file, "pfprof_"); p; p = strstr(p, "pfprof_")) {
 		size_t len = strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_");
 
-		if (p[len] != ':' && len < 100) {
+		if (len < 100 && p[len] != ':') {
 			expect(has_type(text, p, len), "%s: %.*s is not a metric pfprofd writes", path,
 			       (int)len, p);
 			names++;
