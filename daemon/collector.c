@@ -302,6 +302,7 @@ static void update_module_counters(struct collector *c)
 	counters_set_sampler(c->counters, c->ring.load_id, ns, runs);
 	mp3ring_unfollowed(&c->ring, &skipped, &missed);
 	counters_set_unfollowed(c->counters, c->ring.load_id, skipped, missed);
+	counters_set_latency_missed(c->counters, c->ring.load_id, mp3ring_latency_missed(&c->ring));
 }
 
 void collector_drain(struct collector *c)

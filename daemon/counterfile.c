@@ -34,6 +34,7 @@ static const struct total load_counters[] = {
 	TOTAL("sampler_runs", sampler_runs),
 	TOTAL("follow_skipped", follow_skipped),
 	TOTAL("follow_missed", follow_missed),
+	TOTAL("latency_missed", latency_missed),
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -76,6 +77,24 @@ static void put_stalls(FILE *out, const char *key, uint32_t number,
 	fputc('\n', out);
 }
 
+/*
+ * A target's durations (if timed), a line per kind: its time summed, then
+ * the faults by bucket. A file without them, from a pfprofd before them,
+ * reads as none timed yet.
+ */
+static void put_latency(FILE *out, const struct target_total *t)
+{
+	for (int k = 0; k < LATENCY_KINDS; k++) {
+		const struct latency_hist *h = &t->latency[k];
+
+		fprintf(out, "target_latency %" PRIu32 " %s %" PRIu64, t->number,
+			latency_kind_word(k), h->time_ns);
+		for (int b = 0; b < MP3_LATENCY_BUCKETS; b++)
+			fprintf(out, " %" PRIu64, h->faults[b]);
+		fputc('\n', out);
+	}
+}
+
 int counterfile_render(FILE *out, const struct counters *c)
 {
 	fputs("# pfprofd's counters: it counts on from them when it starts again (pfprofd(8))\n",
@@ -108,6 +127,8 @@ int counterfile_render(FILE *out, const struct counters *c)
 			t->minor, t->major, t->cpu_ns);
 		if (t->stalls)
 			put_stalls(out, "target_stalls", t->number, t->stall_us);
+		if (t->timed)
+			put_latency(out, t);
 	}
 	return ferror(out) ? -EIO : 0;
 }
@@ -234,6 +255,53 @@ static void load_target_stalls(struct counters *c, const char *text)
 	t->stalls = true;
 }
 
+/* The kind of a put_latency() line, by its word; LATENCY_KINDS if none. */
+static enum latency_kind scan_kind(const char *word, size_t len)
+{
+	enum latency_kind k = 0;
+
+	while (k < LATENCY_KINDS && (strlen(latency_kind_word(k)) != len ||
+				     strncmp(word, latency_kind_word(k), len)))
+		k++;
+	return k;
+}
+
+/* put_latency()'s line after its key: number (not 0), kind, time, faults; false if malformed. */
+static bool scan_latency(const char *text, uint32_t *number, enum latency_kind *kind,
+			 struct latency_hist *h)
+{
+	int word, word_end, len;
+
+	if (sscanf(text, "%" SCNu32 " %n%*s%n %" SCNu64 "%n", number, &word, &word_end,
+		   &h->time_ns, &len) != 2 || !*number)
+		return false;
+	*kind = scan_kind(text + word, (size_t)(word_end - word));
+	if (*kind == LATENCY_KINDS)
+		return false;
+	for (int b = 0; b < MP3_LATENCY_BUCKETS; b++) {
+		text += len;
+		if (sscanf(text, " %" SCNu64 "%n", &h->faults[b], &len) != 1)
+			return false;
+	}
+	return true;
+}
+
+static void load_target_latency(struct counters *c, const char *text)
+{
+	struct latency_hist h;
+	enum latency_kind kind;
+	struct target_total *t;
+	uint32_t number;
+
+	if (!scan_latency(text, &number, &kind, &h))
+		return;
+	t = counters_target(c, number);
+	if (!t)
+		return;
+	t->latency[kind] = h;
+	t->timed = true;
+}
+
 static void load_load_counter(struct load_counter *lc, const char *text)
 {
 	uint64_t load_id, current, before;
@@ -266,6 +334,8 @@ static void load_line(struct counters *c, const char *line)
 		load_target(c, value);
 	} else if (key_is(line, len, "target_stalls")) {
 		load_target_stalls(c, value);
+	} else if (key_is(line, len, "target_latency")) {
+		load_target_latency(c, value);
 	} else {
 		for (size_t i = 0; i < ARRAY_SIZE(load_counters); i++)
 			if (key_is(line, len, load_counters[i].key))

@@ -66,6 +66,9 @@ static bool add_to_target(struct counters *c, const struct mp3_proc_record *r)
 			stalls_add(t->stall_us, &r->stalls);
 			t->stalls = true;
 		}
+	} else if (r->type == MP3_RECORD_LATENCY) {
+		latency_add_record(t->latency, r);
+		t->timed = true;
 	}
 	return true;
 }
@@ -79,9 +82,7 @@ struct proc_entry *counters_add_record(struct counters *c, const struct mp3_proc
 		return NULL;
 	/* Another name is another series: its counters start from 0. */
 	if (r->type == MP3_RECORD_COMM && e->comm[0] && !same_comm(e->comm, r->comm)) {
-		e->minor = e->major = e->cpu_ns = 0;
-		memset(e->major_in, 0, sizeof(e->major_in));
-		memset(e->stall_us, 0, sizeof(e->stall_us));
+		proctable_entry_zero(e);
 		e->marks &= ~SERIES_STALLS;
 	}
 	if (r->type == MP3_RECORD_COUNTS && c->stalls_known) {
@@ -153,6 +154,11 @@ void counters_set_unfollowed(struct counters *c, uint64_t load_id, uint64_t skip
 {
 	load_counter_set(&c->follow_skipped, load_id, skipped);
 	load_counter_set(&c->follow_missed, load_id, missed);
+}
+
+void counters_set_latency_missed(struct counters *c, uint64_t load_id, uint64_t missed)
+{
+	load_counter_set(&c->latency_missed, load_id, missed);
 }
 
 static int compare_pids(const void *a, const void *b)

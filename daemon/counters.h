@@ -2,8 +2,10 @@
 /*
  * What pfprofd has counted since it started, or since the counters it saved
  * (counterfile.h): per process its name, faults, CPU time and waits (those
- * measured), the same summed, samples written and lost, the module's sampler cost and the
- * system's paging counters at the last sample. The collector feeds it with
+ * measured), per target the same and how long its faults took (those
+ * timed), the processes' counts summed, samples written and lost, the
+ * module's sampler cost and the system's paging counters at the last
+ * sample. The collector feeds it with
  * every sample and record it reads; the per-process log takes its names
  * from it, the Prometheus export (exporter.h) everything. Counters only
  * grow: a process's start again from 0 only when its name changes, and the
@@ -19,6 +21,7 @@
 #include <linux/mp3.h>
 
 #include "targetsfile.h"
+#include "latency.h"
 #include "proctable.h"
 #include "stalls.h"
 #include "targets.h"
@@ -46,6 +49,9 @@ struct target_total {
 	uint64_t minor, major, cpu_ns;
 	uint64_t stall_us[STALL_KINDS];	/* the waits measured */
 	bool stalls;			/* one of its records' waits was measured: exported */
+	/* How long its processes' faults took (ring version 8), those gone too. */
+	struct latency_hist latency[LATENCY_KINDS];
+	bool timed;			/* a latency record came: exported */
 	uint64_t processes;		/* registered, at the last counters_select_series() */
 	uint64_t records;		/* since the last counters_forget_targets() */
 };
@@ -64,6 +70,8 @@ struct counters {
 	struct load_counter sampler_ns, sampler_runs;
 	/* Processes of followed trees, cgroups and names the module left out. */
 	struct load_counter follow_skipped, follow_missed;
+	/* Faults of "latency" registrations the module could not time. */
+	struct load_counter latency_missed;
 	/* The whole system at the last sample that had its counters. */
 	bool have_system;
 	uint64_t pgmajfault, pswpin, pswpout;
@@ -82,10 +90,11 @@ struct counters {
 void counters_add_sample(struct counters *c, const struct mp3_ring_sample *s, bool has_system);
 void counters_add_lost(struct counters *c, uint64_t count);
 /*
- * A record of a sample read: a name, or counts to add to the process and to
- * its target (if it has one), their waits only if stalls_known. A new name
- * restarts the process's counters, not its target's. Returns the process's entry, or NULL without memory
- * (for either).
+ * A record of a sample read: a name, or counts or durations to add to the
+ * process and to its target (if it has one), their waits only if
+ * stalls_known. A new name restarts the process's counters, not its
+ * target's. Returns the process's entry, or NULL without memory (for
+ * either).
  */
 struct proc_entry *counters_add_record(struct counters *c, const struct mp3_proc_record *r);
 
@@ -113,6 +122,8 @@ void counters_set_sampler(struct counters *c, uint64_t load_id, uint64_t ns_tota
 /* The processes the module left out of what it follows, as its header says now. */
 void counters_set_unfollowed(struct counters *c, uint64_t load_id, uint64_t skipped,
 			     uint64_t missed);
+/* The faults the module could not time, as its header says now. */
+void counters_set_latency_missed(struct counters *c, uint64_t load_id, uint64_t missed);
 uint64_t load_counter_total(const struct load_counter *lc);
 
 /*

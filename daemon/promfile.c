@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,10 @@ static const struct counter module_totals[] = {
 	{ "pfprof_followed_processes_missed_total",
 	  "Processes of followed units, trees and names left out: the kernel had no memory for"
 	  " them at their fork.", TOTAL(follow_missed), false },
+	{ "pfprof_fault_latency_missed_total",
+	  "Page faults of processes registered with latency that the mp3 module could not time:"
+	  " its probe's instances were all in use (its latency_active parameter).",
+	  TOTAL(latency_missed), false },
 };
 
 /*
@@ -298,6 +303,76 @@ static void put_target_stalls(FILE *out, const struct counters *counts,
 	}
 }
 
+/* le="..." of a bucket's upper bound: the shortest decimal of its whole nanoseconds. */
+static void put_le(FILE *out, unsigned int bucket)
+{
+	double bound = latency_bound_seconds(bucket);
+	char text[32];
+	size_t len;
+
+	if (isinf(bound)) {
+		fputs(",le=\"+Inf\"}", out);
+		return;
+	}
+	len = (size_t)snprintf(text, sizeof(text), "%.9f", bound);
+	while (text[len - 1] == '0')
+		len--;
+	fprintf(out, ",le=\"%.*s\"}", (int)(text[len - 1] == '.' ? len - 1 : len), text);
+}
+
+#define DURATION_METRIC "pfprof_target_fault_duration_seconds"
+
+/* DURATION_METRIC<suffix>{target="...",kind="..." : the closing brace is the caller's. */
+static void put_duration_labels(FILE *out, const char *suffix, const struct target_list *targets,
+				const struct target_total *t, enum latency_kind kind)
+{
+	fprintf(out, DURATION_METRIC "%s{", suffix);
+	put_target_label(out, targets, t->number);
+	fprintf(out, ",kind=\"%s\"", latency_kind_word(kind));
+}
+
+/* A target's histogram of one kind: cumulative buckets, then its sum and count. */
+static void put_duration_series(FILE *out, const struct target_list *targets,
+				const struct target_total *t, enum latency_kind kind)
+{
+	const struct latency_hist *h = &t->latency[kind];
+	uint64_t count = 0;
+
+	for (unsigned int b = 0; b < MP3_LATENCY_BUCKETS; b++) {
+		count += h->faults[b];
+		put_duration_labels(out, "_bucket", targets, t, kind);
+		put_le(out, b);
+		put_value(out, count, false);
+	}
+	put_duration_labels(out, "_sum", targets, t, kind);
+	fputc('}', out);
+	put_value(out, h->time_ns, true);
+	put_duration_labels(out, "_count", targets, t, kind);
+	fputc('}', out);
+	put_value(out, count, false);
+}
+
+/* How long the faults of the targets whose processes' faults are timed took. */
+static void put_target_durations(FILE *out, const struct counters *counts,
+				 const struct target_list *targets)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < counts->nr_targets; i++) {
+		const struct target_total *t = &counts->targets[i];
+
+		if (!t->timed)
+			continue;
+		put_header_once(out, &header, DURATION_METRIC, "histogram",
+				"How long a target's processes' page faults took, by kind (minor,"
+				" major), those gone included: from the entry into the kernel's"
+				" fault handler to its return, retries added (processes registered"
+				" with latency).");
+		for (enum latency_kind k = 0; k < LATENCY_KINDS; k++)
+			put_duration_series(out, targets, t, k);
+	}
+}
+
 /* A target's cgroup's memory pressure, read at this write. */
 struct cgroup_pressure {
 	uint32_t number;
@@ -426,6 +501,7 @@ int promfile_render(FILE *out, struct counters *counts, const struct target_list
 	for (size_t i = 0; i < ARRAY_SIZE(per_target); i++)
 		put_targets(out, counts, targets, &per_target[i], "counter");
 	put_targets(out, counts, targets, &target_processes, "gauge");
+	put_target_durations(out, counts, targets);
 	err = put_waits(out, counts, targets);
 	if (err)
 		return err;

@@ -7,7 +7,8 @@
  * Per-process series for the processes counters_select_series() marked,
  * per-target series for every target counted; both labelled with the
  * target's target_label() from the list read from the targets file. The
- * waits (stalls.h) of a process or target only once one was measured; the
+ * waits (stalls.h) of a process or target only once one was measured, a
+ * target's histograms of fault durations (latency.h) only once timed; the
  * memory pressure of the list's units and cgroups read from their cgroups
  * at each rendering, for those that have one and PSI.
  */

@@ -154,6 +154,14 @@ void mp3ring_unfollowed(const struct mp3ring *ring, uint64_t *skipped, uint64_t 
 	*missed = __atomic_load_n(&ring->hdr->follow_missed, __ATOMIC_RELAXED);
 }
 
+uint64_t mp3ring_latency_missed(const struct mp3ring *ring)
+{
+	/* Reserved before: read only from a header that has it. */
+	if (ring->hdr->version < 8)
+		return 0;
+	return __atomic_load_n(&ring->hdr->latency_missed, __ATOMIC_RELAXED);
+}
+
 static const struct mp3_ring_sample *slot_of(const struct mp3ring *ring,
 					     uint64_t n)
 {

@@ -64,6 +64,9 @@ void mp3ring_sampler_cost(const struct mp3ring *ring, uint64_t *runs, uint64_t *
 /* The processes of followed trees, cgroups and names the module left out since its load. */
 void mp3ring_unfollowed(const struct mp3ring *ring, uint64_t *skipped, uint64_t *missed);
 
+/* Faults of "latency" registrations the module could not time since its load; 0 before version 8. */
+uint64_t mp3ring_latency_missed(const struct mp3ring *ring);
+
 /*
  * Copies the next sample the reader wants, *next, into *out and advances
  * *next past it. Samples that were overwritten before they could be copied

@@ -51,12 +51,12 @@ struct proc_entry *proctable_find_or_add(struct proc_table *t, pid_t tgid)
 	return e;
 }
 
-/* Zeroes what the users add up, for the next round. */
-static void zero_counts(struct proc_entry *e)
+void proctable_entry_zero(struct proc_entry *e)
 {
-	e->minor = e->major = e->cpu_ns = e->samples = 0;
+	e->minor = e->major = e->cpu_ns = 0;
 	memset(e->major_in, 0, sizeof(e->major_in));
 	memset(e->stall_us, 0, sizeof(e->stall_us));
+	memset(e->latency, 0, sizeof(e->latency));
 }
 
 int proctable_retain(struct proc_table *t, bool (*keep)(struct proc_entry *e, void *ctx),
@@ -92,7 +92,8 @@ static bool seen_since_sweep(struct proc_entry *e, void *ctx)
 	bool seen = e->samples != 0 || (e->marks & keep_marks);
 
 	e->marks &= ~keep_marks;
-	zero_counts(e);
+	proctable_entry_zero(e);
+	e->samples = 0;
 	return seen;
 }
 
@@ -145,6 +146,9 @@ void proctable_entry_apply(struct proc_entry *e, const struct mp3_proc_record *r
 		if (group < MAPPING_GROUPS)
 			e->major_in[group] += r->faults.major_faults;
 		e->placed = true;
+	} else if (r->type == MP3_RECORD_LATENCY) {
+		latency_add_record(e->latency, r);
+		e->timed = true;
 	}
 }
 

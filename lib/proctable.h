@@ -14,6 +14,7 @@
 
 #include <linux/mp3.h>
 
+#include "latency.h"
 #include "stalls.h"
 
 /*
@@ -38,6 +39,9 @@ struct proc_entry {
 	uint64_t samples;
 	uint64_t major_in[MAPPING_GROUPS];	/* from its faults records */
 	bool placed;			/* a faults record came: registered with "maps" */
+	/* How long its faults took (ring version 8), added up too. */
+	struct latency_hist latency[LATENCY_KINDS];
+	bool timed;			/* a latency record came: registered with "latency" */
 	uint32_t target;		/* the record's target (targets.h); 0: none */
 	bool left;			/* an MP3_RECORD_LEFT record came after its last name */
 	unsigned int marks;		/* the user's own flags, kept by sweeps */
@@ -75,10 +79,14 @@ bool proctable_entry_idle(const struct proc_entry *e, bool active_only);
 int proctable_retain(struct proc_table *t, bool (*keep)(struct proc_entry *e, void *ctx),
 		     void *ctx);
 
+/* Zeroes what the user adds up but samples: for a new round, or a new name's series. */
+void proctable_entry_zero(struct proc_entry *e);
+
 /*
  * Applies a record: a name becomes the entry's comm, counts are added to
- * it, a faults record's major faults to its mapping's group, its target
- * becomes the entry's, and a LEFT record marks it. Returns the process's
+ * it, a faults record's major faults to its mapping's group, a latency
+ * record to its kind's histogram, its target becomes the entry's, and a
+ * LEFT record marks it. Returns the process's
  * entry, or NULL without memory.
  */
 struct proc_entry *proctable_apply(struct proc_table *t, const struct mp3_proc_record *r);

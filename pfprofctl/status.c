@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "ctl.h"
 #include "ctljson.h"
+#include "faulttime.h"
 #include "mp3ring.h"
 #include "procstatus.h"
 #include "stalls.h"
@@ -35,6 +37,10 @@ struct status_report {
 	bool stalls;			/* MP3_RING_STALLS: the module sends the waits */
 	int delayacct;			/* the kernel measures them: 1, 0 or -errno */
 	uint64_t faults_dropped, faults_summed, unfollowed_skipped, unfollowed_missed;
+	uint64_t latency_missed;	/* faults of timed processes not timed */
+	int fault_times_error;		/* reading the ring's latency records */
+	struct fault_times fault_times;
+	struct target_list targets;	/* the targets file's, for the fault times' labels */
 	int processes_error;		/* reading the control file */
 	size_t processes;
 	int daemon_error;		/* -ESRCH: not running; -EACCES: cannot tell */
@@ -62,6 +68,8 @@ static void read_ring(struct status_report *r, int fd)
 	r->faults_dropped = ring.hdr->faults_dropped;
 	r->faults_summed = ring.hdr->faults_summed;
 	mp3ring_unfollowed(&ring, &r->unfollowed_skipped, &r->unfollowed_missed);
+	r->latency_missed = mp3ring_latency_missed(&ring);
+	r->fault_times_error = fault_times_read(&ring, &r->fault_times);
 	mp3ring_unmap(&ring);
 }
 
@@ -83,6 +91,9 @@ static void read_module(const struct ctl *ctl, struct status_report *r)
 		read_ring(r, fd);
 		close(fd);
 	}
+	/* Unreadable (not in the group pfprof): the targets are labelled by number. */
+	if (r->fault_times.count)
+		target_list_read(ctl->config.targets_file, &r->targets);
 	r->processes_error = procstatus_list(ctl->config.status_file, &procs);
 	if (!r->processes_error) {
 		r->processes = procs.count;
@@ -125,6 +136,71 @@ static void print_waits(const struct status_report *r)
 		printf("waits:     unknown: %s: %s\n", DELAYACCT_SYSCTL, strerror(-r->delayacct));
 }
 
+/* A duration for people: in ns, µs, ms or s, as 1.2 or 12. */
+static void format_duration(char *buf, size_t size, double seconds)
+{
+	static const struct {
+		double scale;
+		const char *unit;
+	} units[] = { { 1, "s" }, { 1e-3, "ms" }, { 1e-6, "µs" }, { 1e-9, "ns" } };
+	size_t u = 0;
+	double v;
+
+	while (u < sizeof(units) / sizeof(units[0]) - 1 && seconds < units[u].scale)
+		u++;
+	v = seconds / units[u].scale;
+	snprintf(buf, size, v < 10 ? "%.1f %s" : "%.0f %s", v, units[u].unit);
+}
+
+/* "minor 1.2 µs mean, p99 4.0 µs (12345 faults)", or "minor none". */
+static void print_fault_kind(const struct latency_hist *h, enum latency_kind kind)
+{
+	uint64_t count = latency_count(h);
+	char mean[32], p99[32];
+
+	if (!count) {
+		printf("%s none", latency_kind_word(kind));
+		return;
+	}
+	format_duration(mean, sizeof(mean), latency_mean_seconds(h));
+	format_duration(p99, sizeof(p99), latency_quantile_seconds(h, 0.99));
+	printf("%s %s mean, p99 %s (%" PRIu64 " faults)", latency_kind_word(kind), mean, p99,
+	       count);
+}
+
+/* Whose fault times f are: a target's label, or "pid N (comm)". */
+static const char *fault_time_owner(const struct status_report *r, const struct fault_time *f,
+				    char *buf, size_t size)
+{
+	if (f->target)
+		return target_label(&r->targets, f->target, buf, size);
+	snprintf(buf, size, "pid %d (%s)", (int)f->pid, f->comm);
+	return buf;
+}
+
+/* A line per timed target or process of none, as the ring's samples tell; then those missed. */
+static void print_fault_times(const struct status_report *r)
+{
+	const struct fault_times *t = &r->fault_times;
+
+	if (r->fault_times_error)
+		printf("fault time: unknown: %s\n", strerror(-r->fault_times_error));
+	for (size_t i = 0; i < t->count; i++) {
+		char owner[PATH_MAX + 32], window[32];
+
+		printf("fault time: %s: ", fault_time_owner(r, &t->v[i], owner, sizeof(owner)));
+		print_fault_kind(&t->v[i].latency[LATENCY_MINOR], LATENCY_MINOR);
+		fputs("; ", stdout);
+		print_fault_kind(&t->v[i].latency[LATENCY_MAJOR], LATENCY_MAJOR);
+		format_duration(window, sizeof(window), t->seconds);
+		printf("; in the last %s\n", window);
+	}
+	if (r->latency_missed)
+		printf("fault time: %" PRIu64 " faults of timed processes not timed: the module's"
+		       " probe had no free instance (its latency_active parameter)\n",
+		       r->latency_missed);
+}
+
 static void print_ring(const struct status_report *r)
 {
 	printf("module:    loaded, load %016" PRIx64 ", period %" PRIu64 " ms, HZ %u\n",
@@ -134,6 +210,7 @@ static void print_ring(const struct status_report *r)
 	       "events: each sample visits the processes that ran" :
 	       "visit: each sample visits every registered process");
 	print_waits(r);
+	print_fault_times(r);
 	if (r->faults_dropped)
 		printf("faults:    %llu of processes added with --maps not placed: a CPU's"
 		       " buffer was full\n", (unsigned long long)r->faults_dropped);
@@ -200,6 +277,45 @@ static void add_error(struct json_object *o, const char *key, int err)
 	ctl_json_add_string(o, key, err ? strerror(-err) : NULL);
 }
 
+/* A kind's fault times: faults, and in ns their sum, mean and p99 (0 without faults). */
+static struct json_object *fault_kind_json(const struct latency_hist *h)
+{
+	struct json_object *o = ctl_json_object();
+
+	ctl_json_add_uint(o, "faults", latency_count(h));
+	ctl_json_add_uint(o, "sum_ns", h->time_ns);
+	ctl_json_add_uint(o, "mean_ns", (uint64_t)(latency_mean_seconds(h) * 1e9 + 0.5));
+	ctl_json_add_uint(o, "p99_ns", (uint64_t)(latency_quantile_seconds(h, 0.99) * 1e9 + 0.5));
+	return o;
+}
+
+/* The timed targets and processes of none, as objects; null if the ring could not be read. */
+static struct json_object *fault_times_json(const struct status_report *r)
+{
+	struct json_object *a;
+
+	if (r->fault_times_error)
+		return NULL;
+	a = ctl_json_array();
+	for (size_t i = 0; i < r->fault_times.count; i++) {
+		const struct fault_time *f = &r->fault_times.v[i];
+		struct json_object *o = ctl_json_object();
+		char label[PATH_MAX + 32];
+
+		ctl_json_add_string(o, "target", f->target ?
+				    target_label(&r->targets, f->target, label, sizeof(label)) : NULL);
+		if (f->target)
+			ctl_json_add(o, "pid", NULL);
+		else
+			ctl_json_add_int(o, "pid", f->pid);
+		ctl_json_add_string(o, "comm", f->target ? NULL : f->comm);
+		for (int k = 0; k < LATENCY_KINDS; k++)
+			ctl_json_add(o, latency_kind_word(k), fault_kind_json(&f->latency[k]));
+		ctl_json_add(a, NULL, o);
+	}
+	return a;
+}
+
 static struct json_object *module_json(const struct status_report *r)
 {
 	struct json_object *m = ctl_json_object();
@@ -229,6 +345,9 @@ static struct json_object *module_json(const struct status_report *r)
 		ctl_json_add_uint(m, "faults_summed", r->faults_summed);
 		ctl_json_add_uint(m, "followed_skipped", r->unfollowed_skipped);
 		ctl_json_add_uint(m, "followed_missed", r->unfollowed_missed);
+		ctl_json_add_uint(m, "latency_missed", r->latency_missed);
+		ctl_json_add_double(m, "fault_time_seconds", r->fault_times.seconds);
+		ctl_json_add(m, "fault_time", fault_times_json(r));
 	}
 	if (r->processes_error)
 		ctl_json_add(m, "processes", NULL);
@@ -285,6 +404,8 @@ static int status(struct ctl *ctl, const struct ctl_call *call)
 		print_module(&r);
 		print_daemon(&r);
 	}
+	fault_times_free(&r.fault_times);
+	target_list_free(&r.targets);
 	if (!printed)
 		return PFPROF_EXIT_FAILED;
 	if (!r.loaded)

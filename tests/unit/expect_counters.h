@@ -58,6 +58,20 @@ static inline void add_stalls(struct counters *c, pid_t tgid, const uint32_t us[
 	expect(counters_add_record(c, &r), "counters_add_record failed");
 }
 
+/* A latency record of tgid (of the target it has): faults of a kind and bucket, and their time. */
+static inline void add_latency(struct counters *c, pid_t tgid, enum latency_kind kind,
+			       uint16_t bucket, uint32_t faults, uint64_t time_ns)
+{
+	struct mp3_proc_record r = { .tgid = tgid, .type = MP3_RECORD_LATENCY,
+				     .target = proctable_find_or_add(&c->procs, tgid)->target };
+
+	r.latency.major = kind == LATENCY_MAJOR;
+	r.latency.bucket = bucket;
+	r.latency.faults = faults;
+	r.latency.time_ns = time_ns;
+	expect(counters_add_record(c, &r), "counters_add_record failed");
+}
+
 /* Waits summed in sum_us are want_us (µs, by enum stall_kind). */
 static inline void expect_stalls(const uint64_t sum_us[STALL_KINDS],
 				 const uint64_t want_us[STALL_KINDS], const char *what)

@@ -192,7 +192,56 @@ static void test_missing(void)
 	       "saving into a missing directory is not -ENOENT");
 }
 
+/* A target's durations, both kinds, and the faults not timed, as they were saved. */
+static void test_latency_round_trip(void)
+{
+	struct counters before = { 0 }, after = { 0 };
+	const struct target_total *t;
+
+	add_target_process(&before, 43, "db", 0x40000002U, 63, 2, 1);
+	add_target_process(&before, 44, "untimed", 7, 1, 0, 0);
+	add_latency(&before, 43, LATENCY_MINOR, 0, 5, 2000);
+	add_latency(&before, 43, LATENCY_MAJOR, MP3_LATENCY_BUCKETS - 1, 1, 9000000000ULL);
+	counters_set_latency_missed(&before, 0xab, 12);
+	expect(!counterfile_save(".", &before, false), "counterfile_save failed");
+	expect(!counterfile_load(".", &after), "counterfile_load failed");
+	t = counters_target(&after, 0x40000002U);
+	expect(t->timed && !memcmp(t->latency, counters_target(&before, 0x40000002U)->latency,
+				   sizeof(t->latency)), "the durations not read back as saved");
+	expect(!counters_target(&after, 7)->timed, "a target without durations read back timed");
+	expect(load_counter_total(&after.latency_missed) == 12 &&
+	       after.latency_missed.load_id == 0xab, "faults not timed: %" PRIu64,
+	       load_counter_total(&after.latency_missed));
+	counters_free(&before);
+	counters_free(&after);
+}
+
+/* Durations lines not whole, or of a kind not known, are skipped: their target has none. */
+static void test_bad_latency_skipped(void)
+{
+	static const char buckets[] = " 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23";
+	char text[1024];
+	struct counters c = { 0 };
+
+	snprintf(text, sizeof(text),
+		 "target 12 1 1 1\n"
+		 "target_latency 10 minor 5%s\n"
+		 "target_latency 0 minor 5%s 24\n"
+		 "target_latency 10 huge 5%s 24\n"
+		 "target_latency 11 major 5%s 24\n", buckets, buckets, buckets, buckets);
+	unit_write_file(COUNTERFILE_NAME, text);
+	expect(!counterfile_load(".", &c), "counterfile_load failed");
+	expect(c.nr_targets == 2 && !counters_target(&c, 12)->timed &&
+	       counters_target(&c, 11)->timed, "%zu targets read, want 12 untimed and 11 timed",
+	       c.nr_targets);
+	expect(counters_target(&c, 11)->latency[LATENCY_MAJOR].faults[23] == 24 &&
+	       counters_target(&c, 11)->latency[LATENCY_MAJOR].time_ns == 5 &&
+	       latency_count(&counters_target(&c, 11)->latency[LATENCY_MAJOR]) == 300,
+	       "target 11's major faults not read whole");
+	counters_free(&c);
+}
+
 UNIT_TESTS(UNIT_TEST(round_trip), UNIT_TEST(then_reload),
 	   UNIT_TEST(skips_what_it_does_not_know), UNIT_TEST(old_format),
 	   UNIT_TEST(bad_stalls_skipped), UNIT_TEST(old_file_replaced),
-	   UNIT_TEST(missing));
+	   UNIT_TEST(missing), UNIT_TEST(latency_round_trip), UNIT_TEST(bad_latency_skipped));

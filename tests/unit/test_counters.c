@@ -326,8 +326,38 @@ static void test_stalls(void)
 	counters_free(&m);
 }
 
+/*
+ * Latency records go to the target's histograms, by kind, and mark it for
+ * export; a target without them has none. The module's faults not timed
+ * add up over its loads.
+ */
+static void test_latency(void)
+{
+	struct counters m = { 0 };
+	const struct target_total *t;
+
+	add(&m, of_target(counts(10, 4, 1, 100), UNIT_A));
+	add(&m, of_target(counts(20, 1, 0, 0), TREE_B));
+	add_latency(&m, 10, LATENCY_MINOR, 1, 4, 3000);
+	add_latency(&m, 10, LATENCY_MAJOR, 14, 1, 5000000);
+	add_latency(&m, 10, LATENCY_MINOR, 1, 2, 1500);
+	t = counters_target(&m, UNIT_A);
+	expect(t->timed && t->latency[LATENCY_MINOR].faults[1] == 6 &&
+	       t->latency[LATENCY_MINOR].time_ns == 4500 &&
+	       t->latency[LATENCY_MAJOR].faults[14] == 1 &&
+	       t->latency[LATENCY_MAJOR].time_ns == 5000000, "the target's histograms");
+	t = counters_target(&m, TREE_B);
+	expect(!t->timed && !latency_count(&t->latency[LATENCY_MINOR]),
+	       "a target without latency records is timed");
+	counters_set_latency_missed(&m, 0xa, 5);
+	counters_set_latency_missed(&m, 0xb, 2);
+	expect(load_counter_total(&m.latency_missed) == 7, "%llu missed over two loads, want 7",
+	       (unsigned long long)load_counter_total(&m.latency_missed));
+	counters_free(&m);
+}
+
 UNIT_TESTS(UNIT_TEST(samples_summed), UNIT_TEST(stalls), UNIT_TEST(records_per_process),
 	   UNIT_TEST(select_registered_only), UNIT_TEST(sweep_forgets_unrecorded),
 	   UNIT_TEST(sweep_keeps_sleeping),
 	   UNIT_TEST(select_cap), UNIT_TEST(sampler_across_loads), UNIT_TEST(target_totals),
-	   UNIT_TEST(forget_targets));
+	   UNIT_TEST(forget_targets), UNIT_TEST(latency));

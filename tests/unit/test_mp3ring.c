@@ -10,58 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mp3ring.h"
+#include "ring_region.h"
 
-#define SLACK 4096		/* bytes allocated past region_size */
 #define CONCURRENT_SAMPLES 2000000ULL
 #define EXACT ((size_t)-1)
 
-/* A region laid out as the module does, in aligned heap memory. */
-struct region {
-	unsigned char *mem;
-	size_t alloc;			/* bytes allocated: region_size + SLACK */
-	struct mp3_ring_header *hdr;
-};
-
-static uint64_t round_up(uint64_t v, uint64_t to)
-{
-	return (v + to - 1) / to * to;
-}
-
-#define RECORDS 16	/* record slots of a version 2 region */
 #define V1_HEADER_SIZE offsetof(struct mp3_ring_header, record_offset)
 #define V1_SAMPLE_SIZE offsetof(struct mp3_ring_sample, first_record)
-
-static struct region make_region(uint32_t capacity, uint32_t sample_size, uint32_t header_size)
-{
-	uint32_t data_offset = round_up(header_size, 64);
-	uint64_t record_offset = round_up(data_offset + (uint64_t)capacity * sample_size, 64);
-	uint64_t size = record_offset + RECORDS * sizeof(struct mp3_proc_record);
-	struct region r;
-
-	r.alloc = round_up(size + SLACK, 4096);
-	r.mem = aligned_alloc(4096, r.alloc);
-	expect(r.mem, "aligned_alloc(%zu) failed", r.alloc);
-	/* Bytes the reader must not care about: future fields, unused slots. */
-	memset(r.mem, 0xee, r.alloc);
-	r.hdr = (struct mp3_ring_header *)r.mem;
-	memset(r.hdr, 0, header_size);
-	r.hdr->magic = MP3_RING_MAGIC;
-	r.hdr->version = MP3_RING_VERSION;
-	r.hdr->compat_version = MP3_RING_COMPAT_VERSION;
-	r.hdr->load_id = 0x1122334455667788ULL;
-	r.hdr->header_size = header_size;
-	r.hdr->sample_size = sample_size;
-	r.hdr->data_offset = data_offset;
-	r.hdr->capacity = capacity;
-	r.hdr->region_size = size;
-	r.hdr->period_ns = 50000000;
-	r.hdr->hz = 250;
-	r.hdr->record_offset = record_offset;
-	r.hdr->record_size = sizeof(struct mp3_proc_record);
-	r.hdr->record_capacity = RECORDS;
-	return r;
-}
 
 /* What a version 1 module lays out: shorter header and samples, no records. */
 static struct region make_v1(uint32_t capacity)
@@ -72,27 +27,7 @@ static struct region make_v1(uint32_t capacity)
 	return r;
 }
 
-static struct region make_default(uint32_t capacity)
-{
-	return make_region(capacity, sizeof(struct mp3_ring_sample),
-			   sizeof(struct mp3_ring_header));
-}
-
-static void attach(struct mp3ring *ring, const struct region *r)
-{
-	int err = mp3ring_attach(ring, r->mem, r->alloc);
-
-	expect(!err, "attach: %s", strerror(-err));
-}
-
 /* ---- the writer, as the module's protocol in <linux/mp3.h> says ---- */
-
-static struct mp3_ring_sample *slot_at(const struct region *r, uint64_t n)
-{
-	uint64_t index = n & (r->hdr->capacity - 1);
-
-	return (void *)(r->mem + r->hdr->data_offset + index * r->hdr->sample_size);
-}
 
 static void begin_write(struct mp3_ring_sample *slot)
 {
@@ -178,8 +113,7 @@ static void expect_empty(const struct mp3ring *ring, uint64_t *next, uint64_t *m
 /* Record n of sample, with counters derived from n. */
 static void publish_record(const struct region *r, uint64_t n, uint64_t sample)
 {
-	struct mp3_proc_record *slot = (void *)(r->mem + r->hdr->record_offset +
-						(n & (RECORDS - 1)) * r->hdr->record_size);
+	struct mp3_proc_record *slot = record_at(r, n);
 
 	__atomic_store_n(&slot->seq, MP3_SEQ_WRITING, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -688,6 +622,22 @@ static void test_safe_wait(void)
 	free(v1.mem);
 }
 
+/* Version 8's header counts the faults not timed; before, the field was reserved. */
+static void test_latency_missed(void)
+{
+	struct region r = make_default(4);
+	struct mp3ring ring;
+
+	r.hdr->latency_missed = 7;
+	attach(&ring, &r);
+	expect(mp3ring_latency_missed(&ring) == 7, "version 8: %llu missed, want 7",
+	       (unsigned long long)mp3ring_latency_missed(&ring));
+	r.hdr->version = 7;
+	expect(mp3ring_latency_missed(&ring) == 0, "version 7: %llu missed, want 0",
+	       (unsigned long long)mp3ring_latency_missed(&ring));
+	free(r.mem);
+}
+
 UNIT_TESTS(
 	UNIT_TEST(header_validation),
 	UNIT_TEST(v1_writer),
@@ -703,4 +653,5 @@ UNIT_TESTS(
 	UNIT_TEST(concurrent_tiny),
 	UNIT_TEST(concurrent_paced),
 	UNIT_TEST(safe_wait),
+	UNIT_TEST(latency_missed),
 );

@@ -108,4 +108,40 @@ static void test_stalls(void)
 	proctable_free(&t);
 }
 
-UNIT_TESTS(UNIT_TEST(retain), UNIT_TEST(sweep), UNIT_TEST(target), UNIT_TEST(stalls));
+/*
+ * Latency records add up per kind and bucket and mark the process timed; a
+ * sweep zeroes them with the rest, the mark stays.
+ */
+static void test_latency(void)
+{
+	struct mp3_proc_record r = { .tgid = 9, .type = MP3_RECORD_LATENCY };
+	struct proc_table t = { 0 };
+	struct proc_entry *e = proctable_find_or_add(&t, 9);
+
+	expect(e && !e->timed, "a process without latency records is timed");
+	r.latency.bucket = 2;
+	r.latency.faults = 3;
+	r.latency.time_ns = 4000;
+	proctable_apply(&t, &r);
+	proctable_apply(&t, &r);
+	r.latency.major = 1;
+	r.latency.bucket = 15;
+	r.latency.faults = 1;
+	r.latency.time_ns = 9000000;
+	e = proctable_apply(&t, &r);
+	expect(e->timed && e->latency[LATENCY_MINOR].faults[2] == 6 &&
+	       e->latency[LATENCY_MINOR].time_ns == 8000 &&
+	       e->latency[LATENCY_MAJOR].faults[15] == 1 &&
+	       e->latency[LATENCY_MAJOR].time_ns == 9000000 &&
+	       latency_count(&e->latency[LATENCY_MINOR]) == 6 &&
+	       latency_count(&e->latency[LATENCY_MAJOR]) == 1, "the records not added up by kind");
+	add_counts(&t, 9, 1);
+	proctable_sweep(&t, 0);
+	e = proctable_find_or_add(&t, 9);
+	expect(e->timed && !latency_count(&e->latency[LATENCY_MINOR]) &&
+	       !e->latency[LATENCY_MAJOR].time_ns, "durations not zeroed, or the mark gone");
+	proctable_free(&t);
+}
+
+UNIT_TESTS(UNIT_TEST(retain), UNIT_TEST(sweep), UNIT_TEST(target), UNIT_TEST(stalls),
+	   UNIT_TEST(latency));

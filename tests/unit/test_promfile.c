@@ -42,7 +42,7 @@ static void make_cgroup(void)
  * Three processes, one of no target, two of the unit (one gone before the
  * series were chosen), one of a tree; one sample of each kind of counter,
  * sampler cost of load 0xab; waits measured for the unit's live process,
- * not for the tree's.
+ * not for the tree's; the unit's faults timed, the tree's not.
  */
 static void fill(struct counters *m)
 {
@@ -68,6 +68,10 @@ static void fill(struct counters *m)
 	counters_add_lost(m, 4);
 	counters_set_sampler(m, 0xab, 3000000, 60);
 	counters_set_unfollowed(m, 0xab, 2, 1);
+	add_latency(m, 43, LATENCY_MINOR, 0, 3, 900);
+	add_latency(m, 43, LATENCY_MINOR, 2, 2, 3000);
+	add_latency(m, 43, LATENCY_MAJOR, MP3_LATENCY_BUCKETS - 1, 1, 3000000001ULL);
+	counters_set_latency_missed(m, 0xab, 6);
 	expect(!counters_select_series(m, &registered, 100), "counters_select_series failed");
 }
 
@@ -169,6 +173,29 @@ static void test_render(void)
 	expect_line(text, "pfprof_sampler_runs_total 60");
 	expect_line(text, "pfprof_followed_processes_skipped_total 2");
 	expect_line(text, "pfprof_followed_processes_missed_total 1");
+	expect_line(text, "pfprof_fault_latency_missed_total 6");
+	/* The unit's histograms: cumulative, bounds in seconds, both kinds; none for the tree. */
+	expect_line(text, "# TYPE pfprof_target_fault_duration_seconds histogram");
+	expect_line(text, "pfprof_target_fault_duration_seconds_bucket{target=\"unit:web\\\".service\","
+		    "kind=\"minor\",le=\"0.000000512\"} 3");
+	expect_line(text, "pfprof_target_fault_duration_seconds_bucket{target=\"unit:web\\\".service\","
+		    "kind=\"minor\",le=\"0.000001024\"} 3");
+	expect_line(text, "pfprof_target_fault_duration_seconds_bucket{target=\"unit:web\\\".service\","
+		    "kind=\"minor\",le=\"0.000002048\"} 5");
+	expect_line(text, "pfprof_target_fault_duration_seconds_bucket{target=\"unit:web\\\".service\","
+		    "kind=\"minor\",le=\"+Inf\"} 5");
+	expect_line(text, "pfprof_target_fault_duration_seconds_sum{target=\"unit:web\\\".service\","
+		    "kind=\"minor\"} 0.000003900");
+	expect_line(text, "pfprof_target_fault_duration_seconds_count{target=\"unit:web\\\".service\","
+		    "kind=\"minor\"} 5");
+	expect_line(text, "pfprof_target_fault_duration_seconds_bucket{target=\"unit:web\\\".service\","
+		    "kind=\"major\",le=\"2.147483648\"} 0");
+	expect_line(text, "pfprof_target_fault_duration_seconds_bucket{target=\"unit:web\\\".service\","
+		    "kind=\"major\",le=\"+Inf\"} 1");
+	expect_line(text, "pfprof_target_fault_duration_seconds_sum{target=\"unit:web\\\".service\","
+		    "kind=\"major\"} 3.000000001");
+	expect(!strstr(text, "duration_seconds_count{target=\"tree:77\""),
+	       "a target whose faults are not timed has a histogram:\n%s", text);
 	expect_line(text, "pfprof_swap_in_pages_total 56");
 	expect_line(text, "pfprof_memory_pressure_some_ratio 0.1250");
 	expect_line(text, "# TYPE pfprof_memory_pressure_full_ratio gauge");
@@ -299,6 +326,25 @@ static void test_rules_pass_their_tests(void)
 	expect(status == 0, "promtool test rules: status %d:\n%s", status, output);
 }
 
+/* Whether text has a "# TYPE" line for name (len bytes), or for the histogram it is of. */
+static bool has_type(const char *text, const char *name, size_t len)
+{
+	static const char *const suffixes[] = { "_bucket", "_sum", "_count" };
+	char want[128];
+
+	snprintf(want, sizeof(want), "# TYPE %.*s ", (int)len, name);
+	if (strstr(text, want))
+		return true;
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t cut = strlen(suffixes[i]);
+
+		snprintf(want, sizeof(want), "# TYPE %.*s histogram", (int)(len - cut), name);
+		if (len > cut && !strncmp(name + len - cut, suffixes[i], cut) && strstr(text, want))
+			return true;
+	}
+	return false;
+}
+
 /*
  * Counts the metric names in path (pfprof_ and word characters, not a
  * recording rule's "pfprof_x:y") and fails on one that text has no
@@ -306,15 +352,14 @@ static void test_rules_pass_their_tests(void)
  */
 static int expect_exported(const char *path, const char *text)
 {
-	char *file = unit_read_file(path), want[128];
+	char *file = unit_read_file(path);
 	int names = 0;
 
 	for (const char *p = strstr(file, "pfprof_"); p; p = strstr(p, "pfprof_")) {
 		size_t len = strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_");
 
-		if (p[len] != ':' && len < sizeof(want) - 16) {
-			snprintf(want, sizeof(want), "# TYPE %.*s ", (int)len, p);
-			expect(strstr(text, want), "%s: %.*s is not a metric pfprofd writes", path,
+		if (len < 100 && p[len] != ':') {
+			expect(has_type(text, p, len), "%s: %.*s is not a metric pfprofd writes", path,
 			       (int)len, p);
 			names++;
 		}
