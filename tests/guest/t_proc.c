@@ -70,6 +70,7 @@ void test_proc_errors(void)
 		"R 0", "R 1x", "R 1 2", "R 0x10", "R 99999999999", "R 2147483648",
 		"RR 1", " \t ", "R\n1x", "T 1", "T 1 0", "T 1 -2", "T 1 2 3", "t 1 2",
 		"X", "X 0", "X 1 2", "X -1", "X 2147483648",
+		"L", "L 0", "L 1 2", "R 1 latency maps", "R 1 latency latency", "R 1 latencyx",
 	};
 
 	kill_and_reap(dead);

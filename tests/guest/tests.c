@@ -63,6 +63,8 @@ const struct test tests[] = {
 	{ "faults_swap_in",           test_faults_swap_in,             NULL,           120 },
 	{ "stalls_swapping",          test_stalls_swapping,            NULL,           120 },
 	{ "stalls_threads_exit",      test_stalls_threads_exit,        NULL,           120 },
+	{ "latency_known_waits",      test_latency_known_waits,        NULL,            60 },
+	{ "latency_opt_in",           test_latency_opt_in,             NULL,            30 },
 	/* A period long enough for an exec, or an exit and a fork, between two samples. */
 	{ "faults_exec_layout",       test_faults_exec_layout,         "period_ms=1000", 90 },
 	{ "faults_pid_reuse",         test_faults_pid_reuse,           "period_ms=1000", 60 },
