@@ -55,6 +55,13 @@ WAITS_ROUNDS=20
 WAITS_PIPE_LOOPS=20000
 WAITS_REPEATS=3
 WAITS_SWAP_BYTES=$((64 << 20))
+# Section 11: what timing faults costs a minor fault: LATENCY_ROUNDS times
+# LATENCY_PAGES fresh pages touched, with no registration asking for
+# latency, another process's asking, and the process's own, in turn,
+# LATENCY_REPEATS times each.
+LATENCY_PAGES=1024
+LATENCY_ROUNDS=50
+LATENCY_REPEATS=5
 # Section 7's list walks at their longest: FOLLOWED_NAMES command names no
 # process has (MP3_COMMS_MAX: the module refuses one more), then a cgroup
 # of their own with no process in it, targets from FOLLOWED_TARGET on.
@@ -219,6 +226,40 @@ delay_accounting_cost() {
 	swapoff /dev/zram0 || fail "cannot swapoff zram0"
 }
 
+# Section 11, the module loaded: a minor fault with no registration asking
+# for latency (the probe on handle_mm_fault not armed), with another
+# process's asking (armed, this one not timed) and with its own, in turn.
+# debugfs: pfprof-bench checks in the kprobes' list that the probe is armed
+# or not as each mode needs.
+fault_latency_cost() {
+	[ -d /sys/kernel/debug/kprobes ] || mount -t debugfs none /sys/kernel/debug ||
+		echo "bench: no debugfs: whether the probe is armed is not checked" >&2
+	insmod mp3.ko || fail "cannot load mp3.ko"
+	for _ in $(seq "$LATENCY_REPEATS"); do
+		for mode in none other self; do
+			pfprof-bench latency "$LATENCY_PAGES" "$LATENCY_ROUNDS" "$mode" ||
+				fail "latency $mode failed"
+		done
+	done
+	# Nothing asks for latency now: the sampler's next tick disarms the probe.
+	sleep 1
+	if grep -q handle_mm_fault /sys/kernel/debug/kprobes/list 2>/dev/null; then
+		fail "the probe on handle_mm_fault stays armed with nothing registered"
+	fi
+	rmmod mp3 || fail "cannot unload mp3"
+}
+
+# The kernel argument pfprof_bench_only=STEP[,STEP...] (bench/run.sh's
+# BENCH_ONLY): the instruction-counted run runs only those of its steps
+# (busy, pfprofd, faults, waits, latency, sched).
+only=$(sed -n 's/.*pfprof_bench_only=\([^ ]*\).*/\1/p' /proc/cmdline)
+wanted() {
+	case ",${only:-$1}," in
+	*",$1,"*) true ;;
+	*) false ;;
+	esac
+}
+
 # The instruction-counted run (bench/run.sh boots this payload a second time,
 # one CPU, QEMU -icount, kernel argument pfprof_bench=instructions): a guest
 # nanosecond is one instruction, and with one CPU a tick's time is the work
@@ -227,40 +268,54 @@ delay_accounting_cost() {
 # wakeup probes add to context switches, counted rather than timed by the
 # emulator.
 instructions_run() {
-	echo "bench: instructions 1/5 a busy process, N = 1000, each sampler" >&2
-	insmod mp3.ko || fail "cannot load mp3.ko"
-	pfprof-bench cost 1000 5 || fail "cost 1000 failed"
-	pfprof-bench sampler 1000 5 10 || fail "sampler=events, 10 busy of 1000, failed"
-	reload_module sampler=visit
-	pfprof-bench sampler 1000 5 || fail "sampler=visit, 1000 failed"
-	pfprof-bench sampler 1000 5 10 || fail "sampler=visit, 10 busy of 1000, failed"
-	rmmod mp3 || fail "cannot unload mp3"
-	echo "bench: instructions 2/5 pfprofd at 20 Hz, 30 s" >&2
-	insmod mp3.ko || fail "cannot load mp3.ko"
-	pfprofd_start
-	pfprof-bench timing 30 "$pfprofd" || fail "timing failed"
-	pfprofd_stop
-	rmmod mp3 || fail "cannot unload mp3"
-	echo "bench: instructions 3/5 page faults, registered with maps or not" >&2
-	insmod mp3.ko || fail "cannot load mp3.ko"
-	for _ in $(seq "$FAULT_REPEATS"); do
-		for mode in unregistered registered maps; do
-			pfprof-bench faults "$FAULT_PAGES" "$FAULT_ROUNDS" "$mode" ||
-				fail "faults $mode failed"
-		done
-	done
-	rmmod mp3 || fail "cannot unload mp3"
-	echo "bench: instructions 4/5 delay accounting off and on, swap-ins and pipe round trips" >&2
-	delay_accounting_cost
-	echo "bench: instructions 5/5 context switches, $INSTRUCTION_ROUNDS rounds" >&2
-	for _ in $(seq "$INSTRUCTION_ROUNDS"); do
-		sched_bench
+	if wanted busy; then
+		echo "bench: instructions 1/6 a busy process, N = 1000, each sampler" >&2
 		insmod mp3.ko || fail "cannot load mp3.ko"
-		sched_bench
-		sched_beside_registered
-		sched_bench tree in_tree
+		pfprof-bench cost 1000 5 || fail "cost 1000 failed"
+		pfprof-bench sampler 1000 5 10 || fail "sampler=events, 10 busy of 1000, failed"
+		reload_module sampler=visit
+		pfprof-bench sampler 1000 5 || fail "sampler=visit, 1000 failed"
+		pfprof-bench sampler 1000 5 10 || fail "sampler=visit, 10 busy of 1000, failed"
 		rmmod mp3 || fail "cannot unload mp3"
-	done
+	fi
+	if wanted pfprofd; then
+		echo "bench: instructions 2/6 pfprofd at 20 Hz, 30 s" >&2
+		insmod mp3.ko || fail "cannot load mp3.ko"
+		pfprofd_start
+		pfprof-bench timing 30 "$pfprofd" || fail "timing failed"
+		pfprofd_stop
+		rmmod mp3 || fail "cannot unload mp3"
+	fi
+	if wanted faults; then
+		echo "bench: instructions 3/6 page faults, registered with maps or not" >&2
+		insmod mp3.ko || fail "cannot load mp3.ko"
+		for _ in $(seq "$FAULT_REPEATS"); do
+			for mode in unregistered registered maps; do
+				pfprof-bench faults "$FAULT_PAGES" "$FAULT_ROUNDS" "$mode" ||
+					fail "faults $mode failed"
+			done
+		done
+		rmmod mp3 || fail "cannot unload mp3"
+	fi
+	if wanted waits; then
+		echo "bench: instructions 4/6 delay accounting off and on, swap-ins and pipe round trips" >&2
+		delay_accounting_cost
+	fi
+	if wanted latency; then
+		echo "bench: instructions 5/6 minor faults, their latency timed or not" >&2
+		fault_latency_cost
+	fi
+	if wanted sched; then
+		echo "bench: instructions 6/6 context switches, $INSTRUCTION_ROUNDS rounds" >&2
+		for _ in $(seq "$INSTRUCTION_ROUNDS"); do
+			sched_bench
+			insmod mp3.ko || fail "cannot load mp3.ko"
+			sched_bench
+			sched_beside_registered
+			sched_bench tree in_tree
+			rmmod mp3 || fail "cannot unload mp3"
+		done
+	fi
 }
 if grep -qw pfprof_bench=instructions /proc/cmdline; then
 	echo "guest cpus=$(nproc) kernel=$(uname -r) accel=tcg-icount"

@@ -38,6 +38,7 @@
 #include "benchring.h"
 #include "lockwait.h"
 #include "waits.h"
+#include "faultlatency.h"
 
 #define POLL_PERIOD_NS (NSEC_PER_SEC / 20)
 
@@ -959,6 +960,7 @@ static void usage(void)
 	      "       pfprof-bench faults PAGES ROUNDS unregistered|registered|maps\n"
 	      "       pfprof-bench lockwait threads|chain N\n"
 	      "       pfprof-bench waits PAGES ROUNDS PIPE_LOOPS\n"
+	      "       pfprof-bench latency PAGES ROUNDS none|other|self\n"
 	      "Run by bench/guest.sh inside the benchmark guest (make bench), and by\n"
 	      "bench/damon-guest.sh (make bench-damon).\n", stderr);
 	exit(2);
@@ -993,6 +995,9 @@ int main(int argc, char **argv)
 		return cmd_lockwait(argv[2], number(argv[3]));
 	if (argc == 5 && !strcmp(argv[1], "waits"))
 		return cmd_waits(number(argv[2]), number(argv[3]), number(argv[4]));
+	if (argc == 5 && !strcmp(argv[1], "latency") && (!strcmp(argv[4], "none") ||
+	    !strcmp(argv[4], "other") || !strcmp(argv[4], "self")))
+		return cmd_fault_latency(number(argv[2]), number(argv[3]), argv[4]);
 	if (argc == 3 && !strcmp(argv[1], "ticks"))
 		return cmd_ticks(number(argv[2]));
 	if (argc >= 4 && !strcmp(argv[1], "cpu"))

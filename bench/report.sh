@@ -1,14 +1,27 @@
 #!/bin/sh
-# Usage: bench/report.sh PAYLOAD_OUTPUT INSTRUCTIONS_OUTPUT HOST_REFERENCE
+# Usage: bench/report.sh PAYLOAD_OUTPUT INSTRUCTIONS_OUTPUT HOST_REFERENCE [ONLY_OUTPUT]
 #
 # Turns the benchmark guest's output (bench/guest.sh), that of its
 # instruction-counted run and the host's run of the reference workload
 # (bench/run.sh) into bench/results.md's Markdown on stdout: the figures,
-# the ratios, and each target met or not.
+# the ratios, and each target met or not. ONLY_OUTPUT: a later
+# instruction-counted run of some steps alone (BENCH_ONLY=... bench/run.sh),
+# whose lines replace the lines of the same kinds in INSTRUCTIONS_OUTPUT.
 set -eu
-[ $# -eq 3 ] || { sed -n '2s/^# //p' "$0" >&2; exit 64; }
+[ $# -eq 3 ] || [ $# -eq 4 ] || { sed -n '2s/^# //p' "$0" >&2; exit 64; }
 
-awk '
+awk -v only_file="${4:-}" '
+BEGIN {
+	# The kinds of line (first words) the run of some steps alone replaces.
+	if (only_file != "") {
+		while ((getline line < only_file) > 0) {
+			split(line, w, " ")
+			if (w[1] !~ /^(commit|date|only)$/) only_kind[w[1]] = 1
+		}
+		close(only_file)
+		ARGV[ARGC++] = only_file
+	}
+}
 function kv(line, key,    i, n, f, p) {
 	n = split(line, f, " ")
 	for (i = 1; i <= n; i++) {
@@ -402,7 +415,9 @@ function spread(list,    n, v, i, lo, hi) {
 	return hi - lo
 }
 # The instruction-counted run prints the same lines: told apart by a prefix.
-FILENAME == ARGV[2] { $0 = "counted " $0 }
+FILENAME == ARGV[2] && ($1 in only_kind) { next }
+FILENAME == only_file && /^(commit|date|only) / { only_meta[$1] = $2; next }
+FILENAME == ARGV[2] || FILENAME == only_file { $0 = "counted " $0 }
 function lockwait_section(   i, k) {
 	if (!nlockwait) return
 	print "## 9. What waits behind one registration"
@@ -458,7 +473,72 @@ function waits_section() {
 	print ""
 }
 
+# Section 11: minor faults with the latency probe not armed, armed for another process, timing this one.
+function latency_row(label, m,    v, none) {
+	v = median(counted_latency[m]); none = median(counted_latency["none"])
+	printf "| %s | %.0f | %.0f | %s |\n", label, v, spread(counted_latency[m]),
+		m == "none" ? "" : sprintf("%+.0f (%+.1f %%)", v - none, 100 * (v / none - 1))
+	figure("latency_fault_" m, "%.0f", v)
+	if (m != "none") {
+		figure("latency_" m "_added", "%+.0f", v - none)
+		figure("latency_" m "_pct", "%+.1f", 100 * (v / none - 1))
+	}
+}
+function latency_section(   runs) {
+	if (!("self" in counted_latency)) return
+	print "## 11. What timing faults costs"
+	print ""
+	print "`R <pid> latency` (and `L <target>`) has the module time the faults of a process: a"
+	print "return probe on `handle_mm_fault`, armed while any registration asks for it. Every fault"
+	print "of the machine passes its entry handler, which looks the faulting process up and lets the"
+	print "fault go without a return probe if it is not timed; a timed one also pays the return"
+	print "handler (two clock reads, atomic additions to its histogram). Counted in instructions as"
+	printf "in section 8, the module loaded: a process maps %d fresh anonymous pages, touches each\n",
+		kv(latency_line, "pages")
+	printf "once (THP off: a minor fault each, a zeroed page allocated and mapped) and unmaps them, %d\n",
+		kv(latency_line, "rounds")
+	print "times; its CPU time over the touches alone (mapping and unmapping left out), per fault. A"
+	print "sleeping process is registered in every run, so that the sampler runs in all three:"
+	print "plainly (no registration asks for latency, the probe is not armed), with latency (the"
+	print "probe armed, the process measured not timed: what every other process of the machine"
+	print "pays), and plainly beside the process measured registered with latency (its faults"
+	print "timed). Whether the probe was armed was checked in the kprobes'"'"' list each run."
+	if (only_meta["only"] ~ /(^|,)latency(,|$)/)
+		printf "From a run of this step alone (`BENCH_ONLY=%s bench/run.sh`) of commit %s on %s.\n",
+			only_meta["only"], only_meta["commit"], only_meta["date"]
+	printf "%d runs of each, in turn; medians and the spread of the runs, in instructions per fault:\n",
+		split(counted_latency["self"], runs, " ")
+	print ""
+	print "| the process measured | instructions per fault | spread | added |"
+	print "|---|---:|---:|---:|"
+	latency_row("no registration asks for latency: the probe is not armed", "none")
+	latency_row("another process registered with latency: the probe armed, this one not timed", "other")
+	latency_row("registered with latency itself: its faults timed", "self")
+	print ""
+	printf "The probe was a %s.\nThe faults of every process of the machine pay\n",
+		latency_probe == "ftrace" ? "kprobe on ftrace (the call at the function'"'"'s entry, no breakpoint)" : \
+		latency_probe == "int3" ? "breakpoint kprobe (int3)" : "kprobe of a kind not known"
+	print "the second row'"'"'s difference while it is armed: the kprobe'"'"'s entry, taking a kretprobe instance"
+	print "and giving it back, and the entry handler'"'"'s lookup. In the timed runs the module'"'"'s records"
+	printf "counted %.0f minor faults a run (the process'"'"'s %d touches and its few other faults), each\n",
+		median(counted_timed["self"]), kv(latency_line, "pages") * kv(latency_line, "rounds")
+	printf "%.0f instructions from the entry handler'"'"'s clock read to the return handler'"'"'s (the\n",
+		median(counted_timed_ns["self"])
+	print "return probe'"'"'s trampoline included), as the histogram has it."
+	figure("latency_timed_fault", "%.0f", median(counted_timed_ns["self"]))
+	print ""
+}
+
 /^lockwait / { lockwait[++nlockwait] = $0 }
+/^counted latency mode=/ {
+	latency_line = $0; m = kv($0, "mode")
+	counted_latency[m] = counted_latency[m] " " kv($0, "ns_per_fault")
+	if (m == "self") {
+		counted_timed[m] = counted_timed[m] " " kv($0, "timed")
+		counted_timed_ns[m] = counted_timed_ns[m] " " kv($0, "timed_ns_per_fault")
+	}
+	if (m == "other") latency_probe = kv($0, "probe")
+}
 /^counted waits / {
 	waits_line = $0
 	counted_waits["swapin", kv($0, "delayacct")] = counted_waits["swapin", kv($0, "delayacct")] " " kv($0, "ns_per_swapin")
@@ -537,6 +617,9 @@ END {
 	printf "in the guest and %.0f ms on the host (medians of 3): user code runs about %.0f times\n", median(host_ref), emulation
 	print "slower emulated. Kernel paths (atomics, device accesses) slow down differently, so"
 	print "dividing a guest time by this factor gives an order of magnitude, not a measurement."
+	if (only_meta["only"] != "")
+		printf "Steps `%s` of the instruction-counted run are from a later run of those alone, of commit %s\non %s (`BENCH_ONLY=%s bench/run.sh`).\n",
+			only_meta["only"], only_meta["commit"], only_meta["date"], only_meta["only"]
 	print ""
 	print "## 1. Sampler cost against a /proc poller"
 	print ""
@@ -660,6 +743,7 @@ END {
 	counted_section()
 	lockwait_section()
 	waits_section()
+	latency_section()
 	print "## Targets"
 	print ""
 	print "| target | measured | |"

@@ -8,10 +8,18 @@
 # PFPROF_CACHE), runs bench/guest.sh there, prints the results and writes them to
 # bench/results.md (bench/report.sh), with how long the run took.
 # Environment: PFPROF_KERNEL as for plots/case-studies.sh; PFPROF_CACHE, BUILD
-# as for tests/check.sh.
+# as for tests/check.sh. BENCH_ONLY=STEP[,STEP...]: boots only the
+# instruction-counted guest and runs only those of its steps (busy, pfprofd,
+# faults, waits, latency, sched: bench/guest.sh, instructions_run), a few
+# minutes instead of half an hour; their output goes to
+# bench/raw/guest-only.txt, whose figures bench/report.sh puts in place of
+# the last full run's (the next full run removes the file).
 set -euo pipefail
 
 [[ $# -eq 0 ]] || { sed -n '2s/^# //p' "$0" >&2; exit 64; }
+only=${BENCH_ONLY:-}
+[[ -z "$only" || "$only" =~ ^[a-z]+(,[a-z]+)*$ ]] ||
+	{ echo "bench: BENCH_ONLY=$only: steps separated by commas" >&2; exit 64; }
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tests/lib/kernels.sh
 . "$top/tests/lib/kernels.sh"
@@ -25,6 +33,7 @@ kernel_prepare "${PFPROF_KERNEL:-$(host_kernel)}"
 exporters=${PFPROF_CACHE:-/var/cache/pfprof-test}/bench-exporters
 exporter_packages=(prometheus-process-exporter prometheus-node-exporter)
 mkdir -p "$exporters"
+[[ -n "$only" ]] && exporter_packages=()
 for p in "${exporter_packages[@]}"; do
 	compgen -G "$exporters/${p}_*.deb" >/dev/null && continue
 	echo "bench: downloading $p" >&2
@@ -51,15 +60,44 @@ for p in "${exporter_packages[@]}"; do
 	deb=$(compgen -G "$exporters/${p}_*.deb" | sort -V | tail -n 1)
 	dpkg-deb -x "$deb" "$build/exporters"
 	exporter_versions+=("$(basename "$deb" .deb)")
+	install -m 0755 "$build/exporters/usr/bin/$p" "$build/payload/"
 done
-install -m 0755 "$build"/exporters/usr/bin/prometheus-process-exporter \
-	"$build"/exporters/usr/bin/prometheus-node-exporter "$build/payload/"
 install -m 0755 "$top/bench/guest.sh" "$build/payload/run"
 # zram, the swap device of section 10's swap-ins (load-modules: in the payload's directory).
 if [ -n "$KERNEL_ROOT" ]; then
 	"$top/tests/vm/kmods.sh" -d "$KERNEL_ROOT" "$KVER" "$build/payload" zram
 fi
 install -m 0644 "$top/tests/vm/guest-pfprofd.sh" "$build/payload/"
+vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER" "$KERNEL_IMAGE")
+"$top/tests/vm/mkinitramfs.sh" "$build/bench.cpio" "$build/payload"
+
+# The instruction-counted guest: bench/guest.sh, instructions_run.
+boot_counted() {
+	echo "bench: guest 1 CPU, 2048 MiB, kernel $KVER, QEMU TCG counting instructions${only:+, only $only}" >&2
+	"$top/tests/vm/boot.sh" --mem 2048 --smp 1 --icount --timeout 1800 \
+		--append "tsc=reliable pfprof_bench=instructions${only:+ pfprof_bench_only=$only}" \
+		"$vmlinux" "$build/bench.cpio" "$build/log-instructions"
+}
+report() {
+	"$top/bench/report.sh" "$top/bench/raw/guest-output.txt" "$top/bench/raw/guest-instructions.txt" \
+		"$top/bench/raw/host.txt" "$@" > "$top/bench/results.md"
+	cat "$top/bench/results.md"
+	"$top/bench/summary.sh" --update
+	"$top/bench/figures.sh" --update
+}
+if [[ -n "$only" ]]; then
+	boot_counted
+	{
+		echo "commit $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
+		echo "date $(date -u '+%Y-%m-%dT%H:%MZ')"
+		echo "only $only"
+		cat "$build/log-instructions/payload.txt"
+	} > "$top/bench/raw/guest-only.txt"
+	# bench/report.sh bench/raw/guest-output.txt bench/raw/guest-instructions.txt bench/raw/host.txt bench/raw/guest-only.txt
+	report "$top/bench/raw/guest-only.txt"
+	echo "bench: steps $only written to bench/raw/guest-only.txt, bench/results.md, its figures to README.md and docs/" >&2
+	exit 0
+fi
 
 # The same CPU-bound run on the host and in the guest: how much slower the
 # emulated CPU is, to read the guest's absolute times with.
@@ -119,8 +157,6 @@ echo "bench: the exporters on the host, 30 s" >&2
 host_exporters >> "$build/host-reference.txt"
 
 echo "host_load_before $(cut -d' ' -f1-3 /proc/loadavg)" >> "$build/host-reference.txt"
-vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER" "$KERNEL_IMAGE")
-"$top/tests/vm/mkinitramfs.sh" "$build/bench.cpio" "$build/payload"
 # tsc=reliable: under TCG the vCPUs' TSCs all follow the host's clock, but the
 # kernel's synchronisation check fails on emulation jitter and falls back to
 # the HPET, whose every read is an emulated device access and which has no
@@ -128,11 +164,8 @@ vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER" "$KERNEL_IMAGE")
 echo "bench: guest 2 CPUs, 2048 MiB, kernel $KVER, QEMU TCG, tsc=reliable" >&2
 "$top/tests/vm/boot.sh" --mem 2048 --smp 2 --timeout 1800 --append tsc=reliable \
 	"$vmlinux" "$build/bench.cpio" "$build/log"
-# The same payload counting instructions: bench/guest.sh, instructions_run.
-echo "bench: guest 1 CPU, 2048 MiB, kernel $KVER, QEMU TCG counting instructions" >&2
-"$top/tests/vm/boot.sh" --mem 2048 --smp 1 --icount --timeout 1800 \
-	--append "tsc=reliable pfprof_bench=instructions" \
-	"$vmlinux" "$build/bench.cpio" "$build/log-instructions"
+# The same payload counting instructions.
+boot_counted
 
 {
 	echo "host_load_after $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -145,9 +178,7 @@ mkdir -p "$top/bench/raw"
 cp "$build/log/payload.txt" "$top/bench/raw/guest-output.txt"
 cp "$build/log-instructions/payload.txt" "$top/bench/raw/guest-instructions.txt"
 cp "$build/host-reference.txt" "$top/bench/raw/host.txt"
-"$top/bench/report.sh" "$top/bench/raw/guest-output.txt" "$top/bench/raw/guest-instructions.txt" \
-	"$top/bench/raw/host.txt" > "$top/bench/results.md"
-cat "$top/bench/results.md"
-"$top/bench/summary.sh" --update
-"$top/bench/figures.sh" --update
+# A full run has every step: an earlier run of some alone is superseded.
+rm -f "$top/bench/raw/guest-only.txt"
+report
 echo "bench: written to bench/results.md, its table of targets to README.md, its figures to README.md and docs/" >&2
