@@ -31,7 +31,8 @@
 
 /*
  * Threads of one process between a retried attempt and the next, at
- * most: a thread beyond them has its retried attempts' time forgotten.
+ * most: beyond, the one held longest is forgotten (a thread killed after
+ * its attempt retried never comes back for it).
  */
 #define MP3_RETRIES_HELD 16
 
@@ -40,6 +41,7 @@ struct mp3_retry {
 	const struct task_struct *task;	/* compared only; NULL: a free slot */
 	unsigned long address;
 	u64 ns;
+	u64 held_at;			/* ktime_get_ns() at the last hold */
 };
 
 struct mp3_fault_times {
@@ -102,10 +104,14 @@ static int mp3_fault_entered(struct kretprobe_instance *ri, struct pt_regs *regs
 	return 0;
 }
 
-/* Holds the time of @current's attempt at @address that will be retried. */
-static void mp3_retry_hold(struct mp3_fault_times *times, unsigned long address, u64 ns)
+/*
+ * Holds the time of @current's attempt at @address, which will be retried;
+ * @now: when it returned.
+ */
+static void mp3_retry_hold(struct mp3_fault_times *times, unsigned long address, u64 ns,
+			   u64 now)
 {
-	struct mp3_retry *free = NULL;
+	struct mp3_retry *slot = NULL;
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&times->lock, flags);
@@ -113,18 +119,18 @@ static void mp3_retry_hold(struct mp3_fault_times *times, unsigned long address,
 		struct mp3_retry *r = &times->retries[i];
 
 		if (r->task == current) {
-			/* Retried again: the same fault, or one forgotten (killed). */
+			/* Retried again: the same fault, or one given up (a fatal signal). */
 			r->ns = r->address == address ? r->ns + ns : ns;
 			r->address = address;
+			r->held_at = now;
 			goto unlock;
 		}
-		if (!r->task && !free)
-			free = r;
+		if (!slot || (slot->task && (!r->task || r->held_at < slot->held_at)))
+			slot = r;
 	}
-	if (free) {
-		*free = (struct mp3_retry){ .task = current, .address = address, .ns = ns };
+	if (!slot->task)
 		times->nr_retries++;
-	}
+	*slot = (struct mp3_retry){ .task = current, .address = address, .ns = ns, .held_at = now };
 unlock:
 	raw_spin_unlock_irqrestore(&times->lock, flags);
 }
@@ -161,13 +167,14 @@ static unsigned int mp3_latency_bucket(u64 ns)
 }
 
 static void mp3_fault_time(struct mp3_fault_times *times, const struct mp3_fault_start *start,
-			   vm_fault_t ret, u64 ns)
+			   vm_fault_t ret, u64 now)
 {
+	u64 ns = now - start->ns;
 	unsigned int bucket;
 	bool major;
 
 	if (ret & VM_FAULT_RETRY) {
-		mp3_retry_hold(times, start->address, ns);
+		mp3_retry_hold(times, start->address, ns, now);
 		return;
 	}
 	ns += mp3_retry_take(times, start->address);
@@ -183,14 +190,14 @@ static void mp3_fault_time(struct mp3_fault_times *times, const struct mp3_fault
 static int mp3_fault_returned(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	const struct mp3_fault_start *start = (const struct mp3_fault_start *)ri->data;
-	u64 ns = ktime_get_ns() - start->ns;
+	u64 now = ktime_get_ns();
 	struct mp3_fault_times *times;
 
 	/* Looked up again: the process may have been unregistered while the fault slept. */
 	rcu_read_lock();
 	times = mp3_fault_times_of(current);
 	if (times)
-		mp3_fault_time(times, start, (__force vm_fault_t)regs_return_value(regs), ns);
+		mp3_fault_time(times, start, (__force vm_fault_t)regs_return_value(regs), now);
 	rcu_read_unlock();
 	return 0;
 }
