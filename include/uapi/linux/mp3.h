@@ -312,9 +312,10 @@ struct mp3_classic_sample {
  * the process's behalf by get_user_pages() included), once the
  * registration is in place; a fault in flight at a sample may be timed in
  * the next one's records while its count is in this one's: the sums
- * agree over samples. Faults completed by more threads at once than the
- * probe has room for (the module's latency_active parameter) are not
- * timed, counted in the header's latency_missed.
+ * agree over samples. Faults that find the probe's room full (the
+ * module's latency_active parameter: timed faults in flight at once) are
+ * not timed; the header's latency_missed counts them, those of processes
+ * not timed too: an upper bound.
  */
 #define MP3_RING_OFFSET		0x10000000UL
 #define MP3_RING_MAGIC		0x5233504dU	/* "MP3R" little-endian */
