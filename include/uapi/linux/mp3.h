@@ -66,7 +66,8 @@
  *                    process, cgroup nor name; ENOMEM: no memory for the
  *                    probe or a process's times (one that joins later
  *                    without that memory has none: its faults are not
- *                    timed); the errors of register_kretprobe()
+ *                    timed); the errors of register_kretprobe() (EOPNOTSUPP: a kernel
+ *                    without kprobes); the same for "R <pid> latency"
  *   read             registered PIDs, one per line
  *   PIDs are numbered in the PID namespace of the /proc mount the file was
  *   opened through, as /proc/<pid> of that mount numbers them.
