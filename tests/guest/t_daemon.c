@@ -1285,3 +1285,270 @@ void test_daemon_faults_log(void)
 	close(go);
 	close(back);
 }
+
+/* The metrics file as it was at one read (pfprofd replaces it whole): a whole copy. */
+struct prom_snapshot {
+	char text[1 << 18];
+};
+
+/* The line after line's end, or its terminating nul. */
+static const char *next_line(const char *line)
+{
+	const char *end = strchrnul(line, '\n');
+
+	return *end ? end + 1 : end;
+}
+
+/* False if pfprofd has not written the file yet. */
+static bool prom_snapshot(struct prom_snapshot *s)
+{
+	FILE *f = fopen(PROM_FILE, "r");
+	size_t n;
+
+	if (!f && errno == ENOENT)
+		return false;
+	expect(f, "open %s: %s", PROM_FILE, strerror(errno));
+	n = fread(s->text, 1, sizeof(s->text) - 1, f);
+	expect(!ferror(f) && n < sizeof(s->text) - 1, "%s: unreadable or over %zu bytes",
+	       PROM_FILE, sizeof(s->text) - 1);
+	fclose(f);
+	s->text[n] = '\0';
+	return true;
+}
+
+/* The value of the snapshot's first line that starts with prefix; -1 if none. */
+static double snapshot_value(const struct prom_snapshot *s, const char *prefix)
+{
+	size_t len = strlen(prefix);
+
+	for (const char *line = s->text; *line; line = next_line(line))
+		if (!strncmp(line, prefix, len)) {
+			const char *end = strchrnul(line, '\n'), *sp = line + len;
+
+			for (const char *p = line + len; p < end; p++)
+				if (*p == ' ')
+					sp = p + 1;
+			return strtod(sp, NULL);
+		}
+	return -1;
+}
+
+#define DURATIONS "pfprof_target_fault_duration_seconds"
+
+struct duration_kind {
+	double count, sum_s;
+	unsigned int buckets;
+	double inf;		/* the +Inf bucket, -1 if none */
+};
+
+/*
+ * One kind's histogram of target in the snapshot: its _count and _sum, and its
+ * _bucket lines, which must be as many as the module's buckets, in order of
+ * growing le, cumulative, the last le="+Inf".
+ */
+static void snapshot_durations(const struct prom_snapshot *s, const char *target,
+			       const char *kind, struct duration_kind *d)
+{
+	char prefix[256];
+	double last_le = 0, last = 0;
+	size_t len;
+
+	*d = (struct duration_kind){ .inf = -1 };
+	snprintf(prefix, sizeof(prefix), DURATIONS "_count{target=\"%s\",kind=\"%s\"} ", target,
+		 kind);
+	d->count = snapshot_value(s, prefix);
+	snprintf(prefix, sizeof(prefix), DURATIONS "_sum{target=\"%s\",kind=\"%s\"} ", target,
+		 kind);
+	d->sum_s = snapshot_value(s, prefix);
+	len = (size_t)snprintf(prefix, sizeof(prefix),
+			       DURATIONS "_bucket{target=\"%s\",kind=\"%s\",le=\"", target, kind);
+	for (const char *line = s->text; *line; line = next_line(line)) {
+		char le[32];
+		double value, bound;
+		int end = 0;
+
+		if (strncmp(line, prefix, len))
+			continue;
+		expect(sscanf(line + len, "%31[^\"]\"} %lf%n", le, &value, &end) == 2 &&
+		       (line[len + end] == '\n' || !line[len + end]),
+		       "%s: not a bucket line: %.*s", PROM_FILE,
+		       (int)(strchrnul(line, '\n') - line), line);
+		expect(d->inf < 0, "%s: a %s bucket le=\"%s\" after le=\"+Inf\"", PROM_FILE, kind,
+		       le);
+		if (!strcmp(le, "+Inf")) {
+			d->inf = value;
+		} else {
+			bound = strtod(le, NULL);
+			expect(bound > last_le, "%s: %s buckets' le %s after %.9f", PROM_FILE, kind,
+			       le, last_le);
+			last_le = bound;
+		}
+		expect(value >= last, "%s: %s bucket le=\"%s\" is %.0f, below the one before"
+		       " (%.0f): not cumulative", PROM_FILE, kind, le, value, last);
+		last = value;
+		d->buckets++;
+	}
+}
+
+/* The fault_time entry of status --json for label; NULL if none. */
+static struct json_object *fault_time_entry(struct json_object *status, const char *label)
+{
+	struct json_object *a = json_at(status, "module.fault_time");
+
+	expect(json_object_is_type(a, json_type_array), "module.fault_time is no array: %s",
+	       json_object_to_json_string(a));
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		struct json_object *e = json_object_array_get_idx(a, i), *t;
+
+		if (json_object_object_get_ex(e, "target", &t) &&
+		    json_object_is_type(t, json_type_string) &&
+		    !strcmp(json_object_get_string(t), label))
+			return e;
+	}
+	return NULL;
+}
+
+#define LATENCY_PAGES 4096
+
+/*
+ * pfprofctl add --latency --tree of a worker that then touches fresh pages:
+ * pfprofd's histogram of the target's minor faults counts every minor fault
+ * its fault counter counts (read from one file pfprofd wrote after a sample
+ * taken once the work was done), its buckets are cumulative up to +Inf, which
+ * is the count; pfprofctl status --json times the same faults from the ring
+ * (the ring holds all this test's samples: the same count and sum), and
+ * pfprofctl list says the tree is kept with latency.
+ */
+void test_daemon_latency(void)
+{
+	struct duration_kind minor, major;
+	struct json_object *o, *e, *targets;
+	static struct prom_snapshot snap;
+	double target_minor, target_major, written, time_ns;
+	char arg[16], label[32], series[128], line[64], kept[64];
+	uint64_t head, deadline;
+	struct mp3ring ring;
+	struct worker w;
+	pid_t daemon;
+	bool listed = false;
+	int fd, rc;
+
+	setup("prometheus_dir = " PROM_DIR "\nprometheus_interval = 1s\n");
+	expect(!mkdir(PROM_DIR, 0755), "mkdir %s: %s", PROM_DIR, strerror(errno));
+	daemon = start_ready_daemon();
+	worker_spawn(&w);
+	snprintf(arg, sizeof(arg), "%d", (int)w.pid);
+	snprintf(label, sizeof(label), "tree:%d", (int)w.pid);
+	{
+		char *argv[] = { "./pfprofctl", "--config", CONF, "add", "--latency", "--tree", arg,
+				 NULL };
+
+		rc = run_program_err(argv, NULL, DIR "/ctl.stderr");
+	}
+	expect(rc == 0 && status_lists(w.pid), "pfprofctl add --latency --tree %s: exit %d, "
+	       "listed %d", arg, rc, status_lists(w.pid));
+	snprintf(kept, sizeof(kept), "latency tree %s\n", arg);
+	expect(file_contains(PID_FILE, kept), "no line 'latency tree %s' in %s", arg, PID_FILE);
+
+	worker_do(&w, 't', LATENCY_PAGES);
+	/* Its faults are all in the samples from head on: wait for pfprofd to have written one. */
+	map_ring(&ring, &fd);
+	head = mp3ring_head(&ring);
+	mp3ring_unmap(&ring);
+	close(fd);
+	deadline = now_ns() + 20000000000ULL;
+	for (;;) {
+		written = prom_snapshot(&snap) ?
+			  snapshot_value(&snap, "pfprof_samples_written_total ") : -1;
+		if (written >= (double)head + 1)
+			break;
+		expect(now_ns() < deadline, "after 20 s %s says %.0f samples written (-1: no file),"
+		       " want %llu",
+		       PROM_FILE, written, (unsigned long long)head + 1);
+		sleep_ms(100);
+	}
+	snprintf(series, sizeof(series), "pfprof_target_minor_faults_total{target=\"%s\"} ", label);
+	target_minor = snapshot_value(&snap, series);
+	snprintf(series, sizeof(series), "pfprof_target_major_faults_total{target=\"%s\"} ", label);
+	target_major = snapshot_value(&snap, series);
+	snapshot_durations(&snap, label, "minor", &minor);
+	snapshot_durations(&snap, label, "major", &major);
+	printf("  daemon_latency: %s: %.0f minor %.0f major faults counted; timed: minor %.0f "
+	       "(%.6f s, %u buckets, +Inf %.0f), major %.0f (%.6f s, %u buckets, +Inf %.0f); "
+	       "%.0f samples written, head %llu\n", label, target_minor, target_major, minor.count,
+	       minor.sum_s, minor.buckets, minor.inf, major.count, major.sum_s, major.buckets,
+	       major.inf, written, (unsigned long long)head);
+	expect(target_minor >= LATENCY_PAGES, "%s: target %s has %.0f minor faults (-1: no series),"
+	       " the worker touched %d fresh pages", PROM_FILE, label, target_minor, LATENCY_PAGES);
+	expect(minor.count == target_minor && major.count == target_major,
+	       "%s: target %s's histogram counts %.0f minor %.0f major faults, its counters"
+	       " %.0f %.0f",
+	       PROM_FILE, label, minor.count, major.count, target_minor, target_major);
+	expect(minor.buckets == MP3_LATENCY_BUCKETS && major.buckets == MP3_LATENCY_BUCKETS,
+	       "%s: %u minor and %u major buckets, want %d each", PROM_FILE, minor.buckets,
+	       major.buckets, MP3_LATENCY_BUCKETS);
+	expect(minor.inf == minor.count && major.inf == major.count,
+	       "%s: le=\"+Inf\" minor %.0f major %.0f, _count %.0f %.0f", PROM_FILE, minor.inf,
+	       major.inf, minor.count, major.count);
+	/* 4096 faults of a few µs each, not nothing and not seconds apiece. */
+	expect(minor.sum_s > 0 && minor.sum_s < minor.count * 0.1,
+	       "%s: the %.0f minor faults took %.9f s in all", PROM_FILE, minor.count, minor.sum_s);
+	expect(snapshot_value(&snap, "pfprof_fault_latency_missed_total ") == 0,
+	       "%s: pfprof_fault_latency_missed_total %.0f (-1: no series), one thread faulting",
+	       PROM_FILE, snapshot_value(&snap, "pfprof_fault_latency_missed_total "));
+
+	rc = ctl(DIR "/status.json", "status", "--json", NULL);
+	expect(rc == 0, "pfprofctl status --json exited with %d", rc);
+	o = json_read_line(DIR "/status.json");
+	e = fault_time_entry(o, label);
+	expect(e, "status --json: no fault_time entry for %s: %s", label,
+	       json_object_to_json_string(json_at(o, "module.fault_time")));
+	time_ns = json_number_at(e, "minor.sum_ns");
+	printf("  daemon_latency: status --json: minor %.0f faults, mean %.0f ns, p99 %.0f ns; "
+	       "major %.0f faults\n", json_number_at(e, "minor.faults"),
+	       json_number_at(e, "minor.mean_ns"), json_number_at(e, "minor.p99_ns"),
+	       json_number_at(e, "major.faults"));
+	expect(json_number_at(e, "minor.faults") > 0 && json_number_at(e, "minor.mean_ns") > 0 &&
+	       json_number_at(e, "minor.p99_ns") >= json_number_at(e, "minor.mean_ns") / 2,
+	       "status --json: %s", json_object_to_json_string(e));
+	/* The ring holds every sample of this test: the faults pfprofd added up, no more. */
+	expect(json_number_at(e, "minor.faults") == minor.count &&
+	       json_number_at(e, "major.faults") == major.count &&
+	       fabs(time_ns - minor.sum_s * 1e9) < 1.5,
+	       "status --json's minor %.0f faults (%.0f ns), major %.0f; %s: minor %.0f (%.9f s), "
+	       "major %.0f", json_number_at(e, "minor.faults"), time_ns,
+	       json_number_at(e, "major.faults"), PROM_FILE, minor.count, minor.sum_s, major.count);
+	expect(json_number_at(o, "module.latency_missed") == 0 &&
+	       json_number_at(o, "module.fault_time_seconds") > 0,
+	       "status --json: latency_missed %.0f, fault_time_seconds %.3f",
+	       json_number_at(o, "module.latency_missed"),
+	       json_number_at(o, "module.fault_time_seconds"));
+	json_object_put(o);
+	rc = ctl(DIR "/status.out", "status", NULL, NULL);
+	snprintf(line, sizeof(line), "fault time: %s: minor ", label);
+	expect(rc == 0 && file_contains(DIR "/status.out", line),
+	       "pfprofctl status: exit %d, no line '%s...'", rc, line);
+
+	rc = ctl(DIR "/list.out", "list", NULL, NULL);
+	expect(rc == 0 && file_contains(DIR "/list.out", "kept with latency, 1 processes profiled"),
+	       "pfprofctl list: exit %d, no 'kept with latency, 1 processes profiled'", rc);
+	expect(ctl(DIR "/list.json", "list", "--json", NULL) == 0, "pfprofctl list --json failed");
+	o = json_read_line(DIR "/list.json");
+	targets = json_at(o, "targets");
+	for (size_t i = 0; i < json_object_array_length(targets); i++) {
+		struct json_object *t = json_object_array_get_idx(targets, i);
+
+		if (!strcmp(json_object_get_string(json_at(t, "target")), label))
+			listed = json_bool_at(t, "latency") && !json_bool_at(t, "maps") &&
+				 json_number_at(t, "processes") == 1;
+	}
+	expect(listed, "list --json: %s is not kept with latency (and 1 process): %s", label,
+	       json_object_to_json_string(o));
+	json_object_put(o);
+
+	expect(ctl(NULL, "del", "--tree", arg) == 0, "pfprofctl del --tree %s failed", arg);
+	expect(!file_contains(PID_FILE, kept) && !status_lists(w.pid),
+	       "del --tree left the line or the registration");
+	stop_daemon(daemon);
+	kill_and_reap(w.pid);
+}

@@ -99,6 +99,7 @@ void test_daemon_pid_file(void);
 void test_daemon_tree_kept(void);
 void test_daemon_bad_config(void);
 void test_daemon_delay_accounting(void);
+void test_daemon_latency(void);
 void test_ctl_without_module(void);
 void test_ctl_commands(void);
 void test_fuzz_status(void);
