@@ -41,7 +41,7 @@ struct mp3_retry {
 	const struct task_struct *task;	/* compared only; NULL: a free slot */
 	unsigned long address;
 	u64 ns;
-	u64 held_at;			/* ktime_get_ns() at the last hold */
+	u64 held_at;			/* mp3_fault_clock() at the last hold */
 };
 
 struct mp3_fault_times {
@@ -78,6 +78,18 @@ static bool mp3_latency_armed;
 /* Faults not timed by the probes of earlier arms (nmissed goes with each). */
 static u64 mp3_latency_missed_before;
 
+/*
+ * The clock of both handlers: the entry handler may run in the int3
+ * handler, which is as an NMI (a kernel without ftrace, where the probe is
+ * a breakpoint), where ktime_get()'s seqcount may not be read. The fast
+ * clock's readings may step back by a little across CPUs: a duration is
+ * never negative.
+ */
+static u64 mp3_fault_clock(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
 /* The times of @task's process, NULL if it has no latency; under rcu_read_lock(). */
 static struct mp3_fault_times *mp3_fault_times_of(struct task_struct *task)
 {
@@ -100,7 +112,7 @@ static int mp3_fault_entered(struct kretprobe_instance *ri, struct pt_regs *regs
 	/* handle_mm_fault(vma, address, flags, regs) */
 	start->address = regs_get_kernel_argument(regs, 1);
 	start->flags = regs_get_kernel_argument(regs, 2);
-	start->ns = ktime_get_ns();
+	start->ns = mp3_fault_clock();
 	return 0;
 }
 
@@ -169,7 +181,7 @@ static unsigned int mp3_latency_bucket(u64 ns)
 static void mp3_fault_time(struct mp3_fault_times *times, const struct mp3_fault_start *start,
 			   vm_fault_t ret, u64 now)
 {
-	u64 ns = now - start->ns;
+	u64 ns = now > start->ns ? now - start->ns : 0;
 	unsigned int bucket;
 	bool major;
 
@@ -190,7 +202,7 @@ static void mp3_fault_time(struct mp3_fault_times *times, const struct mp3_fault
 static int mp3_fault_returned(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	const struct mp3_fault_start *start = (const struct mp3_fault_start *)ri->data;
-	u64 now = ktime_get_ns();
+	u64 now = mp3_fault_clock();
 	struct mp3_fault_times *times;
 
 	/* Looked up again: the process may have been unregistered while the fault slept. */
