@@ -317,6 +317,15 @@ struct mp3_classic_sample {
  * module's latency_active parameter: timed faults in flight at once) are
  * not timed; the header's latency_missed counts them, those of processes
  * not timed too: an upper bound.
+ * A process with both latency and maps ("R <pid> maps latency", or a
+ * target given "M" and "L") has, in its MP3_RECORD_FAULTS records, the
+ * time its faults in each mapping took (fault_time, in the place of the
+ * stalls, which counts records only carry): the faults placed there whose
+ * time was joined to their place. A fault is timed when the fault handler
+ * returns and placed from the perf event raised just before; a thread
+ * moved to another CPU between the two leaves the fault's time out of its
+ * mapping's (it is in the process's MP3_RECORD_LATENCY records all the
+ * same).
  */
 #define MP3_RING_OFFSET		0x10000000UL
 #define MP3_RING_MAGIC		0x5233504dU	/* "MP3R" little-endian */
@@ -465,8 +474,19 @@ struct mp3_proc_record {
 	__u32 target;		/* the tree ("T") the process belongs to; 0: none */
 	/* Version 5: MP3_MAPPING_* in MP3_RECORD_FAULTS records, 0 in the others. */
 	__u32 mapping;
-	/* Version 7, with MP3_RING_STALLS: in MP3_RECORD_COUNTS records; 0 in the others. */
-	struct mp3_stalls stalls;
+	union {
+		/* Version 7, with MP3_RING_STALLS: in MP3_RECORD_COUNTS records. */
+		struct mp3_stalls stalls;
+		/*
+		 * Version 8: in MP3_RECORD_FAULTS records of a process with
+		 * latency, the time its faults in the mapping took.
+		 */
+		struct {
+			__u64 minor_ns;
+			__u64 major_ns;
+			__u64 reserved;
+		} fault_time;
+	};	/* 0 in the other records */
 };
 
 /* The size of a version 2 record, which has no target. */
