@@ -164,8 +164,8 @@ static struct mp3_proc_record *__mp3_record_begin(u32 tgid, u32 target, u32 type
 	slot->type = type;
 	slot->target = target;
 	slot->mapping = 0;
-	/* 0 but in counts records (mp3.h): the slot may hold an older record's. */
-	memset(&slot->stalls, 0, sizeof(slot->stalls));
+	/* 0 but where a record's type sets them (mp3.h): the slot may hold an older record's. */
+	memset(&slot->fault_time, 0, sizeof(slot->fault_time));
 	return slot;
 }
 
@@ -232,6 +232,8 @@ void __mp3_buffer_record_faults(u32 tgid, u32 target, const struct mp3_mapping_f
 	slot->faults.minor_faults = m->minor;
 	slot->faults.major_faults = m->major;
 	slot->mapping = m->kind;
+	slot->fault_time.minor_ns = m->minor_ns;
+	slot->fault_time.major_ns = m->major_ns;
 	__mp3_record_end(slot);
 }
 

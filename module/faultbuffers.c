@@ -64,6 +64,25 @@ out:
 	raw_spin_unlock(&cpu->lock);
 }
 
+void mp3_fault_note_time(unsigned long address, u64 ns)
+{
+	/* Allocated at the first "maps" registration, freed only at unload. */
+	struct mp3_fault_cpu __percpu *cpus = READ_ONCE(mp3_fault_cpus);
+	struct mp3_fault_cpu *cpu;
+	struct mp3_fault *f;
+
+	if (!cpus)
+		return;
+	cpu = this_cpu_ptr(cpus);
+	raw_spin_lock(&cpu->lock);
+	f = cpu->len ? &cpu->filling[cpu->len - 1] : NULL;
+	/* The fault this CPU noted last is this one: same thread, same count, same address. */
+	if (f && !f->ns && cpu->last_task == current &&
+	    cpu->last_fault == current->min_flt + current->maj_flt && f->addr == address)
+		f->ns = ns;
+	raw_spin_unlock(&cpu->lock);
+}
+
 void mp3_faults_free_buffers(void)
 {
 	int cpu;

@@ -94,6 +94,8 @@ static void __mp3_fault_sum(struct mp3_mapping_faults *into, const struct mp3_ma
 {
 	into->minor = min_t(u64, (u64)into->minor + m->minor, U32_MAX);
 	into->major = min_t(u64, (u64)into->major + m->major, U32_MAX);
+	into->minor_ns += m->minor_ns;
+	into->major_ns += m->major_ns;
 }
 
 /* Within the bound, a record of @m; past it, @m is summed into the unresolved one. */
@@ -243,10 +245,13 @@ static void __mp3_fault_run_count(struct mp3_fault_run *run, const struct mp3_fa
 		m = __mp3_fault_run_mapping(run, f->addr);
 	if (!m)
 		m = &run->tally->rest;
-	if (f->major)
+	if (f->major) {
 		m->major++;
-	else
+		m->major_ns += f->ns;
+	} else {
 		m->minor++;
+		m->minor_ns += f->ns;
+	}
 }
 
 /* Writes out the run's counts; its address space is let go asynchronously. */

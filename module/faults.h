@@ -49,6 +49,8 @@ struct mp3_fault {
 	u64 owner;		/* mp3_fault_owner.id of the counter that saw it */
 	u64 exec_id;		/* the task's self_exec_id */
 	const struct mm_struct *mm;	/* compared, never dereferenced */
+	/* With latency: how long it took, joined by mp3_fault_note_time(); 0: not known. */
+	u64 ns;
 	pid_t tgid;		/* in the initial PID namespace */
 	bool major;
 	u8 ticks;		/* ticks it waited for the mmap lock */

@@ -109,6 +109,9 @@ struct mp3_mapping_faults {
 	u32 kind;
 	u32 minor;
 	u32 major;
+	/* With latency: the time of those of them whose time is known. */
+	u64 minor_ns;
+	u64 major_ns;
 };
 
 void __mp3_buffer_record_faults(u32 tgid, u32 target, const struct mp3_mapping_faults *m);
@@ -245,6 +248,12 @@ void __mp3_latency_disarm_unused(void);
 void __mp3_latency_stop(void);
 /* Faults not timed since load: more in flight at once than latency_active. */
 u64 __mp3_latency_missed(void);
+/*
+ * Right after the fault of @current at @address noted by mp3_fault_note()
+ * returned, from the probe: that fault took @ns. Not joined if the thread
+ * changed CPU between the two. faultbuffers.c.
+ */
+void mp3_fault_note_time(unsigned long address, u64 ns);
 /* Each visit of a process with times: what its faults took, as records. */
 void __mp3_latency_record(u32 tgid, u32 target, struct mp3_fault_times *times);
 void __mp3_buffer_record_latency(u32 tgid, u32 target, bool major, unsigned int bucket,

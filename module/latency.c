@@ -197,6 +197,8 @@ static void mp3_fault_time(struct mp3_fault_times *times, const struct mp3_fault
 	bucket = mp3_latency_bucket(ns);
 	atomic64_add(ns, &times->ns[major][bucket]);
 	atomic64_inc(&times->faults[major][bucket]);
+	/* With maps, its place too: the perf event has just noted it. */
+	mp3_fault_note_time(start->address, ns);
 }
 
 static int mp3_fault_returned(struct kretprobe_instance *ri, struct pt_regs *regs)

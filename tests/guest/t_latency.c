@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <linux/userfaultfd.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,6 +40,7 @@
 struct seen {
 	uint64_t held_ns;	/* its touches of the held pages, each timed, summed */
 	uint64_t fresh_ns;	/* its touches of the fresh pages, timed as one */
+	uint64_t held, fresh;	/* the two regions' addresses */
 };
 
 /* The latency records of one process, and its counts records, summed. */
@@ -48,6 +50,9 @@ struct latency_sum {
 	uint64_t ns[2][MP3_LATENCY_BUCKETS];
 	uint64_t counted[2];	/* minor, major: what its counts records say */
 	unsigned int records;
+	/* With maps: the faults records' times, in all and in the held region. */
+	uint64_t placed_ns, held_ns, held_faults;
+	uint64_t held_start;	/* the held region's mapping */
 };
 
 static void add_latency(void *ctx, const struct mp3_proc_record *r)
@@ -66,6 +71,14 @@ static void add_latency(void *ctx, const struct mp3_proc_record *r)
 		sum->faults[r->latency.major][r->latency.bucket] += r->latency.faults;
 		sum->ns[r->latency.major][r->latency.bucket] += r->latency.time_ns;
 		sum->records++;
+	} else if (r->type == MP3_RECORD_FAULTS) {
+		uint64_t ns = r->fault_time.minor_ns + r->fault_time.major_ns;
+
+		sum->placed_ns += ns;
+		if (r->mapping != MP3_MAPPING_UNRESOLVED && r->faults.start == sum->held_start) {
+			sum->held_ns += ns;
+			sum->held_faults += r->faults.minor_faults + r->faults.major_faults;
+		}
 	}
 }
 
@@ -152,6 +165,8 @@ static void latency_child(int go, int back)
 		_exit(6);
 	held = held_region();
 	fresh = map_region(FRESH_PAGES);
+	seen.held = (uintptr_t)held;
+	seen.fresh = (uintptr_t)fresh;
 	if (pthread_create(&server, NULL, serve_faults, src))
 		_exit(7);
 	child_waits(go);
@@ -246,8 +261,33 @@ static void expect_fresh_timed(const struct latency_sum *sum, const struct seen 
 	       ns / 1000, seen->fresh_ns / 1000);
 }
 
-void test_latency_known_waits(void)
+/*
+ * With maps too, each mapping's faults records carry their time: the held
+ * region's is its held faults', and the mappings' add up to nearly all the
+ * histograms' (a fault whose thread changed CPU between its perf event and
+ * its return is not joined to its place).
+ */
+static void expect_placed_timed(const struct latency_sum *sum)
 {
+	uint64_t timed = total(sum->ns[0], 0) + total(sum->ns[1], 0);
+
+	printf("  placed: %" PRIu64 " us of %" PRIu64 " us timed, the held region %" PRIu64
+	       " faults, %" PRIu64 " us\n", sum->placed_ns / 1000, timed / 1000, sum->held_faults,
+	       sum->held_ns / 1000);
+	expect(sum->held_faults == HELD_FAULTS, "the held region's faults records count %" PRIu64
+	       " faults, %u were taken there", sum->held_faults, HELD_FAULTS);
+	expect(sum->held_ns >= (uint64_t)(HELD_FAULTS - 1) * HOLD_MS * 1000000, "the held "
+	       "region's faults took %" PRIu64 " us in its records, %u faults were held %u ms each",
+	       sum->held_ns / 1000, HELD_FAULTS, HOLD_MS);
+	expect(sum->placed_ns <= timed && sum->placed_ns * 10 >= timed * 8, "the mappings' times "
+	       "add up to %" PRIu64 " us, the histograms' to %" PRIu64 " us", sum->placed_ns / 1000,
+	       timed / 1000);
+}
+
+/* The workload registered with @how ("latency" or "maps latency"), its records summed. */
+static void run_timed(const char *how)
+{
+	bool maps = strstr(how, "maps");
 	struct latency_sum sum = { 0 };
 	struct mp3ring ring;
 	int dev, go, back;
@@ -259,7 +299,7 @@ void test_latency_known_waits(void)
 	map_ring(&ring, &dev);
 	pid = spawn_piped(latency_child, &go, &back);
 	from = mp3ring_head(&ring);
-	snprintf(cmd, sizeof(cmd), "R %d latency", (int)pid);
+	snprintf(cmd, sizeof(cmd), "R %d %s", (int)pid, how);
 	expect_ok(status_write(cmd), cmd);
 	expect(write(go, "g", 1) == 1, "telling the workload to go: %s", strerror(errno));
 	expect(read(back, &seen, sizeof(seen)) == sizeof(seen),
@@ -267,15 +307,31 @@ void test_latency_known_waits(void)
 	/* Its last faults are in the next sample: the one after that leaves no doubt. */
 	to = wait_head(&ring, mp3ring_head(&ring) + 2, 10000);
 	sum.tgid = (uint32_t)pid;
+	if (maps)
+		sum.held_start = mapping_start(pid, seen.held);
 	for_each_record_between(&ring, from, to, add_latency, &sum);
 	expect(ring.hdr->latency_missed == 0, "%" PRIu64 " faults not timed",
 	       (uint64_t)ring.hdr->latency_missed);
 	expect_counted_alike(&sum);
 	expect_held_timed(&sum, &seen);
 	expect_fresh_timed(&sum, &seen);
+	if (maps)
+		expect_placed_timed(&sum);
+	else
+		expect(!sum.placed_ns, "faults records with times for a process without maps");
 	kill_and_reap(pid);
 	mp3ring_unmap(&ring);
 	close(dev);
+}
+
+void test_latency_known_waits(void)
+{
+	run_timed("latency");
+}
+
+void test_latency_per_mapping(void)
+{
+	run_timed("maps latency");
 }
 
 /* Whether the kernel lists the probe on handle_mm_fault (debugfs mounted here if need be). */

@@ -64,6 +64,7 @@ const struct test tests[] = {
 	{ "stalls_swapping",          test_stalls_swapping,            NULL,           120 },
 	{ "stalls_threads_exit",      test_stalls_threads_exit,        NULL,           120 },
 	{ "latency_known_waits",      test_latency_known_waits,        NULL,            60 },
+	{ "latency_per_mapping",      test_latency_per_mapping,        NULL,            60 },
 	{ "latency_opt_in",           test_latency_opt_in,             NULL,            30 },
 	/* A period long enough for an exec, or an exit and a fork, between two samples. */
 	{ "faults_exec_layout",       test_faults_exec_layout,         "period_ms=1000", 90 },

@@ -68,6 +68,7 @@ void test_faults_swap_in(void);
 void test_stalls_swapping(void);
 void test_stalls_threads_exit(void);
 void test_latency_known_waits(void);
+void test_latency_per_mapping(void);
 void test_latency_opt_in(void);
 void test_faults_exec_layout(void);
 void test_faults_pid_reuse(void);
