@@ -317,15 +317,15 @@ static size_t split_fields(char *line, char *field[FAULT_FIELDS])
 {
 	size_t n = 0;
 
-	for (char *p = line; p; n++) {
+	for (char *p = line;; p++) {
 		if (n == FAULT_FIELDS)
 			return n + 1;
-		field[n] = p;
+		field[n++] = p;
 		p = strchr(p, '\t');
-		if (p)
-			*p++ = '\0';
+		if (!p)
+			return n;
+		*p = '\0';
 	}
-	return n;
 }
 
 /* The times of a line of n fields: unknown in a format 1 line. */
