@@ -150,6 +150,7 @@ static bool keep_faults(struct collector *c, const struct mp3_proc_record *r)
 		.tgid = r->tgid, .target = r->target, .mapping = r->mapping,
 		.start = r->faults.start, .inode = r->faults.inode,
 		.minor = r->faults.minor_faults, .major = r->faults.major_faults,
+		.minor_ns = r->fault_time.minor_ns, .major_ns = r->fault_time.major_ns,
 	};
 	return true;
 }
@@ -197,6 +198,8 @@ static size_t merge_faults(struct fault_sum *v, size_t n)
 		if (out && !compare_faults(&v[out - 1], &v[i])) {
 			v[out - 1].minor += v[i].minor;
 			v[out - 1].major += v[i].major;
+			v[out - 1].minor_ns += v[i].minor_ns;
+			v[out - 1].major_ns += v[i].major_ns;
 		} else {
 			v[out++] = v[i];
 		}
@@ -222,6 +225,7 @@ static void log_faults(struct collector *c, const struct sample_records *sr)
 			.name = found.name,
 		};
 
+		logformat_set_fault_time(&line, f->minor_ns, f->major_ns);
 		if (!logwriter_add_fault(c->logs[LOGKIND_FAULTS], &line))
 			dlog(LOG_WARNING, "faults of process %u: %s", f->tgid, strerror(ENOMEM));
 	}

@@ -23,6 +23,7 @@
 struct fault_sum {
 	uint32_t tgid, target, mapping;
 	uint64_t start, inode, minor, major;
+	uint64_t minor_ns, major_ns;	/* fault_time: the time they took, 0 if not timed */
 };
 
 struct collector {

@@ -51,7 +51,7 @@ static const char procs_header_format[] =
 	" as in " LOGFORMAT_FILE "; - = unknown\n";
 
 static const char faults_header_format[] =
-	LOGFORMAT_FAULTS_MAGIC "1\n"
+	LOGFORMAT_FAULTS_MAGIC "2\n"
 	"# created %" PRIu64 "\n"
 	LOGFORMAT_FAULTS_COLUMNS "\n"
 	"# units: tab-separated; one line per mapping a process registered with maps took"
@@ -62,7 +62,9 @@ static const char faults_header_format[] =
 	" first address, hex; size = its bytes when pfprofd read /proc/PID/maps, - = unknown;"
 	" inode = its file's inode, 0 = none; minor_faults, major_faults = its faults in the"
 	" period (a major fault is a swap-in on heap, stack, anon and shmem, a read on file);"
-	" name = its path, [heap], [stack], [anon], [unresolved] or [inode N] (see pfprofd(8))\n";
+	" name = its path, [heap], [stack], [anon], [unresolved] or [inode N] (see pfprofd(8));"
+	" minor_time_ms, major_time_ms = the time its minor and major faults took, ms, of a"
+	" process added with latency too; - = unknown\n";
 
 int logformat_header(char *buf, size_t size, enum log_kind kind, uint64_t created_s)
 {
@@ -215,22 +217,47 @@ const char *logformat_mapping_word(uint32_t mapping)
 	return mapping < sizeof(words) / sizeof(words[0]) ? words[mapping] : "unresolved";
 }
 
+/* A kind's time in a line with time (timed), from the module's sum of its faults'. */
+static uint64_t known_ns(bool timed, uint64_t faults, uint64_t ns)
+{
+	return timed && (ns || !faults) ? ns : LOGFORMAT_TIME_UNKNOWN;
+}
+
+void logformat_set_fault_time(struct log_fault *f, uint64_t minor_ns, uint64_t major_ns)
+{
+	bool timed = minor_ns || major_ns;
+
+	f->minor_ns = known_ns(timed, f->minor, minor_ns);
+	f->major_ns = known_ns(timed, f->major, major_ns);
+}
+
+/* ns as ms to the ns ("1.234567"), or "-" when unknown. */
+static void format_fault_ms(char *buf, size_t size, uint64_t ns)
+{
+	if (ns == LOGFORMAT_TIME_UNKNOWN)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%" PRIu64 ".%06" PRIu64, ns / 1000000, ns % 1000000);
+}
+
 int logformat_fault(char *buf, size_t size, const struct log_fault *f)
 {
 	uint64_t wall_us = ns_to_us(f->wall_ns);
 	char comm[sizeof(((struct mp3_proc_record *)0)->comm)], name[LOGFORMAT_NAME_MAX];
-	char bytes[24] = "-";
+	char bytes[24] = "-", minor_ms[32], major_ms[32];
 
 	copy_field(comm, sizeof(comm), f->comm);
 	copy_field(name, sizeof(name), f->name);
 	if (f->size)
 		snprintf(bytes, sizeof(bytes), "%" PRIu64, f->size);
+	format_fault_ms(minor_ms, sizeof(minor_ms), f->minor_ns);
+	format_fault_ms(major_ms, sizeof(major_ms), f->major_ns);
 	return snprintf(buf, size,
 			"%" PRIu64 "\t%" PRIu64 ".%06" PRIu64 "\t%" PRIu32 "\t%s\t%" PRIu32
-			"\t%s\t%" PRIx64 "\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%s\n",
+			"\t%s\t%" PRIx64 "\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%s\t%s\t%s\n",
 			f->seq, wall_us / 1000000, wall_us % 1000000, f->pid, comm, f->target,
 			logformat_mapping_word(f->mapping), f->start, bytes, f->inode, f->minor,
-			f->major, name);
+			f->major, name, minor_ms, major_ms);
 }
 
 /* The mapping kind of a faults log's word, or -1. */
@@ -264,23 +291,62 @@ static bool parse_wall(const char *text, uint64_t *ns)
 	return true;
 }
 
-#define FAULT_FIELDS 12
+/* "<ms>.<6 digits>" as ns, "-" as LOGFORMAT_TIME_UNKNOWN. */
+static bool parse_fault_ms(const char *text, uint64_t *ns)
+{
+	unsigned long long ms, sub;
+	int end = 0;
+
+	if (!strcmp(text, "-")) {
+		*ns = LOGFORMAT_TIME_UNKNOWN;
+		return true;
+	}
+	if (*text == '-' || sscanf(text, "%llu.%6llu%n", &ms, &sub, &end) != 2 || text[end] ||
+	    end < 8 || text[end - 7] != '.' || ms >= UINT64_MAX / 1000000)
+		return false;
+	*ns = (uint64_t)ms * 1000000 + (uint64_t)sub;
+	return true;
+}
+
+/* Format 1's columns, then format 2's times. */
+#define FAULT_FIELDS_1 12
+#define FAULT_FIELDS 14
+
+/* Cuts line at its tabs into at most FAULT_FIELDS fields; how many, FAULT_FIELDS + 1 if more. */
+static size_t split_fields(char *line, char *field[FAULT_FIELDS])
+{
+	size_t n = 0;
+
+	for (char *p = line;; p++) {
+		if (n == FAULT_FIELDS)
+			return n + 1;
+		field[n++] = p;
+		p = strchr(p, '\t');
+		if (!p)
+			return n;
+		*p = '\0';
+	}
+}
+
+/* The times of a line of n fields: unknown in a format 1 line. */
+static bool parse_times(char *const field[FAULT_FIELDS], size_t n, struct log_fault *f)
+{
+	if (n == FAULT_FIELDS_1) {
+		f->minor_ns = f->major_ns = LOGFORMAT_TIME_UNKNOWN;
+		return true;
+	}
+	return n == FAULT_FIELDS && parse_fault_ms(field[12], &f->minor_ns) &&
+	       parse_fault_ms(field[13], &f->major_ns);
+}
 
 bool logformat_parse_fault(char *line, struct log_fault *f)
 {
 	char *field[FAULT_FIELDS];
+	size_t n = split_fields(line, field);
 	uint64_t pid, target;
-	size_t n = 0;
 	int mapping;
 
-	for (char *p = line; n < FAULT_FIELDS; n++) {
-		field[n] = p;
-		p = strchr(p, '\t');
-		if (!p)
-			break;
-		*p++ = '\0';
-	}
-	if (n != FAULT_FIELDS - 1)
+	if (n != FAULT_FIELDS_1 && n != FAULT_FIELDS)
 		return false;
 	mapping = mapping_of_word(field[5]);
 	f->size = 0;
@@ -290,7 +356,7 @@ bool logformat_parse_fault(char *line, struct log_fault *f)
 	    !parse_u64(field[6], 16, &f->start) ||
 	    (strcmp(field[7], "-") && !parse_u64(field[7], 10, &f->size)) ||
 	    !parse_u64(field[8], 10, &f->inode) || !parse_u64(field[9], 10, &f->minor) ||
-	    !parse_u64(field[10], 10, &f->major))
+	    !parse_u64(field[10], 10, &f->major) || !parse_times(field, n, f))
 		return false;
 	f->pid = (uint32_t)pid;
 	f->target = (uint32_t)target;

@@ -42,18 +42,25 @@
  * registered with "maps" (docs/faults.md), one line per mapping it took
  * faults in during a sample's period, from the module's MP3_RECORD_FAULTS
  * records (region version 5) of that sample added up, tab-separated:
- *   # pfprof faults log format 1
+ *   # pfprof faults log format 2
  *   # created <unix seconds>
- *   # columns: seq wall_time_s pid comm target mapping start size inode minor_faults major_faults name
+ *   # columns: seq wall_time_s pid comm target mapping start size inode minor_faults major_faults name minor_time_ms major_time_ms
  *   # units: ...
- * then "%llu\t%.6f\t%u\t%s\t%u\t%s\t%llx\t%s\t%llu\t%llu\t%llu\t%s\n" lines:
+ * then "%llu\t%.6f\t%u\t%s\t%u\t%s\t%llx\t%s\t%llu\t%llu\t%llu\t%s\t%.6f\t%.6f\n"
+ * lines:
  * mapping is logformat_mapping_word()'s, start the mapping's first address
  * in hex as in /proc/PID/maps, size its bytes when pfprofd read
  * /proc/PID/maps ("-": it was gone), name its path or "[heap]", "[stack]",
  * "[anon]" (or the "[anon:NAME]" maps gives), "[unresolved]", "[inode N]"
  * for a file mapping gone before pfprofd could name it; tabs, newlines and
  * carriage returns in comm and name made '_', a name cut to
- * LOGFORMAT_NAME_MAX - 1 bytes. The same load_id, missed and lost lines as
+ * LOGFORMAT_NAME_MAX - 1 bytes; minor_time_ms and major_time_ms the time
+ * the line's minor and major faults took (the module's fault_time, region
+ * version 8, of a process registered with "latency" too), ms to the ns:
+ * a mapping's few faults in a sample may take less than a microsecond,
+ * and readers add up many lines. Each is "-" when unknown (see
+ * logformat_set_fault_time()). Format 1 had the first twelve columns
+ * only; they have not moved. The same load_id, missed and lost lines as
  * the per-process log.
  */
 #ifndef PFPROF_LOGFORMAT_H
@@ -79,7 +86,7 @@ enum log_kind { LOGKIND_SAMPLES, LOGKIND_PROCS, LOGKIND_FAULTS };
 	"major_faults cpu_ms target " LOGFORMAT_STALL_COLUMNS
 #define LOGFORMAT_FAULTS_FILE "pfprof-faults.log"
 #define LOGFORMAT_FAULTS_COLUMNS "# columns: seq wall_time_s pid comm target mapping start " \
-	"size inode minor_faults major_faults name"
+	"size inode minor_faults major_faults name minor_time_ms major_time_ms"
 #define LOGFORMAT_NAME_MAX 640		/* a faults line's name, with its NUL */
 #define LOGFORMAT_LINE_MAX 1024		/* any line but the header, with its NUL */
 #define LOGFORMAT_HEADER_MAX 2048	/* the header, with its NUL */
@@ -127,15 +134,29 @@ struct log_fault {
 	uint64_t start, size;		/* size 0: unknown */
 	uint64_t inode;
 	uint64_t minor, major;
+	uint64_t minor_ns, major_ns;	/* the time they took; LOGFORMAT_TIME_UNKNOWN */
 	const char *comm, *name;
 };
 
+/* A log_fault's time that is not known: "-" in the log. */
+#define LOGFORMAT_TIME_UNKNOWN UINT64_MAX
+
 /* A mapping kind's word in the faults log: "anon", "heap", "stack", "file", "shmem", "unresolved". */
 const char *logformat_mapping_word(uint32_t mapping);
+/*
+ * Sets the times of f (its minor and major set) from the module's sum of
+ * its records' fault_time. A kind's time is unknown when the module timed
+ * none of the line's faults (both 0: a process without "latency", a module
+ * before version 8), or none of the kind's while it has some (their time
+ * was not joined to their mapping: a fault takes more than 0 ns). 0 is
+ * left known only for a kind without faults in a line with time.
+ */
+void logformat_set_fault_time(struct log_fault *f, uint64_t minor_ns, uint64_t major_ns);
 int logformat_fault(char *buf, size_t size, const struct log_fault *f);
 /*
  * Parses a faults log's data line (without its '\n'), cutting it in place:
- * comm and name point into it. False if the line is none.
+ * comm and name point into it. A format 1 line's times are unknown. False
+ * if the line is none.
  */
 bool logformat_parse_fault(char *line, struct log_fault *f);
 

@@ -69,29 +69,61 @@ static bool is_file(const struct where_row *r)
 	return r->mapping == MP3_MAPPING_FILE;
 }
 
+/*
+ * The time the faults timed took, in ms ("12.345"), and their mean in µs
+ * ("1.23"): columns of fixed units, which line up; "-" when unknown.
+ */
+static void format_times(const struct where_time time[LATENCY_KINDS], char *total, char *mean,
+			 size_t size)
+{
+	uint64_t ns, faults;
+	bool known = where_time_total(time, &ns, &faults);
+
+	snprintf(total, size, "-");
+	snprintf(mean, size, "-");
+	if (known)
+		snprintf(total, size, "%.3f", (double)ns / 1e6);
+	if (faults)
+		snprintf(mean, size, "%.2f", (double)ns / 1e3 / (double)faults);
+}
+
 static void print_row(const struct where_table *t, const struct where_row *r,
 		      struct screen_size size, const char *eol)
 {
 	double faults = (double)(t->minor + t->major);
-	char bytes[24], start[20] = "-";
+	char bytes[24], start[20] = "-", total[32], mean[32];
 
 	format_size(bytes, sizeof(bytes), r->size);
+	format_times(r->time, total, mean, sizeof(total));
 	/* A target's row adds up the mappings of that name of every process. */
 	if (!t->target)
 		snprintf(start, sizeof(start), "%llx", (unsigned long long)r->start);
-	screen_put_line(size.cols, eol, "%9llu %9llu %8llu %8llu %5.1f%% %10s %-10s %12s  %s",
+	screen_put_line(size.cols, eol,
+			"%9llu %9llu %8llu %8llu %5.1f%% %10s %8s %10s %-10s %12s  %s",
 			(unsigned long long)r->major, (unsigned long long)r->minor,
 			(unsigned long long)(is_file(r) ? 0 : r->major),
 			(unsigned long long)(is_file(r) ? r->major : 0),
-			faults ? 100.0 * (double)(r->minor + r->major) / faults : 0.0, bytes,
-			logformat_mapping_word(r->mapping), start, r->name);
+			faults ? 100.0 * (double)(r->minor + r->major) / faults : 0.0, total, mean,
+			bytes, logformat_mapping_word(r->mapping), start, r->name);
+}
+
+/* "; 1234 faults timed: 12.345 ms" of a table whose time is known, else "". */
+static void format_table_time(char *buf, size_t size, const struct where_table *t)
+{
+	uint64_t ns, faults;
+
+	if (where_time_total(t->time, &ns, &faults))
+		snprintf(buf, size, "; %llu faults timed: %.3f ms", (unsigned long long)faults,
+			 (double)ns / 1e6);
+	else
+		buf[0] = '\0';
 }
 
 static void print_table(void *ctx, struct screen_size size, const char *eol)
 {
 	const struct where_view *v = ctx;
 	const struct where_table *t = &v->table;
-	char from[32], to[32], window[48], what[WHAT_MAX], comm[48];
+	char from[32], to[32], window[48], what[WHAT_MAX], comm[48], time[80];
 	size_t rows = t->count;
 
 	if (v->last_s)
@@ -106,20 +138,41 @@ static void print_table(void *ctx, struct screen_size size, const char *eol)
 			 t->nr_pids == 1 ? "" : "es");
 	else
 		snprintf(comm, sizeof(comm), "%s", t->comm);
+	format_table_time(time, sizeof(time), t);
 	if (t->lines)
 		screen_put_line(size.cols, eol, "%s (%s), %s: %llu minor and %llu major faults "
-				"in %zu mappings, %s to %s UTC", what, comm, window,
+				"in %zu mappings, %s to %s UTC%s", what, comm, window,
 				(unsigned long long)t->minor, (unsigned long long)t->major,
-				t->count, from, to);
+				t->count, from, to, time);
 	else
 		screen_put_line(size.cols, eol, "%s, %s: no faults placed", what, window);
-	screen_put_line(size.cols, eol, "%9s %9s %8s %8s %6s %10s %-10s %12s  %s", "MAJOR",
-			"MINOR", "SWAP-IN", "READS", "SHARE", "SIZE", "KIND", "START", "MAPPING");
+	screen_put_line(size.cols, eol, "%9s %9s %8s %8s %6s %10s %8s %10s %-10s %12s  %s",
+			"MAJOR", "MINOR", "SWAP-IN", "READS", "SHARE", "TIME-MS", "MEAN-US", "SIZE",
+			"KIND", "START", "MAPPING");
 	/* The last line stays empty: a newline there would scroll the header away. */
 	if (size.rows && size.rows - HEADER_LINES - 1 < rows)
 		rows = size.rows - HEADER_LINES - 1;
 	for (size_t i = 0; i < rows; i++)
 		print_row(t, &t->rows[i], size, eol);
+}
+
+/*
+ * Each kind's time in ns, exact (null when no line knew it), and the faults
+ * timed: minor_time_ns, minor_timed_faults, major_...
+ */
+static void add_times_json(struct json_object *o, const struct where_time time[LATENCY_KINDS])
+{
+	for (int k = 0; k < LATENCY_KINDS; k++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "%s_time_ns", latency_kind_word(k));
+		if (time[k].known)
+			ctl_json_add_uint(o, key, time[k].ns);
+		else
+			ctl_json_add(o, key, NULL);
+		snprintf(key, sizeof(key), "%s_timed_faults", latency_kind_word(k));
+		ctl_json_add_uint(o, key, time[k].faults);
+	}
 }
 
 static struct json_object *row_json(const struct where_table *t, const struct where_row *r)
@@ -142,6 +195,7 @@ static struct json_object *row_json(const struct where_table *t, const struct wh
 	ctl_json_add_uint(o, "file_reads", is_file(r) ? r->major : 0);
 	ctl_json_add_double(o, "share_percent",
 			    faults ? 100.0 * (double)(r->minor + r->major) / faults : 0.0);
+	add_times_json(o, r->time);
 	return o;
 }
 
@@ -168,6 +222,7 @@ static bool print_json(const struct where_view *v)
 	ctl_json_add_double(o, "last_unix_time", t->last_s);
 	ctl_json_add_uint(o, "minor_faults", t->minor);
 	ctl_json_add_uint(o, "major_faults", t->major);
+	add_times_json(o, t->time);
 	for (size_t i = 0; i < t->count; i++)
 		ctl_json_add(rows, NULL, row_json(t, &t->rows[i]));
 	ctl_json_add(o, "mappings", rows);
@@ -327,11 +382,12 @@ const struct ctl_command ctl_where_command = {
 		   "[heap], [stack], [anon], or [unresolved] for faults the module could not\n"
 		   "place), sorted by major faults: major and minor faults, the major ones\n"
 		   "that were swap-ins (anonymous and shared memory) or reads of the file\n"
-		   "(file mappings), its share of the process's faults, its size, kind and\n"
-		   "first address. With --tree, --unit, --cgroup or --comm, of a target added\n"
-		   "with --maps: its processes' mappings of one kind and name in one row\n"
-		   "(every process's copy of a library together). --watch redraws it every\n"
-		   "second over the last 10 s (or --last); q quits.\n",
+		   "(file mappings), its share of the process's faults, the time its faults\n"
+		   "took (ms) and their mean (µs) if it was added with --latency too, its\n"
+		   "size, kind and first address. With --tree, --unit, --cgroup or --comm,\n"
+		   "of a target added with --maps: its processes' mappings of one kind and\n"
+		   "name in one row (every process's copy of a library together). --watch\n"
+		   "redraws it every second over the last 10 s (or --last); q quits.\n",
 	.options = {
 		[OPT_LAST] = { "last", 'l', CTL_STRING, "SECS",
 			       "only the faults of the last SECS seconds (default: all)" },

@@ -126,6 +126,30 @@ static bool note_pid(struct where_table *t, pid_t pid)
 	return true;
 }
 
+/* A line's time of faults of one kind, unless it does not know it. */
+static void add_time(struct where_time *w, uint64_t faults, uint64_t ns)
+{
+	if (ns == LOGFORMAT_TIME_UNKNOWN)
+		return;
+	w->ns += ns;
+	w->faults += faults;
+	w->known = true;
+}
+
+static void add_times(struct where_time time[LATENCY_KINDS], const struct log_fault *l)
+{
+	add_time(&time[LATENCY_MINOR], l->minor, l->minor_ns);
+	add_time(&time[LATENCY_MAJOR], l->major, l->major_ns);
+}
+
+bool where_time_total(const struct where_time time[LATENCY_KINDS], uint64_t *ns,
+		      uint64_t *faults)
+{
+	*ns = time[LATENCY_MINOR].ns + time[LATENCY_MAJOR].ns;
+	*faults = time[LATENCY_MINOR].faults + time[LATENCY_MAJOR].faults;
+	return time[LATENCY_MINOR].known || time[LATENCY_MAJOR].known;
+}
+
 int where_add(struct where_table *t, const struct log_fault *l)
 {
 	struct where_row *r = row_of(t, l);
@@ -141,6 +165,8 @@ int where_add(struct where_table *t, const struct log_fault *l)
 	r->major += l->major;
 	t->minor += l->minor;
 	t->major += l->major;
+	add_times(r->time, l);
+	add_times(t->time, l);
 	return 0;
 }
 

@@ -13,7 +13,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "latency.h"
 #include "logformat.h"
+
+/* The time faults of one kind took, over the lines that know it (logformat.h). */
+struct where_time {
+	uint64_t ns;			/* summed over those lines */
+	uint64_t faults;		/* those lines' faults of the kind: the ones timed */
+	bool known;			/* a line knew it */
+};
 
 /* One mapping's faults over the lines read (a target's: pid, start and size 0). */
 struct where_row {
@@ -23,6 +31,7 @@ struct where_row {
 	uint64_t start, inode;
 	uint64_t size;			/* from its newest line; 0: unknown */
 	uint64_t minor, major;
+	struct where_time time[LATENCY_KINDS];
 	char *name;			/* from its newest line */
 };
 
@@ -33,6 +42,7 @@ struct where_table {
 	double first_s, last_s;		/* wall-clock seconds of the oldest and newest line */
 	uint64_t lines;			/* lines of pid added */
 	uint64_t minor, major;		/* summed over the rows */
+	struct where_time time[LATENCY_KINDS];
 	pid_t *pids;			/* the processes of the lines added, sorted */
 	size_t nr_pids, pids_cap;
 	struct where_row *rows;		/* in the order first seen, until where_sort() */
@@ -50,6 +60,13 @@ int where_add(struct where_table *t, const struct log_fault *l);
  * (-EPROTO: a file of that name is not a faults log).
  */
 int where_read_logs(struct where_table *t, const char *dir, unsigned int keep, double since_s);
+
+/*
+ * Both kinds' time together: false if no line knew either; else *ns and the
+ * faults timed (the mean's divisor).
+ */
+bool where_time_total(const struct where_time time[LATENCY_KINDS], uint64_t *ns,
+		      uint64_t *faults);
 
 /* Orders the rows by major faults, then minor, most first. */
 void where_sort(struct where_table *t);

@@ -1019,7 +1019,7 @@ static void read_faults_log(pid_t pid, uint64_t region_start, struct faults_seen
 		return;
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%llu\t%lf\t%d\t%*[^\t]\t%u\t%15[^\t]\t%llx\t%31[^\t]\t%llu\t%llu\t"
-			   "%llu\t%255[^\n]", &seq, &wall, &p, &target, kind, &start, size, &inode,
+			   "%llu\t%255[^\t\n]", &seq, &wall, &p, &target, kind, &start, size, &inode,
 			   &minor, &major, name) != 11 || p != pid)
 			continue;
 		seen->minor += minor;

@@ -196,6 +196,29 @@ why=$(jq -e '.pid == 42 and .target == null and .comm == "app" and .minor_faults
 	and .mappings[0].share_percent == 33.333' "$dir/out" 2>&1 > /dev/null ||
 	echo "exit $status: $(head -c 400 "$dir/out" "$dir/err")")
 result where_json "$why"
+
+# And the times, after an upgrade (the format 1 log rotated): ns of the
+# faults timed, null where no line knows them.
+mv "$dir/faults/pfprof-faults.log" "$dir/faults/pfprof-faults.log.1"
+printf '%s\n' "# pfprof faults log format 2" "# created 1" "# columns: ..." "# units: ..." \
+	"3	300.000000	42	app	0	anon	5000	8192	0	4	0	[anon]	0.004000	0.000000" \
+	"3	300.000000	42	app	0	heap	9000	8192	0	1	1	[heap]	0.000900	-" \
+	> "$dir/faults/pfprof-faults.log"
+"$ctl" -c "$dir/faults.conf" where --json 42 > "$dir/out" 2> "$dir/err"
+status=$?
+why=$(jq -e '.minor_time_ns == 4900 and .minor_timed_faults == 5 and .major_time_ns == 0
+	and .major_timed_faults == 0
+	and [.mappings[] | [.name, .minor_time_ns, .minor_timed_faults, .major_time_ns,
+			    .major_timed_faults]]
+	    == [["/lib/x.so", null, 0, null, 0], ["[anon]", 4000, 4, 0, 0],
+		["[heap]", 900, 1, null, 0]]' "$dir/out" 2>&1 > /dev/null ||
+	echo "exit $status: $(head -c 600 "$dir/out" "$dir/err")")
+result where_json_times "$why"
+"$ctl" -c "$dir/faults.conf" where 42 > "$dir/out" 2> "$dir/err"
+why=$(awk '$NF == "[anon]" && $6 == "0.004" && $7 == "1.00" { a = 1 }
+	$NF == "/lib/x.so" && $6 == "-" && $7 == "-" { l = 1 }
+	END { if (!a || !l) print "no such rows" }' "$dir/out")
+result where_times "${why:+$why: $(head -c 600 "$dir/out" "$dir/err")}"
 run_row where_json_watch    2 "--json goes without --watch"     where --json --watch 42
 
 # where on a faults log that is not pfprof's says what the file is.

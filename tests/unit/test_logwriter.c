@@ -488,12 +488,12 @@ static void test_faults_log(void)
 		.seq = 7, .wall_ns = 1700000000123456789ULL, .pid = 4242, .target = 0,
 		.mapping = MP3_MAPPING_FILE, .start = 0x7f0012340000ULL, .size = 8192,
 		.inode = 1835055, .minor = 3, .major = 2, .comm = "pg\tsql",
-		.name = "/var/lib/data\tfile",
+		.name = "/var/lib/data\tfile", .minor_ns = 4321, .major_ns = 12000000001ULL,
 	};
 	char long_name[LOGFORMAT_NAME_MAX + 100];
 	struct log_position pos;
 	struct logwriter *w;
-	char want[256];
+	char want[256], *times;
 	struct lines l;
 
 	memset(long_name, 'x', sizeof(long_name) - 1);
@@ -507,7 +507,8 @@ static void test_faults_log(void)
 	expect(logwriter_add_fault(w, &f), "add_fault");
 	f = (struct log_fault){ .seq = 8, .wall_ns = 1700000000173456789ULL, .pid = 4242,
 				.mapping = MP3_MAPPING_ANON, .start = 0x5000, .minor = 16384,
-				.comm = "psql", .name = "[anon]" };
+				.comm = "psql", .name = "[anon]", .minor_ns = LOGFORMAT_TIME_UNKNOWN,
+				.major_ns = LOGFORMAT_TIME_UNKNOWN };
 	expect(logwriter_add_fault(w, &f), "add_fault");
 	f.mapping = MP3_MAPPING_UNRESOLVED;
 	f.start = 0;
@@ -522,7 +523,7 @@ static void test_faults_log(void)
 
 	l = read_lines(PATH(LOGFORMAT_FAULTS_FILE));
 	expect(l.n == 9, "%zu lines", l.n);
-	expect(!strcmp(l.line[0], "# pfprof faults log format 1") &&
+	expect(!strcmp(l.line[0], "# pfprof faults log format 2") &&
 	       !strcmp(l.line[1], "# created 55") &&
 	       !strcmp(l.line[2], LOGFORMAT_FAULTS_COLUMNS) &&
 	       !strncmp(l.line[3], "# units: tab-separated;", 23), "header:\n%s\n%s\n%s\n%s",
@@ -530,9 +531,15 @@ static void test_faults_log(void)
 	format_stream(want, sizeof(want), &stream_a);
 	expect(!strcmp(l.line[4], want), "line 5: '%s', want '%s'", l.line[4], want);
 	expect(!strcmp(l.line[5], "7\t1700000000.123457\t4242\tpg_sql\t0\tfile\t7f0012340000"
-		       "\t8192\t1835055\t3\t2\t/var/lib/data_file"), "line 6: '%s'", l.line[5]);
+		       "\t8192\t1835055\t3\t2\t/var/lib/data_file\t0.004321\t12000.000001"),
+	       "line 6: '%s'", l.line[5]);
 	expect(!strcmp(l.line[6], "8\t1700000000.173457\t4242\tpsql\t0\tanon\t5000\t-\t0"
-		       "\t16384\t0\t[anon]"), "line 7: '%s'", l.line[6]);
+		       "\t16384\t0\t[anon]\t-\t-"), "line 7: '%s'", l.line[6]);
+	/* The name cut, the times after it. */
+	times = strstr(l.line[7], "\t-\t-");
+	expect(times && !times[4], "line 8 ends otherwise: '%s'", l.line[7]);
+	if (times)
+		*times = '\0';
 	expect(!strncmp(l.line[7], "8\t1700000000.173457\t4242\tpsql\t0\tunresolved\t0\t-\t0"
 			"\t1\t0\t/xxx", 46) && strlen(strrchr(l.line[7], '\t') + 1) ==
 	       LOGFORMAT_NAME_MAX - 1, "line 8: '%s'", l.line[7]);
@@ -553,7 +560,7 @@ static void test_parse_fault(void)
 		.seq = 7, .wall_ns = 1700000000123457000ULL, .pid = 4242, .target = 0x40000007U,
 		.mapping = MP3_MAPPING_FILE, .start = 0x7f0012340000ULL, .size = 8192,
 		.inode = 1835055, .minor = 3, .major = 2, .comm = "pg sql",
-		.name = "/var/lib/data file (deleted)",
+		.name = "/var/lib/data file (deleted)", .minor_ns = 1, .major_ns = 2500000123ULL,
 	}, back;
 	static const char *const bad[] = {
 		"# lost 2 records of sample 8",
@@ -564,7 +571,15 @@ static void test_parse_fault(void)
 		"7\t1700000000.100000\t42\tpsql\t0\tfile\t7f00\t8192\t1\t-3\t2\tx",
 		"7\t1700000000.1\t42\tpsql\t0\tfile\t7f00\t8192\t1\t3\t2\tx",
 		"7\tnow\t42\tpsql\t0\tfile\t7f00\t8192\t1\t3\t2\tx",
-		"7\t1700000000.100000\t42\tpsql\t0\tfile\t7f00\t8192\t1\t3\t2\tx\textra",
+		/* Format 2's times: both or none, each "-" or ms to the ns. */
+		"7\t1700000000.100000\t42\tpsql\t0\tfile\t7f00\t8192\t1\t3\t2\tx\t0.000001",
+		"7\t1700000000.100000\t42\tpsql\t0\tfile\t7f00\t8192\t1\t3\t2\tx\t1.5\t-",
+		"7\t1700000000.100000\t42\tpsql\t0\tfile\t7f00\t8192\t1\t3\t2\tx\t-1.000000\t-",
+		"7\t1700000000.100000\t42\tpsql\t0\tfile\t7f00\t8192\t1\t3\t2\tx\t--\t-",
+		"7\t1700000000.100000\t42\tpsql\t0\tfile\t7f00\t8192\t1\t3\t2\tx\t\t-",
+		"7\t1700000000.100000\t42\tpsql\t0\tfile\t7f00\t8192\t1\t3\t2\tx\t-\t-\textra",
+		"7\t1700000000.100000\t42\tpsql\t0\tfile\t7f00\t8192\t1\t3\t2\tx\t"
+		"18446744073709.551615\t-",
 	};
 	char line[LOGFORMAT_LINE_MAX];
 	int len = logformat_fault(line, sizeof(line), &f);
@@ -575,14 +590,77 @@ static void test_parse_fault(void)
 	       back.wall_ns == f.wall_ns && back.pid == f.pid && back.target == f.target &&
 	       back.mapping == f.mapping && back.start == f.start && back.size == f.size &&
 	       back.inode == f.inode && back.minor == f.minor && back.major == f.major &&
+	       back.minor_ns == f.minor_ns && back.major_ns == f.major_ns &&
 	       !strcmp(back.comm, f.comm) && !strcmp(back.name, f.name), "read back differs");
 	f.size = 0;
+	f.minor_ns = f.major_ns = LOGFORMAT_TIME_UNKNOWN;
 	len = logformat_fault(line, sizeof(line), &f);
 	line[len - 1] = '\0';
-	expect(logformat_parse_fault(line, &back) && back.size == 0, "size '-' not read as 0");
+	expect(logformat_parse_fault(line, &back) && back.size == 0 &&
+	       back.minor_ns == LOGFORMAT_TIME_UNKNOWN && back.major_ns == LOGFORMAT_TIME_UNKNOWN,
+	       "size or times '-' not read as unknown");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(line, sizeof(line), "%s", bad[i]);
 		expect(!logformat_parse_fault(line, &back), "bad line %zu read: %s", i, bad[i]);
+	}
+}
+
+/* Lines of either format, and what their times read as. */
+static void test_parse_fault_formats(void)
+{
+	static const struct {
+		const char *line;
+		uint64_t minor_ns, major_ns;
+	} cases[] = {
+		/* Format 1, before the times: unknown. */
+		{ "7\t1700000000.100000\t42\tpsql\t0\theap\t5000\t-\t0\t3\t0\t[heap]",
+		  LOGFORMAT_TIME_UNKNOWN, LOGFORMAT_TIME_UNKNOWN },
+		{ "7\t1700000000.100000\t42\tpsql\t0\theap\t5000\t-\t0\t3\t0\t[heap]\t-\t-",
+		  LOGFORMAT_TIME_UNKNOWN, LOGFORMAT_TIME_UNKNOWN },
+		{ "7\t1700000000.100000\t42\tpsql\t0\theap\t5000\t-\t0\t3\t0\t[heap]\t0.001500"
+		  "\t0.000000", 1500, 0 },
+		{ "7\t1700000000.100000\t42\tpsql\t0\tfile\t7000\t-\t9\t3\t1\t/a b\t-"
+		  "\t20.000007", LOGFORMAT_TIME_UNKNOWN, 20000007 },
+		{ "7\t1700000000.100000\t42\tpsql\t0\tfile\t7000\t-\t9\t3\t1\t/a b\t"
+		  "18446744073708.999999\t0.000000", 18446744073708999999ULL, 0 },
+	};
+	char line[LOGFORMAT_LINE_MAX];
+	struct log_fault f;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(line, sizeof(line), "%s", cases[i].line);
+		expect(logformat_parse_fault(line, &f) && f.minor_ns == cases[i].minor_ns &&
+		       f.major_ns == cases[i].major_ns && f.minor == 3 && f.name[0] != '\0',
+		       "line %zu: times %" PRIu64 " %" PRIu64, i, f.minor_ns, f.major_ns);
+	}
+}
+
+/* Which of the module's times a line shows: never 0 for faults it did not time. */
+static void test_set_fault_time(void)
+{
+	const uint64_t unknown = LOGFORMAT_TIME_UNKNOWN;
+	static const struct {
+		uint64_t minor, major, minor_ns, major_ns;	/* the faults, fault_time */
+		uint64_t want_minor, want_major;		/* the line's times */
+	} cases[] = {
+		/* Not timed: no latency, or a module before version 8. */
+		{ 5, 0, 0, 0, unknown, unknown },
+		{ 5, 2, 0, 0, unknown, unknown },
+		/* Timed: a kind without faults took no time. */
+		{ 5, 0, 4000, 0, 4000, 0 },
+		{ 0, 2, 0, 9000000, 0, 9000000 },
+		{ 5, 2, 4000, 9000000, 4000, 9000000 },
+		/* Timed, but the time of one kind's faults was not joined to the mapping. */
+		{ 5, 2, 4000, 0, 4000, unknown },
+		{ 5, 2, 0, 9000000, unknown, 9000000 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct log_fault f = { .minor = cases[i].minor, .major = cases[i].major };
+
+		logformat_set_fault_time(&f, cases[i].minor_ns, cases[i].major_ns);
+		expect(f.minor_ns == cases[i].want_minor && f.major_ns == cases[i].want_major,
+		       "case %zu: %" PRIu64 " %" PRIu64, i, f.minor_ns, f.major_ns);
 	}
 }
 
@@ -1323,6 +1401,8 @@ UNIT_TESTS(
 	UNIT_TEST(faults_log),
 	UNIT_TEST(faults_queued_at_free),
 	UNIT_TEST(parse_fault),
+	UNIT_TEST(parse_fault_formats),
+	UNIT_TEST(set_fault_time),
 	UNIT_TEST(missed),
 	UNIT_TEST(stream_change),
 	UNIT_TEST(size_rotation),

@@ -98,4 +98,94 @@ static void test_read_past_gap(void)
 	where_table_free(&t);
 }
 
-UNIT_TESTS(UNIT_TEST(read_logs), UNIT_TEST(target_rows), UNIT_TEST(read_past_gap));
+#define HEADER_2 "# pfprof faults log format 2\n# created 1\n# columns: ...\n# units: ...\n" \
+	"# load_id 0123456789abcdef hz 250 period_ns 50000000\n"
+
+/* Whether a row's (or the table's) time of one kind is what is wanted: null is unknown. */
+static bool time_is(const struct where_time *w, bool known, uint64_t ns, uint64_t faults)
+{
+	return w->known == known && w->ns == ns && w->faults == faults;
+}
+
+/*
+ * The time per mapping: of the lines that know it, a format 1 file's
+ * (rotated, from before an upgrade) knowing none; a kind unknown in a line
+ * leaves that line's faults of it out of the time and of the mean's divisor.
+ */
+static void test_times(void)
+{
+	static const struct {
+		const char *name;
+		bool minor_known, major_known;
+		uint64_t minor_ns, minor_faults, major_ns, major_faults;	/* timed */
+		bool total_known;
+		uint64_t total_ns, total_faults;
+	} want[] = {
+		/* Old lines, new lines of a process not timed: unknown. */
+		{ "[stack]", false, false, 0, 0, 0, 0, false, 0, 0 },
+		/* Old and new lines: the new ones' time. */
+		{ "[anon]", true, true, 12345, 10, 0, 0, true, 12345, 10 },
+		/* A major fault whose time was not joined: left out. */
+		{ "[heap]", true, false, 3000, 3, 0, 0, true, 3000, 3 },
+		{ "/lib/x.so", true, true, 41000, 30, 18250000, 4, true, 18291000, 34 },
+	};
+	struct where_table t = { .pid = 42 };
+
+	mkdir("times", 0755);
+	unit_write_file("times/pfprof-faults.log.1", HEADER
+		"1\t100.000000\t42\tw\t0\tanon\t5000\t4096\t0\t10\t0\t[anon]\n"
+		"1\t100.000000\t42\tw\t0\tstack\t8000\t4096\t0\t1\t0\t[stack]\n");
+	unit_write_file("times/pfprof-faults.log", HEADER_2
+		"2\t200.000000\t42\tw\t0\tanon\t5000\t4096\t0\t10\t0\t[anon]\t0.012345\t0.000000\n"
+		"2\t200.000000\t42\tw\t0\tstack\t8000\t4096\t0\t2\t0\t[stack]\t-\t-\n"
+		"2\t200.000000\t42\tw\t0\tfile\t7000\t8192\t12\t30\t4\t/lib/x.so\t0.041000"
+		"\t18.250000\n"
+		"2\t200.000000\t42\tw\t0\theap\t9000\t8192\t0\t3\t1\t[heap]\t0.003000\t-\n");
+	expect(!where_read_logs(&t, "times", 3, 0) && t.lines == 6 && t.count == 4,
+	       "%llu lines, %zu rows", (unsigned long long)t.lines, t.count);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct where_row *r = NULL;
+		uint64_t ns, faults;
+		bool known;
+
+		for (size_t j = 0; j < t.count; j++)
+			if (!strcmp(t.rows[j].name, want[i].name))
+				r = &t.rows[j];
+		expect(r, "no row %s", want[i].name);
+		if (!r)
+			continue;
+		known = where_time_total(r->time, &ns, &faults);
+		expect(time_is(&r->time[LATENCY_MINOR], want[i].minor_known, want[i].minor_ns,
+			       want[i].minor_faults) &&
+		       time_is(&r->time[LATENCY_MAJOR], want[i].major_known, want[i].major_ns,
+			       want[i].major_faults) &&
+		       known == want[i].total_known && ns == want[i].total_ns &&
+		       faults == want[i].total_faults,
+		       "%s: minor %d %llu ns of %llu, major %d %llu ns of %llu", want[i].name,
+		       r->time[LATENCY_MINOR].known, (unsigned long long)r->time[LATENCY_MINOR].ns,
+		       (unsigned long long)r->time[LATENCY_MINOR].faults,
+		       r->time[LATENCY_MAJOR].known, (unsigned long long)r->time[LATENCY_MAJOR].ns,
+		       (unsigned long long)r->time[LATENCY_MAJOR].faults);
+	}
+	expect(time_is(&t.time[LATENCY_MINOR], true, 56345, 43) &&
+	       time_is(&t.time[LATENCY_MAJOR], true, 18250000, 4), "the table's time");
+	where_table_free(&t);
+
+	/* Only a format 1 log: no time known anywhere. */
+	mkdir("old", 0755);
+	unit_write_file("old/pfprof-faults.log", HEADER
+		"1\t100.000000\t42\tw\t0\tanon\t5000\t4096\t0\t10\t0\t[anon]\n"
+		"2\t200.000000\t42\tw\t0\tfile\t7000\t8192\t12\t30\t4\t/lib/x.so\n");
+	t = (struct where_table){ .pid = 42 };
+	expect(!where_read_logs(&t, "old", 3, 0) && t.lines == 2 && t.count == 2 &&
+	       !t.time[LATENCY_MINOR].known && !t.time[LATENCY_MAJOR].known,
+	       "format 1 logs: a time known");
+	for (size_t j = 0; j < t.count; j++)
+		expect(!t.rows[j].time[LATENCY_MINOR].known &&
+		       !t.rows[j].time[LATENCY_MAJOR].known, "row %s: a time known",
+		       t.rows[j].name);
+	where_table_free(&t);
+}
+
+UNIT_TESTS(UNIT_TEST(read_logs), UNIT_TEST(target_rows), UNIT_TEST(read_past_gap),
+	   UNIT_TEST(times));
