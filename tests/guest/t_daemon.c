@@ -1419,6 +1419,41 @@ static struct json_object *fault_time_entry(struct json_object *status, const ch
  * (the ring holds all this test's samples: the same count and sum), and
  * pfprofctl list says the tree is kept with latency.
  */
+/*
+ * pfprofctl where --tree, once the faults log has the worker's faults: the
+ * time of its mappings' minor faults is nearly all the histogram's
+ * (@minor_s; a fault whose thread changed CPU before its return is not
+ * joined to its place), and no more.
+ */
+static void expect_where_timed(const char *tree, double minor_s)
+{
+	uint64_t deadline = now_ns() + 20000000000ULL;
+	double timed = 0, time_ns = 0;
+	struct json_object *o;
+
+	char *argv[] = { "./pfprofctl", "--config", CONF, "where", "--json", "--tree", (char *)tree,
+			 NULL };
+
+	for (;;) {
+		expect(run_program_err(argv, DIR "/where.json", DIR "/ctl.stderr") == 0,
+		       "pfprofctl where --json --tree %s failed", tree);
+		o = json_read_line(DIR "/where.json");
+		timed = json_number_at(o, "minor_timed_faults");
+		time_ns = json_number_at(o, "minor_time_ns");
+		json_object_put(o);
+		if (timed >= LATENCY_PAGES || now_ns() > deadline)
+			break;
+		sleep_ms(200);
+	}
+	printf("  daemon_latency: where --tree: %.0f minor faults timed, %.0f ns; the histogram"
+	       " %.0f ns\n", timed, time_ns, minor_s * 1e9);
+	expect(timed >= LATENCY_PAGES, "where --tree %s: %.0f minor faults timed, the worker "
+	       "touched %d pages", tree, timed, LATENCY_PAGES);
+	expect(time_ns <= minor_s * 1e9 + 1 && time_ns >= minor_s * 1e9 * 0.8, "where --tree %s:"
+	       " its mappings' minor faults took %.0f ns, the histogram says %.0f ns", tree,
+	       time_ns, minor_s * 1e9);
+}
+
 void test_daemon_latency(void)
 {
 	struct duration_kind minor, major;
@@ -1440,15 +1475,16 @@ void test_daemon_latency(void)
 	snprintf(arg, sizeof(arg), "%d", (int)w.pid);
 	snprintf(label, sizeof(label), "tree:%d", (int)w.pid);
 	{
-		char *argv[] = { "./pfprofctl", "--config", CONF, "add", "--latency", "--tree", arg,
-				 NULL };
+		char *argv[] = { "./pfprofctl", "--config", CONF, "add", "--maps", "--latency",
+				 "--tree", arg, NULL };
 
 		rc = run_program_err(argv, NULL, DIR "/ctl.stderr");
 	}
-	expect(rc == 0 && status_lists(w.pid), "pfprofctl add --latency --tree %s: exit %d, "
+	expect(rc == 0 && status_lists(w.pid), "pfprofctl add --maps --latency --tree %s: exit %d, "
 	       "listed %d", arg, rc, status_lists(w.pid));
-	snprintf(kept, sizeof(kept), "latency tree %s\n", arg);
-	expect(file_contains(PID_FILE, kept), "no line 'latency tree %s' in %s", arg, PID_FILE);
+	snprintf(kept, sizeof(kept), "maps latency tree %s\n", arg);
+	expect(file_contains(PID_FILE, kept), "no line 'maps latency tree %s' in %s", arg,
+	       PID_FILE);
 
 	worker_do(&w, 't', LATENCY_PAGES);
 	/* Its faults are all in the samples from head on: wait for pfprofd to have written one. */
@@ -1530,8 +1566,9 @@ void test_daemon_latency(void)
 	       "pfprofctl status: exit %d, no line '%s...'", rc, line);
 
 	rc = ctl(DIR "/list.out", "list", NULL, NULL);
-	expect(rc == 0 && file_contains(DIR "/list.out", "kept with latency, 1 processes profiled"),
-	       "pfprofctl list: exit %d, no 'kept with latency, 1 processes profiled'", rc);
+	expect(rc == 0 && file_contains(DIR "/list.out",
+					"kept with maps and latency, 1 processes profiled"),
+	       "pfprofctl list: exit %d, no 'kept with maps and latency, 1 processes profiled'", rc);
 	expect(ctl(DIR "/list.json", "list", "--json", NULL) == 0, "pfprofctl list --json failed");
 	o = json_read_line(DIR "/list.json");
 	targets = json_at(o, "targets");
@@ -1539,12 +1576,13 @@ void test_daemon_latency(void)
 		struct json_object *t = json_object_array_get_idx(targets, i);
 
 		if (!strcmp(json_object_get_string(json_at(t, "target")), label))
-			listed = json_bool_at(t, "latency") && !json_bool_at(t, "maps") &&
+			listed = json_bool_at(t, "latency") && json_bool_at(t, "maps") &&
 				 json_number_at(t, "processes") == 1;
 	}
 	expect(listed, "list --json: %s is not kept with latency (and 1 process): %s", label,
 	       json_object_to_json_string(o));
 	json_object_put(o);
+	expect_where_timed(arg, minor.sum_s);
 
 	expect(ctl(NULL, "del", "--tree", arg) == 0, "pfprofctl del --tree %s failed", arg);
 	expect(!file_contains(PID_FILE, kept) && !status_lists(w.pid),
