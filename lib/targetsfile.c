@@ -198,7 +198,6 @@ static int append_value(struct targetsfile_values *list, size_t *capacity,
 {
 	ssize_t seen = targetsfile_values_find(list, kind, value);
 	char *copy;
-	int err;
 
 	if (seen >= 0) {
 		list->options[seen] |= options;
@@ -206,8 +205,8 @@ static int append_value(struct targetsfile_values *list, size_t *capacity,
 	}
 	if (list->count == *capacity) {
 		size_t grown = *capacity ? 2 * *capacity : 16;
+		int err = grow_values(list, grown);
 
-		err = grow_values(list, grown);
 		if (err)
 			return err;
 		*capacity = grown;

@@ -299,11 +299,12 @@ static bool print_json(const struct listing *l)
 static void print_process_row(const struct listing *l, pid_t pid, bool profiled,
 			      const struct listed_target *owner, void *ctx)
 {
-	char state[64];
-
 	(void)ctx;
-	if (!owner)
+	if (!owner) {
+		char state[64];
+
 		print_process("", pid, state_of(pid, profiled, &l->kept, state, sizeof(state)));
+	}
 }
 
 /* The listing as a table: processes without a target, then each target and its own. */
