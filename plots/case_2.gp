@@ -60,18 +60,29 @@ unset y2label
 unset y2tics
 set ytics mirror
 
-# What the paced processes lost to memory stalls (log format 3, with delay
+# What the processes lost to memory stalls (log format 3, with delay
 # accounting on): each process's swap-in, thrashing, reclaim and compaction
-# waits, beside its completion time; the labels give the share of it. Logs of
-# an older format have none ("-"): no points then, not zeros.
-set title "time each process lost to memory stalls (swap-in, thrashing, reclaim, compaction), paced" noenhanced
+# waits (total / N), beside its completion time (thin); the labels give the
+# share of it. A series whose logs are of an older format has none ("-"): not
+# drawn then, rather than drawn as 0.
+set title "time each process lost to memory stalls (swap-in, thrashing, reclaim, compaction)" noenhanced
 set ylabel "seconds per process"
 set key top left
-stall_rows = int(system(sprintf("awk '!/^#/ && $17 != \"-\" { n++ } END { print n + 0 }' '%s'", paced)))
-if (stall_rows) {
-	plot paced using 1:21 with linespoints lc 1 lw 1 pt 6 dt 2 title "completion time of a process (mean)", \
-	     paced using 1:18:19:20 with yerrorlines lc 7 lw 2 pt 7 title "memory stall of a process (total / N)", \
-	     paced using 1:18:(sprintf("%.0f %%", $22)) with labels offset 0, 1 notitle
+stall_rows(file) = int(system(sprintf("awk '!/^#/ && $17 != \"-\" { n++ } END { print n + 0 }' '%s'", file)))
+stall_plot = ''
+if (stall_rows(paced)) {
+	stall_plot = 'paced using 1:18:19:20 with yerrorlines lc 1 lw 2 pt 7 title "memory stall, paced", ' . \
+		'paced using 1:18:(sprintf("%.0f %%", $22)) with labels offset 0, 1 notitle, ' . \
+		'paced using 1:21 with linespoints lc 1 lw 1 pt 6 dt 3 title "completion time (mean), paced"'
+}
+if (stall_rows(cpu)) {
+	stall_plot = stall_plot . (strlen(stall_plot) ? ', ' : '') . \
+		'cpu using 1:18:19:20 with yerrorlines lc 2 lw 2 pt 5 dt 2 title "memory stall, CPU-bound", ' . \
+		'cpu using 1:18:(sprintf("%.0f %%", $22)) with labels offset 0, -1 notitle, ' . \
+		'cpu using 1:21 with linespoints lc 2 lw 1 pt 4 dt 3 title "completion time (mean), CPU-bound"'
+}
+if (strlen(stall_plot)) {
+	eval("plot " . stall_plot)
 } else {
 	set yrange [0:1]
 	set label 1 "no memory stall times in these logs (log format 3 with delay accounting on has them)" at graph 0.5, 0.5 center
