@@ -95,7 +95,7 @@ static struct mp3_fault_times *mp3_fault_times_of(struct task_struct *task)
 {
 	struct mp3_task *entry = mp3_tasks_lookup(task_tgid(task));
 
-	/* Pairs with mp3_task_set_times(): the times are zeroed. */
+	/* Pairs with the store-release that gives an entry its times: they are zeroed. */
 	return entry ? smp_load_acquire(&entry->times) : NULL;
 }
 
