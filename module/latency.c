@@ -90,22 +90,28 @@ static u64 mp3_fault_clock(void)
 	return ktime_get_mono_fast_ns();
 }
 
-/* The times of @task's process, NULL if it has no latency; under rcu_read_lock(). */
-static struct mp3_fault_times *mp3_fault_times_of(struct task_struct *task)
+/*
+ * The times of @task's process, NULL if it has no latency; *@maps: whether
+ * its faults are placed too. Under rcu_read_lock().
+ */
+static struct mp3_fault_times *mp3_fault_times_of(struct task_struct *task, bool *maps)
 {
 	struct mp3_task *entry = mp3_tasks_lookup(task_tgid(task));
 
+	if (!entry)
+		return NULL;
+	*maps = READ_ONCE(entry->maps);
 	/* Pairs with the store-release that gives an entry its times: they are zeroed. */
-	return entry ? smp_load_acquire(&entry->times) : NULL;
+	return smp_load_acquire(&entry->times);
 }
 
 static int mp3_fault_entered(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct mp3_fault_start *start = (struct mp3_fault_start *)ri->data;
-	bool timed;
+	bool timed, maps;
 
 	rcu_read_lock();
-	timed = mp3_fault_times_of(current);
+	timed = mp3_fault_times_of(current, &maps);
 	rcu_read_unlock();
 	if (!timed)
 		return 1;	/* no return probe */
@@ -178,8 +184,9 @@ static unsigned int mp3_latency_bucket(u64 ns)
 	return min_t(unsigned int, fls64(ns >> MP3_LATENCY_SHIFT), MP3_LATENCY_BUCKETS - 1);
 }
 
-static void mp3_fault_time(struct mp3_fault_times *times, const struct mp3_fault_start *start,
-			   vm_fault_t ret, u64 now)
+/* @maps: the process's faults are placed, and this one gets its time there too. */
+static void mp3_fault_time(struct mp3_fault_times *times, bool maps,
+			   const struct mp3_fault_start *start, vm_fault_t ret, u64 now)
 {
 	u64 ns = now > start->ns ? now - start->ns : 0;
 	unsigned int bucket;
@@ -197,8 +204,9 @@ static void mp3_fault_time(struct mp3_fault_times *times, const struct mp3_fault
 	bucket = mp3_latency_bucket(ns);
 	atomic64_add(ns, &times->ns[major][bucket]);
 	atomic64_inc(&times->faults[major][bucket]);
-	/* With maps, its place too: the perf event has just noted it. */
-	mp3_fault_note_time(start->address, ns);
+	/* The perf event has just noted it in its CPU's buffer. */
+	if (maps)
+		mp3_fault_note_time(start->address, ns);
 }
 
 static int mp3_fault_returned(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -206,12 +214,14 @@ static int mp3_fault_returned(struct kretprobe_instance *ri, struct pt_regs *reg
 	const struct mp3_fault_start *start = (const struct mp3_fault_start *)ri->data;
 	u64 now = mp3_fault_clock();
 	struct mp3_fault_times *times;
+	bool maps;
 
 	/* Looked up again: the process may have been unregistered while the fault slept. */
 	rcu_read_lock();
-	times = mp3_fault_times_of(current);
+	times = mp3_fault_times_of(current, &maps);
 	if (times)
-		mp3_fault_time(times, start, (__force vm_fault_t)regs_return_value(regs), now);
+		mp3_fault_time(times, maps, start,
+			       (__force vm_fault_t)regs_return_value(regs), now);
 	rcu_read_unlock();
 	return 0;
 }

@@ -271,9 +271,8 @@ struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target, 
 	if (latency) {
 		entry->times = mp3_fault_times_alloc(GFP_KERNEL);
 		if (!entry->times) {
-			kfree(entry);
 			err = -ENOMEM;
-			goto put_pid;
+			goto free_entry;
 		}
 	}
 	mp3_registrant_init(&entry->registrant, file);
@@ -281,6 +280,8 @@ struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target, 
 	put_task_struct(leader);
 	return entry;
 
+free_entry:
+	kfree(entry);
 put_pid:
 	put_task_struct(leader);
 	put_pid(pid);
