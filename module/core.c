@@ -31,7 +31,7 @@ static void __mp3_registration_end(int err)
 		__mp3_sampler_start();
 	} else if (!__mp3_sampler_running()) {
 		__mp3_follow_detach();
-		__mp3_latency_disarm_unused();
+		__mp3_latency_reconcile();
 	}
 }
 

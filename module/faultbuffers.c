@@ -47,7 +47,8 @@ void mp3_fault_note(struct perf_event *event, struct perf_sample_data *data,
 		goto out;
 	cpu->last_task = current;
 	cpu->last_fault = fault;
-	if (cpu->len == MP3_FAULTS_PER_CPU) {
+	cpu->last_kept = cpu->len < MP3_FAULTS_PER_CPU;
+	if (!cpu->last_kept) {
 		cpu->dropped++;
 		goto out;
 	}
@@ -66,8 +67,8 @@ out:
 
 void mp3_fault_note_time(unsigned long address, u64 ns)
 {
-	/* Allocated at the first "maps" registration, freed only at unload. */
-	struct mp3_fault_cpu __percpu *cpus = READ_ONCE(mp3_fault_cpus);
+	/* Published ready by __mp3_faults_alloc_buffers(), freed only at unload. */
+	struct mp3_fault_cpu __percpu *cpus = smp_load_acquire(&mp3_fault_cpus);
 	struct mp3_fault_cpu *cpu;
 	struct mp3_fault *f;
 
@@ -75,7 +76,7 @@ void mp3_fault_note_time(unsigned long address, u64 ns)
 		return;
 	cpu = this_cpu_ptr(cpus);
 	raw_spin_lock(&cpu->lock);
-	f = cpu->len ? &cpu->filling[cpu->len - 1] : NULL;
+	f = cpu->len && cpu->last_kept ? &cpu->filling[cpu->len - 1] : NULL;
 	/* The fault this CPU noted last is this one: same thread, same count, same address. */
 	if (f && !f->ns && cpu->last_task == current &&
 	    cpu->last_fault == current->min_flt + current->maj_flt && f->addr == address)
@@ -83,10 +84,43 @@ void mp3_fault_note_time(unsigned long address, u64 ns)
 	raw_spin_unlock(&cpu->lock);
 }
 
-void mp3_faults_free_buffers(void)
+static void mp3_fault_cpus_free(struct mp3_fault_cpu __percpu *cpus)
 {
 	int cpu;
 
+	if (!cpus)
+		return;
+	for_each_possible_cpu(cpu) {
+		kvfree(per_cpu_ptr(cpus, cpu)->filling);
+		kvfree(per_cpu_ptr(cpus, cpu)->spare);
+	}
+	free_percpu(cpus);
+}
+
+static struct mp3_fault_cpu __percpu *mp3_fault_cpus_alloc(void)
+{
+	struct mp3_fault_cpu __percpu *cpus = alloc_percpu(struct mp3_fault_cpu);
+	struct mp3_fault_cpu *c;
+	int cpu;
+
+	if (!cpus)
+		return NULL;
+	for_each_possible_cpu(cpu) {
+		c = per_cpu_ptr(cpus, cpu);
+		raw_spin_lock_init(&c->lock);
+		c->filling = kvcalloc(MP3_FAULTS_PER_CPU, sizeof(*c->filling), GFP_KERNEL);
+		c->spare = kvcalloc(MP3_FAULTS_PER_CPU, sizeof(*c->spare), GFP_KERNEL);
+		if (!c->filling || !c->spare)
+			goto fail;
+	}
+	return cpus;
+fail:
+	mp3_fault_cpus_free(cpus);
+	return NULL;
+}
+
+void mp3_faults_free_buffers(void)
+{
 	kvfree(mp3_faults_waiting);
 	kvfree(mp3_faults_waiting_spare);
 	kvfree(mp3_departed);
@@ -100,27 +134,20 @@ void mp3_faults_free_buffers(void)
 	mp3_nr_waiting = 0;
 	mp3_nr_departed = 0;
 	mp3_nr_tally = 0;
-	if (!mp3_fault_cpus)
-		return;
-	for_each_possible_cpu(cpu) {
-		kvfree(per_cpu_ptr(mp3_fault_cpus, cpu)->filling);
-		kvfree(per_cpu_ptr(mp3_fault_cpus, cpu)->spare);
-	}
-	free_percpu(mp3_fault_cpus);
+	mp3_fault_cpus_free(mp3_fault_cpus);
 	mp3_fault_cpus = NULL;
 }
 
 /* The buffers, at the first registration that asks for them. */
 int __mp3_faults_alloc_buffers(void)
 {
-	struct mp3_fault_cpu *c;
-	int cpu;
+	struct mp3_fault_cpu __percpu *cpus;
 
 	lockdep_assert_held(&mp3_lock);
 
 	if (mp3_fault_cpus)
 		return 0;
-	mp3_fault_cpus = alloc_percpu(struct mp3_fault_cpu);
+	cpus = mp3_fault_cpus_alloc();
 	mp3_faults_waiting = kvcalloc(MP3_FAULTS_DEFERRED, sizeof(*mp3_faults_waiting),
 				      GFP_KERNEL);
 	mp3_faults_waiting_spare = kvcalloc(MP3_FAULTS_DEFERRED,
@@ -128,22 +155,20 @@ int __mp3_faults_alloc_buffers(void)
 	mp3_departed = kvcalloc(MP3_DEPARTED_MAX, sizeof(*mp3_departed), GFP_KERNEL);
 	mp3_tally = kvcalloc(MP3_TALLY_SLOTS, sizeof(*mp3_tally), GFP_KERNEL);
 	mp3_tally_used = kvcalloc(MP3_TALLY_MAX, sizeof(*mp3_tally_used), GFP_KERNEL);
-	if (!mp3_fault_cpus || !mp3_faults_waiting || !mp3_faults_waiting_spare || !mp3_departed ||
-	    !mp3_tally || !mp3_tally_used) {
-		mp3_faults_free_buffers();
-		return -ENOMEM;
-	}
-	for_each_possible_cpu(cpu) {
-		c = per_cpu_ptr(mp3_fault_cpus, cpu);
-		raw_spin_lock_init(&c->lock);
-		c->filling = kvcalloc(MP3_FAULTS_PER_CPU, sizeof(*c->filling), GFP_KERNEL);
-		c->spare = kvcalloc(MP3_FAULTS_PER_CPU, sizeof(*c->spare), GFP_KERNEL);
-		if (!c->filling || !c->spare) {
-			mp3_faults_free_buffers();
-			return -ENOMEM;
-		}
-	}
+	if (!cpus || !mp3_faults_waiting || !mp3_faults_waiting_spare || !mp3_departed ||
+	    !mp3_tally || !mp3_tally_used)
+		goto fail;
+	/*
+	 * Last, and ready: the return probe of a timed process with maps reads
+	 * it without mp3_lock (mp3_fault_note_time()), possibly before any
+	 * counter exists.
+	 */
+	smp_store_release(&mp3_fault_cpus, cpus);
 	return 0;
+fail:
+	mp3_fault_cpus_free(cpus);
+	mp3_faults_free_buffers();
+	return -ENOMEM;
 }
 
 unsigned int __mp3_faults_take(struct mp3_fault_cpu *c, u64 *dropped)

@@ -91,6 +91,8 @@ struct mp3_fault_cpu {
 	/* The last fault noted: a thread's inherited counter sees it again. */
 	const struct task_struct *last_task;
 	unsigned long last_fault;
+	/* Whether filling's last entry is that fault, not an older one: it had room. */
+	bool last_kept;
 };
 
 /*

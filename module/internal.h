@@ -243,7 +243,7 @@ void mp3_fault_times_free(struct mp3_fault_times *times);
 void mp3_latency_get(void);
 void mp3_latency_put(void);
 int __mp3_latency_arm(void);
-void __mp3_latency_disarm_unused(void);
+void __mp3_latency_reconcile(void);
 /* At unload, once nothing is registered. */
 void __mp3_latency_stop(void);
 /* Faults not timed since load: more in flight at once than latency_active. */

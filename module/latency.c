@@ -39,6 +39,7 @@
 /* A thread's fault that returned VM_FAULT_RETRY: the time it took so far. */
 struct mp3_retry {
 	const struct task_struct *task;	/* compared only; NULL: a free slot */
+	pid_t pid;			/* with task: not a new thread in a dead one's struct */
 	unsigned long address;
 	u64 ns;
 	u64 held_at;			/* mp3_fault_clock() at the last hold */
@@ -75,8 +76,14 @@ MODULE_PARM_DESC(latency_active,
 static atomic_t mp3_timed;
 /* Whether mp3_fault_probe is registered; under mp3_lock. */
 static bool mp3_latency_armed;
-/* Faults not timed by the probes of earlier arms (nmissed goes with each). */
-static u64 mp3_latency_missed_before;
+/*
+ * Faults the probe could not time, since load; under mp3_lock. Folded
+ * from the probe's nmissed at each sample and disarm: nmissed is an int,
+ * which a probe kept full wraps in hours, and starts again at each arm.
+ */
+static u64 mp3_latency_missed;
+/* The probe's nmissed at the last fold; under mp3_lock. */
+static u32 mp3_latency_nmissed_folded;
 
 /*
  * The clock of both handlers: the entry handler may run in the int3
@@ -122,6 +129,11 @@ static int mp3_fault_entered(struct kretprobe_instance *ri, struct pt_regs *regs
 	return 0;
 }
 
+static bool mp3_retry_is_current(const struct mp3_retry *r)
+{
+	return r->task == current && r->pid == current->pid;
+}
+
 /*
  * Holds the time of @current's attempt at @address, which will be retried;
  * @now: when it returned.
@@ -136,7 +148,7 @@ static void mp3_retry_hold(struct mp3_fault_times *times, unsigned long address,
 	for (int i = 0; i < MP3_RETRIES_HELD; i++) {
 		struct mp3_retry *r = &times->retries[i];
 
-		if (r->task == current) {
+		if (mp3_retry_is_current(r)) {
 			/* Retried again: the same fault, or one given up (a fatal signal). */
 			r->ns = r->address == address ? r->ns + ns : ns;
 			r->address = address;
@@ -147,8 +159,9 @@ static void mp3_retry_hold(struct mp3_fault_times *times, unsigned long address,
 			slot = r;
 	}
 	if (!slot->task)
-		times->nr_retries++;
-	*slot = (struct mp3_retry){ .task = current, .address = address, .ns = ns, .held_at = now };
+		WRITE_ONCE(times->nr_retries, times->nr_retries + 1);
+	*slot = (struct mp3_retry){ .task = current, .pid = current->pid, .address = address,
+				    .ns = ns, .held_at = now };
 unlock:
 	raw_spin_unlock_irqrestore(&times->lock, flags);
 }
@@ -165,13 +178,13 @@ static u64 mp3_retry_take(struct mp3_fault_times *times, unsigned long address)
 	for (int i = 0; i < MP3_RETRIES_HELD; i++) {
 		struct mp3_retry *r = &times->retries[i];
 
-		if (r->task != current)
+		if (!mp3_retry_is_current(r))
 			continue;
 		/* Another address: the attempt held was given up (a fatal signal). */
 		if (r->address == address)
 			ns = r->ns;
 		r->task = NULL;
-		times->nr_retries--;
+		WRITE_ONCE(times->nr_retries, times->nr_retries - 1);
 		break;
 	}
 	raw_spin_unlock_irqrestore(&times->lock, flags);
@@ -264,34 +277,53 @@ int __mp3_latency_arm(void)
 
 	if (mp3_latency_armed)
 		return 0;
-	/* Registered again, the probe starts as new: nmissed was kept aside. */
+	/* Registered again, the probe starts as new: nmissed was folded. */
 	memset(&mp3_fault_probe.kp, 0, sizeof(mp3_fault_probe.kp));
 	mp3_fault_probe.kp.symbol_name = "handle_mm_fault";
 	mp3_fault_probe.nmissed = 0;
+	mp3_latency_nmissed_folded = 0;
 	mp3_fault_probe.maxactive = latency_active;
 	err = register_kretprobe(&mp3_fault_probe);
 	if (err) {
-		pr_warn("no probe on handle_mm_fault: %d\n", err);
+		/* The sampler tries again each tick if a fork raced a disarm. */
+		pr_warn_ratelimited("no probe on handle_mm_fault: %d\n", err);
 		return err;
 	}
 	mp3_latency_armed = true;
 	return 0;
 }
 
+static void __mp3_latency_fold_missed(void)
+{
+	u32 nmissed = (u32)READ_ONCE(mp3_fault_probe.nmissed);
+
+	mp3_latency_missed += (u32)(nmissed - mp3_latency_nmissed_folded);
+	mp3_latency_nmissed_folded = nmissed;
+}
+
 /* Disarms the probe; waits until no handler runs. */
 static void __mp3_latency_disarm(void)
 {
 	unregister_kretprobe(&mp3_fault_probe);
-	mp3_latency_missed_before += mp3_fault_probe.nmissed;
+	__mp3_latency_fold_missed();
 	mp3_latency_armed = false;
 }
 
-void __mp3_latency_disarm_unused(void)
+/*
+ * Disarms the probe once nothing is timed, and arms it again if something
+ * is while it is not: a process forked from a timed one joins without
+ * mp3_lock, and may have taken its reference while a disarm was waiting.
+ */
+void __mp3_latency_reconcile(void)
 {
+	bool timed = atomic_read(&mp3_timed);
+
 	lockdep_assert_held(&mp3_lock);
 
-	if (mp3_latency_armed && !atomic_read(&mp3_timed))
+	if (mp3_latency_armed && !timed)
 		__mp3_latency_disarm();
+	else if (!mp3_latency_armed && timed)
+		__mp3_latency_arm();
 }
 
 void __mp3_latency_stop(void)
@@ -306,8 +338,9 @@ u64 __mp3_latency_missed(void)
 {
 	lockdep_assert_held(&mp3_lock);
 
-	return mp3_latency_missed_before +
-	       (mp3_latency_armed ? READ_ONCE(mp3_fault_probe.nmissed) : 0);
+	if (mp3_latency_armed)
+		__mp3_latency_fold_missed();
+	return mp3_latency_missed;
 }
 
 void __mp3_latency_record(u32 tgid, u32 target, struct mp3_fault_times *times)

@@ -92,7 +92,7 @@ static void mp3_sampler_fn(struct work_struct *work)
 	__mp3_faults_collect();
 	/* Releasing a counter sleeps: not in the visits' RCU sections. */
 	__mp3_faults_release();
-	__mp3_latency_disarm_unused();
+	__mp3_latency_reconcile();
 	if (registered) {
 		__mp3_sampler_arm();
 	} else {
