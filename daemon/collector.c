@@ -129,6 +129,9 @@ struct sample_records {
 	uint64_t seq, wall_ns;
 	bool to_procs, to_faults;
 	bool stalls;		/* the records' waits are known */
+	/* A process's line, held until its latency records, which follow its counts record. */
+	struct log_proc held;
+	bool holding;
 };
 
 /* Whether the waits in sample s and its records were measured: the kernel measured them. */
@@ -155,9 +158,45 @@ static bool keep_faults(struct collector *c, const struct mp3_proc_record *r)
 	return true;
 }
 
+/* Queues the held process line: its faults' time is known once a latency record came for it. */
+static void log_held_proc(struct sample_records *sr)
+{
+	struct collector *c = sr->collector;
+	struct proc_entry *e;
+
+	if (!sr->holding)
+		return;
+	sr->holding = false;
+	e = proctable_find_or_add(&c->counters->procs, sr->held.r.tgid);
+	if (!e || !e->timed)
+		sr->held.minor_ns = sr->held.major_ns = LOGFORMAT_TIME_UNKNOWN;
+	logwriter_add_proc(c->logs[LOGKIND_PROCS], &sr->held);
+}
+
+static void hold_proc(struct sample_records *sr, const struct mp3_proc_record *r,
+		      const char *comm)
+{
+	log_held_proc(sr);
+	sr->held = (struct log_proc){
+		.seq = sr->seq, .wall_ns = sr->wall_ns, .r = *r, .stalls = sr->stalls,
+	};
+	snprintf(sr->held.comm, sizeof(sr->held.comm), "%s", comm);
+	sr->holding = true;
+}
+
+static void add_held_time(struct sample_records *sr, const struct mp3_proc_record *r)
+{
+	if (!sr->holding || r->tgid != sr->held.r.tgid)
+		return;
+	if (r->latency.major)
+		sr->held.major_ns += r->latency.time_ns;
+	else
+		sr->held.minor_ns += r->latency.time_ns;
+}
+
 static void log_record(void *ctx, const struct mp3_proc_record *r)
 {
-	const struct sample_records *sr = ctx;
+	struct sample_records *sr = ctx;
 	struct collector *c = sr->collector;
 	struct proc_entry *e = NULL;
 
@@ -167,8 +206,9 @@ static void log_record(void *ctx, const struct mp3_proc_record *r)
 			dlog(LOG_WARNING, "counters of process %u: %s", r->tgid, strerror(ENOMEM));
 	}
 	if (sr->to_procs && r->type == MP3_RECORD_COUNTS)
-		logwriter_add_proc(c->logs[LOGKIND_PROCS], sr->seq, sr->wall_ns, r,
-				   e ? proctable_name(e) : "?", sr->stalls);
+		hold_proc(sr, r, e ? proctable_name(e) : "?");
+	if (sr->to_procs && r->type == MP3_RECORD_LATENCY)
+		add_held_time(sr, r);
 	if (sr->to_faults && r->type == MP3_RECORD_FAULTS && !keep_faults(c, r))
 		dlog(LOG_WARNING, "faults of process %u: %s", r->tgid, strerror(ENOMEM));
 }
@@ -243,6 +283,7 @@ static void log_records(struct collector *c, const struct mp3_ring_sample *s, ui
 	};
 	uint64_t lost = mp3ring_for_each_record(&c->ring, s, log_record, &sr);
 
+	log_held_proc(&sr);
 	if (sr.to_faults)
 		log_faults(c, &sr);
 	for (int k = LOGKIND_PROCS; lost && k <= LOGKIND_FAULTS; k++)

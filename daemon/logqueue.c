@@ -77,8 +77,7 @@ int logentry_format(char *buf, size_t size, const struct logentry *e)
 	case LOGENTRY_STREAM:
 		return logformat_stream(buf, size, &e->stream);
 	case LOGENTRY_PROC:
-		return logformat_proc(buf, size, e->proc.seq, e->proc.wall_ns, &e->proc.r,
-				      e->proc.comm, e->proc.stalls);
+		return logformat_proc(buf, size, &e->proc);
 	case LOGENTRY_LOST:
 		return logformat_lost(buf, size, e->lost.seq, e->lost.count);
 	case LOGENTRY_FAULT: {

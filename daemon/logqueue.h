@@ -30,12 +30,7 @@ struct logentry {
 			uint64_t first, count;
 		} missed;
 		struct log_stream stream;
-		struct {
-			uint64_t seq, wall_ns;
-			struct mp3_proc_record r;	/* its counts */
-			char comm[24];
-			bool stalls;			/* its waits are known */
-		} proc;
+		struct log_proc proc;
 		struct {
 			uint64_t seq, count;
 		} lost;

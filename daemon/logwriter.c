@@ -248,18 +248,13 @@ bool logwriter_reserve(struct logwriter *w, size_t n)
 	return logqueue_reserve(&w->queue, n + w->stream_pending);
 }
 
-bool logwriter_add_proc(struct logwriter *w, uint64_t seq, uint64_t wall_ns,
-			const struct mp3_proc_record *r, const char *comm, bool stalls)
+bool logwriter_add_proc(struct logwriter *w, const struct log_proc *p)
 {
 	struct logentry *e = push(w, LOGENTRY_PROC);
 
 	if (!e)
 		return false;
-	e->proc.seq = seq;
-	e->proc.wall_ns = wall_ns;
-	e->proc.r = *r;
-	e->proc.stalls = stalls;
-	snprintf(e->proc.comm, sizeof(e->proc.comm), "%s", comm);
+	e->proc = *p;
 	return true;
 }
 

@@ -50,12 +50,8 @@ bool logwriter_reserve(struct logwriter *w, size_t n);
 bool logwriter_add_sample(struct logwriter *w, const struct mp3_ring_sample *s,
 			  uint64_t wall_ns, const struct log_context *context);
 bool logwriter_add_missed(struct logwriter *w, uint64_t first_seq, uint64_t count);
-/*
- * The per-process log's lines: one process in sample seq (stalls: its
- * waits are known), and records lost of it.
- */
-bool logwriter_add_proc(struct logwriter *w, uint64_t seq, uint64_t wall_ns,
-			const struct mp3_proc_record *r, const char *comm, bool stalls);
+/* The per-process log's lines: one process in a sample, and records lost of it. */
+bool logwriter_add_proc(struct logwriter *w, const struct log_proc *p);
 bool logwriter_add_lost(struct logwriter *w, uint64_t seq, uint64_t count);
 /* The faults log's line: one process's faults in one mapping (false also without memory). */
 bool logwriter_add_fault(struct logwriter *w, const struct log_fault *f);

@@ -39,7 +39,7 @@ static uint64_t ns_to_us(uint64_t ns)
 }
 
 static const char procs_header_format[] =
-	"# pfprof per-process log format 3\n"
+	"# pfprof per-process log format 4\n"
 	"# created %" PRIu64 "\n"
 	LOGFORMAT_PROCS_COLUMNS "\n"
 	"# units: tab-separated; seq = the sample's number since module load (as in "
@@ -48,7 +48,10 @@ static const char procs_header_format[] =
 	" in the sample's period; cpu_ms = its utime+stime in the period, ms; target = the"
 	" target (process tree, cgroup or unit) it was profiled for, 0 = none (see"
 	" pfprofctl(8)); swapin_ms .. blkio_ms = its threads' waits in the period, ms,"
-	" as in " LOGFORMAT_FILE "; - = unknown\n";
+	" as in " LOGFORMAT_FILE "; minor_time_ms, major_time_ms = what its faults completed"
+	" in the period took in the kernel's fault handler, ms to the ns, for a process"
+	" with latency (pfprofctl add --latency), known from its first timed fault on;"
+	" - = unknown\n";
 
 static const char faults_header_format[] =
 	LOGFORMAT_FAULTS_MAGIC "2\n"
@@ -187,20 +190,31 @@ static void copy_field(char *to, size_t size, const char *text)
 			*c = '_';
 }
 
-int logformat_proc(char *buf, size_t size, uint64_t seq, uint64_t wall_ns,
-		   const struct mp3_proc_record *r, const char *comm, bool stalls)
+/* ns as ms to the ns ("1.234567"), or "-" when unknown. */
+static void format_fault_ms(char *buf, size_t size, uint64_t ns)
 {
-	uint64_t wall_us = ns_to_us(wall_ns), cpu_us = ns_to_us(r->counts.cpu_ns);
-	char name[sizeof(r->comm)], waits[80];
+	if (ns == LOGFORMAT_TIME_UNKNOWN)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%" PRIu64 ".%06" PRIu64, ns / 1000000, ns % 1000000);
+}
 
-	copy_field(name, sizeof(name), comm);
-	format_stalls(waits, sizeof(waits), '\t', &r->stalls, stalls);
+int logformat_proc(char *buf, size_t size, const struct log_proc *p)
+{
+	const struct mp3_proc_record *r = &p->r;
+	uint64_t wall_us = ns_to_us(p->wall_ns), cpu_us = ns_to_us(r->counts.cpu_ns);
+	char name[sizeof(r->comm)], waits[80], minor_ms[32], major_ms[32];
+
+	copy_field(name, sizeof(name), p->comm);
+	format_stalls(waits, sizeof(waits), '\t', &r->stalls, p->stalls);
+	format_fault_ms(minor_ms, sizeof(minor_ms), p->minor_ns);
+	format_fault_ms(major_ms, sizeof(major_ms), p->major_ns);
 	return snprintf(buf, size,
 			"%" PRIu64 "\t%" PRIu64 ".%06" PRIu64 "\t%" PRIu32 "\t%s\t%" PRIu64 "\t%" PRIu64
-			"\t%" PRIu64 ".%03" PRIu64 "\t%" PRIu32 "%s\n", seq, wall_us / 1000000,
-			wall_us % 1000000, (uint32_t)r->tgid, name, (uint64_t)r->counts.minor_faults,
-			(uint64_t)r->counts.major_faults, cpu_us / 1000, cpu_us % 1000,
-			(uint32_t)r->target, waits);
+			"\t%" PRIu64 ".%03" PRIu64 "\t%" PRIu32 "%s\t%s\t%s\n", p->seq,
+			wall_us / 1000000, wall_us % 1000000, (uint32_t)r->tgid, name,
+			(uint64_t)r->counts.minor_faults, (uint64_t)r->counts.major_faults,
+			cpu_us / 1000, cpu_us % 1000, (uint32_t)r->target, waits, minor_ms, major_ms);
 }
 
 const char *logformat_mapping_word(uint32_t mapping)
@@ -229,15 +243,6 @@ void logformat_set_fault_time(struct log_fault *f, uint64_t minor_ns, uint64_t m
 
 	f->minor_ns = known_ns(timed, f->minor, minor_ns);
 	f->major_ns = known_ns(timed, f->major, major_ns);
-}
-
-/* ns as ms to the ns ("1.234567"), or "-" when unknown. */
-static void format_fault_ms(char *buf, size_t size, uint64_t ns)
-{
-	if (ns == LOGFORMAT_TIME_UNKNOWN)
-		snprintf(buf, size, "-");
-	else
-		snprintf(buf, size, "%" PRIu64 ".%06" PRIu64, ns / 1000000, ns % 1000000);
 }
 
 int logformat_fault(char *buf, size_t size, const struct log_fault *f)

@@ -83,7 +83,7 @@ enum log_kind { LOGKIND_SAMPLES, LOGKIND_PROCS, LOGKIND_FAULTS };
 #define LOGFORMAT_PROCS_FILE "pfprof-procs.log"
 #define LOGFORMAT_STALL_COLUMNS "swapin_ms thrashing_ms reclaim_ms compact_ms blkio_ms"
 #define LOGFORMAT_PROCS_COLUMNS "# columns: seq wall_time_s pid comm minor_faults " \
-	"major_faults cpu_ms target " LOGFORMAT_STALL_COLUMNS
+	"major_faults cpu_ms target " LOGFORMAT_STALL_COLUMNS " minor_time_ms major_time_ms"
 #define LOGFORMAT_FAULTS_FILE "pfprof-faults.log"
 #define LOGFORMAT_FAULTS_COLUMNS "# columns: seq wall_time_s pid comm target mapping start " \
 	"size inode minor_faults major_faults name minor_time_ms major_time_ms"
@@ -118,12 +118,6 @@ int logformat_sample(char *buf, size_t size, const struct mp3_ring_sample *s, ui
 int logformat_missed(char *buf, size_t size, uint64_t first_seq, uint64_t count);
 int logformat_stream(char *buf, size_t size, const struct log_stream *stream);
 
-/*
- * One process's line of sample seq (a MP3_RECORD_COUNTS record; stalls:
- * its waits are known), and lost records.
- */
-int logformat_proc(char *buf, size_t size, uint64_t seq, uint64_t wall_ns,
-		   const struct mp3_proc_record *r, const char *comm, bool stalls);
 int logformat_lost(char *buf, size_t size, uint64_t seq, uint64_t count);
 
 /* One process's faults in one mapping in sample seq (MP3_RECORD_FAULTS records added up). */
@@ -138,8 +132,19 @@ struct log_fault {
 	const char *comm, *name;
 };
 
-/* A log_fault's time that is not known: "-" in the log. */
+/* A log_fault's or log_proc's time that is not known: "-" in the log. */
 #define LOGFORMAT_TIME_UNKNOWN UINT64_MAX
+
+/* One process's line of sample seq. */
+struct log_proc {
+	uint64_t seq, wall_ns;
+	struct mp3_proc_record r;	/* its MP3_RECORD_COUNTS record */
+	char comm[24];
+	bool stalls;			/* its waits are known */
+	uint64_t minor_ns, major_ns;	/* its faults' time; LOGFORMAT_TIME_UNKNOWN */
+};
+
+int logformat_proc(char *buf, size_t size, const struct log_proc *p);
 
 /* A mapping kind's word in the faults log: "anon", "heap", "stack", "file", "shmem", "unresolved". */
 const char *logformat_mapping_word(uint32_t mapping);

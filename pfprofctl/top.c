@@ -52,19 +52,21 @@ static void put_row(const struct top_snapshot *snap, struct screen_size size, co
 		    const struct proc_entry *p, const char *name)
 {
 	char who[32];
-	char stall[16] = "-", io[16] = "-";
+	char stall[16] = "-", io[16] = "-", fault[16] = "-";
 
 	if (name)
-		snprintf(who, sizeof(who), "%-28.28s", name);
+		snprintf(who, sizeof(who), "%-23.23s", name);
 	else
-		snprintf(who, sizeof(who), "%7d %-20.20s", (int)p->tgid, p->comm);
+		snprintf(who, sizeof(who), "%7d %-15.15s", (int)p->tgid, p->comm);
 	if (snap->stalls) {
 		snprintf(stall, sizeof(stall), "%.1f", top_stall_percent(snap, p));
 		snprintf(io, sizeof(io), "%.1f", top_io_wait_percent(snap, p));
 	}
-	screen_put_line(size.cols, eol, "%s %10.1f %10.1f %6.1f %7s %7s", who,
+	if (p->timed)
+		snprintf(fault, sizeof(fault), "%.1f", top_fault_percent(snap, p));
+	screen_put_line(size.cols, eol, "%s %9.1f %9.1f %6.1f %7s %7s %6s", who,
 			top_rate(snap, p->minor), top_rate(snap, p->major), top_cpu_percent(snap, p),
-			stall, io);
+			stall, io, fault);
 }
 
 /* Each group's row, "label (processes)", with its processes beneath; at most rows lines. */
@@ -112,8 +114,8 @@ static void print_snapshot(const struct top_snapshot *snap, struct screen_size s
 		 top_rate(snap, snap->pgmajfault), top_rate(snap, snap->pswpin),
 		 top_rate(snap, snap->pswpout), psi);
 	/* 73 columns: a man page's example, indented, fits in 80. */
-	screen_put_line(size.cols, eol, "%7s %-20s %10s %10s %6s %7s %7s", "PID", "COMMAND",
-			"MINOR/s", "MAJOR/s", "CPU%", "STALL%", "IOWAIT%");
+	screen_put_line(size.cols, eol, "%7s %-15s %9s %9s %6s %7s %7s %6s", "PID", "COMMAND",
+			"MINOR/s", "MAJOR/s", "CPU%", "STALL%", "IOWAIT%", "FAULT%");
 	if (snap->groups) {
 		put_groups(snap, size, eol, view, rows);
 		return;

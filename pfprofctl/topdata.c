@@ -152,6 +152,9 @@ static void add_to_group(struct top_snapshot *snap, size_t i)
 	g->sum.cpu_ns += p->cpu_ns;
 	for (int k = 0; k < STALL_KINDS; k++)
 		g->sum.stall_us[k] += p->stall_us[k];
+	for (int k = 0; k < LATENCY_KINDS; k++)
+		latency_add(&g->sum.latency[k], &p->latency[k]);
+	g->sum.timed |= p->timed;
 	g->count++;
 }
 
@@ -194,4 +197,11 @@ double top_stall_percent(const struct top_snapshot *snap, const struct proc_entr
 double top_io_wait_percent(const struct top_snapshot *snap, const struct proc_entry *p)
 {
 	return percent_of_time(snap, p->stall_us[STALL_BLKIO]);
+}
+
+double top_fault_percent(const struct top_snapshot *snap, const struct proc_entry *p)
+{
+	uint64_t ns = p->latency[LATENCY_MINOR].time_ns + p->latency[LATENCY_MAJOR].time_ns;
+
+	return snap->seconds > 0 ? ns / 1e7 / snap->seconds : 0;
 }

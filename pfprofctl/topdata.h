@@ -72,5 +72,10 @@ double top_rate(const struct top_snapshot *snap, uint64_t count);
 double top_cpu_percent(const struct top_snapshot *snap, const struct proc_entry *p);
 double top_stall_percent(const struct top_snapshot *snap, const struct proc_entry *p);
 double top_io_wait_percent(const struct top_snapshot *snap, const struct proc_entry *p);
+/*
+ * The time a process with latency spent in the kernel's fault handler, in
+ * percent of the snapshot's time, threads added; meaningful only if p->timed.
+ */
+double top_fault_percent(const struct top_snapshot *snap, const struct proc_entry *p);
 
 #endif /* PFPROF_TOPDATA_H */

@@ -25,6 +25,10 @@ static void add_rates(struct json_object *object, const struct top_snapshot *sna
 	ctl_json_add_double(object, "cpu_percent", top_cpu_percent(snap, p));
 	add_wait(object, "memory_stall_percent", snap, top_stall_percent(snap, p));
 	add_wait(object, "io_wait_percent", snap, top_io_wait_percent(snap, p));
+	if (p->timed)
+		ctl_json_add_double(object, "fault_time_percent", top_fault_percent(snap, p));
+	else
+		ctl_json_add(object, "fault_time_percent", NULL);
 }
 
 /* "unit:NAME" and the like, or null for none. */

@@ -1411,15 +1411,6 @@ static struct json_object *fault_time_entry(struct json_object *status, const ch
 #define LATENCY_PAGES 4096
 
 /*
- * pfprofctl add --latency --tree of a worker that then touches fresh pages:
- * pfprofd's histogram of the target's minor faults counts every minor fault
- * its fault counter counts (read from one file pfprofd wrote after a sample
- * taken once the work was done), its buckets are cumulative up to +Inf, which
- * is the count; pfprofctl status --json times the same faults from the ring
- * (the ring holds all this test's samples: the same count and sum), and
- * pfprofctl list says the tree is kept with latency.
- */
-/*
  * pfprofctl where --tree, once the faults log has the worker's faults: the
  * time of its mappings' minor faults is nearly all the histogram's
  * (@minor_s; a fault whose thread changed CPU before its return is not
@@ -1454,17 +1445,106 @@ static void expect_where_timed(const char *tree, double minor_s)
 	       time_ns, minor_s * 1e9);
 }
 
+/* A per-process log line's field n (1-based) of pid's lines, as ns from ms; false: not pid's. */
+static bool procs_line_ns(char *line, pid_t pid, int n, double *ns, bool *known)
+{
+	char *save = NULL, *field = strtok_r(line, "\t\n", &save);
+
+	if (!field || *field == '#')
+		return false;
+	for (int i = 1; field && i < n; i++) {
+		if (i == 3 && atoi(field) != pid)
+			return false;
+		field = strtok_r(NULL, "\t\n", &save);
+	}
+	expect(field, "%s: a line of PID %d has no field %d", PROCS_LOG, (int)pid, n);
+	*known = strcmp(field, "-");
+	*ns = *known ? strtod(field, NULL) * 1e6 : 0;
+	return true;
+}
+
+/*
+ * The per-process log's fault times of pid (format 4): they add up to the
+ * target's histogram (@minor_s, @major_s; pid is its only process), once
+ * pfprofd wrote the samples the histogram has.
+ */
+static void expect_procs_log_timed(pid_t pid, double minor_s, double major_s)
+{
+	uint64_t deadline = now_ns() + 20000000000ULL;
+	double minor_ns, major_ns, ns;
+	char line[512], copy[512];
+	unsigned int known, lines;
+	bool is_known;
+	FILE *f;
+
+	for (;;) {
+		minor_ns = major_ns = 0;
+		known = lines = 0;
+		f = fopen(PROCS_LOG, "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			memcpy(copy, line, sizeof(copy));
+			if (!procs_line_ns(line, pid, 14, &ns, &is_known))
+				continue;
+			lines++;
+			minor_ns += ns;
+			known += is_known;
+			procs_line_ns(copy, pid, 15, &ns, &is_known);
+			major_ns += ns;
+		}
+		if (f)
+			fclose(f);
+		if (minor_ns >= minor_s * 1e9 - 1.5 || now_ns() > deadline)
+			break;
+		sleep_ms(200);
+	}
+	printf("  daemon_latency: %s: %u lines of PID %d, %u with its faults' time: minor %.0f ns,"
+	       " major %.0f ns\n", PROCS_LOG, lines, (int)pid, known, minor_ns, major_ns);
+	expect(known > 0 && fabs(minor_ns - minor_s * 1e9) < 1.5 &&
+	       fabs(major_ns - major_s * 1e9) < 1.5,
+	       "%s: PID %d's minor faults took %.0f ns, major %.0f ns (%u lines known);"
+	       " the histograms %.0f, %.0f", PROCS_LOG, (int)pid, minor_ns, major_ns, known,
+	       minor_s * 1e9, major_s * 1e9);
+}
+
+/*
+ * pfprofctl add --latency --tree of a worker that then touches fresh pages:
+ * pfprofd's histogram of the target's minor faults counts every minor fault
+ * its fault counter counts (read from one file pfprofd wrote after a sample
+ * taken once the work was done), its buckets are cumulative up to +Inf, which
+ * is the count; pfprofctl status --json times the same faults from the ring
+ * (the ring holds all this test's samples: the same count and sum),
+ * pfprofctl list says the tree is kept with latency, where and the
+ * per-process log give the same time, and top shows a share of it.
+ */
+/* top --json's fault_time_percent of pid from DIR/top.json; -1 if null, -2 if pid is absent. */
+static double top_fault_percent_of(pid_t pid)
+{
+	struct json_object *o = json_read_line(DIR "/top.json"), *procs = json_at(o, "processes");
+	double percent = -2;
+
+	for (size_t i = 0; i < json_object_array_length(procs); i++) {
+		struct json_object *p = json_object_array_get_idx(procs, i), *v;
+
+		if (json_number_at(p, "pid") != pid)
+			continue;
+		v = json_at(p, "fault_time_percent");
+		percent = json_object_is_type(v, json_type_null) ? -1 : json_object_get_double(v);
+	}
+	json_object_put(o);
+	return percent;
+}
+
 void test_daemon_latency(void)
 {
 	struct duration_kind minor, major;
 	struct json_object *o, *e, *targets;
 	static struct prom_snapshot snap;
-	double target_minor, target_major, written, time_ns;
+	double target_minor, target_major, written, time_ns, fault_percent;
 	char arg[16], label[32], series[128], line[64], kept[64];
 	uint64_t head, deadline;
 	struct mp3ring ring;
 	struct worker w;
-	pid_t daemon;
+	pid_t daemon, top;
 	bool listed = false;
 	int fd, rc;
 
@@ -1486,7 +1566,22 @@ void test_daemon_latency(void)
 	expect(file_contains(PID_FILE, kept), "no line 'maps latency tree %s' in %s", arg,
 	       PID_FILE);
 
+	/* pfprofctl top over the worker's touches: the share of its time in the fault handler. */
+	{
+		char *argv[] = { "./pfprofctl", "top", "--json", "-n", "1", "-d", "3", NULL };
+
+		top = start_program_err(argv, DIR "/top.json", DIR "/top.stderr");
+	}
+	sleep_ms(500);
 	worker_do(&w, 't', LATENCY_PAGES);
+	rc = wait_program(top, "pfprofctl top");
+	fault_percent = top_fault_percent_of(w.pid);
+	printf("  daemon_latency: top --json: PID %d spent %.3f %% of 3 s in the fault handler\n",
+	       (int)w.pid, fault_percent);
+	expect(rc == 0 && fault_percent > 0 && fault_percent < 100,
+	       "pfprofctl top --json exited %d; PID %d's fault_time_percent %.3f (-1: null,"
+	       " -2: no row), it touched %d fresh pages with latency", rc, (int)w.pid,
+	       fault_percent, LATENCY_PAGES);
 	/* Its faults are all in the samples from head on: wait for pfprofd to have written one. */
 	map_ring(&ring, &fd);
 	head = mp3ring_head(&ring);
@@ -1583,6 +1678,7 @@ void test_daemon_latency(void)
 	       json_object_to_json_string(o));
 	json_object_put(o);
 	expect_where_timed(arg, minor.sum_s);
+	expect_procs_log_timed(w.pid, minor.sum_s, major.sum_s);
 
 	expect(ctl(NULL, "del", "--tree", arg) == 0, "pfprofctl del --tree %s failed", arg);
 	expect(!file_contains(PID_FILE, kept) && !status_lists(w.pid),

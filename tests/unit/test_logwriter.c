@@ -431,9 +431,13 @@ static void test_format(void)
 static void test_procs_log(void)
 {
 	struct logrotate_policy policy = { 0, 0, 2 };
-	struct mp3_proc_record r = { .tgid = 4242, .type = MP3_RECORD_COUNTS,
-				     .counts = { 12, 3, 1234567 }, .target = 0x40000007U,
-				     .stalls = { 1500, 0, 2, 0, 30000, 0 } };
+	struct log_proc p = {
+		.seq = 7, .wall_ns = 1700000000123456789ULL, .comm = "my\tapp", .stalls = true,
+		.r = { .tgid = 4242, .type = MP3_RECORD_COUNTS, .counts = { 12, 3, 1234567 },
+		       .target = 0x40000007U, .stalls = { 1500, 0, 2, 0, 30000, 0 } },
+		/* Timed: a known 0 for the kind without faults. */
+		.minor_ns = 2345678, .major_ns = 0,
+	};
 	struct logwriter *w;
 	struct log_position pos;
 	char want[256];
@@ -444,31 +448,38 @@ static void test_procs_log(void)
 	expect(w, "logwriter_new: %s", strerror(errno));
 	logwriter_set_stream(w, &stream_a);
 	expect(logwriter_reserve(w, 3), "no room for 3 lines");
-	expect(logwriter_add_proc(w, 7, 1700000000123456789ULL, &r, "my\tapp", true), "add_proc");
+	expect(logwriter_add_proc(w, &p), "add_proc");
 	expect(logwriter_add_lost(w, 7, 2), "add_lost");
+	p.seq = 8;
+	p.wall_ns = 1700000000173456789ULL;
+	snprintf(p.comm, sizeof(p.comm), "sh");
 	/* A process registered by PID alone has no target: 0. */
-	r.tgid = 99;
-	r.target = 0;
-	/* Delay accounting off: its waits are unknown. */
-	expect(logwriter_add_proc(w, 8, 1700000000173456789ULL, &r, "sh", false), "add_proc");
+	p.r.tgid = 99;
+	p.r.target = 0;
+	/* Delay accounting off: its waits are unknown; without latency, its faults' time. */
+	p.stalls = false;
+	p.minor_ns = p.major_ns = LOGFORMAT_TIME_UNKNOWN;
+	expect(logwriter_add_proc(w, &p), "add_proc");
 	flush_ok(w, 55);
 	logwriter_free(w);
 
 	l = read_lines(PATH(LOGFORMAT_PROCS_FILE));
 	expect(l.n == 8, "%zu lines", l.n);
-	expect(!strcmp(l.line[0], "# pfprof per-process log format 3") &&
+	expect(!strcmp(l.line[0], "# pfprof per-process log format 4") &&
 	       !strcmp(l.line[1], "# created 55") &&
 	       !strcmp(l.line[2], "# columns: seq wall_time_s pid comm minor_faults major_faults "
-		       "cpu_ms target swapin_ms thrashing_ms reclaim_ms compact_ms blkio_ms") &&
+		       "cpu_ms target swapin_ms thrashing_ms reclaim_ms compact_ms blkio_ms "
+		       "minor_time_ms major_time_ms") &&
 	       !strncmp(l.line[3], "# units: tab-separated;", 23), "header:\n%s\n%s\n%s\n%s",
 	       l.line[0], l.line[1], l.line[2], l.line[3]);
 	format_stream(want, sizeof(want), &stream_a);
 	expect(!strcmp(l.line[4], want), "line 5: '%s', want '%s'", l.line[4], want);
 	expect(!strcmp(l.line[5], "7\t1700000000.123457\t4242\tmy_app\t12\t3\t1.235\t1073741831"
-		       "\t1.500\t0.000\t0.002\t0.000\t30.000"),
+		       "\t1.500\t0.000\t0.002\t0.000\t30.000\t2.345678\t0.000000"),
 	       "line 6: '%s'", l.line[5]);
 	expect(!strcmp(l.line[6], "# lost 2 records of sample 7"), "line 7: '%s'", l.line[6]);
-	expect(!strcmp(l.line[7], "8\t1700000000.173457\t99\tsh\t12\t3\t1.235\t0\t-\t-\t-\t-\t-"),
+	expect(!strcmp(l.line[7], "8\t1700000000.173457\t99\tsh\t12\t3\t1.235\t0\t-\t-\t-\t-\t-"
+		       "\t-\t-"),
 	       "line 8: '%s'", l.line[7]);
 	free_lines(&l);
 

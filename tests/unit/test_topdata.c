@@ -9,10 +9,12 @@
 static const struct proc_entry procs[] = {
 	{ .tgid = 10, .target = 0, .minor = 5 },
 	{ .tgid = 11, .target = 7, .minor = 100, .major = 1, .cpu_ns = 30,
-	  .stall_us = { 100000, 50000, 0, 0, 400000 } },
+	  .stall_us = { 100000, 50000, 0, 0, 400000 }, .timed = true,
+	  .latency = { { .time_ns = 20000000 }, { .time_ns = 80000000 } } },
 	{ .tgid = 13, .target = 9, .minor = 500 },
 	{ .tgid = 12, .target = 7, .minor = 50, .cpu_ns = 12,
-	  .stall_us = { 0, 0, 1000000, 250000, 0 } },
+	  .stall_us = { 0, 0, 1000000, 250000, 0 }, .timed = true,
+	  .latency = { { .time_ns = 50000000 } } },
 	{ .tgid = 14, .target = 9, .minor = 1 },
 };
 
@@ -76,6 +78,30 @@ static void test_group_stalls(void)
 	top_snapshot_free(&snap);
 }
 
+/*
+ * A target's fault time is its timed processes' summed, in percent of the
+ * snapshot's time: 150 ms in 0.5 s is 30 %; a target none of whose
+ * processes is timed is not timed either (top shows "-").
+ */
+static void test_group_fault_time(void)
+{
+	struct top_snapshot snap;
+	double fault;
+
+	snapshot_of(&snap);
+	snap.seconds = 0.5;
+	expect(!top_group(&snap), "top_group failed");
+	fault = top_fault_percent(&snap, &snap.groups[0].sum);
+	expect(snap.groups[0].sum.timed && fault > 29.99 && fault < 30.01,
+	       "target %u: timed %d, fault time %.3f%%, want 30", snap.groups[0].sum.target,
+	       snap.groups[0].sum.timed, fault);
+	expect(!snap.groups[1].sum.timed && !snap.groups[2].sum.timed,
+	       "targets %u and %u have no timed process, but are timed: %d %d",
+	       snap.groups[1].sum.target, snap.groups[2].sum.target, snap.groups[1].sum.timed,
+	       snap.groups[2].sum.timed);
+	top_snapshot_free(&snap);
+}
+
 static void test_no_processes(void)
 {
 	struct top_snapshot snap = { 0 };
@@ -88,5 +114,6 @@ static void test_no_processes(void)
 UNIT_TESTS(
 	UNIT_TEST(groups_by_target),
 	UNIT_TEST(group_stalls),
+	UNIT_TEST(group_fault_time),
 	UNIT_TEST(no_processes)
 );
