@@ -91,7 +91,7 @@ fresh_copy() {
 	rm -rf "${build:?}/${1:?}"
 	mkdir -p "$build/$1/tests"
 	cp -r "$top"/{version.mk,dkms.conf,README.md,lib,daemon,pfprofctl,include,tools,bench,plots,module,prometheus,docs,systemd,udev} "$build/$1/"
-	cp -r "$top"/tests/{unit,harness,lib} "$build/$1/tests/"
+	cp -r "$top"/tests/{unit,harness,lib,vm} "$build/$1/tests/"
 	for part in lib daemon pfprofctl tools bench tests/unit; do
 		make -s -C "$build/$1/$part" clean >/dev/null
 	done
