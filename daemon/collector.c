@@ -167,7 +167,8 @@ static void log_held_proc(struct sample_records *sr)
 	if (!sr->holding)
 		return;
 	sr->holding = false;
-	e = proctable_find_or_add(&c->counters->procs, sr->held.r.tgid);
+	/* Finding, not adding: the entries stay where the caller found its own. */
+	e = proctable_find(&c->counters->procs, sr->held.r.tgid);
 	if (!e || !e->timed)
 		sr->held.minor_ns = sr->held.major_ns = LOGFORMAT_TIME_UNKNOWN;
 	logwriter_add_proc(c->logs[LOGKIND_PROCS], &sr->held);
@@ -176,7 +177,6 @@ static void log_held_proc(struct sample_records *sr)
 static void hold_proc(struct sample_records *sr, const struct mp3_proc_record *r,
 		      const char *comm)
 {
-	log_held_proc(sr);
 	sr->held = (struct log_proc){
 		.seq = sr->seq, .wall_ns = sr->wall_ns, .r = *r, .stalls = sr->stalls,
 	};
@@ -205,8 +205,10 @@ static void log_record(void *ctx, const struct mp3_proc_record *r)
 		if (!e)
 			dlog(LOG_WARNING, "counters of process %u: %s", r->tgid, strerror(ENOMEM));
 	}
-	if (sr->to_procs && r->type == MP3_RECORD_COUNTS)
+	if (sr->to_procs && r->type == MP3_RECORD_COUNTS) {
+		log_held_proc(sr);
 		hold_proc(sr, r, e ? proctable_name(e) : "?");
+	}
 	if (sr->to_procs && r->type == MP3_RECORD_LATENCY)
 		add_held_time(sr, r);
 	if (sr->to_faults && r->type == MP3_RECORD_FAULTS && !keep_faults(c, r))

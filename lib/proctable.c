@@ -37,17 +37,24 @@ static int grow(struct proc_table *t)
 	return 0;
 }
 
+struct proc_entry *proctable_find(const struct proc_table *t, pid_t tgid)
+{
+	struct proc_entry *e = t->cap ? slot_for(t->slots, t->cap, tgid) : NULL;
+
+	return e && e->tgid ? e : NULL;
+}
+
 struct proc_entry *proctable_find_or_add(struct proc_table *t, pid_t tgid)
 {
-	struct proc_entry *e;
+	struct proc_entry *e = proctable_find(t, tgid);
 
+	if (e)
+		return e;
 	if ((t->used + 1) * 2 > t->cap && grow(t))
 		return NULL;
 	e = slot_for(t->slots, t->cap, tgid);
-	if (!e->tgid) {
-		e->tgid = tgid;
-		t->used++;
-	}
+	e->tgid = tgid;
+	t->used++;
 	return e;
 }
 

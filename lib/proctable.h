@@ -52,7 +52,12 @@ struct proc_table {
 	size_t cap, used;
 };
 
-/* The entry of tgid, added if new; NULL without memory. */
+/* The entry of tgid; NULL if it has none. */
+struct proc_entry *proctable_find(const struct proc_table *t, pid_t tgid);
+/*
+ * The entry of tgid, added if new; NULL without memory. Adding one may move
+ * them all: an entry found before is then no longer valid.
+ */
 struct proc_entry *proctable_find_or_add(struct proc_table *t, pid_t tgid);
 void proctable_free(struct proc_table *t);
 

@@ -1445,22 +1445,32 @@ static void expect_where_timed(const char *tree, double minor_s)
 	       time_ns, minor_s * 1e9);
 }
 
-/* A per-process log line's field n (1-based) of pid's lines, as ns from ms; false: not pid's. */
-static bool procs_line_ns(char *line, pid_t pid, int n, double *ns, bool *known)
+/*
+ * Field n (1-based, past the PID's) of a per-process log line, as ns from
+ * its ms; false for a comment or another process's line. A line of pid
+ * without field n fails the test.
+ */
+static bool procs_line_ns(const char *line, pid_t pid, int n, double *ns, bool *known)
 {
-	char *save = NULL, *field = strtok_r(line, "\t\n", &save);
+	char *copy = strdup(line), *save = NULL, *field;
+	bool ours;
+	int i;
 
-	if (!field || *field == '#')
-		return false;
-	for (int i = 1; field && i < n; i++) {
-		if (i == 3 && atoi(field) != pid)
-			return false;
+	expect(copy, "strdup: %s", strerror(errno));
+	field = strtok_r(copy, "\t\n", &save);
+	for (i = 1; field && i < 3; i++)
 		field = strtok_r(NULL, "\t\n", &save);
+	ours = field && *copy != '#' && atoi(field) == pid;
+	for (; ours && field && i < n; i++)
+		field = strtok_r(NULL, "\t\n", &save);
+	if (ours) {
+		expect(field, "%s: a line of PID %d has no field %d: %s", PROCS_LOG, (int)pid, n,
+		       line);
+		*known = strcmp(field, "-");
+		*ns = *known ? strtod(field, NULL) * 1e6 : 0;
 	}
-	expect(field, "%s: a line of PID %d has no field %d", PROCS_LOG, (int)pid, n);
-	*known = strcmp(field, "-");
-	*ns = *known ? strtod(field, NULL) * 1e6 : 0;
-	return true;
+	free(copy);
+	return ours;
 }
 
 /*
@@ -1472,8 +1482,9 @@ static void expect_procs_log_timed(pid_t pid, double minor_s, double major_s)
 {
 	uint64_t deadline = now_ns() + 20000000000ULL;
 	double minor_ns, major_ns, ns;
-	char line[512], copy[512];
 	unsigned int known, lines;
+	char *line = NULL;
+	size_t size = 0;
 	bool is_known;
 	FILE *f;
 
@@ -1481,14 +1492,13 @@ static void expect_procs_log_timed(pid_t pid, double minor_s, double major_s)
 		minor_ns = major_ns = 0;
 		known = lines = 0;
 		f = fopen(PROCS_LOG, "r");
-		while (f && fgets(line, sizeof(line), f)) {
-			memcpy(copy, line, sizeof(copy));
+		while (f && getline(&line, &size, f) > 0) {
 			if (!procs_line_ns(line, pid, 14, &ns, &is_known))
 				continue;
 			lines++;
 			minor_ns += ns;
 			known += is_known;
-			procs_line_ns(copy, pid, 15, &ns, &is_known);
+			procs_line_ns(line, pid, 15, &ns, &is_known);
 			major_ns += ns;
 		}
 		if (f)
@@ -1497,6 +1507,7 @@ static void expect_procs_log_timed(pid_t pid, double minor_s, double major_s)
 			break;
 		sleep_ms(200);
 	}
+	free(line);
 	printf("  daemon_latency: %s: %u lines of PID %d, %u with its faults' time: minor %.0f ns,"
 	       " major %.0f ns\n", PROCS_LOG, lines, (int)pid, known, minor_ns, major_ns);
 	expect(known > 0 && fabs(minor_ns - minor_s * 1e9) < 1.5 &&
@@ -1506,16 +1517,6 @@ static void expect_procs_log_timed(pid_t pid, double minor_s, double major_s)
 	       minor_s * 1e9, major_s * 1e9);
 }
 
-/*
- * pfprofctl add --latency --tree of a worker that then touches fresh pages:
- * pfprofd's histogram of the target's minor faults counts every minor fault
- * its fault counter counts (read from one file pfprofd wrote after a sample
- * taken once the work was done), its buckets are cumulative up to +Inf, which
- * is the count; pfprofctl status --json times the same faults from the ring
- * (the ring holds all this test's samples: the same count and sum),
- * pfprofctl list says the tree is kept with latency, where and the
- * per-process log give the same time, and top shows a share of it.
- */
 /* top --json's fault_time_percent of pid from DIR/top.json; -1 if null, -2 if pid is absent. */
 static double top_fault_percent_of(pid_t pid)
 {
@@ -1534,6 +1535,16 @@ static double top_fault_percent_of(pid_t pid)
 	return percent;
 }
 
+/*
+ * pfprofctl add --latency --tree of a worker that then touches fresh pages:
+ * pfprofd's histogram of the target's minor faults counts every minor fault
+ * its fault counter counts (read from one file pfprofd wrote after a sample
+ * taken once the work was done), its buckets are cumulative up to +Inf, which
+ * is the count; pfprofctl status --json times the same faults from the ring
+ * (the ring holds all this test's samples: the same count and sum),
+ * pfprofctl list says the tree is kept with latency, where and the
+ * per-process log give the same time, and top shows a share of it.
+ */
 void test_daemon_latency(void)
 {
 	struct duration_kind minor, major;

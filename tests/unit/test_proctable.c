@@ -42,6 +42,31 @@ static void test_retain(void)
 }
 
 /*
+ * Finding a process the table has moves no entry, however full the table:
+ * pfprofd keeps an entry's name across the lookup of another's (a pfprofd
+ * crashed reading a moved name while Apache forked a hundred workers). A
+ * process it has not is not added by proctable_find().
+ */
+static void test_find_moves_nothing(void)
+{
+	struct proc_table t = { 0 };
+	struct proc_entry *first;
+	pid_t tgid;
+
+	/* Up to the size at which the next proctable_find_or_add() used to grow it. */
+	for (tgid = 1; tgid <= 128; tgid++)
+		add_counts(&t, tgid, 1);
+	expect(t.cap == 256 && (t.used + 1) * 2 > t.cap, "%zu of %zu used", t.used, t.cap);
+	first = proctable_find(&t, 1);
+	expect(first && proctable_find_or_add(&t, 2) && proctable_find(&t, 1) == first &&
+	       t.cap == 256, "finding process 2 moved process 1 (%p, now %p; %zu slots)",
+	       (void *)first, (void *)proctable_find(&t, 1), t.cap);
+	expect(!proctable_find(&t, tgid) && t.used == (size_t)tgid - 1,
+	       "proctable_find(%d) found or added a process it did not have", (int)tgid);
+	proctable_free(&t);
+}
+
+/*
  * A sweep forgets the processes without counts since the last one, unless
  * marked to be kept, and zeroes the others'.
  */
@@ -143,5 +168,5 @@ static void test_latency(void)
 	proctable_free(&t);
 }
 
-UNIT_TESTS(UNIT_TEST(retain), UNIT_TEST(sweep), UNIT_TEST(target), UNIT_TEST(stalls),
+UNIT_TESTS(UNIT_TEST(retain), UNIT_TEST(find_moves_nothing), UNIT_TEST(sweep), UNIT_TEST(target), UNIT_TEST(stalls),
 	   UNIT_TEST(latency));
