@@ -19,7 +19,8 @@
 # trixie's image also holds Prometheus, its node_exporter, promtool and curl
 # (services disabled), for the test of pfprofd's textfile export;
 # /etc/pfprof-test/prometheus says "installed" or which are missing from the
-# archive.
+# archive; and Apache with ab (apache2 disabled), for the test of a real
+# service.
 #
 # The image runs /mnt/host/run (a 9p share, tag "host") as the unit
 # pfprof-test.service and powers off when it ends; its output goes to the
@@ -68,6 +69,9 @@ packages+=,linux-headers-$kver,procps,acl
 if [[ $suite == trixie ]]; then
     # What linux-headers-KVER depends on; INITRD=No (below) skips its initramfs.
     packages+=,linux-image-$kver
+    # Debian's Apache and ab, for tests/systemd/run's apache_tests: a real
+    # service, in one release's image.
+    packages+=,apache2,apache2-utils
 fi
 hooks=()
 if [[ $suite == trixie ]]; then
@@ -93,6 +97,9 @@ if [[ $suite == trixie ]]; then
             chroot "$1" systemctl disable prometheus.service prometheus-node-exporter.service
             echo installed > "$1/etc/pfprof-test/prometheus"
         fi')
+    # Its postinst enables Apache: it would start at boot, before the test
+    # adds its unit.
+    hooks+=(--customize-hook='chroot "$1" systemctl disable apache2.service apache-htcacheclean.service')
 fi
 log "mmdebstrap $suite ($packages${hooks[*]:+, then prometheus prometheus-node-exporter promtool curl})"
 # INITRD=No: initramfs-tools' kernel hook then builds no initramfs for an
