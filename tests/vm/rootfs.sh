@@ -99,6 +99,7 @@ if [[ $suite == trixie ]]; then
         fi')
     # Its postinst enables Apache: it would start at boot, before the test
     # adds its unit.
+    # shellcheck disable=SC2016 # "$1" belongs to the hook, expanded by mmdebstrap
     hooks+=(--customize-hook='chroot "$1" systemctl disable apache2.service apache-htcacheclean.service')
 fi
 log "mmdebstrap $suite ($packages${hooks[*]:+, then prometheus prometheus-node-exporter promtool curl})"
