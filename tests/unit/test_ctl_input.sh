@@ -180,6 +180,17 @@ if [ "$(grep -c '(line ignored)$' "$dir/err")" != 3 ] ||
 fi
 result config_problems_capped "$why"
 
+# where_json_row NAME FILTER: pfprofctl where --json 42, over the faults log
+# in $dir/faults, gives what jq's FILTER holds true.
+where_json_row() {
+	local status why
+	"$ctl" -c "$dir/faults.conf" where --json 42 > "$dir/out" 2> "$dir/err"
+	status=$?
+	why=$(jq -e "$2" "$dir/out" 2>&1 > /dev/null ||
+		echo "exit $status: $(head -c 600 "$dir/out" "$dir/err")")
+	result "$1" "$why"
+}
+
 # where --json over a faults log: its rows, as the table has them.
 mkdir "$dir/faults"
 printf 'log_dir = %s/faults\n' "$dir" > "$dir/faults.conf"
@@ -187,15 +198,12 @@ printf '%s\n' "# pfprof faults log format 1" "# created 1" "# columns: ..." "# u
 	"1	100.000000	42	app	0	anon	5000	8192	0	10	2	[anon]" \
 	"2	200.000000	42	app	0	file	7000	4096	12	0	6	/lib/x.so" \
 	> "$dir/faults/pfprof-faults.log"
-"$ctl" -c "$dir/faults.conf" where --json 42 > "$dir/out" 2> "$dir/err"
-status=$?
-why=$(jq -e '.pid == 42 and .target == null and .comm == "app" and .minor_faults == 10
-	and .major_faults == 8 and .first_unix_time == 100 and .last_unix_time == 200
+where_json_row where_json '.pid == 42 and .target == null and .comm == "app"
+	and .minor_faults == 10 and .major_faults == 8 and .first_unix_time == 100
+	and .last_unix_time == 200
 	and [.mappings[] | [.name, .kind, .major_faults, .swap_ins, .file_reads, .start]]
 	    == [["/lib/x.so", "file", 6, 0, 6, "7000"], ["[anon]", "anon", 2, 2, 0, "5000"]]
-	and .mappings[0].share_percent == 33.333' "$dir/out" 2>&1 > /dev/null ||
-	echo "exit $status: $(head -c 400 "$dir/out" "$dir/err")")
-result where_json "$why"
+	and .mappings[0].share_percent == 33.333'
 
 # And the times, after an upgrade (the format 1 log rotated): ns of the
 # faults timed, null where no line knows them.
@@ -204,16 +212,12 @@ printf '%s\n' "# pfprof faults log format 2" "# created 1" "# columns: ..." "# u
 	"3	300.000000	42	app	0	anon	5000	8192	0	4	0	[anon]	0.004000	0.000000" \
 	"3	300.000000	42	app	0	heap	9000	8192	0	1	1	[heap]	0.000900	-" \
 	> "$dir/faults/pfprof-faults.log"
-"$ctl" -c "$dir/faults.conf" where --json 42 > "$dir/out" 2> "$dir/err"
-status=$?
-why=$(jq -e '.minor_time_ns == 4900 and .minor_timed_faults == 5 and .major_time_ns == 0
-	and .major_timed_faults == 0
+where_json_row where_json_times '.minor_time_ns == 4900 and .minor_timed_faults == 5
+	and .major_time_ns == 0 and .major_timed_faults == 0
 	and [.mappings[] | [.name, .minor_time_ns, .minor_timed_faults, .major_time_ns,
 			    .major_timed_faults]]
 	    == [["/lib/x.so", null, 0, null, 0], ["[anon]", 4000, 4, 0, 0],
-		["[heap]", 900, 1, null, 0]]' "$dir/out" 2>&1 > /dev/null ||
-	echo "exit $status: $(head -c 600 "$dir/out" "$dir/err")")
-result where_json_times "$why"
+		["[heap]", 900, 1, null, 0]]'
 "$ctl" -c "$dir/faults.conf" where 42 > "$dir/out" 2> "$dir/err"
 why=$(awk '$NF == "[anon]" && $6 == "0.004" && $7 == "1.00" { a = 1 }
 	$NF == "/lib/x.so" && $6 == "-" && $7 == "-" { l = 1 }
