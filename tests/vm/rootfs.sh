@@ -1,5 +1,5 @@
 #!/bin/bash
-# Usage: tests/vm/rootfs.sh SUITE KVER MODROOT
+# Usage: tests/vm/rootfs.sh [--postgresql] SUITE KVER MODROOT
 #
 # Prints the path of a Debian root file system image (ext4, raw) of SUITE
 # (bookworm = Debian 12, trixie = Debian 13) with systemd as init, for the
@@ -22,18 +22,31 @@
 # archive; and Apache with ab (apache2 disabled), for the test of a real
 # service.
 #
+# --postgresql (trixie only): an image of its own with Debian's PostgreSQL
+# too, for case study 3 (plots/case-study-db.sh): its cluster 17/main is
+# created by the package and set to start by hand (start.conf "manual"), and
+# the file system has 3 GB free more for a pgbench database.
+#
 # The image runs /mnt/host/run (a 9p share, tag "host") as the unit
 # pfprof-test.service and powers off when it ends; its output goes to the
 # console. run reports to /dev/ttyS1 in boot.sh's format.
 set -euo pipefail
 
 usage() { sed -n '2s/^# //p' "$0" >&2; exit 64; }
+postgresql=
+if [[ ${1:-} == --postgresql ]]; then
+    postgresql=1
+    shift
+fi
 [[ $# -eq 3 ]] || usage
 suite=$1 kver=$2 modroot=$3
 case $suite in
     bookworm | trixie) ;;
     *) echo "rootfs: unknown suite '$suite' (bookworm or trixie)" >&2; usage ;;
 esac
+[[ -z $postgresql || $suite == trixie ]] ||
+    { echo "rootfs: --postgresql is for trixie's image only" >&2; usage; }
+flavour=$suite${postgresql:+-postgresql}
 # shellcheck source=tests/lib/cache.sh
 . "$(dirname "$0")/../lib/cache.sh"
 # shellcheck source=tests/lib/debian-tree.sh
@@ -44,8 +57,8 @@ exec 3>&1 1>&2
 
 key=$(sha256sum < "$0" | cut -c1-12)
 cache=${PFPROF_CACHE:-/var/cache/pfprof-test}/rootfs
-image=$cache/$suite-$kver-$key.img
-cache_lock "rootfs-$suite"
+image=$cache/$flavour-$kver-$key.img
+cache_lock "rootfs-$flavour"
 if [[ -f "$image" ]]; then
     log "cached: $image"
     printf '%s\n' "$image" >&3
@@ -101,6 +114,14 @@ if [[ $suite == trixie ]]; then
     # adds its unit.
     # shellcheck disable=SC2016 # "$1" belongs to the hook, expanded by mmdebstrap
     hooks+=(--customize-hook='chroot "$1" systemctl disable apache2.service apache-htcacheclean.service')
+fi
+if [[ -n $postgresql ]]; then
+    # Its postinst creates the cluster and starts it at every boot: the case
+    # study adds the unit to pfprof first, then starts it.
+    packages+=,postgresql
+    # shellcheck disable=SC2016 # "$1" belongs to the hook, expanded by mmdebstrap
+    hooks+=(--customize-hook='set -e
+        for conf in "$1"/etc/postgresql/*/main/start.conf; do echo manual > "$conf"; done')
 fi
 log "mmdebstrap $suite ($packages${hooks[*]:+, then prometheus prometheus-node-exporter promtool curl})"
 # INITRD=No: initramfs-tools' kernel hook then builds no initramfs for an
@@ -185,9 +206,11 @@ UNIT
 ln -sf ../pfprof-test.service "$root/etc/systemd/system/multi-user.target.wants/pfprof-test.service"
 
 log "ext4 image"
-size_mb=$(( $(du -sm "$root" | cut -f1) + 768 ))
+free_mb=768
+[[ -z $postgresql ]] || free_mb=$((free_mb + 3072))	# the pgbench database
+size_mb=$(( $(du -sm "$root" | cut -f1) + free_mb ))
 mkfs.ext4 -q -F -L root -d "$root" "$work/image" "${size_mb}M"
-rm -f "$cache/$suite-$kver-"*.img	# older versions of this script's image
+rm -f "$cache/$flavour-$kver-"*.img	# older versions of this script's image
 mv -f "$work/image" "$image"
 log "built $image (${size_mb} MB)"
 printf '%s\n' "$image" >&3
