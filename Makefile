@@ -20,6 +20,8 @@
 #                         the Debian packages in a systemd guest (check-packages)
 #   make case-studies     run the case studies in QEMU guests with swap (83 minutes here)
 #                         and render plots/*.png from plots/data/ (see docs/analysis.md)
+#   make case-study-db    case study 3: PostgreSQL under a shrinking MemoryMax, in a Debian 13
+#                         systemd guest (15 minutes here); plots/case_3*.png from plots/data/case_3/
 #   make bench            measure what profiling costs, in a QEMU guest; prints the results
 #                         and writes bench/results.md (with how long the run took)
 #   make bench-damon      what DAMON's access maps cost beside the fault sampler, in a
@@ -147,6 +149,9 @@ check-packages:
 case-studies:
 	plots/case-studies.sh
 
+case-study-db:
+	plots/case-study-db.sh
+
 demo:
 	demo/run.sh
 
@@ -168,4 +173,4 @@ clean:
 	rm -rf build
 
 .PHONY: all module lib tools daemon pfprofctl install dkms-install uninstall check check-unit bench-damon \
-	check-static check-module check-debug check-packages case-studies demo bench clean
+	check-static check-module check-debug check-packages case-studies case-study-db demo bench clean
