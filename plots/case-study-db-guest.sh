@@ -19,8 +19,9 @@
 # progress with Unix times, then its summary), NAME.counters (the unit's
 # cgroup and the system's counters before and after: "before|after KEY
 # VALUE"), NAME.where.json (pfprofctl where --unit --last SECONDS --json),
-# NAME.backends ("pid backend_type" of every process pg_stat_activity showed
-# during the run, and the postmaster); runs ("NAME limit_mb start end" in Unix
+# NAME.backends ("pid kind" of every process pg_stat_activity showed during
+# the run, and the postmaster: its backend_type, or a client backend's
+# application, pgbench or psql); runs ("NAME limit_mb start end" in Unix
 # time); heatmap-backend.log and heatmap-checkpointer.log; guest.txt (what
 # ran, and where). Reports to /dev/ttyS1 in boot.sh's format.
 set -uo pipefail
@@ -112,7 +113,6 @@ pgbench_client() {
 heatmap_run() {
 	local client checkpointer recorder
 	[ -d /sys/kernel/mm/damon/admin ] || { say "no DAMON in this kernel: no heatmaps"; return; }
-	systemctl set-property --runtime "$unit" "MemoryMax=${HEATMAP_LIMIT}M"
 	bench heatmap "$HEATMAP_LIMIT" &
 	local run=$!
 	for _ in $(seq 50); do
