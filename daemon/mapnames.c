@@ -15,7 +15,7 @@
 #include "sorted.h"
 
 struct mapping_name {
-	uint64_t start, end, inode;
+	uint64_t start, end, inode;	/* end == start: borrowed, its size unknown */
 	char *name;		/* the maps line's last field; NULL if it has none */
 };
 
@@ -166,6 +166,80 @@ static const char *fallback_name(struct mapnames *m, uint32_t kind, uint64_t ino
 	return "[unresolved]";
 }
 
+static bool borrowed(const struct mapping_name *map)
+{
+	return map->end == map->start;
+}
+
+/*
+ * The name another process's maps gave the file at @start with @inode, for
+ * a process that no longer has it (gone, or unmapped): a forked child has
+ * its parent's mappings at the same addresses (Apache's workers, a
+ * database's backends), and two files with one inode at one address are
+ * one file. NULL if no process read has it.
+ */
+static const char *name_elsewhere(const struct mapnames *m, const struct maps_snapshot *p,
+				  uint64_t start, uint64_t inode)
+{
+	for (size_t i = 0; i < m->count; i++) {
+		const struct maps_snapshot *other = &m->procs[i];
+		const struct mapping_name *map;
+
+		if (other == p)
+			continue;
+		map = find_mapping(other, start);
+		if (map && map->inode == inode && !borrowed(map) && map->name)
+			return map->name;
+	}
+	return NULL;
+}
+
+/*
+ * Keeps a borrowed name in @p's mappings, so that its next records of that
+ * mapping find it without looking through every process again; the
+ * mapping's size stays unknown. The entry at @start (another inode's)
+ * makes way. NULL without memory.
+ */
+static const struct mapping_name *keep_borrowed(struct maps_snapshot *p, uint64_t start,
+						uint64_t inode, const char *name)
+{
+	bool found;
+	size_t at = sorted_find(p->mappings, p->count, sizeof(*p->mappings), &start,
+				compare_start, NULL, &found);
+	struct mapping_name *grown, *slot;
+	char *copy = strdup(name);
+
+	if (!copy)
+		return NULL;
+	if (found) {
+		slot = &p->mappings[at];
+		free(slot->name);
+	} else {
+		grown = realloc(p->mappings, (p->count + 1) * sizeof(*grown));
+		if (!grown) {
+			free(copy);
+			return NULL;
+		}
+		p->mappings = grown;
+		slot = sorted_make_room(p->mappings, p->count, sizeof(*p->mappings), at);
+		p->count++;
+	}
+	*slot = (struct mapping_name){ .start = start, .end = start, .inode = inode, .name = copy };
+	return slot;
+}
+
+/* For a file or shared memory that @p's maps does not have: its name elsewhere, kept. */
+static const struct mapping_name *borrow(const struct mapnames *m, struct maps_snapshot *p,
+					 uint32_t kind, uint64_t start, uint64_t inode)
+{
+	const char *name;
+
+	if ((kind != MP3_MAPPING_FILE && kind != MP3_MAPPING_SHMEM) || !inode)
+		return NULL;
+	name = name_elsewhere(m, p, start, inode);
+	return name ? keep_borrowed(p, start, inode, name) : NULL;
+}
+
 void mapnames_begin_pass(struct mapnames *m)
 {
 	m->pass++;
@@ -185,11 +259,14 @@ struct mapping_found mapnames_lookup(struct mapnames *m, pid_t tgid, uint32_t ki
 		return found;
 	p->used_pass = m->pass;
 	map = find_mapping(p, start);
-	if ((!map || map->inode != inode) && p->read_pass != m->pass) {
+	/* A borrowed name too: maps may have it by now, with its size. */
+	if ((!map || map->inode != inode || borrowed(map)) && p->read_pass != m->pass) {
 		p->read_pass = m->pass;
 		map = reread(m, p) ? find_mapping(p, start) : NULL;
 	}
 	if (!map || map->inode != inode)
+		map = borrow(m, p, kind, start, inode);
+	if (!map)
 		return found;
 	found.size = map->end - map->start;
 	/* Anonymous mappings have no name in maps unless named (PR_SET_VMA_ANON_NAME). */

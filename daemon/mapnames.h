@@ -5,7 +5,10 @@
  * pfprofd last read it. A process's maps is read again only when a record
  * names a mapping it does not have (or with another inode), and at most once
  * per pass (one drain of the ring): a process that maps and unmaps all the
- * time costs one read per drain, not one per record.
+ * time costs one read per drain, not one per record. A file mapping that a
+ * process no longer has (it is gone, or unmapped it before pfprofd looked)
+ * takes the name another process's maps gave the same file at the same
+ * address, as a forked worker has its parent's; its size stays unknown.
  */
 #ifndef PFPROF_MAPNAMES_H
 #define PFPROF_MAPNAMES_H
@@ -37,7 +40,8 @@ void mapnames_begin_pass(struct mapnames *m);
 /*
  * Names the mapping of kind (MP3_MAPPING_*) starting at start, with inode,
  * in process tgid. Never fails: what /proc cannot tell (a mapping or a
- * process gone, no memory) is named from the kind and inode alone.
+ * process gone, no memory) is named from another process's maps (a file
+ * with that inode at that address), or from the kind and inode alone.
  */
 struct mapping_found mapnames_lookup(struct mapnames *m, pid_t tgid, uint32_t kind,
 				     uint64_t start, uint64_t inode);

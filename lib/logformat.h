@@ -52,7 +52,9 @@
  * in hex as in /proc/PID/maps, size its bytes when pfprofd read
  * /proc/PID/maps ("-": it was gone), name its path or "[heap]", "[stack]",
  * "[anon]" (or the "[anon:NAME]" maps gives), "[unresolved]", "[inode N]"
- * for a file mapping gone before pfprofd could name it; tabs, newlines and
+ * for a file mapping gone before pfprofd could name it (unless another
+ * process's maps named that inode at that address: then its path, and
+ * size "-"); tabs, newlines and
  * carriage returns in comm and name made '_', a name cut to
  * LOGFORMAT_NAME_MAX - 1 bytes; minor_time_ms and major_time_ms the time
  * the line's minor and major faults took (the module's fault_time, region

@@ -122,6 +122,50 @@ static void test_gone(void)
 	mapnames_free(&m);
 }
 
+static void expect_found_in(struct mapnames *m, pid_t tgid, uint32_t kind, uint64_t start,
+			    uint64_t inode, const char *name, uint64_t size)
+{
+	struct mapping_found f = mapnames_lookup(m, tgid, kind, start, inode);
+
+	expect(!strcmp(f.name, name) && f.size == size, "%d %llx: '%s' %llu bytes, want '%s' %llu",
+	       (int)tgid, (unsigned long long)start, f.name, (unsigned long long)f.size, name,
+	       (unsigned long long)size);
+}
+
+/*
+ * A process gone before its maps was read (a forked worker that served and
+ * exited): its file and shared memory take the name process 42's maps gave
+ * the same inode at the same address, with no size; nothing else does.
+ */
+static void test_named_from_another_process(void)
+{
+	struct mapnames m = { .proc = "proc" };
+
+	write_maps(maps_before);
+	mapnames_begin_pass(&m);
+	/* Nobody read yet: nothing to borrow from. */
+	expect_found_in(&m, 43, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "[inode 1835055]", 0);
+	expect_found(&m, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0x2000);
+	expect_found_in(&m, 43, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0);
+	expect_found_in(&m, 44, MP3_MAPPING_SHMEM, 0x7f0020000000ULL, 2048,
+			"/memfd:buf (deleted)", 0);
+	/* Another inode at that address, or that inode elsewhere: not the same file. */
+	expect_found_in(&m, 45, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835056, "[inode 1835056]", 0);
+	expect_found_in(&m, 45, MP3_MAPPING_FILE, 0x55d0c0a40000ULL, 1835055, "[inode 1835055]", 0);
+	/* Only files and shared memory: a heap is a process's own. */
+	expect_found_in(&m, 45, MP3_MAPPING_HEAP, 0x55d0c1000000ULL, 0, "[heap]", 0);
+	/* Kept: once 42 is forgotten, 43 still names it. */
+	mapnames_begin_pass(&m);
+	mapnames_begin_pass(&m);
+	expect_found_in(&m, 43, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0);
+	mapnames_sweep(&m, 2);
+	expect(m.count == 1, "%zu processes kept", m.count);
+	expect_found_in(&m, 43, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0);
+	/* A borrowed name is no donor: 46 finds none now that 42 is forgotten. */
+	expect_found_in(&m, 46, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "[inode 1835055]", 0);
+	mapnames_free(&m);
+}
+
 /* A process no lookup asked about for the passes given is forgotten, its maps read again. */
 static void test_sweep(void)
 {
@@ -141,4 +185,4 @@ static void test_sweep(void)
 }
 
 UNIT_TESTS(UNIT_TEST(names_each_kind), UNIT_TEST(reads_again_once_per_pass), UNIT_TEST(many),
-	   UNIT_TEST(gone), UNIT_TEST(sweep));
+	   UNIT_TEST(gone), UNIT_TEST(named_from_another_process), UNIT_TEST(sweep));
