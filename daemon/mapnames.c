@@ -15,8 +15,9 @@
 #include "sorted.h"
 
 struct mapping_name {
-	uint64_t start, end, inode;	/* end == start: borrowed, its size unknown */
+	uint64_t start, end, inode;
 	char *name;		/* the maps line's last field; NULL if it has none */
+	pid_t donor;		/* not 0: borrowed, named by this process's maps, size unknown */
 };
 
 struct maps_snapshot {
@@ -128,6 +129,15 @@ static int compare_tgid(const void *snapshot, const void *tgid, void *unused)
 	return (a > b) - (a < b);
 }
 
+static const struct maps_snapshot *find_snapshot(const struct mapnames *m, pid_t tgid)
+{
+	bool found;
+	size_t at = sorted_find(m->procs, m->count, sizeof(*m->procs), &tgid, compare_tgid, NULL,
+				&found);
+
+	return found ? &m->procs[at] : NULL;
+}
+
 /* The snapshot of tgid, added (empty) if new; NULL without memory. */
 static struct maps_snapshot *snapshot_of(struct mapnames *m, pid_t tgid)
 {
@@ -168,18 +178,18 @@ static const char *fallback_name(struct mapnames *m, uint32_t kind, uint64_t ino
 
 static bool borrowed(const struct mapping_name *map)
 {
-	return map->end == map->start;
+	return map->donor != 0;
 }
 
 /*
- * The name another process's maps gave the file at @start with @inode, for
- * a process that no longer has it (gone, or unmapped): a forked child has
- * its parent's mappings at the same addresses (Apache's workers, a
- * database's backends), and two files with one inode at one address are
- * one file. NULL if no process read has it.
+ * The process whose maps has, at @start, the file with @inode that @p no
+ * longer has (gone, or unmapped): a forked child has its parent's mappings
+ * at the same addresses (Apache's workers, a database's backends), and two
+ * files with one inode at one address are one file. 0 if no process read
+ * has it.
  */
-static const char *name_elsewhere(const struct mapnames *m, const struct maps_snapshot *p,
-				  uint64_t start, uint64_t inode)
+static pid_t donor_of(const struct mapnames *m, const struct maps_snapshot *p, uint64_t start,
+		      uint64_t inode)
 {
 	for (size_t i = 0; i < m->count; i++) {
 		const struct maps_snapshot *other = &m->procs[i];
@@ -189,55 +199,63 @@ static const char *name_elsewhere(const struct mapnames *m, const struct maps_sn
 			continue;
 		map = find_mapping(other, start);
 		if (map && map->inode == inode && !borrowed(map) && map->name)
-			return map->name;
+			return other->tgid;
 	}
-	return NULL;
+	return 0;
 }
 
 /*
- * Keeps a borrowed name in @p's mappings, so that its next records of that
- * mapping find it without looking through every process again; the
- * mapping's size stays unknown. The entry at @start (another inode's)
- * makes way. NULL without memory.
+ * Keeps in @p's mappings which process names its mapping at @start, so
+ * that its next records of it find that without looking through every
+ * process again. The entry at @start (another inode's) makes way. NULL
+ * without memory.
  */
 static const struct mapping_name *keep_borrowed(struct maps_snapshot *p, uint64_t start,
-						uint64_t inode, const char *name)
+						uint64_t inode, pid_t donor)
 {
 	bool found;
 	size_t at = sorted_find(p->mappings, p->count, sizeof(*p->mappings), &start,
 				compare_start, NULL, &found);
 	struct mapping_name *grown, *slot;
-	char *copy = strdup(name);
 
-	if (!copy)
-		return NULL;
 	if (found) {
 		slot = &p->mappings[at];
 		free(slot->name);
 	} else {
 		grown = realloc(p->mappings, (p->count + 1) * sizeof(*grown));
-		if (!grown) {
-			free(copy);
+		if (!grown)
 			return NULL;
-		}
 		p->mappings = grown;
 		slot = sorted_make_room(p->mappings, p->count, sizeof(*p->mappings), at);
 		p->count++;
 	}
-	*slot = (struct mapping_name){ .start = start, .end = start, .inode = inode, .name = copy };
+	*slot = (struct mapping_name){ .start = start, .end = start, .inode = inode, .donor = donor };
 	return slot;
 }
 
-/* For a file or shared memory that @p's maps does not have: its name elsewhere, kept. */
+/* For a file or shared memory that @p's maps does not have: another process's, kept. */
 static const struct mapping_name *borrow(const struct mapnames *m, struct maps_snapshot *p,
 					 uint32_t kind, uint64_t start, uint64_t inode)
 {
-	const char *name;
+	pid_t donor;
 
 	if ((kind != MP3_MAPPING_FILE && kind != MP3_MAPPING_SHMEM) || !inode)
 		return NULL;
-	name = name_elsewhere(m, p, start, inode);
-	return name ? keep_borrowed(p, start, inode, name) : NULL;
+	donor = donor_of(m, p, start, inode);
+	return donor ? keep_borrowed(p, start, inode, donor) : NULL;
+}
+
+/* @map's name, a borrowed one's from its donor's maps; NULL if it has none (now). */
+static const char *name_of(const struct mapnames *m, const struct mapping_name *map)
+{
+	const struct maps_snapshot *donor;
+	const struct mapping_name *named;
+
+	if (!borrowed(map))
+		return map->name;
+	donor = find_snapshot(m, map->donor);
+	named = donor ? find_mapping(donor, map->start) : NULL;
+	return named && named->inode == map->inode && !borrowed(named) ? named->name : NULL;
 }
 
 void mapnames_begin_pass(struct mapnames *m)
@@ -251,6 +269,7 @@ struct mapping_found mapnames_lookup(struct mapnames *m, pid_t tgid, uint32_t ki
 	struct mapping_found found = { fallback_name(m, kind, inode), 0 };
 	const struct mapping_name *map = NULL;
 	struct maps_snapshot *p;
+	const char *name;
 
 	if (kind == MP3_MAPPING_UNRESOLVED)
 		return found;
@@ -270,8 +289,9 @@ struct mapping_found mapnames_lookup(struct mapnames *m, pid_t tgid, uint32_t ki
 		return found;
 	found.size = map->end - map->start;
 	/* Anonymous mappings have no name in maps unless named (PR_SET_VMA_ANON_NAME). */
-	if (map->name)
-		found.name = map->name;
+	name = name_of(m, map);
+	if (name)
+		found.name = name;
 	return found;
 }
 

@@ -8,7 +8,8 @@
  * time costs one read per drain, not one per record. A file mapping that a
  * process no longer has (it is gone, or unmapped it before pfprofd looked)
  * takes the name another process's maps gave the same file at the same
- * address, as a forked worker has its parent's; its size stays unknown.
+ * address, as a forked worker has its parent's, while pfprofd keeps that
+ * process's maps; its size stays unknown.
  */
 #ifndef PFPROF_MAPNAMES_H
 #define PFPROF_MAPNAMES_H
