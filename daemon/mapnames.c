@@ -17,8 +17,16 @@
 struct mapping_name {
 	uint64_t start, end, inode;
 	char *name;		/* the maps line's last field; NULL if it has none */
-	pid_t donor;		/* not 0: borrowed, named by this process's maps, size unknown */
+	/*
+	 * Not 0: not in this process's maps but borrowed, named by the maps of
+	 * process donor (MAPPING_NO_DONOR: none had it), as found when
+	 * mapnames.reads was searched; its size unknown.
+	 */
+	pid_t donor;
+	uint64_t searched;
 };
+
+#define MAPPING_NO_DONOR ((pid_t)-1)
 
 struct maps_snapshot {
 	pid_t tgid;
@@ -91,7 +99,7 @@ static int read_maps(const struct mapnames *m, pid_t tgid, struct mapping_name *
 }
 
 /* Replaces p's mappings with what maps says now; false if it cannot be read (p unchanged). */
-static bool reread(const struct mapnames *m, struct maps_snapshot *p)
+static bool reread(struct mapnames *m, struct maps_snapshot *p)
 {
 	struct mapping_name *v = NULL;
 	size_t count = 0;
@@ -101,6 +109,7 @@ static bool reread(const struct mapnames *m, struct maps_snapshot *p)
 	free_mappings(p->mappings, p->count);
 	p->mappings = v;
 	p->count = count;
+	m->reads++;
 	return true;
 }
 
@@ -185,11 +194,12 @@ static bool borrowed(const struct mapping_name *map)
  * The process whose maps has, at @start, the file with @inode that @p no
  * longer has (gone, or unmapped): a forked child has its parent's mappings
  * at the same addresses (Apache's workers, a database's backends), and two
- * files with one inode at one address are one file. 0 if no process read
- * has it.
+ * files with one inode at one address are one file. NULL if no process
+ * read has it.
  */
-static pid_t donor_of(const struct mapnames *m, const struct maps_snapshot *p, uint64_t start,
-		      uint64_t inode)
+static const struct maps_snapshot *donor_of(const struct mapnames *m,
+					    const struct maps_snapshot *p, uint64_t start,
+					    uint64_t inode)
 {
 	for (size_t i = 0; i < m->count; i++) {
 		const struct maps_snapshot *other = &m->procs[i];
@@ -199,19 +209,33 @@ static pid_t donor_of(const struct mapnames *m, const struct maps_snapshot *p, u
 			continue;
 		map = find_mapping(other, start);
 		if (map && map->inode == inode && !borrowed(map) && map->name)
-			return other->tgid;
+			return other;
 	}
-	return 0;
+	return NULL;
+}
+
+/* The donor's own entry that names borrowed @map; NULL if it has none now. */
+static const struct mapping_name *donor_mapping(const struct mapnames *m,
+						const struct mapping_name *map)
+{
+	const struct maps_snapshot *donor;
+	const struct mapping_name *named;
+
+	if (map->donor == MAPPING_NO_DONOR)
+		return NULL;
+	donor = find_snapshot(m, map->donor);
+	named = donor ? find_mapping(donor, map->start) : NULL;
+	return named && named->inode == map->inode && !borrowed(named) ? named : NULL;
 }
 
 /*
- * Keeps in @p's mappings which process names its mapping at @start, so
- * that its next records of it find that without looking through every
- * process again. The entry at @start (another inode's) makes way. NULL
- * without memory.
+ * Remembers in @p's mappings who names its mapping at @start (or that
+ * nobody did, until another maps is read), so that its next records of it
+ * cost a lookup rather than a search of every process. Only where @p's maps has nothing
+ * at @start: its own entries stay. Best effort: without memory, nothing.
  */
-static const struct mapping_name *keep_borrowed(struct maps_snapshot *p, uint64_t start,
-						uint64_t inode, pid_t donor)
+static void remember_donor(const struct mapnames *m, struct maps_snapshot *p, uint64_t start,
+			   uint64_t inode, pid_t donor)
 {
 	bool found;
 	size_t at = sorted_find(p->mappings, p->count, sizeof(*p->mappings), &start,
@@ -220,42 +244,45 @@ static const struct mapping_name *keep_borrowed(struct maps_snapshot *p, uint64_
 
 	if (found) {
 		slot = &p->mappings[at];
-		free(slot->name);
+		if (!borrowed(slot))
+			return;
 	} else {
 		grown = realloc(p->mappings, (p->count + 1) * sizeof(*grown));
 		if (!grown)
-			return NULL;
+			return;
 		p->mappings = grown;
 		slot = sorted_make_room(p->mappings, p->count, sizeof(*p->mappings), at);
 		p->count++;
 	}
-	*slot = (struct mapping_name){ .start = start, .end = start, .inode = inode, .donor = donor };
-	return slot;
+	*slot = (struct mapping_name){ .start = start, .end = start, .inode = inode,
+				       .donor = donor, .searched = m->reads };
 }
 
-/* For a file or shared memory that @p's maps does not have: another process's, kept. */
-static const struct mapping_name *borrow(const struct mapnames *m, struct maps_snapshot *p,
-					 uint32_t kind, uint64_t start, uint64_t inode)
-{
-	pid_t donor;
-
-	if ((kind != MP3_MAPPING_FILE && kind != MP3_MAPPING_SHMEM) || !inode)
-		return NULL;
-	donor = donor_of(m, p, start, inode);
-	return donor ? keep_borrowed(p, start, inode, donor) : NULL;
-}
-
-/* @map's name, a borrowed one's from its donor's maps; NULL if it has none (now). */
-static const char *name_of(const struct mapnames *m, const struct mapping_name *map)
+/*
+ * Another process's entry for the file or shared memory at @start with
+ * @inode, which @p's maps does not have (@map: what @p has at @start);
+ * NULL if none names it.
+ */
+static const struct mapping_name *named_elsewhere(const struct mapnames *m,
+						  struct maps_snapshot *p,
+						  const struct mapping_name *map, uint32_t kind,
+						  uint64_t start, uint64_t inode)
 {
 	const struct maps_snapshot *donor;
 	const struct mapping_name *named;
 
-	if (!borrowed(map))
-		return map->name;
-	donor = find_snapshot(m, map->donor);
-	named = donor ? find_mapping(donor, map->start) : NULL;
-	return named && named->inode == map->inode && !borrowed(named) ? named->name : NULL;
+	if ((kind != MP3_MAPPING_FILE && kind != MP3_MAPPING_SHMEM) || !inode)
+		return NULL;
+	if (map && borrowed(map) && map->inode == inode) {
+		named = donor_mapping(m, map);
+		/* Searched in vain, and no maps read since that could name it. */
+		if (named || map->searched == m->reads)
+			return named;
+	}
+	donor = donor_of(m, p, start, inode);
+	named = donor ? find_mapping(donor, start) : NULL;
+	remember_donor(m, p, start, inode, donor ? donor->tgid : MAPPING_NO_DONOR);
+	return named;
 }
 
 void mapnames_begin_pass(struct mapnames *m)
@@ -269,7 +296,6 @@ struct mapping_found mapnames_lookup(struct mapnames *m, pid_t tgid, uint32_t ki
 	struct mapping_found found = { fallback_name(m, kind, inode), 0 };
 	const struct mapping_name *map = NULL;
 	struct maps_snapshot *p;
-	const char *name;
 
 	if (kind == MP3_MAPPING_UNRESOLVED)
 		return found;
@@ -283,15 +309,16 @@ struct mapping_found mapnames_lookup(struct mapnames *m, pid_t tgid, uint32_t ki
 		p->read_pass = m->pass;
 		map = reread(m, p) ? find_mapping(p, start) : NULL;
 	}
-	if (!map || map->inode != inode)
-		map = borrow(m, p, kind, start, inode);
-	if (!map)
+	if (!map || map->inode != inode || borrowed(map)) {
+		map = named_elsewhere(m, p, map, kind, start, inode);
+		if (map)
+			found.name = map->name;
 		return found;
+	}
 	found.size = map->end - map->start;
 	/* Anonymous mappings have no name in maps unless named (PR_SET_VMA_ANON_NAME). */
-	name = name_of(m, map);
-	if (name)
-		found.name = name;
+	if (map->name)
+		found.name = map->name;
 	return found;
 }
 

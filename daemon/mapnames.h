@@ -26,6 +26,7 @@ struct mapnames {
 	struct maps_snapshot *procs;	/* sorted by tgid */
 	size_t count, cap;
 	uint64_t pass;			/* mapnames_begin_pass() calls */
+	uint64_t reads;			/* maps read: a name may be found elsewhere since */
 	char fallback[48];		/* a name made from the kind and inode */
 };
 

@@ -19,11 +19,20 @@ static const char maps_before[] =
 	"7f0020000000-7f0020100000 rw-s 00000000 00:01 2048                       /memfd:buf (deleted)\n"
 	"7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0                          [stack]\n";
 
+static void write_maps_of(pid_t tgid, const char *text)
+{
+	char path[64];
+
+	mkdir("proc", 0755);
+	snprintf(path, sizeof(path), "proc/%d", (int)tgid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "proc/%d/maps", (int)tgid);
+	unit_write_file(path, text);
+}
+
 static void write_maps(const char *text)
 {
-	mkdir("proc", 0755);
-	mkdir("proc/42", 0755);
-	unit_write_file("proc/42/maps", text);
+	write_maps_of(42, text);
 }
 
 static void expect_found(struct mapnames *m, uint32_t kind, uint64_t start, uint64_t inode,
@@ -166,6 +175,44 @@ static void test_named_from_another_process(void)
 	mapnames_free(&m);
 }
 
+/*
+ * A live process that mapped another file where the one of its record was:
+ * the record's file is named from elsewhere, and its own mapping there keeps
+ * its name and size.
+ */
+static void test_borrowing_keeps_own_mapping(void)
+{
+	struct mapnames m = { .proc = "proc" };
+
+	write_maps(maps_before);
+	write_maps_of(48, "55d0c0a3e000-55d0c0a41000 r--p 00000000 fe:01 999 /usr/bin/dog\n");
+	mapnames_begin_pass(&m);
+	expect_found(&m, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0x2000);
+	expect_found_in(&m, 48, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0);
+	expect_found_in(&m, 48, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 999, "/usr/bin/dog", 0x3000);
+	expect_found_in(&m, 48, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0);
+	mapnames_free(&m);
+}
+
+/* A donor whose maps no longer has the file: another one names it. */
+static void test_donor_lost(void)
+{
+	struct mapnames m = { .proc = "proc" };
+
+	write_maps(maps_before);
+	write_maps_of(47, maps_before);
+	mapnames_begin_pass(&m);
+	expect_found(&m, MP3_MAPPING_HEAP, 0x55d0c1000000ULL, 0, "[heap]", 0x21000);
+	expect_found_in(&m, 47, MP3_MAPPING_HEAP, 0x55d0c1000000ULL, 0, "[heap]", 0x21000);
+	expect_found_in(&m, 43, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0);
+	/* 42 execs something else; its maps is read again for a record of the new program. */
+	write_maps("7f0050000000-7f0050001000 r--p 00000000 fe:01 5 /usr/bin/new\n");
+	mapnames_begin_pass(&m);
+	expect_found(&m, MP3_MAPPING_FILE, 0x7f0050000000ULL, 5, "/usr/bin/new", 0x1000);
+	expect_found_in(&m, 43, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0);
+	mapnames_free(&m);
+}
+
 /* A process no lookup asked about for the passes given is forgotten, its maps read again. */
 static void test_sweep(void)
 {
@@ -185,4 +232,5 @@ static void test_sweep(void)
 }
 
 UNIT_TESTS(UNIT_TEST(names_each_kind), UNIT_TEST(reads_again_once_per_pass), UNIT_TEST(many),
-	   UNIT_TEST(gone), UNIT_TEST(named_from_another_process), UNIT_TEST(sweep));
+	   UNIT_TEST(gone), UNIT_TEST(named_from_another_process),
+	   UNIT_TEST(borrowing_keeps_own_mapping), UNIT_TEST(donor_lost), UNIT_TEST(sweep));
