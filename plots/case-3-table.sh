@@ -26,28 +26,42 @@ summary() {
 	awk -v k="$2" 'index($0, k " = ") == 1 || index($0, k ": ") == 1 {
 		sub(/^[^=:]*[=:] /, ""); print $1 + 0 }' "$dir/$1.pgbench"
 }
-# delta NAME KEY: a counter's change over the run.
-delta() { awk -v k="$2" '$2 == k { v[$1] = $3 } END { print v["after"] - v["before"] }' "$dir/$1.counters"; }
+# deltas NAME: the changes over the run of the counters the tables use, in
+# this order: sys_pswpin sys_pswpout cg_pressure_some_usec
+# cg_pressure_full_usec cg_workingset_refault_anon cg_workingset_refault_file.
+# Fails, naming it, if one is missing at either end.
+deltas() {
+	awk -v run="$1" '{ v[$1, $2] = $3 }
+		END {
+			n = split("sys_pswpin sys_pswpout cg_pressure_some_usec cg_pressure_full_usec " \
+				"cg_workingset_refault_anon cg_workingset_refault_file", keys, " ")
+			for (i = 1; i <= n; i++) {
+				if (!(("before", keys[i]) in v) || !(("after", keys[i]) in v)) {
+					printf "case-3-table: no %s before and after %s\n", keys[i], run > "/dev/stderr"
+					exit 1
+				}
+				line = line (i > 1 ? " " : "") (v["after", keys[i]] - v["before", keys[i]])
+			}
+			print line
+		}' "$dir/$1.counters"
+}
 
-# samples START END: minor major cpu_ms swapin_ms thrashing_ms reclaim_ms blkio_ms, summed.
+# samples START END: the unit's minor faults, major faults and cpu_ms, summed.
 samples() {
-	awk -v s="$1" -v e="$2" '!/^#/ && $2 > s && $2 <= e {
-			minor += $5; major += $6; cpu += $7
-			if ($16 != "-") { swapin += $16; thrash += $17; reclaim += $18; blkio += $20 }
-		}
-		END { print minor + 0, major + 0, cpu + 0, swapin + 0, thrash + 0, reclaim + 0, blkio + 0 }' \
-		"$dir/pfprof.log"
+	awk -v s="$1" -v e="$2" '!/^#/ && $2 > s && $2 <= e { minor += $5; major += $6; cpu += $7 }
+		END { print minor + 0, major + 0, cpu + 0 }' "$dir/pfprof.log"
 }
 
 # backends NAME START END: per kind of process, from the per-process log:
 # kind processes minor major cpu_ms memwait_ms blkio_ms fault_time_ms
+# (memwait: swap-in, thrashing, reclaim and compaction)
 backends() {
 	awk -v s="$2" -v e="$3" 'FILENAME == ARGV[2] { kind[$1] = $2; next }
 		!/^#/ && $2 > s && $2 <= e {
 			k = ($3 in kind) ? kind[$3] : "other"
 			if (!(($3, k) in seen)) { seen[$3, k] = 1; procs[k]++ }
 			minor[k] += $5; major[k] += $6; cpu[k] += $7
-			if ($9 != "-") { wait[k] += $9 + $10 + $11; blkio[k] += $13 }
+			if ($9 != "-") { wait[k] += $9 + $10 + $11 + $12; blkio[k] += $13 }
 			if ($14 != "-") ftime[k] += $14 + $15
 		}
 		END { for (k in procs) printf "%s %d %d %d %d %.1f %.1f %.1f\n", k, procs[k],
@@ -65,18 +79,18 @@ for run in $runs; do pgbench_outputs+=("$dir/$run.pgbench"); done
 		"refault_anon_per_s refault_file_per_s"
 	for run in $runs; do
 		read -r start end < <(window "$run")
-		read -r minor major cpu _ _ _ _ < <(samples "$start" "$end")
+		read -r minor major cpu < <(samples "$start" "$end")
 		read -r _ _ _ _ _ memwait blkio ftime < <(backends "$run" "$start" "$end" |
 			awk '$1 == "pgbench" { print; n++ } END { if (!n) print "pgbench", 0, 0, 0, 0, 0, 0, 0 }')
+		counters=$(deltas "$run") || exit 1
+		read -r pswpin pswpout some full ranon rfile <<< "$counters"
 		awk -v name="$run" -v limit="$(awk -v n="$run" '$1 == n { print $2 }' "$dir/runs")" \
 			-v s="$start" -v e="$end" -v tx="$(summary "$run" "number of transactions actually processed")" \
 			-v tps="$(summary "$run" tps)" -v lat="$(summary "$run" "latency average")" \
 			-v sd="$(summary "$run" "latency stddev")" -v minor="$minor" -v major="$major" -v cpu="$cpu" \
-			-v pswpin="$(delta "$run" sys_pswpin)" -v pswpout="$(delta "$run" sys_pswpout)" \
-			-v some="$(delta "$run" cg_pressure_some_usec)" -v full="$(delta "$run" cg_pressure_full_usec)" \
+			-v pswpin="$pswpin" -v pswpout="$pswpout" -v some="$some" -v full="$full" \
 			-v memwait="${memwait:-0}" -v blkio="${blkio:-0}" -v ftime="${ftime:-0}" \
-			-v ranon="$(delta "$run" cg_workingset_refault_anon)" \
-			-v rfile="$(delta "$run" cg_workingset_refault_file)" \
+			-v ranon="$ranon" -v rfile="$rfile" \
 			'BEGIN { d = e - s
 				printf "%s %d %.1f %d %.1f %.3f %.3f %.1f %.1f %.1f %.1f %.1f %.2f %.2f %.3f %.3f %.3f %.1f %.1f\n",
 					name, limit, d, tx, tps, lat, sd, minor / d, major / d, cpu / d / 10,

@@ -56,10 +56,11 @@ db=pgbench
 # system's swap traffic (pages), as "LABEL KEY VALUE" lines.
 counters() {
 	awk -v l="$1" '$1 ~ /^(pgfault|pgmajfault|workingset_refault_anon|workingset_refault_file|pswpin|pswpout)$/ {
-		print l, "cg_" $1, $2 }' "$cg/memory.stat"
-	awk -v l="$1" '$1 == "usage_usec" { print l, "cg_cpu_usec", $2 }' "$cg/cpu.stat"
-	awk -v l="$1" '{ sub("total=", "", $5); print l, "cg_pressure_" $1 "_usec", $5 }' "$cg/memory.pressure"
-	awk -v l="$1" '$1 ~ /^(pswpin|pswpout|pgmajfault)$/ { print l, "sys_" $1, $2 }' /proc/vmstat
+		print l, "cg_" $1, $2 }' "$cg/memory.stat" &&
+		awk -v l="$1" '$1 == "usage_usec" { print l, "cg_cpu_usec", $2 }' "$cg/cpu.stat" &&
+		awk -v l="$1" '{ sub("total=", "", $5); print l, "cg_pressure_" $1 "_usec", $5 }' \
+			"$cg/memory.pressure" &&
+		awk -v l="$1" '$1 ~ /^(pswpin|pswpout|pgmajfault)$/ { print l, "sys_" $1, $2 }' /proc/vmstat
 }
 
 # watch_backends FILE: every 10 s, the cluster's processes and their kind
@@ -82,7 +83,7 @@ bench() {
 	systemctl set-property --runtime "$unit" "MemoryMax=${limit}M" ||
 		fail "cannot set MemoryMax=${limit}M on $unit"
 	say "$name: MemoryMax=${limit}M, pgbench -c $CLIENTS for $SECONDS_PER_RUN s"
-	counters before > "$out/$name.counters"
+	counters before > "$out/$name.counters" || fail "$name: cannot read the counters"
 	watch_backends "$out/$name.backends.raw" &
 	watcher=$!
 	start=$(date +%s.%N)
@@ -91,7 +92,7 @@ bench() {
 	echo "$name $limit $start $(date +%s.%N)" >> "$out/runs"
 	kill "$watcher"
 	wait "$watcher" 2>/dev/null
-	counters after >> "$out/$name.counters"
+	counters after >> "$out/$name.counters" || fail "$name: cannot read the counters"
 	sort -u "$out/$name.backends.raw" > "$out/$name.backends" && rm -f "$out/$name.backends.raw"
 	# pfprofd writes a batch every second: the run's last samples first.
 	sleep 2
@@ -109,26 +110,37 @@ pgbench_client() {
 		HAVING count(*) >= $CLIENTS"
 }
 
-# heatmap_run: one more run, while DAMON watches a client's backend and the checkpointer.
-heatmap_run() {
-	local client checkpointer recorder
-	[ -d /sys/kernel/mm/damon/admin ] || { say "no DAMON in this kernel: no heatmaps"; return; }
-	bench heatmap "$HEATMAP_LIMIT" &
-	local run=$!
+# record_heatmaps: once pgbench's clients are connected, DAMON on one of
+# their backends and on the checkpointer until the run ends; their PIDs to
+# /tmp/heatmap.pids. In the background, beside the run: says what failed in
+# /tmp/heatmap.out and returns non-zero, never ends the study itself.
+record_heatmaps() {
+	local client='' checkpointer
 	for _ in $(seq 50); do
 		client=$(pgbench_client)
 		[ -n "$client" ] && break
 		sleep 0.2
 	done
 	checkpointer=$(pid_of checkpointer)
-	[ -n "$client" ] || fail "heatmap: pgbench's clients did not connect"
-	[ -n "$checkpointer" ] || fail "heatmap: no checkpointer"
-	say "heatmap: DAMON on backend $client and checkpointer $checkpointer"
+	if [ -z "$client" ] || [ -z "$checkpointer" ]; then
+		echo "no client backend ($client) or checkpointer ($checkpointer)" > /tmp/heatmap.out
+		return 1
+	fi
+	echo "$client $checkpointer" > /tmp/heatmap.pids
 	pfprofctl heatmap --record --seconds $((SECONDS_PER_RUN - 5)) --take-damon "$client" "$checkpointer" \
-		> /tmp/heatmap.out 2>&1 &
+		> /tmp/heatmap.out 2>&1
+}
+
+# heatmap_run: one more run, while DAMON watches a client's backend and the checkpointer.
+heatmap_run() {
+	local recorder client checkpointer
+	[ -d /sys/kernel/mm/damon/admin ] || { say "no DAMON in this kernel: no heatmaps"; return; }
+	record_heatmaps &
 	recorder=$!
-	wait "$run" || fail "heatmap: the run failed"
-	wait "$recorder" || fail "heatmap: pfprofctl heatmap --record failed: $(tail -n 3 /tmp/heatmap.out)"
+	bench heatmap "$HEATMAP_LIMIT"
+	wait "$recorder" || fail "heatmap: $(tail -n 3 /tmp/heatmap.out)"
+	read -r client checkpointer < /tmp/heatmap.pids
+	say "heatmap: DAMON watched backend $client and checkpointer $checkpointer"
 	cp "/var/log/pfprof/heatmap-$client.log" "$out/heatmap-backend.log" ||
 		fail "heatmap: no log of backend $client"
 	cp "/var/log/pfprof/heatmap-$checkpointer.log" "$out/heatmap-checkpointer.log" ||
@@ -160,7 +172,7 @@ as_postgres pgbench -i -q -s "$SCALE" "$db" > "$out/init.pgbench" 2>&1 ||
 	fail "pgbench -i failed: $(tail -n 3 "$out/init.pgbench")"
 say "database: $(sql "SELECT pg_size_pretty(pg_database_size('$db'))")"
 {
-	echo "postgresql $(as_postgres postgres --version 2>/dev/null || sql 'SHOW server_version')"
+	echo "postgresql $(sql 'SHOW server_version')"
 	echo "database_bytes $(sql "SELECT pg_database_size('$db')")"
 	echo "shared_buffers $(sql 'SHOW shared_buffers')"
 	echo "scale $SCALE"

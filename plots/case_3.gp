@@ -46,7 +46,7 @@ set ylabel "ms per transaction"
 unset y2label
 unset y2tics
 plot runs using 2:6:xtic(sprintf("%dM", $2)) with linespoints lc 2 lw 2 pt 5 dt 2 title "mean latency (pgbench)", \
-     runs using 2:15 with linespoints lc 7 lw 2 pt 7 title "waiting on memory: swap-in, thrashing, reclaim (delay accounting)", \
+     runs using 2:15 with linespoints lc 7 lw 2 pt 7 title "waiting on memory: swap-in, thrashing, reclaim, compaction (delay accounting)", \
      runs using 2:17 with linespoints lc 6 lw 2 pt 9 title "in page faults (pfprof --latency)", \
      runs using 2:16 with linespoints lc 3 lw 1 pt 4 dt 3 title "waiting on block I/O (delay accounting)"
 unset multiplot
