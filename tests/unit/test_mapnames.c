@@ -35,14 +35,21 @@ static void write_maps(const char *text)
 	write_maps_of(42, text);
 }
 
+static void expect_found_in(struct mapnames *m, pid_t tgid, uint32_t kind, uint64_t start,
+			    uint64_t inode, const char *name, uint64_t size)
+{
+	struct mapping_found f = mapnames_lookup(m, tgid, kind, start, inode);
+
+	expect(!strcmp(f.name, name) && f.size == size, "%d %llx: '%s' %llu bytes, want '%s' %llu",
+	       (int)tgid, (unsigned long long)start, f.name, (unsigned long long)f.size, name,
+	       (unsigned long long)size);
+}
+
+/* In process 42, whose maps the tests write. */
 static void expect_found(struct mapnames *m, uint32_t kind, uint64_t start, uint64_t inode,
 			 const char *name, uint64_t size)
 {
-	struct mapping_found f = mapnames_lookup(m, 42, kind, start, inode);
-
-	expect(!strcmp(f.name, name) && f.size == size, "%llx: '%s' %llu bytes, want '%s' %llu",
-	       (unsigned long long)start, f.name, (unsigned long long)f.size, name,
-	       (unsigned long long)size);
+	expect_found_in(m, 42, kind, start, inode, name, size);
 }
 
 static void test_names_each_kind(void)
@@ -129,16 +136,6 @@ static void test_gone(void)
 	mapnames_begin_pass(&m);
 	expect_found(&m, MP3_MAPPING_ANON, 0x1000, 0, "[anon]", 0);
 	mapnames_free(&m);
-}
-
-static void expect_found_in(struct mapnames *m, pid_t tgid, uint32_t kind, uint64_t start,
-			    uint64_t inode, const char *name, uint64_t size)
-{
-	struct mapping_found f = mapnames_lookup(m, tgid, kind, start, inode);
-
-	expect(!strcmp(f.name, name) && f.size == size, "%d %llx: '%s' %llu bytes, want '%s' %llu",
-	       (int)tgid, (unsigned long long)start, f.name, (unsigned long long)f.size, name,
-	       (unsigned long long)size);
 }
 
 /*
