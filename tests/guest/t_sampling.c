@@ -187,6 +187,12 @@ void test_stat_unchanged(void)
 	worker_spawn(&w);
 	worker_do(&w, 't', FRESH_PAGES);
 	worker_do(&w, 'c', 100);
+	/*
+	 * Idle only once asleep: after its ack the worker still runs to its next
+	 * read, and /proc/pid/stat's times are its runtime split by ticks (the
+	 * debug kernel's 6.12 gained a tick of stime there in CI).
+	 */
+	wait_blocked(w.pid, 5000);
 	read_pid_stat(w.pid, &before);
 	expect_ok(status_cmd('R', w.pid), "R worker");
 	wait_head(&ring, 10, 3000);
