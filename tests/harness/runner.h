@@ -3,8 +3,10 @@
  * The test runner shared by the host unit tests (tests/unit) and the guest
  * suite (tests/guest). Each test runs in a process group of its own and
  * either returns (pass) or calls fail() with a reason; helpers it leaves
- * behind are killed with the group. The runner prints "PASS name" or
- * "FAIL name: reason" per test and "N passed, N failed" last.
+ * behind are killed with the group. The runner prints "START name" before a
+ * test, "RUNNING name for N s" every 30 s while it runs, "PASS name (N.N s)"
+ * or "FAIL name (N.N s): reason" after it, and "N passed, N failed" last.
+ * A test's timeout is scaled by PFPROF_TIMEOUT_SCALE (at least 1).
  *
  * A test binary: [--list] [TEST...] runs the named tests (all by default).
  * Exit status: 0 all passed, 1 a test failed, 2 usage error.
@@ -19,7 +21,7 @@ struct test {
 	const char *name;
 	void (*run)(void);
 	const char *params;	/* for the suite's hooks: the guest's module parameters */
-	unsigned int timeout_s;	/* 0: none */
+	unsigned int timeout_s;	/* 0: none; times PFPROF_TIMEOUT_SCALE */
 };
 
 struct test_suite {
