@@ -1,5 +1,5 @@
 #!/bin/bash
-# Usage: tests/vm/boot.sh [--mem MB] [--smp N] [--timeout SEC] [--append "ARGS"] [--drive IMG] [--share DIR] [--icount] KERNEL INITRD LOGDIR
+# Usage: tests/vm/boot.sh [--mem MB] [--smp N] [--timeout SEC] [--idle SEC] [--append "ARGS"] [--drive IMG] [--share DIR] [--icount] KERNEL INITRD LOGDIR
 #
 # Boots KERNEL (vmlinux.sh) + INITRD (mkinitramfs.sh) under QEMU/TCG, console live
 # on stdout. QEMU is trixie-backports' (11.1), from the trixie build root
@@ -17,6 +17,13 @@
 # result.txt). Verdict on stderr. Needs root (a mount namespace, chroot).
 # --drive IMG: a raw disk as /dev/vda (-snapshot: the image is never written);
 # --share DIR: DIR as the 9p share with mount tag "host".
+# --timeout SEC: the guest is stopped SEC s after it started (0: never;
+#   default 600). --idle SEC: stopped once its console has been silent for
+#   SEC s: a test suite that keeps printing is slow, not hung, however long
+#   it takes (tests/harness/runner.h prints a line at least every 30 s).
+#   Either way it is reported as hung with where it was: the test it had
+#   started and not finished ("START name" lines), the tests that finished
+#   and how long each took ("PASS name (N.N s)"), its last lines.
 # --icount: the guest's clock counts instructions, 1 ns each (QEMU -icount
 #   shift=0): a time measured in the guest is the number of instructions run,
 #   the same from one run and machine to the next.  Only with --smp 1, on
@@ -24,6 +31,9 @@
 # Kernel args: console=ttyS0 panic=-1 oops=panic quiet loglevel=4 printk.time=1
 #   log_buf_len=8M rdinit=/init + --append (8M: a chatty payload must not push
 #   early-boot splats out of the 128K default ring buffer before dmesg is read).
+# PFPROF_GUEST_LOCK=FILE: one guest at a time among the boot.sh runs that
+#   name the same FILE (make check: two vCPUs each on a two-core host); the
+#   wait for it is said and not counted in the guest's wall time.
 # Exit: 0 payload rc=0 and no kernel splat
 #       1 payload rc!=0 (no splat)
 #       2 kernel splat (WARNING/BUG/Oops/lockdep/KASAN/...) in dmesg or console, whatever rc
@@ -35,18 +45,19 @@ usage() { sed -n '2s/^# //p' "$0" >&2; exit 64; }
 log() { printf 'boot.sh: %s\n' "$*" >&2; }
 
 here=$(cd "$(dirname "$0")" && pwd)
-mem=512 smp=2 timeout_s=600 extra=""
+mem=512 smp=2 timeout_s=600 idle_s=0 extra=""
 devices=() accel=(-accel "tcg,thread=multi")
 # in_qemu_root PATH: PATH as QEMU sees it (the host's / is /host there).
 in_qemu_root() { printf '/host%s' "$(realpath -m "$1")"; }
 while (($#)); do
     case $1 in
-        --mem | --smp | --timeout | --append | --drive | --share)
+        --mem | --smp | --timeout | --idle | --append | --drive | --share)
             (($# >= 2)) || usage
             case $1 in
                 --mem) mem=$2 ;;
                 --smp) smp=$2 ;;
                 --timeout) timeout_s=$2 ;;
+                --idle) idle_s=$2 ;;
                 --append) extra=$2 ;;
                 --drive) path=$(in_qemu_root "$2")
                     devices+=(-snapshot -drive "file=${path//,/,,},if=virtio,format=raw,cache=unsafe") ;;
@@ -63,9 +74,13 @@ while (($#)); do
 done
 (($# == 3)) || usage
 kernel=$1 initrd=$2 logdir=$3
-for n in "$mem" "$smp" "$timeout_s"; do
+for n in "$mem" "$smp"; do
     [[ "$n" =~ ^[1-9][0-9]*$ ]] || { log "not a positive number: $n"; usage; }
 done
+for n in "$timeout_s" "$idle_s"; do
+    [[ "$n" =~ ^[0-9]+$ ]] || { log "not a number of seconds: $n"; usage; }
+done
+((timeout_s || idle_s)) || { log "--timeout 0 needs --idle: a hung guest must end"; usage; }
 [[ "${accel[*]}" != *-icount* ]] || ((smp == 1)) || { log "--icount needs --smp 1"; usage; }
 for f in "$kernel" "$initrd"; do
     [[ -f "$f" ]] || { log "no such file: $f"; exit 64; }
@@ -86,6 +101,9 @@ cmdline="console=ttyS0 panic=-1 oops=panic quiet loglevel=4 printk.time=1 log_bu
 # timing tests.
 priority=(nice -n -10)
 boot() {
+    local size last_size=-1 quiet_since=$SECONDS
+
+    silent=0
     set +e
     # --foreground keeps QEMU in our process group, so Ctrl-C or a CI runner
     # killing the group also stops QEMU (plain timeout would setpgid it away).
@@ -93,22 +111,69 @@ boot() {
     # / at /host there; each exec keeps the PID, so the timeout's signal
     # reaches QEMU itself.
     # shellcheck disable=SC2016 # expanded by the inner shell
-    timeout --foreground -k 10 "$timeout_s" "${priority[@]}" unshare --mount sh -c '
-        root=$1
-        shift
-        mount --rbind / "$root/host"
-        mount --rbind /dev "$root/dev"
-        mount -t proc proc "$root/proc"
-        exec chroot "$root" "$@"' sh "$qemu_root" qemu-system-x86_64 \
-        "${accel[@]}" -M pc -cpu max -m "$mem" -smp "$smp" \
-        -nodefaults -no-user-config -display none -no-reboot \
-        -serial stdio -serial "file:$(in_qemu_root "$result" | sed 's/,/,,/g')" \
-        -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-        -kernel "$(in_qemu_root "$kernel")" -initrd "$(in_qemu_root "$initrd")" \
-        -append "$cmdline" "${devices[@]}" \
-        </dev/null | tee "$console"
-    qemu_rc=${PIPESTATUS[0]}
+    {
+        timeout --foreground -k 10 "$timeout_s" "${priority[@]}" unshare --mount sh -c '
+            root=$1
+            shift
+            mount --rbind / "$root/host"
+            mount --rbind /dev "$root/dev"
+            mount -t proc proc "$root/proc"
+            exec chroot "$root" "$@"' sh "$qemu_root" qemu-system-x86_64 \
+            "${accel[@]}" -M pc -cpu max -m "$mem" -smp "$smp" \
+            -nodefaults -no-user-config -display none -no-reboot \
+            -serial stdio -serial "file:$(in_qemu_root "$result" | sed 's/,/,,/g')" \
+            -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+            -kernel "$(in_qemu_root "$kernel")" -initrd "$(in_qemu_root "$initrd")" \
+            -append "$cmdline" "${devices[@]}" \
+            </dev/null | tee "$console"
+        echo "${PIPESTATUS[0]}" >"$logdir/.qemu-rc"
+    } &
+    pipeline=$!
+    # The silence watch: timeout passes our SIGTERM on to QEMU (and its
+    # SIGKILL 10 s later), as it does its own.
+    while kill -0 "$pipeline" 2>/dev/null; do
+        sleep 1
+        if ((!idle_s || silent)); then
+            continue
+        fi
+        size=$(stat -c %s "$console" 2>/dev/null || echo 0)
+        if [[ "$size" != "$last_size" ]]; then
+            last_size=$size quiet_since=$SECONDS
+        elif ((SECONDS - quiet_since >= idle_s)); then
+            silent=1
+            pkill -TERM -x timeout -P "$pipeline"
+        fi
+    done
+    wait "$pipeline"
+    qemu_rc=$(cat "$logdir/.qemu-rc" 2>/dev/null || echo 137)
+    rm -f "$logdir/.qemu-rc"
+    ((!silent)) || qemu_rc=124
     set -e
+}
+
+# where_it_was: for a guest stopped for time, the test it was in and how
+# long the finished ones took (tests/harness/runner.h's lines), else its
+# last console lines.
+where_it_was() {
+    tr -d '\r' <"$console" | awk '
+        /^START / { current = $2; started = NR; next }
+        /^(PASS|FAIL) [^ ]+ \([0-9.]+ s\)/ {
+            name = $2; took = $3; sub(/^\(/, "", took)
+            if (name == current) current = ""
+            n++; total += took
+            if (took + 0 >= 1) slow = slow sprintf("  %s %s s\n", name, took)
+        }
+        { last[NR % 10] = $0 }
+        END {
+            if (n || current != "") {
+                printf "%d tests finished in %.0f s", n, total
+                if (current != "") printf "; it was in test %s", current
+                printf "\n"
+                if (slow != "") printf "finished tests of 1 s or more:\n%s", slow
+            }
+            print "its last console lines:"
+            for (i = NR - 9; i <= NR; i++) if (i > 0) print "    " last[i % 10]
+        }'
 }
 
 # why_boot_again: says why the guest that just ran deserves one more boot, or
@@ -127,6 +192,16 @@ why_boot_again() {
     fi
 }
 
+# A boot.sh stopped while a guest runs stops the guest.
+pipeline=
+trap '[[ -z "$pipeline" ]] || pkill -TERM -x timeout -P "$pipeline" 2>/dev/null || :' EXIT
+trap 'exit 130' INT TERM
+if [[ -n "${PFPROF_GUEST_LOCK:-}" ]]; then
+    exec 8>>"$PFPROF_GUEST_LOCK"
+    waited=$SECONDS
+    flock 8
+    log "waited $((SECONDS - waited)) s for another guest to end"
+fi
 t0=$(date +%s%N)
 boot
 # One more boot, said aloud; the first console is kept.
@@ -152,7 +227,12 @@ section payload >"$logdir/payload.txt"
 section dmesg >"$logdir/dmesg.txt"
 
 if ((qemu_rc == 124 || qemu_rc == 137)); then
-    log "FAIL: guest hung (timeout after ${timeout_s} s)"
+    where_it_was >&2
+    if ((silent)); then
+        log "FAIL: guest hung (no console output for ${idle_s} s; ${wall} s in all)"
+    else
+        log "FAIL: guest stopped at its time limit (${timeout_s} s)"
+    fi
     exit 3
 fi
 

@@ -5,7 +5,9 @@
 # exit-code contract.  (1) prints "hello from guest" + uname -r, exits 7 -> 1;
 # (2) crashes the kernel via sysrq -> 3; (2b) prints a stale int3 oops, then
 # crashes -> booted twice, 3; (3) logs a fake WARNING to /dev/kmsg
-# and exits 0 -> 2.  Exits 0 if all pass.  Logs are kept only on failure
+# and exits 0 -> 2; (4) with --idle 20 and no time limit, a suite that prints
+# a line every 5 s for 40 s finishes -> 0, and (5) one that stops printing in
+# a test is stopped -> 3, named.  Exits 0 if all pass.  Logs are kept only on failure
 # (or with PFPROF_KEEP_LOGS=1). PFPROF_KERNEL as for plots/case-studies.sh.
 set -euo pipefail
 
@@ -31,13 +33,16 @@ cleanup() {
 trap cleanup EXIT
 
 # run_case NAME EXPECTED_EXIT RUN_SCRIPT_BODY: boots the payload, checks the exit.
+# boot.sh's limits: $limits (default --timeout 120).
 run_case() {
     local name=$1 want=$2 body=$3 dir=$work/$1 got=0
+    local -a limits=(--timeout 120)
+    [[ -z "${limits_override:-}" ]] || read -ra limits <<<"$limits_override"
     mkdir -p "$dir/payload"
     printf '#!/bin/sh\n%s\n' "$body" >"$dir/payload/run"
     chmod 755 "$dir/payload/run"
     "$here/mkinitramfs.sh" "$dir/initrd.cpio" "$dir/payload"
-    "$here/boot.sh" --timeout 120 "$kernel" "$dir/initrd.cpio" "$dir/log" \
+    "$here/boot.sh" "${limits[@]}" "$kernel" "$dir/initrd.cpio" "$dir/log" \
         >"$dir/stdout" 2>"$dir/stderr" || got=$?
     if ((got != want)); then
         log "FAIL $name: boot.sh exited $got, expected $want; its stderr:"
@@ -71,6 +76,18 @@ if ! grep -q 'WARNING: fake splat' "$work/warning/log/dmesg.txt" 2>/dev/null; th
     log "FAIL warning: dmesg.txt lacks the fake splat"
     failed=1
 fi
+
+limits_override="--timeout 0 --idle 20"
+# shellcheck disable=SC2016 # expanded in the guest
+run_case slow 0 'for i in 1 2 3 4 5 6 7 8; do echo "RUNNING slow for $((i * 5)) s"; sleep 5; done' || true
+run_case silent 3 'echo "START quick"; echo "PASS quick (1.5 s)"; echo "START stuck"; sleep 600' || true
+if ! grep -q 'it was in test stuck' "$work/silent/stderr" 2>/dev/null \
+    || ! grep -q 'quick 1.5 s' "$work/silent/stderr" \
+    || ! grep -q 'no console output for 20 s' "$work/silent/stderr"; then
+    log "FAIL silent: boot.sh did not say where the guest stopped"
+    failed=1
+fi
+unset limits_override
 
 if ((failed)); then
     log "FAILED"
