@@ -88,6 +88,13 @@ void forking_child(int go, int back);
 /* Appends what a pty's master shows within ms to screen (SCREEN_MAX bytes); its length. */
 size_t pty_read_screen(int master, char *screen, size_t len, unsigned int ms);
 /*
+ * Appends what a pty's master shows until done(screen) or ms pass; its
+ * length. A view starts and draws at the speed of a busy guest: wait for
+ * what it should show, not for a time.
+ */
+size_t pty_read_until(int master, char *screen, size_t len, bool (*done)(const char *screen),
+		      unsigned int ms);
+/*
  * Types q into a live view (what) on the pty's master, pid its process:
  * it must exit with status 0 within 10 s and restore the terminal. Closes
  * master.
@@ -151,7 +158,17 @@ void map_ring(struct mp3ring *ring, int *fd);
  */
 uint32_t kernel_stalls_flag(void);
 /* Waits until head >= target; fails after timeout_ms. */
+/*
+ * The waits below fail after their timeout_ms times timeout_scale(): they
+ * catch what never comes, not what comes late on a busy host.
+ */
+unsigned int scaled_ms(unsigned int ms);
 uint64_t wait_head(const struct mp3ring *ring, uint64_t target, unsigned int timeout_ms);
+/*
+ * A wait for ticks samples: their periods and 10 s more, since a sample may
+ * wait long for a CPU on a busy host (the limit catches a sampler that stopped).
+ */
+unsigned int ticks_ms(const struct mp3ring *ring, unsigned int ticks);
 /* Waits until @pid has mapped the device (a reader that has begun); fails after timeout_ms. */
 void wait_ring_mapped(pid_t pid, unsigned int timeout_ms);
 /*

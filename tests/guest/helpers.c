@@ -380,9 +380,14 @@ void read_comm(pid_t pid, char *comm, size_t size)
 	comm[strcspn(comm, "\n")] = '\0';
 }
 
+unsigned int scaled_ms(unsigned int ms)
+{
+	return (unsigned int)(ms * timeout_scale());
+}
+
 void wait_blocked(pid_t pid, unsigned int timeout_ms)
 {
-	uint64_t deadline = now_ns() + timeout_ms * 1000000ULL;
+	uint64_t deadline = now_ns() + (timeout_ms = scaled_ms(timeout_ms)) * 1000000ULL;
 	char path[64], wchan[64];
 	ssize_t n;
 	int fd;
@@ -447,7 +452,7 @@ uint32_t kernel_stalls_flag(void)
 
 uint64_t wait_head(const struct mp3ring *ring, uint64_t target, unsigned int timeout_ms)
 {
-	uint64_t deadline = now_ns() + timeout_ms * 1000000ULL;
+	uint64_t deadline = now_ns() + (timeout_ms = scaled_ms(timeout_ms)) * 1000000ULL;
 	uint64_t head;
 
 	while ((head = mp3ring_head(ring)) < target) {
@@ -457,6 +462,11 @@ uint64_t wait_head(const struct mp3ring *ring, uint64_t target, unsigned int tim
 		sleep_ms(2);
 	}
 	return head;
+}
+
+unsigned int ticks_ms(const struct mp3ring *ring, unsigned int ticks)
+{
+	return ticks * (unsigned int)(ring->hdr->period_ns / 1000000) + 10000;
 }
 
 /* Whether record record_head is written for sample head, not yet published. */
@@ -769,6 +779,7 @@ static bool ring_mapped_by(pid_t pid)
 
 void wait_ring_mapped(pid_t pid, unsigned int timeout_ms)
 {
+	timeout_ms = scaled_ms(timeout_ms);
 	for (unsigned int waited = 0; !ring_mapped_by(pid); waited += 10) {
 		expect(waited < timeout_ms, "PID %d did not map %s in %u ms", (int)pid,
 		       MP3_DEVICE_PATH, timeout_ms);
@@ -810,7 +821,7 @@ pid_t spawn_root_with_child(pid_t *child)
 /* Waits until the listing has pid, or no longer has it; fails after timeout_ms. */
 static void wait_listing(pid_t pid, bool listed, unsigned int timeout_ms)
 {
-	uint64_t deadline = now_ns() + timeout_ms * 1000000ULL;
+	uint64_t deadline = now_ns() + (timeout_ms = scaled_ms(timeout_ms)) * 1000000ULL;
 
 	while (status_lists(pid) != listed) {
 		expect(now_ns() < deadline, "PID %d still %slisted after %u ms", (int)pid,
@@ -834,7 +845,7 @@ void wait_listed(pid_t pid, unsigned int timeout_ms)
 
 void wait_none_listed(unsigned int timeout_ms)
 {
-	uint64_t deadline = now_ns() + timeout_ms * 1000000ULL;
+	uint64_t deadline = now_ns() + (timeout_ms = scaled_ms(timeout_ms)) * 1000000ULL;
 	static pid_t pids[LISTED_MAX];
 	int n;
 
@@ -861,6 +872,22 @@ size_t pty_read_screen(int master, char *screen, size_t len, unsigned int ms)
 		len += n;
 	}
 	screen[len] = '\0';
+	return len;
+}
+
+size_t pty_read_until(int master, char *screen, size_t len, bool (*done)(const char *screen),
+		      unsigned int ms)
+{
+	uint64_t deadline = now_ns() + scaled_ms(ms) * 1000000ULL;
+
+	screen[len] = '\0';
+	while (!done(screen) && now_ns() < deadline && len < SCREEN_MAX - 1) {
+		size_t before = len;
+
+		len = pty_read_screen(master, screen, len, 100);
+		if (len == before)
+			sleep_ms(10);	/* EIO once the view exited: no busy loop */
+	}
 	return len;
 }
 

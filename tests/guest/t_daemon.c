@@ -1178,6 +1178,12 @@ void test_daemon_faults_tree(void)
 	close(back);
 }
 
+static bool where_watch_drawn(const char *screen)
+{
+	return strstr(screen, "\033[?1049h") && strstr(screen, "[anon]") &&
+	       strstr(screen, "the last 600 s");
+}
+
 /*
  * where --watch on a terminal: the process's window of the logs (its last
  * 600 s: everything here) on the alternate screen, q quits and restores it.
@@ -1196,10 +1202,9 @@ static void expect_where_watch(const char *pid_arg)
 		      "600", "-d", "0.2", pid_arg, (char *)NULL);
 		_exit(127);
 	}
-	len = pty_read_screen(master, screen, len, 1500);
-	expect(strstr(screen, "\033[?1049h") && strstr(screen, "[anon]") &&
-	       strstr(screen, "the last 600 s"), "no where --watch screen with [anon]: %.300s",
-	       screen);
+	/* Its first frame reads every faults log: 1.5 s was once too short. */
+	len = pty_read_until(master, screen, len, where_watch_drawn, 20000);
+	expect(where_watch_drawn(screen), "no where --watch screen with [anon]: %.300s", screen);
 	pty_expect_quit(master, where, screen, len, "where --watch");
 }
 

@@ -286,7 +286,7 @@ static bool comm_is(pid_t pid, const char *name)
 static pid_t spawn_busybox_sleep(bool setuid_copy)
 {
 	const char *path = setuid_copy ? SETUID_BUSYBOX : "/bin/busybox";
-	uint64_t deadline = now_ns() + 5000000000ULL;
+	uint64_t deadline = now_ns() + scaled_ms(5000) * 1000000ULL;
 	pid_t pid = fork();
 
 	expect(pid >= 0, "fork: %s", strerror(errno));

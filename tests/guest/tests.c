@@ -69,7 +69,7 @@ const struct test tests[] = {
 	/* A period long enough for an exec, or an exit and a fork, between two samples. */
 	{ "faults_exec_layout",       test_faults_exec_layout,         "period_ms=1000", 90 },
 	{ "faults_pid_reuse",         test_faults_pid_reuse,           "period_ms=1000", 60 },
-	{ "faults_many_mappings",     test_faults_many_mappings,       NULL,            30 },
+	{ "faults_many_mappings",     test_faults_many_mappings,       "period_ms=1000", 60 },
 	{ "faults_threads_max",       test_faults_threads_max,         "maps_threads_max=64", 60 },
 	{ "tree_maps_short_lived",    test_tree_maps_short_lived,      NULL,            30 },
 	{ "tree_counts_children",     test_tree_counts_children,       NULL,            30 },
@@ -99,7 +99,7 @@ const struct test tests[] = {
 	{ "daemon_module_reload",     test_daemon_module_reload,       NULL,            20 },
 	{ "daemon_prometheus",        test_daemon_prometheus,          NULL,            45 },
 	{ "daemon_disk_full",         test_daemon_disk_full,           NULL,            20 },
-	{ "daemon_faults_log",        test_daemon_faults_log,          NULL,            45 },
+	{ "daemon_faults_log",        test_daemon_faults_log,          NULL,            60 },
 	{ "daemon_faults_tree",       test_daemon_faults_tree,         NULL,            45 },
 	{ "daemon_pid_file",          test_daemon_pid_file,            NULL,            20 },
 	{ "daemon_tree_kept",         test_daemon_tree_kept,           NULL,            30 },

@@ -48,18 +48,17 @@ static uint64_t monotonic_ms(void)
  */
 #define HEARTBEAT_MS 30000
 
-/*
- * A test's timeout is a hang detector, not a verdict on speed: it is the
- * table's figure times PFPROF_TIMEOUT_SCALE (a slower kernel, a busier host).
- */
-static uint64_t timeout_ms(const struct test *t)
+double timeout_scale(void)
 {
 	const char *text = getenv("PFPROF_TIMEOUT_SCALE");
 	double scale = text ? strtod(text, NULL) : 1;
 
-	if (!(scale >= 1))
-		scale = 1;
-	return (uint64_t)(t->timeout_s * scale * 1000);
+	return scale >= 1 ? scale : 1;
+}
+
+static uint64_t timeout_ms(const struct test *t)
+{
+	return (uint64_t)(t->timeout_s * timeout_scale() * 1000);
 }
 
 /* Waits for the test, killing its group on timeout; the group goes in any case. */

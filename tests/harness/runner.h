@@ -42,6 +42,13 @@ struct test_suite {
 /* The test binary's main(). */
 int test_main(const struct test_suite *suite, int argc, char **argv);
 
+/*
+ * A timeout is a hang detector, not a verdict on speed: the tests' limits
+ * (the table's and their waits') are multiplied by this, PFPROF_TIMEOUT_SCALE
+ * (a slower kernel, a busier host), at least 1.
+ */
+double timeout_scale(void);
+
 /* Ends the running test as failed with a reason (printf format). */
 __attribute__((noreturn, format(printf, 1, 2)))
 void fail(const char *fmt, ...);
