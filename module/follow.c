@@ -117,7 +117,8 @@ static void mp3_probe_fork(void *data, struct task_struct *parent, struct task_s
 static void mp3_task_leave(struct mp3_task *entry, bool revoked)
 {
 	spin_lock(&mp3_hash_lock);
-	entry->revoked |= revoked;
+	if (revoked)
+		__mp3_task_revoke(entry);
 	/* Pairs with __mp3_task_read()'s load-acquire, as for an exit. */
 	smp_store_release(&entry->gone, true);
 	spin_unlock(&mp3_hash_lock);
@@ -249,15 +250,12 @@ static void mp3_probe_exec(void *data, struct task_struct *task, pid_t old_pid,
 	rcu_read_lock();
 	place.cgrp = task_dfl_cgroup(task);
 	entry = mp3_tasks_lookup(task_tgid(task));
-	if (!entry) {
+	if (!entry)
 		mp3_tasks_join_group(task, &place);
-	} else if (!mp3_registrant_may_read(&entry->registrant, task)) {
-		if (!READ_ONCE(entry->gone))
-			mp3_tasks_count_skipped();
+	else if (!mp3_registrant_may_read(&entry->registrant, task))
 		mp3_task_leave(entry, true);
-	} else {
+	else
 		mp3_tasks_reconsider(entry, &place);
-	}
 	rcu_read_unlock();
 }
 

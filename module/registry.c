@@ -59,6 +59,14 @@ void mp3_tasks_count_skipped(void)
 	atomic64_inc(&mp3_skipped);
 }
 
+void __mp3_task_revoke(struct mp3_task *entry)
+{
+	lockdep_assert_held(&mp3_hash_lock);
+	if (!entry->revoked && !entry->gone)
+		mp3_tasks_count_skipped();
+	entry->revoked = true;
+}
+
 void mp3_tasks_count_missed(void)
 {
 	atomic64_inc(&mp3_missed);

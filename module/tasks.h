@@ -77,7 +77,7 @@ struct mp3_task {
 	bool gone;
 	/*
 	 * It left because its registrant may no longer read it: no fault of
-	 * it is placed. Set by a probe before @gone, or by the sampler.
+	 * it is placed. Set by __mp3_task_revoke(), before @gone by a probe.
 	 */
 	bool revoked;
 	/* By whose right it is registered; constant. */
@@ -307,6 +307,12 @@ static inline struct mp3_task *mp3_tasks_lookup(struct pid *pid)
 
 /* Processes not followed since load: unreadable to their registrant, or no memory. */
 void mp3_tasks_count_skipped(void);
+/*
+ * Under mp3_hash_lock: @entry's registrant may no longer read its process,
+ * counted as skipped once, by whichever of the exec probe and the sampler's
+ * visit sees it first (both did, on two CPUs, before).
+ */
+void __mp3_task_revoke(struct mp3_task *entry);
 void mp3_tasks_count_missed(void);
 struct pid_namespace *mp3_file_pid_ns(const struct file *file);
 /* Makes @entry visible to lookups, unless its pid has one; returns whether it did. */

@@ -172,8 +172,9 @@ static bool __mp3_task_visit(struct mp3_task *entry, struct mp3_sample_values *v
 	 * its leader reaped (NULL) or not: nothing of it changes any more.
 	 */
 	if (alive && runs && !mp3_registrant_may_read(&entry->registrant, leader)) {
-		mp3_tasks_count_skipped();
-		entry->revoked = true;
+		spin_lock(&mp3_hash_lock);
+		__mp3_task_revoke(entry);
+		spin_unlock(&mp3_hash_lock);
 		alive = false;
 	}
 	/* Nothing of what it became is named. */
