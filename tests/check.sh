@@ -44,7 +44,7 @@ if [ "$kernels" != debug ]; then
 	host_log=$build/host-tests.log
 	mkdir -p "$build"
 	make -s -C "$top/tests/unit" test > "$host_log" || status=1
-	grep -v -E '^[0-9]+ passed, [0-9]+ failed$' "$host_log" || true
+	grep -v -E '^[0-9]+ passed, [0-9]+ failed$|^START ' "$host_log" || true
 	tally_of "$host_log" || echo "FAIL host unit tests did not report a result"
 	total_passed=$passed
 	total_failed=$failed

@@ -115,7 +115,7 @@ run_sanitizers() {
 	out=$(PROMTOOL=$promtool make -s -C "$build/sanitizers/tests/unit" CFLAGS="$flags" \
 		LDFLAGS="-fsanitize=address,undefined" test 2>&1)
 	status=$?
-	grep -v -E '^PASS |^[0-9]+ passed, 0 failed$' <<<"$out"
+	grep -v -E '^(PASS|START) |^[0-9]+ passed, 0 failed$' <<<"$out"
 	return "$status"
 }
 
