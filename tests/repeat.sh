@@ -7,10 +7,63 @@
 # in some runs, a test near its timeout as a slowest time close to it.
 # Logs: $BUILD/repeat/run-N/ (BUILD defaults to ./build). Exits non-zero if
 # any run failed anything.
+#   tests/repeat.sh --table BUILD...: the table alone, of runs made before
+#   (each BUILD a build directory of tests/check.sh or make check, with
+#   guest-KERNEL/log/console.log), the runs of whole `make check`s among them.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 runs=10
+
+# results BUILD...: one line per guest test result of each build directory:
+# kernel, test, PASS/FAIL/HUNG, seconds, reason.
+results() {
+	local dir console kernel
+	for dir in "$@"; do
+		for console in "$dir"/guest-*/log/console.log; do
+			[[ -f $console ]] || continue
+			kernel=${console#"$dir/guest-"}
+			kernel=${kernel%%/*}
+			tr -d '\r' < "$console" | awk -v kernel="$kernel" '
+				/^START / { current = $2; next }
+				/^(PASS|FAIL) [^ ]+ \([0-9.]+ s\)/ {
+					took = $3; sub(/^\(/, "", took)
+					reason = $0; sub(/^[^:]*(: |$)/, "", reason)
+					printf "%s\t%s\t%s\t%s\t%s\n", kernel, $2, $1, took, reason
+					if ($2 == current) current = ""
+				}
+				END { if (current != "") printf "%s\t%s\tHUNG\t-\tthe guest stopped in it\n", kernel, current }'
+		done
+	done
+}
+
+# table RUNS < results: a row per kernel and test.
+table() {
+	echo "Guest tests over $1 runs (kernel, test, failed runs, slowest and median s, first failure):"
+	sort -t$'\t' -k1,1 -k2,2 -k4,4g | awk -F'\t' '
+		function flush() {
+			if (key == "") return
+			printf "  %-18s %-32s %2d/%-2d %7.1f %7.1f  %s\n", kernel, test, failed, n,
+				slowest, times[int((n + 1) / 2)], first
+		}
+		$1 "\t" $2 != key {
+			flush(); key = $1 "\t" $2; kernel = $1; test = $2
+			n = 0; failed = 0; slowest = 0; first = ""
+		}
+		{
+			n++; times[n] = $4 + 0
+			if ($4 != "-" && $4 + 0 > slowest) slowest = $4 + 0
+			if ($3 != "PASS") { failed++; if (first == "") first = $5 }
+		}
+		END { flush() }'
+}
+
+if [[ ${1:-} == --table ]]; then
+	shift
+	(($#)) || { echo "usage: $0 --table BUILD..." >&2; exit 64; }
+	results "$@" | table $#
+	exit 0
+fi
 if [[ ${1:-} == -n ]]; then
 	[[ ${2:-} =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 [-n RUNS] [TEST...]" >&2; exit 64; }
 	runs=$2
@@ -27,41 +80,12 @@ for ((i = 1; i <= runs; i++)); do
 	echo "repeat: run $i of $runs: $(tail -n 1 "$out/run-$i.log") ($((SECONDS - start)) s)" >&2
 done
 
-# One line per test result: kernel, test, PASS/FAIL/HUNG, seconds, reason.
+dirs=()
 for ((i = 1; i <= runs; i++)); do
-	for console in "$out/run-$i"/guest-*/log/console.log; do
-		[[ -f $console ]] || continue
-		kernel=${console#"$out/run-$i/guest-"}
-		kernel=${kernel%%/*}
-		tr -d '\r' < "$console" | awk -v kernel="$kernel" '
-			/^START / { current = $2; next }
-			/^(PASS|FAIL) [^ ]+ \([0-9.]+ s\)/ {
-				took = $3; sub(/^\(/, "", took)
-				reason = $0; sub(/^[^:]*(: |$)/, "", reason)
-				printf "%s\t%s\t%s\t%s\t%s\n", kernel, $2, $1, took, reason
-				if ($2 == current) current = ""
-			}
-			END { if (current != "") printf "%s\t%s\tHUNG\t-\tthe guest stopped in it\n", kernel, current }'
-	done
-done > "$out/results.tsv"
-
-echo "Guest tests over $runs runs (kernel, test, failed runs, slowest and median s, first failure):"
-sort -t$'\t' -k1,1 -k2,2 -k4,4g "$out/results.tsv" | awk -F'\t' '
-	function flush() {
-		if (key == "") return
-		printf "  %-18s %-32s %2d/%-2d %7.1f %7.1f  %s\n", kernel, test, failed, n,
-			slowest, times[int((n + 1) / 2)], first
-	}
-	$1 "\t" $2 != key {
-		flush(); key = $1 "\t" $2; kernel = $1; test = $2
-		n = 0; failed = 0; slowest = 0; first = ""
-	}
-	{
-		n++; times[n] = $4 + 0
-		if ($4 != "-" && $4 + 0 > slowest) slowest = $4 + 0
-		if ($3 != "PASS") { failed++; if (first == "") first = $5 }
-	}
-	END { flush() }'
+	dirs+=("$out/run-$i")
+done
+results "${dirs[@]}" > "$out/results.tsv"
+table "$runs" < "$out/results.tsv"
 echo "Failures other than a guest test's (builds, host unit tests, kernel logs):"
 grep -h '^FAIL ' "$out"/run-*.log | grep -Ev '^FAIL \[[^]]*\] [a-z0-9_]+ \([0-9.]+ s\)' |
 	sort | uniq -c || echo "  none"
