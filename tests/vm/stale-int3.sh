@@ -21,22 +21,24 @@ if (($# != 1)) || [[ ! -r "$1" ]]; then
     exit 64
 fi
 
+# awk reads to the end rather than exiting at its answer: under pipefail, a
+# grep still writing to an awk that had exited died of SIGPIPE, and a match
+# read as none (a guest of CI's kind lost that way where it should have been
+# booted again).
 tr -d '\r' <"$1" | grep -aE '^\[ *[0-9]+\.[0-9]+\] ' | awk '
+    done { next }
     !oops && /(Oops|BUG:|general protection fault|Kernel panic|int3: [0-9a-f]+ \[#)/ {
-        if ($0 !~ /int3: [0-9a-f]+ \[#/) exit 1
+        if ($0 !~ /int3: [0-9a-f]+ \[#/) done = 1
         oops = 1
         next
     }
     oops && /RIP: [0-9a-f]+:/ && !rip { rip = $0; sub(/.*RIP: [0-9a-f]+:/, "", rip) }
     oops && /Code: / {
-        for (i = 1; i <= NF; i++)
-            if ($i ~ /^<[0-9a-f][0-9a-f]>$/) {
-                if (i < 2 || $(i - 1) !~ /^[0-9a-f][0-9a-f]$/ || $(i - 1) == "cc")
-                    exit 1
+        done = 1
+        for (i = 2; i <= NF; i++)
+            if ($i ~ /^<[0-9a-f][0-9a-f]>$/ && $(i - 1) ~ /^[0-9a-f][0-9a-f]$/ && $(i - 1) != "cc") {
                 printf "int3 oops at %s, where the text holds %s again\n", rip, $(i - 1)
                 found = 1
-                exit 0
             }
-        exit 1
     }
     END { exit !found }'
