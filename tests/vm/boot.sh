@@ -32,8 +32,9 @@
 #   log_buf_len=8M rdinit=/init + --append (8M: a chatty payload must not push
 #   early-boot splats out of the 128K default ring buffer before dmesg is read).
 # PFPROF_GUEST_LOCK=FILE: one guest at a time among the boot.sh runs that
-#   name the same FILE (make check: two vCPUs each on a two-core host); the
-#   wait for it is said and not counted in the guest's wall time.
+#   name the same FILE (make check's lanes run theirs side by side without
+#   it: tests/README.md says what each costs); the wait for it is said and
+#   not counted in the guest's wall time.
 # Exit: 0 payload rc=0 and no kernel splat
 #       1 payload rc!=0 (no splat)
 #       2 kernel splat (WARNING/BUG/Oops/lockdep/KASAN/...) in dmesg or console, whatever rc
