@@ -157,7 +157,7 @@ boot() {
 # last console lines.
 where_it_was() {
     tr -d '\r' <"$console" | awk '
-        /^START / { current = $2; started = NR; next }
+        /^START / { current = $2; next }
         /^(PASS|FAIL) [^ ]+ \([0-9.]+ s\)/ {
             name = $2; took = $3; sub(/^\(/, "", took)
             if (name == current) current = ""
