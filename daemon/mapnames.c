@@ -304,10 +304,14 @@ struct mapping_found mapnames_lookup(struct mapnames *m, pid_t tgid, uint32_t ki
 		return found;
 	p->used_pass = m->pass;
 	map = find_mapping(p, start);
-	/* A borrowed name too: maps may have it by now, with its size. */
+	/*
+	 * A borrowed name too: maps may have it by now, with its size. A
+	 * process gone keeps what its maps said, and the donors remembered.
+	 */
 	if ((!map || map->inode != inode || borrowed(map)) && p->read_pass != m->pass) {
 		p->read_pass = m->pass;
-		map = reread(m, p) ? find_mapping(p, start) : NULL;
+		if (reread(m, p))
+			map = find_mapping(p, start);
 	}
 	if (!map || map->inode != inode || borrowed(map)) {
 		map = named_elsewhere(m, p, map, kind, start, inode);

@@ -191,7 +191,10 @@ static void test_borrowing_keeps_own_mapping(void)
 	mapnames_free(&m);
 }
 
-/* A donor whose maps no longer has the file: another one names it. */
+/*
+ * A donor whose maps no longer has the file: another one names it, though
+ * the borrower, gone, remembered the first.
+ */
 static void test_donor_lost(void)
 {
 	struct mapnames m = { .proc = "proc" };
@@ -206,6 +209,47 @@ static void test_donor_lost(void)
 	write_maps("7f0050000000-7f0050001000 r--p 00000000 fe:01 5 /usr/bin/new\n");
 	mapnames_begin_pass(&m);
 	expect_found(&m, MP3_MAPPING_FILE, 0x7f0050000000ULL, 5, "/usr/bin/new", 0x1000);
+	expect_found_in(&m, 43, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0);
+	mapnames_free(&m);
+}
+
+/*
+ * A remembered donor is asked first, and only for the same file: one that
+ * mapped another file there, or no longer has its own, names nothing; the
+ * borrower searches again.
+ */
+static void test_donor_changed(void)
+{
+	struct mapnames m = { .proc = "proc" };
+
+	write_maps(maps_before);
+	mapnames_begin_pass(&m);
+	expect_found(&m, MP3_MAPPING_HEAP, 0x55d0c1000000ULL, 0, "[heap]", 0x21000);
+	expect_found_in(&m, 43, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0);
+	/* 42 maps another file where cat was: nobody names cat. */
+	write_maps("55d0c0a3e000-55d0c0a41000 r--p 00000000 fe:01 999 /usr/bin/dog\n");
+	mapnames_begin_pass(&m);
+	expect_found(&m, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 999, "/usr/bin/dog", 0x3000);
+	expect_found_in(&m, 43, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "[inode 1835055]", 0);
+	mapnames_free(&m);
+}
+
+/* A donor that borrowed the name itself since is no donor: its lender is. */
+static void test_donor_borrowed_since(void)
+{
+	struct mapnames m = { .proc = "proc" };
+
+	write_maps(maps_before);
+	write_maps_of(47, maps_before);
+	mapnames_begin_pass(&m);
+	expect_found(&m, MP3_MAPPING_HEAP, 0x55d0c1000000ULL, 0, "[heap]", 0x21000);
+	expect_found_in(&m, 47, MP3_MAPPING_HEAP, 0x55d0c1000000ULL, 0, "[heap]", 0x21000);
+	expect_found_in(&m, 43, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0);
+	/* 42 unmaps cat, then a late record of it names cat from 47. */
+	write_maps("7f0050000000-7f0050001000 r--p 00000000 fe:01 5 /usr/bin/new\n");
+	mapnames_begin_pass(&m);
+	expect_found(&m, MP3_MAPPING_FILE, 0x7f0050000000ULL, 5, "/usr/bin/new", 0x1000);
+	expect_found(&m, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0);
 	expect_found_in(&m, 43, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0);
 	mapnames_free(&m);
 }
@@ -230,4 +274,5 @@ static void test_sweep(void)
 
 UNIT_TESTS(UNIT_TEST(names_each_kind), UNIT_TEST(reads_again_once_per_pass), UNIT_TEST(many),
 	   UNIT_TEST(gone), UNIT_TEST(named_from_another_process),
-	   UNIT_TEST(borrowing_keeps_own_mapping), UNIT_TEST(donor_lost), UNIT_TEST(sweep));
+	   UNIT_TEST(borrowing_keeps_own_mapping), UNIT_TEST(donor_lost),
+	   UNIT_TEST(donor_changed), UNIT_TEST(donor_borrowed_since), UNIT_TEST(sweep));
