@@ -14,11 +14,27 @@
  */
 #include <linux/err.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
 
 #include "internal.h"
 
 /* Protects what internal.h lists beside its declaration. */
 DEFINE_MUTEX(mp3_lock);
+
+/*
+ * Between two batches of a registration's walk: whoever waits for mp3_lock
+ * (a status read, the sampler, another command) has it. A waiter woken here
+ * that finds the lock taken again asks for a hand-off, which the next pause
+ * gives it. The probes stay attached even if the sampler found nothing left
+ * to follow meanwhile.
+ */
+static int __mp3_registration_pause(void)
+{
+	mutex_unlock(&mp3_lock);
+	cond_resched();
+	mutex_lock(&mp3_lock);
+	return __mp3_follow_attach();
+}
 
 /*
  * After a registration that __mp3_follow_attach() began: the sampler runs,
@@ -93,6 +109,7 @@ static int mp3_latency_allowed(const struct file *file)
 
 int mp3_register(const struct file *file, pid_t nr, u32 target, bool maps, bool latency)
 {
+	struct mp3_walk_slot slot;
 	struct mp3_task *entry;
 	int err, descendants_err = 0;
 
@@ -105,6 +122,10 @@ int mp3_register(const struct file *file, pid_t nr, u32 target, bool maps, bool 
 	entry = mp3_task_create(file, nr, target, maps, latency);
 	if (IS_ERR(entry))
 		return PTR_ERR(entry);
+	/* A tree's root is followed by a walk. */
+	err = target ? mp3_walk_slot_take(&slot, file) : 0;
+	if (err)
+		goto destroy;
 
 	mutex_lock(&mp3_lock);
 	err = target ? __mp3_target_claim(file, target) : 0;
@@ -117,10 +138,14 @@ int mp3_register(const struct file *file, pid_t nr, u32 target, bool maps, bool 
 		err = __mp3_tasks_add(entry);
 	/* A failure here leaves the root registered: "X" the target to try again. */
 	if (!err && target)
-		descendants_err = __mp3_tasks_add_descendants(file, entry);
+		descendants_err = __mp3_tasks_add_descendants(file, entry,
+							      __mp3_registration_pause);
 	__mp3_registration_end(err);
 	mutex_unlock(&mp3_lock);
+	if (target)
+		mp3_walk_slot_give_back(&slot);
 
+destroy:
 	if (err)
 		mp3_task_destroy(entry);
 	return err ?: descendants_err;
@@ -136,41 +161,55 @@ int mp3_unregister(const struct file *file, pid_t nr)
 	return err;
 }
 
-int mp3_register_cgroup(const struct file *file, u64 cgroup_id, u32 target)
+/*
+ * A followed group (@add adds it, the one difference between a cgroup and
+ * a name), then what it holds now.
+ */
+static int mp3_register_group(const struct file *file, u32 target,
+			      int (*__add)(const struct file *file, const void *what, u32 target),
+			      const void *what)
 {
+	struct mp3_walk_slot slot;
 	int err, members_err = 0;
 
+	err = mp3_walk_slot_take(&slot, file);
+	if (err)
+		return err;
 	mutex_lock(&mp3_lock);
 	err = __mp3_target_claim(file, target);
 	/* Then: a process joining the group from the moment it is added is seen. */
 	if (!err)
 		err = __mp3_follow_attach();
 	if (!err)
-		err = __mp3_groups_add_cgroup(file, cgroup_id, target);
+		err = __add(file, what, target);
 	/* Killed meanwhile, the writer leaves the group added. */
 	if (!err)
-		members_err = __mp3_tasks_add_group_members(file, target);
+		members_err = __mp3_tasks_add_group_members(file, target,
+							    __mp3_registration_pause);
 	__mp3_registration_end(err);
 	mutex_unlock(&mp3_lock);
+	mp3_walk_slot_give_back(&slot);
 	return err ?: members_err;
+}
+
+static int __mp3_add_cgroup(const struct file *file, const void *id, u32 target)
+{
+	return __mp3_groups_add_cgroup(file, *(const u64 *)id, target);
+}
+
+static int __mp3_add_comm(const struct file *file, const void *comm, u32 target)
+{
+	return __mp3_groups_add_comm(file, comm, target);
+}
+
+int mp3_register_cgroup(const struct file *file, u64 cgroup_id, u32 target)
+{
+	return mp3_register_group(file, target, __mp3_add_cgroup, &cgroup_id);
 }
 
 int mp3_register_comm(const struct file *file, const char *comm, u32 target)
 {
-	int err, members_err = 0;
-
-	mutex_lock(&mp3_lock);
-	err = __mp3_target_claim(file, target);
-	if (!err)
-		err = __mp3_follow_attach();
-	if (!err)
-		err = __mp3_groups_add_comm(file, comm, target);
-	/* Killed meanwhile, the writer leaves the group added. */
-	if (!err)
-		members_err = __mp3_tasks_add_group_members(file, target);
-	__mp3_registration_end(err);
-	mutex_unlock(&mp3_lock);
-	return err ?: members_err;
+	return mp3_register_group(file, target, __mp3_add_comm, comm);
 }
 
 int mp3_unregister_target(const struct file *file, u32 target)

@@ -58,6 +58,13 @@ struct mp3_group {
 	 */
 	bool maps;
 	bool latency;
+	/*
+	 * Set when it is unlinked ("X"), before the removal of its members
+	 * takes mp3_hash_lock: a probe that found it before joins nobody to it
+	 * once that lock was let go (mp3_tasks_join()). So no grace period is
+	 * waited under mp3_lock for it.
+	 */
+	bool ended;
 	struct rcu_head rcu;		/* frees it once no probe can see it */
 	u32 target;
 	struct mp3_registrant registrant;
@@ -236,6 +243,7 @@ static void mp3_group_free_rcu(struct rcu_head *head)
 /* Unlinks @g; probes may still be looking at it until a grace period ends. */
 static void __mp3_groups_unlink(struct mp3_group *g)
 {
+	WRITE_ONCE(g->ended, true);
 	list_del_rcu(&g->node);
 	if (g->kind == MP3_GROUP_CGROUP)
 		list_del_rcu(&g->cgroup_node);
@@ -273,9 +281,7 @@ bool __mp3_groups_remove(u32 target)
 	if (!g)
 		return false;
 	__mp3_groups_unlink(g);
-	/* From now on no probe adds a process to the target. */
-	synchronize_rcu();
-	mp3_group_free(g);
+	call_rcu(&g->rcu, mp3_group_free_rcu);
 	return true;
 }
 
@@ -345,6 +351,7 @@ bool mp3_groups_target_of(const struct mp3_place *place, struct task_struct *tas
 			.maps = READ_ONCE(best->maps),
 			.latency = READ_ONCE(best->latency),
 			.registrant = &best->registrant,
+			.ended = &best->ended,
 		};
 	return held;
 }

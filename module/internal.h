@@ -21,6 +21,7 @@
  * latency.c  how long the faults take: a return probe on the fault handler
  * groups.c   the followed cgroups ("C") and command names ("N")
  * buffer.c   the vmalloc()ed buffer and sample publication
+ * budget.c   what one user's commands may cost everyone else
  * access.c   who may read a process, and who owns a registration
  * walk.c     a walk over every process that holds nothing for long
  * compat.h   what differs between the kernel versions the module supports
@@ -147,6 +148,20 @@ struct mp3_registrant {
 	bool privileged;		/* CAP_SYS_PTRACE over the initial user namespace */
 };
 
+/*
+ * A user's right to walk every process: one walk at a time per user (as
+ * the kernel charges ucounts: up the user namespaces), none needed by an
+ * administrator. mp3_walk_slot_take() waits, killably, for the user's other
+ * walk to end: 0 or -EINTR. Taken before mp3_lock, given back after it.
+ */
+struct mp3_walk_slot {
+	struct list_head node;	/* on budget.c's list while taken */
+	kuid_t payer;
+};
+
+int mp3_walk_slot_take(struct mp3_walk_slot *slot, const struct file *file);
+void mp3_walk_slot_give_back(struct mp3_walk_slot *slot);
+
 /* The ptrace read rule, for whoever opened @file. */
 bool mp3_may_read(const struct file *file, struct task_struct *task);
 /* An administrator: CAP_SYS_PTRACE over the initial user namespace. */
@@ -168,10 +183,18 @@ void mp3_task_destroy(struct mp3_task *entry);
 int __mp3_tasks_add(struct mp3_task *entry);
 /*
  * What a target holds now joins it (mp3_walk_processes(): -EINTR if the
- * writer is killed meanwhile; the tree's also -ENOMEM). Sleeps.
+ * writer is killed meanwhile; the tree's also -ENOMEM). Between batches of
+ * the walk @pause() lets go of mp3_lock and takes it again (0, or -errno
+ * to stop): nothing the caller read under the lock holds after these
+ * return. A target ended meanwhile ("X") ends the walk, with 0. Sleeps.
  */
-int __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root);
-int __mp3_tasks_add_group_members(const struct file *file, u32 target);
+int __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root,
+				int (*pause)(void));
+int __mp3_tasks_add_group_members(const struct file *file, u32 target, int (*pause)(void));
+/* "X", "M" and "L" of @target reach the walks adding to it. */
+void __mp3_walks_end(u32 target);
+void __mp3_walks_set_maps(u32 target);
+void __mp3_walks_set_latency(u32 target);
 int __mp3_tasks_remove_pid(const struct file *file, pid_t nr);
 /*
  * The registrant of @target's processes, NULL if it has none. All of a
@@ -301,6 +324,11 @@ struct mp3_joining {
 	bool latency;	/* the target's faults are timed ("L") */
 	/* By whose right it joins; valid under rcu_read_lock() or mp3_lock. */
 	const struct mp3_registrant *registrant;
+	/*
+	 * A group's: true once "X" ended it, when nobody joins it any more
+	 * (read under mp3_hash_lock); NULL for others.
+	 */
+	const bool *ended;
 };
 
 /*
@@ -335,9 +363,11 @@ void mp3_sampler_stop_sync(void);
 
 /*
  * @visit(leader, @arg) for each process, under rcu_read_lock(), which it
- * lets go between batches: 0, or -EINTR if the caller was killed. Sleeps.
+ * lets go between batches, and calls @between(@arg) there: 0, -EINTR if
+ * the caller was killed, or what @between returned to end the walk. Sleeps.
  */
-int mp3_walk_processes(void (*visit)(struct task_struct *leader, void *arg), void *arg);
+int mp3_walk_processes(void (*visit)(struct task_struct *leader, void *arg),
+		       int (*between)(void *arg), void *arg);
 
 int mp3_status_create(void);
 void mp3_status_remove(void);

@@ -4,11 +4,12 @@
  * (walk.c): the descendants of a tree's root ("T"), the processes of a
  * followed cgroup ("C") or with a followed name ("N"). Those the opener
  * may not read are counted as skipped. Later arrivals join through the
- * probes (follow.c).
+ * probes (follow.c). The walk lets go of mp3_lock between its batches.
  */
 #include <linux/bitmap.h>
 #include <linux/cgroup.h>
 #include <linux/fs.h>
+#include <linux/list.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -20,6 +21,90 @@
 #include "tasks.h"
 
 /*
+ * A walk adding to a target. It lets go of mp3_lock between its batches
+ * (its pause), so that no command keeps status reads and samples waiting
+ * for a walk over every process; what changes its target meanwhile reaches
+ * it here: "X" ends it, "M" and "L" reach the processes it adds after
+ * them. On mp3_walks, under mp3_lock.
+ */
+struct mp3_walk_ticket {
+	struct list_head node;
+	struct mp3_joining joining;
+	struct mp3_registrant registrant;	/* joining's, held: the root may go meanwhile */
+	int (*pause)(void);
+	bool ended;
+};
+
+static LIST_HEAD(mp3_walks);
+
+/* mp3_walk_processes() says so when a walk's target ended: not an error. */
+#define MP3_WALK_ENDED 1
+
+static void __mp3_walk_begin(struct mp3_walk_ticket *t, const struct mp3_joining *joining,
+			     int (*pause)(void))
+{
+	t->joining = *joining;
+	mp3_registrant_copy(&t->registrant, joining->registrant);
+	t->joining.registrant = &t->registrant;
+	t->pause = pause;
+	t->ended = false;
+	list_add(&t->node, &mp3_walks);
+}
+
+/* 0 once the walk ended: its target's, or the walk's own result. */
+static int __mp3_walk_finish(struct mp3_walk_ticket *t, int err)
+{
+	list_del(&t->node);
+	mp3_registrant_release(&t->registrant);
+	return err == MP3_WALK_ENDED ? 0 : err;
+}
+
+/* Between two batches: mp3_lock is let go and taken again. */
+static int mp3_walk_pause(struct mp3_walk_ticket *t)
+{
+	int err = t->pause();
+
+	if (err)
+		return err;
+	/* A member found on mp3_forked is removed from mp3_tasks (mp3_member_visit()). */
+	__mp3_tasks_adopt_forked();
+	return t->ended ? MP3_WALK_ENDED : 0;
+}
+
+void __mp3_walks_end(u32 target)
+{
+	struct mp3_walk_ticket *t;
+
+	lockdep_assert_held(&mp3_lock);
+
+	list_for_each_entry(t, &mp3_walks, node)
+		if (t->joining.target == target)
+			t->ended = true;
+}
+
+void __mp3_walks_set_maps(u32 target)
+{
+	struct mp3_walk_ticket *t;
+
+	lockdep_assert_held(&mp3_lock);
+
+	list_for_each_entry(t, &mp3_walks, node)
+		if (t->joining.target == target)
+			t->joining.maps = true;
+}
+
+void __mp3_walks_set_latency(u32 target)
+{
+	struct mp3_walk_ticket *t;
+
+	lockdep_assert_held(&mp3_lock);
+
+	list_for_each_entry(t, &mp3_walks, node)
+		if (t->joining.target == target)
+			t->joining.latency = true;
+}
+
+/*
  * Which processes descend from a tree's root, remembered by number (in the
  * initial namespace) either way: each process's ancestors are walked up to
  * the first one known, and all on the way take its answer, so that the
@@ -28,7 +113,7 @@
 struct mp3_descent {
 	const struct file *file;
 	struct task_struct *root;	/* held */
-	struct mp3_joining joining;
+	struct mp3_walk_ticket ticket;
 	unsigned long *in;		/* PID_MAX_LIMIT bits each */
 	unsigned long *out;
 };
@@ -65,7 +150,14 @@ static void mp3_descendant_visit(struct task_struct *task, void *arg)
 		return;
 	}
 	if (mp3_read_group(task, &now, NULL))
-		__mp3_tasks_join_now(task, &d->joining, &now);
+		__mp3_tasks_join_now(task, &d->ticket.joining, &now);
+}
+
+static int mp3_descendants_pause(void *arg)
+{
+	struct mp3_descent *d = arg;
+
+	return mp3_walk_pause(&d->ticket);
 }
 
 /*
@@ -74,16 +166,15 @@ static void mp3_descendant_visit(struct task_struct *task, void *arg)
  * are counted as skipped. Children forked meanwhile join through the fork
  * probe, which sees @root already hashed; one found twice joins once.
  */
-int __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root)
+int __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root,
+				int (*pause)(void))
 {
-	struct mp3_descent d = {
-		.file = file,
-		.joining = {
-			.target = root->target, .tree = true, .maps = root->maps,
-			.latency = root->times,
-			.registrant = &root->registrant,
-		},
+	const struct mp3_joining joining = {
+		.target = root->target, .tree = true, .maps = root->maps,
+		.latency = root->times,
+		.registrant = &root->registrant,
 	};
+	struct mp3_descent d = { .file = file };
 	int err = -ENOMEM;
 
 	lockdep_assert_held(&mp3_lock);
@@ -94,8 +185,13 @@ int __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root)
 	/* 512 KiB each on 64-bit: not one piece of physically contiguous memory. */
 	d.in = kvcalloc(BITS_TO_LONGS(PID_MAX_LIMIT), sizeof(long), GFP_KERNEL);
 	d.out = kvcalloc(BITS_TO_LONGS(PID_MAX_LIMIT), sizeof(long), GFP_KERNEL);
-	if (d.in && d.out)
-		err = mp3_walk_processes(mp3_descendant_visit, &d);
+	if (!d.in || !d.out)
+		goto free;
+	/* @root may be freed at the first pause: nothing of it is read after. */
+	__mp3_walk_begin(&d.ticket, &joining, pause);
+	err = mp3_walk_processes(mp3_descendant_visit, mp3_descendants_pause, &d);
+	err = __mp3_walk_finish(&d.ticket, err);
+free:
 	kvfree(d.out);
 	kvfree(d.in);
 	put_task_struct(d.root);
@@ -111,7 +207,7 @@ static bool mp3_task_taken_by(const struct mp3_task *entry,
 
 struct mp3_members {
 	const struct file *file;
-	struct mp3_joining joining;
+	struct mp3_walk_ticket ticket;
 };
 
 static void mp3_member_visit(struct task_struct *task, void *arg)
@@ -123,10 +219,10 @@ static void mp3_member_visit(struct task_struct *task, void *arg)
 	struct mp3_task *entry;
 
 	mp3_task_comm(comm, task);
-	if (!mp3_groups_holds(m->joining.target, &place))
+	if (!mp3_groups_holds(m->ticket.joining.target, &place))
 		return;
 	entry = mp3_tasks_lookup(task_tgid(task));
-	if (entry && !mp3_task_taken_by(entry, m->joining.registrant))
+	if (entry && !mp3_task_taken_by(entry, m->ticket.joining.registrant))
 		return;
 	if (!mp3_may_read(m->file, task)) {
 		mp3_tasks_count_skipped();
@@ -136,7 +232,14 @@ static void mp3_member_visit(struct task_struct *task, void *arg)
 		return;
 	if (entry)
 		__mp3_tasks_remove(entry);
-	__mp3_tasks_join_now(task, &m->joining, &now);
+	__mp3_tasks_join_now(task, &m->ticket.joining, &now);
+}
+
+static int mp3_members_pause(void *arg)
+{
+	struct mp3_members *m = arg;
+
+	return mp3_walk_pause(&m->ticket);
 }
 
 /*
@@ -144,15 +247,18 @@ static void mp3_member_visit(struct task_struct *task, void *arg)
  * it, those @file's opener may read, from now on; the others are counted
  * as skipped. An administrator's group takes those a user registered.
  */
-int __mp3_tasks_add_group_members(const struct file *file, u32 target)
+int __mp3_tasks_add_group_members(const struct file *file, u32 target, int (*pause)(void))
 {
-	struct mp3_members m = {
-		.file = file,
-		.joining = { .target = target, .registrant = __mp3_groups_registrant(target) },
+	const struct mp3_joining joining = {
+		.target = target, .registrant = __mp3_groups_registrant(target),
 	};
+	struct mp3_members m = { .file = file };
+	int err;
 
 	lockdep_assert_held(&mp3_lock);
 
 	__mp3_tasks_adopt_forked();
-	return mp3_walk_processes(mp3_member_visit, &m);
+	__mp3_walk_begin(&m.ticket, &joining, pause);
+	err = mp3_walk_processes(mp3_member_visit, mp3_members_pause, &m);
+	return __mp3_walk_finish(&m.ticket, err);
 }

@@ -309,10 +309,11 @@ void mp3_task_destroy(struct mp3_task *entry)
 /*
  * A new entry for @task as @joining says, counting from @from; hashed, and
  * queued on @list under mp3_hash_lock. None if it is registered already,
- * if @parent (the tree member that forked it) is gone, or if it has no
- * memory (counted). Judged under the same lock as the removal of a target
- * marks its members gone (__mp3_tasks_remove_target()): no child joins a
- * target once "X" of it has returned. Does not sleep: with maps, its
+ * if @parent (the tree member that forked it) is gone, if the group it
+ * joins ended, or if it has no memory (counted). Judged under the same lock
+ * as the removal of a target marks its members gone
+ * (__mp3_tasks_remove_target()): no process joins a target once "X" of it
+ * has returned. Does not sleep: with maps, its
  * counters are created before the next sample.
  */
 static void mp3_tasks_join_onto(struct list_head *list, struct task_struct *task,
@@ -337,7 +338,8 @@ static void mp3_tasks_join_onto(struct list_head *list, struct task_struct *task
 	entry->last = *from;
 	entry->unplaced_from = *from;
 	spin_lock(&mp3_hash_lock);
-	if ((parent && parent->gone) || mp3_tasks_lookup(entry->pid)) {
+	if ((parent && parent->gone) || (joining->ended && READ_ONCE(*joining->ended)) ||
+	    mp3_tasks_lookup(entry->pid)) {
 		spin_unlock(&mp3_hash_lock);
 		mp3_task_destroy(entry);
 		return;

@@ -4,7 +4,8 @@
  * the initial namespace, as /proc's readdir goes (find_ge_pid()), so that
  * every MP3_WALK_BATCH numbers it lets RCU and the CPU go and then resumes
  * where it was, whatever exited meanwhile; and it ends when the writer is
- * killed. A walk of the task list (for_each_process()) could do neither:
+ * killed; between batches, the caller lets go of its own locks too
+ * (@between). A walk of the task list (for_each_process()) could do neither:
  * it must hold RCU throughout, since the task it stopped at may be gone.
  * Processes forked during the walk may or may not be seen; the probes see
  * those. Linear in the number of PIDs.
@@ -20,12 +21,13 @@
 /* PID numbers looked at per RCU read-side section. */
 #define MP3_WALK_BATCH 256
 
-int mp3_walk_processes(void (*visit)(struct task_struct *leader, void *arg), void *arg)
+int mp3_walk_processes(void (*visit)(struct task_struct *leader, void *arg),
+		       int (*between)(void *arg), void *arg)
 {
 	struct task_struct *leader;
 	unsigned int n = 0;
 	struct pid *pid;
-	int nr = 1;
+	int nr = 1, err;
 
 	rcu_read_lock();
 	while ((pid = find_ge_pid(nr, &init_pid_ns))) {
@@ -40,6 +42,9 @@ int mp3_walk_processes(void (*visit)(struct task_struct *leader, void *arg), voi
 		if (fatal_signal_pending(current))
 			return -EINTR;
 		cond_resched();
+		err = between(arg);
+		if (err)
+			return err;
 		rcu_read_lock();
 	}
 	rcu_read_unlock();

@@ -24,6 +24,7 @@ const struct test tests[] = {
 	{ "tree_deep_chain",          test_tree_deep_chain,            NULL,            60 },
 	{ "users_beside_root",        test_users_beside_root,          NULL,            60 },
 	{ "maps_users",               test_maps_users,                 NULL,            20 },
+	{ "walks_beside_root",        test_walks_beside_root,          NULL,            60 },
 	{ "tree_x_beside_forks",      test_tree_x_beside_forks,        NULL,            60 },
 	{ "header_fields",            test_header_fields,              NULL,            20 },
 	{ "mmap_checks",              test_mmap_checks,                NULL,            10 },

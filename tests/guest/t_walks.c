@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Walks over every process ("T", "C", "N") beside root's profile: however
+ * many threads a user loops them with, root's status reads and the samples
+ * wait for at most a part of one walk, not for the walks queued on the
+ * module's lock (issue 55: 1.4 to 2.3 s for a read, 35 ticks lost in a row,
+ * with 128 looping threads of uid 65534 beside 2000 idle ones).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "mp3ring.h"
+#include "tests.h"
+
+#define WALK_IDLE_THREADS 2000
+#define WALK_LOOPERS 200
+#define WALK_SECONDS 8
+/* The loopers' targets: WALK_TARGETS + i. Root's calibration uses WALK_ROOT_TARGET. */
+#define WALK_TARGETS 900
+#define WALK_ROOT_TARGET 899
+#define WALK_OTHER_TARGET 898
+/* Another user, who walks beside the storm. */
+#define WALK_OTHER_ID 4242
+#define WALK_CALIBRATIONS 3
+
+struct walk_looper {
+	pthread_t thread;
+	pid_t child;		/* its tree's root ("T"), or 0: it loops "N" */
+	int target;
+	unsigned long walks;	/* its commands that walked (succeeded) */
+};
+
+static uint64_t walk_end_ns;
+/* uid 65534's processes its tree loopers register, forked before the storm's pipes. */
+static pid_t walk_trees[WALK_LOOPERS];
+
+static void *idle_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/*
+ * "T <its child> <its target>" or "N <its target> <a name>", then "X", until
+ * the end, on a file of its own: writes to one shared file would wait for
+ * each other on its position's lock, not on the module's.
+ */
+static void *walk_loop(void *arg)
+{
+	int fd = open(MP3_STATUS_PATH, O_WRONLY | O_CLOEXEC);
+	struct walk_looper *l = arg;
+	char add[64], end[32];
+
+	if (fd < 0)
+		_exit(5);
+
+	if (l->child)
+		snprintf(add, sizeof(add), "T %d %d", (int)l->child, l->target);
+	else
+		snprintf(add, sizeof(add), "N %d mp3-walk-none", l->target);
+	snprintf(end, sizeof(end), "X %d", l->target);
+	while (now_ns() < walk_end_ns) {
+		if (!status_write_cmd_fd(fd, add))
+			l->walks++;
+		status_write_cmd_fd(fd, end);
+	}
+	close(fd);
+	return NULL;
+}
+
+static void start_thread(pthread_t *thread, const pthread_attr_t *attr,
+			 void *(*fn)(void *), void *arg)
+{
+	if (pthread_create(thread, attr, fn, arg))
+		_exit(8);
+}
+
+/*
+ * spawn_piped()'s child, as uid 65534: WALK_IDLE_THREADS idle threads (the
+ * PIDs every walk passes) and, once told, WALK_LOOPERS threads looping walks
+ * for WALK_SECONDS, half of them trees of a process of their own
+ * (walk_trees), half names;
+ * says how many walks succeeded, then waits to be killed.
+ */
+static void walk_storm_child(int go, int back)
+{
+	static struct walk_looper loopers[WALK_LOOPERS];
+	static pthread_t idle[WALK_IDLE_THREADS];
+	/* RLIMIT_NPROC is half of threads-max by default: 1950 in a 512 MiB guest. */
+	const struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+	unsigned long walks = 0;
+	pthread_attr_t attr;
+
+	if (setrlimit(RLIMIT_NPROC, &unlimited))
+		_exit(5);
+	become_nobody();
+	for (int i = 0; i < WALK_LOOPERS; i++) {
+		loopers[i].target = WALK_TARGETS + i;
+		loopers[i].child = walk_trees[i];
+	}
+	if (pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, 64 * 1024))
+		_exit(6);
+	for (int i = 0; i < WALK_IDLE_THREADS; i++)
+		start_thread(&idle[i], &attr, idle_thread, NULL);
+	child_says(back, 1);
+	child_waits(go);
+	walk_end_ns = now_ns() + WALK_SECONDS * 1000000000ULL;
+	for (int i = 0; i < WALK_LOOPERS; i++)
+		start_thread(&loopers[i].thread, &attr, walk_loop, &loopers[i]);
+	for (int i = 0; i < WALK_LOOPERS; i++) {
+		pthread_join(loopers[i].thread, NULL);
+		walks += loopers[i].walks;
+	}
+	child_done(back, walks);
+}
+
+/*
+ * spawn_piped()'s child, as WALK_OTHER_ID: once told, "T" of itself and "X"
+ * for WALK_SECONDS - 1 s; says its longest "T" in ns, or 0 if one failed.
+ */
+static void walk_other_user_child(int go, int back)
+{
+	char add[64], end[32];
+	uint64_t longest = 0, until;
+	int fd;
+
+	if (setresgid(WALK_OTHER_ID, WALK_OTHER_ID, WALK_OTHER_ID) ||
+	    setresuid(WALK_OTHER_ID, WALK_OTHER_ID, WALK_OTHER_ID) || prctl(PR_SET_DUMPABLE, 1))
+		_exit(5);
+	fd = open(MP3_STATUS_PATH, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		_exit(5);
+	snprintf(add, sizeof(add), "T %d %d", (int)getpid(), WALK_OTHER_TARGET);
+	snprintf(end, sizeof(end), "X %d", WALK_OTHER_TARGET);
+	child_says(back, 1);
+	child_waits(go);
+	until = now_ns() + (WALK_SECONDS - 1) * 1000000000ULL;
+	while (now_ns() < until) {
+		uint64_t start = now_ns(), took;
+
+		if (status_write_cmd_fd(fd, add))
+			child_done(back, 0);
+		took = now_ns() - start;
+		longest = took > longest ? took : longest;
+		if (status_write_cmd_fd(fd, end))
+			child_done(back, 0);
+		sleep_ms(50);
+	}
+	child_done(back, longest);
+}
+
+/* The shortest of root's walks over every process as they are now, in ns. */
+static uint64_t one_walk_ns(pid_t root_of_tree)
+{
+	char add[64], end[32];
+	uint64_t best = UINT64_MAX;
+
+	snprintf(add, sizeof(add), "T %d %d", (int)root_of_tree, WALK_ROOT_TARGET);
+	snprintf(end, sizeof(end), "X %d", WALK_ROOT_TARGET);
+	for (int i = 0; i < WALK_CALIBRATIONS; i++) {
+		uint64_t start = now_ns(), took;
+
+		expect_ok(status_write(add), "root's T");
+		took = now_ns() - start;
+		best = took < best ? took : best;
+		expect_ok(status_write(end), "root's X");
+	}
+	return best;
+}
+
+/* How long reading the whole of /proc/mp3/status takes root, in ns. */
+static uint64_t status_read_ns(void)
+{
+	uint64_t start = now_ns();
+	char buf[4096];
+	int fd = open(MP3_STATUS_PATH, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	expect(fd >= 0, "open %s: %s", MP3_STATUS_PATH, strerror(errno));
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	expect(n == 0, "read %s: %s", MP3_STATUS_PATH, strerror(errno));
+	close(fd);
+	return now_ns() - start;
+}
+
+/* The longest time between two consecutive samples of [from, to), in ns. */
+static uint64_t longest_gap_ns(const struct mp3ring *ring, uint64_t from, uint64_t to)
+{
+	struct mp3_ring_sample s;
+	uint64_t next = from, missed = 0, last = 0, longest = 0;
+
+	while (next < to) {
+		expect(mp3ring_read(ring, &next, &s, &missed) == MP3RING_SAMPLE && !missed,
+		       "sample %" PRIu64 " lost", next);
+		if (last && s.time_ns - last > longest)
+			longest = s.time_ns - last;
+		last = s.time_ns;
+	}
+	return longest;
+}
+
+/*
+ * uid 65534 loops "T"/"X" and "N"/"X" on 200 threads beside 2000 idle ones
+ * while root reads the listing, a sleeper of root's is sampled and another
+ * user walks now and then: root's longest read and the longest gap between
+ * two samples stay within two walks (root's own, timed beside the same
+ * threads) and two periods (scaled as timeouts are, for the emulated
+ * machine's stalls), and so does the other user's longest walk.
+ * A walk that held the module's lock throughout made them all wait for the
+ * walks queued before them: a hundred of them and more.
+ */
+void test_walks_beside_root(void)
+{
+	uint64_t walk, period, longest_read = 0, gap, from, to, walks, other_walk, emulation, allowed;
+	pid_t sleeper = spawn_sleeper(), tree_root = spawn_sleeper(), storm, other;
+	struct mp3ring ring;
+	int fd, go, back, other_go, other_back;
+
+	expect_ok(status_cmd('R', sleeper), "R sleeper");
+	map_ring(&ring, &fd);
+	period = ring.hdr->period_ns;
+	for (int i = 1; i < WALK_LOOPERS; i += 2)
+		walk_trees[i] = spawn_nobody_sleeper();
+	storm = spawn_piped(walk_storm_child, &go, &back);
+	expect(read(back, &walks, sizeof(walks)) == sizeof(walks), "the user's threads did not start");
+	other = spawn_piped(walk_other_user_child, &other_go, &other_back);
+	expect(read(other_back, &other_walk, sizeof(other_walk)) == sizeof(other_walk),
+	       "uid %d did not start", WALK_OTHER_ID);
+	walk = one_walk_ns(tree_root);
+	from = wait_head(&ring, mp3ring_head(&ring) + 1, ticks_ms(&ring, 2));
+	expect(write(go, "g", 1) == 1 && write(other_go, "g", 1) == 1,
+	       "telling the users to go: %s", strerror(errno));
+	for (uint64_t end = now_ns() + WALK_SECONDS * 1000000000ULL; now_ns() < end;) {
+		uint64_t took = status_read_ns();
+
+		longest_read = took > longest_read ? took : longest_read;
+		sleep_ms(20);
+	}
+	expect(read(back, &walks, sizeof(walks)) == sizeof(walks), "the user's threads did not end");
+	expect(read(other_back, &other_walk, sizeof(other_walk)) == sizeof(other_walk),
+	       "uid %d did not end", WALK_OTHER_ID);
+	to = mp3ring_head(&ring);
+	gap = longest_gap_ns(&ring, from, to);
+	/* Two periods, times what the emulated vCPUs' stalls may add (timeout_scale()). */
+	emulation = scaled_ms(2 * period / 1000000) * 1000000ULL;
+	allowed = 2 * walk + emulation;
+	printf("  walks_beside_root: a walk %.1f ms; uid %d walked %" PRIu64 " times in %d s;"
+	       " root's longest read %.1f ms, longest gap between samples %.1f ms (period %.0f ms);"
+	       " uid %d's longest walk %.1f ms\n",
+	       walk / 1e6, NOBODY_ID, walks, WALK_SECONDS, longest_read / 1e6, gap / 1e6,
+	       period / 1e6, WALK_OTHER_ID, other_walk / 1e6);
+	expect(walks > 0, "uid %d's walks all failed", NOBODY_ID);
+	expect(other_walk > 0, "a walk of uid %d failed", WALK_OTHER_ID);
+	expect(longest_read <= allowed,
+	       "root's read waited %.1f ms, over two walks (%.1f ms each) and %.0f ms",
+	       longest_read / 1e6, walk / 1e6, emulation / 1e6);
+	expect(other_walk <= allowed,
+	       "uid %d's walk took %.1f ms, over two walks (%.1f ms each) and %.0f ms",
+	       WALK_OTHER_ID, other_walk / 1e6, walk / 1e6, emulation / 1e6);
+	expect(gap <= allowed + period,
+	       "%.1f ms between two samples, over two walks (%.1f ms each), a period and %.0f ms",
+	       gap / 1e6, walk / 1e6, emulation / 1e6);
+	kill_and_reap(storm);
+	kill_and_reap(other);
+	for (int i = 1; i < WALK_LOOPERS; i += 2)
+		kill_and_reap(walk_trees[i]);
+	kill_and_reap(tree_root);
+	kill_and_reap(sleeper);
+	close(fd);
+}
