@@ -159,7 +159,10 @@ void test_admin_takes_registration(void)
 	close(nobody);
 }
 
-/* spawn_piped()'s child: uid 65534, waits for a byte, then does what it says. */
+/*
+ * spawn_piped()'s child: uid 65534, waits for a byte, then does what it
+ * says: 'x' runs a setuid-root program that sleeps, 't' one that exits.
+ */
 static void nobody_changes(int go, int back)
 {
 	char what;
@@ -169,6 +172,10 @@ static void nobody_changes(int go, int back)
 		_exit(3);
 	if (what == 'x') {
 		execl(SETUID_SLEEP, "sleep", "60", (char *)NULL);
+		_exit(127);
+	}
+	if (what == 't') {
+		execl(SETUID_SLEEP, "true", (char *)NULL);
 		_exit(127);
 	}
 	if (prctl(PR_SET_DUMPABLE, 0))
@@ -216,13 +223,64 @@ static void expect_leaves_when_unreadable(char how, const char *what)
 	close(nobody);
 }
 
-void test_rejudged_at_exec(void)
+static void make_setuid_busybox(void)
 {
 	expect(run_program((char *[]){ "/bin/cp", "/bin/busybox", SETUID_SLEEP, NULL },
 			   NULL) == 0 && !chmod(SETUID_SLEEP, 04755),
 	       "making %s: %s", SETUID_SLEEP, strerror(errno));
+}
+
+void test_rejudged_at_exec(void)
+{
+	make_setuid_busybox();
 	expect_leaves_when_unreadable('x', "rejudged_at_exec");
 	unlink(SETUID_SLEEP);
+}
+
+/*
+ * The exec's judgement alone, with no sample between the exec and the exit
+ * (period_ms=2000): uid 65534's process runs a setuid-root program that
+ * exits at once. Judged only at a sample, it would be gone by then, its
+ * last period counted and its faults placed by uid 65534's right.
+ */
+void test_rejudged_at_exec_alone(void)
+{
+	int nobody = nobody_status_fd(), fd, tries = 0;
+	pid_t keeps_sampling = spawn_sleeper();
+	uint64_t skipped, sampled;
+	struct mp3ring ring;
+
+	make_setuid_busybox();
+	map_ring(&ring, &fd);
+	expect_ok(command(-1, "R %d", (int)keeps_sampling), "root's R of a sleeper");
+	for (;;) {
+		int go_fd, back_fd;
+		pid_t pid = spawn_piped(nobody_changes, &go_fd, &back_fd);
+		char ready;
+
+		expect(read(back_fd, &ready, 1) == 1, "the child did not become uid 65534");
+		expect_ok(command(nobody, "R %d", (int)pid), "uid 65534's R of its own process");
+		sampled = wait_head(&ring, mp3ring_head(&ring) + 1, ticks_ms(&ring, 2));
+		skipped = ring.hdr->follow_skipped;
+		expect(write(go_fd, "t", 1) == 1, "telling the child");
+		expect(waitpid(pid, NULL, 0) == pid, "waitpid: %s", strerror(errno));
+		close(go_fd);
+		close(back_fd);
+		if (mp3ring_head(&ring) == sampled)
+			break;
+		expect(++tries < 5, "a sample came between the exec and the exit %d times", tries);
+	}
+	wait_head(&ring, sampled + 1, ticks_ms(&ring, 2));
+	printf("  rejudged_at_exec_alone: follow_skipped rose by %llu\n",
+	       (unsigned long long)(ring.hdr->follow_skipped - skipped));
+	expect(ring.hdr->follow_skipped == skipped + 1,
+	       "follow_skipped rose by %llu, not 1: the exec was not judged",
+	       (unsigned long long)(ring.hdr->follow_skipped - skipped));
+	expect_ok(command(-1, "U %d", (int)keeps_sampling), "root's U of the sleeper");
+	kill_and_reap(keeps_sampling);
+	unlink(SETUID_SLEEP);
+	close(fd);
+	close(nobody);
 }
 
 void test_rejudged_dumpable(void)

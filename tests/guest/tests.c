@@ -19,6 +19,7 @@ const struct test tests[] = {
 	{ "user_quota_and_numbers",   test_user_quota_and_numbers,     NULL,            20 },
 	{ "admin_takes_registration", test_admin_takes_registration,   NULL,            20 },
 	{ "rejudged_at_exec",         test_rejudged_at_exec,           NULL,            20 },
+	{ "rejudged_at_exec_alone",   test_rejudged_at_exec_alone,     "period_ms=2000", 40 },
 	{ "rejudged_dumpable",        test_rejudged_dumpable,          NULL,            20 },
 	{ "caps_not_subset",          test_caps_not_subset,            NULL,            20 },
 	{ "tree_deep_chain",          test_tree_deep_chain,            NULL,            60 },

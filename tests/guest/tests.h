@@ -20,6 +20,7 @@ void test_admin_group_first(void);
 void test_user_quota_and_numbers(void);
 void test_admin_takes_registration(void);
 void test_rejudged_at_exec(void);
+void test_rejudged_at_exec_alone(void);
 void test_rejudged_dumpable(void);
 void test_caps_not_subset(void);
 void test_tree_deep_chain(void);
