@@ -4,7 +4,7 @@
 # Self-test of the VM harness: boots three tiny payloads and checks boot.sh's
 # exit-code contract.  (1) prints "hello from guest" + uname -r, exits 7 -> 1;
 # (2) crashes the kernel via sysrq -> 3; (2b) prints a stale int3 oops, then
-# crashes -> booted twice, 3; (3) logs a fake WARNING to /dev/kmsg
+# crashes -> booted three times, 3; (3) logs a fake WARNING to /dev/kmsg
 # and exits 0 -> 2; (4) with --idle 20 and no time limit, a suite that prints
 # a line every 5 s for 40 s finishes -> 0, and (5) one that stops printing in
 # a test is stopped -> 3, named.  Exits 0 if all pass.  Logs are kept only on failure
@@ -63,11 +63,13 @@ fi
 run_case crash 3 'echo c > /proc/sysrq-trigger; sleep 30; exit 0' || true
 
 # A console that shows QEMU's stale int3 (stale-int3.sh), then dies: booted
-# twice, then the death is reported.
+# three times, then the death is reported.
 run_case stale_int3 3 "printf '[ 1.0] Oops: int3: 0000 [#1] SMP\\n[ 1.0] RIP: 0010:fake+0x1/0x2\\n[ 1.0] Code: 0f <1f> 44\\n' > /dev/console; echo c > /proc/sysrq-trigger; sleep 30" || true
 if ! grep -q 'booting again' "$work/stale_int3/stderr" 2>/dev/null \
-    || [[ ! -s "$work/stale_int3/log/console-first-boot.log" ]]; then
-    log "FAIL stale_int3: boot.sh did not boot again"
+    || [[ ! -s "$work/stale_int3/log/console-first-boot.log" ]] \
+    || [[ ! -s "$work/stale_int3/log/console-boot-2.log" ]] \
+    || [[ -e "$work/stale_int3/log/console-boot-3.log" ]]; then
+    log "FAIL stale_int3: boot.sh did not boot three times"
     failed=1
 fi
 
