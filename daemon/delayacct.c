@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Said in the marker, for whoever finds it. */
@@ -26,9 +27,10 @@ static int write_sysctl(const char *path, bool on)
 	return err;
 }
 
+/* A new file: whatever appeared at path since (a FIFO would block the open) is refused. */
 static int make_marker(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	ssize_t n;
 	int err;
 
@@ -43,12 +45,17 @@ static int make_marker(const char *path)
 	return err;
 }
 
-/* Whether the marker exists: 1, 0, or -errno. */
+/*
+ * Whether the marker exists: 1, 0, or -errno; -EINVAL if something else
+ * is there (a FIFO, a directory, a symbolic link), which pfprofd did not make.
+ */
 static int marker_exists(const char *path)
 {
-	if (!access(path, F_OK))
-		return 1;
-	return errno == ENOENT ? 0 : -errno;
+	struct stat st;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	return S_ISREG(st.st_mode) ? 1 : -EINVAL;
 }
 
 /* err (-errno), after setting *failed to path. */

@@ -49,27 +49,37 @@ gid_t private_group(void)
 
 /*
  * A failed fchown() or fchmod(): EPERM on someone else's file is not ours
- * to fix (pfprofd opening the lock file root's pfprofctl created), and its
- * 0750 directory keeps it from others anyway.
+ * to fix, and is left alone if it lets nobody more than @mode does (root's
+ * run by hand left it 0640 with root's group): what we write reaches nobody
+ * else. One that others may read (an older version's 0644) is refused.
  */
-static int fix_error(const struct stat *st)
+static int fix_error(const struct stat *st, mode_t mode)
 {
-	return errno == EPERM && st->st_uid != geteuid() ? 0 : -errno;
+	if (errno != EPERM || st->st_uid == geteuid())
+		return -errno;
+	return st->st_mode & 07777 & ~mode ? -EPERM : 0;
 }
 
-int private_fix(int fd, mode_t mode)
+static int fix(int fd, mode_t mode, bool only_read)
 {
 	gid_t gid = private_group();
 	struct stat st;
+	int err = 0;
 
 	if (fstat(fd, &st))
 		return -errno;
 	/* The group first: chown() may clear set-ID bits, chmod() then sets the mode. */
 	if (st.st_gid != gid && fchown(fd, (uid_t)-1, gid))
-		return fix_error(&st);
-	if ((st.st_mode & 07777) != mode && fchmod(fd, mode))
-		return fix_error(&st);
-	return 0;
+		err = fix_error(&st, mode);
+	if (!err && (st.st_mode & 07777) != mode && fchmod(fd, mode))
+		err = fix_error(&st, mode);
+	/* Nothing of ours goes into a file we only read (a lock file). */
+	return only_read ? 0 : err;
+}
+
+int private_fix(int fd, mode_t mode)
+{
+	return fix(fd, mode, false);
 }
 
 int private_open(const char *path, int flags)
@@ -79,7 +89,7 @@ int private_open(const char *path, int flags)
 
 	if (fd < 0)
 		return -errno;
-	err = private_fix(fd, PRIVATE_FILE_MODE);
+	err = fix(fd, PRIVATE_FILE_MODE, (flags & O_ACCMODE) == O_RDONLY);
 	if (err) {
 		close(fd);
 		return err;

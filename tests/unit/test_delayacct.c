@@ -192,6 +192,24 @@ static void test_marker_unwritable(void)
 	expect_sysctl("0\n");
 }
 
+/*
+ * Something that is not a file where the marker goes (a FIFO, which an open
+ * would wait on; a symbolic link): not pfprofd's, refused by start and stop.
+ */
+static void test_marker_not_a_file(void)
+{
+	const char *failed;
+
+	unit_write_file(SYSCTL, "0\n");
+	expect(!mkfifo(MARKER, 0600), "mkfifo: %s", strerror(errno));
+	expect(start(&failed) == -EINVAL && !strcmp(failed, MARKER), "start beside a FIFO");
+	expect(stop(&failed) == -EINVAL && !strcmp(failed, MARKER), "stop beside a FIFO");
+	expect_sysctl("0\n");
+	expect(!unlink(MARKER) && !symlink(SYSCTL, MARKER), "symlink: %s", strerror(errno));
+	expect(start(&failed) == -EINVAL && !strcmp(failed, MARKER), "start beside a symlink");
+	expect_sysctl("0\n");
+}
+
 /* A stop that cannot write the sysctl keeps the marker, for a later stop to try again. */
 static void test_stop_failure_keeps_marker(void)
 {
@@ -215,6 +233,6 @@ UNIT_TESTS(
 	UNIT_TEST(no_sysctl),
 	UNIT_TEST(unwritable_sysctl),
 	UNIT_TEST(unreadable_sysctl),
-	UNIT_TEST(marker_unwritable),
+	UNIT_TEST(marker_unwritable), UNIT_TEST(marker_not_a_file),
 	UNIT_TEST(stop_failure_keeps_marker)
 );
