@@ -212,6 +212,7 @@ int __mp3_tasks_latency_target(u32 target);
  */
 int __mp3_tasks_follow_joined(void);
 void __mp3_tasks_remove_target(u32 target);
+/* The registered PIDs the reader may read (the ptrace read rule), one a line. */
 void __mp3_tasks_show(struct seq_file *m);
 bool __mp3_tasks_collect(struct mp3_sample_values *values);
 void __mp3_tasks_destroy_all(void);

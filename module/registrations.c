@@ -247,9 +247,27 @@ void __mp3_tasks_remove_target(u32 target)
 			__mp3_tasks_remove(entry);
 }
 
+/*
+ * Whether the reader of @file is shown that @entry's process is registered:
+ * an administrator is, others as the ptrace read rule lets them read it,
+ * whatever they registered, so that hidepid hides it here too.
+ */
+static bool mp3_task_shown(const struct file *file, const struct mp3_task *entry)
+{
+	struct task_struct *task;
+	bool shown;
+
+	rcu_read_lock();
+	task = pid_task(entry->pid, PIDTYPE_TGID);
+	shown = task && mp3_may_read(file, task);
+	rcu_read_unlock();
+	return shown;
+}
+
 void __mp3_tasks_show(struct seq_file *m)
 {
 	struct pid_namespace *ns = mp3_file_pid_ns(m->file);
+	bool privileged = mp3_file_privileged(m->file);
 	struct mp3_task *entry;
 	pid_t nr;
 
@@ -259,7 +277,7 @@ void __mp3_tasks_show(struct seq_file *m)
 	list_for_each_entry(entry, &mp3_tasks, node) {
 		/* 0: not visible in the namespace of the file's /proc mount. */
 		nr = pid_nr_ns(entry->pid, ns);
-		if (nr)
+		if (nr && (privileged || mp3_task_shown(m->file, entry)))
 			seq_printf(m, "%d\n", nr);
 	}
 }

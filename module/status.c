@@ -5,8 +5,8 @@
  * unregisters, "T <pid> <target>" registers a tree, "C <cgroup-id>
  * <target>" a cgroup, "N <target> <comm>" a command name, "X <target>"
  * unregisters any of them, "M <target>" places the faults of a target's
- * processes, "L <target>" times them; reading lists the registered PIDs.
- * One command per write(), all or nothing.
+ * processes, "L <target>" times them; reading lists the registered PIDs
+ * the reader may read. One command per write(), all or nothing.
  */
 #include <linux/ctype.h>
 #include <linux/kernel.h>
