@@ -57,7 +57,7 @@ static int fix_error(const struct stat *st, mode_t mode)
 {
 	if (errno != EPERM || st->st_uid == geteuid())
 		return -errno;
-	return st->st_mode & 07777 & ~mode ? -EPERM : 0;
+	return (st->st_mode & 07777 & ~mode) ? -EPERM : 0;
 }
 
 static int fix(int fd, mode_t mode, bool only_read)
