@@ -100,29 +100,50 @@ void mp3_registrant_release(struct mp3_registrant *r)
 }
 
 /*
+ * Whether @cred holds @cap over @ns as commoncap judges it
+ * (cap_capable()): in @ns itself, its effective set; over a namespace
+ * below, by being the owner of the one below its own that leads there.
+ */
+static bool mp3_cred_ns_capable(const struct cred *cred, const struct user_namespace *ns,
+				int cap)
+{
+	for (;;) {
+		if (ns == cred->user_ns)
+			return cap_raised(cred->cap_effective, cap);
+		if (ns->level <= cred->user_ns->level)
+			return false;
+		if (ns->parent == cred->user_ns && uid_eq(ns->owner, cred->euid))
+			return true;
+		ns = ns->parent;
+	}
+}
+
+/*
  * mp3_may_read()'s rule, applied later, without the file: the probes and
- * the sampler have none. The one capability it can still ask about is
- * CAP_SYS_PTRACE over the initial user namespace, judged at registration
- * (security_capable() is not exported to modules). Without it, only the
- * registrant's own dumpable processes that hold no capability it lacked
- * are readable: a narrower rule than the file's, never a wider one.
- * Under rcu_read_lock(); does not sleep.
+ * the sampler have none. Its capability half is commoncap's, by hand
+ * (security_capable() is not exported to modules): so a container's root
+ * keeps reading its container's processes. CAP_SYS_PTRACE over the
+ * initial user namespace was judged at registration, with the LSMs. Under
+ * rcu_read_lock(); does not sleep.
  */
 bool mp3_registrant_may_read(const struct mp3_registrant *r, struct task_struct *task)
 {
 	const struct cred *tcred = __task_cred(task);
 	struct user_namespace *exec_ns;
-	bool dumpable;
+	bool allowed;
 
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "needs rcu_read_lock()");
 	if (r->privileged)
 		return true;
-	if (!mp3_same_ids(r->cred, tcred) || !mp3_caps_subset(r->cred, tcred))
+	if (!(mp3_same_ids(r->cred, tcred) && mp3_caps_subset(r->cred, tcred)) &&
+	    !mp3_cred_ns_capable(r->cred, tcred->user_ns, CAP_SYS_PTRACE))
 		return false;
+	/* exec_ns is the mm's: held while task_lock() keeps the mm. */
 	task_lock(task);
-	dumpable = mp3_task_dumpable(task, &exec_ns);
+	allowed = mp3_task_dumpable(task, &exec_ns) ||
+		  mp3_cred_ns_capable(r->cred, exec_ns, CAP_SYS_PTRACE);
 	task_unlock(task);
-	return dumpable;
+	return allowed;
 }
 
 bool mp3_file_privileged(const struct file *file)
@@ -132,14 +153,35 @@ bool mp3_file_privileged(const struct file *file)
 
 /*
  * Administrators (CAP_SYS_PTRACE over the initial user namespace: root,
- * pfprofd) are one owner, each other user (by fs uid) another.
+ * pfprofd) are one owner, each other user another: by fs uid and user
+ * namespace, so that the root of one container is not that of another,
+ * even where both are one uid outside.
  */
 bool mp3_registrant_is_opener(const struct mp3_registrant *r, const struct file *file)
 {
+	const struct cred *cred = file->f_cred;
 	bool privileged = mp3_file_privileged(file);
 
 	return r->privileged == privileged &&
-	       (privileged || uid_eq(r->cred->fsuid, file->f_cred->fsuid));
+	       (privileged || (r->cred->user_ns == cred->user_ns &&
+			       uid_eq(r->cred->fsuid, cred->fsuid)));
+}
+
+/*
+ * Who pays, as the kernel charges ucounts up the namespace chain: in a
+ * user namespace, whoever made its outermost one. The uids a user maps
+ * into namespaces of its own (newuidmap, 65 536 of them on Debian) are
+ * that one user here.
+ */
+kuid_t mp3_payer(const struct cred *cred)
+{
+	const struct user_namespace *ns = cred->user_ns;
+
+	if (ns == &init_user_ns)
+		return cred->uid;
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return ns->owner;
 }
 
 bool mp3_registrant_owned_by(const struct mp3_registrant *r, const struct file *file)

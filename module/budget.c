@@ -7,16 +7,12 @@
  * walk of each user waiting for it. Administrators take no slot: no user
  * keeps them waiting.
  *
- * A user is who pays, as the kernel charges ucounts up the namespace
- * chain: in a user namespace, whoever made its outermost one. The uids a
- * user maps into namespaces of its own (newuidmap, 65 536 of them on
- * Debian) are that one user here.
+ * A user is who pays (mp3_payer()).
  */
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
-#include <linux/user_namespace.h>
 #include <linux/wait.h>
 
 #include "internal.h"
@@ -26,17 +22,6 @@ static DEFINE_SPINLOCK(mp3_walk_slots_lock);
 /* The slots taken: one per user at most. */
 static LIST_HEAD(mp3_walk_slots);
 static DECLARE_WAIT_QUEUE_HEAD(mp3_walk_slot_freed);
-
-static kuid_t mp3_payer(const struct cred *cred)
-{
-	const struct user_namespace *ns = cred->user_ns;
-
-	if (ns == &init_user_ns)
-		return cred->uid;
-	while (ns->parent != &init_user_ns)
-		ns = ns->parent;
-	return ns->owner;
-}
 
 /* Takes @slot if its user has none; does not sleep. */
 static bool mp3_walk_slot_claim(struct mp3_walk_slot *slot)

@@ -102,17 +102,20 @@ static bool __mp3_groups_room(const struct mp3_group *g)
 {
 	unsigned int users = 0, own = 0;
 	struct mp3_group *other;
+	kuid_t payer;
 
 	if (mp3_nr_groups[g->kind] == mp3_groups_max[g->kind])
 		return false;
 	if (g->registrant.privileged)
 		return true;
+	/* A user's, in whatever user namespaces it made (mp3_payer()). */
+	payer = mp3_payer(g->registrant.cred);
 	/* At most MP3_CGROUPS_MAX + MP3_COMMS_MAX: bounded. */
 	list_for_each_entry(other, &mp3_groups, node) {
 		if (other->kind != g->kind || other->registrant.privileged)
 			continue;
 		users++;
-		if (uid_eq(other->registrant.cred->fsuid, g->registrant.cred->fsuid))
+		if (uid_eq(mp3_payer(other->registrant.cred), payer))
 			own++;
 	}
 	return own < MP3_GROUPS_PER_USER &&

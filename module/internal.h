@@ -171,7 +171,12 @@ void mp3_registrant_copy(struct mp3_registrant *to, const struct mp3_registrant 
 void mp3_registrant_release(struct mp3_registrant *r);
 /* The rule again, as @r may still apply it; under rcu_read_lock(), not sleeping. */
 bool mp3_registrant_may_read(const struct mp3_registrant *r, struct task_struct *task);
-/* Whether @file's opener is @r's owner: the same user, or both administrators. */
+/* The real user who pays for what @cred's holder asks, up the user namespaces. */
+kuid_t mp3_payer(const struct cred *cred);
+/*
+ * Whether @file's opener is @r's owner: the same user in the same user
+ * namespace, or both administrators.
+ */
 bool mp3_registrant_is_opener(const struct mp3_registrant *r, const struct file *file);
 /* Whether @file's opener may end or change what @r registered: its owner, or an administrator. */
 bool mp3_registrant_owned_by(const struct mp3_registrant *r, const struct file *file);

@@ -23,6 +23,8 @@ const struct test tests[] = {
 	{ "rejudged_dumpable",        test_rejudged_dumpable,          NULL,            20 },
 	{ "caps_not_subset",          test_caps_not_subset,            NULL,            20 },
 	{ "tree_deep_chain",          test_tree_deep_chain,            NULL,            60 },
+	{ "owner_per_userns",         test_owner_per_userns,           NULL,            20 },
+	{ "container_root_keeps",     test_container_root_keeps,       NULL,            20 },
 	{ "status_lists_readable",    test_status_lists_readable,      NULL,            20 },
 	{ "users_beside_root",        test_users_beside_root,          NULL,            60 },
 	{ "maps_users",               test_maps_users,                 NULL,            20 },

@@ -24,6 +24,8 @@ void test_rejudged_at_exec_alone(void);
 void test_rejudged_dumpable(void);
 void test_caps_not_subset(void);
 void test_tree_deep_chain(void);
+void test_owner_per_userns(void);
+void test_container_root_keeps(void);
 void test_status_lists_readable(void);
 void test_users_beside_root(void);
 void test_maps_users(void);
