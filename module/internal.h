@@ -196,10 +196,14 @@ int __mp3_tasks_add(struct mp3_task *entry);
 int __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root,
 				int (*pause)(void));
 int __mp3_tasks_add_group_members(const struct file *file, u32 target, int (*pause)(void));
-/* "X", "M" and "L" of @target reach the walks adding to it. */
-void __mp3_walks_end(u32 target);
-void __mp3_walks_set_maps(u32 target);
-void __mp3_walks_set_latency(u32 target);
+/* What "X", "M" and "L" of a target tell the walks adding to it. */
+enum mp3_walk_news {
+	MP3_WALK_TARGET_ENDED,
+	MP3_WALK_TARGET_MAPS,
+	MP3_WALK_TARGET_TIMED,
+};
+
+void __mp3_walks_tell(u32 target, enum mp3_walk_news news);
 int __mp3_tasks_remove_pid(const struct file *file, pid_t nr);
 /*
  * The registrant of @target's processes, NULL if it has none. All of a

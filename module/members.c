@@ -71,37 +71,22 @@ static int mp3_walk_pause(struct mp3_walk_ticket *t)
 	return t->ended ? MP3_WALK_ENDED : 0;
 }
 
-void __mp3_walks_end(u32 target)
+void __mp3_walks_tell(u32 target, enum mp3_walk_news news)
 {
 	struct mp3_walk_ticket *t;
 
 	lockdep_assert_held(&mp3_lock);
 
-	list_for_each_entry(t, &mp3_walks, node)
-		if (t->joining.target == target)
+	list_for_each_entry(t, &mp3_walks, node) {
+		if (t->joining.target != target)
+			continue;
+		if (news == MP3_WALK_TARGET_ENDED)
 			t->ended = true;
-}
-
-void __mp3_walks_set_maps(u32 target)
-{
-	struct mp3_walk_ticket *t;
-
-	lockdep_assert_held(&mp3_lock);
-
-	list_for_each_entry(t, &mp3_walks, node)
-		if (t->joining.target == target)
+		else if (news == MP3_WALK_TARGET_MAPS)
 			t->joining.maps = true;
-}
-
-void __mp3_walks_set_latency(u32 target)
-{
-	struct mp3_walk_ticket *t;
-
-	lockdep_assert_held(&mp3_lock);
-
-	list_for_each_entry(t, &mp3_walks, node)
-		if (t->joining.target == target)
+		else
 			t->joining.latency = true;
+	}
 }
 
 /*

@@ -89,7 +89,7 @@ void __mp3_tasks_maps_target(u32 target)
 
 	lockdep_assert_held(&mp3_lock);
 
-	__mp3_walks_set_maps(target);
+	__mp3_walks_tell(target, MP3_WALK_TARGET_MAPS);
 	__mp3_tasks_adopt_forked();
 	list_for_each_entry(entry, &mp3_tasks, node) {
 		if (entry->target != target || entry->maps)
@@ -109,7 +109,7 @@ int __mp3_tasks_latency_target(u32 target)
 
 	lockdep_assert_held(&mp3_lock);
 
-	__mp3_walks_set_latency(target);
+	__mp3_walks_tell(target, MP3_WALK_TARGET_TIMED);
 	__mp3_tasks_adopt_forked();
 	list_for_each_entry(entry, &mp3_tasks, node) {
 		if (entry->target != target || entry->times)
@@ -234,7 +234,7 @@ void __mp3_tasks_remove_target(u32 target)
 
 	lockdep_assert_held(&mp3_lock);
 
-	__mp3_walks_end(target);
+	__mp3_walks_tell(target, MP3_WALK_TARGET_ENDED);
 	spin_lock(&mp3_hash_lock);
 	__mp3_tasks_adopt_forked_locked();
 	list_for_each_entry(entry, &mp3_tasks, node)

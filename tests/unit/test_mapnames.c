@@ -192,6 +192,24 @@ static void test_borrowing_keeps_own_mapping(void)
 }
 
 /*
+ * 42 and 47 have maps_before, and gone 43 named cat from 42; then 42 execs
+ * something else, and its maps is read again, in a new pass, for a record
+ * of the new program.
+ */
+static void cat_lent_by_42_then_42_execs(struct mapnames *m)
+{
+	write_maps(maps_before);
+	write_maps_of(47, maps_before);
+	mapnames_begin_pass(m);
+	expect_found(m, MP3_MAPPING_HEAP, 0x55d0c1000000ULL, 0, "[heap]", 0x21000);
+	expect_found_in(m, 47, MP3_MAPPING_HEAP, 0x55d0c1000000ULL, 0, "[heap]", 0x21000);
+	expect_found_in(m, 43, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0);
+	write_maps("7f0050000000-7f0050001000 r--p 00000000 fe:01 5 /usr/bin/new\n");
+	mapnames_begin_pass(m);
+	expect_found(m, MP3_MAPPING_FILE, 0x7f0050000000ULL, 5, "/usr/bin/new", 0x1000);
+}
+
+/*
  * A donor whose maps no longer has the file: another one names it, though
  * the borrower, gone, remembered the first.
  */
@@ -199,16 +217,7 @@ static void test_donor_lost(void)
 {
 	struct mapnames m = { .proc = "proc" };
 
-	write_maps(maps_before);
-	write_maps_of(47, maps_before);
-	mapnames_begin_pass(&m);
-	expect_found(&m, MP3_MAPPING_HEAP, 0x55d0c1000000ULL, 0, "[heap]", 0x21000);
-	expect_found_in(&m, 47, MP3_MAPPING_HEAP, 0x55d0c1000000ULL, 0, "[heap]", 0x21000);
-	expect_found_in(&m, 43, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0);
-	/* 42 execs something else; its maps is read again for a record of the new program. */
-	write_maps("7f0050000000-7f0050001000 r--p 00000000 fe:01 5 /usr/bin/new\n");
-	mapnames_begin_pass(&m);
-	expect_found(&m, MP3_MAPPING_FILE, 0x7f0050000000ULL, 5, "/usr/bin/new", 0x1000);
+	cat_lent_by_42_then_42_execs(&m);
 	expect_found_in(&m, 43, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0);
 	mapnames_free(&m);
 }
@@ -239,16 +248,8 @@ static void test_donor_borrowed_since(void)
 {
 	struct mapnames m = { .proc = "proc" };
 
-	write_maps(maps_before);
-	write_maps_of(47, maps_before);
-	mapnames_begin_pass(&m);
-	expect_found(&m, MP3_MAPPING_HEAP, 0x55d0c1000000ULL, 0, "[heap]", 0x21000);
-	expect_found_in(&m, 47, MP3_MAPPING_HEAP, 0x55d0c1000000ULL, 0, "[heap]", 0x21000);
-	expect_found_in(&m, 43, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0);
-	/* 42 unmaps cat, then a late record of it names cat from 47. */
-	write_maps("7f0050000000-7f0050001000 r--p 00000000 fe:01 5 /usr/bin/new\n");
-	mapnames_begin_pass(&m);
-	expect_found(&m, MP3_MAPPING_FILE, 0x7f0050000000ULL, 5, "/usr/bin/new", 0x1000);
+	cat_lent_by_42_then_42_execs(&m);
+	/* A late record of 42's cat names it from 47. */
 	expect_found(&m, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0);
 	expect_found_in(&m, 43, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0);
 	mapnames_free(&m);
