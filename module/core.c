@@ -162,7 +162,7 @@ int mp3_unregister(const struct file *file, pid_t nr)
 }
 
 /*
- * A followed group (@add adds it, the one difference between a cgroup and
+ * A followed group (@__add adds it, the one difference between a cgroup and
  * a name), then what it holds now.
  */
 static int mp3_register_group(const struct file *file, u32 target,
