@@ -84,12 +84,14 @@ void mp3_registrant_init(struct mp3_registrant *r, const struct file *file)
 {
 	r->cred = get_cred(file->f_cred);
 	r->privileged = mp3_file_privileged(file);
+	r->payer = from_kuid(&init_user_ns, mp3_payer(r->cred));
 }
 
 void mp3_registrant_copy(struct mp3_registrant *to, const struct mp3_registrant *from)
 {
 	to->cred = get_cred(from->cred);
 	to->privileged = from->privileged;
+	to->payer = from->payer;
 }
 
 void mp3_registrant_release(struct mp3_registrant *r)

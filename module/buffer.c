@@ -11,6 +11,7 @@
  * ever stores into the buffer; the positions and totals it needs live in
  * kernel-private variables.
  */
+#include <linux/hash.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
@@ -58,6 +59,30 @@ static unsigned long mp3_vm_events[NR_VM_EVENT_ITEMS];	/* all_vm_events() */
 /* Set at load, before any sample; constant after. */
 static bool mp3_records_enabled;
 static bool mp3_active_only;
+static unsigned int mp3_records_per_user;
+
+/*
+ * What users' registrations wrote into the sample being gathered (version
+ * 9): per owner, in open addressing, half full at most; the owners past
+ * MP3_DROPPED_OWNERS share mp3_others_dropped. Under mp3_lock, emptied as
+ * each sample is published.
+ */
+struct mp3_owner_budget {
+	u32 owner;
+	bool used;
+	unsigned int written;
+	u64 dropped;
+};
+
+#define MP3_BUDGET_SLOTS	(2 * MP3_DROPPED_OWNERS)
+static_assert((MP3_BUDGET_SLOTS & (MP3_BUDGET_SLOTS - 1)) == 0);
+
+static struct mp3_owner_budget mp3_budgets[MP3_BUDGET_SLOTS];
+static unsigned int mp3_budgets_used[MP3_DROPPED_OWNERS];
+static unsigned int mp3_nr_budgets;
+static unsigned int mp3_users_written;	/* all users' records in the sample */
+static u64 mp3_others_dropped;
+static u64 mp3_records_dropped;		/* since load */
 
 static void mp3_buffer_set_reserved(bool reserved)
 {
@@ -114,7 +139,7 @@ static void mp3_header_init(u64 period_ns, bool active_only)
 	hdr->record_capacity = MP3_RECORD_CAPACITY;
 }
 
-int mp3_buffer_create(u64 period_ns, bool records, bool active_only)
+int mp3_buffer_create(u64 period_ns, bool records, bool active_only, unsigned int per_user)
 {
 	mp3_buffer = vzalloc(MP3_BUFFER_SIZE);
 	if (!mp3_buffer)
@@ -134,6 +159,12 @@ int mp3_buffer_create(u64 period_ns, bool records, bool active_only)
 	mp3_sample_records = 0;
 	mp3_records_enabled = records;
 	mp3_active_only = active_only;
+	mp3_records_per_user = per_user;
+	memset(mp3_budgets, 0, sizeof(mp3_budgets));
+	mp3_nr_budgets = 0;
+	mp3_users_written = 0;
+	mp3_others_dropped = 0;
+	mp3_records_dropped = 0;
 
 	mp3_buffer_set_reserved(true);
 	return 0;
@@ -151,8 +182,53 @@ u64 mp3_buffer_head(void)
 	return READ_ONCE(mp3_published);
 }
 
+/* @owner's budget in this sample, begun if new; NULL once MP3_DROPPED_OWNERS have one. */
+static struct mp3_owner_budget *__mp3_owner_budget(u32 owner)
+{
+	u32 i = hash_32(owner, ilog2(MP3_BUDGET_SLOTS));
+	struct mp3_owner_budget *b;
+
+	/* Never more than half full: the walk ends at a free slot. */
+	for (;; i = (i + 1) & (MP3_BUDGET_SLOTS - 1)) {
+		b = &mp3_budgets[i];
+		if (!b->used)
+			break;
+		if (b->owner == owner)
+			return b;
+	}
+	if (mp3_nr_budgets == MP3_DROPPED_OWNERS)
+		return NULL;
+	mp3_budgets_used[mp3_nr_budgets++] = i;
+	*b = (struct mp3_owner_budget) { .owner = owner, .used = true };
+	return b;
+}
+
+/* Whether a record of @tag's owner fits in this sample; one that does not is counted. */
+static bool __mp3_record_charge(const struct mp3_record_tag *tag)
+{
+	struct mp3_owner_budget *b;
+
+	if (tag->admin)
+		return true;
+	b = __mp3_owner_budget(tag->owner);
+	if (mp3_users_written < MP3_USERS_RECORDS &&
+	    (!b || b->written < mp3_records_per_user)) {
+		mp3_users_written++;
+		if (b)
+			b->written++;
+		return true;
+	}
+	mp3_records_dropped++;
+	if (b)
+		b->dropped++;
+	else
+		mp3_others_dropped++;
+	return false;
+}
+
 /* Starts record n of the sample being gathered; __mp3_record_end() publishes it. */
-static struct mp3_proc_record *__mp3_record_begin(u32 tgid, u32 target, u32 type)
+static struct mp3_proc_record *__mp3_record_start(u32 tgid, u32 target, u32 owner, u32 flags,
+						  u32 type)
 {
 	u64 n = mp3_records_written;
 	struct mp3_proc_record *slot = &mp3_records[n & (MP3_RECORD_CAPACITY - 1)];
@@ -164,9 +240,21 @@ static struct mp3_proc_record *__mp3_record_begin(u32 tgid, u32 target, u32 type
 	slot->type = type;
 	slot->target = target;
 	slot->mapping = 0;
+	slot->owner = owner;
+	slot->flags = flags;
 	/* 0 but where a record's type sets them (mp3.h): the slot may hold an older record's. */
 	memset(&slot->fault_time, 0, sizeof(slot->fault_time));
 	return slot;
+}
+
+/* A process's record, or NULL: records are off, or its owner's budget is spent. */
+static struct mp3_proc_record *__mp3_record_begin(u32 tgid, const struct mp3_record_tag *tag,
+						  u32 type)
+{
+	if (!mp3_records_enabled || !__mp3_record_charge(tag))
+		return NULL;
+	return __mp3_record_start(tgid, tag->target, tag->owner,
+				  tag->admin ? MP3_RECORD_ADMIN : 0, type);
 }
 
 static void __mp3_record_end(struct mp3_proc_record *slot)
@@ -176,15 +264,16 @@ static void __mp3_record_end(struct mp3_proc_record *slot)
 	mp3_records_written++;
 }
 
-void __mp3_buffer_record_counts(u32 tgid, u32 target, const struct mp3_sample_values *delta)
+void __mp3_buffer_record_counts(u32 tgid, const struct mp3_record_tag *tag,
+				const struct mp3_sample_values *delta)
 {
 	struct mp3_proc_record *slot;
 
 	lockdep_assert_held(&mp3_lock);
 
-	if (!mp3_records_enabled)
+	slot = __mp3_record_begin(tgid, tag, MP3_RECORD_COUNTS);
+	if (!slot)
 		return;
-	slot = __mp3_record_begin(tgid, target, MP3_RECORD_COUNTS);
 	slot->counts.minor_faults = delta->minor_faults;
 	slot->counts.major_faults = delta->major_faults;
 	slot->counts.cpu_ns = delta->cpu_ns;
@@ -192,41 +281,44 @@ void __mp3_buffer_record_counts(u32 tgid, u32 target, const struct mp3_sample_va
 	__mp3_record_end(slot);
 }
 
-void __mp3_buffer_record_comm(u32 tgid, u32 target, const char *comm)
+void __mp3_buffer_record_comm(u32 tgid, const struct mp3_record_tag *tag, const char *comm)
 {
 	struct mp3_proc_record *slot;
 
 	lockdep_assert_held(&mp3_lock);
 
-	if (!mp3_records_enabled)
+	slot = __mp3_record_begin(tgid, tag, MP3_RECORD_COMM);
+	if (!slot)
 		return;
-	slot = __mp3_record_begin(tgid, target, MP3_RECORD_COMM);
 	strscpy_pad(slot->comm, comm, sizeof(slot->comm));
 	__mp3_record_end(slot);
 }
 
-void __mp3_buffer_record_left(u32 tgid, u32 target)
+void __mp3_buffer_record_left(u32 tgid, const struct mp3_record_tag *tag)
 {
 	struct mp3_proc_record *slot;
 
 	lockdep_assert_held(&mp3_lock);
 
-	if (!mp3_records_enabled || !mp3_active_only)
+	if (!mp3_active_only)
 		return;
-	slot = __mp3_record_begin(tgid, target, MP3_RECORD_LEFT);
+	slot = __mp3_record_begin(tgid, tag, MP3_RECORD_LEFT);
+	if (!slot)
+		return;
 	memset(slot->comm, 0, sizeof(slot->comm));
 	__mp3_record_end(slot);
 }
 
-void __mp3_buffer_record_faults(u32 tgid, u32 target, const struct mp3_mapping_faults *m)
+void __mp3_buffer_record_faults(u32 tgid, const struct mp3_record_tag *tag,
+				const struct mp3_mapping_faults *m)
 {
 	struct mp3_proc_record *slot;
 
 	lockdep_assert_held(&mp3_lock);
 
-	if (!mp3_records_enabled)
+	slot = __mp3_record_begin(tgid, tag, MP3_RECORD_FAULTS);
+	if (!slot)
 		return;
-	slot = __mp3_record_begin(tgid, target, MP3_RECORD_FAULTS);
 	slot->faults.start = m->start;
 	slot->faults.inode = m->inode;
 	slot->faults.minor_faults = m->minor;
@@ -237,16 +329,16 @@ void __mp3_buffer_record_faults(u32 tgid, u32 target, const struct mp3_mapping_f
 	__mp3_record_end(slot);
 }
 
-void __mp3_buffer_record_latency(u32 tgid, u32 target, bool major, unsigned int bucket,
-				 u64 faults, u64 ns)
+void __mp3_buffer_record_latency(u32 tgid, const struct mp3_record_tag *tag, bool major,
+				 unsigned int bucket, u64 faults, u64 ns)
 {
 	struct mp3_proc_record *slot;
 
 	lockdep_assert_held(&mp3_lock);
 
-	if (!mp3_records_enabled)
+	slot = __mp3_record_begin(tgid, tag, MP3_RECORD_LATENCY);
+	if (!slot)
 		return;
-	slot = __mp3_record_begin(tgid, target, MP3_RECORD_LATENCY);
 	slot->latency.time_ns = ns;
 	/* More than 2^32 faults of one bucket in one period cannot be taken. */
 	slot->latency.faults = min_t(u64, faults, U32_MAX);
@@ -261,6 +353,33 @@ bool __mp3_buffer_records_pending(void)
 	lockdep_assert_held(&mp3_lock);
 
 	return mp3_records_written != mp3_sample_records;
+}
+
+static void __mp3_record_dropped(u32 owner, u64 records)
+{
+	struct mp3_proc_record *slot = __mp3_record_start(0, 0, owner, 0, MP3_RECORD_DROPPED);
+
+	memset(slot->comm, 0, sizeof(slot->comm));
+	slot->dropped.records = records;
+	__mp3_record_end(slot);
+}
+
+/* The sample's MP3_RECORD_DROPPED records, not charged to anyone; the budgets emptied. */
+static void __mp3_budgets_close(void)
+{
+	struct mp3_owner_budget *b;
+
+	for (unsigned int i = 0; i < mp3_nr_budgets; i++) {
+		b = &mp3_budgets[mp3_budgets_used[i]];
+		if (b->dropped)
+			__mp3_record_dropped(b->owner, b->dropped);
+		b->used = false;
+	}
+	if (mp3_others_dropped)
+		__mp3_record_dropped(MP3_OWNER_OTHERS, mp3_others_dropped);
+	mp3_nr_budgets = 0;
+	mp3_users_written = 0;
+	mp3_others_dropped = 0;
 }
 
 static void __mp3_ring_store(u64 n, const struct mp3_sample_values *values, u64 now_jiffies)
@@ -324,6 +443,7 @@ static void __mp3_header_account(const struct mp3_losses *losses, u64 cost_ns)
 	WRITE_ONCE(hdr->faults_dropped, losses->faults_dropped);
 	WRITE_ONCE(hdr->faults_summed, losses->faults_summed);
 	WRITE_ONCE(hdr->latency_missed, losses->latency_missed);
+	WRITE_ONCE(hdr->records_dropped, mp3_records_dropped);
 }
 
 void __mp3_buffer_publish(const struct mp3_sample_values *values,
@@ -340,6 +460,7 @@ void __mp3_buffer_publish(const struct mp3_sample_values *values,
 	mp3_totals.major_faults += values->major_faults;
 	mp3_totals.cpu_ns += values->cpu_ns;
 	all_vm_events(mp3_vm_events);
+	__mp3_budgets_close();
 
 	__mp3_ring_store(n, values, now_jiffies);
 	__mp3_classic_store(n, values, cpu_ns_before, now_jiffies);

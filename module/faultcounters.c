@@ -58,9 +58,10 @@ static struct perf_event *mp3_fault_counter(struct task_struct *task, u64 config
 
 /*
  * An owner for the process whose thread-group leader is @leader, of
- * @target, followed from now on; NULL without memory.
+ * @tag, followed from now on; NULL without memory.
  */
-static struct mp3_fault_owner *__mp3_fault_owner_create(struct task_struct *leader, u32 target)
+static struct mp3_fault_owner *__mp3_fault_owner_create(struct task_struct *leader,
+							const struct mp3_record_tag *tag)
 {
 	struct mp3_fault_owner *owner = kzalloc(sizeof(*owner), GFP_KERNEL);
 
@@ -69,7 +70,7 @@ static struct mp3_fault_owner *__mp3_fault_owner_create(struct task_struct *lead
 	/* 2^64 registrations: never wraps, so never reused. */
 	owner->id = ++mp3_fault_owner_last;
 	owner->pid = get_pid(task_tgid(leader));
-	owner->target = target;
+	owner->tag = *tag;
 	hash_add(mp3_fault_owners, &owner->node, owner->id);
 	hash_add(mp3_followed_owners, &owner->followed, (unsigned long)owner->pid);
 	return owner;
@@ -253,7 +254,8 @@ static int __mp3_fault_threads_add(struct task_struct **found, unsigned int n,
  * given counters in all: a process that creates threads faster than they
  * get counters would keep this going, under mp3_lock, for ever.
  */
-int __mp3_faults_follow(struct task_struct *leader, u32 target, struct list_head *threads)
+int __mp3_faults_follow(struct task_struct *leader, const struct mp3_record_tag *tag,
+			struct list_head *threads)
 {
 	struct mp3_fault_owner *owner;
 	struct task_struct **found;
@@ -266,7 +268,7 @@ int __mp3_faults_follow(struct task_struct *leader, u32 target, struct list_head
 	if (err)
 		return err;
 	if (list_empty(threads)) {
-		owner = __mp3_fault_owner_create(leader, target);
+		owner = __mp3_fault_owner_create(leader, tag);
 		if (!owner)
 			return -ENOMEM;
 	} else {
@@ -354,9 +356,9 @@ void __mp3_faults_release(void)
 
 /*
  * Under rcu_read_lock(): whether the process numbered @tgid now is
- * followed, and then its target and its leader (NULL once reaped).
+ * followed, and then its records' tag and its leader (NULL once reaped).
  */
-bool __mp3_faults_is_followed(pid_t tgid, u32 *target, struct task_struct **leader)
+bool __mp3_faults_is_followed(pid_t tgid, struct mp3_record_tag *tag, struct task_struct **leader)
 {
 	struct pid *pid = find_pid_ns(tgid, &init_pid_ns);
 	const struct mp3_fault_owner *owner;
@@ -365,7 +367,7 @@ bool __mp3_faults_is_followed(pid_t tgid, u32 *target, struct task_struct **lead
 		return false;
 	hash_for_each_possible(mp3_followed_owners, owner, followed, (unsigned long)pid) {
 		if (owner->pid == pid) {
-			*target = owner->target;
+			*tag = owner->tag;
 			*leader = pid_task(pid, PIDTYPE_TGID);
 			return true;
 		}

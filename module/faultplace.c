@@ -45,7 +45,7 @@ static u64 mp3_faults_summed_total;
 struct mp3_fault_run {
 	pid_t tgid;			/* 0: none yet */
 	bool followed;			/* registered with maps */
-	u32 target;
+	struct mp3_record_tag tag;
 	struct mp3_fault_tally *tally;	/* NULL: no room, its faults are dropped */
 	/* The process found by its number, and its memory map then: what a fault must match. */
 	struct pid *pid;
@@ -104,7 +104,7 @@ static void __mp3_fault_tally_write(struct mp3_fault_tally *tally,
 {
 	if (tally->records < MP3_TALLY_RECORDS) {
 		tally->records++;
-		__mp3_buffer_record_faults(tally->tgid, tally->target, m);
+		__mp3_buffer_record_faults(tally->tgid, &tally->tag, m);
 		return;
 	}
 	WRITE_ONCE(mp3_faults_summed_total, mp3_faults_summed_total + m->minor + m->major);
@@ -116,10 +116,10 @@ static u32 mp3_tally_hash(pid_t tgid, u32 target)
 	return hash_32((u32)tgid ^ hash_32(target, 32), ilog2(MP3_TALLY_SLOTS));
 }
 
-/* The tally of (@tgid, @target) in this tick, begun if new; NULL if MP3_TALLY_MAX are. */
-static struct mp3_fault_tally *__mp3_fault_tally(pid_t tgid, u32 target)
+/* The tally of (@tgid, @tag's target) in this tick, begun if new; NULL if MP3_TALLY_MAX are. */
+static struct mp3_fault_tally *__mp3_fault_tally(pid_t tgid, const struct mp3_record_tag *tag)
 {
-	u32 i = mp3_tally_hash(tgid, target);
+	u32 i = mp3_tally_hash(tgid, tag->target);
 	struct mp3_fault_tally *t;
 
 	/* Never more than half full: the walk ends at a free slot. */
@@ -127,7 +127,7 @@ static struct mp3_fault_tally *__mp3_fault_tally(pid_t tgid, u32 target)
 		t = &mp3_tally[i];
 		if (!t->tgid)
 			break;
-		if (t->tgid == tgid && t->target == target)
+		if (t->tgid == tgid && t->tag.target == tag->target)
 			return t;
 	}
 	if (mp3_nr_tally == MP3_TALLY_MAX)
@@ -135,7 +135,7 @@ static struct mp3_fault_tally *__mp3_fault_tally(pid_t tgid, u32 target)
 	mp3_tally_used[mp3_nr_tally++] = i;
 	*t = (struct mp3_fault_tally) {
 		.tgid = tgid,
-		.target = target,
+		.tag = *tag,
 		.rest.kind = MP3_MAPPING_UNRESOLVED,
 	};
 	return t;
@@ -149,7 +149,7 @@ static void __mp3_fault_tally_end(void)
 	for (unsigned int i = 0; i < mp3_nr_tally; i++) {
 		t = &mp3_tally[mp3_tally_used[i]];
 		if (t->rest.minor || t->rest.major)
-			__mp3_buffer_record_faults(t->tgid, t->target, &t->rest);
+			__mp3_buffer_record_faults(t->tgid, &t->tag, &t->rest);
 		t->tgid = 0;
 	}
 	mp3_nr_tally = 0;
@@ -267,12 +267,12 @@ static void __mp3_fault_run_end(struct mp3_fault_run *run)
 	}
 }
 
-void __mp3_faults_departed(pid_t tgid, u32 target, bool place)
+void __mp3_faults_departed(pid_t tgid, const struct mp3_record_tag *tag, bool place)
 {
 	lockdep_assert_held(&mp3_lock);
 
 	if (mp3_departed && mp3_nr_departed < MP3_DEPARTED_MAX)
-		mp3_departed[mp3_nr_departed++] = (struct mp3_departed) { tgid, target, place };
+		mp3_departed[mp3_nr_departed++] = (struct mp3_departed) { tgid, *tag, place };
 }
 
 static int mp3_departed_cmp(const void *a, const void *b)
@@ -284,16 +284,17 @@ static int mp3_departed_cmp(const void *a, const void *b)
 
 /*
  * Under rcu_read_lock(): whether @tgid left in this tick, and then its
- * target, and the process numbered @tgid now if its faults may be placed.
+ * records' tag, and the process numbered @tgid now if its faults may be placed.
  */
-static bool __mp3_faults_was_departed(pid_t tgid, u32 *target, struct task_struct **leader)
+static bool __mp3_faults_was_departed(pid_t tgid, struct mp3_record_tag *tag,
+				      struct task_struct **leader)
 {
 	const struct mp3_departed key = { .tgid = tgid }, *d;
 
 	d = bsearch(&key, mp3_departed, mp3_nr_departed, sizeof(*d), mp3_departed_cmp);
 	if (!d)
 		return false;
-	*target = d->target;
+	*tag = d->tag;
 	/*
 	 * Alive if it left its target only; an exited one has no memory map,
 	 * and its number may be another process's now (its faults' owner
@@ -309,11 +310,11 @@ static void __mp3_fault_run_begin(struct mp3_fault_run *run, pid_t tgid)
 	struct task_struct *leader;
 
 	*run = (struct mp3_fault_run) { .tgid = tgid };
-	run->followed = __mp3_faults_is_followed(tgid, &run->target, &leader) ||
-			__mp3_faults_was_departed(tgid, &run->target, &leader);
+	run->followed = __mp3_faults_is_followed(tgid, &run->tag, &leader) ||
+			__mp3_faults_was_departed(tgid, &run->tag, &leader);
 	if (!run->followed)
 		return;
-	run->tally = __mp3_fault_tally(tgid, run->target);
+	run->tally = __mp3_fault_tally(tgid, &run->tag);
 	if (!run->tally || !leader)
 		return;
 	/* Compared with the owners' held PIDs only. */

@@ -70,7 +70,7 @@ struct mp3_fault {
 struct mp3_fault_owner {
 	u64 id;
 	struct pid *pid;
-	u32 target;			/* its process's, constant */
+	struct mp3_record_tag tag;	/* its process's, constant */
 	unsigned int nr_threads;	/* mp3_fault_threads holding it */
 	struct hlist_node node;
 	struct hlist_node followed;
@@ -128,7 +128,7 @@ struct mp3_fault_thread {
  */
 struct mp3_fault_tally {
 	pid_t tgid;			/* 0: a free slot */
-	u32 target;
+	struct mp3_record_tag tag;
 	unsigned int records;		/* its mappings' records so far in this tick */
 	struct mp3_mapping_faults rest;	/* unresolved */
 };
@@ -154,7 +154,7 @@ static_assert((MP3_TALLY_SLOTS & (MP3_TALLY_SLOTS - 1)) == 0);
  */
 struct mp3_departed {
 	pid_t tgid;
-	u32 target;
+	struct mp3_record_tag tag;
 	bool place;	/* false: all its faults are unresolved */
 };
 
@@ -206,6 +206,6 @@ const struct mp3_fault_owner *__mp3_fault_owner_find(u64 id);
  * Under rcu_read_lock(): whether the process numbered @tgid now is
  * followed, and then its target and its leader (NULL once reaped).
  */
-bool __mp3_faults_is_followed(pid_t tgid, u32 *target, struct task_struct **leader);
+bool __mp3_faults_is_followed(pid_t tgid, struct mp3_record_tag *tag, struct task_struct **leader);
 
 #endif /* MP3_FAULTS_H */

@@ -92,16 +92,33 @@ int mp3_latency_target(const struct file *file, u32 target);
 void mp3_show(struct seq_file *m);
 void mp3_release_all(void);
 
-/* @active_only: a process gets records only in the samples that visit it. */
-int mp3_buffer_create(u64 period_ns, bool records, bool active_only);
+/*
+ * What a process's records say besides its number: its target, and whose
+ * registration it is, to which they are charged (mp3.h, version 9): an
+ * administrator's, or the user's who pays (mp3_payer()), as numbered in
+ * the initial user namespace.
+ */
+struct mp3_record_tag {
+	u32 target;
+	u32 owner;	/* 0 for an administrator */
+	bool admin;
+};
+
+/*
+ * @active_only: a process gets records only in the samples that visit it.
+ * @per_user: records of one user's registrations in a sample, at most.
+ */
+int mp3_buffer_create(u64 period_ns, bool records, bool active_only, unsigned int per_user);
 void mp3_buffer_destroy(void);
 /*
  * One process's record in the sample being gathered; tgid in the initial PID
- * namespace. Nothing when the module was loaded with records=off.
+ * namespace. Nothing when the module was loaded with records=off, nor when
+ * the record's owner wrote all it may in this sample (it is counted).
  */
-void __mp3_buffer_record_counts(u32 tgid, u32 target, const struct mp3_sample_values *delta);
-void __mp3_buffer_record_comm(u32 tgid, u32 target, const char *comm);
-void __mp3_buffer_record_left(u32 tgid, u32 target);
+void __mp3_buffer_record_counts(u32 tgid, const struct mp3_record_tag *tag,
+				const struct mp3_sample_values *delta);
+void __mp3_buffer_record_comm(u32 tgid, const struct mp3_record_tag *tag, const char *comm);
+void __mp3_buffer_record_left(u32 tgid, const struct mp3_record_tag *tag);
 
 /* A process's faults in one mapping in the period (MP3_RECORD_FAULTS). */
 struct mp3_mapping_faults {
@@ -115,7 +132,8 @@ struct mp3_mapping_faults {
 	u64 major_ns;
 };
 
-void __mp3_buffer_record_faults(u32 tgid, u32 target, const struct mp3_mapping_faults *m);
+void __mp3_buffer_record_faults(u32 tgid, const struct mp3_record_tag *tag,
+				const struct mp3_mapping_faults *m);
 /* Whether records wait for a sample to carry them. */
 bool __mp3_buffer_records_pending(void);
 /*
@@ -146,7 +164,18 @@ int mp3_buffer_mmap(struct vm_area_struct *vma);
 struct mp3_registrant {
 	const struct cred *cred;	/* the opener's, held */
 	bool privileged;		/* CAP_SYS_PTRACE over the initial user namespace */
+	u32 payer;			/* mp3_payer(cred) in the initial user namespace */
 };
+
+/* The tag of the records of a process of @target that @r registered. */
+static inline struct mp3_record_tag mp3_registrant_tag(const struct mp3_registrant *r, u32 target)
+{
+	return (struct mp3_record_tag) {
+		.target = target,
+		.owner = r->privileged ? 0 : r->payer,
+		.admin = r->privileged,
+	};
+}
 
 /*
  * A user's right to walk every process: one walk at a time per user (as
@@ -236,7 +265,8 @@ u64 mp3_tasks_missed(void);
  * then on. Unfollowing ends that and moves the counters to be released by
  * __mp3_faults_release().
  */
-int __mp3_faults_follow(struct task_struct *leader, u32 target, struct list_head *threads);
+int __mp3_faults_follow(struct task_struct *leader, const struct mp3_record_tag *tag,
+			struct list_head *threads);
 /*
  * Right after the counts of a process given counters by __mp3_faults_follow()
  * are read: the new counters note its faults from now on (before, none).
@@ -251,7 +281,7 @@ void __mp3_faults_release(void);
  * placed in its mappings if @place (and it still has its memory map),
  * else all in its unresolved record: no mapping of it is looked at.
  */
-void __mp3_faults_departed(pid_t tgid, u32 target, bool place);
+void __mp3_faults_departed(pid_t tgid, const struct mp3_record_tag *tag, bool place);
 /* Each tick, after the visits: the faults since the last one, as records. */
 void __mp3_faults_collect(void);
 /*
@@ -288,9 +318,10 @@ u64 __mp3_latency_missed(void);
  */
 void mp3_fault_note_time(unsigned long address, u64 ns);
 /* Each visit of a process with times: what its faults took, as records. */
-void __mp3_latency_record(u32 tgid, u32 target, struct mp3_fault_times *times);
-void __mp3_buffer_record_latency(u32 tgid, u32 target, bool major, unsigned int bucket,
-				 u64 faults, u64 ns);
+void __mp3_latency_record(u32 tgid, const struct mp3_record_tag *tag,
+			  struct mp3_fault_times *times);
+void __mp3_buffer_record_latency(u32 tgid, const struct mp3_record_tag *tag, bool major,
+				 unsigned int bucket, u64 faults, u64 ns);
 
 /*
  * Whether users who are not administrators may ask for "maps" (a module

@@ -343,7 +343,8 @@ u64 __mp3_latency_missed(void)
 	return mp3_latency_missed;
 }
 
-void __mp3_latency_record(u32 tgid, u32 target, struct mp3_fault_times *times)
+void __mp3_latency_record(u32 tgid, const struct mp3_record_tag *tag,
+			  struct mp3_fault_times *times)
 {
 	lockdep_assert_held(&mp3_lock);
 
@@ -355,7 +356,7 @@ void __mp3_latency_record(u32 tgid, u32 target, struct mp3_fault_times *times)
 			if (!atomic64_read(&times->faults[major][b]))
 				continue;
 			faults = atomic64_xchg(&times->faults[major][b], 0);
-			__mp3_buffer_record_latency(tgid, target, major, b, faults,
+			__mp3_buffer_record_latency(tgid, tag, major, b, faults,
 						    atomic64_xchg(&times->ns[major][b], 0));
 		}
 	}

@@ -48,6 +48,30 @@ module_param(records, bool, 0444);
 MODULE_PARM_DESC(records,
 		 "Write one record per registered process and sample (default on); off: the summed samples only, for the least cost per process");
 
+static unsigned int records_per_user = 1024;
+
+static int records_per_user_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int err = kstrtouint(val, 0, &n);
+
+	if (err)
+		return err;
+	if (n < 1 || n > MP3_USERS_RECORDS)
+		return -EINVAL;
+	*(unsigned int *)kp->arg = n;
+	return 0;
+}
+
+static const struct kernel_param_ops records_per_user_ops = {
+	.set = records_per_user_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(records_per_user, &records_per_user_ops, &records_per_user, 0444);
+MODULE_PARM_DESC(records_per_user,
+		 "Records that the registrations of one user without CAP_SYS_PTRACE write in one sample, at most, 1..4096 (default 1024); users together write at most 4096, administrators' are not bounded");
+
 /* Indexed by whether samples visit only the processes that may have changed. */
 static const char *const mp3_sampler_names[] = { "visit", "events" };
 
@@ -104,7 +128,7 @@ static int __init mp3_init(void)
 		return err;
 	mp3_event_sampling = sampler_events;
 
-	err = mp3_buffer_create(period_ns, records, sampler_events);
+	err = mp3_buffer_create(period_ns, records, sampler_events, records_per_user);
 	if (err)
 		return err;
 	mp3_sampler_init(period_ns);

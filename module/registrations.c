@@ -28,6 +28,7 @@
  */
 static int __mp3_task_follow_faults(struct mp3_task *entry)
 {
+	struct mp3_record_tag tag = mp3_registrant_tag(&entry->registrant, entry->target);
 	struct task_struct *leader;
 	bool allowed;
 	int err;
@@ -43,7 +44,7 @@ static int __mp3_task_follow_faults(struct mp3_task *entry)
 	rcu_read_lock();
 	allowed = mp3_registrant_may_read(&entry->registrant, leader);
 	rcu_read_unlock();
-	err = allowed ? __mp3_faults_follow(leader, entry->target, &entry->fault_threads) : -EPERM;
+	err = allowed ? __mp3_faults_follow(leader, &tag, &entry->fault_threads) : -EPERM;
 	up_read(&leader->signal->exec_update_lock);
 	entry->counting = !err;
 put:

@@ -165,10 +165,12 @@ void __mp3_task_record_unplaced(struct mp3_task *entry, const struct mp3_counter
 		.major = min_t(u64, mp3_advance(&from->major_faults, now->major_faults), U32_MAX),
 	};
 
+	struct mp3_record_tag tag = mp3_registrant_tag(&entry->registrant, entry->target);
+
 	lockdep_assert_held(&mp3_lock);
 
 	if (unplaced.minor || unplaced.major)
-		__mp3_buffer_record_faults(pid_nr(entry->pid), entry->target, &unplaced);
+		__mp3_buffer_record_faults(pid_nr(entry->pid), &tag, &unplaced);
 }
 
 /*
@@ -190,8 +192,11 @@ void __mp3_tasks_remove(struct mp3_task *entry)
 		mp3_latency_put();
 	if (entry->maps && list_empty(&entry->fault_threads))
 		__mp3_task_record_unplaced(entry, &entry->last);
-	if (mp3_event_sampling)
-		__mp3_buffer_record_left(pid_nr(entry->pid), entry->target);
+	if (mp3_event_sampling) {
+		struct mp3_record_tag tag = mp3_registrant_tag(&entry->registrant, entry->target);
+
+		__mp3_buffer_record_left(pid_nr(entry->pid), &tag);
+	}
 	__mp3_faults_unfollow(&entry->fault_threads);
 	if (test_and_set_bit(MP3_TASK_PENDING, &entry->pending)) {
 		entry->dead = true;

@@ -22,7 +22,8 @@
 #include "tasks.h"
 
 /* Its name goes into the records when it is registered and after an exec. */
-static void __mp3_task_name(struct mp3_task *entry, struct task_struct *leader, u32 tgid)
+static void __mp3_task_name(struct mp3_task *entry, struct task_struct *leader, u32 tgid,
+			    const struct mp3_record_tag *tag)
 {
 	char comm[TASK_COMM_LEN];
 	u64 exec_id = READ_ONCE(leader->self_exec_id);
@@ -30,7 +31,7 @@ static void __mp3_task_name(struct mp3_task *entry, struct task_struct *leader, 
 	if (entry->named && entry->exec_id == exec_id)
 		return;
 	get_task_comm(comm, leader);
-	__mp3_buffer_record_comm(tgid, entry->target, comm);
+	__mp3_buffer_record_comm(tgid, tag, comm);
 	entry->named = true;
 	entry->exec_id = exec_id;
 }
@@ -41,6 +42,7 @@ static void __mp3_task_account(struct mp3_task *entry, struct task_struct *leade
 			       struct mp3_sample_values *values)
 {
 	u32 tgid = pid_nr(entry->pid);
+	struct mp3_record_tag tag = mp3_registrant_tag(&entry->registrant, entry->target);
 	struct mp3_sample_values delta = {
 		.minor_faults = mp3_advance(&entry->last.minor_faults, now->minor_faults),
 		.major_faults = mp3_advance(&entry->last.major_faults, now->major_faults),
@@ -56,10 +58,10 @@ static void __mp3_task_account(struct mp3_task *entry, struct task_struct *leade
 		values->stall_us[i] += delta.stall_us[i];
 	}
 	if (leader)
-		__mp3_task_name(entry, leader, tgid);
-	__mp3_buffer_record_counts(tgid, entry->target, &delta);
+		__mp3_task_name(entry, leader, tgid, &tag);
+	__mp3_buffer_record_counts(tgid, &tag, &delta);
 	if (entry->times)
-		__mp3_latency_record(tgid, entry->target, entry->times);
+		__mp3_latency_record(tgid, &tag, entry->times);
 	values->minor_faults += delta.minor_faults;
 	values->major_faults += delta.major_faults;
 	values->cpu_ns += delta.cpu_ns;
@@ -182,8 +184,11 @@ static bool __mp3_task_visit(struct mp3_task *entry, struct mp3_sample_values *v
 	if (alive)
 		return busy;
 	/* Its counters noted faults until it left: they go with this sample. */
-	if (!list_empty(&entry->fault_threads))
-		__mp3_faults_departed(pid_nr(entry->pid), entry->target, !entry->revoked);
+	if (!list_empty(&entry->fault_threads)) {
+		struct mp3_record_tag tag = mp3_registrant_tag(&entry->registrant, entry->target);
+
+		__mp3_faults_departed(pid_nr(entry->pid), &tag, !entry->revoked);
+	}
 	__mp3_tasks_remove(entry);
 	if (runs)
 		__mp3_tasks_rejoin(leader, &now);

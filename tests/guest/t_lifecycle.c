@@ -34,7 +34,8 @@ void test_load_params(void)
 {
 	static const char *const bad[] = {
 		"period_ms=0", "period_ms=10001", "period_ms=-5", "period_ms=abc", "period_ms=",
-		"records=maybe", "sampler=poll", "sampler=",
+		"records=maybe", "sampler=poll", "sampler=", "records_per_user=0",
+		"records_per_user=4097",
 	};
 	struct mp3ring ring;
 	int fd;
@@ -44,6 +45,8 @@ void test_load_params(void)
 	       "records is not on by default");
 	expect(file_contains("/sys/module/mp3/parameters/sampler", "events"),
 	       "sampler is not events by default");
+	expect(read_param("records_per_user") == 1024, "default records_per_user is %lu",
+	       read_param("records_per_user"));
 	expect_ok(module_unload(), "unloading");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		expect_errno(module_load(bad[i]), EINVAL, bad[i]);

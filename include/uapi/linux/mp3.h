@@ -326,10 +326,31 @@ struct mp3_classic_sample {
  * moved to another CPU between the two leaves the fault's time out of its
  * mapping's (it is in the process's MP3_RECORD_LATENCY records all the
  * same).
+ *
+ * Version 9 bounds what each owner's registrations write into the record
+ * ring, so that no user overwrites another owner's records: in one sample,
+ * the processes a user who is not an administrator registered (with every
+ * registration of the user namespaces that user made: see Owners above)
+ * write at most the module's records_per_user parameter (1024 by default)
+ * of records, and all users together at most MP3_USERS_RECORDS; the
+ * records of administrators' registrations are not bounded. A reader that
+ * keeps within record_capacity / MP3_USERS_RECORDS samples (32) of the
+ * head, less what administrators' registrations write, loses no record
+ * whatever users register. A record past a bound is not written: it is
+ * counted in the header's records_dropped and, per owner, in an
+ * MP3_RECORD_DROPPED record of the same sample (tgid and target 0,
+ * dropped.records), written after the sample's other records. Records
+ * also say whose they are: owner, the user who pays for the process's
+ * registration as numbered in the initial user namespace, and flags
+ * (MP3_RECORD_ADMIN: an administrator's registration; owner is then 0).
+ * At most MP3_DROPPED_OWNERS owners are told apart in one sample; the
+ * records dropped of the others are in one more MP3_RECORD_DROPPED record
+ * whose owner is MP3_OWNER_OTHERS. Readers of an older version skip the
+ * new type, and see every other record as before.
  */
 #define MP3_RING_OFFSET		0x10000000UL
 #define MP3_RING_MAGIC		0x5233504dU	/* "MP3R" little-endian */
-#define MP3_RING_VERSION	8
+#define MP3_RING_VERSION	9
 #define MP3_RING_COMPAT_VERSION	1
 /* The compat_version of a ring with MP3_RING_ACTIVE_ONLY. */
 #define MP3_RING_ACTIVE_ONLY_COMPAT_VERSION	4
@@ -370,7 +391,9 @@ struct mp3_ring_header {
 	__u64 faults_summed;
 	/* Version 8: faults of "latency" registrations not timed, the probe full. */
 	__u64 latency_missed;
-	__u64 reserved[11];
+	/* Version 9: records not written, their owner past its bound. */
+	__u64 records_dropped;
+	__u64 reserved[10];
 	/* Version 2: the ring of per-process records. */
 	__u32 record_offset;	/* byte offset of record slot 0 from the region start */
 	__u32 record_size;	/* sizeof(struct mp3_proc_record) */
@@ -423,8 +446,17 @@ struct mp3_ring_sample {
 #define MP3_RECORD_LEFT		3	/* version 4, MP3_RING_ACTIVE_ONLY: it left */
 #define MP3_RECORD_FAULTS	4	/* version 5: its faults in one mapping */
 #define MP3_RECORD_LATENCY	5	/* version 8: its faults of one kind and duration */
+#define MP3_RECORD_DROPPED	6	/* version 9: an owner's records not written */
 /* Version 6: MP3_RECORD_FAULTS records of one process in one sample, at most. */
 #define MP3_FAULT_RECORDS_MAX	64
+
+/* Version 9: records of users' registrations in one sample, at most, all users together. */
+#define MP3_USERS_RECORDS	4096
+/* Owners with an MP3_RECORD_DROPPED record of their own in one sample, at most. */
+#define MP3_DROPPED_OWNERS	64
+#define MP3_OWNER_OTHERS	(~0U)
+/* Version 9, a record's flags. */
+#define MP3_RECORD_ADMIN	0x1	/* an administrator's registration */
 
 /*
  * Version 8, MP3_RECORD_LATENCY: the durations' buckets, by powers of two
@@ -469,6 +501,10 @@ struct mp3_proc_record {
 			__u16 major;		/* 1: major faults, 0: minor */
 			__u64 reserved;
 		} latency;
+		/* Version 9. */
+		struct {
+			__u64 records;		/* of owner, in this sample */
+		} dropped;
 	};
 	/* Version 3. */
 	__u32 target;		/* the tree ("T") the process belongs to; 0: none */
@@ -487,6 +523,9 @@ struct mp3_proc_record {
 			__u64 reserved;
 		} fault_time;
 	};	/* 0 in the other records */
+	/* Version 9: whose registration wrote it (see above). */
+	__u32 owner;
+	__u32 flags;		/* MP3_RECORD_ADMIN */
 };
 
 /* The size of a version 2 record, which has no target. */
