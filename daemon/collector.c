@@ -129,6 +129,9 @@ struct sample_records {
 	uint64_t seq, wall_ns;
 	bool to_procs, to_faults;
 	bool stalls;		/* the records' waits are known */
+	/* The ring says whose records are (version 9): users' lines are budgeted. */
+	bool owners_told;
+	uint64_t second;	/* the sample's, monotonic: what the budgets count in */
 	/* A process's line, held until its latency records, which follow its counts record. */
 	struct log_proc held;
 	bool holding;
@@ -199,7 +202,14 @@ static void log_record(void *ctx, const struct mp3_proc_record *r)
 	struct sample_records *sr = ctx;
 	struct collector *c = sr->collector;
 	struct proc_entry *e = NULL;
+	bool logged;
 
+	if (r->type == MP3_RECORD_DROPPED) {
+		ownerbudget_add_dropped(&c->counters->owners, r);
+		return;
+	}
+	/* Counted all the same: only the logs are budgeted. */
+	logged = !sr->owners_told || ownerbudget_take_line(&c->counters->owners, r, sr->second);
 	if (sr->to_procs) {
 		e = counters_add_record(c->counters, r);
 		if (!e)
@@ -207,11 +217,12 @@ static void log_record(void *ctx, const struct mp3_proc_record *r)
 	}
 	if (sr->to_procs && r->type == MP3_RECORD_COUNTS) {
 		log_held_proc(sr);
-		hold_proc(sr, r, e ? proctable_name(e) : "?");
+		if (logged)
+			hold_proc(sr, r, e ? proctable_name(e) : "?");
 	}
 	if (sr->to_procs && r->type == MP3_RECORD_LATENCY)
 		add_held_time(sr, r);
-	if (sr->to_faults && r->type == MP3_RECORD_FAULTS && !keep_faults(c, r))
+	if (sr->to_faults && logged && r->type == MP3_RECORD_FAULTS && !keep_faults(c, r))
 		dlog(LOG_WARNING, "faults of process %u: %s", r->tgid, strerror(ENOMEM));
 }
 
@@ -282,6 +293,8 @@ static void log_records(struct collector *c, const struct mp3_ring_sample *s, ui
 		.to_procs = wants(c, LOGKIND_PROCS, s->seq),
 		.to_faults = wants(c, LOGKIND_FAULTS, s->seq),
 		.stalls = c->counters->stalls_known,
+		.owners_told = c->ring.hdr->version >= 9,
+		.second = s->time_ns / 1000000000,
 	};
 	uint64_t lost = mp3ring_for_each_record(&c->ring, s, log_record, &sr);
 

@@ -252,4 +252,5 @@ void counters_free(struct counters *c)
 	free(c->targets);
 	c->targets = NULL;
 	c->nr_targets = c->targets_cap = 0;
+	ownerbudget_free(&c->owners);
 }

@@ -22,6 +22,7 @@
 
 #include "targetsfile.h"
 #include "latency.h"
+#include "ownerbudget.h"
 #include "proctable.h"
 #include "stalls.h"
 #include "targets.h"
@@ -84,6 +85,8 @@ struct counters {
 	bool stalls_known;
 	struct target_total *targets;		/* in the order first recorded */
 	size_t nr_targets, targets_cap;
+	/* Users' lines in the logs, and what each lost there and in the ring, since start. */
+	struct ownerbudget owners;
 };
 
 /* A sample read from the ring; has_system: its system counters are valid (version 2). */

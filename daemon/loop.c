@@ -384,6 +384,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	memcpy(d->config.runtime_dir, old.runtime_dir, sizeof(old.runtime_dir));
 	memcpy(d->config.state_dir, old.state_dir, sizeof(old.state_dir));
 	apply_log_settings(d, &old);
+	d->counters.owners.user_lines = d->config.user_log_lines;
 	watch_targets_file(d);
 	sync_targets_file(d);
 	sd_notify(0, "READY=1");

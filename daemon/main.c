@@ -60,6 +60,7 @@ static int start_collecting(struct daemon *d)
 		dlog(LOG_ERR, "log writer: %s", strerror(-err));
 		return PFPROF_EXIT_FAILED;
 	}
+	ownerbudget_init(&d->counters.owners, d->config.user_log_lines);
 	err = collector_open(&d->collector, d->config.device, d->logs, &d->counters, &d->psi);
 	if (pfprof_module_missing(err))
 		return module_missing(d, err);

@@ -490,6 +490,35 @@ static int put_waits(FILE *out, struct counters *counts, const struct target_lis
 	return put_cgroup_pressure(out, targets);
 }
 
+/* owner="<uid>", or "others" past the owners told apart. */
+static void put_owner_series(FILE *out, const char *name, uint32_t owner, uint64_t value)
+{
+	if (owner == MP3_OWNER_OTHERS)
+		fprintf(out, "%s{owner=\"others\"} %" PRIu64 "\n", name, value);
+	else
+		fprintf(out, "%s{owner=\"%" PRIu32 "\"} %" PRIu64 "\n", name, owner, value);
+}
+
+/* What each user that lost something lost, since pfprofd started: no series for the others. */
+static void put_owner_losses(FILE *out, const struct ownerbudget *b)
+{
+	static const char ring[] = "pfprof_user_records_dropped_total";
+	static const char log[] = "pfprof_user_log_lines_dropped_total";
+
+	put_header(out, ring, "counter",
+		   "Records of a user's registrations that the mp3 module did not write, the user"
+		   " past its records_per_user in a sample, or users together past theirs.");
+	for (size_t i = 0; i < b->nr_owners; i++)
+		if (b->owners[i].ring_dropped)
+			put_owner_series(out, ring, b->owners[i].owner, b->owners[i].ring_dropped);
+	put_header(out, log, "counter",
+		   "Lines of a user's registrations that pfprofd did not log, the user past its"
+		   " user_log_lines a second, or users together past theirs.");
+	for (size_t i = 0; i < b->nr_owners; i++)
+		if (b->owners[i].log_dropped)
+			put_owner_series(out, log, b->owners[i].owner, b->owners[i].log_dropped);
+}
+
 int promfile_render(FILE *out, struct counters *counts, const struct target_list *targets,
 		    const struct psi_memory *psi)
 {
@@ -515,6 +544,7 @@ int promfile_render(FILE *out, struct counters *counts, const struct target_list
 		put_counter(out, module_totals[i].name, module_totals[i].help,
 			    load_counter_total(load_counter_at(counts, &module_totals[i])),
 			    module_totals[i].nanoseconds);
+	put_owner_losses(out, &counts->owners);
 	put_context(out, counts, psi);
 	return ferror(out) ? -EIO : 0;
 }

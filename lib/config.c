@@ -138,7 +138,7 @@ static bool parse_keep(const char *text, void *field)
 	return parse_bounded(text, field, 1000);
 }
 
-static bool parse_series_cap(const char *text, void *field)
+static bool parse_count(const char *text, void *field)
 {
 	return parse_bounded(text, field, 100000);
 }
@@ -162,8 +162,8 @@ static const struct value_type optional_path_type = {
 static const struct value_type interval_type = {
 	parse_interval, "an interval of at least 1s (s, m, h or d)"
 };
-static const struct value_type series_cap_type = {
-	parse_series_cap, "a number from 0 to 100000"
+static const struct value_type count_type = {
+	parse_count, "a number from 0 to 100000"
 };
 static const struct value_type on_or_leave_type = { parse_on_or_leave, "on or leave" };
 
@@ -184,7 +184,8 @@ static const struct key keys[] = {
 	KEY(prometheus_dir, optional_path_type),
 	{ "prometheus_interval", offsetof(struct pfprof_config, prometheus_interval_s),
 	  &interval_type },
-	KEY(prometheus_max_processes, series_cap_type),
+	KEY(prometheus_max_processes, count_type),
+	KEY(user_log_lines, count_type),
 	KEY(delay_accounting, on_or_leave_type),
 };
 
@@ -204,6 +205,7 @@ void config_defaults(struct pfprof_config *config)
 	strcpy(config->prometheus_dir, PFPROF_PROMETHEUS_DIR);
 	config->prometheus_interval_s = 5;
 	config->prometheus_max_processes = 100;
+	config->user_log_lines = 100;
 	config->delay_accounting = true;
 }
 

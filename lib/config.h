@@ -33,6 +33,8 @@ struct pfprof_config {
 	char prometheus_dir[PATH_MAX];
 	uint64_t prometheus_interval_s;	/* prometheus_interval: rewrite period, >= 1 s; default 5s */
 	unsigned int prometheus_max_processes;	/* per-process series at most, default 100 */
+	/* user_log_lines: lines of one user's registrations logged a second, default 100 */
+	unsigned int user_log_lines;
 	/* delay_accounting: on = turn kernel.task_delayacct on while pfprofd runs, leave; default on */
 	bool delay_accounting;
 };

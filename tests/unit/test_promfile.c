@@ -44,6 +44,19 @@ static void make_cgroup(void)
  * sampler cost of load 0xab; waits measured for the unit's live process,
  * not for the tree's; the unit's faults timed, the tree's not.
  */
+/* A user past its budgets in the ring and in the logs, and the owners past those told apart. */
+static void fill_owner_losses(struct counters *m)
+{
+	struct mp3_proc_record user = { .type = MP3_RECORD_COUNTS, .owner = 1000 };
+	struct mp3_proc_record dropped = { .type = MP3_RECORD_DROPPED, .owner = MP3_OWNER_OTHERS };
+
+	ownerbudget_init(&m->owners, 1);
+	ownerbudget_take_line(&m->owners, &user, 1);
+	ownerbudget_take_line(&m->owners, &user, 1);
+	dropped.dropped.records = 9;
+	ownerbudget_add_dropped(&m->owners, &dropped);
+}
+
 static void fill(struct counters *m)
 {
 	struct mp3_ring_sample s = { .minor_faults = 70, .major_faults = 3, .cpu_ns = 2500000001ULL,
@@ -72,6 +85,7 @@ static void fill(struct counters *m)
 	add_latency(m, 43, LATENCY_MINOR, 2, 2, 3000);
 	add_latency(m, 43, LATENCY_MAJOR, MP3_LATENCY_BUCKETS - 1, 1, 3000000001ULL);
 	counters_set_latency_missed(m, 0xab, 6);
+	fill_owner_losses(m);
 	expect(!counters_select_series(m, &registered, 100), "counters_select_series failed");
 }
 
@@ -174,6 +188,11 @@ static void test_render(void)
 	expect_line(text, "pfprof_followed_processes_skipped_total 2");
 	expect_line(text, "pfprof_followed_processes_missed_total 1");
 	expect_line(text, "pfprof_fault_latency_missed_total 6");
+	/* Per user what it lost; no series for a user that lost nothing in that place. */
+	expect_line(text, "pfprof_user_log_lines_dropped_total{owner=\"1000\"} 1");
+	expect_line(text, "pfprof_user_records_dropped_total{owner=\"others\"} 9");
+	expect(!strstr(text, "pfprof_user_records_dropped_total{owner=\"1000\"}"),
+	       "a user that lost no record has a series:\n%s", text);
 	/* The unit's histograms: cumulative, bounds in seconds, both kinds; none for the tree. */
 	expect_line(text, "# TYPE pfprof_target_fault_duration_seconds histogram");
 	expect_line(text, "pfprof_target_fault_duration_seconds_bucket{target=\"unit:web\\\".service\","
