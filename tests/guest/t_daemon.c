@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1701,4 +1702,113 @@ void test_daemon_latency(void)
 	       "del --tree left the line or the registration");
 	stop_daemon(daemon);
 	kill_and_reap(w.pid);
+}
+
+#define BUDGET_PROCS 40
+#define BUDGET_LINES 5
+#define BUDGET_SECONDS 4
+
+/*
+ * spawn_piped()'s child, as uid 65534: BUDGET_PROCS processes that wake up
+ * every 10 ms (a record at every sample), registered by itself; says how
+ * many, then waits to be killed (they die with it).
+ */
+static void budget_user(int go, int back)
+{
+	unsigned long registered = 0;
+	int fd;
+
+	(void)go;
+	become_nobody();
+	fd = open(MP3_STATUS_PATH, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		_exit(5);
+	for (int i = 0; i < BUDGET_PROCS; i++) {
+		pid_t child = fork();
+
+		if (child < 0)
+			_exit(6);
+		if (child == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				usleep(10000);
+		}
+		registered += !status_cmd_fd(fd, 'R', child);
+	}
+	child_done(back, registered);
+}
+
+/* Lines of the per-process log of processes other than pid. */
+static unsigned long procs_log_others(pid_t pid)
+{
+	unsigned long long seq;
+	unsigned long others = 0;
+	char line[512];
+	double wall;
+	int p;
+	FILE *f = fopen(PROCS_LOG, "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llu\t%lf\t%d", &seq, &wall, &p) == 3 && p != pid)
+			others++;
+	if (f)
+		fclose(f);
+	return others;
+}
+
+/*
+ * A user's busy registrations beside pfprofd's target (issue 55, item 2):
+ * at most user_log_lines of the user's lines a second reach the per-process
+ * log, the rest counted for the user in the metrics; root's worker's lines
+ * all there, their faults what its metric counts.
+ */
+void test_daemon_user_budget(void)
+{
+	unsigned long long minor, major;
+	unsigned long user_lines;
+	uintptr_t registered;
+	double dropped, counted;
+	char series[128];
+	pid_t daemon, pid, user;
+	uint64_t start;
+	struct worker w;
+	int go, back;
+
+	setup("prometheus_dir = " PROM_DIR "\nprometheus_interval = 1s\nuser_log_lines = 5\n");
+	expect(!mkdir(PROM_DIR, 0755), "mkdir %s: %s", PROM_DIR, strerror(errno));
+	daemon = start_ready_daemon();
+	pid = add_worker(&w);
+	start = now_ns();
+	user = spawn_piped(budget_user, &go, &back);
+	expect(read(back, &registered, sizeof(registered)) == sizeof(registered) &&
+	       registered == BUDGET_PROCS, "uid %d registered %lu of its %d processes", NOBODY_ID,
+	       (unsigned long)registered, BUDGET_PROCS);
+	for (int i = 0; i < BUDGET_SECONDS * 2; i++) {
+		worker_do(&w, 't', 500);
+		sleep_ms(500);
+	}
+	kill_and_reap(user);
+	/* Its last lines, and the metrics after them. */
+	sleep_ms(scaled_ms(2500));
+	stop_daemon(daemon);
+	user_lines = procs_log_others(pid);
+	read_procs_log(pid, &minor, &major);
+	snprintf(series, sizeof(series), "pfprof_process_minor_faults_total{pid=\"%d\",", (int)pid);
+	counted = prom_value(series);
+	snprintf(series, sizeof(series), "pfprof_user_log_lines_dropped_total{owner=\"%d\"}",
+		 NOBODY_ID);
+	dropped = prom_value(series);
+	printf("  daemon_user_budget: uid %d's %d busy processes: %lu lines logged in %.1f s,"
+	       " %.0f not logged; root's worker: %llu minor faults logged, %.0f counted\n",
+	       NOBODY_ID, BUDGET_PROCS, user_lines, (now_ns() - start) / 1e9, dropped, minor,
+	       counted);
+	expect(user_lines > 0 && user_lines <= BUDGET_LINES * ((now_ns() - start) / 1000000000 + 2),
+	       "uid %d's processes have %lu lines in %.1f s, past %d a second", NOBODY_ID,
+	       user_lines, (now_ns() - start) / 1e9, BUDGET_LINES);
+	expect(dropped > 0, "no line of uid %d counted as not logged (%.0f)", NOBODY_ID, dropped);
+	expect(minor >= (unsigned long long)BUDGET_SECONDS * 2 * 500 && (double)minor == counted,
+	       "root's worker: %llu minor faults logged, %.0f counted", minor, counted);
+	kill_and_reap(pid);
+	close(go);
+	close(back);
 }

@@ -112,6 +112,7 @@ const struct test tests[] = {
 	{ "daemon_bad_config",        test_daemon_bad_config,          NULL,            20 },
 	{ "daemon_delay_accounting",  test_daemon_delay_accounting,    NULL,            45 },
 	{ "daemon_latency",           test_daemon_latency,             NULL,            45 },
+	{ "daemon_user_budget",       test_daemon_user_budget,         NULL,            45 },
 	{ "ctl_without_module",       test_ctl_without_module,         NULL,            20 },
 	{ "ctl_commands",             test_ctl_commands,               NULL,            30 },
 	{ "fuzz_status",              test_fuzz_status,                NULL,           600 },
