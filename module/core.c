@@ -192,9 +192,17 @@ static int mp3_register_group(const struct file *file, u32 target,
 	return err ?: members_err;
 }
 
-static int __mp3_add_cgroup(const struct file *file, const void *id, u32 target)
+/* A cgroup by id, and the root of the opener's cgroup namespace, which must hold it. */
+struct mp3_cgroup_asked {
+	u64 id;
+	struct cgroup *visible_root;
+};
+
+static int __mp3_add_cgroup(const struct file *file, const void *what, u32 target)
 {
-	return __mp3_groups_add_cgroup(file, *(const u64 *)id, target);
+	const struct mp3_cgroup_asked *asked = what;
+
+	return __mp3_groups_add_cgroup(file, asked->id, asked->visible_root, target);
 }
 
 static int __mp3_add_comm(const struct file *file, const void *comm, u32 target)
@@ -202,9 +210,12 @@ static int __mp3_add_comm(const struct file *file, const void *comm, u32 target)
 	return __mp3_groups_add_comm(file, comm, target);
 }
 
-int mp3_register_cgroup(const struct file *file, u64 cgroup_id, u32 target)
+int mp3_register_cgroup(const struct file *file, u64 cgroup_id, struct cgroup *visible_root,
+			u32 target)
 {
-	return mp3_register_group(file, target, __mp3_add_cgroup, &cgroup_id);
+	const struct mp3_cgroup_asked asked = { cgroup_id, visible_root };
+
+	return mp3_register_group(file, target, __mp3_add_cgroup, &asked);
 }
 
 int mp3_register_comm(const struct file *file, const char *comm, u32 target)

@@ -179,7 +179,8 @@ static bool mp3_same_cgroup(const struct mp3_group *g, const void *id)
 	return cgroup_id(g->cgrp) == *(const u64 *)id;
 }
 
-int __mp3_groups_add_cgroup(const struct file *file, u64 id, u32 target)
+int __mp3_groups_add_cgroup(const struct file *file, u64 id, struct cgroup *visible_root,
+			    u32 target)
 {
 	struct mp3_group *g;
 	int err;
@@ -197,9 +198,16 @@ int __mp3_groups_add_cgroup(const struct file *file, u64 id, u32 target)
 		err = PTR_ERR(g->cgrp);
 		goto free;
 	}
+	/* The writer's namespace sees it (cgroup_get_from_id()); the opener's must too. */
+	if (!cgroup_is_descendant(g->cgrp, visible_root)) {
+		err = -ENOENT;
+		goto put;
+	}
 	__mp3_groups_insert(g);
 	return 0;
 
+put:
+	cgroup_put(g->cgrp);
 free:
 	mp3_group_free_new(g);
 	return err;

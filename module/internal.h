@@ -83,7 +83,9 @@ extern struct mutex mp3_lock;
 int mp3_register(const struct file *file, pid_t nr, u32 target, bool maps, bool latency);
 int mp3_unregister(const struct file *file, pid_t nr);
 int mp3_unregister_target(const struct file *file, u32 target);
-int mp3_register_cgroup(const struct file *file, u64 cgroup_id, u32 target);
+/* ENOENT also for a cgroup outside @visible_root, the opener's cgroup namespace's. */
+int mp3_register_cgroup(const struct file *file, u64 cgroup_id, struct cgroup *visible_root,
+			u32 target);
 int mp3_register_comm(const struct file *file, const char *comm, u32 target);
 /* "M <target>": where the faults of its processes are, now and later. */
 int mp3_maps_target(const struct file *file, u32 target);
@@ -348,7 +350,8 @@ struct mp3_place {
  * administrator, beyond MP3_GROUPS_PER_USER of a kind, or beyond what users
  * together may take (MP3_GROUPS_RESERVED are kept for administrators).
  */
-int __mp3_groups_add_cgroup(const struct file *file, u64 id, u32 target);
+int __mp3_groups_add_cgroup(const struct file *file, u64 id, struct cgroup *visible_root,
+			    u32 target);
 int __mp3_groups_add_comm(const struct file *file, const char *comm, u32 target);
 /* Whether there was one for target; it is gone when this returns. */
 bool __mp3_groups_remove(u32 target);

@@ -8,8 +8,10 @@
  * processes, "L <target>" times them; reading lists the registered PIDs
  * the reader may read. One command per write(), all or nothing.
  */
+#include <linux/cgroup.h>
 #include <linux/ctype.h>
 #include <linux/kernel.h>
+#include <linux/nsproxy.h>
 #include <linux/proc_fs.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -34,9 +36,41 @@ static int mp3_status_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/*
+ * The opener's view of the cgroups: the root of its cgroup namespace on
+ * the default hierarchy, held while the file is open ("C" is judged by it,
+ * as cgroup_get_from_id() judges the writer).
+ */
+static struct cgroup *mp3_cgns_root_get(void)
+{
+	/* current's own nsproxy: it cannot change under us. */
+	struct cgroup *root = current->nsproxy->cgroup_ns->root_cset->dfl_cgrp;
+
+	cgroup_get(root);
+	return root;
+}
+
+static struct cgroup *mp3_opener_cgns_root(const struct file *file)
+{
+	const struct seq_file *m = file->private_data;
+
+	return m->private;
+}
+
 static int mp3_status_open(struct inode *inode, struct file *file)
 {
-	return single_open(file, mp3_status_show, NULL);
+	struct cgroup *root = mp3_cgns_root_get();
+	int err = single_open(file, mp3_status_show, root);
+
+	if (err)
+		cgroup_put(root);
+	return err;
+}
+
+static int mp3_status_release(struct inode *inode, struct file *file)
+{
+	cgroup_put(mp3_opener_cgns_root(file));
+	return single_release(inode, file);
 }
 
 struct mp3_command {
@@ -164,7 +198,8 @@ static int mp3_run_command(const struct file *file, const struct mp3_command *c)
 	case 'U':
 		return mp3_unregister(file, c->pid);
 	case 'C':
-		return mp3_register_cgroup(file, c->cgroup_id, c->target);
+		return mp3_register_cgroup(file, c->cgroup_id, mp3_opener_cgns_root(file),
+					   c->target);
 	case 'N':
 		return mp3_register_comm(file, c->comm, c->target);
 	case 'M':
@@ -199,7 +234,7 @@ static const struct proc_ops mp3_status_ops = {
 	.proc_open = mp3_status_open,
 	.proc_read = seq_read,
 	.proc_lseek = seq_lseek,
-	.proc_release = single_release,
+	.proc_release = mp3_status_release,
 	.proc_write = mp3_status_write,
 };
 

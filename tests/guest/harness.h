@@ -123,6 +123,8 @@ void in_child(void (*fn)(int), int arg, const char *what);
 void become_nobody(void);
 /* /proc/mp3/status opened by uid 65534, for writing: commands through it are nobody's. */
 int nobody_status_fd(void);
+/* /proc/mp3/status opened for writing by a child that called prepare() first. */
+int status_fd_opened_after(void (*prepare)(void), const char *opener);
 
 struct worker {
 	pid_t pid;

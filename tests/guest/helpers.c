@@ -996,26 +996,35 @@ static int recv_fd(int sock)
 	return fd;
 }
 
-static void open_as_nobody(int sock)
+/* What the opener of status_fd_opened_after() does first. */
+static void (*opener_prepares)(void);
+
+static void open_and_send(int sock)
 {
 	int fd;
 
-	become_nobody();
+	opener_prepares();
 	fd = open(MP3_STATUS_PATH, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		fail("uid %d opening %s: %s", NOBODY_ID, MP3_STATUS_PATH, strerror(errno));
+		fail("opening %s: %s", MP3_STATUS_PATH, strerror(errno));
 	send_fd(sock, fd);
 }
 
-int nobody_status_fd(void)
+int status_fd_opened_after(void (*prepare)(void), const char *opener)
 {
 	int sv[2], fd;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		fail("socketpair: %s", strerror(errno));
-	in_child(open_as_nobody, sv[1], "the unprivileged opener");
+	opener_prepares = prepare;
+	in_child(open_and_send, sv[1], opener);
 	fd = recv_fd(sv[0]);
 	close(sv[0]);
 	close(sv[1]);
 	return fd;
+}
+
+int nobody_status_fd(void)
+{
+	return status_fd_opened_after(become_nobody, "the unprivileged opener");
 }

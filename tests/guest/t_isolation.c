@@ -825,3 +825,43 @@ void test_tree_x_beside_forks(void)
 	close(go_fd);
 	close(back_fd);
 }
+
+#define CGNS_INSIDE CGROUP_ROOT "/mp3-cgns"
+#define CGNS_INNER CGNS_INSIDE "/inner"
+#define CGNS_OUTSIDE CGROUP_ROOT "/mp3-cgns-other"
+#define CGNS_TARGET 871
+
+/* status_fd_opened_after()'s opener: in a cgroup namespace rooted at CGNS_INSIDE. */
+static void enter_cgroup_ns(void)
+{
+	move_to_cgroup(CGNS_INSIDE, getpid());
+	if (unshare(CLONE_NEWCGROUP))
+		fail("unshare(CLONE_NEWCGROUP): %s", strerror(errno));
+}
+
+/*
+ * "C" is judged by the opener's cgroup namespace, not by the writer's (which
+ * the kernel's cgroup_get_from_id() checks): a descriptor opened where only
+ * CGNS_INSIDE is seen, written by root outside, follows no cgroup outside
+ * it. Before, the writer's view decided: it followed CGNS_OUTSIDE.
+ */
+void test_cgroup_opener_ns(void)
+{
+	unsigned long long inner, outside;
+	int fd;
+
+	make_cgroup(CGNS_INSIDE);
+	make_cgroup(CGNS_INNER);
+	make_cgroup(CGNS_OUTSIDE);
+	inner = cgroup_id(CGNS_INNER);
+	outside = cgroup_id(CGNS_OUTSIDE);
+	fd = status_fd_opened_after(enter_cgroup_ns, "an opener in a cgroup namespace of its own");
+	expect_errno(command(fd, "C %llu %d", outside, CGNS_TARGET), ENOENT,
+		     "C of a cgroup outside the opener's cgroup namespace");
+	expect_ok(command(fd, "C %llu %d", inner, CGNS_TARGET), "C of a cgroup inside it");
+	expect_ok(command(fd, "X %d", CGNS_TARGET), "X of it");
+	/* The cgroup is there: root's own descriptor follows it. */
+	expect_ok(command(-1, "C %llu %d", outside, CGNS_TARGET), "root's C of the cgroup outside");
+	expect_ok(command(-1, "X %d", CGNS_TARGET), "root's X");
+	close(fd);
+}

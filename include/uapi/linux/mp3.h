@@ -78,7 +78,8 @@
  *   ESRCH no such process, EPERM the opener may not read that process
  *   (ptrace read rules; U, X, M, L: it does not own it), EEXIST already
  *   registered, ENOENT not registered (X: no process, cgroup nor name of
- *   that target; C: no such cgroup), EEXIST (C, N: that cgroup or name has
+ *   that target; C: no such cgroup, or one outside the cgroup namespace of
+ *   the opener or of the writer), EEXIST (C, N: that cgroup or name has
  *   that target already), EBUSY (C, N: another cgroup or name has that
  *   target: "X" it first; T, C, N: another owner has that target), ENOSPC
  *   (C: MP3_CGROUPS_MAX cgroups are followed already, N: MP3_COMMS_MAX
