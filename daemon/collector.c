@@ -154,7 +154,7 @@ static bool keep_faults(struct collector *c, const struct mp3_proc_record *r)
 	c->faults = grown;
 	c->faults[c->nr_faults++] = (struct fault_sum){
 		.tgid = r->tgid, .target = r->target, .mapping = r->mapping,
-		.start = r->faults.start, .inode = r->faults.inode,
+		.start = r->faults.start, .inode = r->faults.inode, .dev = r->dev,
 		.minor = r->faults.minor_faults, .major = r->faults.major_faults,
 		.minor_ns = r->fault_time.minor_ns, .major_ns = r->fault_time.major_ns,
 	};
@@ -208,6 +208,11 @@ static void log_record(void *ctx, const struct mp3_proc_record *r)
 		ownerbudget_add_dropped(&c->counters->owners, r);
 		return;
 	}
+	/* Its number may be another process's from now on, or is a new one's. */
+	if (r->type == MP3_RECORD_LEFT)
+		mapnames_process_left(&c->mapnames, r->tgid);
+	else if (r->type == MP3_RECORD_COMM)
+		mapnames_process_named(&c->mapnames, r->tgid);
 	/* Counted all the same: only the logs are budgeted. */
 	logged = !sr->owners_told || ownerbudget_take_line(&c->counters->owners, r, sr->second);
 	if (sr->to_procs) {
@@ -236,7 +241,9 @@ static int compare_faults(const void *a, const void *b)
 		return x->start < y->start ? -1 : 1;
 	if (x->mapping != y->mapping)
 		return x->mapping < y->mapping ? -1 : 1;
-	return x->inode < y->inode ? -1 : x->inode > y->inode;
+	if (x->inode != y->inode)
+		return x->inode < y->inode ? -1 : 1;
+	return x->dev < y->dev ? -1 : x->dev > y->dev;
 }
 
 /* Adds up the kept records of the same process and mapping, in place; how many remain. */
@@ -268,8 +275,9 @@ static void log_faults(struct collector *c, const struct sample_records *sr)
 	for (size_t i = 0; i < n; i++) {
 		const struct fault_sum *f = &c->faults[i];
 		struct proc_entry *e = proctable_find_or_add(&c->counters->procs, f->tgid);
+		const struct mapping_file file = { f->inode, f->dev };
 		struct mapping_found found = mapnames_lookup(&c->mapnames, f->tgid, f->mapping,
-							     f->start, f->inode);
+							     f->start, &file);
 		struct log_fault line = {
 			.seq = sr->seq, .wall_ns = sr->wall_ns, .pid = f->tgid,
 			.target = f->target, .mapping = f->mapping, .start = f->start,

@@ -22,7 +22,7 @@
 /* A sample's faults records of one process and mapping, added up. */
 struct fault_sum {
 	uint32_t tgid, target, mapping;
-	uint64_t start, inode, minor, major;
+	uint64_t start, inode, dev, minor, major;
 	uint64_t minor_ns, major_ns;	/* fault_time: the time they took, 0 if not timed */
 };
 

@@ -16,6 +16,7 @@
 
 struct mapping_name {
 	uint64_t start, end, inode;
+	uint64_t dev;		/* makedev() of its file's device; 0: none */
 	char *name;		/* the maps line's last field; NULL if it has none */
 	/*
 	 * Not 0: not in this process's maps but borrowed, named by the maps of
@@ -30,6 +31,11 @@ struct mapping_name {
 
 struct maps_snapshot {
 	pid_t tgid;
+	/*
+	 * The process left (an MP3_RECORD_LEFT record): /proc/<tgid> may be
+	 * another process's by now, so its maps is not read again.
+	 */
+	bool left;
 	uint64_t read_pass;	/* when maps was read last; 0: never */
 	uint64_t used_pass;	/* when a lookup asked last */
 	struct mapping_name *mappings;	/* sorted by start, as maps lists them */
@@ -50,7 +56,8 @@ static bool parse_line(const char *line, struct mapping_name *out)
 
 	if (!procmaps_parse_line(line, &m))
 		return false;
-	*out = (struct mapping_name){ .start = m.start, .end = m.end, .inode = m.inode };
+	*out = (struct mapping_name){ .start = m.start, .end = m.end, .inode = m.inode,
+				      .dev = m.dev };
 	if (!m.name_len)
 		return true;
 	out->name = strndup(m.name, m.name_len);
@@ -190,16 +197,22 @@ static bool borrowed(const struct mapping_name *map)
 	return map->donor != 0;
 }
 
+/* Whether map is the file of a record: its inode, on its device if the record says (version 9). */
+static bool same_file(const struct mapping_name *map, const struct mapping_file *file)
+{
+	return map->inode == file->inode && (!file->dev || map->dev == file->dev);
+}
+
 /*
- * The process whose maps has, at @start, the file with @inode that @p no
- * longer has (gone, or unmapped): a forked child has its parent's mappings
- * at the same addresses (Apache's workers, a database's backends), and two
- * files with one inode at one address are one file. NULL if no process
+ * The process whose maps has, at @start, the file that @p no longer has
+ * (gone, or unmapped): a forked child has its parent's mappings at the same
+ * addresses (Apache's workers, a database's backends), and two mappings of
+ * one inode on one device at one address are one file. NULL if no process
  * read has it.
  */
 static const struct maps_snapshot *donor_of(const struct mapnames *m,
 					    const struct maps_snapshot *p, uint64_t start,
-					    uint64_t inode)
+					    const struct mapping_file *file)
 {
 	for (size_t i = 0; i < m->count; i++) {
 		const struct maps_snapshot *other = &m->procs[i];
@@ -208,7 +221,7 @@ static const struct maps_snapshot *donor_of(const struct mapnames *m,
 		if (other == p)
 			continue;
 		map = find_mapping(other, start);
-		if (map && map->inode == inode && !borrowed(map) && map->name)
+		if (map && same_file(map, file) && !borrowed(map) && map->name)
 			return other;
 	}
 	return NULL;
@@ -218,6 +231,7 @@ static const struct maps_snapshot *donor_of(const struct mapnames *m,
 static const struct mapping_name *donor_mapping(const struct mapnames *m,
 						const struct mapping_name *map)
 {
+	const struct mapping_file file = { map->inode, map->dev };
 	const struct maps_snapshot *donor;
 	const struct mapping_name *named;
 
@@ -225,7 +239,7 @@ static const struct mapping_name *donor_mapping(const struct mapnames *m,
 		return NULL;
 	donor = find_snapshot(m, map->donor);
 	named = donor ? find_mapping(donor, map->start) : NULL;
-	return named && named->inode == map->inode && !borrowed(named) ? named : NULL;
+	return named && same_file(named, &file) && !borrowed(named) ? named : NULL;
 }
 
 /*
@@ -235,7 +249,7 @@ static const struct mapping_name *donor_mapping(const struct mapnames *m,
  * at @start: its own entries stay. Best effort: without memory, nothing.
  */
 static void remember_donor(const struct mapnames *m, struct maps_snapshot *p, uint64_t start,
-			   uint64_t inode, pid_t donor)
+			   const struct mapping_file *file, pid_t donor)
 {
 	bool found;
 	size_t at = sorted_find(p->mappings, p->count, sizeof(*p->mappings), &start,
@@ -254,34 +268,34 @@ static void remember_donor(const struct mapnames *m, struct maps_snapshot *p, ui
 		slot = sorted_make_room(p->mappings, p->count, sizeof(*p->mappings), at);
 		p->count++;
 	}
-	*slot = (struct mapping_name){ .start = start, .end = start, .inode = inode,
-				       .donor = donor, .searched = m->reads };
+	*slot = (struct mapping_name){ .start = start, .end = start, .inode = file->inode,
+				       .dev = file->dev, .donor = donor, .searched = m->reads };
 }
 
 /*
- * Another process's entry for the file or shared memory at @start with
- * @inode, which @p's maps does not have (@map: what @p has at @start);
- * NULL if none names it.
+ * Another process's entry for the file or shared memory at @start, which
+ * @p's maps does not have (@map: what @p has at @start); NULL if none
+ * names it.
  */
 static const struct mapping_name *named_elsewhere(const struct mapnames *m,
 						  struct maps_snapshot *p,
 						  const struct mapping_name *map, uint32_t kind,
-						  uint64_t start, uint64_t inode)
+						  uint64_t start, const struct mapping_file *file)
 {
 	const struct maps_snapshot *donor;
 	const struct mapping_name *named;
 
-	if ((kind != MP3_MAPPING_FILE && kind != MP3_MAPPING_SHMEM) || !inode)
+	if ((kind != MP3_MAPPING_FILE && kind != MP3_MAPPING_SHMEM) || !file->inode)
 		return NULL;
-	if (map && borrowed(map) && map->inode == inode) {
+	if (map && borrowed(map) && same_file(map, file)) {
 		named = donor_mapping(m, map);
 		/* Searched in vain, and no maps read since that could name it. */
 		if (named || map->searched == m->reads)
 			return named;
 	}
-	donor = donor_of(m, p, start, inode);
+	donor = donor_of(m, p, start, file);
 	named = donor ? find_mapping(donor, start) : NULL;
-	remember_donor(m, p, start, inode, donor ? donor->tgid : MAPPING_NO_DONOR);
+	remember_donor(m, p, start, file, donor ? donor->tgid : MAPPING_NO_DONOR);
 	return named;
 }
 
@@ -291,9 +305,9 @@ void mapnames_begin_pass(struct mapnames *m)
 }
 
 struct mapping_found mapnames_lookup(struct mapnames *m, pid_t tgid, uint32_t kind,
-				     uint64_t start, uint64_t inode)
+				     uint64_t start, const struct mapping_file *file)
 {
-	struct mapping_found found = { fallback_name(m, kind, inode), 0 };
+	struct mapping_found found = { fallback_name(m, kind, file->inode), 0 };
 	const struct mapping_name *map = NULL;
 	struct maps_snapshot *p;
 
@@ -308,13 +322,14 @@ struct mapping_found mapnames_lookup(struct mapnames *m, pid_t tgid, uint32_t ki
 	 * A borrowed name too: maps may have it by now, with its size. A
 	 * process gone keeps what its maps said, and the donors remembered.
 	 */
-	if ((!map || map->inode != inode || borrowed(map)) && p->read_pass != m->pass) {
+	if ((!map || !same_file(map, file) || borrowed(map)) && p->read_pass != m->pass &&
+	    !p->left) {
 		p->read_pass = m->pass;
 		if (reread(m, p))
 			map = find_mapping(p, start);
 	}
-	if (!map || map->inode != inode || borrowed(map)) {
-		map = named_elsewhere(m, p, map, kind, start, inode);
+	if (!map || !same_file(map, file) || borrowed(map)) {
+		map = named_elsewhere(m, p, map, kind, start, file);
 		if (map)
 			found.name = map->name;
 		return found;
@@ -324,6 +339,29 @@ struct mapping_found mapnames_lookup(struct mapnames *m, pid_t tgid, uint32_t ki
 	if (map->name)
 		found.name = map->name;
 	return found;
+}
+
+void mapnames_process_left(struct mapnames *m, pid_t tgid)
+{
+	struct maps_snapshot *p = snapshot_of(m, tgid);
+
+	if (p) {
+		p->left = true;
+		p->used_pass = m->pass;
+	}
+}
+
+void mapnames_process_named(struct mapnames *m, pid_t tgid)
+{
+	bool found;
+	size_t at = sorted_find(m->procs, m->count, sizeof(*m->procs), &tgid, compare_tgid, NULL,
+				&found);
+
+	if (!found || !m->procs[at].left)
+		return;
+	free_mappings(m->procs[at].mappings, m->procs[at].count);
+	memmove(&m->procs[at], &m->procs[at + 1], (m->count - at - 1) * sizeof(*m->procs));
+	m->count--;
 }
 
 void mapnames_sweep(struct mapnames *m, uint64_t passes)

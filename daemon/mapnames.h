@@ -9,7 +9,11 @@
  * process no longer has (it is gone, or unmapped it before pfprofd looked)
  * takes the name another process's maps gave the same file at the same
  * address, as a forked worker has its parent's, while pfprofd keeps that
- * process's maps; its size stays unknown.
+ * process's maps; its size stays unknown. A file is its inode on its device
+ * (the device from ring version 9 on; before, the inode alone). Once a
+ * process left (its MP3_RECORD_LEFT record), its number may be another
+ * process's: its maps is not read again, until a process with that number
+ * is registered (its MP3_RECORD_COMM record).
  */
 #ifndef PFPROF_MAPNAMES_H
 #define PFPROF_MAPNAMES_H
@@ -39,14 +43,24 @@ struct mapping_found {
 /* A new drain of the ring: each process's maps may be read once more. */
 void mapnames_begin_pass(struct mapnames *m);
 
+/* The file of a faults record: its inode, and its device (0: not known, before version 9). */
+struct mapping_file {
+	uint64_t inode;
+	uint64_t dev;		/* makedev(), as st_dev */
+};
+
 /*
- * Names the mapping of kind (MP3_MAPPING_*) starting at start, with inode,
- * in process tgid. Never fails: what /proc cannot tell (a mapping or a
- * process gone, no memory) is named from another process's maps (a file
- * with that inode at that address), or from the kind and inode alone.
+ * Names the mapping of kind (MP3_MAPPING_*) starting at start, of file, in
+ * process tgid. Never fails: what /proc cannot tell (a mapping or a
+ * process gone, no memory) is named from another process's maps (the same
+ * file at that address), or from the kind and inode alone.
  */
 struct mapping_found mapnames_lookup(struct mapnames *m, pid_t tgid, uint32_t kind,
-				     uint64_t start, uint64_t inode);
+				     uint64_t start, const struct mapping_file *file);
+/* Process tgid left (MP3_RECORD_LEFT): its maps is not read again. */
+void mapnames_process_left(struct mapnames *m, pid_t tgid);
+/* A process numbered tgid was named (MP3_RECORD_COMM): one that left is forgotten. */
+void mapnames_process_named(struct mapnames *m, pid_t tgid);
 
 /* Forgets the processes no lookup asked about in the last passes passes. */
 void mapnames_sweep(struct mapnames *m, uint64_t passes);

@@ -12,6 +12,7 @@
 
 struct procmaps_line {
 	uint64_t start, end, inode;
+	uint64_t dev;		/* makedev(3) of the "major:minor" field, as st_dev */
 	/*
 	 * In the line: what follows the inode and its spaces, to the newline
 	 * or the end; name_len 0 for an anonymous mapping.

@@ -242,6 +242,8 @@ static struct mp3_proc_record *__mp3_record_start(u32 tgid, u32 target, u32 owne
 	slot->mapping = 0;
 	slot->owner = owner;
 	slot->flags = flags;
+	slot->dev = 0;
+	slot->reserved2 = 0;
 	/* 0 but where a record's type sets them (mp3.h): the slot may hold an older record's. */
 	memset(&slot->fault_time, 0, sizeof(slot->fault_time));
 	return slot;
@@ -321,6 +323,7 @@ void __mp3_buffer_record_faults(u32 tgid, const struct mp3_record_tag *tag,
 		return;
 	slot->faults.start = m->start;
 	slot->faults.inode = m->inode;
+	slot->dev = m->dev;
 	slot->faults.minor_faults = m->minor;
 	slot->faults.major_faults = m->major;
 	slot->mapping = m->kind;

@@ -189,6 +189,8 @@ __mp3_fault_run_mapping(struct mp3_fault_run *run, unsigned long addr)
 	run->counts[i] = (struct mp3_mapping_faults) {
 		.start = vma->vm_start,
 		.inode = vma->vm_file ? file_inode(vma->vm_file)->i_ino : 0,
+		/* As /proc/<pid>/maps shows it: the inode's filesystem's. */
+		.dev = vma->vm_file ? new_encode_dev(file_inode(vma->vm_file)->i_sb->s_dev) : 0,
 		.kind = mp3_mapping_kind(vma),
 	};
 found:

@@ -126,6 +126,7 @@ void __mp3_buffer_record_left(u32 tgid, const struct mp3_record_tag *tag);
 struct mp3_mapping_faults {
 	u64 start;
 	u64 inode;
+	u32 dev;	/* new_encode_dev() of its file's device */
 	u32 kind;
 	u32 minor;
 	u32 major;

@@ -20,6 +20,7 @@
 
 #include "harness.h"
 #include "pfprof.h"
+#include "procmaps.h"
 #include "tests.h"
 
 /* Faults exec takes without registers (arguments copied into the new stack), at most. */
@@ -38,6 +39,9 @@ struct fault_sums {
 	unsigned int fault_records;
 	uint32_t region_kind;
 	uint64_t kind_minor[MP3_MAPPING_SHMEM + 1];	/* every mapping's, by kind */
+	/* The first records of files: where, which inode, which device they say. */
+	struct fault_file { uint64_t start, inode; uint32_t dev; } files[32];
+	unsigned int nr_files;
 };
 
 static void add_fault_record(void *ctx, const struct mp3_proc_record *r)
@@ -60,6 +64,9 @@ static void add_fault_record(void *ctx, const struct mp3_proc_record *r)
 	sums->faults_major += r->faults.major_faults;
 	if (r->mapping == MP3_MAPPING_UNRESOLVED)
 		sums->unresolved++;
+	if (r->faults.inode && sums->nr_files < sizeof(sums->files) / sizeof(sums->files[0]))
+		sums->files[sums->nr_files++] = (struct fault_file){ r->faults.start,
+								   r->faults.inode, r->dev };
 	if (r->faults.start == sums->region_start) {
 		sums->region_minor += r->faults.minor_faults;
 		sums->region_major += r->faults.major_faults;
@@ -356,6 +363,39 @@ static void wait_for_text(int fd, const char *text, unsigned int timeout_ms)
  * the faults of the new program (its own anonymous buffer, the program's and
  * its libraries' files) are placed in the new memory map, each once.
  */
+/*
+ * A file's record says the device /proc/<pid>/maps shows for its mapping
+ * (ring version 9): with the inode, which file it is. Records of the
+ * program before the exec may name mappings gone since: those are passed.
+ */
+static void expect_devices_of_maps(pid_t pid, const struct fault_sums *sums)
+{
+	unsigned int matched = 0;
+	char path[64], line[512];
+	struct procmaps_line m;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	expect(f != NULL, "%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (!procmaps_parse_line(line, &m))
+			continue;
+		for (unsigned int i = 0; i < sums->nr_files; i++) {
+			const struct fault_file *file = &sums->files[i];
+
+			if (file->start != m.start || file->inode != m.inode)
+				continue;
+			expect(file->dev == m.dev, "the record of %#llx, inode %llu, says device %#x,"
+			       " maps %#llx", (unsigned long long)m.start,
+			       (unsigned long long)m.inode, file->dev, (unsigned long long)m.dev);
+			matched++;
+		}
+	}
+	fclose(f);
+	expect(matched > 0, "none of %u files' records found in %s", sums->nr_files, path);
+}
+
 void test_faults_exec(void)
 {
 	struct fault_sums sums = {};
@@ -380,6 +420,7 @@ void test_faults_exec(void)
 	/* The initramfs guest's files are on tmpfs: its mappings are shmem. */
 	expect(sums.kind_minor[MP3_MAPPING_FILE] + sums.kind_minor[MP3_MAPPING_SHMEM] > 0,
 	       "no fault in the new program's files");
+	expect_devices_of_maps(c.pid, &sums);
 	/*
 	 * exec writes the arguments and environment into the new stack through
 	 * get_user_pages(): faults the task counts without registers, which no

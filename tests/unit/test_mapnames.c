@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <linux/mp3.h>
 
@@ -38,7 +39,8 @@ static void write_maps(const char *text)
 static void expect_found_in(struct mapnames *m, pid_t tgid, uint32_t kind, uint64_t start,
 			    uint64_t inode, const char *name, uint64_t size)
 {
-	struct mapping_found f = mapnames_lookup(m, tgid, kind, start, inode);
+	const struct mapping_file file = { inode, 0 };
+	struct mapping_found f = mapnames_lookup(m, tgid, kind, start, &file);
 
 	expect(!strcmp(f.name, name) && f.size == size, "%d %llx: '%s' %llu bytes, want '%s' %llu",
 	       (int)tgid, (unsigned long long)start, f.name, (unsigned long long)f.size, name,
@@ -116,7 +118,7 @@ static void test_many(void)
 		expect_found(&m, MP3_MAPPING_FILE, (uint64_t)(i + 1) << 16, i + 1, line, 4096);
 	}
 	for (pid_t p = 100; p > 0; p--)
-		mapnames_lookup(&m, p, MP3_MAPPING_HEAP, 0x1000, 0);
+		mapnames_lookup(&m, p, MP3_MAPPING_HEAP, 0x1000, &(struct mapping_file){ 0, 0 });
 	expect(m.count == 100, "%zu processes known", m.count);
 	/* Found again among them, not added twice. */
 	expect_found(&m, MP3_MAPPING_FILE, 6 << 16, 6, "/lib/f5", 4096);
@@ -273,7 +275,99 @@ static void test_sweep(void)
 	mapnames_free(&m);
 }
 
+/* cat in maps_before: inode 1835055 on device fe:01. */
+#define CAT_START 0x55d0c0a3e000ULL
+#define CAT_INODE 1835055
+
+static void expect_file_in(struct mapnames *m, pid_t tgid, uint64_t dev, const char *name,
+			   uint64_t size)
+{
+	const struct mapping_file file = { CAT_INODE, dev };
+	struct mapping_found f = mapnames_lookup(m, tgid, MP3_MAPPING_FILE, CAT_START, &file);
+
+	expect(!strcmp(f.name, name) && f.size == size, "%d, device %#llx: '%s' %llu bytes, want"
+	       " '%s' %llu", (int)tgid, (unsigned long long)dev, f.name, (unsigned long long)f.size,
+	       name, (unsigned long long)size);
+}
+
+/*
+ * The same inode on another filesystem is another file: named neither from
+ * the process's own maps nor from another's. A record without its device
+ * (a module before version 9) goes by the inode alone.
+ */
+static void test_device_tells_files_apart(void)
+{
+	struct mapnames m = { .proc = "proc" };
+
+	write_maps(maps_before);
+	mapnames_begin_pass(&m);
+	expect_file_in(&m, 42, makedev(0xfe, 1), "/usr/bin/cat", 0x2000);
+	expect_file_in(&m, 42, makedev(0xfe, 2), "[inode 1835055]", 0);
+	expect_file_in(&m, 43, makedev(0xfe, 2), "[inode 1835055]", 0);
+	expect_file_in(&m, 43, makedev(0xfe, 1), "/usr/bin/cat", 0);
+	expect_file_in(&m, 44, 0, "/usr/bin/cat", 0);
+	mapnames_free(&m);
+}
+
+/* 42's number, once 42 left, is another process's: what it maps now. */
+#define EVIL_START 0x7f0060000000ULL
+#define EVIL_INODE 77
+static const char maps_of_reused[] =
+	"7f0060000000-7f0060003000 r--p 00000000 fe:01 77 /home/mallory/evil\n";
+
+static void expect_evil_in(struct mapnames *m, pid_t tgid, const char *name, uint64_t size)
+{
+	const struct mapping_file file = { EVIL_INODE, makedev(0xfe, 1) };
+	struct mapping_found f = mapnames_lookup(m, tgid, MP3_MAPPING_FILE, EVIL_START, &file);
+
+	expect(!strcmp(f.name, name) && f.size == size, "%d: '%s' %llu bytes, want '%s' %llu",
+	       (int)tgid, f.name, (unsigned long long)f.size, name, (unsigned long long)size);
+}
+
+/*
+ * Once 42 left (its LEFT record), /proc/42 may be a new process's: its maps
+ * is not read again, so that neither 42's records nor, as a donor, those of
+ * others are named from it.
+ */
+static void test_left_not_read_again(void)
+{
+	struct mapnames m = { .proc = "proc" };
+
+	write_maps(maps_before);
+	mapnames_begin_pass(&m);
+	expect_found(&m, MP3_MAPPING_HEAP, 0x55d0c1000000ULL, 0, "[heap]", 0x21000);
+	mapnames_process_left(&m, 42);
+	write_maps(maps_of_reused);
+	mapnames_begin_pass(&m);
+	expect_evil_in(&m, 42, "[inode 77]", 0);
+	expect_evil_in(&m, 43, "[inode 77]", 0);
+	/* What 42's maps said while it was there still names its records. */
+	expect_file_in(&m, 42, makedev(0xfe, 1), "/usr/bin/cat", 0x2000);
+	mapnames_free(&m);
+}
+
+/* A process registered with 42's number after 42 left is read afresh: its maps is its own. */
+static void test_registered_again_read_afresh(void)
+{
+	struct mapnames m = { .proc = "proc" };
+
+	write_maps(maps_before);
+	mapnames_begin_pass(&m);
+	expect_found(&m, MP3_MAPPING_HEAP, 0x55d0c1000000ULL, 0, "[heap]", 0x21000);
+	mapnames_process_left(&m, 42);
+	write_maps(maps_of_reused);
+	mapnames_process_named(&m, 42);
+	mapnames_begin_pass(&m);
+	expect_evil_in(&m, 42, "/home/mallory/evil", 0x3000);
+	/* A name without a leave before it (an exec) keeps what was read. */
+	mapnames_process_named(&m, 42);
+	expect(m.count == 1, "an exec's name dropped 42's maps");
+	mapnames_free(&m);
+}
+
 UNIT_TESTS(UNIT_TEST(names_each_kind), UNIT_TEST(reads_again_once_per_pass), UNIT_TEST(many),
 	   UNIT_TEST(gone), UNIT_TEST(named_from_another_process),
 	   UNIT_TEST(borrowing_keeps_own_mapping), UNIT_TEST(donor_lost),
-	   UNIT_TEST(donor_changed), UNIT_TEST(donor_borrowed_since), UNIT_TEST(sweep));
+	   UNIT_TEST(donor_changed), UNIT_TEST(donor_borrowed_since), UNIT_TEST(sweep),
+	   UNIT_TEST(device_tells_files_apart), UNIT_TEST(left_not_read_again),
+	   UNIT_TEST(registered_again_read_afresh));

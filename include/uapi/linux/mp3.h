@@ -343,7 +343,9 @@ struct mp3_classic_sample {
  * dropped.records), written after the sample's other records. Records
  * also say whose they are: owner, the user who pays for the process's
  * registration as numbered in the initial user namespace, and flags
- * (MP3_RECORD_ADMIN: an administrator's registration; owner is then 0).
+ * (MP3_RECORD_ADMIN: an administrator's registration; owner is then 0),
+ * and the faults records the device of the mapping's file (dev), which
+ * with the inode names one file.
  * At most MP3_DROPPED_OWNERS owners are told apart in one sample; the
  * records dropped of the others are in one more MP3_RECORD_DROPPED record
  * whose owner is MP3_OWNER_OTHERS. Readers of an older version skip the
@@ -527,6 +529,13 @@ struct mp3_proc_record {
 	/* Version 9: whose registration wrote it (see above). */
 	__u32 owner;
 	__u32 flags;		/* MP3_RECORD_ADMIN */
+	/*
+	 * Version 9, in MP3_RECORD_FAULTS records: the device of the mapping's
+	 * file as stat(2)'s st_dev and /proc/<pid>/maps give it (makedev(3) of
+	 * its major and minor); 0 without a file and in the other records.
+	 */
+	__u32 dev;
+	__u32 reserved2;
 };
 
 /* The size of a version 2 record, which has no target. */
