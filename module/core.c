@@ -205,9 +205,9 @@ static int __mp3_add_cgroup(const struct file *file, const void *what, u32 targe
 	return __mp3_groups_add_cgroup(file, asked->id, asked->visible_root, target);
 }
 
-static int __mp3_add_comm(const struct file *file, const void *comm, u32 target)
+static int __mp3_add_comm(const struct file *file, const void *name, u32 target)
 {
-	return __mp3_groups_add_comm(file, comm, target);
+	return __mp3_groups_add_comm(file, name, target);
 }
 
 int mp3_register_cgroup(const struct file *file, u64 cgroup_id, struct cgroup *visible_root,
@@ -218,9 +218,9 @@ int mp3_register_cgroup(const struct file *file, u64 cgroup_id, struct cgroup *v
 	return mp3_register_group(file, target, __mp3_add_cgroup, &asked);
 }
 
-int mp3_register_comm(const struct file *file, const char *comm, u32 target)
+int mp3_register_comm(const struct file *file, const struct mp3_name *name, u32 target)
 {
-	return mp3_register_group(file, target, __mp3_add_comm, comm);
+	return mp3_register_group(file, target, __mp3_add_comm, name);
 }
 
 int mp3_unregister_target(const struct file *file, u32 target)

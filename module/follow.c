@@ -85,7 +85,7 @@ static void mp3_probe_fork(void *data, struct task_struct *parent, struct task_s
 {
 	static const struct mp3_counters from_fork;
 	/* Not yet running, the child has its parent's name, which nobody can change. */
-	struct mp3_place place = { .comm = child->comm };
+	struct mp3_place place = { .comm = child->comm, .uid = task_uid(child) };
 	struct mp3_joining joining;
 	struct mp3_task *entry;
 
@@ -144,7 +144,7 @@ static void mp3_probe_attach(void *data, struct cgroup *cgrp, const char *path,
 			     struct task_struct *task, bool threadgroup)
 {
 	char comm[TASK_COMM_LEN];
-	struct mp3_place place = { .cgrp = cgrp, .comm = comm };
+	struct mp3_place place = { .cgrp = cgrp, .comm = comm, .uid = task_uid(task) };
 	struct mp3_task *entry;
 
 	/* A cgroup v1 hierarchy, or one thread of a threaded cgroup. */
@@ -168,7 +168,7 @@ static void mp3_probe_attach(void *data, struct cgroup *cgrp, const char *path,
  */
 static void mp3_probe_rename(void *data, struct task_struct *task, const char *comm)
 {
-	struct mp3_place place = { .comm = comm };
+	struct mp3_place place = { .comm = comm, .uid = task_uid(task) };
 	struct mp3_task *entry;
 
 	if (!thread_group_leader(task))
@@ -244,7 +244,7 @@ static void mp3_probe_exec(void *data, struct task_struct *task, pid_t old_pid,
 			   struct linux_binprm *bprm)
 {
 	/* The exec made it its thread group's only thread: nobody renames it now. */
-	struct mp3_place place = { .comm = task->comm };
+	struct mp3_place place = { .comm = task->comm, .uid = task_uid(task) };
 	struct mp3_task *entry;
 
 	rcu_read_lock();

@@ -49,7 +49,10 @@ struct mp3_group {
 	enum mp3_group_kind kind;
 	union {
 		struct cgroup *cgrp;	/* held until the target goes */
-		char comm[TASK_COMM_LEN];
+		struct {
+			char comm[TASK_COMM_LEN];
+			kuid_t uid;	/* its processes' real uid ("P"); invalid: anyone's */
+		};
 	};
 	u64 order;			/* of its addition: the first added wins */
 	/*
@@ -213,12 +216,14 @@ free:
 	return err;
 }
 
-static bool mp3_same_comm(const struct mp3_group *g, const void *comm)
+static bool mp3_same_name(const struct mp3_group *g, const void *name)
 {
-	return !strncmp(g->comm, comm, TASK_COMM_LEN);
+	const struct mp3_name *n = name;
+
+	return !strncmp(g->comm, n->comm, TASK_COMM_LEN) && uid_eq(g->uid, n->uid);
 }
 
-int __mp3_groups_add_comm(const struct file *file, const char *comm, u32 target)
+int __mp3_groups_add_comm(const struct file *file, const struct mp3_name *name, u32 target)
 {
 	struct mp3_group *g;
 	int err;
@@ -228,12 +233,13 @@ int __mp3_groups_add_comm(const struct file *file, const char *comm, u32 target)
 	g = mp3_group_alloc(file, MP3_GROUP_COMM, target);
 	if (!g)
 		return -ENOMEM;
-	err = __mp3_groups_check(g, mp3_same_comm, comm);
+	err = __mp3_groups_check(g, mp3_same_name, name);
 	if (err) {
 		mp3_group_free_new(g);
 		return err;
 	}
-	strscpy(g->comm, comm, sizeof(g->comm));
+	strscpy(g->comm, name->comm, sizeof(g->comm));
+	g->uid = name->uid;
 	__mp3_groups_insert(g);
 	return 0;
 }
@@ -315,7 +321,8 @@ static bool mp3_group_holds(const struct mp3_group *g, const struct mp3_place *p
 {
 	if (g->kind == MP3_GROUP_CGROUP)
 		return cgroup_is_descendant(place->cgrp, g->cgrp);
-	return !strncmp(place->comm, g->comm, TASK_COMM_LEN);
+	return !strncmp(place->comm, g->comm, TASK_COMM_LEN) &&
+	       (!uid_valid(g->uid) || uid_eq(place->uid, g->uid));
 }
 
 /* Whether @g ranks before @best: an administrator's first, then the first added. */

@@ -86,7 +86,14 @@ int mp3_unregister_target(const struct file *file, u32 target);
 /* ENOENT also for a cgroup outside @visible_root, the opener's cgroup namespace's. */
 int mp3_register_cgroup(const struct file *file, u64 cgroup_id, struct cgroup *visible_root,
 			u32 target);
-int mp3_register_comm(const struct file *file, const char *comm, u32 target);
+/* A command name's group: its processes', or only those whose real uid is uid (if valid). */
+struct mp3_name {
+	const char *comm;
+	kuid_t uid;
+};
+
+/* "N" (@name->uid invalid), "P": EINVAL for a uid the opener's user namespace does not map. */
+int mp3_register_comm(const struct file *file, const struct mp3_name *name, u32 target);
 /* "M <target>": where the faults of its processes are, now and later. */
 int mp3_maps_target(const struct file *file, u32 target);
 /* "L <target>": how long the faults of its processes take, now and later. */
@@ -343,6 +350,7 @@ extern bool mp3_event_sampling;
 struct mp3_place {
 	struct cgroup *cgrp;	/* on the default hierarchy */
 	const char *comm;
+	kuid_t uid;		/* its real uid: a name's group may be one user's ("P") */
 };
 
 /* The followed groups: a cgroup (by id, held from now on) or a command name. */
@@ -353,7 +361,7 @@ struct mp3_place {
  */
 int __mp3_groups_add_cgroup(const struct file *file, u64 id, struct cgroup *visible_root,
 			    u32 target);
-int __mp3_groups_add_comm(const struct file *file, const char *comm, u32 target);
+int __mp3_groups_add_comm(const struct file *file, const struct mp3_name *name, u32 target);
 /* Whether there was one for target; it is gone when this returns. */
 bool __mp3_groups_remove(u32 target);
 /* The registrant of @target's group, NULL if it has none. */

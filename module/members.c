@@ -199,7 +199,8 @@ static void mp3_member_visit(struct task_struct *task, void *arg)
 {
 	struct mp3_members *m = arg;
 	char comm[TASK_COMM_LEN];
-	struct mp3_place place = { .cgrp = task_dfl_cgroup(task), .comm = comm };
+	struct mp3_place place = { .cgrp = task_dfl_cgroup(task), .comm = comm,
+				   .uid = task_uid(task) };
 	struct mp3_counters now;
 	struct mp3_task *entry;
 

@@ -3,12 +3,14 @@
  * /proc/mp3/status: "R <pid> [maps] [latency]" registers (with maps: where
  * its faults are too, with latency: how long they took), "U <pid>"
  * unregisters, "T <pid> <target>" registers a tree, "C <cgroup-id>
- * <target>" a cgroup, "N <target> <comm>" a command name, "X <target>"
+ * <target>" a cgroup, "N <target> <comm>" a command name, "P <target>
+ * <uid> <comm>" one user's processes of a command name, "X <target>"
  * unregisters any of them, "M <target>" places the faults of a target's
  * processes, "L <target>" times them; reading lists the registered PIDs
  * the reader may read. One command per write(), all or nothing.
  */
 #include <linux/cgroup.h>
+#include <linux/cred.h>
 #include <linux/ctype.h>
 #include <linux/kernel.h>
 #include <linux/nsproxy.h>
@@ -74,20 +76,21 @@ static int mp3_status_release(struct inode *inode, struct file *file)
 }
 
 struct mp3_command {
-	char verb;		/* R, U, T, X, C, N, M or L */
+	char verb;		/* R, U, T, X, C, N, P, M or L */
 	int pid;		/* R, U, T */
 	u64 cgroup_id;		/* C */
-	const char *comm;	/* N: in the caller's buffer */
-	int target;		/* T, X, C, N, M, L */
+	u64 uid;		/* P, in the opener's user namespace */
+	const char *comm;	/* N, P: in the caller's buffer */
+	int target;		/* T, X, C, N, P, M, L */
 	bool maps;		/* R */
 	bool latency;		/* R */
 };
 
 /*
- * A decimal number from 1 to @max without a sign, then white space or the
- * end; *@s moves past it.
+ * A decimal number from @min to @max without a sign, then white space or
+ * the end; *@s moves past it.
  */
-static int mp3_parse_number(char **s, u64 max, u64 *val)
+static int mp3_parse_number(char **s, u64 min, u64 max, u64 *val)
 {
 	char *arg = skip_spaces(*s), *end = arg;
 
@@ -97,13 +100,13 @@ static int mp3_parse_number(char **s, u64 max, u64 *val)
 		return -EINVAL;		/* kstrtou64() would accept a sign */
 	*s = *end ? end + 1 : end;
 	*end = '\0';
-	return kstrtou64(arg, 10, val) || !*val || *val > max ? -EINVAL : 0;
+	return kstrtou64(arg, 10, val) || *val < min || *val > max ? -EINVAL : 0;
 }
 
 static int mp3_parse_int(char **s, int *val)
 {
 	u64 v;
-	int err = mp3_parse_number(s, INT_MAX, &v);
+	int err = mp3_parse_number(s, 1, INT_MAX, &v);
 
 	*val = v;
 	return err;
@@ -139,8 +142,8 @@ static bool mp3_parse_word(char **s, const char *word)
 
 /*
  * Parses "R <pid> [maps] [latency]", "U <pid>", "T <pid> <target>", "X
- * <target>", "C <cgroup-id> <target>", "N <target> <comm>", "M <target>" or
- * "L <target>", white space around.
+ * <target>", "C <cgroup-id> <target>", "N <target> <comm>", "P <target>
+ * <uid> <comm>", "M <target>" or "L <target>", white space around.
  */
 static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 {
@@ -150,7 +153,7 @@ static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 	if (strlen(buf) != len)
 		return -EINVAL;		/* embedded NUL */
 	buf = strim(buf);
-	if (!buf[0] || !strchr("RUTXCNML", buf[0]) || !isspace(buf[1]))
+	if (!buf[0] || !strchr("RUTXCNPML", buf[0]) || !isspace(buf[1]))
 		return -EINVAL;
 	c->verb = buf[0];
 	args = buf + 1;
@@ -161,7 +164,7 @@ static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 		err = mp3_parse_int(&args, &c->target);
 		break;
 	case 'C':
-		err = mp3_parse_number(&args, U64_MAX, &c->cgroup_id);
+		err = mp3_parse_number(&args, 1, U64_MAX, &c->cgroup_id);
 		if (!err)
 			err = mp3_parse_int(&args, &c->target);
 		break;
@@ -173,6 +176,11 @@ static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 	case 'N':
 		err = mp3_parse_int(&args, &c->target);
 		/* The name is the rest, spaces and all. */
+		return err ? err : mp3_parse_comm(args, &c->comm);
+	case 'P':
+		err = mp3_parse_int(&args, &c->target);
+		if (!err)
+			err = mp3_parse_number(&args, 0, U32_MAX - 1, &c->uid);
 		return err ? err : mp3_parse_comm(args, &c->comm);
 	case 'R':
 		err = mp3_parse_int(&args, &c->pid);
@@ -190,6 +198,14 @@ static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 
 static int mp3_run_command(const struct file *file, const struct mp3_command *c)
 {
+	/* One user's, by the opener's numbering of users. */
+	const struct mp3_name name = {
+		.comm = c->comm,
+		.uid = c->verb == 'P' ? make_kuid(file->f_cred->user_ns, c->uid) : INVALID_UID,
+	};
+
+	if (c->verb == 'P' && !uid_valid(name.uid))
+		return -EINVAL;
 	switch (c->verb) {
 	case 'R':
 		return mp3_register(file, c->pid, 0, c->maps, c->latency);
@@ -201,7 +217,8 @@ static int mp3_run_command(const struct file *file, const struct mp3_command *c)
 		return mp3_register_cgroup(file, c->cgroup_id, mp3_opener_cgns_root(file),
 					   c->target);
 	case 'N':
-		return mp3_register_comm(file, c->comm, c->target);
+	case 'P':
+		return mp3_register_comm(file, &name, c->target);
 	case 'M':
 		return mp3_maps_target(file, c->target);
 	case 'L':

@@ -146,7 +146,7 @@ static bool __mp3_task_read(struct mp3_task *entry, struct task_struct **leaderp
 static void __mp3_tasks_rejoin(struct task_struct *leader, const struct mp3_counters *now)
 {
 	char comm[TASK_COMM_LEN];
-	struct mp3_place place = { .comm = comm };
+	struct mp3_place place = { .comm = comm, .uid = task_uid(leader) };
 	struct mp3_joining joining;
 
 	mp3_task_comm(comm, leader);

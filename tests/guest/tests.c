@@ -27,6 +27,7 @@ const struct test tests[] = {
 	{ "container_root_keeps",     test_container_root_keeps,       NULL,            20 },
 	{ "status_lists_readable",    test_status_lists_readable,      NULL,            20 },
 	{ "cgroup_opener_ns",         test_cgroup_opener_ns,           NULL,            20 },
+	{ "name_of_one_user",         test_name_of_one_user,           NULL,            20 },
 	{ "users_beside_root",        test_users_beside_root,          NULL,            60 },
 	{ "maps_users",               test_maps_users,                 NULL,            20 },
 	{ "walks_beside_root",        test_walks_beside_root,          NULL,            60 },

@@ -42,6 +42,15 @@
  *                    program, prctl(PR_SET_NAME)) leaves. A process renamed
  *                    to <comm> without an exec joins at its next exec only.
  *                    Their records carry <target>
+ *   write "P <target> <uid> <comm>"
+ *                    as "N", but only the processes whose real uid is <uid>
+ *                    (0 .. 2^32 - 2, as the opener's user namespace numbers
+ *                    users; EINVAL for one it does not map) join, and leave
+ *                    when the name no longer fits: another user's program
+ *                    of that name does not, whoever's target it is. The uid
+ *                    is judged where the name is (registration, fork,
+ *                    exec, rename, cgroup move). Version 9; an older module
+ *                    answers EINVAL
  *   write "X <target>"
  *                    unregister every process of <target>, and its cgroup
  *                    or name
@@ -79,9 +88,9 @@
  *   (ptrace read rules; U, X, M, L: it does not own it), EEXIST already
  *   registered, ENOENT not registered (X: no process, cgroup nor name of
  *   that target; C: no such cgroup, or one outside the cgroup namespace of
- *   the opener or of the writer), EEXIST (C, N: that cgroup or name has
- *   that target already), EBUSY (C, N: another cgroup or name has that
- *   target: "X" it first; T, C, N: another owner has that target), ENOSPC
+ *   the opener or of the writer), EEXIST (C, N, P: that cgroup or name has
+ *   that target already), EBUSY (C, N, P: another cgroup or name has that
+ *   target: "X" it first; T, C, N, P: another owner has that target), ENOSPC
  *   (C: MP3_CGROUPS_MAX cgroups are followed already, N: MP3_COMMS_MAX
  *   names; for a user not an administrator, MP3_GROUPS_PER_USER of the
  *   kind, or users together hold all but MP3_GROUPS_RESERVED), EAGAIN
