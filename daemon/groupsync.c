@@ -254,17 +254,24 @@ static void watch(struct groups *c, char **dirs, size_t count)
 /* A command name: registered until it is right, reported once if it cannot be. */
 static void follow_comm(struct groups *c, const struct target *t, struct group_state *st)
 {
+	/* "postgres", or "postgres of user postgres" */
+	char name[TARGET_COMM_MAX + TARGETSFILE_USER_MAX + 16];
 	int err = target_comm_valid(t->name) ? 0 : -EINVAL;
+	uid_t uid = (uid_t)-1;
 
+	snprintf(name, sizeof(name), "%s%s%s", t->name, t->user ? " of user " : "",
+		 t->user ? t->user : "");
+	if (!err && target_user_uid(t, &uid))
+		err = -ESRCH;
 	if (!err)
-		err = procstatus_follow_comm(c->config->status_file, t->name, t->number);
+		err = procstatus_follow_comm(c->config->status_file, t->name, uid, t->number);
 	if (err < 0 && !st->reported)
-		dlog(LOG_ERR, "cannot profile comm %s with %s: %s%s", t->name,
-		     c->config->status_file, strerror(-err),
+		dlog(LOG_ERR, "cannot profile comm %s with %s: %s%s", name,
+		     c->config->status_file, err == -ESRCH ? "no such user" : strerror(-err),
 		     err == -EINVAL ? " (a name is 1 to 15 bytes, no white space; "
 				      "or the module is older than pfprofd)" : "");
 	else if (err >= 0 && !st->following)
-		dlog(LOG_INFO, "profiling comm %s: every process of that name", t->name);
+		dlog(LOG_INFO, "profiling comm %s: every process of that name", name);
 	st->reported = err < 0;
 	st->following = err >= 0;
 	if (err >= 0)

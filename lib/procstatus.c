@@ -104,10 +104,12 @@ int procstatus_follow_cgroup(const char *status_file, uint64_t cgroup_id, unsign
 	return follow(status_file, target, cmd, len);
 }
 
-int procstatus_follow_comm(const char *status_file, const char *comm, unsigned int target)
+int procstatus_follow_comm(const char *status_file, const char *comm, uid_t uid,
+			   unsigned int target)
 {
 	char cmd[MP3_STATUS_MAX_WRITE + 1];
-	int len = snprintf(cmd, sizeof(cmd), "N %u %s\n", target, comm);
+	int len = uid == (uid_t)-1 ? snprintf(cmd, sizeof(cmd), "N %u %s\n", target, comm) :
+		  snprintf(cmd, sizeof(cmd), "P %u %u %s\n", target, (unsigned int)uid, comm);
 
 	if (len >= (int)sizeof(cmd))
 		return -EINVAL;

@@ -40,9 +40,12 @@ int procstatus_follow_cgroup(const char *status_file, uint64_t cgroup_id, unsign
 
 /*
  * The same for a command name ("N <target> <comm>\n"): the target follows
- * the processes of that name. -EINVAL also from a module without names.
+ * the processes of that name; with a uid other than (uid_t)-1, those of
+ * that user alone ("P <target> <uid> <comm>\n"). -EINVAL also from a module
+ * without names, or, for a user's, before ring version 9.
  */
-int procstatus_follow_comm(const char *status_file, const char *comm, unsigned int target);
+int procstatus_follow_comm(const char *status_file, const char *comm, uid_t uid,
+			   unsigned int target);
 
 /*
  * Writes the command of one option for a target: "M <target>\n" (maps: the

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,13 +30,18 @@ static uint32_t fnv1a(uint32_t hash, const char *s)
 	return hash;
 }
 
-uint32_t target_number(enum target_kind kind, const char *name)
+uint32_t target_number(enum target_kind kind, const char *name, const char *user)
 {
+	uint32_t hash;
+
 	if (kind == TARGET_TREE)
 		return (uint32_t)strtoul(name, NULL, 10);
 	/* The kind is hashed too: a unit and a cgroup of one name are two targets. */
-	return TARGET_NAMED_FIRST |
-	       (fnv1a(fnv1a(2166136261U, kind_words[kind]), name) & (TARGET_NAMED_FIRST - 1));
+	hash = fnv1a(fnv1a(2166136261U, kind_words[kind]), name);
+	/* And a name's user: one user's postgres is not anyone's. */
+	if (user)
+		hash = fnv1a(fnv1a(hash, "@"), user);
+	return TARGET_NAMED_FIRST | (hash & (TARGET_NAMED_FIRST - 1));
 }
 
 /* The targets file's kind of lines of each target kind. */
@@ -94,12 +100,12 @@ int target_list_read(const char *targets_file, struct target_list *list)
 
 		/* The names belong to the list now. */
 		list->targets[list->count++] = (struct target){
-			.kind = kind, .name = values.values[i],
-			.number = target_number(kind, values.values[i]),
+			.kind = kind, .name = values.values[i], .user = values.users[i],
+			.number = target_number(kind, values.values[i], values.users[i]),
 			.maps = values.options[i] & TARGETSFILE_OPT_MAPS,
 			.latency = values.options[i] & TARGETSFILE_OPT_LATENCY,
 		};
-		values.values[i] = NULL;
+		values.values[i] = values.users[i] = NULL;
 	}
 	targetsfile_values_free(&values);
 	return 0;
@@ -107,8 +113,10 @@ int target_list_read(const char *targets_file, struct target_list *list)
 
 void target_list_free(struct target_list *list)
 {
-	for (size_t i = 0; i < list->count; i++)
+	for (size_t i = 0; i < list->count; i++) {
 		free(list->targets[i].name);
+		free(list->targets[i].user);
+	}
 	free(list->targets);
 	*list = (struct target_list){ 0 };
 }
@@ -122,11 +130,12 @@ const struct target *target_list_find(const struct target_list *list, uint32_t n
 }
 
 const struct target *target_list_collision(const struct target_list *list,
-					   enum target_kind kind, const char *name)
+					   enum target_kind kind, const char *name, const char *user)
 {
-	const struct target *t = target_list_find(list, target_number(kind, name));
+	const struct target *t = target_list_find(list, target_number(kind, name, user));
 
-	return t && (t->kind != kind || strcmp(t->name, name)) ? t : NULL;
+	return t && (t->kind != kind || strcmp(t->name, name) ||
+		     (t->user && user ? strcmp(t->user, user) : t->user != user)) ? t : NULL;
 }
 
 bool target_comm_valid(const char *name)
@@ -150,8 +159,35 @@ bool target_cgroup(const struct target *t, char *path, size_t size)
 
 const char *target_format_label(const struct target *t, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s:%s", kind_words[t->kind], t->name);
+	snprintf(buf, size, "%s:%s%s%s", kind_words[t->kind], t->name, t->user ? "@" : "",
+		 t->user ? t->user : "");
 	return buf;
+}
+
+int target_user_uid(const struct target *t, uid_t *uid)
+{
+	struct passwd pw, *found = NULL;
+	char buf[4096], *end;
+	unsigned long n;
+	int err;
+
+	if (!t->user) {
+		*uid = (uid_t)-1;
+		return 0;
+	}
+	err = getpwnam_r(t->user, &pw, buf, sizeof(buf), &found);
+	if (found) {
+		*uid = pw.pw_uid;
+		return 0;
+	}
+	/* A number no login name is: a uid, as chown(1) takes one. */
+	errno = 0;
+	n = strtoul(t->user, &end, 10);
+	if (isdigit((unsigned char)t->user[0]) && !*end && !errno && n < (uid_t)-1) {
+		*uid = (uid_t)n;
+		return 0;
+	}
+	return err ? -err : -ENOENT;
 }
 
 const char *target_label(const struct target_list *list, uint32_t number, char *buf,

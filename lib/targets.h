@@ -33,6 +33,7 @@ struct target {
 	enum target_kind kind;
 	/* A tree's root PID in decimal, a cgroup's path, a unit's name, a command name. */
 	char *name;
+	char *user;	/* a command name's, "user=" in its line: its processes only; NULL: anyone's */
 	uint32_t number;
 	bool maps;	/* "maps" before its line: its processes' faults are placed */
 	bool latency;	/* "latency" before its line: its processes' faults are timed */
@@ -52,8 +53,11 @@ enum targetsfile_kind target_line_kind(enum target_kind kind);
 /* The options of t's line: TARGETSFILE_OPT_MAPS, TARGETSFILE_OPT_LATENCY. */
 unsigned int target_line_options(const struct target *t);
 
-/* A tree's number is its root's PID (name in decimal); the others' a hash of the name. */
-uint32_t target_number(enum target_kind kind, const char *name);
+/*
+ * A tree's number is its root's PID (name in decimal); the others' a hash of
+ * the kind and name, and of a command name's user (NULL: none).
+ */
+uint32_t target_number(enum target_kind kind, const char *name, const char *user);
 
 /*
  * Every target the targets file names, in file order; one named on several
@@ -66,9 +70,15 @@ void target_list_free(struct target_list *list);
 /* The target of the list with that number, or NULL. */
 const struct target *target_list_find(const struct target_list *list, uint32_t number);
 
-/* Another target of the list whose number is that of (kind, name), or NULL. */
+/* Another target of the list whose number is that of (kind, name, user), or NULL. */
 const struct target *target_list_collision(const struct target_list *list,
-					   enum target_kind kind, const char *name);
+					   enum target_kind kind, const char *name, const char *user);
+
+/*
+ * The uid of a command name's user: a login name's, or a number; (uid_t)-1
+ * for a target of anyone's processes. -ENOENT for a user that is neither.
+ */
+int target_user_uid(const struct target *t, uid_t *uid);
 
 /*
  * The cgroup a unit's or cgroup's target has now, into path: a unit's where
@@ -85,7 +95,7 @@ bool target_comm_valid(const char *name);
 
 /*
  * A record's target for people and labels: "unit:NAME", "cgroup:PATH",
- * "comm:NAME" or "tree:PID". A number the list does not hold is "tree:N" below
+ * "comm:NAME", "comm:NAME@USER" or "tree:PID". A number the list does not hold is "tree:N" below
  * TARGET_NAMED_FIRST (a `pfprofctl run` tree, or a tree deleted since), else
  * "target:N". Returns buf.
  */

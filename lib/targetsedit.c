@@ -18,6 +18,7 @@
 struct edit {
 	enum targetsfile_kind kind;	/* of the lines it adds or removes */
 	unsigned int options;		/* adding: what each value's line has at least */
+	const char *user;		/* of the lines ("user="), NULL: lines without */
 	const char *const *values;
 	size_t count;
 	bool removing;
@@ -70,6 +71,12 @@ static unsigned int wanted(const struct edit *edit, size_t i)
 	return edit->options | edit->had[i];
 }
 
+/* Whether a line's user ("" for none) is the edit's. */
+static bool edit_user_is(const struct edit *edit, const char *user)
+{
+	return edit->user ? !strcmp(edit->user, user) : !user[0];
+}
+
 /* Whether a line of the old file stays: not being removed, nor giving way to one with more options. */
 static bool keep_line(struct edit *edit, const char *value, unsigned int options)
 {
@@ -89,11 +96,11 @@ static bool keep_line(struct edit *edit, const char *value, unsigned int options
 /* Writes one line of the old file to out, or drops it. */
 static int copy_line(FILE *out, const char *line, size_t len, struct edit *edit)
 {
-	char value[TARGETSFILE_VALUE_MAX];
+	char value[TARGETSFILE_VALUE_MAX], user[TARGETSFILE_USER_MAX];
 	unsigned int options;
 
-	if (targetsfile_parse_line(line, len, value, &options) == (int)edit->kind &&
-	    !keep_line(edit, value, options)) {
+	if (targetsfile_parse_line(line, len, value, &options, user) == (int)edit->kind &&
+	    edit_user_is(edit, user) && !keep_line(edit, value, options)) {
 		edit->changed = true;
 		return 0;
 	}
@@ -108,14 +115,15 @@ static int copy_line(FILE *out, const char *line, size_t len, struct edit *edit)
 /* Adding: the options that the file's lines give each value, into edit->had; then back to the start. */
 static int gather_options(FILE *in, struct edit *edit)
 {
-	char *line = NULL, value[TARGETSFILE_VALUE_MAX];
+	char *line = NULL, value[TARGETSFILE_VALUE_MAX], user[TARGETSFILE_USER_MAX];
 	unsigned int options;
 	size_t size = 0;
 	ssize_t len;
 	int err;
 
 	while ((len = getline(&line, &size, in)) >= 0) {
-		if (targetsfile_parse_line(line, len, value, &options) != (int)edit->kind)
+		if (targetsfile_parse_line(line, len, value, &options, user) != (int)edit->kind ||
+		    !edit_user_is(edit, user))
 			continue;
 		for (size_t i = 0; i < edit->count; i++)
 			if (!strcmp(edit->values[i], value))
@@ -141,14 +149,15 @@ static int copy_lines(FILE *in, FILE *out, struct edit *edit)
 	return err ? err : targetsfile_read_error(in);
 }
 
-/* Writes the line of values[i]: its options' words, its kind's, its value. */
+/* Writes the line of values[i]: its options' words, its user's, its kind's, its value. */
 static int write_line(FILE *out, const struct edit *edit, size_t i)
 {
 	const char *options = targetsfile_option_words(wanted(edit, i));
 	const char *word = targetsfile_words(edit->kind);
 
-	if (fprintf(out, "%s%s%s%s%s\n", options, *options ? " " : "", word, *word ? " " : "",
-		    edit->values[i]) < 0)
+	if (fprintf(out, "%s%s%s%s%s%s%s%s\n", options, *options ? " " : "",
+		    edit->user ? "user=" : "", edit->user ? edit->user : "", edit->user ? " " : "",
+		    word, *word ? " " : "", edit->values[i]) < 0)
 		return -errno;
 	return 0;
 }
@@ -231,9 +240,19 @@ static int edit_targetsfile(const char *path, struct edit *edit)
 int targetsfile_edit_values(const char *path, enum targetsfile_kind kind, unsigned int options,
 			    bool add, const char *const *values, size_t count)
 {
-	struct edit edit = { .kind = kind, .options = options, .values = values, .count = count,
-			     .removing = !add };
+	return targetsfile_edit_user_values(path, kind, options, NULL, add, values, count);
+}
+
+int targetsfile_edit_user_values(const char *path, enum targetsfile_kind kind,
+				 unsigned int options, const char *user, bool add,
+				 const char *const *values, size_t count)
+{
+	struct edit edit = { .kind = kind, .options = options, .user = user, .values = values,
+			     .count = count, .removing = !add };
 	int err = -ENOMEM;
+
+	if (user && (kind != TARGETSFILE_COMM || !targetsfile_valid_user(user)))
+		return -EINVAL;
 
 	for (size_t i = 0; i < count; i++) {
 		if (!targetsfile_valid_value(kind, values[i]))

@@ -51,14 +51,34 @@ static bool take_word(const char **p, const char *end, const char *word)
 	return true;
 }
 
-/* The options whose words start the line at *p, moving *p past them. */
-static unsigned int parse_options(const char **p, const char *end)
+#define USER_WORD "user="
+
+/* A "user=USER" word at *p: USER into user, *p past it and its space. False if none, or bad. */
+static bool take_user(const char **p, const char *end, char *user)
+{
+	const char *start = *p + strlen(USER_WORD), *q = start;
+
+	if ((size_t)(end - *p) <= strlen(USER_WORD) || strncmp(*p, USER_WORD, strlen(USER_WORD)))
+		return false;
+	while (!ends_value(q, end) && *q)
+		q++;
+	if (q == start || q - start >= TARGETSFILE_USER_MAX || q == end ||
+	    !isspace((unsigned char)*q))
+		return false;
+	memcpy(user, start, q - start);
+	user[q - start] = '\0';
+	*p = skip_space(q, end);
+	return true;
+}
+
+/* The options whose words start the line at *p, moving *p past them; a user's into user. */
+static unsigned int parse_options(const char **p, const char *end, char *user)
 {
 	unsigned int options = 0;
 	bool taken;
 
 	do {
-		taken = false;
+		taken = take_user(p, end, user);
 		for (unsigned int o = 1; o & TARGETSFILE_OPTS; o <<= 1) {
 			if (take_word(p, end, option_words[o])) {
 				options |= o;
@@ -94,16 +114,21 @@ static bool canonical_pid(const char *value, size_t len, char *canon)
 	return true;
 }
 
-int targetsfile_parse_line(const char *line, size_t len, char *value, unsigned int *options)
+int targetsfile_parse_line(const char *line, size_t len, char *value, unsigned int *options,
+			   char *user)
 {
 	const char *end = line + len;
 	const char *p = skip_space(line, end), *value_start;
 	enum targetsfile_kind kind;
 
+	user[0] = '\0';
 	if (p == end || *p == '#')
 		return TARGETSFILE_LINE_BLANK;
-	*options = parse_options(&p, end);
+	*options = parse_options(&p, end, user);
 	kind = parse_kind(&p, end);
+	/* One user's processes: of a name only. */
+	if (user[0] && kind != TARGETSFILE_COMM)
+		return TARGETSFILE_LINE_BAD;
 	value_start = p;
 	/* An embedded NUL ends the value too, and is then neither space nor '#'. */
 	while (!ends_value(p, end) && *p)
@@ -140,6 +165,16 @@ bool targetsfile_valid_value(enum targetsfile_kind kind, const char *value)
 	return true;
 }
 
+bool targetsfile_valid_user(const char *user)
+{
+	size_t len = strlen(user);
+
+	for (const char *p = user; *p; p++)
+		if (ends_value(p, p + 1))
+			return false;
+	return len > 0 && len < TARGETSFILE_USER_MAX;
+}
+
 const char *targetsfile_words(enum targetsfile_kind kind)
 {
 	return kind_words[kind];
@@ -153,11 +188,18 @@ const char *targetsfile_option_words(unsigned int options)
 /* Bad lines are quoted in reports up to this length. */
 #define QUOTE_MAX 80
 
+/* Whether two users are the same: both none, or one name. */
+static bool same_user(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
 ssize_t targetsfile_values_find(const struct targetsfile_values *list, enum targetsfile_kind kind,
-				const char *value)
+				const char *value, const char *user)
 {
 	for (size_t i = 0; i < list->count; i++) {
-		if (list->kinds[i] == kind && !strcmp(list->values[i], value))
+		if (list->kinds[i] == kind && !strcmp(list->values[i], value) &&
+		    same_user(list->users[i], user))
 			return i;
 	}
 	return -1;
@@ -174,13 +216,17 @@ int targetsfile_read_error(FILE *f)
 /* Grows each of list's arrays to grown entries; 0 or -ENOMEM. */
 static int grow_values(struct targetsfile_values *list, size_t grown)
 {
-	char **values = reallocarray(list->values, grown, sizeof(*values));
+	char **values = reallocarray(list->values, grown, sizeof(*values)), **users;
 	enum targetsfile_kind *kinds;
 	unsigned int *options;
 
 	if (!values)
 		return -ENOMEM;
 	list->values = values;
+	users = reallocarray(list->users, grown, sizeof(*users));
+	if (!users)
+		return -ENOMEM;
+	list->users = users;
 	kinds = reallocarray(list->kinds, grown, sizeof(*kinds));
 	if (!kinds)
 		return -ENOMEM;
@@ -194,10 +240,11 @@ static int grow_values(struct targetsfile_values *list, size_t grown)
 
 /* A value seen again gains its line's options: the list has one entry per kind and value. */
 static int append_value(struct targetsfile_values *list, size_t *capacity,
-			enum targetsfile_kind kind, unsigned int options, const char *value)
+			enum targetsfile_kind kind, unsigned int options, const char *value,
+			const char *user)
 {
-	ssize_t seen = targetsfile_values_find(list, kind, value);
-	char *copy;
+	ssize_t seen = targetsfile_values_find(list, kind, value, user);
+	char *copy, *user_copy = NULL;
 
 	if (seen >= 0) {
 		list->options[seen] |= options;
@@ -212,8 +259,14 @@ static int append_value(struct targetsfile_values *list, size_t *capacity,
 		*capacity = grown;
 	}
 	copy = strdup(value);
-	if (!copy)
+	if (user)
+		user_copy = strdup(user);
+	if (!copy || (user && !user_copy)) {
+		free(copy);
+		free(user_copy);
 		return -ENOMEM;
+	}
+	list->users[list->count] = user_copy;
 	list->kinds[list->count] = kind;
 	list->options[list->count] = options;
 	list->values[list->count++] = copy;
@@ -230,7 +283,7 @@ static void report_bad_line(targetsfile_report_fn *report, void *ctx, const char
 	snprintf(message, sizeof(message),
 		 "bad line '%.*s%s': expected a PID, 'tree' and a PID, 'cgroup' and a path, "
 		 "'unit' and a name, 'comm' and a command name, any of these after 'maps', "
-		 "'latency' or both, or a '#' comment",
+		 "'latency' or both, 'comm' also after 'user=USER', or a '#' comment",
 		 len > QUOTE_MAX ? QUOTE_MAX : (int)len, line, len > QUOTE_MAX ? "..." : "");
 	report(ctx, path, lineno, message);
 }
@@ -239,7 +292,7 @@ static void report_bad_line(targetsfile_report_fn *report, void *ctx, const char
 static int read_values(FILE *f, const char *path, unsigned int kinds,
 		       struct targetsfile_values *list, targetsfile_report_fn *report, void *ctx)
 {
-	char *line = NULL, value[TARGETSFILE_VALUE_MAX];
+	char *line = NULL, value[TARGETSFILE_VALUE_MAX], user[TARGETSFILE_USER_MAX];
 	unsigned int lineno = 0;
 	size_t capacity = 0, size = 0;
 	ssize_t len;
@@ -247,11 +300,12 @@ static int read_values(FILE *f, const char *path, unsigned int kinds,
 
 	while (!err && (len = getline(&line, &size, f)) >= 0) {
 		unsigned int options;
-		int found = targetsfile_parse_line(line, len, value, &options);
+		int found = targetsfile_parse_line(line, len, value, &options, user);
 
 		lineno++;
 		if (found >= 0 && (kinds & TARGETSFILE_KIND(found)))
-			err = append_value(list, &capacity, found, options, value);
+			err = append_value(list, &capacity, found, options, value,
+					   user[0] ? user : NULL);
 		else if (found == TARGETSFILE_LINE_BAD && report)
 			report_bad_line(report, ctx, path, lineno, line, len);
 	}
@@ -277,9 +331,12 @@ int targetsfile_read_values(const char *path, unsigned int kinds, struct targets
 
 void targetsfile_values_free(struct targetsfile_values *list)
 {
-	for (size_t i = 0; i < list->count; i++)
+	for (size_t i = 0; i < list->count; i++) {
 		free(list->values[i]);
+		free(list->users[i]);
+	}
 	free(list->values);
+	free(list->users);
 	free(list->kinds);
 	free(list->options);
 	*list = (struct targetsfile_values){ 0 };

@@ -7,7 +7,10 @@
  * unit) or "comm NAME" (every process of that command name). Any line may
  * start with options, "maps" (its processes' faults placed in their
  * mappings: "R <pid> maps", "M <target>") and "latency" (their faults timed:
- * "R <pid> latency", "L <target>"), or both ("maps latency unit NAME");
+ * "R <pid> latency", "L <target>"), or both ("maps latency unit NAME"); a
+ * "comm" line may also start with "user=USER" (a user name or uid): only
+ * that user's processes of the name ("P <target> <uid> <comm>"), where a
+ * pfprofd before it reports the line as bad and follows nothing.
  * '#' comments and blank lines allowed. Its lines' syntax and reading it
  * here; changing it: targetsedit.h.
  */
@@ -35,6 +38,8 @@ enum targetsfile_kind { TARGETSFILE_PID, TARGETSFILE_TREE, TARGETSFILE_CGROUP, T
 
 /* A value is one word (no white space, no '#') shorter than this. */
 #define TARGETSFILE_VALUE_MAX 4096
+/* A "user=" word's user is one word shorter than this: a login name (useradd: 32 bytes) or uid. */
+#define TARGETSFILE_USER_MAX 33
 
 /* targetsfile_read_values()'s kinds: a mask of these. */
 #define TARGETSFILE_KIND(kind) (1u << (kind))
@@ -47,11 +52,16 @@ enum targetsfile_kind { TARGETSFILE_PID, TARGETSFILE_TREE, TARGETSFILE_CGROUP, T
  * A line is blank, a comment, or options' words (in any order), a kind's
  * word (none for a PID), white space and a value, then optional white space
  * and comment. Its kind, its options in *options, the value in value
- * (TARGETSFILE_VALUE_MAX bytes), a PID's in canonical form; or
+ * (TARGETSFILE_VALUE_MAX bytes), a PID's in canonical form, a "comm"
+ * line's user in user (TARGETSFILE_USER_MAX bytes, "" for none); or
  * TARGETSFILE_LINE_BLANK or TARGETSFILE_LINE_BAD. line[len] must be '\0'
  * (getline() ensures it) so that strtol() stops in the buffer.
  */
-int targetsfile_parse_line(const char *line, size_t len, char *value, unsigned int *options);
+int targetsfile_parse_line(const char *line, size_t len, char *value, unsigned int *options,
+			   char *user);
+
+/* Whether user can be a "user=" word's: 1 to TARGETSFILE_USER_MAX - 1 bytes, one word. */
+bool targetsfile_valid_user(const char *user);
 
 /*
  * A value a line can hold: one word, no longer than TARGETSFILE_VALUE_MAX - 1,
@@ -73,6 +83,7 @@ struct pidlist {
 
 struct targetsfile_values {
 	char **values;
+	char **users;			/* of each "comm" value's line: NULL, anyone's */
 	enum targetsfile_kind *kinds;	/* of each value's line */
 	unsigned int *options;		/* of each value's lines, together */
 	size_t count;
@@ -108,9 +119,9 @@ int targetsfile_read_values(const char *path, unsigned int kinds, struct targets
 void targetsfile_values_free(struct targetsfile_values *list);
 
 
-/* The index in list of the line of kind with that value, or -1. */
+/* The index in list of the line of kind with that value and user (NULL: none), or -1. */
 ssize_t targetsfile_values_find(const struct targetsfile_values *list, enum targetsfile_kind kind,
-				const char *value);
+				const char *value, const char *user);
 
 /* After getline() returned -1: 0 at the end of f, or the error (-errno) that stopped it. */
 int targetsfile_read_error(FILE *f);

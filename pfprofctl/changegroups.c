@@ -105,19 +105,20 @@ static bool followed_alike(enum target_kind a, enum target_kind b)
 }
 
 /* Whether names[i] is one the targets file does not have yet, given once. */
-static bool is_new(const struct target_list *kept, enum target_kind kind, char **names, int i)
+static bool is_new(const struct target_list *kept, enum target_kind kind, const char *user,
+		   char **names, int i)
 {
 	for (int j = 0; j < i; j++)
 		if (!strcmp(names[j], names[i]))
 			return false;
-	return !target_list_find(kept, target_number(kind, names[i]));
+	return !target_list_find(kept, target_number(kind, names[i], user));
 }
 
 static int check_collisions(const struct ctl *ctl, const struct target_list *kept,
-			    enum target_kind kind, char **names, int n)
+			    enum target_kind kind, const char *user, char **names, int n)
 {
 	for (int i = 0; i < n; i++) {
-		const struct target *other = target_list_collision(kept, kind, names[i]);
+		const struct target *other = target_list_collision(kept, kind, names[i], user);
 
 		if (other) {
 			ctl_error(0, "%s %s has the number of %s %s, which %s keeps (a hash collision)",
@@ -131,7 +132,8 @@ static int check_collisions(const struct ctl *ctl, const struct target_list *kep
 }
 
 /* Whether the targets file can take names too: no number of another, room in the module. */
-static int check_room(const struct ctl *ctl, enum target_kind kind, char **names, int n)
+static int check_room(const struct ctl *ctl, enum target_kind kind, const char *user,
+		      char **names, int n)
 {
 	int max = kind == TARGET_COMM ? MP3_COMMS_MAX : MP3_CGROUPS_MAX;
 	struct target_list kept;
@@ -142,11 +144,11 @@ static int check_room(const struct ctl *ctl, enum target_kind kind, char **names
 		ctl_error(err, "reading %s", ctl->config.targets_file);
 		return PFPROF_EXIT_FAILED;
 	}
-	err = check_collisions(ctl, &kept, kind, names, n);
+	err = check_collisions(ctl, &kept, kind, user, names, n);
 	for (size_t i = 0; i < kept.count; i++)
 		followed += followed_alike(kept.targets[i].kind, kind);
 	for (int i = 0; i < n; i++)
-		followed += is_new(&kept, kind, names, i);
+		followed += is_new(&kept, kind, user, names, i);
 	target_list_free(&kept);
 	if (!err && followed > (size_t)max) {
 		ctl_error(-ENOSPC, "%zu %s", followed,
@@ -157,13 +159,16 @@ static int check_room(const struct ctl *ctl, enum target_kind kind, char **names
 	return err ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 }
 
-/* Registers the group (C or N), then its options: places its faults (M), times them (L). */
+/* Registers the group (C, N or P), then its options: places its faults (M), times them (L). */
 static int follow_group(const struct ctl *ctl, const struct target *t, uint64_t cgroup_id)
 {
 	const char *file = ctl->config.status_file;
-	int err = t->kind == TARGET_COMM ? procstatus_follow_comm(file, t->name, t->number) :
-					   procstatus_follow_cgroup(file, cgroup_id, t->number);
+	uid_t uid;
+	int err = target_user_uid(t, &uid);
 
+	if (!err)
+		err = t->kind == TARGET_COMM ? procstatus_follow_comm(file, t->name, uid, t->number) :
+					       procstatus_follow_cgroup(file, cgroup_id, t->number);
 	if (err < 0)
 		return err;
 	return procstatus_target_options(file, target_line_options(t), t->number);
@@ -171,10 +176,10 @@ static int follow_group(const struct ctl *ctl, const struct target *t, uint64_t 
 
 /* Registers a command name, or the target of a running unit or existing cgroup, now. */
 static int follow_now(const struct ctl *ctl, enum target_kind kind, unsigned int options,
-		      const char *name)
+		      const char *user, const char *name)
 {
-	struct target t = { .kind = kind, .name = (char *)name,
-			    .number = target_number(kind, name),
+	struct target t = { .kind = kind, .name = (char *)name, .user = (char *)user,
+			    .number = target_number(kind, name, user),
 			    .maps = options & TARGETSFILE_OPT_MAPS,
 			    .latency = options & TARGETSFILE_OPT_LATENCY };
 	char path[PATH_MAX];
@@ -187,7 +192,7 @@ static int follow_now(const struct ctl *ctl, enum target_kind kind, unsigned int
 }
 
 static int send_commands(const struct ctl *ctl, enum target_kind kind, bool add,
-			 unsigned int options, char **names, int n)
+			 unsigned int options, const char *user, char **names, int n)
 {
 	int status = PFPROF_EXIT_OK;
 
@@ -201,9 +206,9 @@ static int send_commands(const struct ctl *ctl, enum target_kind kind, bool add,
 		return ctl_module_error(err, ctl->config.status_file);
 	}
 	for (int i = 0; i < n; i++) {
-		int err = add ? follow_now(ctl, kind, options, names[i]) :
+		int err = add ? follow_now(ctl, kind, options, user, names[i]) :
 				procstatus_untarget(ctl->config.status_file,
-						    target_number(kind, names[i]));
+						    target_number(kind, names[i], user));
 
 		if (!err || (!add && err == -ENOENT))
 			continue;
@@ -212,30 +217,62 @@ static int send_commands(const struct ctl *ctl, enum target_kind kind, bool add,
 		if (err == -EINVAL)
 			ctl_hint("the loaded mp3 module cannot follow %s%s: reload it "
 				 "(modprobe -r mp3 && modprobe mp3)",
-				 kind == TARGET_COMM ? "command names" : "cgroups",
-				 options ? " with these options" : "");
+				 kind == TARGET_COMM ? user ? "one user's command names" :
+				 "command names" : "cgroups", options ? " with these options" : "");
 		ctl_hint_latency_refused(options, err);
 		status = PFPROF_EXIT_FAILED;
 	}
 	return status;
 }
 
+/* A --user that names nobody fails before anything changes; a name without one is anyone's. */
+static int check_user(enum target_kind kind, const char *user, bool add)
+{
+	const struct target t = { .kind = kind, .user = (char *)user };
+	uid_t uid;
+	int err;
+
+	if (!user) {
+		if (add && kind == TARGET_COMM)
+			ctl_hint("any user's process of that name joins: --user USER takes one "
+				 "user's alone");
+		return PFPROF_EXIT_OK;
+	}
+	if (!targetsfile_valid_user(user)) {
+		ctl_error(0, "user '%s': not 1 to %d bytes without white space or '#'", user,
+			  TARGETSFILE_USER_MAX - 1);
+		return PFPROF_EXIT_USAGE;
+	}
+	err = target_user_uid(&t, &uid);
+	if (err == -ENOENT && add) {
+		ctl_error(0, "user %s: no such user", user);
+		ctl_hint("give a login name (getent passwd lists them) or a uid");
+		return PFPROF_EXIT_FAILED;
+	}
+	if (err && add) {
+		ctl_error(err, "looking up user %s", user);
+		return PFPROF_EXIT_FAILED;
+	}
+	return PFPROF_EXIT_OK;
+}
+
 int ctl_change_groups(const struct ctl *ctl, enum target_kind kind, bool add, unsigned int options,
-		      const struct ctl_call *call)
+		      const char *user, const struct ctl_call *call)
 {
 	char **names = call->operands;
-	int n = call->nr_operands, status = PFPROF_EXIT_OK, err;
+	int n = call->nr_operands, status, err;
 
+	status = check_user(kind, user, add);
 	for (int i = 0; i < n && status == PFPROF_EXIT_OK; i++)
 		status = check_name(kind, names[i], add);
 	if (status == PFPROF_EXIT_OK && add)
-		status = check_room(ctl, kind, names, n);
+		status = check_room(ctl, kind, user, names, n);
 	if (status != PFPROF_EXIT_OK)
 		return status;
-	status = send_commands(ctl, kind, add, options, names, n);
+	status = send_commands(ctl, kind, add, options, user, names, n);
 	if (status == PFPROF_EXIT_NO_MODULE)
 		return status;
-	err = targetsfile_edit_values(ctl->config.targets_file, target_line_kind(kind), options, add,
-				      (const char *const *)names, n);
+	err = targetsfile_edit_user_values(ctl->config.targets_file, target_line_kind(kind),
+					   options, user, add, (const char *const *)names, n);
 	return err ? ctl_targets_file_error(ctl, err) : status;
 }

@@ -104,9 +104,12 @@ bool ctl_module_installed(struct utsname *uts);
 __attribute__((format(printf, 3, 4)))
 bool ctl_module_missing_note(const struct ctl *ctl, int err, const char *fmt, ...);
 
-/* add/del --unit, --cgroup or --comm: the operands are units, cgroups' paths or names. */
+/*
+ * add/del --unit, --cgroup or --comm: the operands are units, cgroups' paths
+ * or names; with --comm, user (NULL: none) takes that user's processes alone.
+ */
 int ctl_change_groups(const struct ctl *ctl, enum target_kind kind, bool add, unsigned int options,
-		      const struct ctl_call *call);
+		      const char *user, const struct ctl_call *call);
 
 /*
  * After the module refused an add with options (TARGETSFILE_OPT_*): whether

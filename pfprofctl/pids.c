@@ -25,7 +25,10 @@ static const char pids_details[] =
 	"picks it up when it starts ('unit NAME', 'cgroup PATH' in the targets file).\n"
 	"With --comm the operands are command names, as ps -o comm shows them (at most\n"
 	"15 bytes): every process of that name, present and future, from its fork or\n"
-	"its exec of a program of that name, until it is renamed ('comm NAME').\n"
+	"its exec of a program of that name, until it is renamed ('comm NAME'); any\n"
+	"user's, unless --user USER takes those of that user alone (a login name or a\n"
+	"uid: 'user=USER comm NAME'), so that another user's program of that name\n"
+	"does not join.\n"
 	"With --maps the processes' faults are also placed in their mappings (heap,\n"
 	"stack, each file...), for pfprofctl where ('maps PID', 'maps unit NAME'...;\n"
 	"a process that joins a tree, unit, cgroup or name later has its faults placed\n"
@@ -39,11 +42,11 @@ static const char del_details[] =
 	"does not register them again. With --tree each PID is a tree's root: the\n"
 	"tree added with add --tree, the process and every process it started. With\n"
 	"--unit, --cgroup or --comm the operands are the units, cgroups or names\n"
-	"as added: every process of each stops being profiled and its line leaves\n"
-	"the targets file. A target added with --maps or --latency loses its fault\n"
-	"maps or times with it; see pfprofctl(8).\n";
+	"as added (a name with its --user): every process of each stops being\n"
+	"profiled and its line leaves the targets file. A target added with --maps\n"
+	"or --latency loses its fault maps or times with it; see pfprofctl(8).\n";
 
-enum { OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM, OPT_MAPS, OPT_LATENCY };
+enum { OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM, OPT_USER, OPT_MAPS, OPT_LATENCY };
 
 /* How the PIDs are registered, and the targets file's lines that keep them so. */
 struct pids_kind {
@@ -183,12 +186,16 @@ static int change(const struct ctl *ctl, const struct ctl_command *cmd, bool add
 	    call->option[OPT_COMM].set > 1)
 		return ctl_usage_error(cmd, "--tree, --unit, --cgroup and --comm name different "
 				       "things: give one of them");
+	if (call->option[OPT_USER].set && !call->option[OPT_COMM].set)
+		return ctl_usage_error(cmd, "--user limits a command name to one user's "
+				       "processes: give it with --comm");
 	if (call->option[OPT_UNIT].set)
-		return ctl_change_groups(ctl, TARGET_UNIT, add, options, call);
+		return ctl_change_groups(ctl, TARGET_UNIT, add, options, NULL, call);
 	if (call->option[OPT_CGROUP].set)
-		return ctl_change_groups(ctl, TARGET_CGROUP, add, options, call);
+		return ctl_change_groups(ctl, TARGET_CGROUP, add, options, NULL, call);
 	if (call->option[OPT_COMM].set)
-		return ctl_change_groups(ctl, TARGET_COMM, add, options, call);
+		return ctl_change_groups(ctl, TARGET_COMM, add, options,
+					 call->option[OPT_USER].string, call);
 	pids = calloc(n, sizeof(*pids));
 	done = calloc(n, sizeof(*done));
 	if (!pids || !done) {
@@ -238,6 +245,8 @@ const struct ctl_command ctl_add_command = {
 				 "the operands are cgroup v2 directories: their processes" },
 		[OPT_COMM] = { "comm", 'C', CTL_OPERAND_KIND, NULL,
 			       "the operands are command names: every process of each" },
+		[OPT_USER] = { "user", 0, CTL_STRING, "USER",
+			       "with --comm: that user's processes of each name alone" },
 		[OPT_MAPS] = { "maps", 'm', CTL_STRING, NULL,
 			       "place the faults in their mappings too (pfprofctl where)" },
 		[OPT_LATENCY] = { "latency", 'l', CTL_STRING, NULL,
@@ -262,6 +271,8 @@ const struct ctl_command ctl_del_command = {
 				 "the operands are cgroup v2 directories" },
 		[OPT_COMM] = { "comm", 'C', CTL_OPERAND_KIND, NULL,
 			       "the operands are command names" },
+		[OPT_USER] = { "user", 0, CTL_STRING, "USER",
+			       "with --comm: the names added with --user USER" },
 	},
 	.run = del,
 };

@@ -17,7 +17,8 @@
 #include "targets.h"
 #include "wheredata.h"
 
-enum { OPT_LAST, OPT_WATCH, OPT_DELAY, OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM, OPT_JSON };
+enum { OPT_LAST, OPT_WATCH, OPT_DELAY, OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM, OPT_USER,
+       OPT_JSON };
 
 #define HEADER_LINES 2
 /* "cgroup " and a path. */
@@ -326,13 +327,17 @@ static int parse_what(const struct ctl_call *call, struct where_view *v)
 		given++;
 		v->kind = target_kind_word(k);
 		v->name = operand;
-		v->target = target_number(k, operand);
+		v->target = target_number(k, operand, k == TARGET_COMM ?
+					  call->option[OPT_USER].string : NULL);
 		if (k == TARGET_TREE && !ctl_parse_pid(operand, &root))
 			return ctl_usage_error(&ctl_where_command, "'%s' is not a PID", operand);
 	}
 	if (given > 1)
 		return ctl_usage_error(&ctl_where_command, "--tree, --unit, --cgroup and --comm "
 				       "name different things: give one of them");
+	if (call->option[OPT_USER].set && !call->option[OPT_COMM].set)
+		return ctl_usage_error(&ctl_where_command, "--user names one user's command name: "
+				       "give it with --comm");
 	if (!given && !ctl_parse_pid(operand, &v->pid))
 		return ctl_usage_error(&ctl_where_command, "'%s' is not a PID", operand);
 	return -1;
@@ -403,6 +408,8 @@ const struct ctl_command ctl_where_command = {
 				 "the operand is a cgroup v2 directory" },
 		[OPT_COMM] = { "comm", 'C', CTL_OPERAND_KIND, NULL,
 			       "the operand is a command name" },
+		[OPT_USER] = { "user", 0, CTL_STRING, "USER",
+			       "with --comm: the name added with --user USER" },
 		[OPT_JSON] = { "json", 0, CTL_STRING, NULL, "the table as JSON" },
 	},
 	.run = run,

@@ -121,6 +121,10 @@ void in_child(void (*fn)(int), int arg, const char *what);
 /* A test's module parameters that say: the test loads mp3.ko itself. */
 #define NO_MODULE "-"
 void become_nobody(void);
+/* Runs as uid (and gid), dumpable, named comm; exits 5 if it cannot. */
+void become_named(int uid, const char *comm);
+/* A process of uid named comm that waits to be killed. */
+pid_t spawn_user_named(int uid, const char *comm);
 /* /proc/mp3/status opened by uid 65534, for writing: commands through it are nobody's. */
 int nobody_status_fd(void);
 /* /proc/mp3/status opened for writing by a child that called prepare() first. */

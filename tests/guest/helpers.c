@@ -222,6 +222,39 @@ void in_child(void (*fn)(int), int arg, const char *what)
 	expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s failed", what);
 }
 
+void become_named(int uid, const char *comm)
+{
+	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid) ||
+	    prctl(PR_SET_DUMPABLE, 1) || prctl(PR_SET_NAME, comm))
+		_exit(5);
+}
+
+static int named_uid;
+static const char *named_comm;
+
+static void named_child(int go, int back)
+{
+	(void)go;
+	become_named(named_uid, named_comm);
+	child_done(back, 1);
+}
+
+pid_t spawn_user_named(int uid, const char *comm)
+{
+	uintptr_t said;
+	int go, back;
+	pid_t pid;
+
+	named_uid = uid;
+	named_comm = comm;
+	pid = spawn_piped(named_child, &go, &back);
+	if (read(back, &said, sizeof(said)) != sizeof(said))
+		fail("PID %d could not become uid %d named %s", (int)pid, uid, comm);
+	close(go);
+	close(back);
+	return pid;
+}
+
 void become_nobody(void)
 {
 	if (setresgid(NOBODY_ID, NOBODY_ID, NOBODY_ID) || setresuid(NOBODY_ID, NOBODY_ID, NOBODY_ID))

@@ -649,6 +649,44 @@ void test_daemon_tree_kept(void)
 	kill_and_reap(root);
 }
 
+#define USER_COMM "mp3-ctluser"
+#define USER_COMM_ID 4242
+
+/*
+ * pfprofctl add --comm --user: one user's processes of a name, now and, from
+ * the targets file, after a module reload; another user's program of that
+ * name never; del with the same --user ends it.
+ */
+void test_daemon_user_comm(void)
+{
+	pid_t service = spawn_user_named(USER_COMM_ID, USER_COMM), daemon;
+	pid_t impostor = spawn_user_named(NOBODY_ID, USER_COMM);
+	const char *line = "user=4242 comm " USER_COMM "\n";
+	int rc;
+
+	setup("");
+	daemon = start_ready_daemon();
+	rc = ctl(NULL, "add", "--user=4242", "--comm=" USER_COMM);
+	expect(rc == 0 && status_lists(service) && !status_lists(impostor),
+	       "pfprofctl add --comm --user: exit %d, uid %d's listed %d, uid %d's listed %d", rc,
+	       USER_COMM_ID, status_lists(service), NOBODY_ID, status_lists(impostor));
+	expect(file_contains(PID_FILE, line), "no line '%.*s' in %s", (int)strlen(line) - 1, line,
+	       PID_FILE);
+	stop_daemon(daemon);
+	expect_ok(module_unload(), "rmmod once pfprofd has stopped");
+	expect_ok(module_load(NULL), "insmod again");
+	daemon = start_ready_daemon();
+	wait_listed(service, 5000);
+	expect(!status_lists(impostor), "after a module reload, uid %d's %s joined", NOBODY_ID,
+	       USER_COMM);
+	rc = ctl(NULL, "del", "--user=4242", "--comm=" USER_COMM);
+	expect(rc == 0 && !status_lists(service) && !file_contains(PID_FILE, line),
+	       "pfprofctl del --comm --user: exit %d, still listed or in the file", rc);
+	stop_daemon(daemon);
+	kill_and_reap(service);
+	kill_and_reap(impostor);
+}
+
 void test_daemon_bad_config(void)
 {
 	pid_t daemon;

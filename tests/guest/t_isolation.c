@@ -870,27 +870,12 @@ void test_cgroup_opener_ns(void)
 #define ONE_USER_ID 4242
 #define ONE_USER_TARGET 881
 
-/* spawn_piped()'s child: runs as uid, named ONE_USER_COMM. */
-static void named_as(int uid)
-{
-	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid) ||
-	    prctl(PR_SET_DUMPABLE, 1) || prctl(PR_SET_NAME, ONE_USER_COMM))
-		_exit(5);
-}
-
-static void named_service(int go, int back)
-{
-	(void)go;
-	named_as(ONE_USER_ID);
-	child_done(back, 1);
-}
-
 /* Says it is named, then once told forks a child (of its name) and says the child's PID. */
 static void named_impostor(int go, int back)
 {
 	pid_t child;
 
-	named_as(NOBODY_ID);
+	become_named(NOBODY_ID, ONE_USER_COMM);
 	child_says(back, 1);
 	child_waits(go);
 	child = fork();
@@ -912,17 +897,15 @@ static void named_impostor(int go, int back)
  */
 void test_name_of_one_user(void)
 {
-	pid_t service, impostor;
+	pid_t service = spawn_user_named(ONE_USER_ID, ONE_USER_COMM), impostor;
 	uintptr_t said, forked;
-	int go[2], back[2];
+	int go, back;
 
-	service = spawn_piped(named_service, &go[0], &back[0]);
-	impostor = spawn_piped(named_impostor, &go[1], &back[1]);
-	expect(read(back[0], &said, sizeof(said)) == sizeof(said) &&
-	       read(back[1], &said, sizeof(said)) == sizeof(said), "the named processes did not start");
+	impostor = spawn_piped(named_impostor, &go, &back);
+	expect(read(back, &said, sizeof(said)) == sizeof(said), "the impostor did not start");
 	expect_ok(command(-1, "P %d %d %s", ONE_USER_TARGET, ONE_USER_ID, ONE_USER_COMM),
 		  "root's P of uid 4242's name");
-	expect(write(go[1], "g", 1) == 1 && read(back[1], &forked, sizeof(forked)) == sizeof(forked),
+	expect(write(go, "g", 1) == 1 && read(back, &forked, sizeof(forked)) == sizeof(forked),
 	       "the impostor did not fork");
 	expect(status_lists(service), "uid %d's %s is not in root's target", ONE_USER_ID,
 	       ONE_USER_COMM);
@@ -936,10 +919,8 @@ void test_name_of_one_user(void)
 	expect_ok(command(-1, "N %d %s", ONE_USER_TARGET, ONE_USER_COMM), "root's N of the name");
 	expect(status_lists(impostor), "N did not take uid %d's %s", NOBODY_ID, ONE_USER_COMM);
 	expect_ok(command(-1, "X %d", ONE_USER_TARGET), "root's X of N");
-	for (int i = 0; i < 2; i++) {
-		close(go[i]);
-		close(back[i]);
-	}
+	close(go);
+	close(back);
 	kill_and_reap(service);
 	kill_and_reap(impostor);
 }

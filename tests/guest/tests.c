@@ -111,6 +111,7 @@ const struct test tests[] = {
 	{ "daemon_faults_tree",       test_daemon_faults_tree,         NULL,            45 },
 	{ "daemon_pid_file",          test_daemon_pid_file,            NULL,            20 },
 	{ "daemon_tree_kept",         test_daemon_tree_kept,           NULL,            30 },
+	{ "daemon_user_comm",         test_daemon_user_comm,           NULL,            30 },
 	{ "daemon_bad_config",        test_daemon_bad_config,          NULL,            20 },
 	{ "daemon_delay_accounting",  test_daemon_delay_accounting,    NULL,            45 },
 	{ "daemon_latency",           test_daemon_latency,             NULL,            45 },

@@ -34,6 +34,7 @@ void test_records_beside_root(void);
 void test_daemon_user_budget(void);
 void test_cgroup_opener_ns(void);
 void test_name_of_one_user(void);
+void test_daemon_user_comm(void);
 void test_tree_x_beside_forks(void);
 void test_header_fields(void);
 void test_classic_protocol(void);

@@ -63,6 +63,10 @@ run_row bad_unit            2 "unit 'a/b.service'"              add --unit a/b.s
 run_row empty_unit          2 "unit ''"                         add --unit ''
 run_row outside_cgroup      2 "cgroup /tmp"                     add --cgroup /tmp
 run_row two_kinds           2 "name different things"           add --unit --comm a
+run_row user_without_comm   2 "give it with --comm"             add --user root --unit a.service
+run_row no_such_user        1 "user mp3-nobody-x: no such user" add --comm --user mp3-nobody-x pg
+run_row spaced_user         2 "user 'a b'"                      add --comm --user 'a b' pg
+run_row user_comm_no_module 3 "the mp3 module is not loaded"    add --comm --user root pg
 run_row not_a_pid           2 "'x' is not a PID"                add x
 run_row no_operand          2 "which PIDs"                      add --comm
 run_row del_bad_comm        2 "command name ''"                 del --comm ''

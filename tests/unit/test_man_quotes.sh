@@ -33,7 +33,7 @@ trap 'rm -rf "$dir"' EXIT
 syntax=(
 	"# created" "# pfprof log format N" "tree PID" "tree pid" "maps PID" "maps pid" "R pid maps" "unit name" "cgroup path" "comm name" "key value" "maps tree PID" "maps unit name" "maps cgroup path" "maps comm name" "M target" "maps unit nginx.service" "R pid latency" "R pid maps latency" "L target" "latency pid" "latency unit nginx.service" "maps latency unit nginx.service" "latency PID" "latency tree PID" "maps latency unit name"
 	"R pid" "U pid" "T pid pid" "X pid" "X target" "C id target" "C cgroup-id target"
-	"N target name" "pfprofd: message" "pfprofctl: WHAT: REASON" "pfprofctl: hint: ..."
+	"N target name" "P target uid name" "user=user comm name" "pfprofd: message" "pfprofctl: WHAT: REASON" "pfprofctl: hint: ..."
 )
 
 # The string literals of the C sources, one a line, adjacent ones joined.

@@ -20,42 +20,53 @@ static void make_dirs(const char *const *dirs, size_t count)
 
 static void test_numbers(void)
 {
-	uint32_t unit = target_number(TARGET_UNIT, "nginx.service");
+	uint32_t unit = target_number(TARGET_UNIT, "nginx.service", NULL);
 
-	expect(target_number(TARGET_TREE, "4194304") == 4194304, "a tree's number is its root");
+	expect(target_number(TARGET_TREE, "4194304", NULL) == 4194304, "a tree's number is its root");
 	expect(unit >= TARGET_NAMED_FIRST && unit <= INT32_MAX, "unit number %u", unit);
-	expect(unit == target_number(TARGET_UNIT, "nginx.service"), "not the same twice");
-	expect(unit != target_number(TARGET_CGROUP, "nginx.service"),
+	expect(unit == target_number(TARGET_UNIT, "nginx.service", NULL), "not the same twice");
+	expect(unit != target_number(TARGET_CGROUP, "nginx.service", NULL),
 	       "a cgroup and a unit of one name share a number");
 	/* FNV-1a of "unit" then the name, fixed: readers of other builds must agree. */
-	expect(target_number(TARGET_UNIT, "a.service") == 0x4508f747, "unit a.service: %#x",
-	       target_number(TARGET_UNIT, "a.service"));
+	expect(target_number(TARGET_UNIT, "a.service", NULL) == 0x4508f747, "unit a.service: %#x",
+	       target_number(TARGET_UNIT, "a.service", NULL));
 }
 
 static void test_list_and_labels(void)
 {
 	struct target_list list;
 	char buf[128];
-	uint32_t unit = target_number(TARGET_UNIT, "db.service");
+	uint32_t unit = target_number(TARGET_UNIT, "db.service", NULL);
 
 	unit_write_file("pids", "7\ntree 31\nunit db.service\ncgroup /sys/fs/cgroup/c1\nbad line\n"
 			"comm postgres\n");
 	expect(!target_list_read("pids", &list), "read failed");
 	expect(list.count == 4, "%zu targets", list.count);
-	expect(!strcmp(target_label(&list, target_number(TARGET_COMM, "postgres"), buf,
+	expect(!strcmp(target_label(&list, target_number(TARGET_COMM, "postgres", NULL), buf,
 				    sizeof(buf)), "comm:postgres"), "label %s", buf);
 	expect(list.targets[3].kind == TARGET_COMM, "a comm line is of kind %d",
 	       list.targets[3].kind);
 	expect(!strcmp(target_label(&list, 31, buf, sizeof(buf)), "tree:31"), "label %s", buf);
 	expect(!strcmp(target_label(&list, unit, buf, sizeof(buf)), "unit:db.service"),
 	       "label %s", buf);
-	expect(!strcmp(target_label(&list, target_number(TARGET_CGROUP, "/sys/fs/cgroup/c1"), buf,
+	expect(!strcmp(target_label(&list, target_number(TARGET_CGROUP, "/sys/fs/cgroup/c1", NULL), buf,
 				    sizeof(buf)), "cgroup:/sys/fs/cgroup/c1"), "label %s", buf);
 	expect(!strcmp(target_label(&list, 99, buf, sizeof(buf)), "tree:99"),
 	       "a run's tree: %s", buf);
 	expect(!strcmp(target_label(&list, TARGET_NAMED_FIRST + 1, buf, sizeof(buf)),
 		       "target:1073741825"), "an unknown target: %s", buf);
-	expect(!target_list_collision(&list, TARGET_UNIT, "db.service"), "a target collides with itself");
+	expect(!target_list_collision(&list, TARGET_UNIT, "db.service", NULL), "a target collides with itself");
+	target_list_free(&list);
+	/* One user's name is a target of its own, labelled with its user. */
+	unit_write_file("pids", "comm postgres\nuser=postgres comm postgres\n");
+	expect(!target_list_read("pids", &list) && list.count == 2, "%zu targets", list.count);
+	expect(target_number(TARGET_COMM, "postgres", "postgres") !=
+	       target_number(TARGET_COMM, "postgres", NULL), "one user's name has anyone's number");
+	expect(!strcmp(target_label(&list, target_number(TARGET_COMM, "postgres", "postgres"), buf,
+				    sizeof(buf)), "comm:postgres@postgres"), "label %s", buf);
+	expect(!target_list_collision(&list, TARGET_COMM, "postgres", "postgres") &&
+	       !target_list_collision(&list, TARGET_COMM, "postgres", NULL),
+	       "a user's name collides with anyone's");
 	target_list_free(&list);
 	expect(!target_list_read("missing", &list) && list.count == 0, "a missing file");
 }

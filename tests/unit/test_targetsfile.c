@@ -78,7 +78,7 @@ static void test_read_missing_file(void)
 #define BAD(text)                                                                        \
 	"bad line '" text "': expected a PID, 'tree' and a PID, 'cgroup' and a path, "   \
 	"'unit' and a name, 'comm' and a command name, any of these after 'maps', "        \
-	"'latency' or both, or a '#' comment"
+	"'latency' or both, 'comm' also after 'user=USER', or a '#' comment"
 
 static const struct bad_line {
 	unsigned int line;
@@ -370,34 +370,44 @@ static const struct options_read_case {
 	int kind;		/* or TARGETSFILE_LINE_BAD */
 	unsigned int options;
 	const char *value;
+	const char *user;	/* "" for none */
 } options_read_cases[] = {
-	{ "maps 8\n", TARGETSFILE_PID, TARGETSFILE_OPT_MAPS, "8" },
-	{ "latency 8\n", TARGETSFILE_PID, TARGETSFILE_OPT_LATENCY, "8" },
-	{ "maps latency 8\n", TARGETSFILE_PID, TARGETSFILE_OPTS, "8" },
-	{ "latency\tmaps  tree 7 # kept\n", TARGETSFILE_TREE, TARGETSFILE_OPTS, "7" },
-	{ "maps unit db.service\n", TARGETSFILE_UNIT, TARGETSFILE_OPT_MAPS, "db.service" },
-	{ "latency comm postgres\n", TARGETSFILE_COMM, TARGETSFILE_OPT_LATENCY, "postgres" },
-	{ "maps latency cgroup /c\n", TARGETSFILE_CGROUP, TARGETSFILE_OPTS, "/c" },
-	{ "comm latency\n", TARGETSFILE_COMM, 0, "latency" },	/* a name, not an option */
-	{ "maps tree\n", TARGETSFILE_LINE_BAD, 0, NULL },
-	{ "latency\n", TARGETSFILE_LINE_BAD, 0, NULL },
-	{ "tree maps 7\n", TARGETSFILE_LINE_BAD, 0, NULL },
-	{ "maps 09\n", TARGETSFILE_PID, TARGETSFILE_OPT_MAPS, "9" },
+	{ "maps 8\n", TARGETSFILE_PID, TARGETSFILE_OPT_MAPS, "8", "" },
+	{ "latency 8\n", TARGETSFILE_PID, TARGETSFILE_OPT_LATENCY, "8", "" },
+	{ "maps latency 8\n", TARGETSFILE_PID, TARGETSFILE_OPTS, "8", "" },
+	{ "latency\tmaps  tree 7 # kept\n", TARGETSFILE_TREE, TARGETSFILE_OPTS, "7", "" },
+	{ "maps unit db.service\n", TARGETSFILE_UNIT, TARGETSFILE_OPT_MAPS, "db.service", "" },
+	{ "latency comm postgres\n", TARGETSFILE_COMM, TARGETSFILE_OPT_LATENCY, "postgres", "" },
+	{ "maps latency cgroup /c\n", TARGETSFILE_CGROUP, TARGETSFILE_OPTS, "/c", "" },
+	{ "comm latency\n", TARGETSFILE_COMM, 0, "latency", "" },	/* a name, not an option */
+	{ "maps tree\n", TARGETSFILE_LINE_BAD, 0, NULL, "" },
+	{ "latency\n", TARGETSFILE_LINE_BAD, 0, NULL, "" },
+	{ "tree maps 7\n", TARGETSFILE_LINE_BAD, 0, NULL, "" },
+	{ "maps 09\n", TARGETSFILE_PID, TARGETSFILE_OPT_MAPS, "9", "" },
+	/* One user's processes of a name: "user=" with the options, a comm line's only. */
+	{ "user=postgres comm postgres\n", TARGETSFILE_COMM, 0, "postgres", "postgres" },
+	{ "maps user=999 latency comm pg # x\n", TARGETSFILE_COMM, TARGETSFILE_OPTS, "pg", "999" },
+	{ "user=postgres unit db.service\n", TARGETSFILE_LINE_BAD, 0, NULL, NULL },
+	{ "user=postgres 8\n", TARGETSFILE_LINE_BAD, 0, NULL, NULL },
+	{ "user= comm pg\n", TARGETSFILE_LINE_BAD, 0, NULL, NULL },
+	{ "user=a#b comm pg\n", TARGETSFILE_LINE_BAD, 0, NULL, NULL },
+	{ "comm user=x\n", TARGETSFILE_COMM, 0, "user=x", "" },	/* a name, not a user */
 };
 
 static void test_options_read(void)
 {
 	for (size_t i = 0; i < sizeof(options_read_cases) / sizeof(options_read_cases[0]); i++) {
 		const struct options_read_case *c = &options_read_cases[i];
-		char value[TARGETSFILE_VALUE_MAX];
+		char value[TARGETSFILE_VALUE_MAX], user[TARGETSFILE_USER_MAX];
 		unsigned int options = ~0u;
-		int kind = targetsfile_parse_line(c->line, strlen(c->line), value, &options);
+		int kind = targetsfile_parse_line(c->line, strlen(c->line), value, &options, user);
 
 		expect(kind == c->kind, "case %zu: kind %d, want %d", i, kind, c->kind);
 		if (kind < 0 || c->kind < 0)
 			continue;
 		expect(options == c->options, "case %zu: options %#x, want %#x", i, options, c->options);
 		expect(!strcmp(value, c->value), "case %zu: value '%s'", i, value);
+		expect(!strcmp(user, c->user ? c->user : ""), "case %zu: user '%s'", i, user);
 	}
 }
 
@@ -494,6 +504,38 @@ static void test_named_lines(void)
 	expect(!targetsfile_edit_values("pids", TARGETSFILE_UNIT, 0, false, units, 1), "removing failed");
 	check_file("pids", "# kept\n7\ncgroup\nunit user-1000.slice\n"
 			   "cgroup /sys/fs/cgroup/machine.slice/c1\n");
+}
+
+/*
+ * One user's name: a line of its own beside anyone's of that name, edited
+ * and removed apart from it, read back with its user.
+ */
+static void test_user_comm_lines(void)
+{
+	static const char *const pg[] = { "postgres" };
+	struct targetsfile_values values;
+
+	unit_write_file("pids", "comm postgres\n");
+	expect(!targetsfile_edit_user_values("pids", TARGETSFILE_COMM, TARGETSFILE_OPT_MAPS,
+					     "postgres", true, pg, 1), "adding a user's name failed");
+	check_file("pids", "comm postgres\nmaps user=postgres comm postgres\n");
+	expect(!targetsfile_read_values("pids", TARGETSFILE_KIND(TARGETSFILE_COMM), &values, NULL,
+					NULL), "read failed");
+	expect(values.count == 2 && !values.users[0] && values.users[1] &&
+	       !strcmp(values.users[1], "postgres") && values.options[1] == TARGETSFILE_OPT_MAPS,
+	       "%zu names read, the second's user %s", values.count,
+	       values.count > 1 && values.users[1] ? values.users[1] : "(none)");
+	targetsfile_values_free(&values);
+	expect(!targetsfile_edit_values("pids", TARGETSFILE_COMM, 0, false, pg, 1),
+	       "removing anyone's name failed");
+	check_file("pids", "maps user=postgres comm postgres\n");
+	expect(!targetsfile_edit_user_values("pids", TARGETSFILE_COMM, 0, "postgres", false, pg, 1),
+	       "removing the user's name failed");
+	check_file("pids", "");
+	expect(targetsfile_edit_user_values("pids", TARGETSFILE_UNIT, 0, "postgres", true, pg, 1) ==
+	       -EINVAL, "a user's unit was not refused");
+	expect(targetsfile_edit_user_values("pids", TARGETSFILE_COMM, 0, "a b", true, pg, 1) ==
+	       -EINVAL, "a user with a space was not refused");
 }
 
 /* A value that could not be read back as written changes nothing. */
@@ -657,7 +699,7 @@ UNIT_TESTS(
 	UNIT_TEST(options_read),
 	UNIT_TEST(options_joined),
 	UNIT_TEST(options_edited),
-	UNIT_TEST(named_lines),
+	UNIT_TEST(named_lines), UNIT_TEST(user_comm_lines),
 	UNIT_TEST(named_lines_refused),
 	UNIT_TEST(remove_from_missing_file),
 	UNIT_TEST(add_replaces_atomically),
