@@ -272,13 +272,6 @@ int mp3_latency_target(const struct file *file, u32 target)
 	return err;
 }
 
-void mp3_show(struct seq_file *m)
-{
-	mutex_lock(&mp3_lock);
-	__mp3_tasks_show(m);
-	mutex_unlock(&mp3_lock);
-}
-
 void mp3_release_all(void)
 {
 	mutex_lock(&mp3_lock);

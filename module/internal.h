@@ -98,7 +98,11 @@ int mp3_register_comm(const struct file *file, const struct mp3_name *name, u32 
 int mp3_maps_target(const struct file *file, u32 target);
 /* "L <target>": how long the faults of its processes take, now and later. */
 int mp3_latency_target(const struct file *file, u32 target);
-void mp3_show(struct seq_file *m);
+/*
+ * The registered PIDs the reader may read (the ptrace read rule), one a
+ * line; takes no lock but RCU's.
+ */
+void mp3_tasks_show(struct seq_file *m);
 void mp3_release_all(void);
 
 /*
@@ -260,8 +264,6 @@ int __mp3_tasks_latency_target(u32 target);
  */
 int __mp3_tasks_follow_joined(void);
 void __mp3_tasks_remove_target(u32 target);
-/* The registered PIDs the reader may read (the ptrace read rule), one a line. */
-void __mp3_tasks_show(struct seq_file *m);
 bool __mp3_tasks_collect(struct mp3_sample_values *values);
 void __mp3_tasks_destroy_all(void);
 /* Processes not followed since load: unreadable to their registrant, or no memory. */

@@ -265,20 +265,24 @@ static bool mp3_task_shown(const struct file *file, const struct mp3_task *entry
 	return shown;
 }
 
-void __mp3_tasks_show(struct seq_file *m)
+/*
+ * From the hash, under RCU rather than mp3_lock: however many readers loop
+ * on the file, the sampler and the commands never wait for them.
+ */
+void mp3_tasks_show(struct seq_file *m)
 {
 	struct pid_namespace *ns = mp3_file_pid_ns(m->file);
 	bool privileged = mp3_file_privileged(m->file);
 	struct mp3_task *entry;
 	pid_t nr;
+	int bkt;
 
-	lockdep_assert_held(&mp3_lock);
-
-	__mp3_tasks_adopt_forked();
-	list_for_each_entry(entry, &mp3_tasks, node) {
+	rcu_read_lock();
+	hash_for_each_rcu(mp3_task_hash, bkt, entry, hash) {
 		/* 0: not visible in the namespace of the file's /proc mount. */
 		nr = pid_nr_ns(entry->pid, ns);
 		if (nr && (privileged || mp3_task_shown(m->file, entry)))
 			seq_printf(m, "%d\n", nr);
 	}
+	rcu_read_unlock();
 }

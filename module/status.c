@@ -34,7 +34,7 @@ static struct proc_dir_entry *mp3_proc_dir;
 
 static int mp3_status_show(struct seq_file *m, void *v)
 {
-	mp3_show(m);
+	mp3_tasks_show(m);
 	return 0;
 }
 

@@ -30,6 +30,7 @@ void test_status_lists_readable(void);
 void test_users_beside_root(void);
 void test_maps_users(void);
 void test_walks_beside_root(void);
+void test_reads_beside_root(void);
 void test_records_beside_root(void);
 void test_daemon_user_budget(void);
 void test_cgroup_opener_ns(void);
