@@ -14,7 +14,7 @@
 
 /*
  * A counter kept as a uint64_t at offset in its struct (struct counters,
- * struct proc_entry or struct target_total).
+ * struct proc_entry, struct target_total or struct owner_losses).
  */
 struct counter {
 	const char *name;
@@ -499,24 +499,30 @@ static void put_owner_series(FILE *out, const char *name, uint32_t owner, uint64
 		fprintf(out, "%s{owner=\"%" PRIu32 "\"} %" PRIu64 "\n", name, owner, value);
 }
 
+/* What users lost: a uint64_t of struct owner_losses at offset. */
+static const struct counter owner_losses[] = {
+	{ "pfprof_user_records_dropped_total",
+	  "Records of a user's registrations that the mp3 module did not write, the user past"
+	  " its records_per_user in a sample, or users together past theirs.",
+	  offsetof(struct owner_losses, ring_dropped), false },
+	{ "pfprof_user_log_lines_dropped_total",
+	  "Lines of a user's registrations that pfprofd did not log, the user past its"
+	  " user_log_lines a second, or users together past theirs.",
+	  offsetof(struct owner_losses, log_dropped), false },
+};
+
 /* What each user that lost something lost, since pfprofd started: no series for the others. */
 static void put_owner_losses(FILE *out, const struct ownerbudget *b)
 {
-	static const char ring[] = "pfprof_user_records_dropped_total";
-	static const char log[] = "pfprof_user_log_lines_dropped_total";
+	for (size_t k = 0; k < ARRAY_SIZE(owner_losses); k++) {
+		const struct counter *c = &owner_losses[k];
 
-	put_header(out, ring, "counter",
-		   "Records of a user's registrations that the mp3 module did not write, the user"
-		   " past its records_per_user in a sample, or users together past theirs.");
-	for (size_t i = 0; i < b->nr_owners; i++)
-		if (b->owners[i].ring_dropped)
-			put_owner_series(out, ring, b->owners[i].owner, b->owners[i].ring_dropped);
-	put_header(out, log, "counter",
-		   "Lines of a user's registrations that pfprofd did not log, the user past its"
-		   " user_log_lines a second, or users together past theirs.");
-	for (size_t i = 0; i < b->nr_owners; i++)
-		if (b->owners[i].log_dropped)
-			put_owner_series(out, log, b->owners[i].owner, b->owners[i].log_dropped);
+		put_header(out, c->name, "counter", c->help);
+		for (size_t i = 0; i < b->nr_owners; i++)
+			if (field_at(&b->owners[i], c))
+				put_owner_series(out, c->name, b->owners[i].owner,
+						 field_at(&b->owners[i], c));
+	}
 }
 
 int promfile_render(FILE *out, struct counters *counts, const struct target_list *targets,

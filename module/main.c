@@ -21,18 +21,25 @@
 
 static unsigned int period_ms = 50;
 
-static int period_ms_set(const char *val, const struct kernel_param *kp)
+/* A decimal parameter from @min to @max; -EINVAL outside, the load refused. */
+static int mp3_param_set_within(const char *val, const struct kernel_param *kp,
+				unsigned int min, unsigned int max)
 {
-	unsigned int ms;
+	unsigned int n;
 	int err;
 
-	err = kstrtouint(val, 10, &ms);
+	err = kstrtouint(val, 10, &n);
 	if (err)
 		return err;
-	if (ms < MP3_PERIOD_MS_MIN || ms > MP3_PERIOD_MS_MAX)
+	if (n < min || n > max)
 		return -EINVAL;
-	*(unsigned int *)kp->arg = ms;
+	*(unsigned int *)kp->arg = n;
 	return 0;
+}
+
+static int period_ms_set(const char *val, const struct kernel_param *kp)
+{
+	return mp3_param_set_within(val, kp, MP3_PERIOD_MS_MIN, MP3_PERIOD_MS_MAX);
 }
 
 static const struct kernel_param_ops period_ms_ops = {
@@ -52,15 +59,7 @@ static unsigned int records_per_user = 1024;
 
 static int records_per_user_set(const char *val, const struct kernel_param *kp)
 {
-	unsigned int n;
-	int err = kstrtouint(val, 0, &n);
-
-	if (err)
-		return err;
-	if (n < 1 || n > MP3_USERS_RECORDS)
-		return -EINVAL;
-	*(unsigned int *)kp->arg = n;
-	return 0;
+	return mp3_param_set_within(val, kp, 1, MP3_USERS_RECORDS);
 }
 
 static const struct kernel_param_ops records_per_user_ops = {

@@ -123,6 +123,13 @@ void in_child(void (*fn)(int), int arg, const char *what);
 void become_nobody(void);
 /* Runs as uid (and gid), dumpable, named comm; exits 5 if it cannot. */
 void become_named(int uid, const char *comm);
+/*
+ * A child that idles until the caller dies (pause(), or, if @wakes, waking
+ * every 10 ms: a record at every sample); the caller exits 6 if it cannot fork.
+ */
+pid_t fork_dependent(bool wakes);
+/* The caller, as uid 65534 with no process limit, and @n idle dependents. */
+void become_nobody_with(int n);
 /* A process of uid named comm that waits to be killed. */
 pid_t spawn_user_named(int uid, const char *comm);
 /* /proc/mp3/status opened by uid 65534, for writing: commands through it are nobody's. */

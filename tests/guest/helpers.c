@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -227,6 +228,34 @@ void become_named(int uid, const char *comm)
 	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid) ||
 	    prctl(PR_SET_DUMPABLE, 1) || prctl(PR_SET_NAME, comm))
 		_exit(5);
+}
+
+pid_t fork_dependent(bool wakes)
+{
+	pid_t child = fork();
+
+	if (child < 0)
+		_exit(6);
+	if (child)
+		return child;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	for (;;)
+		if (wakes)
+			usleep(10000);
+		else
+			pause();
+}
+
+void become_nobody_with(int n)
+{
+	/* RLIMIT_NPROC is half of threads-max by default: 1950 in a 512 MiB guest. */
+	const struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+
+	if (setrlimit(RLIMIT_NPROC, &unlimited))
+		_exit(5);
+	become_nobody();
+	for (int i = 0; i < n; i++)
+		fork_dependent(false);
 }
 
 static int named_uid;

@@ -11,11 +11,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -73,27 +70,12 @@ static void crowd_count(void *ctx, const struct mp3_proc_record *r)
  */
 static void crowd_child(int go, int back)
 {
-	const struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 	char add[64], end[32];
 	unsigned long rounds = 0;
 	uint64_t stop;
 	int fd;
 
-	/* RLIMIT_NPROC is half of threads-max by default: 1950 in a 512 MiB guest. */
-	if (setrlimit(RLIMIT_NPROC, &unlimited))
-		_exit(5);
-	become_nobody();
-	for (int i = 0; i < CROWD_PROCS; i++) {
-		pid_t child = fork();
-
-		if (child < 0)
-			_exit(6);
-		if (child == 0) {
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			for (;;)
-				pause();
-		}
-	}
+	become_nobody_with(CROWD_PROCS);
 	fd = open(MP3_STATUS_PATH, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		_exit(7);

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1761,18 +1760,8 @@ static void budget_user(int go, int back)
 	fd = open(MP3_STATUS_PATH, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		_exit(5);
-	for (int i = 0; i < BUDGET_PROCS; i++) {
-		pid_t child = fork();
-
-		if (child < 0)
-			_exit(6);
-		if (child == 0) {
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			for (;;)
-				usleep(10000);
-		}
-		registered += !status_cmd_fd(fd, 'R', child);
-	}
+	for (int i = 0; i < BUDGET_PROCS; i++)
+		registered += !status_cmd_fd(fd, 'R', fork_dependent(true));
 	child_done(back, registered);
 }
 

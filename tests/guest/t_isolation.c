@@ -878,14 +878,7 @@ static void named_impostor(int go, int back)
 	become_named(NOBODY_ID, ONE_USER_COMM);
 	child_says(back, 1);
 	child_waits(go);
-	child = fork();
-	if (child < 0)
-		_exit(6);
-	if (child == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		for (;;)
-			pause();
-	}
+	child = fork_dependent(false);
 	child_done(back, child);
 }
 

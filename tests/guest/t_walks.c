@@ -315,24 +315,10 @@ static void read_storm_child(int go, int back)
 {
 	static unsigned long reads[READ_THREADS];
 	static pthread_t readers[READ_THREADS];
-	const struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 	unsigned long all = 0;
 	char add[32];
 
-	if (setrlimit(RLIMIT_NPROC, &unlimited))
-		_exit(5);
-	become_nobody();
-	for (int i = 0; i < READ_PROCS; i++) {
-		pid_t child = fork();
-
-		if (child < 0)
-			_exit(6);
-		if (child == 0) {
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			for (;;)
-				pause();
-		}
-	}
+	become_nobody_with(READ_PROCS);
 	snprintf(add, sizeof(add), "T %d %d", (int)getpid(), READ_TARGET);
 	if (status_write(add))
 		_exit(7);

@@ -36,15 +36,24 @@ static void write_maps(const char *text)
 	write_maps_of(42, text);
 }
 
+static void expect_file_found_in(struct mapnames *m, pid_t tgid, uint32_t kind, uint64_t start,
+				 const struct mapping_file *file, const char *name, uint64_t size)
+{
+	struct mapping_found f = mapnames_lookup(m, tgid, kind, start, file);
+
+	expect(!strcmp(f.name, name) && f.size == size, "%d %llx, device %#llx: '%s' %llu bytes,"
+	       " want '%s' %llu", (int)tgid, (unsigned long long)start,
+	       (unsigned long long)file->dev, f.name, (unsigned long long)f.size, name,
+	       (unsigned long long)size);
+}
+
+/* A record without its device (a module before version 9). */
 static void expect_found_in(struct mapnames *m, pid_t tgid, uint32_t kind, uint64_t start,
 			    uint64_t inode, const char *name, uint64_t size)
 {
 	const struct mapping_file file = { inode, 0 };
-	struct mapping_found f = mapnames_lookup(m, tgid, kind, start, &file);
 
-	expect(!strcmp(f.name, name) && f.size == size, "%d %llx: '%s' %llu bytes, want '%s' %llu",
-	       (int)tgid, (unsigned long long)start, f.name, (unsigned long long)f.size, name,
-	       (unsigned long long)size);
+	expect_file_found_in(m, tgid, kind, start, &file, name, size);
 }
 
 /* In process 42, whose maps the tests write. */
@@ -52,6 +61,14 @@ static void expect_found(struct mapnames *m, uint32_t kind, uint64_t start, uint
 			 const char *name, uint64_t size)
 {
 	expect_found_in(m, 42, kind, start, inode, name, size);
+}
+
+/* 42's maps_before, read in a first pass (for its heap). */
+static void read_42(struct mapnames *m)
+{
+	write_maps(maps_before);
+	mapnames_begin_pass(m);
+	expect_found(m, MP3_MAPPING_HEAP, 0x55d0c1000000ULL, 0, "[heap]", 0x21000);
 }
 
 static void test_names_each_kind(void)
@@ -233,9 +250,7 @@ static void test_donor_changed(void)
 {
 	struct mapnames m = { .proc = "proc" };
 
-	write_maps(maps_before);
-	mapnames_begin_pass(&m);
-	expect_found(&m, MP3_MAPPING_HEAP, 0x55d0c1000000ULL, 0, "[heap]", 0x21000);
+	read_42(&m);
 	expect_found_in(&m, 43, MP3_MAPPING_FILE, 0x55d0c0a3e000ULL, 1835055, "/usr/bin/cat", 0);
 	/* 42 maps another file where cat was: nobody names cat. */
 	write_maps("55d0c0a3e000-55d0c0a41000 r--p 00000000 fe:01 999 /usr/bin/dog\n");
@@ -262,9 +277,7 @@ static void test_sweep(void)
 {
 	struct mapnames m = { .proc = "proc" };
 
-	write_maps(maps_before);
-	mapnames_begin_pass(&m);
-	expect_found(&m, MP3_MAPPING_HEAP, 0x55d0c1000000ULL, 0, "[heap]", 0x21000);
+	read_42(&m);
 	mapnames_sweep(&m, 2);
 	expect(m.count == 1, "%zu processes kept after one pass", m.count);
 	mapnames_begin_pass(&m);
@@ -283,11 +296,8 @@ static void expect_file_in(struct mapnames *m, pid_t tgid, uint64_t dev, const c
 			   uint64_t size)
 {
 	const struct mapping_file file = { CAT_INODE, dev };
-	struct mapping_found f = mapnames_lookup(m, tgid, MP3_MAPPING_FILE, CAT_START, &file);
 
-	expect(!strcmp(f.name, name) && f.size == size, "%d, device %#llx: '%s' %llu bytes, want"
-	       " '%s' %llu", (int)tgid, (unsigned long long)dev, f.name, (unsigned long long)f.size,
-	       name, (unsigned long long)size);
+	expect_file_found_in(m, tgid, MP3_MAPPING_FILE, CAT_START, &file, name, size);
 }
 
 /*
@@ -318,10 +328,8 @@ static const char maps_of_reused[] =
 static void expect_evil_in(struct mapnames *m, pid_t tgid, const char *name, uint64_t size)
 {
 	const struct mapping_file file = { EVIL_INODE, makedev(0xfe, 1) };
-	struct mapping_found f = mapnames_lookup(m, tgid, MP3_MAPPING_FILE, EVIL_START, &file);
 
-	expect(!strcmp(f.name, name) && f.size == size, "%d: '%s' %llu bytes, want '%s' %llu",
-	       (int)tgid, f.name, (unsigned long long)f.size, name, (unsigned long long)size);
+	expect_file_found_in(m, tgid, MP3_MAPPING_FILE, EVIL_START, &file, name, size);
 }
 
 /*
@@ -333,9 +341,7 @@ static void test_left_not_read_again(void)
 {
 	struct mapnames m = { .proc = "proc" };
 
-	write_maps(maps_before);
-	mapnames_begin_pass(&m);
-	expect_found(&m, MP3_MAPPING_HEAP, 0x55d0c1000000ULL, 0, "[heap]", 0x21000);
+	read_42(&m);
 	mapnames_process_left(&m, 42);
 	write_maps(maps_of_reused);
 	mapnames_begin_pass(&m);
@@ -351,9 +357,7 @@ static void test_registered_again_read_afresh(void)
 {
 	struct mapnames m = { .proc = "proc" };
 
-	write_maps(maps_before);
-	mapnames_begin_pass(&m);
-	expect_found(&m, MP3_MAPPING_HEAP, 0x55d0c1000000ULL, 0, "[heap]", 0x21000);
+	read_42(&m);
 	mapnames_process_left(&m, 42);
 	write_maps(maps_of_reused);
 	mapnames_process_named(&m, 42);
