@@ -3,7 +3,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,32 +161,6 @@ const char *target_format_label(const struct target *t, char *buf, size_t size)
 	snprintf(buf, size, "%s:%s%s%s", kind_words[t->kind], t->name, t->user ? "@" : "",
 		 t->user ? t->user : "");
 	return buf;
-}
-
-int target_user_uid(const struct target *t, uid_t *uid)
-{
-	struct passwd pw, *found = NULL;
-	char buf[4096], *end;
-	unsigned long n;
-	int err;
-
-	if (!t->user) {
-		*uid = (uid_t)-1;
-		return 0;
-	}
-	err = getpwnam_r(t->user, &pw, buf, sizeof(buf), &found);
-	if (found) {
-		*uid = pw.pw_uid;
-		return 0;
-	}
-	/* A number no login name is: a uid, as chown(1) takes one. */
-	errno = 0;
-	n = strtoul(t->user, &end, 10);
-	if (isdigit((unsigned char)t->user[0]) && !*end && !errno && n < (uid_t)-1) {
-		*uid = (uid_t)n;
-		return 0;
-	}
-	return err ? -err : -ENOENT;
 }
 
 const char *target_label(const struct target_list *list, uint32_t number, char *buf,
