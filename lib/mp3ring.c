@@ -253,6 +253,11 @@ bool mp3ring_read_record(const struct mp3ring *ring, uint64_t n, uint64_t sample
 	return after == n && out->seq == n && out->sample == sample;
 }
 
+bool mp3ring_record_of_process(const struct mp3_proc_record *r)
+{
+	return r->type != MP3_RECORD_DROPPED;
+}
+
 uint64_t mp3ring_for_each_record(const struct mp3ring *ring, const struct mp3_ring_sample *s,
 				 void (*fn)(void *ctx, const struct mp3_proc_record *r),
 				 void *ctx)

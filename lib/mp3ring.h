@@ -83,6 +83,12 @@ bool mp3ring_read_record(const struct mp3ring *ring, uint64_t n, uint64_t sample
 			 struct mp3_proc_record *out);
 
 /*
+ * Whether r is about one process (its tgid): every type but
+ * MP3_RECORD_DROPPED (version 9), which counts an owner's records.
+ */
+bool mp3ring_record_of_process(const struct mp3_proc_record *r);
+
+/*
  * Hands fn each record of sample s that can still be read
  * (mp3ring_read_record()), in order; returns how many could not: lost.
  */

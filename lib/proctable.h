@@ -92,7 +92,8 @@ void proctable_entry_zero(struct proc_entry *e);
  * it, a faults record's major faults to its mapping's group, a latency
  * record to its kind's histogram, its target becomes the entry's, and a
  * LEFT record marks it. Returns the process's
- * entry, or NULL without memory.
+ * entry, or NULL without memory. Only for records of a process
+ * (mp3ring_record_of_process()).
  */
 struct proc_entry *proctable_apply(struct proc_table *t, const struct mp3_proc_record *r);
 /* The same, on the entry of r's process, found already. */

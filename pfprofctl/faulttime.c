@@ -17,7 +17,7 @@ static void apply_record(void *ctx, const struct mp3_proc_record *r)
 {
 	struct reading *rd = ctx;
 
-	if (!proctable_apply(&rd->procs, r))
+	if (mp3ring_record_of_process(r) && !proctable_apply(&rd->procs, r))
 		rd->err = -ENOMEM;
 }
 

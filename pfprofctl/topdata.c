@@ -25,7 +25,8 @@ void top_reader_free(struct top_reader *r)
 
 static void apply_record(void *procs, const struct mp3_proc_record *rec)
 {
-	proctable_apply(procs, rec);
+	if (mp3ring_record_of_process(rec))
+		proctable_apply(procs, rec);
 }
 
 static void add_sample(struct top_reader *r, const struct mp3_ring_sample *s,
