@@ -103,6 +103,9 @@ int mp3_latency_target(const struct file *file, u32 target);
  * line; takes no lock but RCU's.
  */
 void mp3_tasks_show(struct seq_file *m);
+/* Around the taking of a sample: the listing waits for it to end (mp3_tasks_show()). */
+void __mp3_tasks_sample_begin(void);
+void __mp3_tasks_sample_end(void);
 void mp3_release_all(void);
 
 /*

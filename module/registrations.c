@@ -13,8 +13,10 @@
 #include <linux/rcupdate.h>
 #include <linux/rwsem.h>
 #include <linux/sched/signal.h>
+#include <linux/delay.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
+#include <linux/seqlock.h>
 #include <linux/spinlock.h>
 
 #include "internal.h"
@@ -266,10 +268,29 @@ static bool mp3_task_shown(const struct file *file, const struct mp3_task *entry
 }
 
 /*
- * From the hash, under RCU rather than mp3_lock: however many readers loop
- * on the file, the sampler and the commands never wait for them.
+ * Odd while a sample is taken. The processes it removes leave the hash
+ * before the sample holding their last records is published: the listing
+ * lists again when one was taken meanwhile, so that a process it no longer
+ * lists has its last sample published, as when it listed under mp3_lock.
+ * Written by the sampler under mp3_lock, which serializes the writers;
+ * raw_write_seqcount_*(): a sample sleeps, and readers sleep, not spin,
+ * while it is odd.
  */
-void mp3_tasks_show(struct seq_file *m)
+static seqcount_t mp3_sample_seq = SEQCNT_ZERO(mp3_sample_seq);
+
+void __mp3_tasks_sample_begin(void)
+{
+	lockdep_assert_held(&mp3_lock);
+	raw_write_seqcount_begin(&mp3_sample_seq);
+}
+
+void __mp3_tasks_sample_end(void)
+{
+	lockdep_assert_held(&mp3_lock);
+	raw_write_seqcount_end(&mp3_sample_seq);
+}
+
+static void mp3_tasks_list(struct seq_file *m)
 {
 	struct pid_namespace *ns = mp3_file_pid_ns(m->file);
 	bool privileged = mp3_file_privileged(m->file);
@@ -285,4 +306,22 @@ void mp3_tasks_show(struct seq_file *m)
 			seq_printf(m, "%d\n", nr);
 	}
 	rcu_read_unlock();
+}
+
+/*
+ * From the hash, under RCU rather than mp3_lock: however many readers loop
+ * on the file, the sampler and the commands never wait for them. A reader
+ * waits for the sample being taken, if any: the sampler's own work.
+ */
+void mp3_tasks_show(struct seq_file *m)
+{
+	size_t start = m->count;
+	unsigned int seq;
+
+	do {
+		while ((seq = raw_read_seqcount(&mp3_sample_seq)) & 1)
+			usleep_range(200, 1000);
+		m->count = start;
+		mp3_tasks_list(m);
+	} while (read_seqcount_retry(&mp3_sample_seq, seq));
 }

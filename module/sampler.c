@@ -85,6 +85,7 @@ static void mp3_sampler_fn(struct work_struct *work)
 	u64 start_ns;
 
 	mutex_lock(&mp3_lock);
+	__mp3_tasks_sample_begin();
 	start_ns = ktime_get_ns();
 	/* Before the visits: what a newcomer took until its counters is in its records. */
 	__mp3_tasks_follow_joined();
@@ -110,6 +111,7 @@ static void mp3_sampler_fn(struct work_struct *work)
 		__mp3_buffer_publish(&values, &losses, ktime_get_ns() - start_ns);
 		published = true;
 	}
+	__mp3_tasks_sample_end();
 	mutex_unlock(&mp3_lock);
 
 	if (published)
