@@ -14,6 +14,7 @@
 #include <linux/rwsem.h>
 #include <linux/sched/signal.h>
 #include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/seqlock.h>
@@ -270,8 +271,9 @@ static bool mp3_task_shown(const struct file *file, const struct mp3_task *entry
 /*
  * Odd while a sample is taken. The processes it removes leave the hash
  * before the sample holding their last records is published: the listing
- * lists again when one was taken meanwhile, so that a process it no longer
- * lists has its last sample published, as when it listed under mp3_lock.
+ * waits for the sample being taken and lists again when one was taken
+ * meanwhile, so that a process it no longer lists has its last sample
+ * published, as when it listed under mp3_lock.
  * Written by the sampler under mp3_lock, which serializes the writers;
  * raw_write_seqcount_*(): a sample sleeps, and readers sleep, not spin,
  * while it is odd.
@@ -309,6 +311,26 @@ static void mp3_tasks_list(struct seq_file *m)
 }
 
 /*
+ * Listings of one read, at most: with samples a millisecond apart, or a
+ * listing longer than a period, a sample may come during each. The last
+ * is shown then, a sample possibly taken during it. Nor does a reader wait
+ * longer than MP3_LISTING_WAIT for a sample to end (an overloaded sampler).
+ */
+#define MP3_LISTING_TRIES 4
+#define MP3_LISTING_WAIT (HZ / 10)
+
+/* The sample count, once no sample is being taken, or MP3_LISTING_WAIT is over. */
+static unsigned int mp3_sample_seq_settled(void)
+{
+	unsigned long until = jiffies + MP3_LISTING_WAIT;
+	unsigned int seq;
+
+	while (((seq = raw_read_seqcount(&mp3_sample_seq)) & 1) && time_before(jiffies, until))
+		usleep_range(200, 1000);
+	return seq;
+}
+
+/*
  * From the hash, under RCU rather than mp3_lock: however many readers loop
  * on the file, the sampler and the commands never wait for them. A reader
  * waits for the sample being taken, if any: the sampler's own work.
@@ -318,10 +340,11 @@ void mp3_tasks_show(struct seq_file *m)
 	size_t start = m->count;
 	unsigned int seq;
 
-	do {
-		while ((seq = raw_read_seqcount(&mp3_sample_seq)) & 1)
-			usleep_range(200, 1000);
+	for (int tries = 1;; tries++) {
+		seq = mp3_sample_seq_settled();
 		m->count = start;
 		mp3_tasks_list(m);
-	} while (read_seqcount_retry(&mp3_sample_seq, seq));
+		if (!read_seqcount_retry(&mp3_sample_seq, seq) || tries == MP3_LISTING_TRIES)
+			break;
+	}
 }
