@@ -287,13 +287,15 @@ void test_walks_beside_root(void)
 #define READ_TARGET 897
 
 static uint64_t read_end_ns;
+/* What the readers read: the listing, or, to calibrate, a file of no lock of ours. */
+static const char *read_path;
 
-/* Reads the listing over and over until read_end_ns, on a file of its own. */
+/* Reads read_path over and over until read_end_ns, on a file of its own. */
 static void *read_loop(void *arg)
 {
 	unsigned long *reads = arg;
 	char buf[16384];
-	int fd = open(MP3_STATUS_PATH, O_RDONLY | O_CLOEXEC);
+	int fd = open(read_path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		_exit(5);
@@ -306,16 +308,33 @@ static void *read_loop(void *arg)
 	return NULL;
 }
 
-/*
- * spawn_piped()'s child, as uid 65534: READ_PROCS idle children registered
- * as its tree, then, once told, READ_THREADS threads reading the listing for
- * READ_SECONDS; says how many reads they made, then waits to be killed.
- */
-static void read_storm_child(int go, int back)
+/* READ_THREADS threads reading read_path for READ_SECONDS: how many reads they made. */
+static unsigned long read_storm(void)
 {
 	static unsigned long reads[READ_THREADS];
 	static pthread_t readers[READ_THREADS];
 	unsigned long all = 0;
+
+	read_end_ns = now_ns() + READ_SECONDS * 1000000000ULL;
+	for (int i = 0; i < READ_THREADS; i++) {
+		reads[i] = 0;
+		start_thread(&readers[i], NULL, read_loop, &reads[i]);
+	}
+	for (int i = 0; i < READ_THREADS; i++) {
+		pthread_join(readers[i], NULL);
+		all += reads[i];
+	}
+	return all;
+}
+
+/*
+ * spawn_piped()'s child, as uid 65534: READ_PROCS idle children registered
+ * as its tree; then, told each time, a storm of reads of /proc/self/stat
+ * (the calibration: the same busy threads, no lock of the module's), then
+ * one of the listing; says how many reads each made, then waits to be killed.
+ */
+static void read_storm_child(int go, int back)
+{
 	char add[32];
 
 	become_nobody_with(READ_PROCS);
@@ -324,15 +343,13 @@ static void read_storm_child(int go, int back)
 		_exit(7);
 	child_says(back, 1);
 	child_waits(go);
-	read_end_ns = now_ns() + READ_SECONDS * 1000000000ULL;
-	for (int i = 0; i < READ_THREADS; i++)
-		start_thread(&readers[i], NULL, read_loop, &reads[i]);
-	for (int i = 0; i < READ_THREADS; i++) {
-		pthread_join(readers[i], NULL);
-		all += reads[i];
-	}
-	child_done(back, all);
+	read_path = "/proc/self/stat";
+	child_says(back, read_storm());
+	child_waits(go);
+	read_path = MP3_STATUS_PATH;
+	child_done(back, read_storm());
 }
+
 
 /* How long root's "R" and "U" of @pid take together, in ns: two short holds of the lock. */
 static uint64_t register_ns(pid_t pid)
@@ -344,19 +361,54 @@ static uint64_t register_ns(pid_t pid)
 	return now_ns() - start;
 }
 
+/* While the storm the child was told to start runs: root's longest R and U, in ns. */
+static uint64_t longest_register_during(pid_t pid)
+{
+	uint64_t longest = 0;
+
+	for (uint64_t end = now_ns() + READ_SECONDS * 1000000000ULL; now_ns() < end;) {
+		uint64_t took = register_ns(pid);
+
+		longest = took > longest ? took : longest;
+		sleep_ms(20);
+	}
+	return longest;
+}
+
+/* A storm of reads: root's longest R and U meanwhile, the longest gap between samples. */
+struct storm_figures {
+	uint64_t longest, gap, reads;
+};
+
+/* Tells the child to start its next storm and measures it. */
+static struct storm_figures one_storm(const struct mp3ring *ring, int go, int back, pid_t other)
+{
+	uint64_t from = wait_head(ring, mp3ring_head(ring) + 1, ticks_ms(ring, 2));
+	struct storm_figures f;
+
+	expect(write(go, "g", 1) == 1, "telling uid %d to go: %s", NOBODY_ID, strerror(errno));
+	f.longest = longest_register_during(other);
+	expect(read(back, &f.reads, sizeof(f.reads)) == sizeof(f.reads) && f.reads > 0,
+	       "uid %d's reads failed", NOBODY_ID);
+	f.gap = longest_gap_ns(ring, from, mp3ring_head(ring));
+	return f;
+}
+
 /*
  * uid 65534 reads /proc/mp3/status on 64 threads, with a thousand processes
- * of its own registered: the samples do not wait for the reads (issue 55,
- * item 1). A read that listed under the module's lock made each sample wait
- * for the readers queued before it: 455 ms between two samples on 6.1,
- * against 60 ms since. Root's "R" and "U" are timed and shown too, not
- * judged: with 64 busy threads on two vCPUs their time is mostly the
- * scheduler's (141 ms since, 310 ms before).
+ * of its own registered: neither root's commands nor the samples wait for
+ * the reads (issue 55, item 1). The same threads reading /proc/self/stat
+ * first say what their load alone costs on this machine now: beside the
+ * listing's readers, root's longest "R" and "U" and the longest gap between
+ * samples stay within twice those and two periods (more on the debug kernel). A read that listed under
+ * the module's lock made them wait for the readers queued before it: root's
+ * R and U 365.9 ms against 1.2 ms alone, on 6.1 on an idle host.
  */
 void test_reads_beside_root(void)
 {
 	pid_t sleeper = spawn_sleeper(), other = spawn_sleeper(), storm;
-	uint64_t period, longest = 0, gap, from, to, reads, emulation;
+	struct storm_figures alone, listing;
+	uint64_t period, registered, slack;
 	struct mp3ring ring;
 	int fd, go, back;
 
@@ -364,27 +416,29 @@ void test_reads_beside_root(void)
 	map_ring(&ring, &fd);
 	period = ring.hdr->period_ns;
 	storm = spawn_piped(read_storm_child, &go, &back);
-	expect(read(back, &reads, sizeof(reads)) == sizeof(reads),
+	expect(read(back, &registered, sizeof(registered)) == sizeof(registered),
 	       "uid %d did not register its %d processes", NOBODY_ID, READ_PROCS);
-	from = wait_head(&ring, mp3ring_head(&ring) + 1, ticks_ms(&ring, 2));
-	expect(write(go, "g", 1) == 1, "telling uid %d to go: %s", NOBODY_ID, strerror(errno));
-	for (uint64_t end = now_ns() + READ_SECONDS * 1000000000ULL; now_ns() < end;) {
-		uint64_t took = register_ns(other);
-
-		longest = took > longest ? took : longest;
-		sleep_ms(20);
-	}
-	expect(read(back, &reads, sizeof(reads)) == sizeof(reads) && reads > 0,
-	       "uid %d's reads failed", NOBODY_ID);
-	to = mp3ring_head(&ring);
-	gap = longest_gap_ns(&ring, from, to);
-	emulation = scaled_ms(2 * period / 1000000) * 1000000ULL;
-	printf("  reads_beside_root: uid %d read the listing of %d processes %" PRIu64 " times in"
-	       " %d s on %d threads; root's longest R and U %.1f ms, longest gap between samples"
-	       " %.1f ms (period %.0f ms)\n", NOBODY_ID, READ_PROCS + 1, reads, READ_SECONDS,
-	       READ_THREADS, longest / 1e6, gap / 1e6, period / 1e6);
-	expect(gap <= emulation + period, "%.1f ms between two samples, over a period and %.0f ms",
-	       gap / 1e6, emulation / 1e6);
+	/*
+	 * Two periods on a release kernel; more on the debug kernel, whose
+	 * timings vary the most (timeout_scale(): 3 and 8).
+	 */
+	slack = (uint64_t)(2 * period * timeout_scale() / 3);
+	alone = one_storm(&ring, go, back, other);
+	listing = one_storm(&ring, go, back, other);
+	printf("  reads_beside_root: uid %d's %d threads for %d s, reading /proc/self/stat %" PRIu64
+	       " times: longest gap between samples %.1f ms, root's longest R and U %.1f ms;"
+	       " reading the listing of %d processes %" PRIu64 " times: %.1f ms and %.1f ms"
+	       " (period %.0f ms)\n", NOBODY_ID, READ_THREADS, READ_SECONDS, alone.reads,
+	       alone.gap / 1e6, alone.longest / 1e6, READ_PROCS + 1, listing.reads,
+	       listing.gap / 1e6, listing.longest / 1e6, period / 1e6);
+	expect(listing.longest <= 2 * alone.longest + slack,
+	       "root's R and U took %.1f ms beside the listing's readers, over twice the %.1f ms"
+	       " beside the same threads' other reads and %.0f ms", listing.longest / 1e6,
+	       alone.longest / 1e6, slack / 1e6);
+	expect(listing.gap <= 2 * alone.gap + slack,
+	       "%.1f ms between two samples beside the listing's readers, over twice the %.1f ms"
+	       " beside the same threads' other reads and %.0f ms", listing.gap / 1e6,
+	       alone.gap / 1e6, slack / 1e6);
 	kill_and_reap(storm);
 	kill_and_reap(sleeper);
 	kill_and_reap(other);
