@@ -184,16 +184,6 @@ struct mp3_registrant {
 	u32 payer;			/* mp3_payer(cred) in the initial user namespace */
 };
 
-/* The tag of the records of a process of @target that @r registered. */
-static inline struct mp3_record_tag mp3_registrant_tag(const struct mp3_registrant *r, u32 target)
-{
-	return (struct mp3_record_tag) {
-		.target = target,
-		.owner = r->privileged ? 0 : r->payer,
-		.admin = r->privileged,
-	};
-}
-
 /*
  * A user's right to walk every process: one walk at a time per user (as
  * the kernel charges ucounts: up the user namespaces), none needed by an

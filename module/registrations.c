@@ -7,14 +7,14 @@
  * processes with maps (faultcounters.c) are created here too, outside the
  * probes, which may not sleep.
  */
+#include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
 #include <linux/rwsem.h>
 #include <linux/sched/signal.h>
-#include <linux/delay.h>
-#include <linux/jiffies.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/seqlock.h>
@@ -31,7 +31,7 @@
  */
 static int __mp3_task_follow_faults(struct mp3_task *entry)
 {
-	struct mp3_record_tag tag = mp3_registrant_tag(&entry->registrant, entry->target);
+	struct mp3_record_tag tag = mp3_task_tag(entry);
 	struct task_struct *leader;
 	bool allowed;
 	int err;

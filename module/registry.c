@@ -164,8 +164,7 @@ void __mp3_task_record_unplaced(struct mp3_task *entry, const struct mp3_counter
 		.minor = min_t(u64, mp3_advance(&from->minor_faults, now->minor_faults), U32_MAX),
 		.major = min_t(u64, mp3_advance(&from->major_faults, now->major_faults), U32_MAX),
 	};
-
-	struct mp3_record_tag tag = mp3_registrant_tag(&entry->registrant, entry->target);
+	struct mp3_record_tag tag = mp3_task_tag(entry);
 
 	lockdep_assert_held(&mp3_lock);
 
@@ -193,7 +192,7 @@ void __mp3_tasks_remove(struct mp3_task *entry)
 	if (entry->maps && list_empty(&entry->fault_threads))
 		__mp3_task_record_unplaced(entry, &entry->last);
 	if (mp3_event_sampling) {
-		struct mp3_record_tag tag = mp3_registrant_tag(&entry->registrant, entry->target);
+		struct mp3_record_tag tag = mp3_task_tag(entry);
 
 		__mp3_buffer_record_left(pid_nr(entry->pid), &tag);
 	}

@@ -133,6 +133,16 @@ extern struct llist_head mp3_woken;
  * each cost a visit a fifth more instructions (make bench, section 8).
  */
 /* Whether @t is runnable or on a CPU: its counters may still change. */
+/* What @entry's records say besides its process's number: its target, whose registration. */
+static inline struct mp3_record_tag mp3_task_tag(const struct mp3_task *entry)
+{
+	return (struct mp3_record_tag) {
+		.target = entry->target,
+		.owner = entry->registrant.privileged ? 0 : entry->registrant.payer,
+		.admin = entry->registrant.privileged,
+	};
+}
+
 static inline bool mp3_thread_busy(struct task_struct *t)
 {
 	/*

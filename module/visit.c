@@ -42,7 +42,7 @@ static void __mp3_task_account(struct mp3_task *entry, struct task_struct *leade
 			       struct mp3_sample_values *values)
 {
 	u32 tgid = pid_nr(entry->pid);
-	struct mp3_record_tag tag = mp3_registrant_tag(&entry->registrant, entry->target);
+	struct mp3_record_tag tag = mp3_task_tag(entry);
 	struct mp3_sample_values delta = {
 		.minor_faults = mp3_advance(&entry->last.minor_faults, now->minor_faults),
 		.major_faults = mp3_advance(&entry->last.major_faults, now->major_faults),
@@ -185,7 +185,7 @@ static bool __mp3_task_visit(struct mp3_task *entry, struct mp3_sample_values *v
 		return busy;
 	/* Its counters noted faults until it left: they go with this sample. */
 	if (!list_empty(&entry->fault_threads)) {
-		struct mp3_record_tag tag = mp3_registrant_tag(&entry->registrant, entry->target);
+		struct mp3_record_tag tag = mp3_task_tag(entry);
 
 		__mp3_faults_departed(pid_nr(entry->pid), &tag, !entry->revoked);
 	}
