@@ -7,7 +7,6 @@
  * processes with maps (faultcounters.c) are created here too, outside the
  * probes, which may not sleep.
  */
-#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/pid.h>
@@ -19,6 +18,7 @@
 #include <linux/seq_file.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 
 #include "internal.h"
 #include "tasks.h"
@@ -280,6 +280,14 @@ static bool mp3_task_shown(const struct file *file, const struct mp3_task *entry
  */
 static seqcount_t mp3_sample_seq = SEQCNT_ZERO(mp3_sample_seq);
 
+/*
+ * Listings waiting for the sample being taken. They sleep until it ends
+ * rather than poll: dozens of readers waking every few hundred microseconds
+ * would preempt the sampler while it holds mp3_lock, and make root's
+ * commands wait for it.
+ */
+static DECLARE_WAIT_QUEUE_HEAD(mp3_sample_ended);
+
 void __mp3_tasks_sample_begin(void)
 {
 	lockdep_assert_held(&mp3_lock);
@@ -290,6 +298,9 @@ void __mp3_tasks_sample_end(void)
 {
 	lockdep_assert_held(&mp3_lock);
 	raw_write_seqcount_end(&mp3_sample_seq);
+	/* Its full barrier orders the count before the look for waiters. */
+	if (wq_has_sleeper(&mp3_sample_ended))
+		wake_up_all(&mp3_sample_ended);
 }
 
 static void mp3_tasks_list(struct seq_file *m)
@@ -319,14 +330,23 @@ static void mp3_tasks_list(struct seq_file *m)
 #define MP3_LISTING_TRIES 4
 #define MP3_LISTING_WAIT (HZ / 10)
 
-/* The sample count, once no sample is being taken, or MP3_LISTING_WAIT is over. */
+/* Whether no sample is being taken; *@seq: the sample count. */
+static bool mp3_sample_settled(unsigned int *seq)
+{
+	*seq = raw_read_seqcount(&mp3_sample_seq);
+	return !(*seq & 1);
+}
+
+/*
+ * The sample count, once no sample is being taken, or MP3_LISTING_WAIT is
+ * over. A fatal signal ends the wait too: nobody reads that listing.
+ */
 static unsigned int mp3_sample_seq_settled(void)
 {
-	unsigned long until = jiffies + MP3_LISTING_WAIT;
 	unsigned int seq;
 
-	while (((seq = raw_read_seqcount(&mp3_sample_seq)) & 1) && time_before(jiffies, until))
-		usleep_range(200, 1000);
+	wait_event_killable_timeout(mp3_sample_ended, mp3_sample_settled(&seq),
+				    MP3_LISTING_WAIT);
 	return seq;
 }
 
