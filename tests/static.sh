@@ -5,7 +5,8 @@
 # Coccinelle scripts of Debian 13's linux-source-6.12 on the module (the W=1
 # and sparse build against each kernel is tests/check.sh's first check of
 # that kernel); cppcheck and gcc -fanalyzer on the user-space C, the host
-# unit tests built with ASan and UBSan, and shellcheck on the shell scripts.
+# unit tests built with ASan and UBSan, shellcheck on the shell scripts, and
+# no built program among the tracked files.
 # One PASS/FAIL line per check (findings printed under it), then
 # "N passed, N failed".
 # Environment: PFPROF_CACHE, BUILD as for tests/check.sh.
@@ -139,6 +140,18 @@ run_shellcheck() {
 	(cd "$top" && shellcheck -x $(shell_scripts))
 }
 
+# A built program committed by mistake: no tracked file is an ELF object
+# (none in a tree that is not a git clone, as DKMS unpacks it).
+run_tracked_programs() {
+	local f magic
+	git -C "$top" rev-parse --git-dir >/dev/null 2>&1 || return 0
+	git -C "$top" ls-files | while read -r f; do
+		magic=$(head -c 4 "$top/$f" | od -An -tx1 | tr -d ' \n')
+		[ "$magic" = 7f454c46 ] && echo "$f: a built program is tracked"
+	done
+	return 0
+}
+
 "$top/tests/vm/prepare-host.sh" >/dev/null
 # checkpatch.pl and the Coccinelle scripts come with the debug kernel's source.
 kernel=$("$top/tests/debug-kernel/source.sh") ||
@@ -150,6 +163,7 @@ check cppcheck run_cppcheck
 check gcc_analyzer run_analyzer
 check unit_tests_asan_ubsan run_sanitizers
 check shellcheck run_shellcheck
+check tracked_programs run_tracked_programs
 stage_time "static analysis"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
