@@ -104,28 +104,8 @@ bool ctl_module_installed(struct utsname *uts);
 __attribute__((format(printf, 3, 4)))
 bool ctl_module_missing_note(const struct ctl *ctl, int err, const char *fmt, ...);
 
-/*
- * add/del --unit, --cgroup or --comm: the operands are units, cgroups' paths
- * or names; with --comm, user (NULL: none) takes that user's processes alone.
- */
-int ctl_change_groups(const struct ctl *ctl, enum target_kind kind, bool add, unsigned int options,
-		      const char *user, const struct ctl_call *call);
-
-/*
- * After the module refused an add with options (TARGETSFILE_OPT_*): whether
- * it was for --latency, an administrator's (EPERM), which it then says.
- */
-bool ctl_hint_latency_refused(unsigned int options, int err);
-
-/* Reports a failure to update the targets file (err is -errno), with a hint; PFPROF_EXIT_FAILED. */
-int ctl_targets_file_error(const struct ctl *ctl, int err);
-
 /* Parses "<pid>" (decimal, 1..INT_MAX); false if malformed. */
 bool ctl_parse_pid(const char *arg, pid_t *pid);
-
-/* The picture formats pfprofctl draws, by the file's extension. */
-enum ctl_picture { CTL_PICTURE_OTHER, CTL_PICTURE_PNG, CTL_PICTURE_SVG };
-enum ctl_picture ctl_picture_of(const char *path);
 
 /* bytes in the largest binary unit below 1024 of it: "512 B", "1.5 MiB", "12 MiB". */
 void ctl_format_bytes(char *buf, size_t size, uint64_t bytes);

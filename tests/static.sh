@@ -71,7 +71,7 @@ run_coccinelle() {
 }
 
 user_sources() {
-	ls "$top"/{lib,daemon,pfprofctl,pfprofctl/heatmap,tools,bench}/*.c
+	ls "$top"/{lib,daemon,pfprofctl,pfprofctl/*,tools,bench}/*.c
 }
 
 # Callbacks keep the signature their table gives (constParameterCallback);

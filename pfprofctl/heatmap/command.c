@@ -10,6 +10,7 @@
 #include "ctl.h"
 #include "damon.h"
 #include "draw.h"
+#include "plot/gnuplot.h"
 #include "logfile.h"
 #include "options.h"
 #include "record.h"

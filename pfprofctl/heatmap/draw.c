@@ -12,11 +12,11 @@
 #include "atomicfile.h"
 #include "ctljson.h"
 #include "data.h"
-#include "gnuplot.h"
+#include "plot/gnuplot.h"
 #include "logfile.h"
 #include "logformat.h"
 #include "options.h"
-#include "plotprocs.h"
+#include "plot/procs.h"
 
 /* The address axis's rows: finer than a PNG of 800 pixels would show. */
 #define DRAW_ROWS 400

@@ -40,7 +40,7 @@ syntax=(
 literals() {
 	sed -E 's/"[[:space:]]*PRI([a-z])(64|MAX|PTR)[[:space:]]*"/ll\1/g' \
 		"$top"/lib/*.[ch] "$top"/daemon/*.[ch] "$top"/pfprofctl/*.[ch] \
-		"$top"/pfprofctl/heatmap/*.[ch] | awk '
+		"$top"/pfprofctl/*/*.[ch] | awk '
 	function flush() { if (have) print lit; have = 0; lit = "" }
 	{
 		n = length($0)

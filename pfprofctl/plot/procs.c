@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "plotprocs.h"
+#include "procs.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -10,9 +10,9 @@
 
 #include "logformat.h"
 #include "logscan.h"
-#include "plotwords.h"
+#include "words.h"
 #include "proctable.h"
-#include "topdata.h"
+#include "top/data.h"
 
 struct proc_line {
 	double wall;

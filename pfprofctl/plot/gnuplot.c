@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -62,4 +63,15 @@ mode_t gnuplot_new_file_mode(void)
 
 	umask(mask);
 	return 0666 & ~mask;
+}
+
+enum ctl_picture ctl_picture_of(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	if (dot && !strcasecmp(dot, ".png"))
+		return CTL_PICTURE_PNG;
+	if (dot && !strcasecmp(dot, ".svg"))
+		return CTL_PICTURE_SVG;
+	return CTL_PICTURE_OTHER;
 }

@@ -4,7 +4,7 @@
 
 #include "ctljson.h"
 #include "psi.h"
-#include "topjson.h"
+#include "json.h"
 
 /* A wait's share, or null while the waits are unknown (delay accounting off). */
 static void add_wait(struct json_object *object, const char *key,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pfprofctl add and del of PIDs and trees: the module's registrations and the
- * targets file (units, cgroups and command names: changegroups.c).
+ * targets file (units, cgroups and command names: groups.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "add.h"
 #include "ctl.h"
 #include "targetsedit.h"
 #include "targetsfile.h"

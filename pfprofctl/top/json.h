@@ -6,7 +6,7 @@
 #include <stdbool.h>
 
 #include "targets.h"
-#include "topdata.h"
+#include "data.h"
 
 /*
  * Prints the grouped snapshot (top_group()) as one line of JSON, its targets

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "plotscript.h"
+#include "script.h"
 
 #include <errno.h>
 #include <limits.h>

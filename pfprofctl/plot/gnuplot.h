@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Running gnuplot for plot and heatmap: its inputs in a temporary directory, its output atomically. */
+/*
+ * Running gnuplot for plot and heatmap: its inputs in a temporary directory,
+ * its output atomically, in a format told by the file's name.
+ */
 #ifndef PFPROF_GNUPLOT_H
 #define PFPROF_GNUPLOT_H
 
@@ -19,5 +22,9 @@ void gnuplot_remove_dir(const char *dir);
 
 /* What a new file gets: 0666 less the umask. */
 mode_t gnuplot_new_file_mode(void);
+
+/* The picture formats pfprofctl draws, by the file's extension. */
+enum ctl_picture { CTL_PICTURE_OTHER, CTL_PICTURE_PNG, CTL_PICTURE_SVG };
+enum ctl_picture ctl_picture_of(const char *path);
 
 #endif /* PFPROF_GNUPLOT_H */

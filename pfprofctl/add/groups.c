@@ -16,6 +16,7 @@
 #include <linux/mp3.h>
 
 #include "cgroupfs.h"
+#include "add.h"
 #include "ctl.h"
 #include "targetsedit.h"
 #include "procstatus.h"

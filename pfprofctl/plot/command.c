@@ -13,10 +13,10 @@
 #include "gnuplot.h"
 #include "logformat.h"
 #include "logrotate.h"
-#include "plotmaps.h"
-#include "plotprocs.h"
-#include "plotscript.h"
-#include "plotwords.h"
+#include "maps.h"
+#include "procs.h"
+#include "script.h"
+#include "words.h"
 
 enum { OPT_OUTPUT };
 

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pfprofctl status's fault times: the ring's latency records per target (pfprofctl/faulttime.c). */
+/*
+ * pfprofctl/status/faulttime: pfprofctl status's fault times, the ring's
+ * latency records per target.
+ */
 #include <string.h>
 
-#include "faulttime.h"
+#include "status/faulttime.h"
 #include "ring_region.h"
 
 /* Where the next sample and record go. */

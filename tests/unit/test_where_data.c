@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pfprofctl/wheredata: the faults logs added up per mapping for pfprofctl where. */
+/* pfprofctl/where/data: the faults logs added up per mapping for pfprofctl where. */
 #include <string.h>
 #include <sys/stat.h>
 
 #include <linux/mp3.h>
 
 #include "unit.h"
-#include "wheredata.h"
+#include "where/data.h"
 
 #define HEADER "# pfprof faults log format 1\n# created 1\n# columns: ...\n# units: ...\n" \
 	"# load_id 0123456789abcdef hz 250 period_ns 50000000\n"

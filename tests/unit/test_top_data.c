@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pfprofctl top's grouping by target (the 't' key): top_group() in pfprofctl/topdata.c. */
+/* pfprofctl top's grouping by target (the 't' key): top_group() in pfprofctl/top/data.c. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "topdata.h"
+#include "top/data.h"
 #include "unit.h"
 
 static const struct proc_entry procs[] = {

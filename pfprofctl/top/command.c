@@ -17,8 +17,8 @@
 #include "screen.h"
 #include "stalls.h"
 #include "targets.h"
-#include "topdata.h"
-#include "topjson.h"
+#include "data.h"
+#include "json.h"
 
 enum { OPT_DELAY, OPT_ITERATIONS, OPT_BATCH, OPT_JSON };
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "plotmaps.h"
+#include "maps.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -8,7 +8,7 @@
 
 #include "logformat.h"
 #include "logscan.h"
-#include "wheredata.h"
+#include "where/data.h"
 
 /* Where the second reading writes each line: the file of its mapping, if drawn. */
 struct split {

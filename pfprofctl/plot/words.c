@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "plotwords.h"
+#include "words.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "config.h"
-#include "plotwords.h"
+#include "words.h"
 
 #define PLOTMAPS_MAX 8		/* curves of mappings; the others are left out */
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "wheredata.h"
+#include "data.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,7 +8,7 @@
 #define PFPROF_PLOTPROCS_H
 
 #include "config.h"
-#include "plotwords.h"
+#include "words.h"
 #include "targets.h"
 
 #define PLOTPROCS_MAX 8		/* curves of processes without a target; the others are left out */

@@ -15,7 +15,7 @@
 #include "logformat.h"
 #include "screen.h"
 #include "targets.h"
-#include "wheredata.h"
+#include "data.h"
 
 enum { OPT_LAST, OPT_WATCH, OPT_DELAY, OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM, OPT_USER,
        OPT_JSON };
