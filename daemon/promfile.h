@@ -10,7 +10,8 @@
  * waits (stalls.h) of a process or target only once one was measured, a
  * target's histograms of fault durations (latency.h) only once timed; the
  * memory pressure of the list's units and cgroups read from their cgroups
- * at each rendering, for those that have one and PSI.
+ * at each rendering, for those that have one and PSI. The waits and
+ * durations are promwaits.c's, the format's pieces promtext.c's.
  */
 #ifndef PFPROF_PROMFILE_H
 #define PFPROF_PROMFILE_H

@@ -6,12 +6,9 @@
  * does: registered with the module while it runs, 20 iterations with a 1 s
  * pause after each.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,46 +26,11 @@
 #include "output.h"
 #include "pfprof.h"
 #include "procstatus.h"
+#include "work.h"
 
-#define PROG "work"
-
-#define EXIT_USAGE 2
-
-#define MIB_SHIFT 20
-#define DEFAULT_ITERATIONS 20
-#define DEFAULT_SEED 1
-#define DEFAULT_PAUSE_MS 1000
-#define MAX_PAUSE_MS 3600000
 /* How often the access loop looks for SIGINT/SIGTERM. */
 #define SIGNAL_CHECK_EVERY 4096
 #define PERIOD_MS_PARAM "/sys/module/mp3/parameters/period_ms"
-
-/* L mode: the window holds this many pages and moves one page forward
- * every LOCAL_SLIDE_EVERY accesses. */
-#define LOCAL_WINDOW_PAGES 256
-#define LOCAL_SLIDE_EVERY 64
-
-/* Long options without a short form. */
-enum { OPT_STATUS_FILE = 256, OPT_SLEEP_MS, OPT_PAUSE, OPT_NO_REGISTER, OPT_FILE };
-
-enum register_mode {
-	REGISTER_IF_LOADED,	/* the default: when the status file exists */
-	REGISTER_ALWAYS,	/* --register: failing to is an error */
-	REGISTER_NEVER,		/* --no-register */
-};
-
-struct options {
-	uint64_t megabytes;
-	bool local;
-	uint64_t accesses;
-	uint64_t iterations;
-	uint64_t seed;
-	uint64_t pause_ms;
-	enum register_mode registration;
-	const char *status_file;
-	const char *file;	/* --file: read this file's pages instead of anonymous memory */
-	bool quiet;
-};
 
 struct access_pattern {
 	volatile unsigned long *words;
@@ -81,194 +43,6 @@ struct access_pattern {
 	uint64_t since_slide;
 	uint64_t rng_state;
 };
-
-static void print_usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: " PROG " [options] <MB> <R|L> <accesses-per-iteration>\n"
-		"\n"
-		"Map <MB> MiB of anonymous memory (without prefaulting it) and, for\n"
-		"each of N iterations, make <accesses-per-iteration> read-modify-write\n"
-		"accesses to one word of it, then pause. As the course's work does,\n"
-		"it registers itself with the mp3 profiler while it runs, if the\n"
-		"module is loaded, and unregisters at the end (also on SIGINT and\n"
-		"SIGTERM). The patterns:\n"
-		"  R  each access goes to a random word of a random page of the whole\n"
-		"     buffer.\n"
-		"  L  each access goes to a random word of a random page in a window of\n"
-		"     %d pages (1 MiB with 4 KiB pages; the whole buffer if smaller)\n"
-		"     that moves forward by one page every %d accesses and wraps\n"
-		"     around at the end of the buffer. Every step makes its access:\n"
-		"     the course's work makes none in 4 of 5 steps of its L mode.\n"
-		"\n"
-		"Options:\n"
-		"  -n, --iterations N   run N iterations (default %d)\n"
-		"  -s, --seed N         seed of the random generator (default %d; runs\n"
-		"                       with the same seed make the same accesses)\n"
-		"      --pause SECS     pause SECS seconds (0 to 3600, decimals allowed)\n"
-		"                       after each iteration (default 1; 0: CPU-bound)\n"
-		"      --sleep-ms N     the same as --pause, in milliseconds\n"
-		"  -r, --register       register with the mp3 profiler (write\n"
-		"                       \"R <pid>\" to the status file), and fail if\n"
-		"                       that fails (default: register if the status\n"
-		"                       file exists, and go on without if not)\n"
-		"      --no-register    do not register\n"
-		"      --file PATH      read the first <MB> MiB of the file PATH, mapped\n"
-		"                       shared and read-only, instead of anonymous memory:\n"
-		"                       each access reads a word (a page not in the page\n"
-		"                       cache is read from the file: a major fault)\n"
-		"      --status-file PATH\n"
-		"                       the status file (default " MP3_STATUS_PATH ")\n"
-		"  -q, --quiet          no progress or summary on standard error\n"
-		"  -h, --help           show this help and exit\n"
-		"  -V, --version        show the version and exit\n"
-		"\n"
-		"Exit status: 0 success, 1 runtime failure, 2 usage error; killed by\n"
-		"SIGINT or SIGTERM, it unregisters and dies of that signal.\n",
-		LOCAL_WINDOW_PAGES, LOCAL_SLIDE_EVERY, DEFAULT_ITERATIONS,
-		DEFAULT_SEED);
-}
-
-static _Noreturn __attribute__((format(printf, 1, 2)))
-void usage_error(const char *format, ...)
-{
-	va_list args;
-
-	fputs(PROG ": ", stderr);
-	va_start(args, format);
-	vfprintf(stderr, format, args);
-	va_end(args);
-	fputs("\nTry '" PROG " --help' for more information.\n", stderr);
-	exit(EXIT_USAGE);
-}
-
-/* strtoull alone accepts "", " 5" and "-1" (which wraps), so check the
- * first character and the end as well as the range. */
-static bool parse_u64(const char *text, uint64_t min, uint64_t max,
-		      uint64_t *value)
-{
-	unsigned long long parsed;
-	char *end;
-
-	if (!isdigit((unsigned char)text[0]))
-		return false;
-	errno = 0;
-	parsed = strtoull(text, &end, 10);
-	if (errno != 0 || *end != '\0' || parsed < min || parsed > max)
-		return false;
-	*value = parsed;
-	return true;
-}
-
-static uint64_t parse_number_or_exit(const char *text, uint64_t min,
-				     uint64_t max, const char *what)
-{
-	uint64_t value;
-
-	if (!parse_u64(text, min, max, &value))
-		usage_error("invalid %s '%s': expected an integer from %llu to %llu",
-			    what, text, (unsigned long long)min,
-			    (unsigned long long)max);
-	return value;
-}
-
-/* Seconds with up to three decimals, as milliseconds. */
-static uint64_t parse_seconds_or_exit(const char *text, uint64_t max_ms, const char *what)
-{
-	char *end;
-	double seconds;
-
-	errno = 0;
-	seconds = isdigit((unsigned char)text[0]) ? strtod(text, &end) : -1;
-	if (seconds < 0 || errno || *end || seconds * 1000 > (double)max_ms)
-		usage_error("invalid %s '%s': expected seconds from 0 to %llu", what, text,
-			    (unsigned long long)max_ms / 1000);
-	return (uint64_t)(seconds * 1000 + 0.5);
-}
-
-static void parse_options(int argc, char *argv[], struct options *opts)
-{
-	static const struct option long_options[] = {
-		{ "iterations", required_argument, NULL, 'n' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "register", no_argument, NULL, 'r' },
-		{ "no-register", no_argument, NULL, OPT_NO_REGISTER },
-		{ "status-file", required_argument, NULL, OPT_STATUS_FILE },
-		{ "pause", required_argument, NULL, OPT_PAUSE },
-		{ "sleep-ms", required_argument, NULL, OPT_SLEEP_MS },
-		{ "file", required_argument, NULL, OPT_FILE },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int opt;
-
-	while ((opt = getopt_long(argc, argv, "n:s:rqhV", long_options,
-				  NULL)) != -1) {
-		switch (opt) {
-		case 'n':
-			opts->iterations = parse_number_or_exit(optarg, 1,
-					UINT64_MAX, "iteration count");
-			break;
-		case 's':
-			opts->seed = parse_number_or_exit(optarg, 0,
-					UINT64_MAX, "seed");
-			break;
-		case 'r':
-			opts->registration = REGISTER_ALWAYS;
-			break;
-		case OPT_NO_REGISTER:
-			opts->registration = REGISTER_NEVER;
-			break;
-		case OPT_STATUS_FILE:
-			opts->status_file = optarg;
-			break;
-		case OPT_FILE:
-			opts->file = optarg;
-			break;
-		case OPT_PAUSE:
-			opts->pause_ms = parse_seconds_or_exit(optarg, MAX_PAUSE_MS, "pause");
-			break;
-		case OPT_SLEEP_MS:
-			opts->pause_ms = parse_number_or_exit(optarg, 0, MAX_PAUSE_MS,
-							      "sleep time in ms");
-			break;
-		case 'q':
-			opts->quiet = true;
-			break;
-		case 'h':
-			print_usage(stdout);
-			exit(finish_stdout(PROG));
-		case 'V':
-			printf(PROG " (pfprof) %s\n", pfprof_version);
-			exit(finish_stdout(PROG));
-		default:
-			/* getopt_long has already said what was wrong. */
-			fprintf(stderr, "Try '" PROG " --help' for more information.\n");
-			exit(EXIT_USAGE);
-		}
-	}
-}
-
-static void parse_positionals(int argc, char *argv[], struct options *opts)
-{
-	const char *mode;
-
-	if (argc - optind < 3)
-		usage_error("missing arguments: expected <MB> <R|L> <accesses-per-iteration>");
-	if (argc - optind > 3)
-		usage_error("unexpected argument '%s'", argv[optind + 3]);
-	/* The byte count must fit in a size_t for mmap. */
-	opts->megabytes = parse_number_or_exit(argv[optind], 1,
-					       SIZE_MAX >> MIB_SHIFT, "size in MB");
-	mode = argv[optind + 1];
-	if (strcmp(mode, "R") != 0 && strcmp(mode, "L") != 0)
-		usage_error("invalid access mode '%s': expected R or L", mode);
-	opts->local = mode[0] == 'L';
-	opts->accesses = parse_number_or_exit(argv[optind + 2], 1, UINT64_MAX,
-					      "access count");
-}
 
 /* splitmix64: any seed, 0 included, gives a full-period stream. */
 static uint64_t next_random(uint64_t *state)
@@ -526,8 +300,7 @@ int main(int argc, char *argv[])
 	uint64_t done;
 	double start, elapsed_ms;
 
-	parse_options(argc, argv, &opts);
-	parse_positionals(argc, argv, &opts);
+	work_parse_command_line(argc, argv, &opts);
 
 	bytes = (size_t)opts.megabytes << MIB_SHIFT;
 	pattern = (struct access_pattern){

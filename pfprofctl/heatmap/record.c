@@ -16,7 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroupfs.h"
 #include "clock.h"
 #include "ctl.h"
 #include "damon.h"
@@ -336,55 +335,6 @@ static bool report(const struct recording *r)
 	return true;
 }
 
-/* A target's processes into pids (*nr): the tree's or the unit's. -1 to go on, else the exit status. */
-static int target_pids(const struct ctl_call *call, const struct ctl_command *cmd, pid_t *pids,
-		       size_t *nr)
-{
-	const char *name = call->operands[0], *why;
-	size_t seen = 0;
-	pid_t root;
-	int err;
-
-	if (call->nr_operands != 1)
-		return ctl_usage_error(cmd, "one target at a time: %d given", call->nr_operands);
-	if (call->option[OPT_TREE].set) {
-		if (!ctl_parse_pid(name, &root))
-			return ctl_usage_error(cmd, "'%s' is not a PID", name);
-		err = heatmap_tree_pids(root, pids, DAMON_MAX_PROCESSES, nr, &seen);
-	} else if ((err = cgroupfs_check_unit_name(name, &why))) {
-		return ctl_usage_error(cmd, "'%s': %s", name, why);
-	} else {
-		err = heatmap_unit_pids(name, pids, DAMON_MAX_PROCESSES, nr, &seen);
-	}
-	if (!err && !*nr)
-		err = -ESRCH;
-	if (err) {
-		ctl_error(err, call->option[OPT_TREE].set ? "process %s" : err == -ENOENT ?
-			  "unit %s: it is not running (no cgroup)" : "unit %s", name);
-		return PFPROF_EXIT_FAILED;
-	}
-	if (seen > *nr)
-		fprintf(stderr, "pfprofctl: %s has %zu processes: the first %zu are recorded, a "
-			"kdamond each\n", name, seen, *nr);
-	return -1;
-}
-
-/* The processes to record: the operands, or a target's. -1 to go on, else the exit status. */
-static int pids_to_record(const struct ctl_call *call, const struct ctl_command *cmd, pid_t *pids,
-			  size_t *nr)
-{
-	if (call->option[OPT_TREE].set && call->option[OPT_UNIT].set)
-		return ctl_usage_error(cmd, "--tree and --unit name different things: give one "
-				       "of them");
-	if (call->option[OPT_TREE].set || call->option[OPT_UNIT].set)
-		return target_pids(call, cmd, pids, nr);
-	*nr = (size_t)call->nr_operands;
-	for (size_t i = 0; i < *nr; i++)
-		if (!ctl_parse_pid(call->operands[i], &pids[i]))
-			return ctl_usage_error(cmd, "'%s' is not a PID", call->operands[i]);
-	return -1;
-}
-
 /*
  * The processes, checked: each has an address space, and the caller may
  * record. Their logs' names. -1 to go on, else the exit status.
@@ -476,7 +426,7 @@ int heatmap_record_command(const struct ctl *ctl, const struct ctl_call *call,
 	struct recording *recs = NULL;
 	bool stat_taken, ok = true;
 	size_t nr = 0;
-	int status = pids_to_record(call, cmd, pids, &nr);
+	int status = heatmap_pids_to_record(call, cmd, pids, &nr);
 
 	if (status < 0) {
 		recs = calloc(nr, sizeof(*recs));

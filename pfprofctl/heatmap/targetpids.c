@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * heatmap --record --tree PID | --unit NAME: the processes a target has
- * when the recording starts. A tree: the root and its descendants, from
+ * heatmap --record: the processes it records, its operands or a target's:
+ * --tree PID | --unit NAME, the processes the target has when the recording
+ * starts. A tree: the root and its descendants, from
  * /proc/<pid>/task/<tid>/children (CONFIG_PROC_CHILDREN, which Debian's
  * kernels have). A unit: the processes in its cgroup and the cgroups below
  * it. Processes that join later are not recorded: a kdamond is set up
@@ -16,6 +17,9 @@
 #include <unistd.h>
 
 #include "cgroupfs.h"
+#include "ctl.h"
+#include "damon.h"
+#include "options.h"
 #include "targetpids.h"
 
 /* What is being collected: at most max PIDs, and how many there were in all. */
@@ -131,4 +135,52 @@ int heatmap_unit_pids(const char *unit, pid_t *pids, size_t max, size_t *count, 
 	*count = c.count;
 	*seen = c.seen;
 	return err;
+}
+
+/* A target's processes into pids (*nr): the tree's or the unit's. -1 to go on, else the exit status. */
+static int target_pids(const struct ctl_call *call, const struct ctl_command *cmd, pid_t *pids,
+		       size_t *nr)
+{
+	const char *name = call->operands[0], *why;
+	size_t seen = 0;
+	pid_t root;
+	int err;
+
+	if (call->nr_operands != 1)
+		return ctl_usage_error(cmd, "one target at a time: %d given", call->nr_operands);
+	if (call->option[OPT_TREE].set) {
+		if (!ctl_parse_pid(name, &root))
+			return ctl_usage_error(cmd, "'%s' is not a PID", name);
+		err = heatmap_tree_pids(root, pids, DAMON_MAX_PROCESSES, nr, &seen);
+	} else if ((err = cgroupfs_check_unit_name(name, &why))) {
+		return ctl_usage_error(cmd, "'%s': %s", name, why);
+	} else {
+		err = heatmap_unit_pids(name, pids, DAMON_MAX_PROCESSES, nr, &seen);
+	}
+	if (!err && !*nr)
+		err = -ESRCH;
+	if (err) {
+		ctl_error(err, call->option[OPT_TREE].set ? "process %s" : err == -ENOENT ?
+			  "unit %s: it is not running (no cgroup)" : "unit %s", name);
+		return PFPROF_EXIT_FAILED;
+	}
+	if (seen > *nr)
+		fprintf(stderr, "pfprofctl: %s has %zu processes: the first %zu are recorded, a "
+			"kdamond each\n", name, seen, *nr);
+	return -1;
+}
+
+int heatmap_pids_to_record(const struct ctl_call *call, const struct ctl_command *cmd,
+			   pid_t *pids, size_t *nr)
+{
+	if (call->option[OPT_TREE].set && call->option[OPT_UNIT].set)
+		return ctl_usage_error(cmd, "--tree and --unit name different things: give one "
+				       "of them");
+	if (call->option[OPT_TREE].set || call->option[OPT_UNIT].set)
+		return target_pids(call, cmd, pids, nr);
+	*nr = (size_t)call->nr_operands;
+	for (size_t i = 0; i < *nr; i++)
+		if (!ctl_parse_pid(call->operands[i], &pids[i]))
+			return ctl_usage_error(cmd, "'%s' is not a PID", call->operands[i]);
+	return -1;
 }
