@@ -6,7 +6,8 @@
 # kernel. Ends with "N passed, N failed" and exits non-zero if anything
 # failed, including a kernel splat in a guest.
 #   tests/check.sh [TEST...]     TEST names limit the guest suite (see
-#                                 tests/guest/mp3-tests --list); without
+#                                 tests/guest/mp3-tests --list), t_X.c the
+#                                 tests of tests/guest/t_X.c; without
 #                                 them the debug kernel runs all but the
 #                                 tests of user space alone (release_only)
 # Environment:
@@ -147,7 +148,24 @@ guest_suite() {
 	echo "$passed $failed $boot_status" > "$build/suite-$name.result"
 }
 
-tests=("$@")
+# tests_of_file FILE: the guest tests (tests.c's names) whose function
+# tests/guest/FILE defines.
+tests_of_file() {
+	local fn
+	sed -n 's/^void \(test_[a-z0-9_]*\)(void)$/\1/p' "$top/tests/guest/$1" | while read -r fn; do
+		sed -n "s/^[[:space:]]*{ \"\([a-z0-9_]*\)\", *$fn, .*/\1/p" "$top/tests/guest/tests.c"
+	done
+}
+
+tests=()
+for arg in "$@"; do
+	case $arg in
+	t_*.c)
+		[ -f "$top/tests/guest/$arg" ] || { echo "check: no tests/guest/$arg" >&2; exit 2; }
+		mapfile -t -O "${#tests[@]}" tests < <(tests_of_file "$arg") ;;
+	*) tests+=("$arg") ;;
+	esac
+done
 # Not on the debug kernel, unless named: tests of pfprofd's and the course's
 # user space (logs, wake-ups, rotation, restarts, metrics, disk full, PID
 # file, configuration; the handout's workflow), which the release kernels

@@ -37,6 +37,8 @@ int status_write_fd(int fd, const void *buf, size_t len);
 int status_write_cmd_fd(int fd, const char *cmd);
 int status_write_len(const void *buf, size_t len);	/* one write() */
 int status_cmd(char cmd, pid_t pid);
+/* One command, formatted, through @fd (-1: a descriptor root opens now); 0 or -errno. */
+int __attribute__((format(printf, 2, 3))) status_printf(int fd, const char *fmt, ...);
 /* The same command through fd, an open descriptor of the status file. */
 int status_cmd_fd(int fd, char cmd, pid_t pid);
 /* Fills pids (up to max) from the listing; returns how many, or fails. */
@@ -164,6 +166,8 @@ unsigned long long proc_key_value(const char *path, const char *key);
 /* The device and its versioned region. */
 int open_device(int flags);
 void map_ring(struct mp3ring *ring, int *fd);
+/* Maps the classic region read-write, as monitor does. */
+struct mp3_classic_sample *map_classic(void);
 /*
  * The MP3_RING_STALLS a version 7 module's header has on this kernel: set
  * where the kernel has delay accounting (kernel.task_delayacct exists), 0

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,18 @@ int status_write(const char *cmd)
 int status_write_cmd_fd(int fd, const char *cmd)
 {
 	return status_write_fd(fd, cmd, strlen(cmd));
+}
+
+/* One command, formatted, through @fd (-1: a descriptor root opens now); 0 or -errno. */
+int __attribute__((format(printf, 2, 3))) status_printf(int fd, const char *fmt, ...)
+{
+	char cmd[MP3_STATUS_MAX_WRITE + 1];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return fd < 0 ? status_write(cmd) : status_write_cmd_fd(fd, cmd);
 }
 
 int status_cmd_fd(int fd, char cmd, pid_t pid)
@@ -499,6 +512,19 @@ int open_device(int flags)
 	if (fd < 0)
 		fail("open %s: %s", MP3_DEVICE_PATH, strerror(errno));
 	return fd;
+}
+
+/* Maps the classic region read-write, as monitor does. */
+struct mp3_classic_sample *map_classic(void)
+{
+	int fd = open_device(O_RDWR);
+	void *p = mmap(NULL, MP3_CLASSIC_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		       MP3_CLASSIC_OFFSET);
+
+	if (p == MAP_FAILED)
+		fail("mmap of the classic region: %s", strerror(errno));
+	close(fd);
+	return p;
 }
 
 void map_ring(struct mp3ring *ring, int *fd)

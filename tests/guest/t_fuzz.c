@@ -13,8 +13,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <linux/mp3.h>
-
 #include "harness.h"
 #include "tests.h"
 

@@ -10,21 +10,16 @@
  * gone once nobody does.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/userfaultfd.h>
-#include <poll.h>
-#include <stdbool.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 
 #include "harness.h"
 #include "tests.h"

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The sampler: its rate, what it counts, and which processes it counts. */
+/*
+ * The sampler: its rate, what it counts, and which processes it counts.
+ */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "harness.h"
 #include "tests.h"

@@ -15,7 +15,6 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "harness.h"
 #include "psi.h"

@@ -7,16 +7,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <linux/mp3.h>
 
 #include "harness.h"
 #include "overlap.h"

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The user tools against the real module: work and monitor. */
+/*
+ * The user tools against the real module: work and monitor.
+ */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "harness.h"
 #include "tests.h"

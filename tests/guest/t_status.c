@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/* /proc/mp3/status: commands, listing, every errno, privileges by opener, PID ns. */
+/*
+ * /proc/mp3/status: its mode, "R" and "U", the listing, errors, and
+ * commands judged by the opener's credentials and PID namespace.
+ */
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "harness.h"
 #include "tests.h"

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Loading, parameters and unloading. */
+/*
+ * Loading and unloading the module: its parameters, refusals, repeated
+ * cycles and unloading beside activity.
+ */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -8,7 +12,6 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "harness.h"
 #include "tests.h"
@@ -248,4 +251,26 @@ void test_load_rt_refused(void)
 	       "dmesg failed");
 	expect(file_contains("/tmp/mp3-dmesg.out", line), "the kernel log does not say \"%s\"",
 	       line);
+}
+
+void test_unload_busy(void)
+{
+	int fd = open_device(O_RDWR);
+	void *p;
+
+	expect_errno(module_unload(), EAGAIN, "rmmod while the device is open");
+	close(fd);
+	p = map_classic();
+	expect_errno(module_unload(), EAGAIN, "rmmod while the classic region is mapped");
+	munmap(p, MP3_CLASSIC_SIZE);
+	fd = open_device(O_RDONLY);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, MP3_RING_OFFSET);
+	expect(p != MAP_FAILED, "mmap of the ring header: %s", strerror(errno));
+	close(fd);
+	expect_errno(module_unload(), EAGAIN, "rmmod while the ring is mapped");
+	munmap(p, 4096);
+	expect_ok(module_unload(), "rmmod once unmapped");
+	expect(access(MP3_DEVICE_PATH, F_OK) && access(MP3_STATUS_PATH, F_OK),
+	       "%s or %s outlived the module", MP3_DEVICE_PATH, MP3_STATUS_PATH);
+	expect_ok(module_load(NULL), "loading again");
 }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The device: both regions, mmap checks, read() and poll(). */
+/*
+ * Device 423:0: the versioned ring's header, mmap's checks, read and poll,
+ * the classic region, and samples missed by a slow reader.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -36,19 +37,6 @@ static void expect_classic_matches(const struct mp3_classic_sample *slot,
 	       slot->major_faults, slot->cpu_jiffies, (unsigned long long)s->jiffies,
 	       (unsigned long long)s->minor_faults, (unsigned long long)s->major_faults,
 	       (unsigned long long)cpu);
-}
-
-/* Maps the classic region read-write, as monitor does. */
-static struct mp3_classic_sample *map_classic(void)
-{
-	int fd = open_device(O_RDWR);
-	void *p = mmap(NULL, MP3_CLASSIC_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		       MP3_CLASSIC_OFFSET);
-
-	if (p == MAP_FAILED)
-		fail("mmap of the classic region: %s", strerror(errno));
-	close(fd);
-	return p;
 }
 
 static bool slot_empty(const struct mp3_classic_sample *slot)
@@ -367,26 +355,4 @@ void test_read_poll(void)
 	       (unsigned long long)again);
 	close(fd);
 	close(other);
-}
-
-void test_unload_busy(void)
-{
-	int fd = open_device(O_RDWR);
-	void *p;
-
-	expect_errno(module_unload(), EAGAIN, "rmmod while the device is open");
-	close(fd);
-	p = map_classic();
-	expect_errno(module_unload(), EAGAIN, "rmmod while the classic region is mapped");
-	munmap(p, MP3_CLASSIC_SIZE);
-	fd = open_device(O_RDONLY);
-	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, MP3_RING_OFFSET);
-	expect(p != MAP_FAILED, "mmap of the ring header: %s", strerror(errno));
-	close(fd);
-	expect_errno(module_unload(), EAGAIN, "rmmod while the ring is mapped");
-	munmap(p, 4096);
-	expect_ok(module_unload(), "rmmod once unmapped");
-	expect(access(MP3_DEVICE_PATH, F_OK) && access(MP3_STATUS_PATH, F_OK),
-	       "%s or %s outlived the module", MP3_DEVICE_PATH, MP3_STATUS_PATH);
-	expect_ok(module_load(NULL), "loading again");
 }

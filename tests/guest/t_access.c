@@ -1,41 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A shared host: what one unprivileged user (uid 65534, through a
- * descriptor it opened) can and cannot do to what root registered, and
- * registrations judged again when their process changes. Each test failed
- * on the module before owners and the judging again were added.
+ * Who may profile whom, and who owns what: owners of targets, quotas,
+ * administrators' precedence, judgements again at exec and at a change of
+ * dumpability, user and cgroup namespaces, names of one user.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <unistd.h>
+
 #include "harness.h"
-#include "mp3ring.h"
 #include "tests.h"
 
 #define ISOLATION_CGROUP CGROUP_ROOT "/mp3-isolation"
 #define SETUID_SLEEP "/tmp/mp3-setuid-busybox"
-
-/* One command, formatted, through @fd (-1: a descriptor root opens now); 0 or -errno. */
-static int __attribute__((format(printf, 2, 3))) command(int fd, const char *fmt, ...)
-{
-	char cmd[MP3_STATUS_MAX_WRITE + 1];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return fd < 0 ? status_write(cmd) : status_write_cmd_fd(fd, cmd);
-}
 
 static void set_maps_users(const char *value)
 {
@@ -61,18 +44,18 @@ void test_owner_ends_target(void)
 	/* M is judged by its owner then, not refused to every user. */
 	set_maps_users("Y");
 	make_cgroup(ISOLATION_CGROUP);
-	expect_ok(command(-1, "C %llu 801", cgroup_id(ISOLATION_CGROUP)), "root's C");
-	expect_errno(command(nobody, "X 801"), EPERM, "uid 65534's X of root's empty target");
-	expect_errno(command(nobody, "M 801"), EPERM, "uid 65534's M of root's empty target");
-	expect_ok(command(-1, "R %d", (int)theirs), "root's R of uid 65534's process");
-	expect_errno(command(nobody, "U %d", (int)theirs), EPERM,
+	expect_ok(status_printf(-1, "C %llu 801", cgroup_id(ISOLATION_CGROUP)), "root's C");
+	expect_errno(status_printf(nobody, "X 801"), EPERM, "uid 65534's X of root's empty target");
+	expect_errno(status_printf(nobody, "M 801"), EPERM, "uid 65534's M of root's empty target");
+	expect_ok(status_printf(-1, "R %d", (int)theirs), "root's R of uid 65534's process");
+	expect_errno(status_printf(nobody, "U %d", (int)theirs), EPERM,
 		     "uid 65534's U of its own process that root registered");
-	expect_ok(command(nobody, "N 802 mp3-nothing"), "uid 65534's N");
-	expect_ok(command(nobody, "M 802"), "uid 65534's M of its own target");
-	expect_ok(command(nobody, "X 802"), "uid 65534's X of its own target");
+	expect_ok(status_printf(nobody, "N 802 mp3-nothing"), "uid 65534's N");
+	expect_ok(status_printf(nobody, "M 802"), "uid 65534's M of its own target");
+	expect_ok(status_printf(nobody, "X 802"), "uid 65534's X of its own target");
 	set_maps_users("N");
-	expect_ok(command(-1, "X 801"), "root's X of its own target");
-	expect_ok(command(-1, "U %d", (int)theirs), "root's U");
+	expect_ok(status_printf(-1, "X 801"), "root's X of its own target");
+	expect_ok(status_printf(-1, "U %d", (int)theirs), "root's U");
 	kill_and_reap(theirs);
 	close(nobody);
 }
@@ -93,15 +76,15 @@ void test_admin_group_first(void)
 	forker = spawn_forker(&go_fd, &child_fd);
 	read_comm(forker, comm, sizeof(comm));
 	move_to_cgroup(ISOLATION_CGROUP, forker);
-	expect_ok(command(nobody, "N 811 %s", comm), "uid 65534's N of root's program's name");
-	expect_ok(command(-1, "C %llu 812", cgroup_id(ISOLATION_CGROUP)), "root's C");
+	expect_ok(status_printf(nobody, "N 811 %s", comm), "uid 65534's N of root's program's name");
+	expect_ok(status_printf(-1, "C %llu 812", cgroup_id(ISOLATION_CGROUP)), "root's C");
 	expect(status_lists(forker), "root's forker is not in root's target");
 	expect(write(go_fd, "g", 1) == 1 && read(child_fd, &child, sizeof(child)) == sizeof(child),
 	       "the forker did not fork");
 	expect(status_lists(child), "a child forked in root's cgroup was hidden by uid 65534's "
 	       "N %s added before", comm);
-	expect_ok(command(nobody, "X 811"), "uid 65534's X");
-	expect_ok(command(-1, "X 812"), "root's X");
+	expect_ok(status_printf(nobody, "X 811"), "uid 65534's X");
+	expect_ok(status_printf(-1, "X 812"), "root's X");
 	kill(child, SIGKILL);
 	kill_and_reap(forker);
 	close(go_fd);
@@ -119,21 +102,21 @@ void test_user_quota_and_numbers(void)
 	pid_t theirs = spawn_nobody_sleeper();
 
 	for (target = 900; target < 900 + MP3_GROUPS_PER_USER; target++)
-		expect_ok(command(nobody, "N %d mp3-q%d", target, target), "uid 65534's N");
-	expect_errno(command(nobody, "N %d mp3-q%d", target, target), ENOSPC,
+		expect_ok(status_printf(nobody, "N %d mp3-q%d", target, target), "uid 65534's N");
+	expect_errno(status_printf(nobody, "N %d mp3-q%d", target, target), ENOSPC,
 		     "uid 65534's N beyond MP3_GROUPS_PER_USER");
-	expect_ok(command(-1, "N %d mp3-q%d", target, target), "root's N beyond the user's quota");
+	expect_ok(status_printf(-1, "N %d mp3-q%d", target, target), "root's N beyond the user's quota");
 	/* Root takes a number a user has: the user's target ends. */
-	expect_ok(command(-1, "N 900 mp3-root"), "root's N of uid 65534's number");
-	expect_errno(command(nobody, "X 900"), EPERM, "uid 65534's X of the number root took");
-	expect_errno(command(nobody, "T %d %d", (int)theirs, target), EBUSY,
+	expect_ok(status_printf(-1, "N 900 mp3-root"), "root's N of uid 65534's number");
+	expect_errno(status_printf(nobody, "X 900"), EPERM, "uid 65534's X of the number root took");
+	expect_errno(status_printf(nobody, "T %d %d", (int)theirs, target), EBUSY,
 		     "uid 65534's T with root's number");
-	expect_errno(command(nobody, "N %d mp3-mine", target), EBUSY,
+	expect_errno(status_printf(nobody, "N %d mp3-mine", target), EBUSY,
 		     "uid 65534's N with root's number");
 	for (int t = 901; t < 900 + MP3_GROUPS_PER_USER; t++)
-		expect_ok(command(nobody, "X %d", t), "uid 65534's X");
-	expect_ok(command(-1, "X 900"), "root's X");
-	expect_ok(command(-1, "X %d", target), "root's X");
+		expect_ok(status_printf(nobody, "X %d", t), "uid 65534's X");
+	expect_ok(status_printf(-1, "X 900"), "root's X");
+	expect_ok(status_printf(-1, "X %d", target), "root's X");
 	kill_and_reap(theirs);
 	close(nobody);
 }
@@ -149,12 +132,12 @@ void test_admin_takes_registration(void)
 
 	make_cgroup(ISOLATION_CGROUP);
 	move_to_cgroup(ISOLATION_CGROUP, theirs);
-	expect_ok(command(nobody, "R %d", (int)theirs), "uid 65534's R of its own process");
-	expect_ok(command(-1, "C %llu 821", cgroup_id(ISOLATION_CGROUP)), "root's C");
+	expect_ok(status_printf(nobody, "R %d", (int)theirs), "uid 65534's R of its own process");
+	expect_ok(status_printf(-1, "C %llu 821", cgroup_id(ISOLATION_CGROUP)), "root's C");
 	expect(status_lists(theirs), "the process is not registered after root's C");
-	expect_errno(command(nobody, "U %d", (int)theirs), EPERM,
+	expect_errno(status_printf(nobody, "U %d", (int)theirs), EPERM,
 		     "uid 65534's U of its process, now in root's target");
-	expect_ok(command(-1, "X 821"), "root's X");
+	expect_ok(status_printf(-1, "X 821"), "root's X");
 	expect(!status_lists(theirs), "the process is still registered after root's X");
 	kill_and_reap(theirs);
 	close(nobody);
@@ -204,8 +187,8 @@ static void expect_leaves_when_unreadable(char how, const char *what)
 	pid = spawn_piped(nobody_changes, &go_fd, &back_fd);
 	expect(read(back_fd, &ready, 1) == 1, "the child did not become uid 65534");
 	map_ring(&ring, &fd);
-	expect_ok(command(-1, "R %d", (int)keeps_sampling), "root's R of a sleeper");
-	expect_ok(command(nobody, "R %d", (int)pid), "uid 65534's R of its own process");
+	expect_ok(status_printf(-1, "R %d", (int)keeps_sampling), "root's R of a sleeper");
+	expect_ok(status_printf(nobody, "R %d", (int)pid), "uid 65534's R of its own process");
 	wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
 	skipped = ring.hdr->follow_skipped;
 	expect(write(go_fd, &how, 1) == 1, "telling the child");
@@ -215,7 +198,7 @@ static void expect_leaves_when_unreadable(char how, const char *what)
 	       (unsigned long long)(ring.hdr->follow_skipped - skipped));
 	expect(ring.hdr->follow_skipped == skipped + 1, "%s: follow_skipped rose by %llu, not 1",
 	       what, (unsigned long long)(ring.hdr->follow_skipped - skipped));
-	expect_ok(command(-1, "U %d", (int)keeps_sampling), "root's U of the sleeper");
+	expect_ok(status_printf(-1, "U %d", (int)keeps_sampling), "root's U of the sleeper");
 	kill_and_reap(keeps_sampling);
 	kill_and_reap(pid);
 	close(go_fd);
@@ -253,14 +236,14 @@ void test_rejudged_at_exec_alone(void)
 
 	make_setuid_busybox();
 	map_ring(&ring, &fd);
-	expect_ok(command(-1, "R %d", (int)keeps_sampling), "root's R of a sleeper");
+	expect_ok(status_printf(-1, "R %d", (int)keeps_sampling), "root's R of a sleeper");
 	for (;;) {
 		int go_fd, back_fd;
 		pid_t pid = spawn_piped(nobody_changes, &go_fd, &back_fd);
 		char ready;
 
 		expect(read(back_fd, &ready, 1) == 1, "the child did not become uid 65534");
-		expect_ok(command(nobody, "R %d", (int)pid), "uid 65534's R of its own process");
+		expect_ok(status_printf(nobody, "R %d", (int)pid), "uid 65534's R of its own process");
 		sampled = wait_head(&ring, mp3ring_head(&ring) + 1, ticks_ms(&ring, 2));
 		skipped = ring.hdr->follow_skipped;
 		expect(write(go_fd, "t", 1) == 1, "telling the child");
@@ -277,7 +260,7 @@ void test_rejudged_at_exec_alone(void)
 	expect(ring.hdr->follow_skipped == skipped + 1,
 	       "follow_skipped rose by %llu, not 1: the exec was not judged",
 	       (unsigned long long)(ring.hdr->follow_skipped - skipped));
-	expect_ok(command(-1, "U %d", (int)keeps_sampling), "root's U of the sleeper");
+	expect_ok(status_printf(-1, "U %d", (int)keeps_sampling), "root's U of the sleeper");
 	kill_and_reap(keeps_sampling);
 	unlink(SETUID_SLEEP);
 	close(fd);
@@ -314,10 +297,10 @@ void test_caps_not_subset(void)
 	char ready;
 
 	expect(read(back_fd, &ready, 1) == 1, "the child did not become uid 65534");
-	expect_errno(command(nobody, "R %d", (int)pid), EPERM,
+	expect_errno(status_printf(nobody, "R %d", (int)pid), EPERM,
 		     "uid 65534's R of its process with root's capabilities");
-	expect_ok(command(-1, "R %d", (int)pid), "root's R of it");
-	expect_ok(command(-1, "U %d", (int)pid), "root's U of it");
+	expect_ok(status_printf(-1, "R %d", (int)pid), "root's R of it");
+	expect_ok(status_printf(-1, "U %d", (int)pid), "root's U of it");
 	kill_and_reap(pid);
 	close(go_fd);
 	close(back_fd);
@@ -359,14 +342,14 @@ static void deep_chain_registered(int depth)
 	for (int i = 0; i < depth; i++)
 		expect(read(back[0], &pids[i], sizeof(pids[i])) == sizeof(pids[i]),
 		       "the chain's link %d did not start", i);
-	expect_ok(command(-1, "T %d %d", (int)top, CHAIN_TARGET), "T of the chain's top");
+	expect_ok(status_printf(-1, "T %d %d", (int)top, CHAIN_TARGET), "T of the chain's top");
 	n = status_list(listed, CHAIN_DEPTH + 8);
 	for (int i = 0; i < depth; i++)
 		for (int j = 0; j < n; j++)
 			found += listed[j] == pids[i];
 	printf("  tree_deep_chain: %d of a chain of %d registered\n", found, depth);
 	expect(found == depth, "%d of a chain of %d processes registered", found, depth);
-	expect_ok(command(-1, "X %d", CHAIN_TARGET), "X of the chain");
+	expect_ok(status_printf(-1, "X %d", CHAIN_TARGET), "X of the chain");
 	kill(-top, SIGKILL);
 	while (wait(NULL) > 0)
 		;
@@ -383,102 +366,6 @@ void test_tree_deep_chain(void)
 
 	expect(depth > 0 && depth <= CHAIN_DEPTH, "PFPROF_CHAIN_DEPTH=%s: 1 to %d", env, CHAIN_DEPTH);
 	in_child(deep_chain_registered, depth, "the chain's registrar");
-}
-
-#define BESIDE_CGROUP CGROUP_ROOT "/mp3-beside"
-#define BESIDE_TARGET 851
-#define BESIDE_SECONDS 4
-#define BESIDE_USERS 2
-
-static pid_t beside_worker;
-static unsigned long long beside_cgroup;
-
-/* What a command of another user's may give when it names root's target or worker. */
-static void expect_refused(int err, int want, int or_else, const char *cmd)
-{
-	expect(err == want || err == or_else, "%s as a user: %s, want %s", cmd, errno_name(-err),
-	       errno_name(want));
-}
-
-/* Random commands of user @uid, for BESIDE_SECONDS, on its own and root's. */
-static void hostile_user(int uid)
-{
-	static const char *const names[] = { "mp3-tests", "sleep", "mp3-own" };
-	unsigned int seed = (unsigned int)uid;
-	pid_t own[2], pid;
-	time_t end;
-	int target;
-
-	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid) || prctl(PR_SET_DUMPABLE, 1))
-		fail("becoming uid %d: %s", uid, strerror(errno));
-	own[0] = spawn_sleeper();
-	own[1] = spawn_sleeper();
-	for (end = time(NULL) + BESIDE_SECONDS; time(NULL) < end;) {
-		const pid_t pids[] = { own[0], own[1], beside_worker, 1, getpid() };
-		const int targets[] = { BESIDE_TARGET, 852, 853, uid };
-		const char *name = names[rand_r(&seed) % 3];
-		int err;
-
-		pid = pids[rand_r(&seed) % 5];
-		target = targets[rand_r(&seed) % 4];
-		switch (rand_r(&seed) % 8) {
-		case 0:
-			err = command(-1, "R %d%s", (int)pid, rand_r(&seed) % 2 ? " maps" : "");
-			if (pid == beside_worker)
-				expect_refused(err, -EPERM, -EPERM, "R of root's worker");
-			break;
-		case 1:
-			err = command(-1, "U %d", (int)pid);
-			if (pid == beside_worker)
-				expect_refused(err, -EPERM, -EPERM, "U of root's worker");
-			break;
-		case 2:
-			err = command(-1, "T %d %d", (int)pid, target);
-			if (target == BESIDE_TARGET)
-				expect_refused(err, -EBUSY, -EPERM, "T with root's target");
-			break;
-		case 3:
-			err = command(-1, "C %llu %d", beside_cgroup, target);
-			if (target == BESIDE_TARGET)
-				expect_refused(err, -EEXIST, -EBUSY, "C of root's cgroup and target");
-			break;
-		case 4:
-			err = command(-1, "N %d %s", target, name);
-			if (target == BESIDE_TARGET)
-				expect_refused(err, -EBUSY, -EBUSY, "N with root's target");
-			break;
-		case 5:
-			err = command(-1, "X %d", target);
-			if (target == BESIDE_TARGET)
-				expect_refused(err, -EPERM, -EPERM, "X of root's target");
-			break;
-		default:
-			err = command(-1, "M %d", target);
-			if (target == BESIDE_TARGET)
-				expect_refused(err, -EPERM, -EPERM, "M of root's target");
-		}
-	}
-	for (unsigned int i = 1; i < 4; i++)
-		command(-1, "X %d", i == 3 ? uid : 851 + (int)i);
-	kill_and_reap(own[0]);
-	kill_and_reap(own[1]);
-}
-
-struct beside_totals {
-	uint64_t minor;
-	uint64_t elsewhere;	/* count records of the worker with another target */
-};
-
-static void beside_count(void *ctx, const struct mp3_proc_record *r)
-{
-	struct beside_totals *t = ctx;
-
-	if (r->tgid != (uint32_t)beside_worker || r->type != MP3_RECORD_COUNTS)
-		return;
-	if (r->target == BESIDE_TARGET)
-		t->minor += r->counts.minor_faults;
-	else
-		t->elsewhere++;
 }
 
 /* The command a process in a user namespace of its own sends (userns_child()). */
@@ -552,7 +439,7 @@ void test_owner_per_userns(void)
 	expect_errno(command_in_userns("N 951 mp3-userns2"), EBUSY,
 		     "N of the number from another user namespace");
 	set_maps_users("N");
-	expect_ok(command(-1, "X 951"), "root's X");
+	expect_ok(status_printf(-1, "X 951"), "root's X");
 }
 
 /*
@@ -606,7 +493,7 @@ void test_container_root_keeps(void)
 	int go, back, fd;
 
 	map_ring(&ring, &fd);
-	expect_ok(command(-1, "R %d", (int)keeps_sampling), "root's R of a sleeper");
+	expect_ok(status_printf(-1, "R %d", (int)keeps_sampling), "root's R of a sleeper");
 	root = spawn_piped(container_root, &go, &back);
 	expect(read(back, &said, sizeof(said)) == sizeof(said), "no user namespace");
 	write_proc_file(root, "uid_map", "0 100000 2\n");
@@ -621,8 +508,8 @@ void test_container_root_keeps(void)
 	expect(status_lists((pid_t)member) && ring.hdr->follow_skipped == skipped,
 	       "the process left at a sample (follow_skipped rose by %llu)",
 	       (unsigned long long)(ring.hdr->follow_skipped - skipped));
-	expect_ok(command(-1, "U %d", (int)member), "root's U");
-	expect_ok(command(-1, "U %d", (int)keeps_sampling), "root's U of the sleeper");
+	expect_ok(status_printf(-1, "U %d", (int)member), "root's U");
+	expect_ok(status_printf(-1, "U %d", (int)keeps_sampling), "root's U of the sleeper");
 	kill_and_reap(keeps_sampling);
 	kill_and_reap(root);
 	kill((pid_t)member, SIGKILL);
@@ -666,76 +553,16 @@ void test_status_lists_readable(void)
 
 	listing_roots = spawn_sleeper();
 	listing_own = spawn_nobody_sleeper();
-	expect_ok(command(-1, "R %d", (int)listing_roots), "root's R of its sleeper");
-	expect_ok(command(nobody, "R %d", (int)listing_own), "uid 65534's R of its sleeper");
+	expect_ok(status_printf(-1, "R %d", (int)listing_roots), "root's R of its sleeper");
+	expect_ok(status_printf(nobody, "R %d", (int)listing_own), "uid 65534's R of its sleeper");
 	expect(status_lists(listing_roots) && status_lists(listing_own),
 	       "root is not shown both registrations");
 	in_child(list_as_nobody, 0, "uid 65534's listing (its own only)");
-	expect_ok(command(-1, "U %d", (int)listing_roots), "root's U");
-	expect_ok(command(-1, "U %d", (int)listing_own), "root's U of uid 65534's");
+	expect_ok(status_printf(-1, "U %d", (int)listing_roots), "root's U");
+	expect_ok(status_printf(-1, "U %d", (int)listing_own), "root's U of uid 65534's");
 	kill_and_reap(listing_roots);
 	kill_and_reap(listing_own);
 	close(nobody);
-}
-
-/*
- * Two users send random commands (their own processes and targets, root's
- * worker, target, cgroup and its program's name) while root's cgroup
- * target counts a worker's faults: every command on root's is refused, and
- * root's target counts the worker's faults exactly, in its records alone.
- */
-void test_users_beside_root(void)
-{
-	struct beside_totals totals = { 0 };
-	struct proc_stat before, after;
-	pid_t users[BESIDE_USERS];
-	struct mp3ring ring;
-	struct worker w;
-	uint64_t from, to;
-	int fd, status;
-
-	make_cgroup(BESIDE_CGROUP);
-	beside_cgroup = cgroup_id(BESIDE_CGROUP);
-	worker_spawn(&w);
-	beside_worker = w.pid;
-	move_to_cgroup(BESIDE_CGROUP, w.pid);
-	expect_ok(command(-1, "C %llu %d", beside_cgroup, BESIDE_TARGET), "root's C");
-	map_ring(&ring, &fd);
-	worker_do(&w, 'c', 0);
-	wait_blocked(w.pid, 5000);
-	from = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
-	read_pid_stat(w.pid, &before);
-	for (int i = 0; i < BESIDE_USERS; i++) {
-		users[i] = fork();
-		expect(users[i] >= 0, "fork: %s", strerror(errno));
-		if (users[i] == 0) {
-			hostile_user(NOBODY_ID - i);
-			_exit(0);
-		}
-	}
-	for (int i = 0; i < BESIDE_SECONDS * 2; i++) {
-		worker_do(&w, 't', 500);
-		sleep_ms(400);
-	}
-	for (int i = 0; i < BESIDE_USERS; i++) {
-		expect(waitpid(users[i], &status, 0) == users[i], "waitpid: %s", strerror(errno));
-		expect(WIFEXITED(status) && !WEXITSTATUS(status), "user %d failed", NOBODY_ID - i);
-	}
-	wait_blocked(w.pid, 5000);
-	read_pid_stat(w.pid, &after);
-	to = wait_head(&ring, mp3ring_head(&ring) + 3, 2000);
-	for_each_record_between(&ring, from, to, beside_count, &totals);
-	printf("  users_beside_root: root's target: %llu minor faults of the worker; /proc: %llu; "
-	       "%llu of its records elsewhere\n", (unsigned long long)totals.minor,
-	       after.minflt - before.minflt, (unsigned long long)totals.elsewhere);
-	expect(totals.minor == after.minflt - before.minflt && !totals.elsewhere,
-	       "root's target counted %llu of the worker's %llu faults, %llu records elsewhere",
-	       (unsigned long long)totals.minor, after.minflt - before.minflt,
-	       (unsigned long long)totals.elsewhere);
-	expect(status_lists(w.pid), "root's worker is no longer registered");
-	expect_ok(command(-1, "X %d", BESIDE_TARGET), "root's X");
-	kill_and_reap(w.pid);
-	close(fd);
 }
 
 /*
@@ -748,82 +575,17 @@ void test_maps_users(void)
 	int nobody = nobody_status_fd();
 	pid_t theirs = spawn_nobody_sleeper();
 
-	expect_errno(command(nobody, "R %d maps", (int)theirs), EPERM, "uid 65534's R maps");
-	expect_ok(command(nobody, "T %d 861", (int)theirs), "uid 65534's T");
-	expect_errno(command(nobody, "M 861"), EPERM, "uid 65534's M of its own target");
+	expect_errno(status_printf(nobody, "R %d maps", (int)theirs), EPERM, "uid 65534's R maps");
+	expect_ok(status_printf(nobody, "T %d 861", (int)theirs), "uid 65534's T");
+	expect_errno(status_printf(nobody, "M 861"), EPERM, "uid 65534's M of its own target");
 	set_maps_users("Y");
-	expect_ok(command(nobody, "M 861"), "uid 65534's M with maps_users=Y");
+	expect_ok(status_printf(nobody, "M 861"), "uid 65534's M with maps_users=Y");
 	set_maps_users("N");
-	expect_ok(command(nobody, "X 861"), "uid 65534's X");
-	expect_ok(command(-1, "R %d maps", (int)theirs), "root's R maps");
-	expect_ok(command(-1, "U %d", (int)theirs), "root's U");
+	expect_ok(status_printf(nobody, "X 861"), "uid 65534's X");
+	expect_ok(status_printf(-1, "R %d maps", (int)theirs), "root's R maps");
+	expect_ok(status_printf(-1, "U %d", (int)theirs), "root's U");
 	kill_and_reap(theirs);
 	close(nobody);
-}
-
-#define RACE_TARGET 871
-#define RACE_ROUNDS 1000
-/* A slow kernel (the debug one) tries for this long, at least RACE_ROUNDS_MIN rounds. */
-#define RACE_SECONDS 20
-#define RACE_ROUNDS_MIN 50
-#define RACE_FORKERS 4
-
-/*
- * It and RACE_FORKERS - 1 children of its own, which die with it, fork
- * children that exit at once, for ever.
- */
-static void fork_storm(int go, int back)
-{
-	pid_t storm = getpid();
-
-	(void)go;
-	(void)back;
-	for (int i = 1; i < RACE_FORKERS; i++) {
-		if (fork())
-			continue;
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != storm)
-			_exit(3);
-		break;
-	}
-	for (;;) {
-		pid_t pid = fork();
-
-		if (pid == 0)
-			_exit(0);
-		if (pid > 0)
-			waitpid(pid, NULL, 0);
-	}
-}
-
-/*
- * "X" of a tree whose processes keep forking: once X returned, no child of
- * the tree is registered (the fork probe joined a child after X had
- * removed its parent). The window is a few instructions of the fork probe,
- * so four processes fork, and it is tried 1000 times, or for 20 s.
- */
-void test_tree_x_beside_forks(void)
-{
-	uint64_t until = now_ns() + RACE_SECONDS * 1000000000ULL;
-	int go_fd, back_fd, round;
-	pid_t storm = spawn_piped(fork_storm, &go_fd, &back_fd), listed[64];
-
-	for (round = 0; round < RACE_ROUNDS; round++) {
-		int n;
-
-		if (round >= RACE_ROUNDS_MIN && now_ns() > until)
-			break;
-
-		expect_ok(command(-1, "T %d %d", (int)storm, RACE_TARGET), "T of the forking root");
-		expect_ok(command(-1, "X %d", RACE_TARGET), "X of its tree");
-		n = status_list(listed, 64);
-		expect(n == 0, "round %d: %d processes registered after X returned, the first %d",
-		       round, n, n ? (int)listed[0] : 0);
-	}
-	printf("  tree_x_beside_forks: %d rounds of T and X beside %d processes forking\n",
-	       round, RACE_FORKERS);
-	kill_and_reap(storm);
-	close(go_fd);
-	close(back_fd);
 }
 
 #define CGNS_INSIDE CGROUP_ROOT "/mp3-cgns"
@@ -856,13 +618,13 @@ void test_cgroup_opener_ns(void)
 	inner = cgroup_id(CGNS_INNER);
 	outside = cgroup_id(CGNS_OUTSIDE);
 	fd = status_fd_opened_after(enter_cgroup_ns, "an opener in a cgroup namespace of its own");
-	expect_errno(command(fd, "C %llu %d", outside, CGNS_TARGET), ENOENT,
+	expect_errno(status_printf(fd, "C %llu %d", outside, CGNS_TARGET), ENOENT,
 		     "C of a cgroup outside the opener's cgroup namespace");
-	expect_ok(command(fd, "C %llu %d", inner, CGNS_TARGET), "C of a cgroup inside it");
-	expect_ok(command(fd, "X %d", CGNS_TARGET), "X of it");
+	expect_ok(status_printf(fd, "C %llu %d", inner, CGNS_TARGET), "C of a cgroup inside it");
+	expect_ok(status_printf(fd, "X %d", CGNS_TARGET), "X of it");
 	/* The cgroup is there: root's own descriptor follows it. */
-	expect_ok(command(-1, "C %llu %d", outside, CGNS_TARGET), "root's C of the cgroup outside");
-	expect_ok(command(-1, "X %d", CGNS_TARGET), "root's X");
+	expect_ok(status_printf(-1, "C %llu %d", outside, CGNS_TARGET), "root's C of the cgroup outside");
+	expect_ok(status_printf(-1, "X %d", CGNS_TARGET), "root's X");
 	close(fd);
 }
 
@@ -896,7 +658,7 @@ void test_name_of_one_user(void)
 
 	impostor = spawn_piped(named_impostor, &go, &back);
 	expect(read(back, &said, sizeof(said)) == sizeof(said), "the impostor did not start");
-	expect_ok(command(-1, "P %d %d %s", ONE_USER_TARGET, ONE_USER_ID, ONE_USER_COMM),
+	expect_ok(status_printf(-1, "P %d %d %s", ONE_USER_TARGET, ONE_USER_ID, ONE_USER_COMM),
 		  "root's P of uid 4242's name");
 	expect(write(go, "g", 1) == 1 && read(back, &forked, sizeof(forked)) == sizeof(forked),
 	       "the impostor did not fork");
@@ -905,13 +667,13 @@ void test_name_of_one_user(void)
 	expect(!status_lists(impostor) && !status_lists((pid_t)forked),
 	       "uid %d's program named %s, or its child, joined a name target of uid %d's",
 	       NOBODY_ID, ONE_USER_COMM, ONE_USER_ID);
-	expect_errno(command(-1, "P %d 4294967295 %s", ONE_USER_TARGET + 1, ONE_USER_COMM), EINVAL,
+	expect_errno(status_printf(-1, "P %d 4294967295 %s", ONE_USER_TARGET + 1, ONE_USER_COMM), EINVAL,
 		     "P with the invalid uid");
-	expect_ok(command(-1, "X %d", ONE_USER_TARGET), "root's X");
+	expect_ok(status_printf(-1, "X %d", ONE_USER_TARGET), "root's X");
 	/* The same name for anyone takes the impostor's processes: P's uid made the difference. */
-	expect_ok(command(-1, "N %d %s", ONE_USER_TARGET, ONE_USER_COMM), "root's N of the name");
+	expect_ok(status_printf(-1, "N %d %s", ONE_USER_TARGET, ONE_USER_COMM), "root's N of the name");
 	expect(status_lists(impostor), "N did not take uid %d's %s", NOBODY_ID, ONE_USER_COMM);
-	expect_ok(command(-1, "X %d", ONE_USER_TARGET), "root's X of N");
+	expect_ok(status_printf(-1, "X %d", ONE_USER_TARGET), "root's X of N");
 	close(go);
 	close(back);
 	kill_and_reap(service);
