@@ -19,7 +19,7 @@ static void report_bad_line(void *ctx, const char *file, unsigned int line, cons
 /* The targets file's lines naming a process: alone or with its tree. */
 struct kind {
 	const char *what;	/* in messages: "PID", "the tree of PID" */
-	enum targetsfile_kind lines;
+	enum target_kind lines;
 	int (*command)(const char *status_file, pid_t pid, unsigned int options);
 	/* Logged once registered, by options: whole messages, as the man page quotes them. */
 	const char *registered[TARGETSFILE_OPTS + 1];
@@ -41,7 +41,7 @@ static int register_tree(const char *status_file, pid_t root, unsigned int optio
 }
 
 static const struct kind processes = {
-	"PID", TARGETSFILE_PID, procstatus_register, {
+	"PID", TARGET_PID, procstatus_register, {
 		[0] = "profiling PID %d",
 		[TARGETSFILE_OPT_MAPS] = "profiling PID %d with its mappings",
 		[TARGETSFILE_OPT_LATENCY] = "profiling PID %d with its fault latency",
@@ -49,7 +49,7 @@ static const struct kind processes = {
 	},
 };
 static const struct kind trees = {
-	"the tree of PID", TARGETSFILE_TREE, register_tree, {
+	"the tree of PID", TARGET_TREE, register_tree, {
 		[0] = "profiling the tree of PID %d",
 		[TARGETSFILE_OPT_MAPS] = "profiling the tree of PID %d with its mappings",
 		[TARGETSFILE_OPT_LATENCY] = "profiling the tree of PID %d with its fault latency",
@@ -60,7 +60,7 @@ static const struct kind trees = {
 /* The PIDs of k's lines; the bad lines are reported once, with the PIDs alone. */
 static int read_pids(const char *path, const struct kind *k, struct pidlist *list)
 {
-	if (k->lines == TARGETSFILE_PID)
+	if (k->lines == TARGET_PID)
 		return targetsfile_read_pids(path, list, report_bad_line, NULL);
 	return targetsfile_read_kind(path, k->lines, list);
 }

@@ -11,14 +11,9 @@
 #include "cgroupfs.h"
 #include "targetsfile.h"
 
-static const char *const kind_words[] = {
-	[TARGET_TREE] = "tree", [TARGET_CGROUP] = "cgroup", [TARGET_UNIT] = "unit",
-	[TARGET_COMM] = "comm",
-};
-
 const char *target_kind_word(enum target_kind kind)
 {
-	return kind_words[kind];
+	return kind == TARGET_PID ? "pid" : targetsfile_words(kind);
 }
 
 /* 32-bit FNV-1a: the same number in every reader, whatever its build. */
@@ -36,34 +31,11 @@ uint32_t target_number(enum target_kind kind, const char *name, const char *user
 	if (kind == TARGET_TREE)
 		return (uint32_t)strtoul(name, NULL, 10);
 	/* The kind is hashed too: a unit and a cgroup of one name are two targets. */
-	hash = fnv1a(fnv1a(2166136261U, kind_words[kind]), name);
+	hash = fnv1a(fnv1a(2166136261U, targetsfile_words(kind)), name);
 	/* And a name's user: one user's postgres is not anyone's. */
 	if (user)
 		hash = fnv1a(fnv1a(hash, "@"), user);
 	return TARGET_NAMED_FIRST | (hash & (TARGET_NAMED_FIRST - 1));
-}
-
-/* The targets file's kind of lines of each target kind. */
-static const enum targetsfile_kind line_kinds[] = {
-	[TARGET_TREE] = TARGETSFILE_TREE, [TARGET_CGROUP] = TARGETSFILE_CGROUP,
-	[TARGET_UNIT] = TARGETSFILE_UNIT, [TARGET_COMM] = TARGETSFILE_COMM,
-};
-
-#define NR_TARGET_KINDS (sizeof(line_kinds) / sizeof(line_kinds[0]))
-
-enum targetsfile_kind target_line_kind(enum target_kind kind)
-{
-	return line_kinds[kind];
-}
-
-/* The target kind of a line kind that names a target (not a PID's). */
-static enum target_kind kind_of_line(enum targetsfile_kind line)
-{
-	size_t k = 0;
-
-	while (k < NR_TARGET_KINDS - 1 && line_kinds[k] != line)
-		k++;
-	return k;
 }
 
 unsigned int target_line_options(const struct target *t)
@@ -71,19 +43,13 @@ unsigned int target_line_options(const struct target *t)
 	return (t->maps ? TARGETSFILE_OPT_MAPS : 0) | (t->latency ? TARGETSFILE_OPT_LATENCY : 0);
 }
 
-static unsigned int target_lines(void)
-{
-	unsigned int mask = 0;
-
-	for (size_t k = 0; k < NR_TARGET_KINDS; k++)
-		mask |= TARGETSFILE_KIND(line_kinds[k]);
-	return mask;
-}
-
 int target_list_read(const char *targets_file, struct target_list *list)
 {
 	struct targetsfile_values values;
-	int err = targetsfile_read_values(targets_file, target_lines(), &values, NULL, NULL);
+	/* The targets; processes are read alone (targetsfile_read_pids()). */
+	unsigned int kinds = TARGETSFILE_KIND(TARGET_TREE) | TARGETSFILE_KIND(TARGET_CGROUP) |
+			     TARGETSFILE_KIND(TARGET_UNIT) | TARGETSFILE_KIND(TARGET_COMM);
+	int err = targetsfile_read_values(targets_file, kinds, &values, NULL, NULL);
 
 	*list = (struct target_list){ 0 };
 	if (err)
@@ -95,7 +61,7 @@ int target_list_read(const char *targets_file, struct target_list *list)
 	}
 	/* One value per kind: targetsfile_read_values() joined the lines of each. */
 	for (size_t i = 0; i < values.count; i++) {
-		enum target_kind kind = kind_of_line(values.kinds[i]);
+		enum target_kind kind = values.kinds[i];
 
 		/* The names belong to the list now. */
 		list->targets[list->count++] = (struct target){
@@ -158,7 +124,7 @@ bool target_cgroup(const struct target *t, char *path, size_t size)
 
 const char *target_format_label(const struct target *t, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s:%s%s%s", kind_words[t->kind], t->name, t->user ? "@" : "",
+	snprintf(buf, size, "%s:%s%s%s", target_kind_word(t->kind), t->name, t->user ? "@" : "",
 		 t->user ? t->user : "");
 	return buf;
 }

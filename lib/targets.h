@@ -21,8 +21,6 @@
 
 #include "targetsfile.h"
 
-enum target_kind { TARGET_TREE, TARGET_CGROUP, TARGET_UNIT, TARGET_COMM };
-
 /* What the kernel keeps of a command name: TASK_COMM_LEN - 1 bytes. */
 #define TARGET_COMM_MAX 15
 
@@ -44,11 +42,8 @@ struct target_list {
 	size_t count;
 };
 
-/* The word of a kind in the targets file and in labels: "tree", "cgroup", "unit", "comm". */
+/* The word of a kind in labels and messages: "pid", "tree", "cgroup", "unit", "comm". */
 const char *target_kind_word(enum target_kind kind);
-
-/* The kind of the targets file's lines that name targets of kind. */
-enum targetsfile_kind target_line_kind(enum target_kind kind);
 
 /* The options of t's line: TARGETSFILE_OPT_MAPS, TARGETSFILE_OPT_LATENCY. */
 unsigned int target_line_options(const struct target *t);

@@ -16,7 +16,7 @@
 
 /* What targetsfile_edit_values() does to the file. */
 struct edit {
-	enum targetsfile_kind kind;	/* of the lines it adds or removes */
+	enum target_kind kind;	/* of the lines it adds or removes */
 	unsigned int options;		/* adding: what each value's line has at least */
 	const char *user;		/* of the lines ("user="), NULL: lines without */
 	const char *const *values;
@@ -237,13 +237,13 @@ static int edit_targetsfile(const char *path, struct edit *edit)
 	return err;
 }
 
-int targetsfile_edit_values(const char *path, enum targetsfile_kind kind, unsigned int options,
+int targetsfile_edit_values(const char *path, enum target_kind kind, unsigned int options,
 			    bool add, const char *const *values, size_t count)
 {
 	return targetsfile_edit_user_values(path, kind, options, NULL, add, values, count);
 }
 
-int targetsfile_edit_user_values(const char *path, enum targetsfile_kind kind,
+int targetsfile_edit_user_values(const char *path, enum target_kind kind,
 				 unsigned int options, const char *user, bool add,
 				 const char *const *values, size_t count)
 {
@@ -251,7 +251,7 @@ int targetsfile_edit_user_values(const char *path, enum targetsfile_kind kind,
 			     .count = count, .removing = !add };
 	int err = -ENOMEM;
 
-	if (user && (kind != TARGETSFILE_COMM || !targetsfile_valid_user(user)))
+	if (user && (kind != TARGET_COMM || !targetsfile_valid_user(user)))
 		return -EINVAL;
 
 	for (size_t i = 0; i < count; i++) {
@@ -267,7 +267,7 @@ int targetsfile_edit_user_values(const char *path, enum targetsfile_kind kind,
 	return err;
 }
 
-int targetsfile_edit_pids(const char *path, enum targetsfile_kind kind, unsigned int options,
+int targetsfile_edit_pids(const char *path, enum target_kind kind, unsigned int options,
 			  bool add, const pid_t *pids, size_t count)
 {
 	char (*texts)[TARGETSFILE_VALUE_MAX] = calloc(count ? count : 1, sizeof(*texts));
@@ -288,20 +288,20 @@ int targetsfile_edit_pids(const char *path, enum targetsfile_kind kind, unsigned
 
 int targetsfile_add_pids(const char *path, const pid_t *pids, size_t count)
 {
-	return targetsfile_edit_pids(path, TARGETSFILE_PID, 0, true, pids, count);
+	return targetsfile_edit_pids(path, TARGET_PID, 0, true, pids, count);
 }
 
 int targetsfile_add_trees(const char *path, const pid_t *roots, size_t count)
 {
-	return targetsfile_edit_pids(path, TARGETSFILE_TREE, 0, true, roots, count);
+	return targetsfile_edit_pids(path, TARGET_TREE, 0, true, roots, count);
 }
 
 int targetsfile_remove_pids(const char *path, const pid_t *pids, size_t count)
 {
-	return targetsfile_edit_pids(path, TARGETSFILE_PID, 0, false, pids, count);
+	return targetsfile_edit_pids(path, TARGET_PID, 0, false, pids, count);
 }
 
 int targetsfile_remove_trees(const char *path, const pid_t *roots, size_t count)
 {
-	return targetsfile_edit_pids(path, TARGETSFILE_TREE, 0, false, roots, count);
+	return targetsfile_edit_pids(path, TARGET_TREE, 0, false, roots, count);
 }

@@ -22,18 +22,18 @@
  * changing nothing, if a value cannot be a line's (empty, white space, '#',
  * too long, a PID not in decimal).
  */
-int targetsfile_edit_values(const char *path, enum targetsfile_kind kind, unsigned int options,
+int targetsfile_edit_values(const char *path, enum target_kind kind, unsigned int options,
 			    bool add, const char *const *values, size_t count);
 /*
  * The same for the "comm" lines of one user's processes ("user=USER"; NULL:
  * the lines without): -EINVAL for a user that cannot be a line's, or
  * another kind.
  */
-int targetsfile_edit_user_values(const char *path, enum targetsfile_kind kind,
+int targetsfile_edit_user_values(const char *path, enum target_kind kind,
 				 unsigned int options, const char *user, bool add,
 				 const char *const *values, size_t count);
 /* The same for the lines of kind PID or tree. */
-int targetsfile_edit_pids(const char *path, enum targetsfile_kind kind, unsigned int options,
+int targetsfile_edit_pids(const char *path, enum target_kind kind, unsigned int options,
 			  bool add, const pid_t *pids, size_t count);
 
 /* Appends the PIDs not yet in the file (creating it and its lock file), without options. */

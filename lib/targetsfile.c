@@ -10,8 +10,8 @@
 
 /* The word before a line's value, by kind; a PID's line has none. */
 static const char *const kind_words[] = {
-	[TARGETSFILE_PID] = "", [TARGETSFILE_TREE] = "tree", [TARGETSFILE_CGROUP] = "cgroup",
-	[TARGETSFILE_UNIT] = "unit", [TARGETSFILE_COMM] = "comm",
+	[TARGET_PID] = "", [TARGET_TREE] = "tree", [TARGET_CGROUP] = "cgroup",
+	[TARGET_UNIT] = "unit", [TARGET_COMM] = "comm",
 };
 
 #define NR_KINDS (sizeof(kind_words) / sizeof(kind_words[0]))
@@ -35,9 +35,9 @@ static bool ends_value(const char *p, const char *end)
 }
 
 /* Whether the lines of kind hold a PID. */
-static bool holds_pid(enum targetsfile_kind kind)
+static bool holds_pid(enum target_kind kind)
 {
-	return kind == TARGETSFILE_PID || kind == TARGETSFILE_TREE;
+	return kind == TARGET_PID || kind == TARGET_TREE;
 }
 
 /* Whether word starts *p and is followed by space: then *p moves past both. */
@@ -89,13 +89,13 @@ static unsigned int parse_options(const char **p, const char *end, char *user)
 	return options;
 }
 
-/* The kind whose word is at *p (moving *p past it), or TARGETSFILE_PID. */
-static enum targetsfile_kind parse_kind(const char **p, const char *end)
+/* The kind whose word is at *p (moving *p past it), or TARGET_PID. */
+static enum target_kind parse_kind(const char **p, const char *end)
 {
 	for (size_t k = 1; k < NR_KINDS; k++)
 		if (take_word(p, end, kind_words[k]))
 			return k;
-	return TARGETSFILE_PID;
+	return TARGET_PID;
 }
 
 /* A PID's canonical text: digits only (strtol() would also take a sign), 1..INT_MAX. */
@@ -119,7 +119,7 @@ int targetsfile_parse_line(const char *line, size_t len, char *value, unsigned i
 {
 	const char *end = line + len;
 	const char *p = skip_space(line, end), *value_start;
-	enum targetsfile_kind kind;
+	enum target_kind kind;
 
 	user[0] = '\0';
 	if (p == end || *p == '#')
@@ -127,7 +127,7 @@ int targetsfile_parse_line(const char *line, size_t len, char *value, unsigned i
 	*options = parse_options(&p, end, user);
 	kind = parse_kind(&p, end);
 	/* One user's processes: of a name only. */
-	if (user[0] && kind != TARGETSFILE_COMM)
+	if (user[0] && kind != TARGET_COMM)
 		return TARGETSFILE_LINE_BAD;
 	value_start = p;
 	/* An embedded NUL ends the value too, and is then neither space nor '#'. */
@@ -148,7 +148,7 @@ int targetsfile_parse_line(const char *line, size_t len, char *value, unsigned i
 	return kind;
 }
 
-bool targetsfile_valid_value(enum targetsfile_kind kind, const char *value)
+bool targetsfile_valid_value(enum target_kind kind, const char *value)
 {
 	size_t len = strlen(value);
 
@@ -175,7 +175,7 @@ bool targetsfile_valid_user(const char *user)
 	return len > 0 && len < TARGETSFILE_USER_MAX;
 }
 
-const char *targetsfile_words(enum targetsfile_kind kind)
+const char *targetsfile_words(enum target_kind kind)
 {
 	return kind_words[kind];
 }
@@ -194,7 +194,7 @@ static bool same_user(const char *a, const char *b)
 	return a && b ? !strcmp(a, b) : a == b;
 }
 
-ssize_t targetsfile_values_find(const struct targetsfile_values *list, enum targetsfile_kind kind,
+ssize_t targetsfile_values_find(const struct targetsfile_values *list, enum target_kind kind,
 				const char *value, const char *user)
 {
 	for (size_t i = 0; i < list->count; i++) {
@@ -217,7 +217,7 @@ int targetsfile_read_error(FILE *f)
 static int grow_values(struct targetsfile_values *list, size_t grown)
 {
 	char **values = reallocarray(list->values, grown, sizeof(*values)), **users;
-	enum targetsfile_kind *kinds;
+	enum target_kind *kinds;
 	unsigned int *options;
 
 	if (!values)
@@ -240,7 +240,7 @@ static int grow_values(struct targetsfile_values *list, size_t grown)
 
 /* A value seen again gains its line's options: the list has one entry per kind and value. */
 static int append_value(struct targetsfile_values *list, size_t *capacity,
-			enum targetsfile_kind kind, unsigned int options, const char *value,
+			enum target_kind kind, unsigned int options, const char *value,
 			const char *user)
 {
 	ssize_t seen = targetsfile_values_find(list, kind, value, user);
@@ -362,7 +362,7 @@ static int values_to_pids(const struct targetsfile_values *values, struct pidlis
 	return 0;
 }
 
-static int read_kind(const char *path, enum targetsfile_kind kind, struct pidlist *list,
+static int read_kind(const char *path, enum target_kind kind, struct pidlist *list,
 		     targetsfile_report_fn *report, void *ctx)
 {
 	struct targetsfile_values values;
@@ -379,15 +379,15 @@ static int read_kind(const char *path, enum targetsfile_kind kind, struct pidlis
 int targetsfile_read_pids(const char *path, struct pidlist *list,
 			  targetsfile_report_fn *report, void *ctx)
 {
-	return read_kind(path, TARGETSFILE_PID, list, report, ctx);
+	return read_kind(path, TARGET_PID, list, report, ctx);
 }
 
 int targetsfile_read_trees(const char *path, struct pidlist *roots)
 {
-	return read_kind(path, TARGETSFILE_TREE, roots, NULL, NULL);
+	return read_kind(path, TARGET_TREE, roots, NULL, NULL);
 }
 
-int targetsfile_read_kind(const char *path, enum targetsfile_kind kind, struct pidlist *list)
+int targetsfile_read_kind(const char *path, enum target_kind kind, struct pidlist *list)
 {
 	return read_kind(path, kind, list, NULL, NULL);
 }

@@ -22,9 +22,12 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/* The kinds of lines; the word before the value is "", "tree", "cgroup", "unit", "comm". */
-enum targetsfile_kind { TARGETSFILE_PID, TARGETSFILE_TREE, TARGETSFILE_CGROUP, TARGETSFILE_UNIT,
-			TARGETSFILE_COMM };
+/*
+ * What a line names, a target of pfprofd's: a process, a tree, a cgroup, a
+ * unit, a command name. The word before the value is "", "tree", "cgroup",
+ * "unit", "comm".
+ */
+enum target_kind { TARGET_PID, TARGET_TREE, TARGET_CGROUP, TARGET_UNIT, TARGET_COMM };
 
 /*
  * A line's options, the words before its kind's: flags, each an opt-in
@@ -67,10 +70,10 @@ bool targetsfile_valid_user(const char *user);
  * A value a line can hold: one word, no longer than TARGETSFILE_VALUE_MAX - 1,
  * a PID's in canonical form (as targetsfile_parse_line() will read it back).
  */
-bool targetsfile_valid_value(enum targetsfile_kind kind, const char *value);
+bool targetsfile_valid_value(enum target_kind kind, const char *value);
 
 /* The word of a kind's lines: "" for a PID's, "tree", "unit"... */
-const char *targetsfile_words(enum targetsfile_kind kind);
+const char *targetsfile_words(enum target_kind kind);
 
 /* The words of options, as a line and the module's "R" take them: "", "maps", "maps latency"... */
 const char *targetsfile_option_words(unsigned int options);
@@ -84,7 +87,7 @@ struct pidlist {
 struct targetsfile_values {
 	char **values;
 	char **users;			/* of each "comm" value's line: NULL, anyone's */
-	enum targetsfile_kind *kinds;	/* of each value's line */
+	enum target_kind *kinds;	/* of each value's line */
 	unsigned int *options;		/* of each value's lines, together */
 	size_t count;
 };
@@ -103,7 +106,7 @@ int targetsfile_read_pids(const char *path, struct pidlist *list,
 /* The same for the trees' roots (bad lines are targetsfile_read_pids()'s to report). */
 int targetsfile_read_trees(const char *path, struct pidlist *roots);
 /* The same for the PIDs of the lines of kind (PID or tree), reporting nothing. */
-int targetsfile_read_kind(const char *path, enum targetsfile_kind kind, struct pidlist *list);
+int targetsfile_read_kind(const char *path, enum target_kind kind, struct pidlist *list);
 
 void pidlist_free(struct pidlist *list);
 
@@ -120,7 +123,7 @@ void targetsfile_values_free(struct targetsfile_values *list);
 
 
 /* The index in list of the line of kind with that value and user (NULL: none), or -1. */
-ssize_t targetsfile_values_find(const struct targetsfile_values *list, enum targetsfile_kind kind,
+ssize_t targetsfile_values_find(const struct targetsfile_values *list, enum target_kind kind,
 				const char *value, const char *user);
 
 /* After getline() returned -1: 0 at the end of f, or the error (-errno) that stopped it. */

@@ -72,7 +72,7 @@ static int update_targets_file(const struct ctl *ctl, bool add, struct pids_kind
 
 	if (n)
 		err = targetsfile_edit_pids(ctl->config.targets_file,
-					    kind.tree ? TARGETSFILE_TREE : TARGETSFILE_PID,
+					    kind.tree ? TARGET_TREE : TARGET_PID,
 					    kind.options, add, pids, n);
 	return err ? ctl_targets_file_error(ctl, err) : PFPROF_EXIT_OK;
 }

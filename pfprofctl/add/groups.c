@@ -273,7 +273,7 @@ int ctl_change_groups(const struct ctl *ctl, enum target_kind kind, bool add, un
 	status = send_commands(ctl, kind, add, options, user, names, n);
 	if (status == PFPROF_EXIT_NO_MODULE)
 		return status;
-	err = targetsfile_edit_user_values(ctl->config.targets_file, target_line_kind(kind),
+	err = targetsfile_edit_user_values(ctl->config.targets_file, kind,
 					   options, user, add, (const char *const *)names, n);
 	return err ? ctl_targets_file_error(ctl, err) : status;
 }

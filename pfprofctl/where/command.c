@@ -308,7 +308,7 @@ static int once(struct where_view *v, bool json)
 	return PFPROF_EXIT_OK;
 }
 
-/* The target options, in the order of enum target_kind. */
+/* The options of the kinds of targets, in the order of enum target_kind (a PID has none). */
 static const int target_options[] = {
 	[TARGET_TREE] = OPT_TREE, [TARGET_UNIT] = OPT_UNIT, [TARGET_CGROUP] = OPT_CGROUP,
 	[TARGET_COMM] = OPT_COMM,
@@ -321,7 +321,7 @@ static int parse_what(const struct ctl_call *call, struct where_view *v)
 	int given = 0;
 	pid_t root;
 
-	for (int k = 0; k < (int)(sizeof(target_options) / sizeof(target_options[0])); k++) {
+	for (int k = TARGET_TREE; k < (int)(sizeof(target_options) / sizeof(target_options[0])); k++) {
 		if (!call->option[target_options[k]].set)
 			continue;
 		given++;

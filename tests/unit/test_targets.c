@@ -128,11 +128,6 @@ static void test_comm_names(void)
 		expect(target_comm_valid(comm_cases[i].name) == comm_cases[i].valid,
 		       "'%s' is taken as %svalid", comm_cases[i].name,
 		       comm_cases[i].valid ? "in" : "");
-	expect(target_line_kind(TARGET_COMM) == TARGETSFILE_COMM &&
-	       target_line_kind(TARGET_UNIT) == TARGETSFILE_UNIT &&
-	       target_line_kind(TARGET_TREE) == TARGETSFILE_TREE &&
-	       target_line_kind(TARGET_CGROUP) == TARGETSFILE_CGROUP,
-	       "the targets file's line kinds");
 }
 
 static const struct path_case {

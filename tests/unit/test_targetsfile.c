@@ -372,26 +372,26 @@ static const struct options_read_case {
 	const char *value;
 	const char *user;	/* "" for none */
 } options_read_cases[] = {
-	{ "maps 8\n", TARGETSFILE_PID, TARGETSFILE_OPT_MAPS, "8", "" },
-	{ "latency 8\n", TARGETSFILE_PID, TARGETSFILE_OPT_LATENCY, "8", "" },
-	{ "maps latency 8\n", TARGETSFILE_PID, TARGETSFILE_OPTS, "8", "" },
-	{ "latency\tmaps  tree 7 # kept\n", TARGETSFILE_TREE, TARGETSFILE_OPTS, "7", "" },
-	{ "maps unit db.service\n", TARGETSFILE_UNIT, TARGETSFILE_OPT_MAPS, "db.service", "" },
-	{ "latency comm postgres\n", TARGETSFILE_COMM, TARGETSFILE_OPT_LATENCY, "postgres", "" },
-	{ "maps latency cgroup /c\n", TARGETSFILE_CGROUP, TARGETSFILE_OPTS, "/c", "" },
-	{ "comm latency\n", TARGETSFILE_COMM, 0, "latency", "" },	/* a name, not an option */
+	{ "maps 8\n", TARGET_PID, TARGETSFILE_OPT_MAPS, "8", "" },
+	{ "latency 8\n", TARGET_PID, TARGETSFILE_OPT_LATENCY, "8", "" },
+	{ "maps latency 8\n", TARGET_PID, TARGETSFILE_OPTS, "8", "" },
+	{ "latency\tmaps  tree 7 # kept\n", TARGET_TREE, TARGETSFILE_OPTS, "7", "" },
+	{ "maps unit db.service\n", TARGET_UNIT, TARGETSFILE_OPT_MAPS, "db.service", "" },
+	{ "latency comm postgres\n", TARGET_COMM, TARGETSFILE_OPT_LATENCY, "postgres", "" },
+	{ "maps latency cgroup /c\n", TARGET_CGROUP, TARGETSFILE_OPTS, "/c", "" },
+	{ "comm latency\n", TARGET_COMM, 0, "latency", "" },	/* a name, not an option */
 	{ "maps tree\n", TARGETSFILE_LINE_BAD, 0, NULL, "" },
 	{ "latency\n", TARGETSFILE_LINE_BAD, 0, NULL, "" },
 	{ "tree maps 7\n", TARGETSFILE_LINE_BAD, 0, NULL, "" },
-	{ "maps 09\n", TARGETSFILE_PID, TARGETSFILE_OPT_MAPS, "9", "" },
+	{ "maps 09\n", TARGET_PID, TARGETSFILE_OPT_MAPS, "9", "" },
 	/* One user's processes of a name: "user=" with the options, a comm line's only. */
-	{ "user=postgres comm postgres\n", TARGETSFILE_COMM, 0, "postgres", "postgres" },
-	{ "maps user=999 latency comm pg # x\n", TARGETSFILE_COMM, TARGETSFILE_OPTS, "pg", "999" },
+	{ "user=postgres comm postgres\n", TARGET_COMM, 0, "postgres", "postgres" },
+	{ "maps user=999 latency comm pg # x\n", TARGET_COMM, TARGETSFILE_OPTS, "pg", "999" },
 	{ "user=postgres unit db.service\n", TARGETSFILE_LINE_BAD, 0, NULL, NULL },
 	{ "user=postgres 8\n", TARGETSFILE_LINE_BAD, 0, NULL, NULL },
 	{ "user= comm pg\n", TARGETSFILE_LINE_BAD, 0, NULL, NULL },
 	{ "user=a#b comm pg\n", TARGETSFILE_LINE_BAD, 0, NULL, NULL },
-	{ "comm user=x\n", TARGETSFILE_COMM, 0, "user=x", "" },	/* a name, not a user */
+	{ "comm user=x\n", TARGET_COMM, 0, "user=x", "" },	/* a name, not a user */
 };
 
 static void test_options_read(void)
@@ -433,32 +433,32 @@ static void test_options_joined(void)
  */
 static const struct options_edit_case {
 	const char *before;
-	enum targetsfile_kind kind;
+	enum target_kind kind;
 	unsigned int options;
 	bool add;
 	const char *values[2];
 	size_t count;
 	const char *after;
 } options_edit_cases[] = {
-	{ "7\ntree 7\n", TARGETSFILE_PID, TARGETSFILE_OPT_MAPS, true, { "7", "9" }, 2,
+	{ "7\ntree 7\n", TARGET_PID, TARGETSFILE_OPT_MAPS, true, { "7", "9" }, 2,
 	  "tree 7\nmaps 7\nmaps 9\n" },
-	{ "unit db.service\n", TARGETSFILE_UNIT, TARGETSFILE_OPT_LATENCY, true, { "db.service" }, 1,
+	{ "unit db.service\n", TARGET_UNIT, TARGETSFILE_OPT_LATENCY, true, { "db.service" }, 1,
 	  "latency unit db.service\n" },
 	/* Without an option: a value kept with it stays as it is. */
-	{ "maps unit db.service\n", TARGETSFILE_UNIT, 0, true, { "db.service" }, 1,
+	{ "maps unit db.service\n", TARGET_UNIT, 0, true, { "db.service" }, 1,
 	  "maps unit db.service\n" },
 	/* The other option: the line gets both. */
-	{ "maps unit db.service # x\n", TARGETSFILE_UNIT, TARGETSFILE_OPT_LATENCY, true,
+	{ "maps unit db.service # x\n", TARGET_UNIT, TARGETSFILE_OPT_LATENCY, true,
 	  { "db.service" }, 1, "maps latency unit db.service\n" },
-	{ "latency tree 31\nmaps tree 31\n", TARGETSFILE_TREE, 0, true, { "31" }, 1,
+	{ "latency tree 31\nmaps tree 31\n", TARGET_TREE, 0, true, { "31" }, 1,
 	  "maps latency tree 31\n" },
-	{ "latency maps comm pg\n", TARGETSFILE_COMM, TARGETSFILE_OPTS, true, { "pg" }, 1,
+	{ "latency maps comm pg\n", TARGET_COMM, TARGETSFILE_OPTS, true, { "pg" }, 1,
 	  "latency maps comm pg\n" },
-	{ "", TARGETSFILE_CGROUP, TARGETSFILE_OPTS, true, { "/c" }, 1, "maps latency cgroup /c\n" },
+	{ "", TARGET_CGROUP, TARGETSFILE_OPTS, true, { "/c" }, 1, "maps latency cgroup /c\n" },
 	/* Removing takes every form, and nothing of another kind. */
-	{ "unit a\nmaps unit a\nlatency unit a\ncomm a\n", TARGETSFILE_UNIT, 0, false, { "a" }, 1,
+	{ "unit a\nmaps unit a\nlatency unit a\ncomm a\n", TARGET_UNIT, 0, false, { "a" }, 1,
 	  "comm a\n" },
-	{ "7\nmaps latency 7\ntree 7\n", TARGETSFILE_PID, TARGETSFILE_OPT_MAPS, false, { "7" }, 1,
+	{ "7\nmaps latency 7\ntree 7\n", TARGET_PID, TARGETSFILE_OPT_MAPS, false, { "7" }, 1,
 	  "tree 7\n" },
 };
 
@@ -473,11 +473,11 @@ static void test_options_edited(void)
 		expect(!err, "case %zu returned %d", i, err);
 		check_file("pids", c->after);
 	}
-	expect(targetsfile_edit_values("pids", TARGETSFILE_PID, TARGETSFILE_OPT_MAPS, true,
+	expect(targetsfile_edit_values("pids", TARGET_PID, TARGETSFILE_OPT_MAPS, true,
 				       (const char *const[]){ "09" }, 1) == -EINVAL,
 	       "a PID not in canonical form was not refused");
 	unit_write_file("pids", "latency 7\n");
-	expect(!targetsfile_edit_pids("pids", TARGETSFILE_PID, TARGETSFILE_OPT_MAPS, true,
+	expect(!targetsfile_edit_pids("pids", TARGET_PID, TARGETSFILE_OPT_MAPS, true,
 				      (const pid_t[]){ 7 }, 1), "adding PIDs failed");
 	check_file("pids", "maps latency 7\n");
 }
@@ -490,18 +490,18 @@ static void test_named_lines(void)
 	struct targetsfile_values values;
 
 	unit_write_file("pids", "# kept\n7\nunit  nginx.service # web\ncgroup\n");
-	expect(!targetsfile_edit_values("pids", TARGETSFILE_UNIT, 0, true, units, 2), "adding units failed");
-	expect(!targetsfile_edit_values("pids", TARGETSFILE_CGROUP, 0, true, cgroup, 1),
+	expect(!targetsfile_edit_values("pids", TARGET_UNIT, 0, true, units, 2), "adding units failed");
+	expect(!targetsfile_edit_values("pids", TARGET_CGROUP, 0, true, cgroup, 1),
 	       "adding a cgroup failed");
 	check_file("pids", "# kept\n7\nunit  nginx.service # web\ncgroup\nunit user-1000.slice\n"
 			   "cgroup /sys/fs/cgroup/machine.slice/c1\n");
-	expect(!targetsfile_read_values("pids", TARGETSFILE_KIND(TARGETSFILE_UNIT), &values, NULL,
+	expect(!targetsfile_read_values("pids", TARGETSFILE_KIND(TARGET_UNIT), &values, NULL,
 					NULL), "read failed");
 	expect(values.count == 2 && !strcmp(values.values[0], units[0]) &&
 		       !strcmp(values.values[1], units[1]),
 	       "%zu units read", values.count);
 	targetsfile_values_free(&values);
-	expect(!targetsfile_edit_values("pids", TARGETSFILE_UNIT, 0, false, units, 1), "removing failed");
+	expect(!targetsfile_edit_values("pids", TARGET_UNIT, 0, false, units, 1), "removing failed");
 	check_file("pids", "# kept\n7\ncgroup\nunit user-1000.slice\n"
 			   "cgroup /sys/fs/cgroup/machine.slice/c1\n");
 }
@@ -516,25 +516,25 @@ static void test_user_comm_lines(void)
 	struct targetsfile_values values;
 
 	unit_write_file("pids", "comm postgres\n");
-	expect(!targetsfile_edit_user_values("pids", TARGETSFILE_COMM, TARGETSFILE_OPT_MAPS,
+	expect(!targetsfile_edit_user_values("pids", TARGET_COMM, TARGETSFILE_OPT_MAPS,
 					     "postgres", true, pg, 1), "adding a user's name failed");
 	check_file("pids", "comm postgres\nmaps user=postgres comm postgres\n");
-	expect(!targetsfile_read_values("pids", TARGETSFILE_KIND(TARGETSFILE_COMM), &values, NULL,
+	expect(!targetsfile_read_values("pids", TARGETSFILE_KIND(TARGET_COMM), &values, NULL,
 					NULL), "read failed");
 	expect(values.count == 2 && !values.users[0] && values.users[1] &&
 	       !strcmp(values.users[1], "postgres") && values.options[1] == TARGETSFILE_OPT_MAPS,
 	       "%zu names read, the second's user %s", values.count,
 	       values.count > 1 && values.users[1] ? values.users[1] : "(none)");
 	targetsfile_values_free(&values);
-	expect(!targetsfile_edit_values("pids", TARGETSFILE_COMM, 0, false, pg, 1),
+	expect(!targetsfile_edit_values("pids", TARGET_COMM, 0, false, pg, 1),
 	       "removing anyone's name failed");
 	check_file("pids", "maps user=postgres comm postgres\n");
-	expect(!targetsfile_edit_user_values("pids", TARGETSFILE_COMM, 0, "postgres", false, pg, 1),
+	expect(!targetsfile_edit_user_values("pids", TARGET_COMM, 0, "postgres", false, pg, 1),
 	       "removing the user's name failed");
 	check_file("pids", "");
-	expect(targetsfile_edit_user_values("pids", TARGETSFILE_UNIT, 0, "postgres", true, pg, 1) ==
+	expect(targetsfile_edit_user_values("pids", TARGET_UNIT, 0, "postgres", true, pg, 1) ==
 	       -EINVAL, "a user's unit was not refused");
-	expect(targetsfile_edit_user_values("pids", TARGETSFILE_COMM, 0, "a b", true, pg, 1) ==
+	expect(targetsfile_edit_user_values("pids", TARGET_COMM, 0, "a b", true, pg, 1) ==
 	       -EINVAL, "a user with a space was not refused");
 }
 
@@ -547,10 +547,10 @@ static void test_named_lines_refused(void)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		const char *const values[] = { "ok.service", bad[i] };
 
-		expect(targetsfile_edit_values("pids", TARGETSFILE_UNIT, 0, true, values, 2) == -EINVAL,
+		expect(targetsfile_edit_values("pids", TARGET_UNIT, 0, true, values, 2) == -EINVAL,
 		       "'%s' was not refused", bad[i]);
 	}
-	expect(targetsfile_edit_values("pids", TARGETSFILE_TREE, 0, true, (const char *const[]){ "07" }, 1) ==
+	expect(targetsfile_edit_values("pids", TARGET_TREE, 0, true, (const char *const[]){ "07" }, 1) ==
 		       -EINVAL, "a PID not in canonical form was not refused");
 	check_file("pids", "unit a.service\n");
 }
