@@ -17,6 +17,7 @@
 #include "exporter.h"
 #include "logwriter.h"
 #include "psi.h"
+#include "targets.h"
 
 struct daemon {
 	sd_event *loop;
@@ -26,6 +27,7 @@ struct daemon {
 	struct collector collector;
 	struct counters counters;	/* fed by the collector, exported by the exporter */
 	struct exporter exporter;
+	struct target_list targets;	/* the targets file as last read (targetsync.h) */
 	struct groups groups;		/* the targets file's cgroups, units and command names */
 	uint64_t samples_written;	/* sample lines this daemon wrote to the log */
 	sd_event_source *retry;		/* armed while lines wait for the disk */

@@ -50,20 +50,6 @@ static void report_save(struct exporter *x, int err)
 	x->save_error = err;
 }
 
-/* The targets file's targets, for the labels; an empty list if it cannot be read, said once. */
-static void read_targets(struct exporter *x, struct target_list *targets)
-{
-	const char *targets_file = x->config->targets_file;
-	int err = target_list_read(targets_file, targets);
-
-	if (err && err != x->targets_error)
-		dlog(LOG_WARNING, "metrics: reading the targets of %s: %s; they are labelled by "
-		     "number until it can be read", targets_file, strerror(-err));
-	else if (!err && x->targets_error)
-		dlog(LOG_NOTICE, "metrics: reading the targets of %s again", targets_file);
-	x->targets_error = err;
-}
-
 /* 0 when prometheus_dir is a directory, else -errno. */
 static int check_dir(const char *dir)
 {
@@ -105,16 +91,11 @@ static void write_metrics(struct exporter *x, bool durable)
 	err = check_dir(dir);
 	if (!err && select_series(x))
 		return;
-	if (!err) {
-		struct target_list targets;
-
-		read_targets(x, &targets);
-		err = promfile_write(dir, x->counters, &targets, psi_cache_value(x->psi));
-		/* After the write: the last counts of a target that is gone were shown once. */
-		if (!err)
-			counters_forget_targets(x->counters, &targets);
-		target_list_free(&targets);
-	}
+	if (!err)
+		err = promfile_write(dir, x->counters, x->targets, psi_cache_value(x->psi));
+	/* After the write: the last counts of a target that is gone were shown once. */
+	if (!err)
+		counters_forget_targets(x->counters, x->targets);
 	report(x, err, false);
 	if (!err)
 		report_save(x, counterfile_save(x->config->state_dir, x->counters, durable));
@@ -136,11 +117,13 @@ static int on_timer(sd_event_source *s, uint64_t due_usec, void *userdata)
 }
 
 int exporter_start(struct exporter *x, sd_event *loop, const struct pfprof_config *config,
-		   struct counters *counters, const struct psi_cache *psi)
+		   struct counters *counters, const struct psi_cache *psi,
+		   const struct target_list *targets)
 {
 	int err;
 
-	*x = (struct exporter){ .config = config, .counters = counters, .psi = psi };
+	*x = (struct exporter){ .config = config, .counters = counters, .psi = psi,
+				.targets = targets };
 	err = counterfile_load(config->state_dir, counters);
 	if (!err)
 		dlog(LOG_INFO, "%s/%s: counting on from its counters", config->state_dir,

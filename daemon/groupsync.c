@@ -26,25 +26,23 @@ static const char *word(const struct target *t)
 	return target_kind_word(t->kind);
 }
 
-/* Keeps the groups of list (all but trees), freeing the rest; reports names sharing a number. */
-static void keep_groups(struct target_list *list)
+/* Whether t is a group: a cgroup, a unit or a command name, not a process or a tree. */
+static bool is_group(const struct target *t)
 {
-	size_t kept = 0;
+	return t->kind == TARGET_CGROUP || t->kind == TARGET_UNIT || t->kind == TARGET_COMM;
+}
 
-	for (size_t i = 0; i < list->count; i++) {
-		struct target *t = &list->targets[i];
-		const struct target *first = target_list_find(list, t->number);
+/* Whether t is the first group of list with its number; reports the others once. */
+static bool first_of_number(const struct target_list *list, const struct target *t,
+			    bool report)
+{
+	const struct target *first = target_list_find(list, t->number);
 
-		if (t->kind != TARGET_TREE && first != t)
-			dlog(LOG_ERR, "%s %s has the number of %s %s (a hash collision): ignored; "
-			     "profile one of them by another name (its cgroup path)",
-			     word(t), t->name, word(first), first->name);
-		if (t->kind == TARGET_TREE || first != t)
-			free(t->name);
-		else
-			list->targets[kept++] = *t;
-	}
-	list->count = kept;
+	if (first != t && report)
+		dlog(LOG_ERR, "%s %s has the number of %s %s (a hash collision): ignored; "
+		     "profile one of them by another name (its cgroup path)",
+		     word(t), t->name, word(first), first->name);
+	return first == t;
 }
 
 /* Where t's cgroup appears: a unit's in its slice, a cgroup's in its parent. */
@@ -138,7 +136,7 @@ static void send_options(struct groups *c, const struct target *t, struct group_
 static void follow(struct groups *c, const struct target *t, struct group_state *st,
 		   const struct place *p)
 {
-	int err = procstatus_follow_cgroup(c->config->status_file, p->id, t->number);
+	int err = target_register(c->config->status_file, t, p->id, 0);
 
 	if (err < 0) {
 		if (!st->reported)
@@ -257,14 +255,11 @@ static void follow_comm(struct groups *c, const struct target *t, struct group_s
 	/* "postgres", or "postgres of user postgres" */
 	char name[TARGET_COMM_MAX + TARGETSFILE_USER_MAX + 16];
 	int err = target_comm_valid(t->name) ? 0 : -EINVAL;
-	uid_t uid = (uid_t)-1;
 
 	snprintf(name, sizeof(name), "%s%s%s", t->name, t->user ? " of user " : "",
 		 t->user ? t->user : "");
-	if (!err && target_user_uid(t, &uid))
-		err = -ESRCH;
 	if (!err)
-		err = procstatus_follow_comm(c->config->status_file, t->name, uid, t->number);
+		err = target_register(c->config->status_file, t, 0, 0);
 	if (err < 0 && !st->reported)
 		dlog(LOG_ERR, "cannot profile comm %s with %s: %s%s", name,
 		     c->config->status_file, err == -ESRCH ? "no such user" : strerror(-err),
@@ -293,13 +288,16 @@ static bool sync_cgroup(struct groups *c, const struct target *t, struct group_s
 
 void groups_sync(struct groups *c)
 {
-	char **dirs = calloc(c->targets.count ? c->targets.count : 1, sizeof(*dirs));
+	const struct target_list *list = c->targets;
+	char **dirs = calloc(list->count ? list->count : 1, sizeof(*dirs));
 	size_t nr_dirs = 0;
 	struct place p;
 
-	for (size_t i = 0; i < c->targets.count; i++) {
-		const struct target *t = &c->targets.targets[i];
+	for (size_t i = 0; i < list->count; i++) {
+		const struct target *t = &list->targets[i];
 
+		if (!is_group(t) || !first_of_number(list, t, false))
+			continue;
 		if (t->kind == TARGET_COMM) {
 			follow_comm(c, t, &c->states[i]);
 			continue;
@@ -313,22 +311,22 @@ void groups_sync(struct groups *c)
 		watch(c, dirs, nr_dirs);
 }
 
-/* The state of number in the old table, to carry over; NULL if it is new. */
+/* The state of number in the table of *c->targets, to carry over; NULL if it is new. */
 static const struct group_state *old_state(const struct groups *c, uint32_t number)
 {
-	for (size_t i = 0; i < c->targets.count; i++)
-		if (c->states[i].number == number)
+	for (size_t i = 0; i < c->targets->count; i++)
+		if (is_group(&c->targets->targets[i]) && c->states[i].number == number)
 			return &c->states[i];
 	return NULL;
 }
 
-/* Unregisters the old table's targets that list no longer has. */
-static void drop_removed(struct groups *c, const struct target_list *list)
+/* Unregisters the groups of *c->targets that next no longer has. */
+static void drop_removed(struct groups *c, const struct target_list *next)
 {
-	for (size_t i = 0; i < c->targets.count; i++) {
-		const struct target *t = &c->targets.targets[i];
+	for (size_t i = 0; i < c->targets->count; i++) {
+		const struct target *t = &c->targets->targets[i];
 
-		if (target_list_find(list, t->number))
+		if (!is_group(t) || target_list_find(next, t->number))
 			continue;
 		procstatus_untarget(c->config->status_file, t->number);
 		dlog(LOG_INFO, "no longer profiling %s %s: not in %s", word(t), t->name,
@@ -336,27 +334,19 @@ static void drop_removed(struct groups *c, const struct target_list *list)
 	}
 }
 
-void groups_reload(struct groups *c)
+int groups_apply(struct groups *c, const struct target_list *next)
 {
-	struct group_state *states;
-	struct target_list list;
-	int err = target_list_read(c->config->targets_file, &list);
+	struct group_state *states = calloc(next->count ? next->count : 1, sizeof(*states));
 
-	if (err) {
-		dlog(LOG_ERR, "reading %s: %s", c->config->targets_file, strerror(-err));
-		return;
-	}
-	keep_groups(&list);
-	states = calloc(list.count ? list.count : 1, sizeof(*states));
-	if (!states) {
-		dlog(LOG_ERR, "reading %s: %s", c->config->targets_file, strerror(ENOMEM));
-		target_list_free(&list);
-		return;
-	}
-	for (size_t i = 0; i < list.count; i++) {
-		const struct target *t = &list.targets[i];
-		const struct group_state *old = old_state(c, t->number);
+	if (!states)
+		return -ENOMEM;
+	for (size_t i = 0; i < next->count; i++) {
+		const struct target *t = &next->targets[i];
+		const struct group_state *old;
 
+		if (!is_group(t) || !first_of_number(next, t, true))
+			continue;
+		old = old_state(c, t->number);
 		states[i] = old ? *old : (struct group_state){ .number = t->number };
 		/* The module keeps "M" and "L" until the target goes: registered again without. */
 		if (old && (old->options & ~target_line_options(t))) {
@@ -364,24 +354,21 @@ void groups_reload(struct groups *c)
 			states[i] = (struct group_state){ .number = t->number };
 		}
 	}
-	drop_removed(c, &list);
-	target_list_free(&c->targets);
+	drop_removed(c, next);
 	free(c->states);
-	c->targets = list;
 	c->states = states;
-	groups_sync(c);
+	return 0;
 }
 
-void groups_start(struct groups *c, sd_event *loop, const struct pfprof_config *config)
+void groups_start(struct groups *c, sd_event *loop, const struct pfprof_config *config,
+		  const struct target_list *targets)
 {
-	*c = (struct groups){ .loop = loop, .config = config };
-	groups_reload(c);
+	*c = (struct groups){ .loop = loop, .config = config, .targets = targets };
 }
 
 void groups_stop(struct groups *c)
 {
 	unwatch(c);
-	target_list_free(&c->targets);
 	free(c->states);
 	c->states = NULL;
 }

@@ -44,20 +44,28 @@ struct group_state {
 struct groups {
 	sd_event *loop;
 	const struct pfprof_config *config;
-	struct target_list targets;	/* the targets file's cgroups, units and names */
-	struct group_state *states;	/* indexed like targets */
+	/* The daemon's reading of the targets file: its groups are followed here. */
+	const struct target_list *targets;
+	struct group_state *states;	/* indexed like *targets; a group's alone is used */
 	char **dirs;			/* watched: where their cgroups are or will be */
 	sd_event_source **watches;	/* one per dir */
 	size_t nr_dirs;
 };
 
-/* Reads the targets file's cgroups, units and names and registers them. */
-void groups_start(struct groups *c, sd_event *loop, const struct pfprof_config *config);
+/* Follows the groups of *targets, the daemon's reading of the targets file, once synced. */
+void groups_start(struct groups *c, sd_event *loop, const struct pfprof_config *config,
+		  const struct target_list *targets);
 
-/* Reads the targets file again: new targets are registered, removed ones unregistered. */
-void groups_reload(struct groups *c);
+/*
+ * Before next, the targets file read again, takes the place of *c->targets:
+ * the groups that next no longer has are unregistered, those whose options
+ * shrank registered again, the states of the others carried over. The
+ * caller then puts next in *c->targets and calls groups_sync(). 0, or
+ * -ENOMEM with nothing changed: *c->targets must stay as it is.
+ */
+int groups_apply(struct groups *c, const struct target_list *next);
 
-/* Checks each target again: a unit started, restarted, stopped; the module reloaded. */
+/* Checks each group again: a unit started, restarted, stopped; the module reloaded. */
 void groups_sync(struct groups *c);
 
 void groups_stop(struct groups *c);

@@ -3,19 +3,16 @@
  * pfprofd's event loop, one sd_event: the device (poll() wakes it at a
  * sample after a quiet spell; while samples keep coming it is left
  * unwatched and the batch timer writes them once per write_interval),
- * signals, the targets file's directory (inotify), a retry timer while the
+ * signals, the targets file's directory (targetsync.h), a retry timer while the
  * logs cannot be written and a status timer. The metrics exporter
  * (exporter.h) and the groups' cgroup watches (groupsync.h) add their own
  * sources to the same loop.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <libgen.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/inotify.h>
 #include <time.h>
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
@@ -25,9 +22,9 @@
 #include "pfprof.h"
 #include "procstatus.h"
 #include "psi.h"
-#include "registrar.h"
 #include "settings.h"
 #include "state.h"
+#include "targetsync.h"
 
 #define RETRY_USEC 1000000ULL		/* retrying a log that cannot be written */
 /*
@@ -294,40 +291,6 @@ static int on_status_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-/* Registers what the targets file names: processes, trees, cgroups, units and names. */
-static void sync_targets_file(struct daemon *d)
-{
-	registrar_sync(&d->config);
-	groups_reload(&d->groups);
-}
-
-static int on_targets_dir_event(sd_event_source *s, const struct inotify_event *ev, void *userdata)
-{
-	struct daemon *d = userdata;
-	char path[PATH_MAX];
-
-	(void)s;
-	snprintf(path, sizeof(path), "%s", d->config.targets_file);
-	if (ev->len && !strcmp(ev->name, basename(path)))
-		sync_targets_file(d);
-	return 0;
-}
-
-/* Watches the targets file's directory: editors and pfprofctl replace the file. */
-static void watch_targets_file(struct daemon *d)
-{
-	char dir[PATH_MAX];
-	int err;
-
-	d->targets_watch = sd_event_source_disable_unref(d->targets_watch);
-	snprintf(dir, sizeof(dir), "%s", d->config.targets_file);
-	err = sd_event_add_inotify(d->loop, &d->targets_watch, dirname(dir),
-				   IN_CLOSE_WRITE | IN_MOVED_TO, on_targets_dir_event, d);
-	if (err < 0)
-		dlog(LOG_WARNING, "cannot watch %s for changes: %s; reload to re-read it",
-		     dir, strerror(-err));
-}
-
 static bool log_settings_differ(const struct pfprof_config *a, const struct pfprof_config *b)
 {
 	return strcmp(a->log_dir, b->log_dir) || a->rotate_size != b->rotate_size ||
@@ -385,8 +348,8 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	memcpy(d->config.state_dir, old.state_dir, sizeof(old.state_dir));
 	apply_log_settings(d, &old);
 	d->counters.owners.user_lines = d->config.user_log_lines;
-	watch_targets_file(d);
-	sync_targets_file(d);
+	targets_watch(d);
+	targets_sync(d);
 	sd_notify(0, "READY=1");
 	notify_status(d);
 	return 0;
@@ -424,13 +387,13 @@ static int add_sources(struct daemon *d)
 	    (err = sd_event_add_time_relative(d->loop, &d->status, CLOCK_MONOTONIC, STATUS_USEC,
 					      0, on_status_timer, d)) < 0 ||
 	    (err = exporter_start(&d->exporter, d->loop, &d->config, &d->counters,
-				  &d->psi)) < 0 ||
+				  &d->psi, &d->targets)) < 0 ||
 	    (err = sd_event_set_watchdog(d->loop, true)) < 0)
 		return err;
 	if ((err = sd_event_source_set_enabled(d->retry, SD_EVENT_OFF)) < 0 ||
 	    (err = sd_event_source_set_enabled(d->batch, SD_EVENT_OFF)) < 0)
 		return err;
-	watch_targets_file(d);
+	targets_watch(d);
 	return 0;
 }
 
@@ -443,8 +406,8 @@ int daemon_run(struct daemon *d)
 		dlog(LOG_ERR, "event loop: %s", strerror(-err));
 		return PFPROF_EXIT_FAILED;
 	}
-	registrar_sync(&d->config);
-	groups_start(&d->groups, d->loop, &d->config);
+	groups_start(&d->groups, d->loop, &d->config, &d->targets);
+	targets_sync(d);
 	/* What arrived before the loop runs; the next sample is written at once. */
 	sd_event_now(d->loop, CLOCK_MONOTONIC, &now);
 	drain_and_write(d, now);
@@ -455,6 +418,7 @@ int daemon_run(struct daemon *d)
 	notify_status(d);
 	exporter_stop(&d->exporter);
 	groups_stop(&d->groups);
+	target_list_free(&d->targets);
 	if (queued_lines(d)) {
 		dlog(LOG_ERR, "%zu lines could not be written to %s and are lost",
 		     queued_lines(d), d->config.log_dir);

@@ -7,41 +7,19 @@
 
 #include "daemon_log.h"
 #include "targetsedit.h"
+#include "targets.h"
 #include "targetsfile.h"
-#include "procstatus.h"
-
-static void report_bad_line(void *ctx, const char *file, unsigned int line, const char *message)
-{
-	(void)ctx;
-	dlog(LOG_WARNING, "%s:%u: %s (line ignored)", file, line, message);
-}
 
 /* The targets file's lines naming a process: alone or with its tree. */
 struct kind {
 	const char *what;	/* in messages: "PID", "the tree of PID" */
-	enum target_kind lines;
-	int (*command)(const char *status_file, pid_t pid, unsigned int options);
+	enum target_kind kind;
 	/* Logged once registered, by options: whole messages, as the man page quotes them. */
 	const char *registered[TARGETSFILE_OPTS + 1];
 };
 
-/*
- * A tree's target number is its root's PID. Its options ("M", "L") every
- * time, registered now or before: the line may have gained one since, and
- * on a tree that has it already the command changes nothing.
- */
-static int register_tree(const char *status_file, pid_t root, unsigned int options)
-{
-	int err = procstatus_tree(status_file, root, (unsigned int)root), options_err;
-
-	if (err && err != -EEXIST)
-		return err;
-	options_err = procstatus_target_options(status_file, options, (unsigned int)root);
-	return options_err ? options_err : err;
-}
-
 static const struct kind processes = {
-	"PID", TARGET_PID, procstatus_register, {
+	"PID", TARGET_PID, {
 		[0] = "profiling PID %d",
 		[TARGETSFILE_OPT_MAPS] = "profiling PID %d with its mappings",
 		[TARGETSFILE_OPT_LATENCY] = "profiling PID %d with its fault latency",
@@ -49,21 +27,13 @@ static const struct kind processes = {
 	},
 };
 static const struct kind trees = {
-	"the tree of PID", TARGET_TREE, register_tree, {
+	"the tree of PID", TARGET_TREE, {
 		[0] = "profiling the tree of PID %d",
 		[TARGETSFILE_OPT_MAPS] = "profiling the tree of PID %d with its mappings",
 		[TARGETSFILE_OPT_LATENCY] = "profiling the tree of PID %d with its fault latency",
 		[TARGETSFILE_OPTS] = "profiling the tree of PID %d with its mappings and fault latency",
 	},
 };
-
-/* The PIDs of k's lines; the bad lines are reported once, with the PIDs alone. */
-static int read_pids(const char *path, const struct kind *k, struct pidlist *list)
-{
-	if (k->lines == TARGET_PID)
-		return targetsfile_read_pids(path, list, report_bad_line, NULL);
-	return targetsfile_read_kind(path, k->lines, list);
-}
 
 /* Why the module refused a registration with options, beside its error. */
 static void report_refused(const struct pfprof_config *config, const struct kind *k, pid_t pid,
@@ -78,30 +48,28 @@ static void report_refused(const struct pfprof_config *config, const struct kind
 		     err == -EINVAL ? " (the module is older than pfprofd)" : "");
 }
 
-/* Registers one PID; returns 1 if it is registered now, 0 if not, -ESRCH if gone. */
-static int register_one(const struct pfprof_config *config, const struct kind *k, pid_t pid,
-			unsigned int options)
+/*
+ * Registers one PID or tree with its options ("M", "L" for a tree every time,
+ * registered now or before: its line may have gained one since); -ESRCH if
+ * its process is gone.
+ */
+static int register_one(const struct pfprof_config *config, const struct kind *k,
+			const struct target *t)
 {
-	int err = k->command(config->status_file, pid, options);
+	unsigned int options = target_line_options(t);
+	int err = target_register(config->status_file, t, 0, options);
 
-	switch (err) {
-	case 0:
-		dlog(LOG_INFO, k->registered[options], (int)pid);
-		return 1;
-	case -EEXIST:
-		return 1;
-	case -ESRCH:
-		return -ESRCH;
-	default:
-		report_refused(config, k, pid, options, err);
-		return 0;
-	}
+	if (!err)
+		dlog(LOG_INFO, k->registered[options], (int)target_pid(t));
+	else if (err < 0 && err != -ESRCH)
+		report_refused(config, k, target_pid(t), options, err);
+	return err < 0 ? err : 0;
 }
 
 static void drop_dead(const struct pfprof_config *config, const struct kind *k,
 		      const pid_t *dead, size_t count)
 {
-	int err = targetsfile_edit_pids(config->targets_file, k->lines, 0, false, dead, count);
+	int err = targetsfile_edit_pids(config->targets_file, k->kind, 0, false, dead, count);
 
 	/* Whole messages, so that each can be found as the man page quotes it. */
 	for (size_t i = 0; i < count; i++)
@@ -112,48 +80,35 @@ static void drop_dead(const struct pfprof_config *config, const struct kind *k,
 		dlog(LOG_ERR, "updating %s: %s", config->targets_file, strerror(-err));
 }
 
-/* Registers the targets file's lines of one kind; returns how many are registered. */
-static int sync_kind(const struct pfprof_config *config, const struct kind *k)
+/* Registers the targets of k's kind; drops those whose process is gone from the file. */
+static void apply_kind(const struct pfprof_config *config, const struct kind *k,
+		       const struct target_list *targets)
 {
-	struct pidlist list = { 0 };
-	pid_t *dead;
+	pid_t *dead = calloc(targets->count ? targets->count : 1, sizeof(*dead));
 	size_t nr_dead = 0;
-	int err, registered = 0;
 
-	err = read_pids(config->targets_file, k, &list);
-	if (err) {
-		dlog(LOG_ERR, "reading %s: %s", config->targets_file, strerror(-err));
-		return 0;
-	}
-	dead = calloc(list.count ? list.count : 1, sizeof(*dead));
 	if (!dead) {
-		pidlist_free(&list);
 		dlog(LOG_ERR, "out of memory");
-		return 0;
+		return;
 	}
-	for (size_t i = 0; i < list.count; i++) {
-		int r = register_one(config, k, list.pids[i], list.options[i]);
+	for (size_t i = 0; i < targets->count; i++) {
+		const struct target *t = &targets->targets[i];
 
-		if (r == -ESRCH)
-			dead[nr_dead++] = list.pids[i];
-		else
-			registered += r;
+		if (t->kind == k->kind && register_one(config, k, t) == -ESRCH)
+			dead[nr_dead++] = target_pid(t);
 	}
 	if (nr_dead)
 		drop_dead(config, k, dead, nr_dead);
 	free(dead);
-	pidlist_free(&list);
-	return registered;
 }
 
-int registrar_sync(const struct pfprof_config *config)
+void registrar_apply(const struct pfprof_config *config, const struct target_list *targets)
 {
 	/*
 	 * Trees first: a tree's root listed alone too is then followed all the
 	 * same. A process on several lines is registered once, with the
-	 * options of all (targetsfile_read_pids()).
+	 * options of all (target_list_read()).
 	 */
-	int registered = sync_kind(config, &trees);
-
-	return registered + sync_kind(config, &processes);
+	apply_kind(config, &trees, targets);
+	apply_kind(config, &processes, targets);
 }

@@ -4,13 +4,15 @@
 #define PFPROF_REGISTRAR_H
 
 #include "config.h"
+#include "targets.h"
 
 /*
- * Registers every listed PID and tree whose process is alive (one already
- * registered is fine; a tree's number is its root's PID) and removes those
- * whose process no longer exists from the file, logging each change.
- * Returns how many listed processes and trees are registered.
+ * Registers every process and tree of targets, the targets file as read
+ * now, whose process is alive: again at each reading, so that one refused
+ * before is tried again (one registered already is fine; a tree's number is
+ * its root's PID); removes those whose process no longer exists from the
+ * file; logs each change.
  */
-int registrar_sync(const struct pfprof_config *config);
+void registrar_apply(const struct pfprof_config *config, const struct target_list *targets);
 
 #endif /* PFPROF_REGISTRAR_H */

@@ -43,13 +43,14 @@ unsigned int target_line_options(const struct target *t)
 	return (t->maps ? TARGETSFILE_OPT_MAPS : 0) | (t->latency ? TARGETSFILE_OPT_LATENCY : 0);
 }
 
-int target_list_read(const char *targets_file, struct target_list *list)
+int target_list_read(const char *targets_file, struct target_list *list,
+		     targetsfile_report_fn *report, void *ctx)
 {
+	unsigned int kinds = TARGETSFILE_KIND(TARGET_PID) | TARGETSFILE_KIND(TARGET_TREE) |
+			     TARGETSFILE_KIND(TARGET_CGROUP) | TARGETSFILE_KIND(TARGET_UNIT) |
+			     TARGETSFILE_KIND(TARGET_COMM);
 	struct targetsfile_values values;
-	/* The targets; processes are read alone (targetsfile_read_pids()). */
-	unsigned int kinds = TARGETSFILE_KIND(TARGET_TREE) | TARGETSFILE_KIND(TARGET_CGROUP) |
-			     TARGETSFILE_KIND(TARGET_UNIT) | TARGETSFILE_KIND(TARGET_COMM);
-	int err = targetsfile_read_values(targets_file, kinds, &values, NULL, NULL);
+	int err = targetsfile_read_values(targets_file, kinds, &values, report, ctx);
 
 	*list = (struct target_list){ 0 };
 	if (err)
@@ -66,7 +67,8 @@ int target_list_read(const char *targets_file, struct target_list *list)
 		/* The names belong to the list now. */
 		list->targets[list->count++] = (struct target){
 			.kind = kind, .name = values.values[i], .user = values.users[i],
-			.number = target_number(kind, values.values[i], values.users[i]),
+			.number = kind == TARGET_PID ? 0 :
+				  target_number(kind, values.values[i], values.users[i]),
 			.maps = values.options[i] & TARGETSFILE_OPT_MAPS,
 			.latency = values.options[i] & TARGETSFILE_OPT_LATENCY,
 		};
@@ -74,6 +76,37 @@ int target_list_read(const char *targets_file, struct target_list *list)
 	}
 	targetsfile_values_free(&values);
 	return 0;
+}
+
+int target_list_take_pids(struct target_list *list, struct pidlist *pids)
+{
+	size_t kept = 0;
+
+	*pids = (struct pidlist){ 0 };
+	pids->pids = calloc(list->count ? list->count : 1, sizeof(*pids->pids));
+	pids->options = calloc(list->count ? list->count : 1, sizeof(*pids->options));
+	if (!pids->pids || !pids->options) {
+		pidlist_free(pids);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < list->count; i++) {
+		struct target *t = &list->targets[i];
+
+		if (t->kind != TARGET_PID) {
+			list->targets[kept++] = *t;
+			continue;
+		}
+		pids->pids[pids->count] = target_pid(t);
+		pids->options[pids->count++] = target_line_options(t);
+		free(t->name);
+	}
+	list->count = kept;
+	return 0;
+}
+
+pid_t target_pid(const struct target *t)
+{
+	return t->kind == TARGET_PID || t->kind == TARGET_TREE ? (pid_t)atoi(t->name) : 0;
 }
 
 void target_list_free(struct target_list *list)
@@ -89,7 +122,7 @@ void target_list_free(struct target_list *list)
 const struct target *target_list_find(const struct target_list *list, uint32_t number)
 {
 	for (size_t i = 0; i < list->count; i++)
-		if (list->targets[i].number == number)
+		if (list->targets[i].kind != TARGET_PID && list->targets[i].number == number)
 			return &list->targets[i];
 	return NULL;
 }
@@ -115,7 +148,7 @@ bool target_comm_valid(const char *name)
 
 bool target_cgroup(const struct target *t, char *path, size_t size)
 {
-	if (t->kind == TARGET_COMM || t->kind == TARGET_TREE)
+	if (t->kind != TARGET_UNIT && t->kind != TARGET_CGROUP)
 		return false;
 	if (t->kind == TARGET_UNIT)
 		return !cgroupfs_find_unit(CGROUPFS_ROOT, t->name, path, size);

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "targetsfile.h"
 
@@ -29,10 +30,10 @@
 
 struct target {
 	enum target_kind kind;
-	/* A tree's root PID in decimal, a cgroup's path, a unit's name, a command name. */
+	/* A PID or a tree's root PID in decimal, a cgroup's path, a unit's name, a command name. */
 	char *name;
 	char *user;	/* a command name's, "user=" in its line: its processes only; NULL: anyone's */
-	uint32_t number;
+	uint32_t number;	/* its records' target; 0 for a PID, whose records have none */
 	bool maps;	/* "maps" before its line: its processes' faults are placed */
 	bool latency;	/* "latency" before its line: its processes' faults are timed */
 };
@@ -55,14 +56,26 @@ unsigned int target_line_options(const struct target *t);
 uint32_t target_number(enum target_kind kind, const char *name, const char *user);
 
 /*
- * Every target the targets file names, in file order; one named on several
- * lines is listed once, with the options of all ("maps" from one, "latency"
- * from another). A missing file is an empty list.
+ * Every target the targets file names, in file order, processes (TARGET_PID)
+ * among them: the one reader of the file's targets. One named on several
+ * lines of its kind is listed once, with the options of all ("maps" from
+ * one, "latency" from another). Bad lines go to report if not NULL. A
+ * missing file is an empty list. 0 or -errno.
  */
-int target_list_read(const char *targets_file, struct target_list *list);
+int target_list_read(const char *targets_file, struct target_list *list,
+		     targetsfile_report_fn *report, void *ctx);
+
+/*
+ * Moves the list's processes (TARGET_PID) into pids, with their options,
+ * leaving the other targets in order. 0 or -ENOMEM (the list unchanged).
+ */
+int target_list_take_pids(struct target_list *list, struct pidlist *pids);
+
+/* The PID of a process's or tree's target; 0 for the other kinds. */
+pid_t target_pid(const struct target *t);
 void target_list_free(struct target_list *list);
 
-/* The target of the list with that number, or NULL. */
+/* The target of the list with that number (a PID's is none), or NULL. */
 const struct target *target_list_find(const struct target_list *list, uint32_t number);
 
 /* Another target of the list whose number is that of (kind, name, user), or NULL. */
@@ -74,6 +87,18 @@ const struct target *target_list_collision(const struct target_list *list,
  * for a target of anyone's processes. -ENOENT for a user that is neither.
  */
 int target_user_uid(const struct target *t, uid_t *uid);
+
+/*
+ * Registers t with the module, then options (of t's, TARGETSFILE_OPT_*; 0:
+ * none): "R <pid> <options>" for a process; "T" a tree, "C" a cgroup's or
+ * unit's cgroup (cgroup_id: the one it has now, which the caller found), "N"
+ * or "P" a command name, then "M" and "L", whether the target was new or
+ * not. 0 when the module took t now, 1 when it had it already, or -errno:
+ * the registration's (-ESRCH: a process gone, or a command name's user
+ * that does not exist), else the first option's refusal (targetregister.c).
+ */
+int target_register(const char *status_file, const struct target *t, uint64_t cgroup_id,
+		    unsigned int options);
 
 /*
  * The cgroup a unit's or cgroup's target has now, into path: a unit's where

@@ -342,56 +342,6 @@ void targetsfile_values_free(struct targetsfile_values *list)
 	*list = (struct targetsfile_values){ 0 };
 }
 
-/* The PIDs of a list of PID or tree values, which targetsfile_parse_line() made canonical. */
-static int values_to_pids(const struct targetsfile_values *values, struct pidlist *list)
-{
-	*list = (struct pidlist){ 0 };
-	if (!values->count)
-		return 0;
-	list->pids = calloc(values->count, sizeof(*list->pids));
-	list->options = calloc(values->count, sizeof(*list->options));
-	if (!list->pids || !list->options) {
-		pidlist_free(list);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < values->count; i++) {
-		list->pids[i] = atoi(values->values[i]);
-		list->options[i] = values->options[i];
-	}
-	list->count = values->count;
-	return 0;
-}
-
-static int read_kind(const char *path, enum target_kind kind, struct pidlist *list,
-		     targetsfile_report_fn *report, void *ctx)
-{
-	struct targetsfile_values values;
-	int err = targetsfile_read_values(path, TARGETSFILE_KIND(kind), &values, report, ctx);
-
-	*list = (struct pidlist){ 0 };
-	if (err)
-		return err;
-	err = values_to_pids(&values, list);
-	targetsfile_values_free(&values);
-	return err;
-}
-
-int targetsfile_read_pids(const char *path, struct pidlist *list,
-			  targetsfile_report_fn *report, void *ctx)
-{
-	return read_kind(path, TARGET_PID, list, report, ctx);
-}
-
-int targetsfile_read_trees(const char *path, struct pidlist *roots)
-{
-	return read_kind(path, TARGET_TREE, roots, NULL, NULL);
-}
-
-int targetsfile_read_kind(const char *path, enum target_kind kind, struct pidlist *list)
-{
-	return read_kind(path, kind, list, NULL, NULL);
-}
-
 void pidlist_free(struct pidlist *list)
 {
 	free(list->pids);

@@ -78,6 +78,7 @@ const char *targetsfile_words(enum target_kind kind);
 /* The words of options, as a line and the module's "R" take them: "", "maps", "maps latency"... */
 const char *targetsfile_option_words(unsigned int options);
 
+/* PIDs: the module's listing, or the targets file's processes (target_list_take_pids()). */
 struct pidlist {
 	pid_t *pids;
 	size_t count;
@@ -95,18 +96,6 @@ struct targetsfile_values {
 /* Called for each line that is none of the kinds, a comment nor blank. */
 typedef void targetsfile_report_fn(void *ctx, const char *file, unsigned int line,
 				   const char *message);
-
-/*
- * Reads path's PIDs into *list (in file order, duplicates removed), each
- * with the options of its lines together. A missing file is an empty list.
- * Returns 0 or -errno.
- */
-int targetsfile_read_pids(const char *path, struct pidlist *list,
-			  targetsfile_report_fn *report, void *ctx);
-/* The same for the trees' roots (bad lines are targetsfile_read_pids()'s to report). */
-int targetsfile_read_trees(const char *path, struct pidlist *roots);
-/* The same for the PIDs of the lines of kind (PID or tree), reporting nothing. */
-int targetsfile_read_kind(const char *path, enum target_kind kind, struct pidlist *list);
 
 void pidlist_free(struct pidlist *list);
 

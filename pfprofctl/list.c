@@ -322,10 +322,10 @@ static void print_text(const struct listing *l)
 /* What the targets file keeps, into l (already holding what is registered): 0 or -errno. */
 static int read_kept(const struct ctl *ctl, struct listing *l)
 {
-	int err = targetsfile_read_pids(ctl->config.targets_file, &l->kept, NULL, NULL);
+	int err = target_list_read(ctl->config.targets_file, &l->targets, NULL, NULL);
 
 	if (!err)
-		err = target_list_read(ctl->config.targets_file, &l->targets);
+		err = target_list_take_pids(&l->targets, &l->kept);
 	if (!err && !(l->lts = calloc(l->targets.count ? l->targets.count : 1, sizeof(*l->lts))))
 		err = -ENOMEM;
 	l->owners = find_owners(&l->targets, l->lts, &l->registered);

@@ -12,6 +12,7 @@
 #include "add.h"
 #include "ctl.h"
 #include "targetsedit.h"
+#include "targets.h"
 #include "targetsfile.h"
 #include "procstatus.h"
 
@@ -77,15 +78,17 @@ static int update_targets_file(const struct ctl *ctl, bool add, struct pids_kind
 	return err ? ctl_targets_file_error(ctl, err) : PFPROF_EXIT_OK;
 }
 
-/* T (its number is its root's PID), and M and L with the options, whether T was new or not. */
-static int add_tree(const char *file, unsigned int options, pid_t root)
+/* R (with the options), or T and then M and L; -EEXIST if the module had it. */
+static int add_one(const char *file, struct pids_kind kind, pid_t pid)
 {
-	int err = procstatus_tree(file, root, (unsigned int)root), options_err;
+	char name[16];
+	struct target t = { .kind = kind.tree ? TARGET_TREE : TARGET_PID, .name = name,
+			    .number = kind.tree ? (uint32_t)pid : 0 };
+	int err;
 
-	if (err && err != -EEXIST)
-		return err;
-	options_err = procstatus_target_options(file, options, (unsigned int)root);
-	return options_err ? options_err : err;
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	err = target_register(file, &t, 0, kind.options);
+	return err == 1 ? -EEXIST : err;
 }
 
 /* R (with the options), U, or for a tree T (with M, L) and X. */
@@ -93,10 +96,10 @@ static int send_command(const struct ctl *ctl, bool add, struct pids_kind kind, 
 {
 	const char *file = ctl->config.status_file;
 
-	if (kind.tree)
-		return add ? add_tree(file, kind.options, pid) : procstatus_command(file, 'X', pid);
 	if (add)
-		return procstatus_register(file, pid, kind.options);
+		return add_one(file, kind, pid);
+	if (kind.tree)
+		return procstatus_command(file, 'X', pid);
 	return procstatus_command(file, 'U', pid);
 }
 
@@ -107,14 +110,15 @@ static int send_command(const struct ctl *ctl, bool add, struct pids_kind kind, 
  */
 static bool kept_with(const struct ctl *ctl, pid_t pid, unsigned int options)
 {
-	struct pidlist kept;
+	struct target_list kept;
 	bool found = false;
 
-	if (targetsfile_read_pids(ctl->config.targets_file, &kept, NULL, NULL))
+	if (target_list_read(ctl->config.targets_file, &kept, NULL, NULL))
 		return false;
 	for (size_t i = 0; i < kept.count && !found; i++)
-		found = kept.pids[i] == pid && (kept.options[i] & options) == options;
-	pidlist_free(&kept);
+		found = kept.targets[i].kind == TARGET_PID && target_pid(&kept.targets[i]) == pid &&
+			(target_line_options(&kept.targets[i]) & options) == options;
+	target_list_free(&kept);
 	return found;
 }
 

@@ -102,7 +102,8 @@ static int check_name(enum target_kind kind, char *name, bool add)
 /* How many the module follows at once: the names, or the cgroups and units. */
 static bool followed_alike(enum target_kind a, enum target_kind b)
 {
-	return a != TARGET_TREE && b != TARGET_TREE && (a == TARGET_COMM) == (b == TARGET_COMM);
+	return a != TARGET_PID && a != TARGET_TREE && b != TARGET_PID && b != TARGET_TREE &&
+	       (a == TARGET_COMM) == (b == TARGET_COMM);
 }
 
 /* Whether names[i] is one the targets file does not have yet, given once. */
@@ -139,7 +140,7 @@ static int check_room(const struct ctl *ctl, enum target_kind kind, const char *
 	int max = kind == TARGET_COMM ? MP3_COMMS_MAX : MP3_CGROUPS_MAX;
 	struct target_list kept;
 	size_t followed = 0;
-	int err = target_list_read(ctl->config.targets_file, &kept);
+	int err = target_list_read(ctl->config.targets_file, &kept, NULL, NULL);
 
 	if (err) {
 		ctl_error(err, "reading %s", ctl->config.targets_file);
@@ -160,21 +161,6 @@ static int check_room(const struct ctl *ctl, enum target_kind kind, const char *
 	return err ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 }
 
-/* Registers the group (C, N or P), then its options: places its faults (M), times them (L). */
-static int follow_group(const struct ctl *ctl, const struct target *t, uint64_t cgroup_id)
-{
-	const char *file = ctl->config.status_file;
-	uid_t uid;
-	int err = target_user_uid(t, &uid);
-
-	if (!err)
-		err = t->kind == TARGET_COMM ? procstatus_follow_comm(file, t->name, uid, t->number) :
-					       procstatus_follow_cgroup(file, cgroup_id, t->number);
-	if (err < 0)
-		return err;
-	return procstatus_target_options(file, target_line_options(t), t->number);
-}
-
 /* Registers a command name, or the target of a running unit or existing cgroup, now. */
 static int follow_now(const struct ctl *ctl, enum target_kind kind, unsigned int options,
 		      const char *user, const char *name)
@@ -185,11 +171,13 @@ static int follow_now(const struct ctl *ctl, enum target_kind kind, unsigned int
 			    .latency = options & TARGETSFILE_OPT_LATENCY };
 	char path[PATH_MAX];
 	uint64_t id = 0;
+	int err;
 
 	if (kind != TARGET_COMM && (!target_cgroup(&t, path, sizeof(path)) ||
 				    cgroupfs_id(path, &id)))
 		return 0;	/* pfprofd registers it when it appears */
-	return follow_group(ctl, &t, id);
+	err = target_register(ctl->config.status_file, &t, id, options);
+	return err < 0 ? err : 0;
 }
 
 static int send_commands(const struct ctl *ctl, enum target_kind kind, bool add,

@@ -163,7 +163,7 @@ static void split_logs(const struct plot_source *src, const char *dir, struct pl
 
 	if (src->file)
 		return;
-	err = target_list_read(config->targets_file, &targets);
+	err = target_list_read(config->targets_file, &targets, NULL, NULL);
 	if (err)
 		ctl_error(err, "reading %s (targets named by their numbers)", config->targets_file);
 	err = plotprocs_split(config, &targets, dir, &split->procs);

@@ -93,7 +93,7 @@ static void read_module(const struct ctl *ctl, struct status_report *r)
 	}
 	/* Unreadable (not in the group pfprof): the targets are labelled by number. */
 	if (r->fault_times.count)
-		target_list_read(ctl->config.targets_file, &r->targets);
+		target_list_read(ctl->config.targets_file, &r->targets, NULL, NULL);
 	r->processes_error = procstatus_list(ctl->config.status_file, &procs);
 	if (!r->processes_error) {
 		r->processes = procs.count;

@@ -153,7 +153,7 @@ static int take(struct top_reader *r, struct top_snapshot *snap, struct view *vi
 
 	if (!err && view->grouped) {
 		target_list_free(&view->targets);
-		view->targets_error = target_list_read(view->targets_file, &view->targets);
+		view->targets_error = target_list_read(view->targets_file, &view->targets, NULL, NULL);
 		err = top_group(snap);
 	}
 	if (err)

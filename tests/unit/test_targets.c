@@ -40,12 +40,16 @@ static void test_list_and_labels(void)
 
 	unit_write_file("pids", "7\ntree 31\nunit db.service\ncgroup /sys/fs/cgroup/c1\nbad line\n"
 			"comm postgres\n");
-	expect(!target_list_read("pids", &list), "read failed");
-	expect(list.count == 4, "%zu targets", list.count);
+	expect(!target_list_read("pids", &list, NULL, NULL), "read failed");
+	/* The processes too, numbered 0, which no record's target finds. */
+	expect(list.count == 5 && list.targets[0].kind == TARGET_PID &&
+	       target_pid(&list.targets[0]) == 7 && !list.targets[0].number &&
+	       target_pid(&list.targets[1]) == 31, "%zu targets", list.count);
+	expect(!target_list_find(&list, 0), "number 0 found a target");
 	expect(!strcmp(target_label(&list, target_number(TARGET_COMM, "postgres", NULL), buf,
 				    sizeof(buf)), "comm:postgres"), "label %s", buf);
-	expect(list.targets[3].kind == TARGET_COMM, "a comm line is of kind %d",
-	       list.targets[3].kind);
+	expect(list.targets[4].kind == TARGET_COMM, "a comm line is of kind %d",
+	       list.targets[4].kind);
 	expect(!strcmp(target_label(&list, 31, buf, sizeof(buf)), "tree:31"), "label %s", buf);
 	expect(!strcmp(target_label(&list, unit, buf, sizeof(buf)), "unit:db.service"),
 	       "label %s", buf);
@@ -59,7 +63,8 @@ static void test_list_and_labels(void)
 	target_list_free(&list);
 	/* One user's name is a target of its own, labelled with its user. */
 	unit_write_file("pids", "comm postgres\nuser=postgres comm postgres\n");
-	expect(!target_list_read("pids", &list) && list.count == 2, "%zu targets", list.count);
+	expect(!target_list_read("pids", &list, NULL, NULL) && list.count == 2, "%zu targets",
+	       list.count);
 	expect(target_number(TARGET_COMM, "postgres", "postgres") !=
 	       target_number(TARGET_COMM, "postgres", NULL), "one user's name has anyone's number");
 	expect(!strcmp(target_label(&list, target_number(TARGET_COMM, "postgres", "postgres"), buf,
@@ -68,7 +73,26 @@ static void test_list_and_labels(void)
 	       !target_list_collision(&list, TARGET_COMM, "postgres", NULL),
 	       "a user's name collides with anyone's");
 	target_list_free(&list);
-	expect(!target_list_read("missing", &list) && list.count == 0, "a missing file");
+	expect(!target_list_read("missing", &list, NULL, NULL) && list.count == 0, "a missing file");
+}
+
+/* The processes taken out of a list, with their options; the other targets left in order. */
+static void test_take_pids(void)
+{
+	struct target_list list;
+	struct pidlist pids;
+
+	unit_write_file("pids", "7\nunit db.service\nmaps 9\ntree 31\nlatency 7\n");
+	expect(!target_list_read("pids", &list, NULL, NULL) && list.count == 4, "read failed");
+	expect(!target_list_take_pids(&list, &pids), "take failed");
+	expect(pids.count == 2 && pids.pids[0] == 7 && pids.options[0] == TARGETSFILE_OPT_LATENCY &&
+	       pids.pids[1] == 9 && pids.options[1] == TARGETSFILE_OPT_MAPS,
+	       "%zu processes: %d, %d", pids.count, pids.count ? pids.pids[0] : 0,
+	       pids.count > 1 ? pids.pids[1] : 0);
+	expect(list.count == 2 && list.targets[0].kind == TARGET_UNIT &&
+	       list.targets[1].kind == TARGET_TREE, "%zu targets left", list.count);
+	pidlist_free(&pids);
+	target_list_free(&list);
 }
 
 /* A target's options: from its line's words, joined over the lines naming it. */
@@ -95,7 +119,7 @@ static void test_target_options(void)
 		struct target_list list;
 
 		unit_write_file("pids", c->file);
-		expect(!target_list_read("pids", &list), "case %zu: read failed", i);
+		expect(!target_list_read("pids", &list, NULL, NULL), "case %zu: read failed", i);
 		expect(list.count == 1 && list.targets[0].kind == c->kind &&
 		       !strcmp(list.targets[0].name, c->name) && list.targets[0].maps == c->maps &&
 		       list.targets[0].latency == c->latency,
@@ -248,6 +272,7 @@ static void test_unit_parents(void)
 UNIT_TESTS(
 	UNIT_TEST(numbers),
 	UNIT_TEST(list_and_labels),
+	UNIT_TEST(take_pids),
 	UNIT_TEST(target_options),
 	UNIT_TEST(comm_names),
 	UNIT_TEST(cgroup_paths),

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "targetsedit.h"
+#include "targets.h"
 #include "targetsfile.h"
 
 #define ADDERS 8
@@ -63,12 +64,40 @@ static void check_no_stray_files(const char *dir)
 	closedir(d);
 }
 
+/*
+ * The file's PIDs of kind (TARGET_PID, or TARGET_TREE for the roots), with
+ * their options, as the one reader of the file (target_list_read()) gives them.
+ */
+static int read_kind(const char *path, enum target_kind kind, struct pidlist *list,
+		     targetsfile_report_fn *report, void *ctx)
+{
+	struct target_list targets;
+	int err = target_list_read(path, &targets, report, ctx);
+
+	*list = (struct pidlist){ 0 };
+	for (size_t i = 0; !err && i < targets.count; i++) {
+		const struct target *t = &targets.targets[i];
+
+		if (t->kind != kind)
+			continue;
+		if (!list->pids) {
+			list->pids = calloc(targets.count, sizeof(*list->pids));
+			list->options = calloc(targets.count, sizeof(*list->options));
+			expect(list->pids && list->options, "out of memory");
+		}
+		list->pids[list->count] = target_pid(t);
+		list->options[list->count++] = target_line_options(t);
+	}
+	target_list_free(&targets);
+	return err;
+}
+
 static void test_read_missing_file(void)
 {
 	struct pidlist list = { (pid_t *)1, 5, (unsigned int *)1 };
 	struct unit_reports reports = { 0 };
 
-	expect(targetsfile_read_pids("pids", &list, unit_record_report, &reports) == 0, "read failed");
+	expect(read_kind("pids", TARGET_PID, &list, unit_record_report, &reports) == 0, "read failed");
 	expect(list.count == 0 && list.pids == NULL && list.options == NULL, "missing file gave %zu PIDs", list.count);
 	expect(reports.count == 0, "unexpected report: %s", reports.r[0].message);
 	check_missing("pids");
@@ -130,11 +159,11 @@ static void test_read_mixed_lines(void)
 			"Tree 7\n"
 			"  tree\t32 # a build\n"
 			"tree 31\n");
-	expect(targetsfile_read_pids("pids", &list, unit_record_report, &reports) == 0, "read failed");
+	expect(read_kind("pids", TARGET_PID, &list, unit_record_report, &reports) == 0, "read failed");
 	check_pids(&list, want, sizeof(want) / sizeof(want[0]));
 	pidlist_free(&list);
 	/* The trees' roots are read apart, each once; their lines are no PIDs. */
-	expect(targetsfile_read_trees("pids", &list) == 0, "reading the trees failed");
+	expect(read_kind("pids", TARGET_TREE, &list, NULL, NULL) == 0, "reading the trees failed");
 	check_pids(&list, (const pid_t[]){ 31, 32 }, 2);
 	expect(reports.count == sizeof(bad_lines) / sizeof(bad_lines[0]), "%zu reports",
 		   reports.count);
@@ -157,7 +186,7 @@ static void test_read_without_report(void)
 	struct pidlist list;
 
 	unit_write_file("pids", "junk\n4\n");
-	expect(targetsfile_read_pids("pids", &list, NULL, NULL) == 0, "read failed");
+	expect(read_kind("pids", TARGET_PID, &list, NULL, NULL) == 0, "read failed");
 	check_pids(&list, want, 1);
 	pidlist_free(&list);
 }
@@ -168,7 +197,7 @@ static void test_read_error(void)
 	int err;
 
 	expect(!mkdir("pids", 0755), "mkdir failed");
-	err = targetsfile_read_pids("pids", &list, NULL, NULL);
+	err = read_kind("pids", TARGET_PID, &list, NULL, NULL);
 	expect(err == -EISDIR, "read of a directory returned %d", err);
 	expect(list.pids == NULL && list.count == 0, "failed read left a list");
 }
@@ -417,12 +446,12 @@ static void test_options_joined(void)
 	struct pidlist list;
 
 	unit_write_file("pids", "7\nmaps 7\nlatency 9\ntree 7\nlatency 7\n9\n");
-	expect(!targetsfile_read_pids("pids", &list, NULL, NULL), "read failed");
+	expect(!read_kind("pids", TARGET_PID, &list, NULL, NULL), "read failed");
 	expect(list.count == 2 && list.pids[0] == 7 && list.options[0] == TARGETSFILE_OPTS &&
 	       list.pids[1] == 9 && list.options[1] == TARGETSFILE_OPT_LATENCY,
 	       "%zu PIDs, the first's options %#x", list.count, list.count ? list.options[0] : 0);
 	pidlist_free(&list);
-	expect(!targetsfile_read_trees("pids", &list), "read failed");
+	expect(!read_kind("pids", TARGET_TREE, &list, NULL, NULL), "read failed");
 	expect(list.count == 1 && list.pids[0] == 7 && list.options[0] == 0, "the tree read wrong");
 	pidlist_free(&list);
 }
