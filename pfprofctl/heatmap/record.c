@@ -182,16 +182,18 @@ struct recording {
 static int open_log(struct recording *r, const struct damon_attrs *attrs)
 {
 	int fd = private_open(r->log_path, O_WRONLY | O_TRUNC);
+	FILE *log;
 
 	if (fd < 0)
 		return fd;
-	r->log = fdopen(fd, "w");
-	if (!r->log) {
+	log = fdopen(fd, "w");
+	if (!log) {
 		int err = -errno;
 
 		close(fd);
 		return err;
 	}
+	r->log = log;
 	r->log_created_s = (uint64_t)time(NULL);
 	return heatmap_log_header(r->log, r->pid, r->comm, attrs);
 }
