@@ -15,6 +15,7 @@
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
+#include <linux/poll.h>
 #include <linux/random.h>
 #include <linux/string.h>
 #include <linux/ktime.h>
@@ -180,6 +181,19 @@ void mp3_buffer_destroy(void)
 u64 mp3_buffer_head(void)
 {
 	return READ_ONCE(mp3_published);
+}
+
+/* Readers of the device waiting for a sample to be published (chardev.c). */
+static DECLARE_WAIT_QUEUE_HEAD(mp3_readers);
+
+wait_queue_head_t *mp3_buffer_readers(void)
+{
+	return &mp3_readers;
+}
+
+void mp3_buffer_wake_readers(void)
+{
+	wake_up_interruptible_poll(&mp3_readers, EPOLLIN | EPOLLRDNORM);
 }
 
 /* @owner's budget in this sample, begun if new; NULL once MP3_DROPPED_OWNERS have one. */

@@ -11,7 +11,6 @@
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/wait.h>
 
 #include "compat.h"
 #include "internal.h"
@@ -21,14 +20,8 @@ struct mp3_reader {
 	u64 seen_head;
 };
 
-static DECLARE_WAIT_QUEUE_HEAD(mp3_readers_wq);
 static struct cdev mp3_cdev;
 static struct class *mp3_class;
-
-void mp3_chardev_notify(void)
-{
-	wake_up_interruptible_poll(&mp3_readers_wq, EPOLLIN | EPOLLRDNORM);
-}
 
 static int mp3_open(struct inode *inode, struct file *file)
 {
@@ -70,7 +63,7 @@ static ssize_t mp3_read(struct file *file, char __user *buf, size_t count,
 		if (!mp3_reader_behind(reader, &head))
 			return -EAGAIN;
 	} else {
-		err = wait_event_interruptible(mp3_readers_wq,
+		err = wait_event_interruptible(*mp3_buffer_readers(),
 					       mp3_reader_behind(reader, &head));
 		if (err)
 			return err;
@@ -86,7 +79,7 @@ static __poll_t mp3_poll(struct file *file, poll_table *wait)
 	struct mp3_reader *reader = file->private_data;
 	u64 head;
 
-	poll_wait(file, &mp3_readers_wq, wait);
+	poll_wait(file, mp3_buffer_readers(), wait);
 	return mp3_reader_behind(reader, &head) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 

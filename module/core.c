@@ -13,6 +13,7 @@
  * will ask for.
  */
 #include <linux/err.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 
@@ -93,6 +94,11 @@ static int __mp3_target_owned(const struct file *file, u32 target)
  * module, and buffers kept until unload: for administrators, and for users
  * where root said so (maps_users).
  */
+static bool mp3_maps_users;
+module_param_named(maps_users, mp3_maps_users, bool, 0644);
+MODULE_PARM_DESC(maps_users,
+		 "Whether users without CAP_SYS_PTRACE may ask where their faults are (R <pid> maps, M): kernel perf counters on their threads, which perf_event_paranoid does not govern, and buffers of 384 KiB per CPU kept until unload (default N)");
+
 static int mp3_maps_allowed(const struct file *file)
 {
 	return mp3_file_privileged(file) || READ_ONCE(mp3_maps_users) ? 0 : -EPERM;

@@ -5,7 +5,7 @@
  * Each file calls only into those below it here (tasks.h has the order
  * of the files that keep the registered processes):
  *
- * main.c     load/unload and the module parameters
+ * main.c     load/unload, and the module parameters read at load
  * status.c   /proc/mp3/status: the commands, judged by the opener
  * chardev.c  the character device: mmap, read and poll
  * core.c     mp3_lock, and what takes it for several parts: registration,
@@ -15,11 +15,11 @@
  *            the registered processes (tasks.h): the probes on forks,
  *            exits, execs, renames, moves between cgroups and wakeups,
  *            the sample's visit, registration, the entries
+ * groups.c   the followed cgroups ("C") and command names ("N")
+ * latency.c  how long the faults take: a return probe on the fault handler
  * faultplace.c, faultcounters.c, faultbuffers.c
  *            where the faults are (faults.h): per-thread perf counters,
  *            placed in mappings
- * latency.c  how long the faults take: a return probe on the fault handler
- * groups.c   the followed cgroups ("C") and command names ("N")
  * buffer.c   the vmalloc()ed buffer and sample publication
  * budget.c   what one user's commands may cost everyone else
  * access.c   who may read a process, and who owns a registration
@@ -32,6 +32,7 @@
 #include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
+#include <linux/wait.h>
 #include <linux/mp3.h>
 
 struct cgroup;
@@ -171,6 +172,12 @@ struct mp3_losses {
 void __mp3_buffer_publish(const struct mp3_sample_values *values,
 			  const struct mp3_losses *losses, u64 cost_ns);
 u64 mp3_buffer_head(void);
+/*
+ * The readers of the device wait on this queue for a sample; the sampler
+ * wakes them once it published one and let go of mp3_lock.
+ */
+wait_queue_head_t *mp3_buffer_readers(void);
+void mp3_buffer_wake_readers(void);
 int mp3_buffer_mmap(struct vm_area_struct *vma);
 
 /*
@@ -329,12 +336,6 @@ void __mp3_buffer_record_latency(u32 tgid, const struct mp3_record_tag *tag, boo
 				 unsigned int bucket, u64 faults, u64 ns);
 
 /*
- * Whether users who are not administrators may ask for "maps" (a module
- * parameter, which root may change at any time).
- */
-extern bool mp3_maps_users;
-
-/*
  * Whether samples visit only the processes that may have changed (the
  * wakeup probes run) rather than every registered one. Set at load,
  * before anything is registered; constant after.
@@ -422,6 +423,5 @@ void mp3_status_remove(void);
 
 int mp3_chardev_create(void);
 void mp3_chardev_remove(void);
-void mp3_chardev_notify(void);
 
 #endif /* MP3_INTERNAL_H */

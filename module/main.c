@@ -101,11 +101,6 @@ module_param_cb(sampler, &sampler_ops, &sampler_events, 0444);
 MODULE_PARM_DESC(sampler,
 		 "events (default): each sample visits the processes whose threads were woken or runnable since the last; visit: every registered process, every sample (also when this kernel lacks the wakeup tracepoints)");
 
-bool mp3_maps_users;
-module_param_named(maps_users, mp3_maps_users, bool, 0644);
-MODULE_PARM_DESC(maps_users,
-		 "Whether users without CAP_SYS_PTRACE may ask where their faults are (R <pid> maps, M): kernel perf counters on their threads, which perf_event_paranoid does not govern, and buffers of 384 KiB per CPU kept until unload (default N)");
-
 static int __init mp3_init(void)
 {
 	u64 period_ns = (u64)period_ms * NSEC_PER_MSEC;

@@ -115,7 +115,7 @@ static void mp3_sampler_fn(struct work_struct *work)
 	mutex_unlock(&mp3_lock);
 
 	if (published)
-		mp3_chardev_notify();
+		mp3_buffer_wake_readers();
 }
 
 void mp3_sampler_init(u64 period_ns)
