@@ -2,7 +2,10 @@
 /*
  * The guest test suite: each test runs on the shared runner
  * (tests/harness/runner.h) against a freshly loaded mp3.ko, loaded with the
- * test's params as module parameters.
+ * test's params as module parameters. What the tests share is defined in
+ * statusfile.c (the module, /proc/mp3/status, errnos), device.c (the
+ * device, its regions, waits for samples), processes.c (processes to
+ * profile) and system.c (time, programs, files, terminals, cgroups).
  */
 #ifndef PFPROF_GUEST_HARNESS_H
 #define PFPROF_GUEST_HARNESS_H
