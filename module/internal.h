@@ -2,8 +2,9 @@
 /*
  * mp3: internal interfaces between the parts of the module.
  *
- * Each file calls only into those below it here (tasks.h has the order
- * of the files that keep the registered processes):
+ * Each file calls only into those below it here, and uses only their data
+ * but mp3_lock (tasks.h has the order of the files that keep the registered
+ * processes; make check-static checks it: tests/module-layers.py):
  *
  * main.c     load/unload, and the module parameters read at load
  * status.c   /proc/mp3/status: the commands, judged by the opener
@@ -309,14 +310,25 @@ void mp3_faults_destroy(void);
 /*
  * How long faults take, for the processes with latency (latency.c). The
  * probe is armed by the registrations that ask for it and disarmed by the
- * sampler once none needs it: mp3_latency_get() for each process hashed
- * with times and each group with latency, mp3_latency_put() when it goes.
+ * sampler once none needs it: mp3_latency_attach() for each process hashed
+ * with times, mp3_latency_get() for each group with latency, and
+ * mp3_latency_detach() and mp3_latency_put() when they go.
  */
 struct mp3_fault_times;
 struct mp3_fault_times *mp3_fault_times_alloc(gfp_t gfp);
+/* Once detached (if it was), and no probe can be looking at it: after a grace period. */
 void mp3_fault_times_free(struct mp3_fault_times *times);
 void mp3_latency_get(void);
 void mp3_latency_put(void);
+/*
+ * The faults of @pid's process are timed into @times from now on (@maps:
+ * placed too), until detached; each holds the probe armed. Both do not
+ * sleep: called under mp3_hash_lock, from the probes too.
+ */
+void mp3_latency_attach(struct mp3_fault_times *times, struct pid *pid, bool maps);
+void mp3_latency_detach(struct mp3_fault_times *times);
+/* The faults of @times's process are placed from now on ("M"). */
+void mp3_latency_place(struct mp3_fault_times *times);
 int __mp3_latency_arm(void);
 void __mp3_latency_reconcile(void);
 /* At unload, once nothing is registered. */

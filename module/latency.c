@@ -3,10 +3,12 @@
  * How long the faults of processes registered with "latency" take: a
  * kernel return probe on handle_mm_fault(), armed while any process or
  * group has latency. Its entry handler lets a fault pass (no return probe)
- * unless its process is registered with latency, one hash lookup; for
- * those, the time from entry to return goes into the process's log2
- * histogram (struct mp3_fault_times), which each sample takes whole into
- * MP3_RECORD_LATENCY records.
+ * unless its process is registered with latency, one lookup in the hash of
+ * the timed processes kept here (not the registry's: the registrations
+ * attach and detach each process's times, and this file calls nothing
+ * above it); for those, the time from entry to return goes into the
+ * process's log2 histogram (struct mp3_fault_times), which each sample
+ * takes whole into MP3_RECORD_LATENCY records.
  *
  * A fault that returns VM_FAULT_RETRY has dropped its lock to wait (for a
  * page lock, for I/O, or to fall back from the VMA lock to the mmap lock)
@@ -16,6 +18,7 @@
  * and added to that last attempt's.
  */
 #include <linux/atomic.h>
+#include <linux/hashtable.h>
 #include <linux/kprobes.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
@@ -23,11 +26,12 @@
 #include <linux/moduleparam.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
-#include "tasks.h"
+#include "internal.h"
 
 /*
  * Threads of one process between a retried attempt and the next, at
@@ -46,6 +50,10 @@ struct mp3_retry {
 };
 
 struct mp3_fault_times {
+	/* In mp3_timed_hash while attached, under mp3_timed_lock; read under RCU. */
+	struct hlist_node node;
+	struct pid *pid;		/* its process's, held by its registration */
+	bool maps;			/* its faults are placed too: a time joins its fault */
 	/* Taken and zeroed by the sample (atomic exchanges); [major][bucket]. */
 	atomic64_t faults[2][MP3_LATENCY_BUCKETS];
 	atomic64_t ns[2][MP3_LATENCY_BUCKETS];
@@ -74,6 +82,17 @@ MODULE_PARM_DESC(latency_active,
 
 /* Processes hashed with times, and groups with latency: the probe stays armed. */
 static atomic_t mp3_timed;
+/*
+ * The attached times by their process's struct pid, which the probe looks
+ * up at every fault while armed (1024 buckets: the timed processes are few).
+ */
+static DEFINE_HASHTABLE(mp3_timed_hash, 10);
+/*
+ * Protects mp3_timed_hash's changes (readers: RCU). Taken from the probes
+ * that hash a forked process: never held across anything that sleeps;
+ * nests inside mp3_hash_lock.
+ */
+static DEFINE_SPINLOCK(mp3_timed_lock);
 /* Whether mp3_fault_probe is registered; under mp3_lock. */
 static bool mp3_latency_armed;
 /*
@@ -103,13 +122,17 @@ static u64 mp3_fault_clock(void)
  */
 static struct mp3_fault_times *mp3_fault_times_of(struct task_struct *task, bool *maps)
 {
-	struct mp3_task *entry = mp3_tasks_lookup(task_tgid(task));
+	struct pid *pid = task_tgid(task);
+	struct mp3_fault_times *times;
 
-	if (!entry)
-		return NULL;
-	*maps = READ_ONCE(entry->maps);
-	/* Pairs with the store-release that gives an entry its times: they are zeroed. */
-	return smp_load_acquire(&entry->times);
+	/* hash_add_rcu() published each with its fields set and its times zeroed. */
+	hash_for_each_possible_rcu(mp3_timed_hash, times, node, (unsigned long)pid) {
+		if (times->pid == pid) {
+			*maps = READ_ONCE(times->maps);
+			return times;
+		}
+	}
+	return NULL;
 }
 
 static int mp3_fault_entered(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -267,6 +290,29 @@ void mp3_latency_get(void)
 void mp3_latency_put(void)
 {
 	atomic_dec(&mp3_timed);
+}
+
+void mp3_latency_attach(struct mp3_fault_times *times, struct pid *pid, bool maps)
+{
+	times->pid = pid;
+	times->maps = maps;
+	spin_lock(&mp3_timed_lock);
+	hash_add_rcu(mp3_timed_hash, &times->node, (unsigned long)pid);
+	spin_unlock(&mp3_timed_lock);
+	mp3_latency_get();
+}
+
+void mp3_latency_detach(struct mp3_fault_times *times)
+{
+	spin_lock(&mp3_timed_lock);
+	hash_del_rcu(&times->node);
+	spin_unlock(&mp3_timed_lock);
+	mp3_latency_put();
+}
+
+void mp3_latency_place(struct mp3_fault_times *times)
+{
+	WRITE_ONCE(times->maps, true);
 }
 
 int __mp3_latency_arm(void)

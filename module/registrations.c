@@ -101,6 +101,8 @@ void __mp3_tasks_maps_target(u32 target)
 		/* Its faults since the last sample go into the records too, unresolved. */
 		entry->unplaced_from = entry->last;
 		WRITE_ONCE(entry->maps, true);
+		if (entry->times)
+			mp3_latency_place(entry->times);
 		mp3_maps_waiting = true;
 	}
 }
@@ -123,10 +125,10 @@ int __mp3_tasks_latency_target(u32 target)
 			err = -ENOMEM;
 			continue;
 		}
-		/* Hashed: the probe holds from here on. */
-		mp3_latency_get();
-		/* Pairs with the probe's load-acquire: it finds the times zeroed. */
-		smp_store_release(&entry->times, times);
+		/* Hashed: timed from here on, detached when it leaves. */
+		mp3_latency_attach(times, entry->pid, entry->maps);
+		/* Read by the fork probe, which gives a child times of its own. */
+		WRITE_ONCE(entry->times, times);
 	}
 	return err;
 }

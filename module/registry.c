@@ -93,12 +93,12 @@ struct pid_namespace *mp3_file_pid_ns(const struct file *file)
 	return proc_pid_ns(file_inode(file)->i_sb);
 }
 
-/* Under mp3_hash_lock: lookups find @entry, and one with times holds the probe armed. */
+/* Under mp3_hash_lock: lookups find @entry, and one with times is timed (attached). */
 static void __mp3_task_hash(struct mp3_task *entry)
 {
 	hash_add_rcu(mp3_task_hash, &entry->hash, (unsigned long)entry->pid);
 	if (entry->times)
-		mp3_latency_get();
+		mp3_latency_attach(entry->times, entry->pid, entry->maps);
 }
 
 /* Makes @entry visible to lookups, unless @pid has one; returns whether it did. */
@@ -186,9 +186,9 @@ void __mp3_tasks_remove(struct mp3_task *entry)
 	/* On mp3_tasks, or still on mp3_forked if a probe joined it since the last adoption. */
 	list_del(&entry->node);
 	hash_del_rcu(&entry->hash);
-	spin_unlock(&mp3_hash_lock);
 	if (entry->times)
-		mp3_latency_put();
+		mp3_latency_detach(entry->times);
+	spin_unlock(&mp3_hash_lock);
 	if (entry->maps && list_empty(&entry->fault_threads))
 		__mp3_task_record_unplaced(entry, &entry->last);
 	if (mp3_event_sampling) {

@@ -93,8 +93,9 @@ struct mp3_task {
 	struct mp3_counters unplaced_from;
 	/*
 	 * With latency: how long its faults took since the last sample. Set
-	 * before hashing, or under mp3_lock ("L") with a store-release that
-	 * the probe's load-acquire pairs with; freed with the entry.
+	 * before hashing, or under mp3_lock ("L"); attached to latency.c's
+	 * hash of timed processes while this entry is hashed; freed with the
+	 * entry.
 	 */
 	struct mp3_fault_times *times;
 };

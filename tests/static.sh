@@ -2,7 +2,8 @@
 # Usage: tests/static.sh
 #
 # Static analysis and sanitizers, on the host: checkpatch.pl --strict and the
-# Coccinelle scripts of Debian 13's linux-source-6.12 on the module (the W=1
+# Coccinelle scripts of Debian 13's linux-source-6.12 on the module, and its
+# files' calls against the order internal.h writes down (the W=1
 # and sparse build against each kernel is tests/check.sh's first check of
 # that kernel); cppcheck and gcc -fanalyzer on the user-space C, the host
 # unit tests built with ASan and UBSan, shellcheck on the shell scripts, and
@@ -142,6 +143,11 @@ run_shellcheck() {
 	(cd "$top" && shellcheck -x $(shell_scripts))
 }
 
+# Each file of the module calls only those below it, as internal.h lists them.
+run_module_layers() {
+	python3 "$top/tests/module-layers.py" "$top/module"
+}
+
 # A built program committed by mistake: no tracked file is an ELF object
 # (none in a tree that is not a git clone, as DKMS unpacks it).
 run_tracked_programs() {
@@ -160,6 +166,7 @@ kernel=$("$top/tests/debug-kernel/source.sh") ||
 	{ echo "FAIL cannot unpack the kernel's source"; echo "0 passed, 1 failed"; exit 1; }
 
 check checkpatch_strict run_checkpatch
+check module_layers run_module_layers
 check coccinelle run_coccinelle
 check cppcheck run_cppcheck
 check gcc_analyzer run_analyzer

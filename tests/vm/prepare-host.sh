@@ -15,7 +15,8 @@ set -euo pipefail
 # The programs built on the host and packed into the guests; mmdebstrap for
 # the build roots (tests/vm/buildroot.sh: QEMU, the kernels' compilers, the
 # Debian packages' build and lintian are theirs, so the host may be Debian 12
-# or 13); static analysis (tests/static.sh) and man (the unit tests render
+# or 13); static analysis (tests/static.sh, python3 for its check of the
+# module's layers) and man (the unit tests render
 # the man pages); the packaging guests' root file systems (e2fsprogs) and
 # their shares (rsync); jq, which the unit tests read --json with. All in one
 # apt run.
@@ -24,6 +25,6 @@ pkgs=(busybox-static kmod cpio xz-utils zstd gcc make libc6-dev binutils
 case ${1:-} in
 --guests) shift ;;
 -*) sed -n '2s/^# //p' "$0" >&2; exit 64 ;;
-*) pkgs+=(coccinelle cppcheck shellcheck man-db e2fsprogs rsync jq) ;;
+*) pkgs+=(coccinelle cppcheck shellcheck python3 man-db e2fsprogs rsync jq) ;;
 esac
 host_install "${pkgs[@]}" "$@"
