@@ -59,6 +59,12 @@ void maps_child_start(struct maps_child *c, void (*fn)(int, int), void *ready,
 	map_ring(&c->ring, &c->fd);
 	if (ready)
 		expect(read(c->back, ready, size) == (ssize_t)size, "the child died");
+	/*
+	 * Asleep, waiting to be told: the first run of each page of its code
+	 * since the fork faults, and a fault between the registration and the
+	 * caller's read of /proc would be the module's alone.
+	 */
+	wait_blocked(c->pid, 2000);
 	register_maps(c->pid);
 	c->from = wait_head(&c->ring, mp3ring_head(&c->ring) + 1, ticks_ms(&c->ring, 2));
 }
@@ -69,6 +75,12 @@ void maps_child_go(struct maps_child *c, const char *bytes)
 
 	expect(write(c->go, bytes, len) == (ssize_t)len, "telling the child to go: %s",
 	       strerror(errno));
+}
+
+void maps_child_stat(struct maps_child *c, struct proc_stat *st)
+{
+	wait_blocked(c->pid, 2000);
+	read_pid_stat(c->pid, st);
 }
 
 /* What the child says back, size bytes into what. */

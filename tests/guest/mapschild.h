@@ -50,6 +50,14 @@ void maps_child_start(struct maps_child *c, void (*fn)(int, int), void *ready,
 /* Tells the child to go on, with bytes (one or more) it reads. */
 void maps_child_go(struct maps_child *c, const char *bytes);
 
+/*
+ * The child's counters from /proc, once it sleeps again: after writing to
+ * its parent it may still fault on its way to its next wait (the first run
+ * of pause()'s code), which the module counts and a read made before would
+ * not. For a child of one thread.
+ */
+void maps_child_stat(struct maps_child *c, struct proc_stat *st);
+
 /* What the child says back, size bytes into what. */
 void maps_child_hear(struct maps_child *c, void *what, size_t size);
 

@@ -81,11 +81,11 @@ void test_faults_anon_region(void)
 	worker_spawn(&other);
 	expect_ok(status_cmd('R', other.pid), "R worker without maps");
 	maps_child_start(&c, region_child, NULL, 0);
-	read_pid_stat(c.pid, &before);
+	maps_child_stat(&c, &before);
 	maps_child_go(&c, "g");
 	maps_child_hear(&c, &addr, sizeof(addr));
 	worker_do(&other, 't', 100);
-	read_pid_stat(c.pid, &after);
+	maps_child_stat(&c, &after);
 	sums.region_start = mapping_start(c.pid, addr);
 	to = maps_child_records(&c, &sums);
 	plain.tgid = other.pid;

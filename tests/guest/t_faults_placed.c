@@ -522,7 +522,7 @@ void test_faults_many_mappings(void)
 
 	maps_child_start(&c, many_mappings_child, NULL, 0);
 	summed = c.ring.hdr->faults_summed;
-	read_pid_stat(c.pid, &before);
+	maps_child_stat(&c, &before);
 	/*
 	 * The cap is per sample: the touches start right after a tick, with a
 	 * whole period (1 s, tests.c) before the next. At 50 ms a slow guest
@@ -532,7 +532,7 @@ void test_faults_many_mappings(void)
 	wait_head(&c.ring, mp3ring_head(&c.ring) + 1, ticks_ms(&c.ring, 2));
 	maps_child_go(&c, "g");
 	maps_child_hear(&c, &addr, sizeof(addr));
-	read_pid_stat(c.pid, &after);
+	maps_child_stat(&c, &after);
 	s = (struct per_sample){ .tgid = c.pid, .from = c.from, .sums.tgid = c.pid };
 	to = wait_head(&c.ring, mp3ring_head(&c.ring) + 3, ticks_ms(&c.ring, 4));
 	expect(to - c.from <= MANY_SAMPLES_MAX, "%" PRIu64 " samples", to - c.from);
