@@ -160,7 +160,10 @@ void read_proc_stat(const char *path, struct proc_stat *st);
 void read_pid_stat(pid_t pid, struct proc_stat *st);
 /* pid's name (/proc/PID/comm), without its line end. */
 void read_comm(pid_t pid, char *comm, size_t size);
-/* Waits until pid is off the run queue, asleep (its wchan is shown); fails after timeout_ms. */
+/*
+ * Waits until every thread of pid is off the run queue, asleep (its wchan
+ * is shown); fails after timeout_ms.
+ */
 void wait_blocked(pid_t pid, unsigned int timeout_ms);
 /* The number on the "key: number ..." or "key number" line of path (/proc/meminfo,
  * /proc/<pid>/status, a cgroup's cpu.stat); fails if there is none. */

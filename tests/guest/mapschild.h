@@ -54,7 +54,7 @@ void maps_child_go(struct maps_child *c, const char *bytes);
  * The child's counters from /proc, once it sleeps again: after writing to
  * its parent it may still fault on its way to its next wait (the first run
  * of pause()'s code), which the module counts and a read made before would
- * not. For a child of one thread.
+ * not. Every thread of it, if it has several.
  */
 void maps_child_stat(struct maps_child *c, struct proc_stat *st);
 

@@ -3,8 +3,10 @@
  * What the guest tests share: processes to profile, made, told what to do
  * and read back (their /proc counters, names and mappings).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -300,26 +302,50 @@ void read_comm(pid_t pid, char *comm, size_t size)
 	comm[strcspn(comm, "\n")] = '\0';
 }
 
+/* Whether the thread whose wchan file is @path sleeps (get_wchan(): off the run queue, 5.16). */
+static bool asleep(const char *path)
+{
+	char wchan[64];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return errno == ENOENT;	/* a thread gone since */
+	n = read(fd, wchan, sizeof(wchan) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	wchan[n] = '\0';
+	return strcmp(wchan, "0");
+}
+
+/* Whether every thread of @pid sleeps. */
+static bool all_asleep(pid_t pid)
+{
+	char dir[64], path[PATH_MAX];
+	struct dirent *d;
+	bool all = true;
+	DIR *tasks;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	tasks = opendir(dir);
+	if (!tasks)
+		fail("opendir %s: %s", dir, strerror(errno));
+	while (all && (d = readdir(tasks))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/wchan", dir, d->d_name);
+		all = asleep(path);
+	}
+	closedir(tasks);
+	return all;
+}
+
 void wait_blocked(pid_t pid, unsigned int timeout_ms)
 {
 	uint64_t deadline = now_ns() + (timeout_ms = scaled_ms(timeout_ms)) * 1000000ULL;
-	char path[64], wchan[64];
-	ssize_t n;
-	int fd;
 
-	/* get_wchan() names a place only for a task that is asleep and off the run queue (5.16). */
-	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
-	for (;;) {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			fail("open %s: %s", path, strerror(errno));
-		n = read(fd, wchan, sizeof(wchan) - 1);
-		close(fd);
-		if (n > 0) {
-			wchan[n] = '\0';
-			if (strcmp(wchan, "0"))
-				return;
-		}
+	while (!all_asleep(pid)) {
 		if (now_ns() > deadline)
 			fail("process %d still runnable after %u ms", (int)pid, timeout_ms);
 		sleep_ms(1);

@@ -126,10 +126,10 @@ void test_faults_threads(void)
 
 	/* Its first two threads are there before it is registered. */
 	maps_child_start(&c, threads_child, &word, sizeof(word));
-	read_pid_stat(c.pid, &before);
+	maps_child_stat(&c, &before);
 	maps_child_go(&c, "ggg");
 	maps_child_hear(&c, &word, sizeof(word));
-	read_pid_stat(c.pid, &after);
+	maps_child_stat(&c, &after);
 	maps_child_records(&c, &sums);
 	printf("  faults_threads: %" PRIu64 "/%" PRIu64 " in %u records, %u unresolved;"
 	       " counts %" PRIu64 "/%" PRIu64 "; /proc %llu/%llu\n",

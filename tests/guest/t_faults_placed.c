@@ -645,12 +645,12 @@ void test_faults_threads_max(void)
 	/* The main thread and THREADS_MAX_PARAM - 1 others: at the bound. */
 	nr_blocked_threads = THREADS_MAX_PARAM - 1;
 	maps_child_start(&c, blocked_threads_child, &word, sizeof(word));
-	read_pid_stat(c.pid, &before);
+	maps_child_stat(&c, &before);
 	memset(all, 'g', sizeof(all));
 	expect(write(c.go, all, THREADS_MAX_PARAM - 1) == THREADS_MAX_PARAM - 1,
 	       "telling the threads to go: %s", strerror(errno));
 	maps_child_hear(&c, &word, sizeof(word));
-	read_pid_stat(c.pid, &after);
+	maps_child_stat(&c, &after);
 	maps_child_records(&c, &sums);
 	printf("  faults_threads_max: %d threads refused; %d followed: %" PRIu64 "/%" PRIu64
 	       " in %u records, %u unresolved; counts %" PRIu64 "/%" PRIu64 "\n",
