@@ -32,13 +32,12 @@ static bool is_group(const struct target *t)
 	return t->kind == TARGET_CGROUP || t->kind == TARGET_UNIT || t->kind == TARGET_COMM;
 }
 
-/* Whether t is the first group of list with its number; reports the others once. */
-static bool first_of_number(const struct target_list *list, const struct target *t,
-			    bool report)
+/* Whether t is the first group of list with its number; reports the others. */
+static bool first_of_number(const struct target_list *list, const struct target *t)
 {
 	const struct target *first = target_list_find(list, t->number);
 
-	if (first != t && report)
+	if (first != t)
 		dlog(LOG_ERR, "%s %s has the number of %s %s (a hash collision): ignored; "
 		     "profile one of them by another name (its cgroup path)",
 		     word(t), t->name, word(first), first->name);
@@ -296,7 +295,8 @@ void groups_sync(struct groups *c)
 	for (size_t i = 0; i < list->count; i++) {
 		const struct target *t = &list->targets[i];
 
-		if (!is_group(t) || !first_of_number(list, t, false))
+		/* groups_apply() gave a state only to the groups it follows. */
+		if (!c->states[i].number)
 			continue;
 		if (t->kind == TARGET_COMM) {
 			follow_comm(c, t, &c->states[i]);
@@ -344,7 +344,7 @@ int groups_apply(struct groups *c, const struct target_list *next)
 		const struct target *t = &next->targets[i];
 		const struct group_state *old;
 
-		if (!is_group(t) || !first_of_number(next, t, true))
+		if (!is_group(t) || !first_of_number(next, t))
 			continue;
 		old = old_state(c, t->number);
 		states[i] = old ? *old : (struct group_state){ .number = t->number };
