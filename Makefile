@@ -91,8 +91,12 @@ install: tools daemon pfprofctl
 	install -D -m 0644 systemd/pfprof-sysusers.conf $(DESTDIR)$(SYSUSERSDIR)/pfprof.conf
 	install -D -m 0644 systemd/pfprof-tmpfiles.conf $(DESTDIR)$(TMPFILESDIR)/pfprof.conf
 	install -d $(DESTDIR)$(DATADIR)/prometheus
-	install -m 0644 prometheus/pfprof-rules.yml prometheus/pfprof-rules.test.yml \
-		prometheus/pfprof-dashboard.json $(DESTDIR)$(DATADIR)/prometheus/
+	install -m 0644 prometheus/pfprof-dashboard.json $(DESTDIR)$(DATADIR)/prometheus/
+	@# The alerts' runbook_url: docs/prometheus.md, installed beside them.
+	install -m 0644 docs/prometheus.md $(DESTDIR)$(DATADIR)/prometheus/
+	for f in pfprof-rules.yml pfprof-rules.test.yml; do \
+		sed 's|file:///usr/share/pfprof/|file://$(DATADIR)/|' prometheus/$$f \
+			> $(DESTDIR)$(DATADIR)/prometheus/$$f || exit 1; done
 	@# An existing configuration is the administrator's: never overwritten.
 	[ -e $(DESTDIR)$(SYSCONFDIR)/pfprof/pfprofd.conf ] || \
 		install -D -m 0644 daemon/pfprofd.conf $(DESTDIR)$(SYSCONFDIR)/pfprof/pfprofd.conf
