@@ -109,7 +109,7 @@ const struct ctl_command ctl_heatmap_command = {
 				  "with --record: stop after N s (default: at its exit)" },
 		[OPT_OUTPUT] = { "output", 'o', CTL_STRING, "FILE",
 				 "the picture, .png or .svg (default heatmap-<pid>.png)" },
-		[OPT_JSON] = { "json", 0, CTL_STRING, NULL, "what was drawn, as JSON" },
+		[OPT_JSON] = { "json", 0, CTL_STRING, NULL, "what was drawn, as JSON; no picture without -o" },
 		[OPT_LOG] = { "log", 0, CTL_STRING, "FILE",
 			      "with --record: the log (default heatmap-<pid>.log)" },
 		[OPT_TAKE_DAMON] = { "take-damon", 0, CTL_STRING, NULL,

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "atomicfile.h"
@@ -84,6 +85,9 @@ static int write_cells(const char *path, const struct heatmap_data *d)
 }
 
 /* What one picture is drawn from, and into. */
+/* Where a drawing's inputs are written, mkdtemp()'s template. */
+#define WORK_DIR "/tmp/pfprof-heatmap.XXXXXX"
+
 struct drawing {
 	const struct heatmap_data *d;
 	const char *out;	/* the temporary file */
@@ -181,26 +185,44 @@ static int write_script(const char *path, const struct drawing *g)
 	return fclose(f) ? -errno : 0;
 }
 
-/* Draws g into its output, with what config's per-process logs say: 0, or the failure reported. */
-static int draw(const struct ctl *ctl, struct drawing *g)
+/*
+ * g's faults per second from config's per-process logs, into dir/rates; a
+ * failure leaves the map alone (said).
+ */
+static void find_rates(const struct ctl *ctl, struct drawing *g, const char *dir)
 {
-	char dir[] = "/tmp/pfprof-heatmap.XXXXXX", script[sizeof(dir) + 16];
 	const double from_s = (double)g->d->times[0] / 1e9;
-	int err, rc = 0;
 
-	if (!mkdtemp(dir)) {
-		ctl_error(-errno, "creating %s", dir);
-		return -1;
-	}
-	snprintf(g->cells, sizeof(g->cells), "%s/cells", dir);
 	snprintf(g->rates, sizeof(g->rates), "%s/rates", dir);
-	snprintf(script, sizeof(script), "%s/heatmap.gp", dir);
 	g->width_s = width_of(g->d);
 	g->nr_rates = plotprocs_rates(&ctl->config, g->d->pid, g->d->comm, from_s,
 				      from_s + g->width_s, g->rates);
 	if (g->nr_rates < 0)
 		ctl_error(g->nr_rates, "the faults of PID %d in %s/" LOGFORMAT_PROCS_FILE
 			  ": the map alone", (int)g->d->pid, ctl->config.log_dir);
+}
+
+/* A directory for gnuplot's input, in dir: 0, or -1 (said). */
+static int make_work_dir(char dir[static sizeof(WORK_DIR)])
+{
+	strcpy(dir, WORK_DIR);
+	if (mkdtemp(dir))
+		return 0;
+	ctl_error(-errno, "creating %s", dir);
+	return -1;
+}
+
+/* Draws g into its output, with what config's per-process logs say: 0, or the failure reported. */
+static int draw(const struct ctl *ctl, struct drawing *g)
+{
+	char dir[sizeof(WORK_DIR)], script[sizeof(dir) + 16];
+	int err, rc = 0;
+
+	if (make_work_dir(dir))
+		return -1;
+	snprintf(g->cells, sizeof(g->cells), "%s/cells", dir);
+	snprintf(script, sizeof(script), "%s/heatmap.gp", dir);
+	find_rates(ctl, g, dir);
 	err = write_cells(g->cells, g->d);
 	if (!err)
 		err = write_script(script, g);
@@ -210,6 +232,18 @@ static int draw(const struct ctl *ctl, struct drawing *g)
 		gnuplot_failed(rc, script);
 	gnuplot_remove_dir(dir);
 	return err || rc ? -1 : 0;
+}
+
+/* Only whether the logs have g's faults, for --json without a picture. */
+static int count_rates(const struct ctl *ctl, struct drawing *g)
+{
+	char dir[sizeof(WORK_DIR)];
+
+	if (make_work_dir(dir))
+		return -1;
+	find_rates(ctl, g, dir);
+	gnuplot_remove_dir(dir);
+	return 0;
 }
 
 /* The log an operand names, opened: -1 to go on, else the exit status (said). */
@@ -229,13 +263,16 @@ static int open_log(const struct ctl *ctl, const char *operand, char *path, size
 	return PFPROF_EXIT_FAILED;
 }
 
-/* What was drawn, as one JSON object (pfprofctl(8)). */
-static bool print_summary_json(const char *out, const struct heatmap_data *d, bool faults)
+/* What was drawn (picture: the file, or NULL for none), as one JSON object (pfprofctl(8)). */
+static bool print_summary_json(const char *picture, const struct heatmap_data *d, bool faults)
 {
 	struct json_object *o = ctl_json_object(), *bands = ctl_json_array();
 	char hex[24];
 
-	ctl_json_add_string(o, "picture", out);
+	if (picture)
+		ctl_json_add_string(o, "picture", picture);
+	else
+		ctl_json_add(o, "picture", NULL);
 	ctl_json_add_int(o, "pid", d->pid);
 	ctl_json_add_string(o, "comm", d->comm);
 	ctl_json_add_uint(o, "snapshots", d->nr_times);
@@ -257,12 +294,36 @@ static bool print_summary_json(const char *out, const struct heatmap_data *d, bo
 	return ctl_json_print(o);
 }
 
+/* d drawn into out (atomically): 0, or -1 (said). */
+static int draw_picture(const struct ctl *ctl, struct drawing *g, const char *out)
+{
+	struct atomic_file image;
+	int err = atomic_file_begin(&image, out);
+
+	if (err) {
+		ctl_error(err, "writing %s", out);
+		return -1;
+	}
+	g->out = image.temp;
+	g->svg = ctl_picture_of(out) == CTL_PICTURE_SVG;
+	if (draw(ctl, g)) {
+		atomic_file_abort(&image);
+		return -1;
+	}
+	err = atomic_file_commit(&image, gnuplot_new_file_mode(), false);
+	if (err) {
+		ctl_error(err, "writing %s", out);
+		return -1;
+	}
+	return 0;
+}
+
 int heatmap_draw_command(const struct ctl *ctl, const struct ctl_call *call)
 {
 	char path[PATH_MAX], default_out[64];
 	const char *out = call->option[OPT_OUTPUT].string;
+	bool json = call->option[OPT_JSON].set;
 	struct heatmap_data d;
-	struct atomic_file image;
 	struct drawing g;
 	unsigned long line;
 	int status, err;
@@ -277,27 +338,20 @@ int heatmap_draw_command(const struct ctl *ctl, const struct ctl_call *call)
 		heatmap_log_failed(path, err, line);
 		return PFPROF_EXIT_FAILED;
 	}
-	if (!out) {
+	/* --json alone writes JSON alone: a picture only where --output asks for one. */
+	if (!out && !json) {
 		snprintf(default_out, sizeof(default_out), "heatmap-%d.png", (int)d.pid);
 		out = default_out;
 	}
-	err = atomic_file_begin(&image, out);
-	g = (struct drawing){ .d = &d, .out = image.temp, .svg = ctl_picture_of(out) == CTL_PICTURE_SVG };
-	if (err) {
-		ctl_error(err, "writing %s", out);
-	} else if (draw(ctl, &g)) {
-		atomic_file_abort(&image);
-		err = -1;
-	} else if ((err = atomic_file_commit(&image, gnuplot_new_file_mode(), false))) {
-		ctl_error(err, "writing %s", out);
-	} else if (call->option[OPT_JSON].set) {
+	g = (struct drawing){ .d = &d };
+	err = out ? draw_picture(ctl, &g, out) : count_rates(ctl, &g);
+	if (!err && json)
 		err = print_summary_json(out, &d, g.nr_rates > 0) ? 0 : -EIO;
-	} else {
+	else if (!err)
 		printf("%s: %zu snapshots of PID %d (%s), %zu mapped ranges, %s\n", out, d.nr_times,
 		       (int)d.pid, d.comm, d.nr_bands, g.nr_rates > 0 ?
 		       "its faults from pfprofd's log above" :
 		       "no faults of it in pfprofd's log then (not profiled?)");
-	}
 	heatmap_data_free(&d);
 	return err ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 }

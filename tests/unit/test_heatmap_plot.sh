@@ -75,6 +75,13 @@ jq -e --arg png "$dir/json.png" '.picture == $png and .pid == 4242
 	and .mapped_ranges[1] == { name: "[heap]", start: "55d0c1b3e000", end: "55d0c1b5f000" }' \
 	"$dir/out" > /dev/null
 check summary_json [ $? -eq 0 ]
+# --json alone: JSON alone, no picture in the directory it runs in.
+mkdir "$dir/cwd"
+(cd "$dir/cwd" && "$ctl" -c "$dir/pfprofd.conf" heatmap --json 4242) > "$dir/out"
+jq -e '.picture == null and .pid == 4242 and .faults_from_log and .snapshots == 10' \
+	"$dir/out" > /dev/null
+check json_alone_says_no_picture [ $? -eq 0 ]
+check json_alone_draws_nothing [ -z "$(ls -A "$dir/cwd")" ]
 check svg_rates_axis grep -qx "faults per second" "$dir/texts"
 check svg_rates_keys sh -c "grep -qx minor '$dir/texts' && grep -qx major '$dir/texts'"
 check svg_rates_scale grep -qx " 2000" "$dir/texts"
