@@ -10,6 +10,8 @@
 #include "ctl.h"
 
 #define HELP_KEY 'h'
+/* pfprofctl's -c/--config, taken after the command as before it. */
+#define CONFIG_KEY 'c'
 /* getopt_long() values of long-only options: their index, past any character. */
 #define LONG_ONLY_BASE 256
 
@@ -97,15 +99,18 @@ static bool store_option(const struct ctl_command *cmd, size_t i, bool typed_lon
 	return false;
 }
 
-/* getopt_long()'s view of the command's options, --help included. */
+/* getopt_long()'s view of the command's options, --help and --config included. */
 static void getopt_table(const struct ctl_command *cmd, struct option *longopts,
 			 char *shortopts)
 {
 	size_t n = nr_options(cmd), s = 0;
 
-	/* '+': getopt stops at each operand, which parse_words() moves aside. */
+	/* '+': getopt stops at each operand, which parse_words() moves aside; ':' a missing value. */
 	shortopts[s++] = '+';
+	shortopts[s++] = ':';
 	shortopts[s++] = HELP_KEY;
+	shortopts[s++] = CONFIG_KEY;
+	shortopts[s++] = ':';
 	for (size_t i = 0; i < n; i++) {
 		const struct ctl_option *o = &cmd->options[i];
 		int has_arg = o->metavar ? required_argument : no_argument;
@@ -118,21 +123,85 @@ static void getopt_table(const struct ctl_command *cmd, struct option *longopts,
 			if (o->metavar)
 				shortopts[s++] = ':';
 		}
-		if (o->old_short) {
-			shortopts[s++] = o->old_short;
-			if (o->metavar)
-				shortopts[s++] = ':';
-		}
 	}
 	shortopts[s] = '\0';
 	longopts[n] = (struct option){ "help", no_argument, NULL, HELP_KEY };
-	longopts[n + 1] = (struct option){ 0 };
+	longopts[n + 1] = (struct option){ "config", required_argument, NULL, CONFIG_KEY };
+	longopts[n + 2] = (struct option){ 0 };
 }
 
 /* Whether word is a negative number: an operand (a bad one), not options. */
 static bool is_negative_number(const char *word)
 {
 	return word[0] == '-' && isdigit((unsigned char)word[1]);
+}
+
+/* The index of cmd's option getopt_long() returns as key, or nr_options(cmd) for none. */
+static size_t option_of_key(const struct ctl_command *cmd, int key)
+{
+	size_t i;
+
+	for (i = 0; i < nr_options(cmd) && option_key(cmd, i) != key; i++)
+		;
+	return i;
+}
+
+/*
+ * Whether typed (an unknown "-x" or "--name") may mean --option: a long
+ * name starting with the short one's letter, or --json for the output
+ * formats other tools take (-o, --output, --format).
+ */
+static bool may_mean(const char *typed, const char *option)
+{
+	const char *name = typed + strspn(typed, "-");
+	size_t len = strcspn(name, "=");
+	bool short_form = typed[1] != '-';
+
+	if (!strcmp(option, "json") && (short_form ? typed[1] == 'o' :
+	    !strncmp(name, "output", len) || !strncmp(name, "format", len)))
+		return true;
+	return short_form && option[0] == typed[1];
+}
+
+/* An option cmd does not have, as typed: said, with those it may have meant. */
+static void unknown_option(const struct ctl_command *cmd, const char *typed)
+{
+	char meant[128] = "";
+	size_t len = 0;
+
+	for (size_t i = 0; i < nr_options(cmd) && len < sizeof(meant); i++)
+		if (may_mean(typed, cmd->options[i].name))
+			len += (size_t)snprintf(meant + len, sizeof(meant) - len, "%s--%s",
+						len ? " or " : "", cmd->options[i].name);
+	int typed_len = (int)strcspn(typed, "=");
+
+	if (len)
+		ctl_usage_error(cmd, "unknown option '%.*s'; did you mean %s?", typed_len, typed,
+				meant);
+	else
+		ctl_usage_error(cmd, "unknown option '%.*s'", typed_len, typed);
+}
+
+/*
+ * What getopt_long() refused, said once, as the mistake it is: an option
+ * cmd does not have, a value missing, or a value given to a flag.
+ */
+static void refused_option(const struct ctl_command *cmd, int key, const char *typed)
+{
+	size_t i = option_of_key(cmd, optopt);
+
+	if (key == ':' && optopt == CONFIG_KEY)
+		ctl_usage_error(cmd, "%.*s wants a file", (int)strcspn(typed, "="), typed);
+	else if (key == ':' && i < nr_options(cmd))
+		ctl_usage_error(cmd, "%s wants a value: %s", typed, cmd->options[i].metavar);
+	else if (optopt && i < nr_options(cmd))
+		ctl_usage_error(cmd, "--%s takes no value: '%s'", cmd->options[i].name, typed);
+	else if (optopt == HELP_KEY)
+		ctl_usage_error(cmd, "--help takes no value: '%s'", typed);
+	else if (optopt && typed[0] == '-' && typed[1] != '-')
+		unknown_option(cmd, (char[]){ '-', (char)optopt, '\0' });
+	else
+		unknown_option(cmd, typed);
 }
 
 /*
@@ -143,13 +212,10 @@ static bool is_negative_number(const char *word)
 static bool take_option(const struct ctl_command *cmd, int key, int long_index, char **argv,
 			int *nr, struct ctl_call *call)
 {
-	size_t i;
+	size_t i = option_of_key(cmd, key);
 
-	for (i = 0; i < nr_options(cmd) && option_key(cmd, i) != key &&
-		    cmd->options[i].old_short != key; i++)
-		;
-	if (i == nr_options(cmd)) {
-		ctl_usage_error(cmd, "unknown option or missing value: '%s'", argv[optind - 1]);
+	if (key == ':' || key == '?' || i == nr_options(cmd)) {
+		refused_option(cmd, key, argv[optind - 1]);
 		return false;
 	}
 	if (cmd->options[i].type == CTL_OPERAND_KIND && optarg)
@@ -166,8 +232,8 @@ static bool take_option(const struct ctl_command *cmd, int key, int long_index, 
 static int parse_words(const struct ctl_command *cmd, int argc, char **argv,
 		       struct ctl_call *call)
 {
-	struct option longopts[CTL_MAX_OPTIONS + 2];
-	char shortopts[4 * CTL_MAX_OPTIONS + 3];
+	struct option longopts[CTL_MAX_OPTIONS + 3];
+	char shortopts[2 * CTL_MAX_OPTIONS + 6];
 	int nr = 0;
 
 	getopt_table(cmd, longopts, shortopts);
@@ -181,6 +247,10 @@ static int parse_words(const struct ctl_command *cmd, int argc, char **argv,
 		if (key == HELP_KEY) {
 			print_help(cmd);
 			return PFPROF_EXIT_OK;
+		}
+		if (key == CONFIG_KEY) {
+			call->config_path = optarg;
+			continue;
 		}
 		if (key != -1) {
 			if (!take_option(cmd, key, long_index, argv, &nr, call))

@@ -34,7 +34,6 @@ struct ctl_option {
 	enum ctl_value type;
 	const char *metavar;	/* what the value is, in --help: "N", "FILE" */
 	const char *help;
-	char old_short;		/* an earlier -x, still taken, not shown; or 0 */
 };
 
 #define CTL_MAX_OPTIONS 12
@@ -43,6 +42,7 @@ struct ctl_option {
 struct ctl_call {
 	char **operands;	/* NULL after the last */
 	int nr_operands;
+	const char *config_path;	/* -c FILE after the command, or NULL */
 	/* Indexed like the command's options[]. */
 	struct {
 		bool set;

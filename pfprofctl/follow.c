@@ -103,9 +103,7 @@ const struct ctl_command ctl_follow_command = {
 	.options = {
 		[OPT_LINES] = { "lines", 'n', CTL_NUMBER, "N",
 				"first print the last N samples already taken (default 0)" },
-		/* -c was pfprofctl's own -c (the configuration) too. */
-		[OPT_COUNT] = { "count", 0, CTL_NUMBER, "N", "exit after printing N samples",
-				.old_short = 'c' },
+		[OPT_COUNT] = { "count", 0, CTL_NUMBER, "N", "exit after printing N samples" },
 	},
 	.run = run,
 };

@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ctl.h"
 #include "output.h"
@@ -66,6 +67,29 @@ static int parse_global(struct ctl *ctl, int argc, char **argv)
 	return -1;
 }
 
+/* Words people type for a command of pfprofctl's, from other tools. */
+static const struct {
+	const char *word;
+	const char *command;
+} command_synonyms[] = {
+	{ "remove", "del" }, { "rm", "del" }, { "delete", "del" }, { "unregister", "del" },
+	{ "register", "add" }, { "ls", "list" }, { "show", "status" }, { "info", "status" },
+	{ "tail", "follow" }, { "watch", "top" },
+};
+
+static void unknown_command(const char *word)
+{
+	for (size_t i = 0; i < sizeof(command_synonyms) / sizeof(command_synonyms[0]); i++) {
+		if (strcmp(word, command_synonyms[i].word))
+			continue;
+		fprintf(stderr, "pfprofctl: unknown command '%s'; did you mean '%s'?\n", word,
+			command_synonyms[i].command);
+		return;
+	}
+	fprintf(stderr, "pfprofctl: unknown command '%s'\n"
+		"Try 'pfprofctl --help' for more information.\n", word);
+}
+
 /* The configuration's problems shown; the rest are counted, in case it is another file. */
 #define CONFIG_PROBLEMS_SHOWN 3
 
@@ -105,13 +129,14 @@ int main(int argc, char **argv)
 	argv += optind;
 	cmd = ctl_find_command(argv[0]);
 	if (!cmd) {
-		fprintf(stderr, "pfprofctl: unknown command '%s'\n"
-			"Try 'pfprofctl --help' for more information.\n", argv[0]);
+		unknown_command(argv[0]);
 		return PFPROF_EXIT_USAGE;
 	}
 	status = ctl_parse_call(cmd, argc, argv, &call);
 	if (status >= 0)
 		return status;
+	if (call.config_path)
+		ctl.config_path = call.config_path;
 	if (load_config(&ctl))
 		return PFPROF_EXIT_FAILED;
 	status = cmd->run(&ctl, &call);

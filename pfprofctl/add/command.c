@@ -254,8 +254,8 @@ const struct ctl_command ctl_add_command = {
 			       "with --comm: that user's processes of each name alone" },
 		[OPT_MAPS] = { "maps", 'm', CTL_STRING, NULL,
 			       "place the faults in their mappings too (pfprofctl where)" },
-		[OPT_LATENCY] = { "latency", 'l', CTL_STRING, NULL,
-				  "time the faults too (an administrator's)" },
+		[OPT_LATENCY] = { "latency", 0, CTL_STRING, NULL,
+				  "time the faults too, by a probe on every fault (root)" },
 	},
 	.run = add,
 };

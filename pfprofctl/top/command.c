@@ -23,6 +23,29 @@
 enum { OPT_DELAY, OPT_ITERATIONS, OPT_BATCH, OPT_JSON };
 
 #define HEADER_LINES 3
+
+/*
+ * The measures' columns after PID and COMMAND: header, width, and what
+ * --help says of it. One list for both: a column shown is a column explained.
+ */
+#define TOP_COLUMNS(X) \
+	X("MINOR/s", 9, "minor faults per second (the page was in memory)") \
+	X("MAJOR/s", 9, "major faults per second (read from disk or swap)") \
+	X("CPU%", 6, "CPU time, in percent of one CPU") \
+	X("STALL%", 7, "time its threads waited for memory (swap-ins, refaults\n" \
+	  "    of pages evicted in use, reclaim, compaction), in percent of the\n" \
+	  "    interval; - while the kernel's delay accounting is off") \
+	X("IOWAIT%", 7, "time they waited for block I/O, swap-in reads included") \
+	X("FAULT%", 6, "time its faults took in the kernel's fault handler, for a\n" \
+	  "    process added with --latency; - for the others")
+
+#define TOP_COLUMN_HEADER(name, width, help) { name, width },
+#define TOP_COLUMN_HELP(name, width, help) "  " name ": " help "\n"
+
+static const struct {
+	const char *name;
+	int width;
+} top_columns[] = { TOP_COLUMNS(TOP_COLUMN_HEADER) };
 #define MODULE_RECORDS_PARAM "/sys/module/mp3/parameters/records"
 
 /* "some 0.12% full 0.00%" (avg10) of /proc/pressure/memory, or "n/a" without PSI. */
@@ -46,6 +69,18 @@ struct view {
 	struct target_list targets;	/* read at each snapshot while grouped */
 	int targets_error;		/* reading them; the groups are then named by number */
 };
+
+/* The header of the rows: PID, COMMAND, then top_columns. */
+static void put_column_names(struct screen_size size, const char *eol)
+{
+	char line[128];
+	int len = snprintf(line, sizeof(line), "%7s %-15s", "PID", "COMMAND");
+
+	for (size_t i = 0; i < sizeof(top_columns) / sizeof(top_columns[0]); i++)
+		len += snprintf(line + len, sizeof(line) - (size_t)len, " %*s", top_columns[i].width,
+				top_columns[i].name);
+	screen_put_line(size.cols, eol, "%s", line);
+}
 
 /* A process's row, or with name a group's (p its sum): the rates, then its CPU. */
 static void put_row(const struct top_snapshot *snap, struct screen_size size, const char *eol,
@@ -114,8 +149,7 @@ static void print_snapshot(const struct top_snapshot *snap, struct screen_size s
 		 top_rate(snap, snap->pgmajfault), top_rate(snap, snap->pswpin),
 		 top_rate(snap, snap->pswpout), psi);
 	/* 73 columns: a man page's example, indented, fits in 80. */
-	screen_put_line(size.cols, eol, "%7s %-15s %9s %9s %6s %7s %7s %6s", "PID", "COMMAND",
-			"MINOR/s", "MAJOR/s", "CPU%", "STALL%", "IOWAIT%", "FAULT%");
+	put_column_names(size, eol);
 	if (snap->groups) {
 		put_groups(snap, size, eol, view, rows);
 		return;
@@ -286,10 +320,12 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 const struct ctl_command ctl_top_command = {
 	.name = "top", .operands = "",
 	.summary = "Show the profiled processes live, by major faults",
-	.details = "One row per registered process: minor and major faults per second and\n"
-		   "CPU time in percent of one CPU, over each interval, sorted by major\n"
-		   "faults; above them the system's major faults, swap-in and swap-out and\n"
-		   "memory pressure (PSI avg10). t groups the processes by target: a row\n"
+	.details = "One row per registered process, sorted by major faults, then minor,\n"
+		   "over each interval (a target's row, its processes summed, when grouped):\n"
+		   TOP_COLUMNS(TOP_COLUMN_HELP)
+		   "A process's threads add up: four waiting all along show 400.\n"
+		   "Above them: the system's major faults, swap-in and swap-out (pages/s)\n"
+		   "and memory pressure (PSI avg10). t groups the processes by target: a row\n"
 		   "per target (unit:NAME, cgroup:PATH, tree:PID, comm:NAME, or \"no target\"\n"
 		   "for those added by PID), its number of processes and their summed rates,\n"
 		   "with its processes beneath; t again ungroups. q quits. With -b, text\n"

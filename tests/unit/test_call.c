@@ -46,10 +46,9 @@ static void add_word(struct words *w, const char *word)
 }
 
 /* The spellings of one option as a user types it; its value is value. */
-enum form { FORM_SHORT, FORM_LONG, FORM_LONG_EQUALS, FORM_OLD_SHORT, NR_FORMS };
+enum form { FORM_SHORT, FORM_LONG, FORM_LONG_EQUALS, NR_FORMS };
 
-static const char *const form_names[] = { "-x VALUE", "--name VALUE", "--name=VALUE",
-					  "-x VALUE, an earlier spelling" };
+static const char *const form_names[] = { "-x VALUE", "--name VALUE", "--name=VALUE" };
 
 /*
  * Appends option o in form; false if o has no such spelling (no short
@@ -63,15 +62,11 @@ static bool add_option(struct words *w, const struct ctl_option *o, enum form fo
 	*extra = NULL;
 	switch (form) {
 	case FORM_SHORT:
-	case FORM_OLD_SHORT: {
-		char letter = form == FORM_SHORT ? o->short_name : o->old_short;
-
-		if (!letter)
+		if (!o->short_name)
 			return false;
-		snprintf(buf, size, "-%c", letter);
+		snprintf(buf, size, "-%c", o->short_name);
 		add_word(w, buf);
 		break;
-	}
 	case FORM_LONG:
 		snprintf(buf, size, "--%s", o->name);
 		add_word(w, buf);
@@ -232,8 +227,70 @@ static void test_unknown_option_after_operand(void)
 	       "where 1 --bogus: not a usage error");
 }
 
+/* -c FILE and --config=FILE after every command, as before it: pfprofctl's configuration. */
+static void test_config_after_every_command(void)
+{
+	for (size_t c = 0; ctl_commands[c]; c++) {
+		const struct ctl_command *cmd = ctl_commands[c];
+
+		for (int form = 0; form < 2; form++) {
+			struct words w = { 0 };
+			struct ctl_call call;
+			char line[256];
+			char *want[1] = { "1" };
+			int nr_want = operands_wanted(cmd) ? 1 : 0;
+
+			add_word(&w, cmd->name);
+			if (form) {
+				add_word(&w, "--config=/etc/x.conf");
+			} else {
+				add_word(&w, "-c");
+				add_word(&w, "/etc/x.conf");
+			}
+			if (nr_want)
+				add_word(&w, "1");
+			join(&w, line, sizeof(line));
+			expect(parse(cmd, w.argc, w.argv, &call) == -1, "%s: not parsed", line);
+			expect(call.config_path && !strcmp(call.config_path, "/etc/x.conf"),
+			       "%s: configuration '%s'", line,
+			       call.config_path ? call.config_path : "(none)");
+			expect_operands(line, &call, want, nr_want);
+		}
+	}
+}
+
+/*
+ * A letter means one long option in every command that has it, and none
+ * takes -c or -h (every command's). The one exception, -n, is a count of
+ * what is printed in both, as in top(1) and journalctl(1).
+ */
+static void test_one_letter_one_meaning(void)
+{
+	const char *meaning[128] = { 0 };
+
+	for (size_t c = 0; ctl_commands[c]; c++) {
+		const struct ctl_command *cmd = ctl_commands[c];
+
+		for (size_t i = 0; i < CTL_MAX_OPTIONS && cmd->options[i].name; i++) {
+			const struct ctl_option *o = &cmd->options[i];
+			unsigned char letter = (unsigned char)o->short_name;
+
+			if (!letter || letter == 'n')
+				continue;
+			expect(letter != 'c' && letter != 'h', "%s: -%c is every command's", cmd->name,
+			       letter);
+			expect(!meaning[letter] || !strcmp(meaning[letter], o->name),
+			       "-%c is --%s in %s, --%s elsewhere", letter, o->name, cmd->name,
+			       meaning[letter]);
+			meaning[letter] = o->name;
+		}
+	}
+}
+
 UNIT_TESTS(
 	UNIT_TEST(every_option_anywhere),
+	UNIT_TEST(config_after_every_command),
+	UNIT_TEST(one_letter_one_meaning),
 	UNIT_TEST(double_dash_ends_options),
 	UNIT_TEST(negative_number_is_an_operand),
 	UNIT_TEST(unknown_option_after_operand),

@@ -77,7 +77,7 @@ run_row top_long_not_number 2 "top: --iterations wants a number" top --iteration
 run_row top_n_zero          2 "-n wants a number from 1, not '0'" top -n 0
 run_row top_d_typed         2 "top: -d wants seconds"           top -d x
 run_row top_delay_typed     2 "top: --delay wants seconds"      top --delay x
-run_row follow_c_typed      2 "follow: -c wants a number, not"  follow -c x
+run_row follow_count_typed  2 "follow: --count wants a number, not" follow --count x
 run_row maps_with_tree      3 "the mp3 module is not loaded"    add --maps --tree 42
 run_row maps_with_comm      3 "the mp3 module is not loaded"    add -m --comm postgres
 run_row del_has_no_maps     2 "--maps"                          del --maps 42
@@ -123,6 +123,23 @@ run_row cgroup_missing      2 "cgroup /nonexistent: No such file or directory" a
 run_row plot_dir_no_logs    1 "$dir holds no pfprof logs (pfprof.log*)" plot "$dir"
 run_row heatmap_not_a_log   1 "$dir/pids is not a heatmap log: its first line" heatmap "$dir/pids"
 run_row heatmap_no_snapshot 1 "holds no snapshot of mapped regions yet" heatmap "$dir/header-only"
+# One message per mistake, and the option or command it may have meant (issue 59).
+run_row list_o_json         2 "unknown option '-o'; did you mean --json?" list -o json
+run_row where_format_json   2 "unknown option '--format'; did you mean --json?" where --format=json 42
+run_row add_l_is_not_latency 2 "unknown option '-l'; did you mean --latency?" add -l 60 1234
+run_row unknown_long        2 "add: unknown option '--bogus'"   add --bogus 42
+run_row value_missing       2 "top: -d wants a value: SECS"     top -d
+run_row flag_given_value    2 "add: --maps takes no value: '--maps=yes'" add --maps=yes 42
+run_row rm_means_del        2 "unknown command 'rm'; did you mean 'del'?" rm 42
+run_row remove_means_del    2 "unknown command 'remove'; did you mean 'del'?" remove 42
+run_row config_after_command 1 "reading $dir/other.conf: No such file or directory" status -c "$dir/other.conf"
+run_row config_after_long   1 "reading $dir/other.conf: No such file or directory" list --config="$dir/other.conf"
+
+# Every column top shows is explained in its --help.
+for column in MINOR/s MAJOR/s CPU% STALL% IOWAIT% FAULT%; do
+	"$ctl" top --help | grep -qF "  $column: "
+	result "top_help_explains_$column" "$([ $? -eq 0 ] || echo "no '$column: ' in top --help")"
+done
 
 # run_edit NAME STATUS MESSAGE LINE ARGS...: without the module, pfprofctl
 # ARGS exits with STATUS, says MESSAGE and removes LINE from the targets file,
