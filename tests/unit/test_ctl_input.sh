@@ -137,8 +137,9 @@ run_row config_after_long   1 "reading $dir/other.conf: No such file or director
 
 # Every column top shows is explained in its --help.
 for column in MINOR/s MAJOR/s CPU% STALL% IOWAIT% FAULT%; do
-	"$ctl" top --help | grep -qF "  $column: "
-	result "top_help_explains_$column" "$([ $? -eq 0 ] || echo "no '$column: ' in top --help")"
+	why=
+	"$ctl" top --help | grep -qF "  $column: " || why="no '$column: ' in top --help"
+	result "top_help_explains_$column" "$why"
 done
 
 # run_edit NAME STATUS MESSAGE LINE ARGS...: without the module, pfprofctl
