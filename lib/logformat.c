@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "logformat.h"
 
+#include "printable.h"
 #include "stalls.h"
 
 #include <errno.h>
@@ -181,13 +182,11 @@ bool logformat_parse_created(const char *text, uint64_t *created_s)
 	return line && sscanf(line, "# created %" SCNu64, created_s) == 1;
 }
 
-/* A name is anything but NUL: keep the line one line of tab-separated fields. */
+/* A name without control characters: one line of tab-separated fields, safe to print. */
 static void copy_field(char *to, size_t size, const char *text)
 {
 	snprintf(to, size, "%s", text);
-	for (char *c = to; *c; c++)
-		if (*c == '\t' || *c == '\n' || *c == '\r')
-			*c = '_';
+	printable(to);
 }
 
 /* ns as ms to the ns ("1.234567"), or "-" when unknown. */
@@ -366,8 +365,9 @@ bool logformat_parse_fault(char *line, struct log_fault *f)
 	f->pid = (uint32_t)pid;
 	f->target = (uint32_t)target;
 	f->mapping = (uint32_t)mapping;
-	f->comm = field[3];
-	f->name = field[11];
+	/* A log written before names were made printable may have control characters. */
+	f->comm = printable(field[3]);
+	f->name = printable(field[11]);
 	return true;
 }
 

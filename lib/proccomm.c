@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "proccomm.h"
+#include "printable.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@ int proccomm_read(pid_t pid, char *comm, size_t size)
 		snprintf(comm, size, "?");
 	}
 	comm[strcspn(comm, "\n")] = '\0';
+	printable(comm);
 	if (f)
 		fclose(f);
 	return err;

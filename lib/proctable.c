@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "printable.h"
 #include "proccomm.h"
 
 #define TABLE_FIRST 256
@@ -137,6 +138,7 @@ void proctable_entry_apply(struct proc_entry *e, const struct mp3_proc_record *r
 	if (r->type == MP3_RECORD_COMM) {
 		memcpy(e->comm, r->comm, sizeof(e->comm));
 		e->comm[sizeof(e->comm) - 1] = '\0';
+		printable(e->comm);
 		/* Registered (again: a PID reused, or registered anew). */
 		e->left = false;
 	} else if (r->type == MP3_RECORD_LEFT) {

@@ -10,6 +10,8 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "printable.h"
+
 volatile sig_atomic_t screen_resized, screen_interrupted;
 
 static struct termios saved_termios;
@@ -59,6 +61,8 @@ void screen_put_line(size_t width, const char *eol, const char *fmt, ...)
 		return;
 	if (width && (size_t)len > width && width < sizeof(line))
 		line[width] = '\0';
+	/* Names of processes and files are in it: no escape sequence of theirs is drawn. */
+	printable(line);
 	printf("%s%s\n", line, eol);
 }
 

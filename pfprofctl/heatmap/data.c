@@ -8,6 +8,7 @@
 
 #include "growarray.h"
 #include "log.h"
+#include "printable.h"
 #include "sorted.h"
 
 /* What the first reading collects: every mapping named, every snapshot's time. */
@@ -26,6 +27,7 @@ static int add_map(struct collected *c, const struct heatmap_log_line *l)
 	c->maps = grown;
 	grown[c->nr_maps] = (struct heatmap_band){ .start = l->start, .end = l->end };
 	snprintf(grown[c->nr_maps].name, sizeof(grown->name), "%.*s", l->name_len, l->name);
+	printable(grown[c->nr_maps].name);
 	c->nr_maps++;
 	return 0;
 }
@@ -50,6 +52,7 @@ static void read_header(struct heatmap_data *d, const struct heatmap_log_line *l
 {
 	d->pid = l->pid;
 	snprintf(d->comm, sizeof(d->comm), "%.*s", l->comm_len, l->comm);
+	printable(d->comm);
 	d->sample_us = l->sample_us;
 	d->aggr_us = l->aggr_us;
 }

@@ -10,6 +10,7 @@
 
 #include "logformat.h"
 #include "logscan.h"
+#include "printable.h"
 #include "words.h"
 #include "proctable.h"
 #include "top/data.h"
@@ -29,9 +30,13 @@ static bool parse(const char *text, struct proc_line *l)
 	double cpu_ms;
 
 	l->target = 0;		/* format 1 knew no targets */
-	return text[0] != '#' &&
-	       sscanf(text, "%llu\t%lf\t%d\t%23[^\t]\t%llu\t%llu\t%lf\t%u", &seq, &l->wall,
-		      &l->pid, l->comm, &l->minor, &l->major, &cpu_ms, &l->target) >= 7;
+	if (text[0] == '#' ||
+	    sscanf(text, "%llu\t%lf\t%d\t%23[^\t]\t%llu\t%llu\t%lf\t%u", &seq, &l->wall,
+		   &l->pid, l->comm, &l->minor, &l->major, &cpu_ms, &l->target) < 7)
+		return false;
+	/* Logs written before names were made printable may hold control characters. */
+	printable(l->comm);
+	return true;
 }
 
 /* Where each_line() hands the lines it parsed. */

@@ -247,6 +247,20 @@ why=$(awk '$NF == "[anon]" && $6 == "0.004" && $7 == "1.00" { a = 1 }
 result where_times "${why:+$why: $(head -c 600 "$dir/out" "$dir/err")}"
 run_row where_json_watch    2 "--json goes without --watch"     where --json --watch 42
 
+# A process that names itself, or a file, with a terminal's escape sequence:
+# where, from a log written before names were made printable, prints none.
+printf '%s\n' "# pfprof faults log format 2" "# created 1" "# columns: ..." "# units: ..." \
+	$'4\t400.000000\t43\t\e[2Jevil\t0\tfile\t5000\t8192\t7\t3\t1\t/tmp/\e]0;owned\a.so\t-\t-' \
+	> "$dir/faults/pfprof-faults.log"
+"$ctl" -c "$dir/faults.conf" where 43 > "$dir/out" 2> "$dir/err"
+why=
+if LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$dir/out" "$dir/err"; then
+	why="control characters printed: $(od -c "$dir/out" | head -5)"
+elif ! grep -qF '/tmp/_]0;owned_.so' "$dir/out"; then
+	why="no printable name: $(head -c 400 "$dir/out" "$dir/err")"
+fi
+result where_prints_no_escape "$why"
+
 # where on a faults log that is not pfprof's says what the file is.
 mkdir "$dir/foreign"
 printf 'log_dir = %s/foreign\n' "$dir" > "$dir/foreign.conf"
