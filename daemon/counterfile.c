@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "atomicfile.h"
+#include "printable.h"
 
 /* A uint64_t counter of struct counters, at offset. */
 struct total {
@@ -55,12 +56,13 @@ static void put_load_counter(FILE *out, const char *key, const struct load_count
 		lc->current, lc->before);
 }
 
-/* A name on the rest of its line: line ends and other control bytes become '?'. */
+/* A name on the rest of its line: printable(), so that no line end splits it. */
 static void put_comm(FILE *out, const char *comm)
 {
-	for (const unsigned char *p = (const unsigned char *)comm; *p; p++)
-		fputc(*p >= 0x20 && *p != 0x7f ? *p : '?', out);
-	fputc('\n', out);
+	char name[sizeof(((struct proc_entry *)0)->comm)];
+
+	snprintf(name, sizeof(name), "%s", comm);
+	fprintf(out, "%s\n", printable(name));
 }
 
 /*

@@ -61,8 +61,8 @@ static void test_round_trip(void)
 	expect(after.minor == before.minor && after.major == before.major &&
 	       after.cpu_ns == before.cpu_ns && after.samples_written == 12 &&
 	       after.samples_lost == 4 && after.omitted == 9, "totals differ after reading back");
-	/* A line break in a name would end its line: it was saved as '?'. */
-	strcpy(entry(&before, 43)->comm, "line?break");
+	/* A line break in a name would end its line: it was saved as '_'. */
+	strcpy(entry(&before, 43)->comm, "line_break");
 	expect_same_process(&before, &after, 42);
 	expect_same_process(&before, &after, 43);
 	expect(after.procs.used == 2, "%zu processes read back", after.procs.used);
