@@ -86,16 +86,9 @@ int ctl_usage_error(const struct ctl_command *cmd, const char *fmt, ...);
 
 /*
  * Exit status for a failure to reach the module (err is -errno, object what
- * failed), said on stderr: one line if it is not loaded, with what to do.
+ * failed), said on stderr: if it is not loaded, that, and what to do.
  */
 int ctl_module_error(int err, const char *object);
-/*
- * Whether mp3.ko is installed for the running kernel (or that cannot be
- * told), whose uname() *uts holds.
- */
-struct utsname;
-bool ctl_module_installed(struct utsname *uts);
-
 /*
  * Whether err (-errno, from the control file) means the module is not
  * loaded; if so, says so, followed by what the command does without it

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ctl.h"
+#include "module/advice.h"
 #include "ctljson.h"
 #include "faulttime.h"
 #include "mp3ring.h"
@@ -28,8 +28,9 @@ enum { OPT_JSON };
 /* What the module, its device and pfprofd say; errors are -errno, 0 for none. */
 struct status_report {
 	const char *device;
-	bool loaded, installed;
-	struct utsname uts;		/* the running kernel's release, when not installed */
+	bool loaded;
+	struct module_advice advice;	/* when not loaded: why, and what to do */
+	bool installed;			/* mp3.ko is, for the running kernel */
 	int device_error;		/* opening or mapping the device */
 	uint64_t load_id, period_ms, samples;
 	unsigned int hz;
@@ -81,7 +82,11 @@ static void read_module(const struct ctl *ctl, struct status_report *r)
 	r->device = ctl->config.device;
 	r->loaded = !access("/sys/module/mp3", F_OK);
 	if (!r->loaded) {
-		r->installed = ctl_module_installed(&r->uts);
+		struct module_facts facts;
+
+		module_facts_read("", NULL, &facts);
+		module_advise(&facts, &r->advice);
+		r->installed = facts.installed;
 		return;
 	}
 	fd = open(ctl->config.device, O_RDONLY | O_CLOEXEC);
@@ -111,14 +116,9 @@ static void read_daemon(const struct ctl *ctl, struct status_report *r)
 
 static void print_module_missing(const struct status_report *r)
 {
-	if (r->installed) {
-		printf("module:    not loaded (load it with: modprobe mp3)\n");
-		return;
-	}
-	printf("module:    not loaded, and not installed for the running kernel %s: DKMS\n"
-	       "           builds it once that kernel's headers are installed (on Debian: apt\n"
-	       "           install linux-headers-%s); from a build tree: insmod module/mp3.ko\n",
-	       r->uts.release, r->uts.release);
+	printf("module:    not loaded\n");
+	for (size_t i = 0; i < r->advice.count; i++)
+		printf("           %s\n", r->advice.line[i]);
 }
 
 /* Whether the time lost waiting is measured, and if not, why. */
@@ -321,8 +321,14 @@ static struct json_object *module_json(const struct status_report *r)
 	struct json_object *m = ctl_json_object();
 
 	ctl_json_add_bool(m, "loaded", r->loaded);
-	if (!r->loaded)
+	if (!r->loaded) {
+		struct json_object *advice = ctl_json_array();
+
 		ctl_json_add_bool(m, "installed", r->installed);
+		for (size_t i = 0; i < r->advice.count; i++)
+			ctl_json_add_string(advice, NULL, r->advice.line[i]);
+		ctl_json_add(m, "advice", advice);
+	}
 	ctl_json_add_string(m, "device", r->device);
 	if (!r->loaded)
 		return m;
