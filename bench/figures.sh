@@ -9,7 +9,7 @@
 # results' (FILE:LINE: KEY: VALUE, the results say WANTED) or whose key no
 # results file has (on stderr), and exits 1 if there is one; with --update, writes the
 # results' values into the files (bench/run.sh and bench/damon.sh do after
-# each run). FILEs default to README.md and docs/*.md.
+# each run). FILEs default to README.md, docs/*.md and docs/design/*.md.
 # tests/unit/test_bench_figures.sh runs the check.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,7 +18,7 @@ if [ "${1:-}" = --update ]; then
 	update=1
 	shift
 fi
-[ $# -gt 0 ] || set -- "$top/README.md" "$top"/docs/*.md
+[ $# -gt 0 ] || set -- "$top/README.md" "$top"/docs/*.md "$top"/docs/design/*.md
 
 # The figures, "KEY VALUE" a line, from both results files.
 figures=$(mktemp)

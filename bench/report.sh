@@ -269,7 +269,7 @@ function forks_section(   u, lists, g) {
 	print "is picked up when pfprofd learns of the unit'"'"'s new cgroup through inotify and sends"
 	print "`C`; its first process runs unregistered until then. The systemd guest test"
 	print "(`tests/systemd/run`) measures that and prints `service: main process registered"
-	print "N ms after systemctl start` (269 to 771 ms seen, docs/targets.md); this guest has"
+	print "N ms after systemctl start` (269 to 771 ms seen, docs/design/targets.md); this guest has"
 	print "no systemd, so the figure is not here."
 	print ""
 }
@@ -336,7 +336,7 @@ function counted_section(   u, k, g, rounds) {
 		print ""
 		printf "A process maps %d fresh pages, touches each once and unmaps them, %d times, not\n",
 			kv(faults_line, "pages"), kv(faults_line, "rounds")
-		print "registered, registered, and registered with `maps` (docs/faults.md: a perf counter"
+		print "registered, registered, and registered with `maps` (docs/design/faults.md: a perf counter"
 		printf "per thread whose handler notes each fault, placed in its mapping by the sampler); %d\n",
 			split(counted_faults["maps"], rounds, " ")
 		print "runs of each, alternating; the medians, in instructions per fault (mapping and"
@@ -802,7 +802,7 @@ END {
 	printf "and %.1f %% writing its record. The event sampler does the same visit, for the processes\n",
 		profile_share("total", "__mp3_buffer_record_counts")
 	print "that ran only: a sleeping process costs nothing per tick. What a sample means now:"
-	print "docs/sampler.md."
+	print "docs/design/sampler.md."
 	print ""
 	printf "**A busy process** costs the event sampler %.0f instructions a tick against %.0f for\n",
 		counted_busy, counted_visit

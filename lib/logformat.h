@@ -39,7 +39,7 @@
  * columns only, format 2 the first eight; they have not moved.
  *
  * And "pfprof-faults.log" (rotated the same way) has, for each process
- * registered with "maps" (docs/faults.md), one line per mapping it took
+ * registered with "maps" (docs/design/faults.md), one line per mapping it took
  * faults in during a sample's period, from the module's MP3_RECORD_FAULTS
  * records (region version 5) of that sample added up, tab-separated:
  *   # pfprof faults log format 2

@@ -9,7 +9,7 @@
  * inherited by the threads created later, not by child processes. Each
  * tick the sampler takes the buffers whole and places each fault in its
  * mapping (faultplace.c). Why counters and not a tracepoint or a
- * kretprobe: docs/faults.md.
+ * kretprobe: docs/design/faults.md.
  */
 
 #include <linux/bsearch.h>

@@ -21,7 +21,7 @@
  * registered ones, under RCU, without a lock or an atomic operation when it
  * is not registered, and, at a fork or exec, a walk of the followed cgroups
  * and a lookup of the name among the followed names (groups.c). Context
- * switches are not touched. See docs/targets.md.
+ * switches are not touched. See docs/design/targets.md.
  *
  * For event sampling (registry.c), sched_wakeup and sched_wakeup_new: every
  * wakeup of the system looks the woken thread's process up in the same

@@ -17,7 +17,7 @@
  * visiting a process for as long as one of its threads is runnable or on
  * a CPU (__mp3_task_keep()). Without the wakeup tracepoints, or with
  * sampler=visit, every sample visits every registered process, as version
- * 3 of the ring did. See docs/sampler.md.
+ * 3 of the ring did. See docs/design/sampler.md.
  */
 #include <linux/atomic.h>
 #include <linux/err.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The kernel's Data Access MONitor through its sysfs interface
- * (docs/damon.md): a kdamond per process, each with one "vaddr" context on
+ * (docs/design/damon.md): a kdamond per process, each with one "vaddr" context on
  * it and one "stat" scheme over every region, whose tried regions are a
  * snapshot of how often each part of the process's address space was
  * accessed. A kdamond each, not one with many targets: tried regions do

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The heatmap log, written and read: pfprofctl heatmap --record writes it,
- * the drawing and the watching read it (docs/damon.md):
+ * the drawing and the watching read it (docs/design/damon.md):
  * DAMON's snapshots of one process, a tab-separated line per region, and
  * the process's mappings each time they change, so that a plot can name
  * the address ranges after the process is gone:

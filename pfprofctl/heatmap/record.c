@@ -3,7 +3,7 @@
  * pfprofctl heatmap --record: DAMON's picture of which memory a process
  * keeps using, a snapshot a second into a heatmap log (log.h). Run
  * by root, like perf record: DAMON's sysfs files are root's, and pfprofd
- * runs as its own user with /sys read-only (docs/damon.md).
+ * runs as its own user with /sys read-only (docs/design/damon.md).
  */
 #include <errno.h>
 #include <fcntl.h>

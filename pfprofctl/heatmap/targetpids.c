@@ -6,7 +6,7 @@
  * /proc/<pid>/task/<tid>/children (CONFIG_PROC_CHILDREN, which Debian's
  * kernels have). A unit: the processes in its cgroup and the cgroups below
  * it. Processes that join later are not recorded: a kdamond is set up
- * for each at the start (docs/damon.md).
+ * for each at the start (docs/design/damon.md).
  */
 #include <dirent.h>
 #include <errno.h>

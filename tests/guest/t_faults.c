@@ -292,7 +292,7 @@ void test_faults_exec(void)
 	/*
 	 * exec writes the arguments and environment into the new stack through
 	 * get_user_pages(): faults the task counts without registers, which no
-	 * perf event sees (docs/faults.md); a page or two here.
+	 * perf event sees (docs/design/faults.md); a page or two here.
 	 */
 	expect(sums.faults_minor <= sums.counts_minor &&
 	       sums.counts_minor - sums.faults_minor <= EXEC_GUP_FAULTS_MAX &&

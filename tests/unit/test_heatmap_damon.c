@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pfprofctl/heatmap/damon.c against a tree of plain files laid out as DAMON's sysfs
- * interface is (docs/damon.md): what it writes, in which files, and how it
+ * interface is (docs/design/damon.md): what it writes, in which files, and how it
  * reads a snapshot. The kernel's side (directories made by the nr_*
  * writes, the kdamond itself) is the guest tests'.
  */

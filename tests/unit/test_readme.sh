@@ -29,7 +29,7 @@ result readme_bench_table_is_results "$(bench_table_current || echo "README.md's
 # A figure changed by hand is found, and named with its place.
 stale_figure_found() {
 	doc=$(mktemp)
-	grep -m1 'bench:commit -->' "$top/docs/faults.md" |
+	grep -m1 'bench:commit -->' "$top/docs/design/faults.md" |
 		sed 's/bench:commit -->[^<]*</bench:commit -->0000000</' > "$doc"
 	out=$("$top/bench/figures.sh" "$doc" 2>&1) && status=0 || status=$?
 	rm -f "$doc"
@@ -39,7 +39,7 @@ stale_figure_found() {
 # Outside the figures, no page says which run it quotes: a run's commit
 # typed by hand goes stale with the next run.
 no_typed_run() {
-	sed 's/<!-- bench:[a-z0-9_]* -->[^<]*<!-- \/bench -->//g' "$top/README.md" "$top"/docs/*.md |
+	sed 's/<!-- bench:[a-z0-9_]* -->[^<]*<!-- \/bench -->//g' "$top/README.md" "$top"/docs/*.md "$top"/docs/design/*.md |
 		grep -v '^From \[bench/results.md\](bench/results.md), the run of commit ' |
 		grep -E 'run of (commit )?[0-9a-f]{7}' && return 1
 	return 0

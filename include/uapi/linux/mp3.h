@@ -278,7 +278,7 @@ struct mp3_classic_sample {
  * thread created during the registration, or a process while its counters
  * are being created, takes before they count. faults_dropped counts those
  * lost because a CPU's buffer was full, or because more than 4096
- * processes took faults in one period. See docs/faults.md.
+ * processes took faults in one period. See docs/design/faults.md.
  *
  * Version 6 bounds the faults records of one process in one sample: at
  * most MP3_FAULT_RECORDS_MAX, its unresolved record included, whatever the
