@@ -7,6 +7,9 @@
 #                         installed; without them, say where they come from (apt's
 #                         package for a Debian kernel) and which kernels have theirs
 #   make module           build mp3.ko, and fail without the headers
+#   make deb              the Debian packages, ../pfprof-dkms_*.deb and ../pfprofd_*.deb:
+#                         their build dependencies first, with apt (as root); the tests
+#                         are make check's (DEB_BUILD_OPTIONS=nocheck)
 #   make install          install pfprofd, pfprofctl, the tools, man pages, bash completion,
 #                         the udev rule, the systemd units (pfprofd's, heatmap
 #                         recordings') and pfprofd's sysusers/tmpfiles fragments (PREFIX,
@@ -132,6 +135,10 @@ uninstall:
 	if $(on_systemd); then systemctl daemon-reload; fi
 	@echo "kept: $(SYSCONFDIR)/pfprof, /var/lib/pfprof, /var/log/pfprof and the user pfprof"
 
+deb:
+	apt-get build-dep -y -q --build-profiles=nocheck ./
+	DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b
+
 check:
 	tests/check-all.sh
 
@@ -176,5 +183,5 @@ clean:
 	$(MAKE) -C bench clean
 	rm -rf build
 
-.PHONY: all module lib tools daemon pfprofctl install dkms-install uninstall check check-unit bench-damon \
+.PHONY: all module lib tools daemon pfprofctl install dkms-install uninstall deb check check-unit bench-damon \
 	check-static check-module check-debug check-packages case-studies case-study-db demo bench clean

@@ -82,7 +82,6 @@ report() {
 	"$top/bench/report.sh" "$top/bench/raw/guest-output.txt" "$top/bench/raw/guest-instructions.txt" \
 		"$top/bench/raw/host.txt" "$@" > "$top/bench/results.md"
 	cat "$top/bench/results.md"
-	"$top/bench/summary.sh" --update
 	"$top/bench/figures.sh" --update
 }
 if [[ -n "$only" ]]; then

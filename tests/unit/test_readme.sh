@@ -1,31 +1,15 @@
 #!/bin/sh
-# Host test of README.md's promises that scripts keep (issue 27): the
-# Benchmarks section's table is bench/results.md's (bench/summary.sh), never
-# retyped, and so is every benchmark figure README.md and docs/ quote
-# (bench/figures.sh, issue 44); the blocks the install tests run as written
-# are there.
+# Host test of README.md's promises that scripts keep (issue 27): every
+# benchmark figure README.md and docs/ quote is bench/results.md's
+# (bench/figures.sh, issue 44), never retyped; the blocks the install tests
+# run as written are there; README.md stays a map (issue 59): at most 12 KB,
+# the two commands near its top, every page of docs/ in its table.
 # Prints "PASS name" / "FAIL name: reason" and "N passed, N failed".
 here=$(cd "$(dirname "$0")" && pwd)
 top=$here/../..
 # shellcheck source=tests/unit/result.sh
 . "$here/result.sh"
 
-# The lines between the bench-summary markers are what bench/summary.sh prints.
-bench_table_current() {
-	"$top/bench/summary.sh" | awk -v readme="$top/README.md" '
-		{ want[++n] = $0 }
-		END {
-			while ((getline line < readme) > 0) {
-				if (line ~ /^<!-- end bench-summary -->$/) break
-				if (inside) got[++m] = line
-				if (line ~ /^<!-- bench-summary: /) inside = 1
-			}
-			if (m != n) exit 1
-			for (i = 1; i <= n; i++) if (got[i] != want[i]) exit 1
-		}'
-}
-
-result readme_bench_table_is_results "$(bench_table_current || echo "README.md's bench table is not bench/summary.sh's")"
 # A figure changed by hand is found, and named with its place.
 stale_figure_found() {
 	doc=$(mktemp)
@@ -58,5 +42,16 @@ result readme_parts_name_every_unit "$(parts_missing | sed 's/^/not in the Parts
 has_block() { "$top/tests/lib/readme-block.sh" "$1" "$top/README.md" > /dev/null; }
 
 result readme_build_block "$(has_block build || echo "no 'tested: build' block")"
+size=$(wc -c < "$top/README.md")
+result readme_at_most_12_kb "$([ "$size" -le 12288 ] || echo "README.md is $size bytes")"
+# make demo and make check within its first 20 lines.
+result readme_two_commands_first "$(head -n 20 "$top/README.md" | grep -q '^    make demo' &&
+	head -n 20 "$top/README.md" | grep -q '^    make check' || echo "not in its first 20 lines")"
+docs_missing() {
+	for page in "$top"/docs/*.md "$top"/docs/design/*.md; do
+		grep -qF "](${page#"$top/"})" "$top/README.md" || echo "${page#"$top/"}"
+	done
+}
+result readme_links_every_doc "$(docs_missing | sed 's/^/not linked from README.md: /')"
 result readme_install_block "$(has_block install || echo "no 'tested: install' block")"
 result_end

@@ -77,8 +77,9 @@ trap 'rm -rf "$work"' EXIT
 root=$work/root
 
 packages=systemd,systemd-sysv,udev,kmod,libsystemd0,libjson-c5,dbus,dkms,gcc,make,libc6-dev
-# acl: pfprofd's (its unit's setfacl); the guest installs the .debs offline.
-packages+=,linux-headers-$kver,procps,acl
+# acl: pfprofd's (its unit's setfacl); openssl: pfprof-dkms's (DKMS makes its
+# signing key with it); the guest installs the .debs offline.
+packages+=,linux-headers-$kver,procps,acl,openssl
 if [[ $suite == trixie ]]; then
     # What linux-headers-KVER depends on; INITRD=No (below) skips its initramfs.
     packages+=,linux-image-$kver
