@@ -19,16 +19,16 @@ static void say(struct module_advice *a, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Built for this kernel: loaded by modprobe, unless Secure Boot refuses it. */
+/* Built for this kernel: loaded by modprobe, unless the kernel wants signed modules. */
 static void advise_installed(const struct module_facts *f, struct module_advice *a)
 {
 	say(a, "mp3.ko is installed for the running kernel %s: load it with: modprobe mp3",
 	    f->release);
-	if (!f->secure_boot)
+	if (!f->signatures_required)
 		return;
 	if (f->signature == MODULE_UNSIGNED)
-		say(a, "Secure Boot is on and refuses mp3.ko, which is not signed: apt install "
-		    "openssl, then dpkg-reconfigure pfprof-dkms (DKMS signs it with its key)");
+		say(a, "the kernel loads only signed modules (Secure Boot) and mp3.ko is not signed: "
+		    "apt install openssl, then dpkg-reconfigure pfprof-dkms (DKMS signs it)");
 	say(a, "Secure Boot: if modprobe says \"Key was rejected by service\", enroll DKMS's key "
 	    "once: mokutil --import " DKMS_KEY ", then reboot and confirm it");
 }

@@ -14,6 +14,9 @@
 #define SIGNATURE_MAGIC "~Module signature appended~\n"
 /* The UEFI variable that says whether Secure Boot is on (EFI_GLOBAL_VARIABLE's GUID). */
 #define SECURE_BOOT_VAR "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
+/* "[none] integrity confidentiality": the mode in brackets. */
+#define LOCKDOWN "/sys/kernel/security/lockdown"
+#define SIG_ENFORCE "/sys/module/module/parameters/sig_enforce"
 
 static bool exists(const char *root, const char *fmt, const char *release)
 {
@@ -100,6 +103,33 @@ static bool secure_boot_on(const char *root)
 	return on;
 }
 
+/* The first line of root's path, into buf; false if it cannot be read. */
+static bool read_line(const char *root, const char *path, char *buf, size_t size)
+{
+	char full[PATH_MAX];
+	bool got;
+	FILE *f;
+
+	snprintf(full, sizeof(full), "%s%s", root, path);
+	f = fopen(full, "re");
+	if (!f)
+		return false;
+	got = fgets(buf, (int)size, f);
+	fclose(f);
+	return got;
+}
+
+static bool signatures_required(const char *root)
+{
+	char line[128];
+
+	if (secure_boot_on(root))
+		return true;
+	if (read_line(root, LOCKDOWN, line, sizeof(line)) && !strstr(line, "[none]"))
+		return true;
+	return read_line(root, SIG_ENFORCE, line, sizeof(line)) && line[0] == 'Y';
+}
+
 static bool dkms_source_present(const char *root)
 {
 	char pattern[PATH_MAX];
@@ -129,5 +159,5 @@ void module_facts_read(const char *root, const char *release, struct module_fact
 	f->headers = exists(root, "/lib/modules/%s/build", release);
 	f->debian_kernel = exists(root, "/var/lib/dpkg/info/linux-image-%s.list", release) ||
 			   exists(root, "/var/lib/dpkg/info/linux-image-%s-unsigned.list", release);
-	f->secure_boot = secure_boot_on(root);
+	f->signatures_required = signatures_required(root);
 }

@@ -3,7 +3,7 @@
  * pfprofctl: what anyone may read of why the mp3 module is not loaded:
  * whether it is built for the running kernel and signed, whether DKMS has
  * its source and the kernel's headers, whether Debian packages that kernel,
- * and whether Secure Boot is on.
+ * and whether the kernel loads only signed modules.
  */
 #ifndef PFPROF_MODULE_FACTS_H
 #define PFPROF_MODULE_FACTS_H
@@ -19,7 +19,11 @@ struct module_facts {
 	bool dkms_source;		/* pfprof-dkms's source: /usr/src/pfprof-<version> */
 	bool headers;			/* /lib/modules/<release>/build */
 	bool debian_kernel;		/* dpkg installed linux-image-<release> */
-	bool secure_boot;		/* UEFI Secure Boot enforces signatures */
+	/*
+	 * The kernel loads only signed modules: UEFI Secure Boot is on (Debian's
+	 * kernels then lock down), lockdown is, or module.sig_enforce.
+	 */
+	bool signatures_required;
 };
 
 /*

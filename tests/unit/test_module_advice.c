@@ -39,12 +39,12 @@ static const struct advice_case cases[] = {
 	  { "load it with: modprobe mp3" }, "Secure Boot" },
 	{ "built, unsigned, Secure Boot",
 	  { .release = "6.1.0-57-amd64", .installed = true, .dkms_source = true,
-	    .signature = MODULE_UNSIGNED, .secure_boot = true },
+	    .signature = MODULE_UNSIGNED, .signatures_required = true },
 	  { "modprobe mp3", "not signed: apt install openssl, then dpkg-reconfigure pfprof-dkms",
 	    "mokutil --import /var/lib/dkms/mok.pub" }, NULL },
 	{ "built, signed, Secure Boot",
 	  { .release = "6.1.0-57-amd64", .installed = true, .dkms_source = true,
-	    .signature = MODULE_SIGNED, .secure_boot = true },
+	    .signature = MODULE_SIGNED, .signatures_required = true },
 	  { "modprobe mp3", "Key was rejected by service", }, "not signed" },
 };
 

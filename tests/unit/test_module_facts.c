@@ -48,9 +48,9 @@ static void test_nothing(void)
 	struct module_facts f = read_facts();
 
 	expect(!f.installed && !f.dkms_source && !f.headers && !f.debian_kernel &&
-	       !f.secure_boot && f.signature == MODULE_SIGNATURE_UNKNOWN,
+	       !f.signatures_required && f.signature == MODULE_SIGNATURE_UNKNOWN,
 	       "found something: %d %d %d %d %d %d", f.installed, f.dkms_source, f.headers,
-	       f.debian_kernel, f.secure_boot, f.signature);
+	       f.debian_kernel, f.signatures_required, f.signature);
 }
 
 /* DKMS's source and the headers of a kernel Debian packages, the module not built. */
@@ -80,13 +80,13 @@ static void test_signature_and_secure_boot(void)
 	make_text("lib/modules/" RELEASE "/updates/dkms/mp3.ko", "\x7f" "ELF unsigned");
 	make_file(SECURE_BOOT, sb_on, sizeof(sb_on));
 	f = read_facts();
-	expect(f.installed && f.signature == MODULE_UNSIGNED && f.secure_boot,
-	       "unsigned, Secure Boot on: %d %d %d", f.installed, f.signature, f.secure_boot);
+	expect(f.installed && f.signature == MODULE_UNSIGNED && f.signatures_required,
+	       "unsigned, Secure Boot on: %d %d %d", f.installed, f.signature, f.signatures_required);
 	make_text("lib/modules/" RELEASE "/updates/dkms/mp3.ko", signed_module);
 	make_file(SECURE_BOOT, sb_off, sizeof(sb_off));
 	f = read_facts();
-	expect(f.signature == MODULE_SIGNED && !f.secure_boot, "signed, Secure Boot off: %d %d",
-	       f.signature, f.secure_boot);
+	expect(f.signature == MODULE_SIGNED && !f.signatures_required, "signed, Secure Boot off: %d %d",
+	       f.signature, f.signatures_required);
 	/* Debian 13's dkms compresses it: its signature is not told from the file. */
 	make_text("lib/modules/" RELEASE "/modules.dep", "updates/dkms/mp3.ko.xz:\n");
 	f = read_facts();
@@ -94,5 +94,16 @@ static void test_signature_and_secure_boot(void)
 	       f.installed, f.signature);
 }
 
+/* Without UEFI's word: the kernel's lockdown, or module.sig_enforce, wants signatures too. */
+static void test_lockdown_and_sig_enforce(void)
+{
+	make_text("sys/kernel/security/lockdown", "none [integrity] confidentiality\n");
+	expect(read_facts().signatures_required, "lockdown integrity: signatures not required");
+	make_text("sys/kernel/security/lockdown", "[none] integrity confidentiality\n");
+	expect(!read_facts().signatures_required, "lockdown none: signatures required");
+	make_text("sys/module/module/parameters/sig_enforce", "Y\n");
+	expect(read_facts().signatures_required, "sig_enforce Y: signatures not required");
+}
+
 UNIT_TESTS(UNIT_TEST(nothing), UNIT_TEST(source_and_headers),
-	   UNIT_TEST(signature_and_secure_boot));
+	   UNIT_TEST(signature_and_secure_boot), UNIT_TEST(lockdown_and_sig_enforce));
