@@ -238,9 +238,10 @@ void mp3_release_all(void)
 {
 	mutex_lock(&mp3_lock);
 	__mp3_tasks_destroy_all();
+	/* Then nothing holds a measure armed: reaping lets all of it go. */
+	__mp3_groups_remove_all();
 	/* No fault handler runs once their counters are released. */
 	__mp3_measures_reap();
-	__mp3_groups_remove_all();
 	__mp3_measures_stop();
 	mutex_unlock(&mp3_lock);
 }

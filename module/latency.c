@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * How long the faults of processes registered with "latency" take: a
- * kernel return probe on handle_mm_fault(), armed while any process or
- * group has latency. Its entry handler lets a fault pass (no return probe)
- * unless its process is registered with latency, one lookup in the hash of
- * the timed processes kept here (not the registry's: the registrations
- * attach and detach each process's times, and this file calls nothing
- * above it); for those, the time from entry to return goes into the
- * process's log2 histogram (struct mp3_fault_times), which each sample
- * takes whole into MP3_RECORD_LATENCY records.
+ * The "latency" measure (struct mp3_measure): how long the faults of the
+ * processes that have it take. A kernel return probe on handle_mm_fault(),
+ * armed while any process or group has latency. Its entry handler lets a
+ * fault pass (no return probe) unless its process has latency, one lookup
+ * in the hash of the timed processes kept here (the measure's hooks hash
+ * and unhash each process's times: this file calls nothing above it); for
+ * those, the time from entry to return goes into the process's log2
+ * histogram (struct mp3_fault_times), which each visit takes whole into
+ * MP3_RECORD_LATENCY records.
  *
  * A fault that returns VM_FAULT_RETRY has dropped its lock to wait (for a
  * page lock, for I/O, or to fall back from the VMA lock to the mmap lock)
@@ -52,7 +52,7 @@ struct mp3_retry {
 struct mp3_fault_times {
 	/* In mp3_timed_hash while attached, under mp3_timed_lock; read under RCU. */
 	struct hlist_node node;
-	struct pid *pid;		/* its process's, held by its registration */
+	struct pid *pid;		/* its process's, held by its entry */
 	bool maps;			/* its faults are placed too: a time joins its fault */
 	/* Taken and zeroed by the sample (atomic exchanges); [major][bucket]. */
 	atomic64_t faults[2][MP3_LATENCY_BUCKETS];
