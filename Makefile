@@ -99,7 +99,8 @@ install: tools daemon pfprofctl
 	install -m 0644 docs/prometheus.md $(DESTDIR)$(DATADIR)/prometheus/
 	for f in pfprof-rules.yml pfprof-rules.test.yml; do \
 		sed 's|file:///usr/share/pfprof/|file://$(DATADIR)/|' prometheus/$$f \
-			> $(DESTDIR)$(DATADIR)/prometheus/$$f || exit 1; done
+			> $(DESTDIR)$(DATADIR)/prometheus/$$f && \
+		chmod 0644 $(DESTDIR)$(DATADIR)/prometheus/$$f || exit 1; done
 	@# An existing configuration is the administrator's: never overwritten.
 	[ -e $(DESTDIR)$(SYSCONFDIR)/pfprof/pfprofd.conf ] || \
 		install -D -m 0644 daemon/pfprofd.conf $(DESTDIR)$(SYSCONFDIR)/pfprof/pfprofd.conf
@@ -137,7 +138,7 @@ uninstall:
 
 deb:
 	apt-get build-dep -y -q --build-profiles=nocheck ./
-	DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b
+	DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b -Pnocheck
 
 check:
 	tests/check-all.sh

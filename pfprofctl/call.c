@@ -163,19 +163,47 @@ static bool may_mean(const char *typed, const char *option)
 	return short_form && option[0] == typed[1];
 }
 
-/* An option cmd does not have, as typed: said, with those it may have meant. */
+/* "--a or --b": the long options of cmd (and every command's) that match(typed, name). */
+static size_t long_names(const struct ctl_command *cmd, const char *typed,
+			 bool (*match)(const char *typed, const char *name), char *out,
+			 size_t size)
+{
+	static const char *const everyones[] = { "help", "config" };
+	size_t len = 0, n = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < nr_options(cmd) + 2 && len < size; i++) {
+		const char *name = i < nr_options(cmd) ? cmd->options[i].name :
+			everyones[i - nr_options(cmd)];
+
+		if (!match(typed, name))
+			continue;
+		len += (size_t)snprintf(out + len, size - len, "%s--%s", n ? " or " : "", name);
+		n++;
+	}
+	return n;
+}
+
+/* Whether the long option typed ("--co", "--co=x") is a prefix of name. */
+static bool abbreviates(const char *typed, const char *name)
+{
+	const char *word = typed + 2;
+
+	return typed[1] == '-' && !strncmp(name, word, strcspn(word, "="));
+}
+
+/*
+ * An option cmd does not have, as typed: said, with those it may have meant;
+ * or a long one abbreviated so that it names several.
+ */
 static void unknown_option(const struct ctl_command *cmd, const char *typed)
 {
-	char meant[128] = "";
-	size_t len = 0;
-
-	for (size_t i = 0; i < nr_options(cmd) && len < sizeof(meant); i++)
-		if (may_mean(typed, cmd->options[i].name))
-			len += (size_t)snprintf(meant + len, sizeof(meant) - len, "%s--%s",
-						len ? " or " : "", cmd->options[i].name);
 	int typed_len = (int)strcspn(typed, "=");
+	char meant[128];
 
-	if (len)
+	if (long_names(cmd, typed, abbreviates, meant, sizeof(meant)) > 1)
+		ctl_usage_error(cmd, "ambiguous option '%.*s': %s", typed_len, typed, meant);
+	else if (long_names(cmd, typed, may_mean, meant, sizeof(meant)))
 		ctl_usage_error(cmd, "unknown option '%.*s'; did you mean %s?", typed_len, typed,
 				meant);
 	else
@@ -184,24 +212,28 @@ static void unknown_option(const struct ctl_command *cmd, const char *typed)
 
 /*
  * What getopt_long() refused, said once, as the mistake it is: an option
- * cmd does not have, a value missing, or a value given to a flag.
+ * cmd does not have, a value missing, or a value given to a flag. @word is
+ * the word getopt_long() last passed: the option's if long, or if it ended
+ * its word; an unknown letter within a word (-xb) is optopt alone.
  */
-static void refused_option(const struct ctl_command *cmd, int key, const char *typed)
+static void refused_option(const struct ctl_command *cmd, int key, const char *word)
 {
 	size_t i = option_of_key(cmd, optopt);
+	bool long_word = word[0] == '-' && word[1] == '-';
+	char letter[3] = { '-', (char)optopt, '\0' };
 
-	if (key == ':' && optopt == CONFIG_KEY)
-		ctl_usage_error(cmd, "%.*s wants a file", (int)strcspn(typed, "="), typed);
-	else if (key == ':' && i < nr_options(cmd))
-		ctl_usage_error(cmd, "%s wants a value: %s", typed, cmd->options[i].metavar);
+	if (key == ':')
+		ctl_usage_error(cmd, "%s wants %s", long_word ? word : letter,
+				optopt == CONFIG_KEY ? "a file" : i < nr_options(cmd) ?
+				cmd->options[i].metavar : "a value");
 	else if (optopt && i < nr_options(cmd))
-		ctl_usage_error(cmd, "--%s takes no value: '%s'", cmd->options[i].name, typed);
+		ctl_usage_error(cmd, "--%s takes no value: '%s'", cmd->options[i].name, word);
 	else if (optopt == HELP_KEY)
-		ctl_usage_error(cmd, "--help takes no value: '%s'", typed);
-	else if (optopt && typed[0] == '-' && typed[1] != '-')
-		unknown_option(cmd, (char[]){ '-', (char)optopt, '\0' });
+		ctl_usage_error(cmd, "--help takes no value: '%s'", word);
+	else if (optopt)
+		unknown_option(cmd, letter);
 	else
-		unknown_option(cmd, typed);
+		unknown_option(cmd, word);
 }
 
 /*

@@ -128,7 +128,11 @@ run_row list_o_json         2 "unknown option '-o'; did you mean --json?" list -
 run_row where_format_json   2 "unknown option '--format'; did you mean --json?" where --format=json 42
 run_row add_l_is_not_latency 2 "unknown option '-l'; did you mean --latency?" add -l 60 1234
 run_row unknown_long        2 "add: unknown option '--bogus'"   add --bogus 42
-run_row value_missing       2 "top: -d wants a value: SECS"     top -d
+run_row value_missing       2 "top: -d wants SECS"              top -d
+run_row long_value_missing  2 "top: --delay wants SECS"         top --delay
+run_row letter_in_a_bundle  2 "top: unknown option '-x'"        top -d 1 -xb
+run_row letter_after_flag   2 "top: unknown option '-x'"        top -b --json -xb
+run_row ambiguous_long      2 "ambiguous option '--co': --count or --config" follow --co 3
 run_row flag_given_value    2 "add: --maps takes no value: '--maps=yes'" add --maps=yes 42
 run_row rm_means_del        2 "unknown command 'rm'; did you mean 'del'?" rm 42
 run_row remove_means_del    2 "unknown command 'remove'; did you mean 'del'?" remove 42

@@ -47,4 +47,13 @@ static void test_faults_log_line(void)
 	       "read back as '%s' '%s'", back.comm, back.name);
 }
 
-UNIT_TESTS(UNIT_TEST(every_byte), UNIT_TEST(faults_log_line));
+/* C1 controls as UTF-8 writes them (an 8-bit CSI is "\xc2\x9b"); the letters beside them stay. */
+static void test_c1_controls(void)
+{
+	char text[] = "a\xc2\x9b" "2J\xc2\x80\xc2\x9f\xc2\xa0\xc3\xa9";
+
+	printable(text);
+	expect(!strcmp(text, "a__2J____\xc2\xa0\xc3\xa9"), "became '%s'", text);
+}
+
+UNIT_TESTS(UNIT_TEST(every_byte), UNIT_TEST(c1_controls), UNIT_TEST(faults_log_line));
