@@ -130,6 +130,19 @@ static bool signatures_required(const char *root)
 	return read_line(root, SIG_ENFORCE, line, sizeof(line)) && line[0] == 'Y';
 }
 
+/*
+ * Whether Debian built the running kernel: its version string (uname -v)
+ * names the package's version, "... Debian 6.1.158-1 (2025-11-09)". Not
+ * dpkg's database, which is dpkg's own to read.
+ */
+static bool debian_built(const char *root)
+{
+	char line[256];
+
+	return read_line(root, "/proc/sys/kernel/version", line, sizeof(line)) &&
+	       strstr(line, " Debian ");
+}
+
 static bool dkms_source_present(const char *root)
 {
 	char pattern[PATH_MAX];
@@ -157,7 +170,6 @@ void module_facts_read(const char *root, const char *release, struct module_fact
 		f->signature = signature_of(module);
 	f->dkms_source = dkms_source_present(root);
 	f->headers = exists(root, "/lib/modules/%s/build", release);
-	f->debian_kernel = exists(root, "/var/lib/dpkg/info/linux-image-%s.list", release) ||
-			   exists(root, "/var/lib/dpkg/info/linux-image-%s-unsigned.list", release);
+	f->debian_kernel = debian_built(root);
 	f->signatures_required = signatures_required(root);
 }

@@ -18,7 +18,7 @@ struct module_facts {
 	enum module_signature signature;	/* of that mp3.ko (unknown: compressed) */
 	bool dkms_source;		/* pfprof-dkms's source: /usr/src/pfprof-<version> */
 	bool headers;			/* /lib/modules/<release>/build */
-	bool debian_kernel;		/* dpkg installed linux-image-<release> */
+	bool debian_kernel;		/* Debian built it: uname -v says so */
 	/*
 	 * The kernel loads only signed modules: UEFI Secure Boot is on (Debian's
 	 * kernels then lock down), lockdown is, or module.sig_enforce.

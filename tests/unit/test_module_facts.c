@@ -60,12 +60,15 @@ static void test_source_and_headers(void)
 
 	make_text("usr/src/pfprof-0.9.0/dkms.conf", "");
 	make_text("lib/modules/" RELEASE "/build/Makefile", "");
-	make_text("var/lib/dpkg/info/linux-image-" RELEASE ".list", "");
+	make_text("proc/sys/kernel/version", "#1 SMP PREEMPT_DYNAMIC Debian 6.1.158-1 (2025-11-09)\n");
 	make_text("lib/modules/" RELEASE "/modules.dep", "kernel/fs/ext4/ext4.ko:\n");
 	f = read_facts();
 	expect(!f.installed && f.dkms_source && f.headers && f.debian_kernel,
 	       "not source and headers: %d %d %d %d", f.installed, f.dkms_source, f.headers,
 	       f.debian_kernel);
+	/* A kernel built elsewhere (a distribution's own, or by hand) says no Debian. */
+	make_text("proc/sys/kernel/version", "#1 SMP PREEMPT_DYNAMIC @0\n");
+	expect(!read_facts().debian_kernel, "a kernel built by hand taken for Debian's");
 }
 
 /* Built, signed or not, and Secure Boot on or off. */
