@@ -13,7 +13,6 @@
  * will ask for.
  */
 #include <linux/err.h>
-#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 
@@ -48,7 +47,7 @@ static void __mp3_registration_end(int err)
 		__mp3_sampler_start();
 	} else if (!__mp3_sampler_running()) {
 		__mp3_follow_detach();
-		__mp3_latency_reconcile();
+		__mp3_measures_reap();
 	}
 }
 
@@ -88,44 +87,17 @@ static int __mp3_target_owned(const struct file *file, u32 target)
 	return mp3_registrant_owned_by(owner, file) ? 0 : -EPERM;
 }
 
-/*
- * Where the faults are costs kernel perf counters, which Debian's
- * perf_event_paranoid (3: CAP_SYS_ADMIN only) does not govern from a
- * module, and buffers kept until unload: for administrators, and for users
- * where root said so (maps_users).
- */
-static bool mp3_maps_users;
-module_param_named(maps_users, mp3_maps_users, bool, 0644);
-MODULE_PARM_DESC(maps_users,
-		 "Whether users without CAP_SYS_PTRACE may ask where their faults are (R <pid> maps, M): kernel perf counters on their threads, which perf_event_paranoid does not govern, and buffers of 384 KiB per CPU kept until unload (default N)");
-
-static int mp3_maps_allowed(const struct file *file)
-{
-	return mp3_file_privileged(file) || READ_ONCE(mp3_maps_users) ? 0 : -EPERM;
-}
-
-/*
- * Timing faults passes every fault of the machine through a probe: for
- * administrators only.
- */
-static int mp3_latency_allowed(const struct file *file)
-{
-	return mp3_file_privileged(file) ? 0 : -EPERM;
-}
-
-int mp3_register(const struct file *file, pid_t nr, u32 target, bool maps, bool latency)
+int mp3_register(const struct file *file, pid_t nr, u32 target, unsigned int measures)
 {
 	struct mp3_walk_slot slot;
 	struct mp3_task *entry;
 	int err, descendants_err = 0;
 
-	err = maps ? mp3_maps_allowed(file) : 0;
-	if (!err && latency)
-		err = mp3_latency_allowed(file);
+	err = mp3_measures_allowed(file, measures);
 	if (err)
 		return err;
 	/* Looked up, judged and allocated before the lock is taken. */
-	entry = mp3_task_create(file, nr, target, maps, latency);
+	entry = mp3_task_create(file, nr, target, measures);
 	if (IS_ERR(entry))
 		return PTR_ERR(entry);
 	/* A tree's root is followed by a walk. */
@@ -135,8 +107,8 @@ int mp3_register(const struct file *file, pid_t nr, u32 target, bool maps, bool 
 
 	mutex_lock(&mp3_lock);
 	err = target ? __mp3_target_claim(file, target) : 0;
-	if (!err && latency)
-		err = __mp3_latency_arm();
+	if (!err)
+		err = __mp3_measures_arm(measures);
 	/* Then: a process forked or exiting from the moment it is hashed is seen. */
 	if (!err)
 		err = __mp3_follow_attach();
@@ -241,39 +213,23 @@ int mp3_unregister_target(const struct file *file, u32 target)
 	return err;
 }
 
-int mp3_maps_target(const struct file *file, u32 target)
+int mp3_measure_target(const struct file *file, u32 target, enum mp3_measure_id id)
 {
-	int err = mp3_maps_allowed(file);
-
-	if (err)
-		return err;
-	mutex_lock(&mp3_lock);
-	err = __mp3_target_owned(file, target);
-	if (!err) {
-		/* Its group first: a process joining from now on has maps already. */
-		__mp3_groups_set_maps(target);
-		__mp3_tasks_maps_target(target);
-		err = __mp3_tasks_follow_joined();
-	}
-	mutex_unlock(&mp3_lock);
-	return err;
-}
-
-int mp3_latency_target(const struct file *file, u32 target)
-{
-	int err = mp3_latency_allowed(file);
+	int err = mp3_measures_allowed(file, MP3_MEASURE(id));
 
 	if (err)
 		return err;
 	mutex_lock(&mp3_lock);
 	err = __mp3_target_owned(file, target);
 	if (!err)
-		err = __mp3_latency_arm();
+		err = __mp3_measures_arm(MP3_MEASURE(id));
 	if (!err) {
-		/* Its group first: a process joining from now on has latency already. */
-		__mp3_groups_set_latency(target);
-		err = __mp3_tasks_latency_target(target);
+		/* Its group first: a process joining from now on has it already. */
+		__mp3_groups_set_measure(target, id);
+		err = __mp3_tasks_measure_target(target, id);
 	}
+	if (!err)
+		err = __mp3_tasks_follow_measures();
 	mutex_unlock(&mp3_lock);
 	return err;
 }
@@ -282,9 +238,10 @@ void mp3_release_all(void)
 {
 	mutex_lock(&mp3_lock);
 	__mp3_tasks_destroy_all();
-	/* No fault handler runs once their counters are released. */
-	__mp3_faults_release();
+	/* Then nothing holds a measure armed: reaping lets all of it go. */
 	__mp3_groups_remove_all();
-	__mp3_latency_stop();
+	/* No fault handler runs once their counters are released. */
+	__mp3_measures_reap();
+	__mp3_measures_stop();
 	mutex_unlock(&mp3_lock);
 }

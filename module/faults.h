@@ -135,9 +135,9 @@ struct mp3_fault_tally {
 
 /*
  * A process's mapping records in one tick, at most: MP3_FAULT_RECORDS_MAX
- * less its unresolved record (the tally's) and the one registry.c may write
+ * less its unresolved record (the tally's) and the one maps.c may write
  * for the faults it took before its counters, in the tick that creates
- * them (__mp3_task_record_unplaced()).
+ * them (__mp3_maps_record_unplaced()).
  */
 #define MP3_TALLY_RECORDS (MP3_FAULT_RECORDS_MAX - 2)
 /* Processes with faults in one tick, at most; the faults of the others are dropped. */

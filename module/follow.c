@@ -99,8 +99,8 @@ static void mp3_probe_fork(void *data, struct task_struct *parent, struct task_s
 	/* One gone (exited, left its tree) has no more children there: they may join a group. */
 	if (entry && !READ_ONCE(entry->gone) && mp3_tree_takes(entry, &place)) {
 		joining = (struct mp3_joining) {
-			.target = entry->target, .tree = true, .maps = READ_ONCE(entry->maps),
-			.latency = READ_ONCE(entry->times),
+			.target = entry->target, .tree = true,
+			.measures = READ_ONCE(entry->measures),
 			.registrant = &entry->registrant,
 		};
 		mp3_tasks_join(child, &joining, &from_fork, entry);

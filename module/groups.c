@@ -55,12 +55,8 @@ struct mp3_group {
 		};
 	};
 	u64 order;			/* of its addition: the first added wins */
-	/*
-	 * Its members' faults are placed ("M"), timed ("L"): set under
-	 * mp3_lock, read by the probes.
-	 */
-	bool maps;
-	bool latency;
+	/* What its members measure ("M", "L"): set under mp3_lock, read by the probes. */
+	unsigned int measures;
 	/*
 	 * Set when it is unlinked ("X"), before the removal of its members
 	 * takes mp3_hash_lock: a probe that found it before joins nobody to it
@@ -267,8 +263,7 @@ static void __mp3_groups_unlink(struct mp3_group *g)
 	else
 		hash_del_rcu(&g->comm_node);
 	mp3_nr_groups[g->kind]--;
-	if (g->latency)
-		mp3_latency_put();
+	mp3_measures_group_put(g->measures);
 }
 
 bool __mp3_groups_followed(void)
@@ -366,8 +361,7 @@ bool mp3_groups_target_of(const struct mp3_place *place, struct task_struct *tas
 	if (best)
 		*joining = (struct mp3_joining) {
 			.target = best->target,
-			.maps = READ_ONCE(best->maps),
-			.latency = READ_ONCE(best->latency),
+			.measures = READ_ONCE(best->measures),
 			.registrant = &best->registrant,
 			.ended = &best->ended,
 		};
@@ -388,28 +382,16 @@ bool mp3_groups_privileged_holds(const struct mp3_place *place)
 	return false;
 }
 
-bool __mp3_groups_set_maps(u32 target)
+bool __mp3_groups_set_measure(u32 target, enum mp3_measure_id id)
 {
 	struct mp3_group *g;
 
 	lockdep_assert_held(&mp3_lock);
 
 	g = mp3_groups_find(target);
-	if (g)
-		WRITE_ONCE(g->maps, true);
-	return g;
-}
-
-bool __mp3_groups_set_latency(u32 target)
-{
-	struct mp3_group *g;
-
-	lockdep_assert_held(&mp3_lock);
-
-	g = mp3_groups_find(target);
-	if (g && !g->latency) {
-		mp3_latency_get();
-		WRITE_ONCE(g->latency, true);
+	if (g && !(g->measures & MP3_MEASURE(id))) {
+		mp3_measures_group_get(MP3_MEASURE(id));
+		WRITE_ONCE(g->measures, g->measures | MP3_MEASURE(id));
 	}
 	return g;
 }

@@ -17,7 +17,11 @@
  *            exits, execs, renames, moves between cgroups and wakeups,
  *            the sample's visit, registration, the entries
  * groups.c   the followed cgroups ("C") and command names ("N")
- * latency.c  how long the faults take: a return probe on the fault handler
+ * measures.c what a registration may measure beyond counts, one table of
+ *            struct mp3_measure: the core and the registry know no other
+ * maps.c     where the faults are ("maps"), a measure
+ * latency.c  how long the faults take ("latency"), a measure: a return
+ *            probe on the fault handler
  * faultplace.c, faultcounters.c, faultbuffers.c
  *            where the faults are (faults.h): per-thread perf counters,
  *            placed in mappings
@@ -26,10 +30,13 @@
  * access.c   who may read a process, and who owns a registration
  * walk.c     a walk over every process that holds nothing for long
  * compat.h   what differs between the kernel versions the module supports
+ *
+ * What every part may read of a process is in counters.h.
  */
 #ifndef MP3_INTERNAL_H
 #define MP3_INTERNAL_H
 
+#include <linux/bits.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
@@ -66,6 +73,16 @@ struct mp3_sample_values {
 	u32 nr_procs;
 };
 
+/* What a registration may measure beyond counts (struct mp3_measure, below). */
+enum mp3_measure_id {
+	MP3_MEASURE_MAPS,
+	MP3_MEASURE_LATENCY,
+	MP3_MEASURES
+};
+
+/* A set of measures is an unsigned int of MP3_MEASURE(id) bits. */
+#define MP3_MEASURE(id) BIT(id)
+
 /*
  * mp3_lock (core.c) protects the list of registered processes, the list of
  * those the next sample visits and their counter snapshots (tasks.h), the
@@ -78,11 +95,10 @@ struct mp3_sample_values {
 extern struct mutex mp3_lock;
 
 /*
- * @target: 0 for the process alone, else its tree's number ("T"); @maps:
- * where its faults are goes into the records too ("R <pid> maps");
- * @latency: how long they took ("R <pid> latency").
+ * @target: 0 for the process alone, else its tree's number ("T");
+ * @measures: what it measures beyond counts ("R <pid> maps latency").
  */
-int mp3_register(const struct file *file, pid_t nr, u32 target, bool maps, bool latency);
+int mp3_register(const struct file *file, pid_t nr, u32 target, unsigned int measures);
 int mp3_unregister(const struct file *file, pid_t nr);
 int mp3_unregister_target(const struct file *file, u32 target);
 /* ENOENT also for a cgroup outside @visible_root, the opener's cgroup namespace's. */
@@ -96,10 +112,8 @@ struct mp3_name {
 
 /* "N" (@name->uid invalid), "P": EINVAL for a uid the opener's user namespace does not map. */
 int mp3_register_comm(const struct file *file, const struct mp3_name *name, u32 target);
-/* "M <target>": where the faults of its processes are, now and later. */
-int mp3_maps_target(const struct file *file, u32 target);
-/* "L <target>": how long the faults of its processes take, now and later. */
-int mp3_latency_target(const struct file *file, u32 target);
+/* "M <target>", "L <target>": its processes have the measure @id, now and later. */
+int mp3_measure_target(const struct file *file, u32 target, enum mp3_measure_id id);
 /*
  * The registered PIDs the reader may read (the ptrace read rule), one a
  * line; takes no lock but RCU's.
@@ -193,6 +207,107 @@ struct mp3_registrant {
 };
 
 /*
+ * What a registration may measure beyond its counts: where its faults are
+ * (maps.c) and how long they take (latency.c). Each is a struct
+ * mp3_measure in measures.c's table; a process, a group or a walk holds a
+ * set of them (MP3_MEASURE() bits, above), and a process the state each keeps
+ * for it. The core and the registry call measures.c's mp3_measures_*(),
+ * never a measure itself.
+ */
+struct mp3_counters;
+
+/* What a measure knows of the process it measures. */
+struct mp3_measured {
+	struct pid *pid;			/* its thread-group leader's, held */
+	struct mp3_record_tag tag;
+	const struct mp3_registrant *registrant;
+	unsigned int measures;		/* all it has: one may work with another */
+	const struct mp3_counters *last;	/* its counts at the last sample */
+};
+
+/*
+ * One measure. A hook it does not need is NULL. Hooks named __ are called
+ * with mp3_lock held; hashed and unhashed with mp3_hash_lock held too, and
+ * attach also from the probes (gfp GFP_ATOMIC): those do not sleep.
+ */
+struct mp3_measure {
+	/* Whether @file's opener may ask for it: 0, or -EPERM. */
+	int (*allowed)(const struct file *file);
+	/* Before a process or group is given it: what it needs armed. Sleeps. */
+	int (*__arm)(void);
+	/*
+	 * A process is given it: the state it keeps for it, or NULL (no
+	 * memory). @m->last: its counts from which it is measured, or NULL
+	 * for a registration, whose counts are read after __follow.
+	 */
+	void *(*attach)(const struct mp3_measured *m, gfp_t gfp);
+	/* The process became visible to the probes; it stopped being. */
+	void (*hashed)(void *state, const struct mp3_measured *m);
+	void (*unhashed)(void *state);
+	/*
+	 * What the process needs that sleeps (perf counters): tried when it is
+	 * given the measure and before each sample until it returns 0.
+	 */
+	int (*__follow)(void *state, const struct mp3_measured *m);
+	/* A registration's counts were read just now: it measures from here. */
+	void (*__counted)(void *state);
+	/* The process's set of measures (@m->measures) grew. */
+	void (*__changed)(void *state, const struct mp3_measured *m);
+	/* Each sample's visit of the process: its records. */
+	void (*__visit)(void *state, const struct mp3_measured *m);
+	/*
+	 * Its process is gone (exited, or left its target) in this visit: what
+	 * it noted goes into this sample, placed in its mappings if @place.
+	 */
+	void (*__gone)(void *state, const struct mp3_measured *m, bool place);
+	/* It is removed, gone or not; what it holds is let go (__reap). */
+	void (*__leave)(void *state, const struct mp3_measured *m);
+	/* Once no probe can see the state: freed. Does not sleep. */
+	void (*release)(void *state);
+	/* A followed group has it: what it needs stays armed while the group lives. */
+	void (*group_get)(void);
+	void (*group_put)(void);
+	/* Each tick, after the visits. */
+	void (*__tick)(void);
+	/* Each tick after __tick, and after a failed registration: what was let go. Sleeps. */
+	void (*__reap)(void);
+	/* What it lost since load, into the ring's header. */
+	void (*__losses)(struct mp3_losses *losses);
+	/* At unload, once nothing has it. */
+	void (*__stop)(void);
+};
+
+/* The measures, in measures.c's table; the sets below are of these. */
+extern const struct mp3_measure mp3_maps_measure, mp3_latency_measure;
+
+/* 0 if @file's opener may ask for each of @set, else -EPERM. */
+int mp3_measures_allowed(const struct file *file, unsigned int set);
+int __mp3_measures_arm(unsigned int set);
+/* Those of @set given to the process, each with its state in @state[] (the others: no memory). */
+unsigned int mp3_measures_attach(void *state[MP3_MEASURES], const struct mp3_measured *m,
+				 unsigned int set, gfp_t gfp);
+/* Those of @set, of the process @m says (m->measures: all it has). */
+void mp3_measures_hashed(void *const state[MP3_MEASURES], const struct mp3_measured *m,
+			 unsigned int set);
+void mp3_measures_unhashed(void *const state[MP3_MEASURES], unsigned int set);
+/* Those of @pending still to follow after trying each: the first error in *@err. */
+unsigned int __mp3_measures_follow(void *const state[MP3_MEASURES],
+				   const struct mp3_measured *m, unsigned int pending, int *err);
+void __mp3_measures_counted(void *const state[MP3_MEASURES], unsigned int set);
+void __mp3_measures_changed(void *const state[MP3_MEASURES], const struct mp3_measured *m);
+void __mp3_measures_visit(void *const state[MP3_MEASURES], const struct mp3_measured *m);
+void __mp3_measures_gone(void *const state[MP3_MEASURES], const struct mp3_measured *m,
+			 bool place);
+void __mp3_measures_leave(void *const state[MP3_MEASURES], const struct mp3_measured *m);
+void mp3_measures_release(void *const state[MP3_MEASURES], unsigned int set);
+void mp3_measures_group_get(unsigned int set);
+void mp3_measures_group_put(unsigned int set);
+void __mp3_measures_tick(void);
+void __mp3_measures_reap(void);
+void __mp3_measures_losses(struct mp3_losses *losses);
+void __mp3_measures_stop(void);
+
+/*
  * A user's right to walk every process: one walk at a time per user (as
  * the kernel charges ucounts: up the user namespaces), none needed by an
  * administrator. mp3_walk_slot_take() waits, killably, for the user's other
@@ -226,8 +341,8 @@ bool mp3_registrant_is_opener(const struct mp3_registrant *r, const struct file 
 bool mp3_registrant_owned_by(const struct mp3_registrant *r, const struct file *file);
 
 /* The process numbered @nr where @file's /proc is mounted, if its opener may read it. */
-struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target, bool maps,
-				 bool latency);
+struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target,
+				 unsigned int measures);
 void mp3_task_destroy(struct mp3_task *entry);
 int __mp3_tasks_add(struct mp3_task *entry);
 /*
@@ -240,30 +355,28 @@ int __mp3_tasks_add(struct mp3_task *entry);
 int __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root,
 				int (*pause)(void));
 int __mp3_tasks_add_group_members(const struct file *file, u32 target, int (*pause)(void));
-/* What "X", "M" and "L" of a target tell the walks adding to it. */
-enum mp3_walk_news {
-	MP3_WALK_TARGET_ENDED,
-	MP3_WALK_TARGET_MAPS,
-	MP3_WALK_TARGET_TIMED,
-};
-
-void __mp3_walks_tell(u32 target, enum mp3_walk_news news);
+/*
+ * What "X" (@ended), "M" and "L" (@measures) of a target tell the walks
+ * adding to it.
+ */
+void __mp3_walks_tell(u32 target, bool ended, unsigned int measures);
 int __mp3_tasks_remove_pid(const struct file *file, pid_t nr);
 /*
  * The registrant of @target's processes, NULL if it has none. All of a
  * target's have one owner (core.c, __mp3_target_claim()).
  */
 const struct mp3_registrant *__mp3_tasks_registrant(u32 target);
-/* @target's processes have maps from now on; their counters come next. */
-void __mp3_tasks_maps_target(u32 target);
-/* @target's processes have latency from now on; -ENOMEM for one without memory for it. */
-int __mp3_tasks_latency_target(u32 target);
 /*
- * Counters for the processes with maps that have none: those that joined
- * since, or whose counters could not be created then (tried again at the
+ * @target's processes have measure @id from now on: -ENOMEM for one
+ * without memory for it. What it needs that sleeps comes next.
+ */
+int __mp3_tasks_measure_target(u32 target, enum mp3_measure_id id);
+/*
+ * What the processes' measures need that sleeps (maps' counters), for
+ * those that joined since or could not have it then (tried again at the
  * next call: the first error is returned). Sleeps.
  */
-int __mp3_tasks_follow_joined(void);
+int __mp3_tasks_follow_measures(void);
 void __mp3_tasks_remove_target(u32 target);
 bool __mp3_tasks_collect(struct mp3_sample_values *values);
 void __mp3_tasks_destroy_all(void);
@@ -308,42 +421,11 @@ u64 mp3_faults_summed(void);
 void mp3_faults_destroy(void);
 
 /*
- * How long faults take, for the processes with latency (latency.c). The
- * probe is armed by the registrations that ask for it and disarmed by the
- * sampler once none needs it: mp3_latency_attach() for each process hashed
- * with times, mp3_latency_get() for each group with latency, and
- * mp3_latency_detach() and mp3_latency_put() when they go.
- */
-struct mp3_fault_times;
-struct mp3_fault_times *mp3_fault_times_alloc(gfp_t gfp);
-/* Once detached (if it was), and no probe can be looking at it: after a grace period. */
-void mp3_fault_times_free(struct mp3_fault_times *times);
-void mp3_latency_get(void);
-void mp3_latency_put(void);
-/*
- * The faults of @pid's process are timed into @times from now on (@maps:
- * placed too), until detached; each holds the probe armed. Both do not
- * sleep: called under mp3_hash_lock, from the probes too.
- */
-void mp3_latency_attach(struct mp3_fault_times *times, struct pid *pid, bool maps);
-void mp3_latency_detach(struct mp3_fault_times *times);
-/* The faults of @times's process are placed from now on ("M"). */
-void mp3_latency_place(struct mp3_fault_times *times);
-int __mp3_latency_arm(void);
-void __mp3_latency_reconcile(void);
-/* At unload, once nothing is registered. */
-void __mp3_latency_stop(void);
-/* Faults not timed since load: more in flight at once than latency_active. */
-u64 __mp3_latency_missed(void);
-/*
  * Right after the fault of @current at @address noted by mp3_fault_note()
  * returned, from the probe: that fault took @ns. Not joined if the thread
  * changed CPU between the two. faultbuffers.c.
  */
 void mp3_fault_note_time(unsigned long address, u64 ns);
-/* Each visit of a process with times: what its faults took, as records. */
-void __mp3_latency_record(u32 tgid, const struct mp3_record_tag *tag,
-			  struct mp3_fault_times *times);
 void __mp3_buffer_record_latency(u32 tgid, const struct mp3_record_tag *tag, bool major,
 				 unsigned int bucket, u64 faults, u64 ns);
 
@@ -381,8 +463,7 @@ void __mp3_groups_remove_all(void);
 struct mp3_joining {
 	u32 target;	/* 0: none */
 	bool tree;	/* its children join the target at their fork */
-	bool maps;	/* the target's faults are placed ("M") */
-	bool latency;	/* the target's faults are timed ("L") */
+	unsigned int measures;	/* the target's ("M", "L") */
 	/* By whose right it joins; valid under rcu_read_lock() or mp3_lock. */
 	const struct mp3_registrant *registrant;
 	/*
@@ -404,10 +485,8 @@ bool mp3_groups_target_of(const struct mp3_place *place, struct task_struct *tas
 bool mp3_groups_holds(u32 target, const struct mp3_place *place);
 /* Whether an administrator's group holds @place: it takes a user's processes there. */
 bool mp3_groups_privileged_holds(const struct mp3_place *place);
-/* Whether @target has a group; its members join with maps from now on. */
-bool __mp3_groups_set_maps(u32 target);
-/* The same for latency; the group holds the probe armed (mp3_latency_get()). */
-bool __mp3_groups_set_latency(u32 target);
+/* Whether @target has a group; its members join with measure @id from now on. */
+bool __mp3_groups_set_measure(u32 target, enum mp3_measure_id id);
 
 /* *@events: asked for, and then whether the wakeup probes are used. */
 int mp3_follow_init(bool *events);

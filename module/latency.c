@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * How long the faults of processes registered with "latency" take: a
- * kernel return probe on handle_mm_fault(), armed while any process or
- * group has latency. Its entry handler lets a fault pass (no return probe)
- * unless its process is registered with latency, one lookup in the hash of
- * the timed processes kept here (not the registry's: the registrations
- * attach and detach each process's times, and this file calls nothing
- * above it); for those, the time from entry to return goes into the
- * process's log2 histogram (struct mp3_fault_times), which each sample
- * takes whole into MP3_RECORD_LATENCY records.
+ * The "latency" measure (struct mp3_measure): how long the faults of the
+ * processes that have it take. A kernel return probe on handle_mm_fault(),
+ * armed while any process or group has latency. Its entry handler lets a
+ * fault pass (no return probe) unless its process has latency, one lookup
+ * in the hash of the timed processes kept here (the measure's hooks hash
+ * and unhash each process's times: this file calls nothing above it); for
+ * those, the time from entry to return goes into the process's log2
+ * histogram (struct mp3_fault_times), which each visit takes whole into
+ * MP3_RECORD_LATENCY records.
  *
  * A fault that returns VM_FAULT_RETRY has dropped its lock to wait (for a
  * page lock, for I/O, or to fall back from the VMA lock to the mmap lock)
@@ -52,7 +52,7 @@ struct mp3_retry {
 struct mp3_fault_times {
 	/* In mp3_timed_hash while attached, under mp3_timed_lock; read under RCU. */
 	struct hlist_node node;
-	struct pid *pid;		/* its process's, held by its registration */
+	struct pid *pid;		/* its process's, held by its entry */
 	bool maps;			/* its faults are placed too: a time joins its fault */
 	/* Taken and zeroed by the sample (atomic exchanges); [major][bucket]. */
 	atomic64_t faults[2][MP3_LATENCY_BUCKETS];
@@ -268,7 +268,13 @@ static struct kretprobe mp3_fault_probe = {
 	.data_size = sizeof(struct mp3_fault_start),
 };
 
-struct mp3_fault_times *mp3_fault_times_alloc(gfp_t gfp)
+/* Timing faults passes every fault of the machine through a probe: for administrators only. */
+static int mp3_latency_allowed(const struct file *file)
+{
+	return mp3_file_privileged(file) ? 0 : -EPERM;
+}
+
+static void *mp3_latency_attach(const struct mp3_measured *m, gfp_t gfp)
 {
 	struct mp3_fault_times *times = kzalloc(sizeof(*times), gfp);
 
@@ -277,45 +283,59 @@ struct mp3_fault_times *mp3_fault_times_alloc(gfp_t gfp)
 	return times;
 }
 
-void mp3_fault_times_free(struct mp3_fault_times *times)
+/* Once unhashed, and no probe can be looking at it: after a grace period. */
+static void mp3_latency_release(void *state)
 {
-	kfree(times);
+	kfree(state);
 }
 
-void mp3_latency_get(void)
+static void mp3_latency_get(void)
 {
 	atomic_inc(&mp3_timed);
 }
 
-void mp3_latency_put(void)
+static void mp3_latency_put(void)
 {
 	atomic_dec(&mp3_timed);
 }
 
-void mp3_latency_attach(struct mp3_fault_times *times, struct pid *pid, bool maps)
+/*
+ * The faults of @m's process are timed into @state from now on (placed
+ * too, with maps), until unhashed; each holds the probe armed. Under
+ * mp3_hash_lock, from the probes too.
+ */
+static void mp3_latency_hashed(void *state, const struct mp3_measured *m)
 {
-	times->pid = pid;
-	times->maps = maps;
+	struct mp3_fault_times *times = state;
+
+	times->pid = m->pid;
+	times->maps = m->measures & MP3_MEASURE(MP3_MEASURE_MAPS);
 	spin_lock(&mp3_timed_lock);
-	hash_add_rcu(mp3_timed_hash, &times->node, (unsigned long)pid);
+	hash_add_rcu(mp3_timed_hash, &times->node, (unsigned long)times->pid);
 	spin_unlock(&mp3_timed_lock);
 	mp3_latency_get();
 }
 
-void mp3_latency_detach(struct mp3_fault_times *times)
+static void mp3_latency_unhashed(void *state)
 {
+	struct mp3_fault_times *times = state;
+
 	spin_lock(&mp3_timed_lock);
 	hash_del_rcu(&times->node);
 	spin_unlock(&mp3_timed_lock);
 	mp3_latency_put();
 }
 
-void mp3_latency_place(struct mp3_fault_times *times)
+/* Given maps ("M"), its faults are placed from now on: each time joins its fault. */
+static void __mp3_latency_changed(void *state, const struct mp3_measured *m)
 {
-	WRITE_ONCE(times->maps, true);
+	struct mp3_fault_times *times = state;
+
+	if (m->measures & MP3_MEASURE(MP3_MEASURE_MAPS))
+		WRITE_ONCE(times->maps, true);
 }
 
-int __mp3_latency_arm(void)
+static int __mp3_latency_arm(void)
 {
 	int err;
 
@@ -360,7 +380,7 @@ static void __mp3_latency_disarm(void)
  * is while it is not: a process forked from a timed one joins without
  * mp3_lock, and may have taken its reference while a disarm was waiting.
  */
-void __mp3_latency_reconcile(void)
+static void __mp3_latency_reconcile(void)
 {
 	bool timed = atomic_read(&mp3_timed);
 
@@ -372,7 +392,7 @@ void __mp3_latency_reconcile(void)
 		__mp3_latency_arm();
 }
 
-void __mp3_latency_stop(void)
+static void __mp3_latency_stop(void)
 {
 	lockdep_assert_held(&mp3_lock);
 
@@ -380,18 +400,20 @@ void __mp3_latency_stop(void)
 		__mp3_latency_disarm();
 }
 
-u64 __mp3_latency_missed(void)
+static void __mp3_latency_losses(struct mp3_losses *losses)
 {
 	lockdep_assert_held(&mp3_lock);
 
 	if (mp3_latency_armed)
 		__mp3_latency_fold_missed();
-	return mp3_latency_missed;
+	losses->latency_missed = mp3_latency_missed;
 }
 
-void __mp3_latency_record(u32 tgid, const struct mp3_record_tag *tag,
-			  struct mp3_fault_times *times)
+/* Each visit of a process with times: what its faults took, as records. */
+static void __mp3_latency_visit(void *state, const struct mp3_measured *m)
 {
+	struct mp3_fault_times *times = state;
+
 	lockdep_assert_held(&mp3_lock);
 
 	for (int major = 0; major < 2; major++) {
@@ -402,8 +424,24 @@ void __mp3_latency_record(u32 tgid, const struct mp3_record_tag *tag,
 			if (!atomic64_read(&times->faults[major][b]))
 				continue;
 			faults = atomic64_xchg(&times->faults[major][b], 0);
-			__mp3_buffer_record_latency(tgid, tag, major, b, faults,
+			__mp3_buffer_record_latency(pid_nr(m->pid), &m->tag, major, b, faults,
 						    atomic64_xchg(&times->ns[major][b], 0));
 		}
 	}
 }
+
+const struct mp3_measure mp3_latency_measure = {
+	.allowed = mp3_latency_allowed,
+	.__arm = __mp3_latency_arm,
+	.attach = mp3_latency_attach,
+	.hashed = mp3_latency_hashed,
+	.unhashed = mp3_latency_unhashed,
+	.__changed = __mp3_latency_changed,
+	.__visit = __mp3_latency_visit,
+	.release = mp3_latency_release,
+	.group_get = mp3_latency_get,
+	.group_put = mp3_latency_put,
+	.__reap = __mp3_latency_reconcile,
+	.__losses = __mp3_latency_losses,
+	.__stop = __mp3_latency_stop,
+};

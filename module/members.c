@@ -71,7 +71,7 @@ static int mp3_walk_pause(struct mp3_walk_ticket *t)
 	return t->ended ? MP3_WALK_ENDED : 0;
 }
 
-void __mp3_walks_tell(u32 target, enum mp3_walk_news news)
+void __mp3_walks_tell(u32 target, bool ended, unsigned int measures)
 {
 	struct mp3_walk_ticket *t;
 
@@ -80,12 +80,8 @@ void __mp3_walks_tell(u32 target, enum mp3_walk_news news)
 	list_for_each_entry(t, &mp3_walks, node) {
 		if (t->joining.target != target)
 			continue;
-		if (news == MP3_WALK_TARGET_ENDED)
-			t->ended = true;
-		else if (news == MP3_WALK_TARGET_MAPS)
-			t->joining.maps = true;
-		else
-			t->joining.latency = true;
+		t->ended |= ended;
+		t->joining.measures |= measures;
 	}
 }
 
@@ -155,8 +151,7 @@ int __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root,
 				int (*pause)(void))
 {
 	const struct mp3_joining joining = {
-		.target = root->target, .tree = true, .maps = root->maps,
-		.latency = root->times,
+		.target = root->target, .tree = true, .measures = root->measures,
 		.registrant = &root->registrant,
 	};
 	struct mp3_descent d = { .file = file };

@@ -2,10 +2,10 @@
 /*
  * What the writes to /proc/mp3/status do to the registered processes
  * (core.c calls these under mp3_lock): a process registered ("R", with
- * maps or not) or unregistered ("U"), a target's processes given maps
- * ("M") or removed ("X"), and what status shows. The counters of
- * processes with maps (faultcounters.c) are created here too, outside the
- * probes, which may not sleep.
+ * measures or not) or unregistered ("U"), a target's processes given a
+ * measure ("M", "L") or removed ("X"), and what status shows. What the
+ * measures need that sleeps (maps' perf counters) is done here too,
+ * outside the probes, which may not sleep.
  */
 #include <linux/jiffies.h>
 #include <linux/list.h>
@@ -23,144 +23,90 @@
 #include "internal.h"
 #include "tasks.h"
 
-/*
- * With maps: counters on its threads that have none, if its registrant may
- * still read it (-EPERM). Judged and attached under the process's
- * exec_update_lock, as perf_event_open() does: no exec makes it unreadable
- * between the two. Sleeps.
- */
-static int __mp3_task_follow_faults(struct mp3_task *entry)
-{
-	struct mp3_record_tag tag = mp3_task_tag(entry);
-	struct task_struct *leader;
-	bool allowed;
-	int err;
-
-	if (!entry->maps)
-		return 0;
-	leader = get_pid_task(entry->pid, PIDTYPE_TGID);
-	if (!leader)
-		return -ESRCH;
-	err = down_read_killable(&leader->signal->exec_update_lock);
-	if (err)
-		goto put;
-	rcu_read_lock();
-	allowed = mp3_registrant_may_read(&entry->registrant, leader);
-	rcu_read_unlock();
-	err = allowed ? __mp3_faults_follow(leader, &tag, &entry->fault_threads) : -EPERM;
-	up_read(&leader->signal->exec_update_lock);
-	entry->counting = !err;
-put:
-	put_task_struct(leader);
-	return err;
-}
-
 int __mp3_tasks_add(struct mp3_task *entry)
 {
+	struct mp3_measured m = mp3_task_measured(entry);
 	struct task_struct *leader;
 	bool alive;
-	int err;
+	int err = 0;
 
 	lockdep_assert_held(&mp3_lock);
 
-	/* Not hashed yet: what counters of a refused entry noted is not placed. */
-	err = __mp3_task_follow_faults(entry);
+	/* Not hashed yet: what a refused entry's measures noted is not placed. */
+	entry->unfollowed = __mp3_measures_follow(entry->state, &m, entry->unfollowed, &err);
 	if (err)
-		goto unfollow;
-	/* Deltas start from now, and so do its counters; an exited group is as good as gone. */
+		goto leave;
+	/* Deltas start from now, and so do its measures; an exited group is as good as gone. */
 	rcu_read_lock();
 	leader = pid_task(entry->pid, PIDTYPE_TGID);
 	alive = leader && mp3_read_group(leader, &entry->last, NULL);
 	rcu_read_unlock();
-	__mp3_faults_count_from_now(&entry->fault_threads);
+	__mp3_measures_counted(entry->state, entry->measures);
 	err = !alive ? -ESRCH : !mp3_tasks_hash(entry) ? -EEXIST : 0;
 	if (err)
-		goto unfollow;
+		goto leave;
 	list_add_tail(&entry->node, &mp3_tasks);
 	/* Its name and first counts go out with the next sample. */
 	__mp3_task_keep(entry);
 	return 0;
 
-unfollow:
-	__mp3_faults_unfollow(&entry->fault_threads);
-	__mp3_faults_release();
+leave:
+	__mp3_measures_leave(entry->state, &m);
 	return err;
 }
 
-void __mp3_tasks_maps_target(u32 target)
+int __mp3_tasks_measure_target(u32 target, enum mp3_measure_id id)
 {
-	struct mp3_task *entry;
-
-	lockdep_assert_held(&mp3_lock);
-
-	__mp3_walks_tell(target, MP3_WALK_TARGET_MAPS);
-	__mp3_tasks_adopt_forked();
-	list_for_each_entry(entry, &mp3_tasks, node) {
-		if (entry->target != target || entry->maps)
-			continue;
-		/* Its faults since the last sample go into the records too, unresolved. */
-		entry->unplaced_from = entry->last;
-		WRITE_ONCE(entry->maps, true);
-		if (entry->times)
-			mp3_latency_place(entry->times);
-		mp3_maps_waiting = true;
-	}
-}
-
-int __mp3_tasks_latency_target(u32 target)
-{
-	struct mp3_fault_times *times;
+	unsigned int measure = MP3_MEASURE(id);
+	struct mp3_measured m;
 	struct mp3_task *entry;
 	int err = 0;
 
 	lockdep_assert_held(&mp3_lock);
 
-	__mp3_walks_tell(target, MP3_WALK_TARGET_TIMED);
+	__mp3_walks_tell(target, false, measure);
 	__mp3_tasks_adopt_forked();
 	list_for_each_entry(entry, &mp3_tasks, node) {
-		if (entry->target != target || entry->times)
+		if (entry->target != target || (entry->measures & measure))
 			continue;
-		times = mp3_fault_times_alloc(GFP_KERNEL);
-		if (!times) {
+		/* Measured from its last sample: what it did since goes into its records too. */
+		m = mp3_task_measured(entry);
+		m.measures |= measure;
+		if (!mp3_measures_attach(entry->state, &m, measure, GFP_KERNEL)) {
 			err = -ENOMEM;
 			continue;
 		}
-		/* Hashed: timed from here on, detached when it leaves. */
-		mp3_latency_attach(times, entry->pid, entry->maps);
-		/* Read by the fork probe, which gives a child times of its own. */
-		WRITE_ONCE(entry->times, times);
+		spin_lock(&mp3_hash_lock);
+		mp3_measures_hashed(entry->state, &m, measure);
+		/* Read by the fork probe, which gives a child the same. */
+		WRITE_ONCE(entry->measures, m.measures);
+		spin_unlock(&mp3_hash_lock);
+		__mp3_measures_changed(entry->state, &m);
+		entry->unfollowed |= measure;
+		mp3_measures_waiting = true;
 	}
 	return err;
 }
 
 /*
- * Counters for @entry's threads that have none, if its process still
- * runs. Before its first counters, the faults it took until its counts are
- * read go into the records as unresolved, and the counters note those
- * after; once it has some, a thread still without them (an earlier try
- * failed) is not counted until it has them: counted twice, never. Sleeps.
+ * What @entry's measures still need that sleeps, if its process still
+ * runs. An exiting process refuses it (ESRCH): it is leaving, and its
+ * removal writes what it took since.
  */
-static int __mp3_task_follow_joined(struct mp3_task *entry)
+static int __mp3_task_follow(struct mp3_task *entry)
 {
-	bool first = list_empty(&entry->fault_threads);
-	struct task_struct *leader;
-	struct mp3_counters now;
-	bool alive;
-	int err;
+	struct mp3_measured m = mp3_task_measured(entry);
+	int err = 0;
 
-	err = __mp3_task_follow_faults(entry);
-	rcu_read_lock();
-	leader = pid_task(entry->pid, PIDTYPE_TGID);
-	alive = leader && mp3_read_group(leader, &now, NULL);
-	rcu_read_unlock();
-	/* Gone: its removal writes what it took since. */
-	if (alive && first)
-		__mp3_task_record_unplaced(entry, &now);
-	__mp3_faults_count_from_now(&entry->fault_threads);
+	entry->unfollowed = __mp3_measures_follow(entry->state, &m, entry->unfollowed, &err);
+	if (err == -ESRCH) {
+		entry->unfollowed = 0;
+		err = 0;
+	}
 	return err;
 }
 
-int __mp3_tasks_follow_joined(void)
+int __mp3_tasks_follow_measures(void)
 {
 	struct mp3_task *entry;
 	int err, first_err = 0;
@@ -168,20 +114,19 @@ int __mp3_tasks_follow_joined(void)
 	lockdep_assert_held(&mp3_lock);
 
 	__mp3_tasks_adopt_forked();
-	if (!mp3_maps_waiting)
+	if (!mp3_measures_waiting)
 		return 0;
-	mp3_maps_waiting = false;
+	mp3_measures_waiting = false;
 	/* Entries leave mp3_tasks only under mp3_lock: the walk may sleep. */
 	list_for_each_entry(entry, &mp3_tasks, node) {
-		if (!entry->maps || entry->counting)
+		if (!entry->unfollowed)
 			continue;
 		/* Pairs with the probes' store-release; a stale "not gone" costs a try. */
 		if (smp_load_acquire(&entry->gone))
 			continue;
-		err = __mp3_task_follow_joined(entry);
-		/* An exiting process refuses counters (ESRCH): it is leaving. */
-		if (err && err != -ESRCH) {
-			mp3_maps_waiting = true;
+		err = __mp3_task_follow(entry);
+		if (entry->unfollowed) {
+			mp3_measures_waiting = true;
 			first_err = first_err ?: err;
 		}
 	}
@@ -240,7 +185,7 @@ void __mp3_tasks_remove_target(u32 target)
 
 	lockdep_assert_held(&mp3_lock);
 
-	__mp3_walks_tell(target, MP3_WALK_TARGET_ENDED);
+	__mp3_walks_tell(target, true, 0);
 	spin_lock(&mp3_hash_lock);
 	__mp3_tasks_adopt_forked_locked();
 	list_for_each_entry(entry, &mp3_tasks, node)

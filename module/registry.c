@@ -42,9 +42,9 @@ DEFINE_SPINLOCK(mp3_hash_lock);
 DEFINE_HASHTABLE(mp3_task_hash, 16);
 /* Processes the probes joined since the last sample, under mp3_hash_lock. */
 static LIST_HEAD(mp3_forked);
-/* A process with maps joined since the last adoption: it needs counters. */
-static bool mp3_maps_joined;
-bool mp3_maps_waiting;
+/* A process with measures joined since the last adoption: they need following. */
+static bool mp3_measures_joined;
+bool mp3_measures_waiting;
 
 bool mp3_event_sampling;
 LLIST_HEAD(mp3_kept);
@@ -93,12 +93,13 @@ struct pid_namespace *mp3_file_pid_ns(const struct file *file)
 	return proc_pid_ns(file_inode(file)->i_sb);
 }
 
-/* Under mp3_hash_lock: lookups find @entry, and one with times is timed (attached). */
+/* Under mp3_hash_lock: lookups find @entry, and so do its measures' probes. */
 static void __mp3_task_hash(struct mp3_task *entry)
 {
+	struct mp3_measured m = mp3_task_measured(entry);
+
 	hash_add_rcu(mp3_task_hash, &entry->hash, (unsigned long)entry->pid);
-	if (entry->times)
-		mp3_latency_attach(entry->times, entry->pid, entry->maps);
+	mp3_measures_hashed(entry->state, &m, entry->measures);
 }
 
 /* Makes @entry visible to lookups, unless @pid has one; returns whether it did. */
@@ -153,26 +154,6 @@ void __mp3_task_keep(struct mp3_task *entry)
 }
 
 /*
- * The faults @entry's process took from entry->unplaced_from to @now, which
- * no counter of ours saw: a record of them, unresolved.
- */
-void __mp3_task_record_unplaced(struct mp3_task *entry, const struct mp3_counters *now)
-{
-	struct mp3_counters *from = &entry->unplaced_from;
-	struct mp3_mapping_faults unplaced = {
-		.kind = MP3_MAPPING_UNRESOLVED,
-		.minor = min_t(u64, mp3_advance(&from->minor_faults, now->minor_faults), U32_MAX),
-		.major = min_t(u64, mp3_advance(&from->major_faults, now->major_faults), U32_MAX),
-	};
-	struct mp3_record_tag tag = mp3_task_tag(entry);
-
-	lockdep_assert_held(&mp3_lock);
-
-	if (unplaced.minor || unplaced.major)
-		__mp3_buffer_record_faults(pid_nr(entry->pid), &tag, &unplaced);
-}
-
-/*
  * Unlinks a hashed entry, says in the records that its process left, and
  * frees the entry once no probe can be looking at it. One queued, or being
  * queued by a probe that set its bit, is freed when the sampler takes it
@@ -186,17 +167,18 @@ void __mp3_tasks_remove(struct mp3_task *entry)
 	/* On mp3_tasks, or still on mp3_forked if a probe joined it since the last adoption. */
 	list_del(&entry->node);
 	hash_del_rcu(&entry->hash);
-	if (entry->times)
-		mp3_latency_detach(entry->times);
+	mp3_measures_unhashed(entry->state, entry->measures);
 	spin_unlock(&mp3_hash_lock);
-	if (entry->maps && list_empty(&entry->fault_threads))
-		__mp3_task_record_unplaced(entry, &entry->last);
+	if (entry->measures) {
+		struct mp3_measured m = mp3_task_measured(entry);
+
+		__mp3_measures_leave(entry->state, &m);
+	}
 	if (mp3_event_sampling) {
 		struct mp3_record_tag tag = mp3_task_tag(entry);
 
 		__mp3_buffer_record_left(pid_nr(entry->pid), &tag);
 	}
-	__mp3_faults_unfollow(&entry->fault_threads);
 	if (test_and_set_bit(MP3_TASK_PENDING, &entry->pending)) {
 		entry->dead = true;
 		return;
@@ -225,8 +207,8 @@ void __mp3_tasks_adopt_forked_locked(void)
 	lockdep_assert_held(&mp3_hash_lock);
 
 	list_splice_tail_init(&mp3_forked, &mp3_tasks);
-	mp3_maps_waiting |= mp3_maps_joined;
-	mp3_maps_joined = false;
+	mp3_measures_waiting |= mp3_measures_joined;
+	mp3_measures_joined = false;
 }
 
 void __mp3_tasks_adopt_forked(void)
@@ -256,9 +238,10 @@ struct task_struct *mp3_get_leader(struct pid_namespace *ns, pid_t nr, struct pi
 	return leader;
 }
 
-struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target, bool maps,
-				 bool latency)
+struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target,
+				 unsigned int measures)
 {
+	struct mp3_measured m;
 	struct mp3_task *entry;
 	struct task_struct *leader;
 	struct pid *pid;
@@ -279,21 +262,24 @@ struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target, 
 	entry->pid = pid;
 	entry->target = target;
 	entry->tree = target != 0;
-	entry->maps = maps;
-	if (latency) {
-		entry->times = mp3_fault_times_alloc(GFP_KERNEL);
-		if (!entry->times) {
-			err = -ENOMEM;
-			goto free_entry;
-		}
-	}
 	mp3_registrant_init(&entry->registrant, file);
-	INIT_LIST_HEAD(&entry->fault_threads);
+	/* Its counts are read once it is followed (__mp3_tasks_add()): no last yet. */
+	m = mp3_task_measured(entry);
+	m.measures = measures;
+	m.last = NULL;
+	entry->measures = mp3_measures_attach(entry->state, &m, measures, GFP_KERNEL);
+	entry->unfollowed = entry->measures;
+	if (entry->measures != measures) {
+		err = -ENOMEM;
+		goto destroy;
+	}
 	put_task_struct(leader);
 	return entry;
 
-free_entry:
-	kfree(entry);
+destroy:
+	put_task_struct(leader);
+	mp3_task_destroy(entry);
+	return ERR_PTR(err);
 put_pid:
 	put_task_struct(leader);
 	put_pid(pid);
@@ -304,9 +290,9 @@ void mp3_task_destroy(struct mp3_task *entry)
 {
 	if (entry->exiting)
 		put_task_struct(entry->exiting);
+	mp3_measures_release(entry->state, entry->measures);
 	mp3_registrant_release(&entry->registrant);
 	put_pid(entry->pid);
-	mp3_fault_times_free(entry->times);
 	kfree(entry);
 }
 
@@ -317,30 +303,31 @@ void mp3_task_destroy(struct mp3_task *entry)
  * joins ended, or if it has no memory (counted). Judged under the same lock
  * as the removal of a target marks its members gone
  * (__mp3_tasks_remove_target()): no process joins a target once "X" of it
- * has returned. Does not sleep: with maps, its
- * counters are created before the next sample.
+ * has returned. Does not sleep: what its measures need that sleeps (maps'
+ * counters) is done before the next sample.
  */
 static void mp3_tasks_join_onto(struct list_head *list, struct task_struct *task,
 				const struct mp3_joining *joining,
 				const struct mp3_counters *from, const struct mp3_task *parent)
 {
 	struct mp3_task *entry = kzalloc(sizeof(*entry), GFP_ATOMIC | __GFP_NOWARN);
+	struct mp3_measured m;
 
 	if (!entry) {
 		mp3_tasks_count_missed();
 		return;
 	}
 	entry->pid = get_pid(task_tgid(task));
-	INIT_LIST_HEAD(&entry->fault_threads);
 	entry->target = joining->target;
 	entry->tree = joining->tree;
-	entry->maps = joining->maps;
-	/* Without memory for them, it joins untimed. */
-	if (joining->latency)
-		entry->times = mp3_fault_times_alloc(GFP_ATOMIC | __GFP_NOWARN);
 	mp3_registrant_copy(&entry->registrant, joining->registrant);
 	entry->last = *from;
-	entry->unplaced_from = *from;
+	/* Without memory for one, it joins without it. */
+	m = mp3_task_measured(entry);
+	m.measures = joining->measures;
+	entry->measures = mp3_measures_attach(entry->state, &m, joining->measures,
+					      GFP_ATOMIC | __GFP_NOWARN);
+	entry->unfollowed = entry->measures;
 	spin_lock(&mp3_hash_lock);
 	if ((parent && parent->gone) || (joining->ended && READ_ONCE(*joining->ended)) ||
 	    mp3_tasks_lookup(entry->pid)) {
@@ -350,7 +337,7 @@ static void mp3_tasks_join_onto(struct list_head *list, struct task_struct *task
 	}
 	__mp3_task_hash(entry);
 	list_add_tail(&entry->node, list);
-	mp3_maps_joined |= entry->maps;
+	mp3_measures_joined |= entry->measures != 0;
 	spin_unlock(&mp3_hash_lock);
 	/* Its name and first counts go out with the next sample. */
 	mp3_task_wake(entry);

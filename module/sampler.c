@@ -68,13 +68,13 @@ bool __mp3_sampler_running(void)
 /* What the parts lost since load, handed down to the ring's header. */
 static struct mp3_losses __mp3_losses_since_load(void)
 {
-	return (struct mp3_losses) {
+	struct mp3_losses losses = {
 		.follow_skipped = mp3_tasks_skipped(),
 		.follow_missed = mp3_tasks_missed(),
-		.faults_dropped = mp3_faults_dropped(),
-		.faults_summed = mp3_faults_summed(),
-		.latency_missed = __mp3_latency_missed(),
 	};
+
+	__mp3_measures_losses(&losses);
+	return losses;
 }
 
 static void mp3_sampler_fn(struct work_struct *work)
@@ -88,12 +88,11 @@ static void mp3_sampler_fn(struct work_struct *work)
 	__mp3_tasks_sample_begin();
 	start_ns = ktime_get_ns();
 	/* Before the visits: what a newcomer took until its counters is in its records. */
-	__mp3_tasks_follow_joined();
+	__mp3_tasks_follow_measures();
 	registered = __mp3_tasks_collect(&values);
-	__mp3_faults_collect();
+	__mp3_measures_tick();
 	/* Releasing a counter sleeps: not in the visits' RCU sections. */
-	__mp3_faults_release();
-	__mp3_latency_reconcile();
+	__mp3_measures_reap();
 	if (registered) {
 		__mp3_sampler_arm();
 	} else {

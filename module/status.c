@@ -82,8 +82,7 @@ struct mp3_command {
 	u64 uid;		/* P, in the opener's user namespace */
 	const char *comm;	/* N, P: in the caller's buffer */
 	int target;		/* T, X, C, N, P, M, L */
-	bool maps;		/* R */
-	bool latency;		/* R */
+	unsigned int measures;	/* R: "maps", "latency" */
 };
 
 /*
@@ -184,10 +183,10 @@ static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 		return err ? err : mp3_parse_comm(args, &c->comm);
 	case 'R':
 		err = mp3_parse_int(&args, &c->pid);
-		if (!err)
-			c->maps = mp3_parse_word(&args, "maps");
-		if (!err)
-			c->latency = mp3_parse_word(&args, "latency");
+		if (!err && mp3_parse_word(&args, "maps"))
+			c->measures |= MP3_MEASURE(MP3_MEASURE_MAPS);
+		if (!err && mp3_parse_word(&args, "latency"))
+			c->measures |= MP3_MEASURE(MP3_MEASURE_LATENCY);
 		break;
 	default:
 		err = mp3_parse_int(&args, &c->pid);
@@ -208,9 +207,9 @@ static int mp3_run_command(const struct file *file, const struct mp3_command *c)
 		return -EINVAL;
 	switch (c->verb) {
 	case 'R':
-		return mp3_register(file, c->pid, 0, c->maps, c->latency);
+		return mp3_register(file, c->pid, 0, c->measures);
 	case 'T':
-		return mp3_register(file, c->pid, c->target, false, false);
+		return mp3_register(file, c->pid, c->target, 0);
 	case 'U':
 		return mp3_unregister(file, c->pid);
 	case 'C':
@@ -220,9 +219,9 @@ static int mp3_run_command(const struct file *file, const struct mp3_command *c)
 	case 'P':
 		return mp3_register_comm(file, &name, c->target);
 	case 'M':
-		return mp3_maps_target(file, c->target);
+		return mp3_measure_target(file, c->target, MP3_MEASURE_MAPS);
 	case 'L':
-		return mp3_latency_target(file, c->target);
+		return mp3_measure_target(file, c->target, MP3_MEASURE_LATENCY);
 	default:
 		return mp3_unregister_target(file, c->target);
 	}

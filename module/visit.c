@@ -60,8 +60,12 @@ static void __mp3_task_account(struct mp3_task *entry, struct task_struct *leade
 	if (leader)
 		__mp3_task_name(entry, leader, tgid, &tag);
 	__mp3_buffer_record_counts(tgid, &tag, &delta);
-	if (entry->times)
-		__mp3_latency_record(tgid, &tag, entry->times);
+	/* Most processes measure nothing more: they pay one test. */
+	if (entry->measures) {
+		struct mp3_measured m = mp3_task_measured(entry);
+
+		__mp3_measures_visit(entry->state, &m);
+	}
 	values->minor_faults += delta.minor_faults;
 	values->major_faults += delta.major_faults;
 	values->cpu_ns += delta.cpu_ns;
@@ -183,11 +187,11 @@ static bool __mp3_task_visit(struct mp3_task *entry, struct mp3_sample_values *v
 	__mp3_task_account(entry, entry->revoked ? NULL : leader, &now, values);
 	if (alive)
 		return busy;
-	/* Its counters noted faults until it left: they go with this sample. */
-	if (!list_empty(&entry->fault_threads)) {
-		struct mp3_record_tag tag = mp3_task_tag(entry);
+	/* What its measures noted until it left goes with this sample. */
+	if (entry->measures) {
+		struct mp3_measured m = mp3_task_measured(entry);
 
-		__mp3_faults_departed(pid_nr(entry->pid), &tag, !entry->revoked);
+		__mp3_measures_gone(entry->state, &m, !entry->revoked);
 	}
 	__mp3_tasks_remove(entry);
 	if (runs)
