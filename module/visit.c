@@ -175,9 +175,12 @@ static bool __mp3_task_visit(struct mp3_task *entry, struct mp3_sample_values *v
 	/*
 	 * Unreadable to its registrant since (PR_SET_DUMPABLE, setuid()): it
 	 * leaves now. One that exited stays until its last run is counted,
-	 * its leader reaped (NULL) or not: nothing of it changes any more.
+	 * its leader reaped (NULL) or not: nothing of it changes any more. An
+	 * administrator reads every process: the rule's answer, without its
+	 * call (a sixth of a visit, counted: make bench, section 8).
 	 */
-	if (alive && runs && !mp3_registrant_may_read(&entry->registrant, leader)) {
+	if (alive && runs && !entry->registrant.privileged &&
+	    !mp3_registrant_may_read(&entry->registrant, leader)) {
 		spin_lock(&mp3_hash_lock);
 		__mp3_task_revoke(entry);
 		spin_unlock(&mp3_hash_lock);
