@@ -110,11 +110,56 @@ static void add_keeping_line(const char *option, const char *pid_arg, const char
 	       PID_FILE);
 }
 
+/* The faults of one process in a mapping other than the region. */
+struct faults_elsewhere {
+	unsigned long long start, minor, major;
+	char kind[16], name[64];
+};
+
+#define ELSEWHERE_MAX 4
+
 struct faults_seen {
 	unsigned long long minor, major;	/* every mapping */
 	unsigned long long region_minor, region_major, region_size;
 	char region_kind[16], region_name[256];
+	/* The first mappings other than the region, for a failure's message. */
+	struct faults_elsewhere elsewhere[ELSEWHERE_MAX];
+	unsigned int nr_elsewhere;
 };
+
+static void note_elsewhere(struct faults_seen *seen, unsigned long long start, const char *kind,
+			   const char *name, unsigned long long minor, unsigned long long major)
+{
+	struct faults_elsewhere *e = seen->elsewhere;
+
+	while (e < seen->elsewhere + seen->nr_elsewhere && e->start != start)
+		e++;
+	if (e == seen->elsewhere + ELSEWHERE_MAX)
+		return;
+	if (e == seen->elsewhere + seen->nr_elsewhere++) {
+		e->start = start;
+		snprintf(e->kind, sizeof(e->kind), "%s", kind);
+		snprintf(e->name, sizeof(e->name), "%.63s", name);
+	}
+	e->minor += minor;
+	e->major += major;
+}
+
+/* "; elsewhere: KIND START NAME MINOR/MAJOR, ..." in @buf, or nothing. */
+static const char *describe_elsewhere(const struct faults_seen *seen, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < seen->nr_elsewhere && len < size; i++) {
+		const struct faults_elsewhere *e = &seen->elsewhere[i];
+
+		len += (size_t)snprintf(buf + len, size - len, "%s%s %llx %s %llu/%llu",
+					i ? ", " : "; elsewhere: ", e->kind, e->start, e->name,
+					e->minor, e->major);
+	}
+	return buf;
+}
 
 static void read_faults_log(pid_t pid, uint64_t region_start, struct faults_seen *seen)
 {
@@ -135,8 +180,10 @@ static void read_faults_log(pid_t pid, uint64_t region_start, struct faults_seen
 			continue;
 		seen->minor += minor;
 		seen->major += major;
-		if (start != region_start)
+		if (start != region_start) {
+			note_elsewhere(seen, start, kind, name, minor, major);
 			continue;
+		}
 		seen->region_minor += minor;
 		seen->region_major += major;
 		seen->region_size = strtoull(size, NULL, 10);
@@ -172,6 +219,7 @@ static void wait_faults_logged(pid_t pid, uint64_t start, struct faults_seen *se
 {
 	uint64_t deadline = now_ns() + 20000000000ULL;
 	unsigned long long minor, major;
+	char elsewhere[512];
 
 	for (;;) {
 		read_faults_log(pid, start, seen);
@@ -180,8 +228,9 @@ static void wait_faults_logged(pid_t pid, uint64_t start, struct faults_seen *se
 		    seen->major == major)
 			return;
 		expect(now_ns() < deadline, "after 20 s the faults log has %llu/%llu faults of PID"
-		       " %d (%llu in the region), the per-process log %llu/%llu", seen->minor,
-		       seen->major, (int)pid, seen->region_minor, minor, major);
+		       " %d (%llu in the region%s), the per-process log %llu/%llu", seen->minor,
+		       seen->major, (int)pid, seen->region_minor,
+		       describe_elsewhere(seen, elsewhere, sizeof(elsewhere)), minor, major);
 		sleep_ms(100);
 	}
 }
