@@ -27,11 +27,25 @@ int __mp3_tasks_add(struct mp3_task *entry)
 {
 	struct mp3_measured m = mp3_task_measured(entry);
 	struct task_struct *leader;
-	bool alive;
+	bool alive, registered;
 	int err = 0;
 
 	lockdep_assert_held(&mp3_lock);
 
+	/*
+	 * Registered already (pfprofd and pfprofctl repeat registrations):
+	 * refused before its measures follow it. Counters made only to be
+	 * released would note its faults in their place meanwhile, under an
+	 * owner that leaves, and those faults would not be placed. A process
+	 * hashed after this check (a tree's fork) is refused below.
+	 */
+	rcu_read_lock();
+	registered = mp3_tasks_lookup(entry->pid);
+	rcu_read_unlock();
+	if (registered) {
+		err = -EEXIST;
+		goto leave;
+	}
 	/* Not hashed yet: what a refused entry's measures noted is not placed. */
 	entry->unfollowed = __mp3_measures_follow(entry->state, &m, entry->unfollowed, &err);
 	if (err)

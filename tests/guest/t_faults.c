@@ -114,6 +114,46 @@ void test_faults_anon_region(void)
 }
 
 /*
+ * Registered again while it faults, as pfprofd and pfprofctl repeat
+ * registrations: each refused (EEXIST) and its registration left alone,
+ * every fault of the region placed, none unresolved. Before the fix,
+ * the counters each refused registration made for a moment noted 50 to
+ * 70 of the faults under an owner that left, and those went unresolved.
+ */
+void test_faults_registered_again(void)
+{
+	struct fault_sums sums = {};
+	struct pollfd done;
+	unsigned int refused = 0;
+	struct maps_child c;
+	uintptr_t addr;
+	char cmd[32];
+	int err;
+
+	maps_child_start(&c, region_child, NULL, 0);
+	snprintf(cmd, sizeof(cmd), "R %d maps", (int)c.pid);
+	done = (struct pollfd){ .fd = c.back, .events = POLLIN };
+	maps_child_go(&c, "g");
+	while (!poll(&done, 1, 0)) {
+		err = status_write(cmd);
+		expect(err == -EEXIST, "%s while registered: %s, want EEXIST", cmd,
+		       strerror(-err));
+		refused++;
+	}
+	maps_child_hear(&c, &addr, sizeof(addr));
+	sums.region_start = mapping_start(c.pid, addr);
+	maps_child_records(&c, &sums);
+	printf("  faults_registered_again: %u registrations refused while it touched its region;"
+	       " region %" PRIu64 " minor, %u unresolved records\n", refused, sums.region_minor,
+	       sums.unresolved);
+	expect(refused > 0, "the child touched its region before the first registration again");
+	expect(sums.region_minor == REGION_PAGES && !sums.unresolved,
+	       "the region: %" PRIu64 " minor faults placed of %d, %u unresolved records",
+	       sums.region_minor, REGION_PAGES, sums.unresolved);
+	maps_child_end(&c);
+}
+
+/*
  * Threads that were there at the registration and threads created after:
  * each fault in the records once, none missing.
  */

@@ -61,6 +61,7 @@ const struct test tests[] = {
 	{ "records_pid_reuse",        test_records_pid_reuse,          NULL,            20 },
 	{ "records_off",              test_records_off,                "records=off",   20 },
 	{ "faults_anon_region",       test_faults_anon_region,         NULL,            30 },
+	{ "faults_registered_again",  test_faults_registered_again,    NULL,            30 },
 	{ "faults_threads",           test_faults_threads,             NULL,            30 },
 	{ "faults_unload",            test_faults_unload,              NULL,            20 },
 	{ "faults_exec",              test_faults_exec,                NULL,            40 },

@@ -87,6 +87,7 @@ void test_comm_follows(void);
 
 /* t_faults.c */
 void test_faults_anon_region(void);
+void test_faults_registered_again(void);
 void test_faults_threads(void);
 void test_faults_unload(void);
 void test_faults_exec(void);
