@@ -246,6 +246,23 @@ bool within_pct(double a, double b, double pct);
  * guest cannot have it (no zram module, a kernel without swap).
  */
 bool swap_device_ready(char *why, size_t size);
+/*
+ * One of /proc/vmstat's counters; 0 if this kernel has none of that name,
+ * which fails the test if it is required (CONFIG_VM_EVENT_COUNTERS).
+ */
+uint64_t vmstat(const char *name, bool required);
+/*
+ * Pages read back from swap, and written out: from and to the device,
+ * zswap's pool where it is on, and (6.12 on) the zero-filled pages kept
+ * as a bit.
+ */
+uint64_t swapped_in(void);
+uint64_t swapped_out(void);
+/*
+ * spawn_piped()'s fn: region_child's region, touched at "g"; at "o" it is
+ * paged out (MADV_PAGEOUT); at "t" touched again, every page read back.
+ */
+void swapping_child(int go, int back);
 /* Copies a file into the test's output, each line after prefix. */
 void show_file(const char *path, const char *prefix);
 

@@ -3,12 +3,14 @@
  * A swap device for the guest suite: the initramfs guests have no disk, so
  * zram0 (the zram module, which tests/check.sh puts in the payload with its
  * load-modules list) becomes one: a size, a swap header written by hand
- * (the guest has no mkswap) and swapon().
+ * (the guest has no mkswap) and swapon(); the kernel's swap counters, and
+ * a child that pages its region out and back.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/sysmacros.h>
@@ -92,4 +94,50 @@ bool swap_device_ready(char *why, size_t size)
 		return false;
 	}
 	return true;
+}
+
+uint64_t vmstat(const char *name, bool required)
+{
+	unsigned long long value, found = 0;
+	bool seen = false;
+	char key[64];
+	FILE *f = fopen("/proc/vmstat", "re");
+
+	expect(f, "/proc/vmstat: %s", strerror(errno));
+	while (fscanf(f, "%63s %llu", key, &value) == 2) {
+		if (!strcmp(key, name)) {
+			found = value;
+			seen = true;
+		}
+	}
+	fclose(f);
+	expect(seen || !required, "/proc/vmstat has no %s", name);
+	return found;
+}
+
+uint64_t swapped_in(void)
+{
+	return vmstat("pswpin", true) + vmstat("zswpin", false) + vmstat("swpin_zero", false);
+}
+
+uint64_t swapped_out(void)
+{
+	return vmstat("pswpout", true) + vmstat("zswpout", false) + vmstat("swpout_zero", false);
+}
+
+/*
+ * MADV_PAGEOUT: reclaim now, to swap, without a memory hog whose pressure
+ * would page out other memory too and take its time.
+ */
+void swapping_child(int go, int back)
+{
+	size_t bytes = REGION_PAGES * (size_t)sysconf(_SC_PAGESIZE);
+	char *p = region_touched_when_told(go);
+
+	child_says(back, (uintptr_t)p);
+	child_waits(go);
+	child_says(back, madvise(p, bytes, MADV_PAGEOUT) ? (uintptr_t)errno : 0);
+	child_waits(go);
+	touch_region(p, REGION_PAGES);
+	child_done(back, (uintptr_t)p);
 }

@@ -685,59 +685,6 @@ void test_faults_lock_held(void)
 }
 
 /*
- * One of /proc/vmstat's counters; 0 if this kernel has none of that name,
- * which fails the test if it is required (CONFIG_VM_EVENT_COUNTERS).
- */
-static uint64_t vmstat(const char *name, bool required)
-{
-	unsigned long long value, found = 0;
-	bool seen = false;
-	char key[64];
-	FILE *f = fopen("/proc/vmstat", "re");
-
-	expect(f, "/proc/vmstat: %s", strerror(errno));
-	while (fscanf(f, "%63s %llu", key, &value) == 2) {
-		if (!strcmp(key, name)) {
-			found = value;
-			seen = true;
-		}
-	}
-	fclose(f);
-	expect(seen || !required, "/proc/vmstat has no %s", name);
-	return found;
-}
-
-/* Pages read back from swap: from the device, or from zswap's pool where it is on. */
-static uint64_t swapped_in(void)
-{
-	return vmstat("pswpin", true) + vmstat("zswpin", false);
-}
-
-static uint64_t swapped_out(void)
-{
-	return vmstat("pswpout", true) + vmstat("zswpout", false);
-}
-
-/*
- * spawn_piped()'s fn: region_child's region, touched at "g"; at "o" it is
- * paged out (MADV_PAGEOUT: reclaim now, to swap, without a memory hog
- * whose pressure would page out other memory too and take its time); at
- * "t" touched again, every page read back from swap.
- */
-static void swapping_child(int go, int back)
-{
-	size_t bytes = REGION_PAGES * (size_t)sysconf(_SC_PAGESIZE);
-	char *p = region_touched_when_told(go);
-
-	child_says(back, (uintptr_t)p);
-	child_waits(go);
-	child_says(back, madvise(p, bytes, MADV_PAGEOUT) ? (uintptr_t)errno : 0);
-	child_waits(go);
-	touch_region(p, REGION_PAGES);
-	child_done(back, (uintptr_t)p);
-}
-
-/*
  * A region paged out to swap and touched again: its faults are major, in
  * the region's anonymous mapping (what pfprofctl where calls swap-ins), and
  * as many as the pages the kernel read back from swap meanwhile (pswpin,

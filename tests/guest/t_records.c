@@ -361,21 +361,6 @@ void test_records_v1_reader(void)
 	close(fd);
 }
 
-static uint64_t vmstat(const char *key)
-{
-	char line[128];
-	uint64_t value = 0;
-	size_t len = strlen(key);
-	FILE *f = fopen("/proc/vmstat", "re");
-
-	expect(f, "/proc/vmstat: %s", strerror(errno));
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, len) && line[len] == ' ')
-			value = strtoull(line + len + 1, NULL, 10);
-	fclose(f);
-	return value;
-}
-
 /* The system's counters in a sample are /proc/vmstat's at that moment. */
 void test_records_system_counters(void)
 {
@@ -387,20 +372,20 @@ void test_records_system_counters(void)
 
 	map_ring(&ring, &fd);
 	expect_ok(status_cmd('R', sleeper), "R sleeper");
-	before_maj = vmstat("pgmajfault");
-	before_in = vmstat("pswpin");
-	before_out = vmstat("pswpout");
+	before_maj = vmstat("pgmajfault", true);
+	before_in = vmstat("pswpin", true);
+	before_out = vmstat("pswpout", true);
 	head = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
 	next = head - 1;
 	expect(mp3ring_read(&ring, &next, &s, &missed) == MP3RING_SAMPLE, "the last sample");
 	printf("  records_system_counters: pgmajfault %llu pswpin %llu pswpout %llu\n",
 	       (unsigned long long)s.pgmajfault, (unsigned long long)s.pswpin,
 	       (unsigned long long)s.pswpout);
-	expect(s.pgmajfault >= before_maj && s.pgmajfault <= vmstat("pgmajfault"),
+	expect(s.pgmajfault >= before_maj && s.pgmajfault <= vmstat("pgmajfault", true),
 	       "pgmajfault %llu, /proc/vmstat %llu before", (unsigned long long)s.pgmajfault,
 	       (unsigned long long)before_maj);
-	expect(s.pswpin >= before_in && s.pswpin <= vmstat("pswpin") &&
-	       s.pswpout >= before_out && s.pswpout <= vmstat("pswpout"),
+	expect(s.pswpin >= before_in && s.pswpin <= vmstat("pswpin", true) &&
+	       s.pswpout >= before_out && s.pswpout <= vmstat("pswpout", true),
 	       "pswpin %llu pswpout %llu, /proc/vmstat %llu %llu before",
 	       (unsigned long long)s.pswpin, (unsigned long long)s.pswpout,
 	       (unsigned long long)before_in, (unsigned long long)before_out);
