@@ -22,6 +22,8 @@
  * maps.c     where the faults are ("maps"), a measure
  * latency.c  how long the faults take ("latency"), a measure: a return
  *            probe on the fault handler
+ * retries.c  the time of a fault's attempts that will be retried, held
+ *            for the thread until its last (latency.c)
  * faultplace.c, faultcounters.c, faultbuffers.c
  *            where the faults are (faults.h): per-thread perf counters,
  *            placed in mappings
@@ -167,6 +169,7 @@ struct mp3_mapping_faults {
 
 void __mp3_buffer_record_faults(u32 tgid, const struct mp3_record_tag *tag,
 				const struct mp3_mapping_faults *m);
+
 /* Whether records wait for a sample to carry them. */
 bool __mp3_buffer_records_pending(void);
 /*
@@ -428,6 +431,38 @@ void mp3_faults_destroy(void);
 void mp3_fault_note_time(unsigned long address, u64 ns);
 void __mp3_buffer_record_latency(u32 tgid, const struct mp3_record_tag *tag, bool major,
 				 unsigned int bucket, u64 faults, u64 ns);
+
+/*
+ * retries.c: threads of one process between a retried attempt and the
+ * next, at most: beyond, the one held longest is forgotten (a thread killed
+ * after its attempt retried never comes back for it).
+ */
+#define MP3_RETRIES_HELD 16
+
+/* A thread's fault that returned VM_FAULT_RETRY: the time it took so far. */
+struct mp3_retry {
+	const struct task_struct *task;	/* compared only; NULL: a free slot */
+	pid_t pid;			/* with task: not a new thread in a dead one's struct */
+	unsigned long address;
+	u64 ns;
+	u64 held_at;			/* the clock at the last hold */
+};
+
+/* The retried attempts of one process's threads. */
+struct mp3_retries {
+	/* Protects nr and held (nr is read without it to pass by when 0). */
+	raw_spinlock_t lock;
+	unsigned int nr;
+	struct mp3_retry held[MP3_RETRIES_HELD];
+};
+
+/* The clock of the probe on faults: CLOCK_MONOTONIC, safe as in an NMI. */
+u64 mp3_fault_clock(void);
+void mp3_retries_init(struct mp3_retries *r);
+/* Holds the time of current's attempt at @address, which will be retried; @now: its return. */
+void mp3_retries_hold(struct mp3_retries *r, unsigned long address, u64 ns, u64 now);
+/* What current's earlier attempts at @address took; none is held for it after. */
+u64 mp3_retries_take(struct mp3_retries *r, unsigned long address);
 
 /*
  * Whether samples visit only the processes that may have changed (the

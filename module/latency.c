@@ -15,7 +15,7 @@
  * and is handled again: the kernel counts it once, at the last attempt,
  * major if that one was retried or read from storage (mm_account_fault()).
  * The time of the attempts that retried is held for the thread meanwhile
- * and added to that last attempt's.
+ * (retries.c) and added to that last attempt's.
  */
 #include <linux/atomic.h>
 #include <linux/hashtable.h>
@@ -33,22 +33,6 @@
 
 #include "internal.h"
 
-/*
- * Threads of one process between a retried attempt and the next, at
- * most: beyond, the one held longest is forgotten (a thread killed after
- * its attempt retried never comes back for it).
- */
-#define MP3_RETRIES_HELD 16
-
-/* A thread's fault that returned VM_FAULT_RETRY: the time it took so far. */
-struct mp3_retry {
-	const struct task_struct *task;	/* compared only; NULL: a free slot */
-	pid_t pid;			/* with task: not a new thread in a dead one's struct */
-	unsigned long address;
-	u64 ns;
-	u64 held_at;			/* mp3_fault_clock() at the last hold */
-};
-
 struct mp3_fault_times {
 	/* In mp3_timed_hash while attached, under mp3_timed_lock; read under RCU. */
 	struct hlist_node node;
@@ -57,10 +41,7 @@ struct mp3_fault_times {
 	/* Taken and zeroed by the sample (atomic exchanges); [major][bucket]. */
 	atomic64_t faults[2][MP3_LATENCY_BUCKETS];
 	atomic64_t ns[2][MP3_LATENCY_BUCKETS];
-	/* Protects retries and nr_retries (read without it to pass by when 0). */
-	raw_spinlock_t lock;
-	unsigned int nr_retries;
-	struct mp3_retry retries[MP3_RETRIES_HELD];
+	struct mp3_retries retries;
 };
 
 /* What the entry handler notes for the return handler. */
@@ -105,18 +86,6 @@ static u64 mp3_latency_missed;
 static u32 mp3_latency_nmissed_folded;
 
 /*
- * The clock of both handlers: the entry handler may run in the int3
- * handler, which is as an NMI (a kernel without ftrace, where the probe is
- * a breakpoint), where ktime_get()'s seqcount may not be read. The fast
- * clock's readings may step back by a little across CPUs: a duration is
- * never negative.
- */
-static u64 mp3_fault_clock(void)
-{
-	return ktime_get_mono_fast_ns();
-}
-
-/*
  * The times of @task's process, NULL if it has no latency; *@maps: whether
  * its faults are placed too. Under rcu_read_lock().
  */
@@ -152,68 +121,6 @@ static int mp3_fault_entered(struct kretprobe_instance *ri, struct pt_regs *regs
 	return 0;
 }
 
-static bool mp3_retry_is_current(const struct mp3_retry *r)
-{
-	return r->task == current && r->pid == current->pid;
-}
-
-/*
- * Holds the time of @current's attempt at @address, which will be retried;
- * @now: when it returned.
- */
-static void mp3_retry_hold(struct mp3_fault_times *times, unsigned long address, u64 ns,
-			   u64 now)
-{
-	struct mp3_retry *slot = NULL;
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&times->lock, flags);
-	for (int i = 0; i < MP3_RETRIES_HELD; i++) {
-		struct mp3_retry *r = &times->retries[i];
-
-		if (mp3_retry_is_current(r)) {
-			/* Retried again: the same fault, or one given up (a fatal signal). */
-			r->ns = r->address == address ? r->ns + ns : ns;
-			r->address = address;
-			r->held_at = now;
-			goto unlock;
-		}
-		if (!slot || (slot->task && (!r->task || r->held_at < slot->held_at)))
-			slot = r;
-	}
-	if (!slot->task)
-		WRITE_ONCE(times->nr_retries, times->nr_retries + 1);
-	*slot = (struct mp3_retry){ .task = current, .pid = current->pid, .address = address,
-				    .ns = ns, .held_at = now };
-unlock:
-	raw_spin_unlock_irqrestore(&times->lock, flags);
-}
-
-/* What @current's earlier attempts at @address took; none is held for it after. */
-static u64 mp3_retry_take(struct mp3_fault_times *times, unsigned long address)
-{
-	unsigned long flags;
-	u64 ns = 0;
-
-	if (!READ_ONCE(times->nr_retries))
-		return 0;
-	raw_spin_lock_irqsave(&times->lock, flags);
-	for (int i = 0; i < MP3_RETRIES_HELD; i++) {
-		struct mp3_retry *r = &times->retries[i];
-
-		if (!mp3_retry_is_current(r))
-			continue;
-		/* Another address: the attempt held was given up (a fatal signal). */
-		if (r->address == address)
-			ns = r->ns;
-		r->task = NULL;
-		WRITE_ONCE(times->nr_retries, times->nr_retries - 1);
-		break;
-	}
-	raw_spin_unlock_irqrestore(&times->lock, flags);
-	return ns;
-}
-
 /* The bucket of a fault that took @ns: see MP3_LATENCY_SHIFT in mp3.h. */
 static unsigned int mp3_latency_bucket(u64 ns)
 {
@@ -229,10 +136,10 @@ static void mp3_fault_time(struct mp3_fault_times *times, bool maps,
 	bool major;
 
 	if (ret & VM_FAULT_RETRY) {
-		mp3_retry_hold(times, start->address, ns, now);
+		mp3_retries_hold(&times->retries, start->address, ns, now);
 		return;
 	}
-	ns += mp3_retry_take(times, start->address);
+	ns += mp3_retries_take(&times->retries, start->address);
 	/* Not counted as a fault (mm_account_fault()). */
 	if (ret & VM_FAULT_ERROR)
 		return;
@@ -279,7 +186,7 @@ static void *mp3_latency_attach(const struct mp3_measured *m, gfp_t gfp)
 	struct mp3_fault_times *times = kzalloc(sizeof(*times), gfp);
 
 	if (times)
-		raw_spin_lock_init(&times->lock);
+		mp3_retries_init(&times->retries);
 	return times;
 }
 
