@@ -379,6 +379,27 @@ void __mp3_buffer_record_latency(u32 tgid, const struct mp3_record_tag *tag, boo
 	__mp3_record_end(slot);
 }
 
+void __mp3_buffer_record_swap(u32 tgid, const struct mp3_record_tag *tag,
+			      const struct mp3_swap_event *e)
+{
+	struct mp3_proc_record *slot;
+
+	lockdep_assert_held(&mp3_lock);
+
+	slot = __mp3_record_begin(tgid, tag, MP3_RECORD_SWAP);
+	if (!slot)
+		return;
+	slot->swap.address = e->address;
+	slot->swap.offset = e->offset;
+	slot->swap.device = e->device;
+	slot->swap.event = e->event;
+	slot->mapping = MP3_MAPPING_ANON;
+	slot->swap_time.time_ns = e->time_ns;
+	slot->swap_time.stall_ns = e->stall_ns;
+	slot->swap_time.pages = e->pages;
+	__mp3_record_end(slot);
+}
+
 bool __mp3_buffer_records_pending(void)
 {
 	lockdep_assert_held(&mp3_lock);
@@ -475,6 +496,7 @@ static void __mp3_header_account(const struct mp3_losses *losses, u64 cost_ns)
 	WRITE_ONCE(hdr->faults_dropped, losses->faults_dropped);
 	WRITE_ONCE(hdr->faults_summed, losses->faults_summed);
 	WRITE_ONCE(hdr->latency_missed, losses->latency_missed);
+	WRITE_ONCE(hdr->swap_dropped, losses->swap_dropped);
 	WRITE_ONCE(hdr->records_dropped, mp3_records_dropped);
 }
 

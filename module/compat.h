@@ -15,6 +15,7 @@
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
+#include <linux/swap.h>
 #include <linux/user_namespace.h>
 #include <linux/version.h>
 #include <linux/workqueue.h>
@@ -122,6 +123,55 @@ static void probe(void *data, struct task_struct *task, bool group_dead)	\
 static void probe(void *data, struct task_struct *task)				\
 {										\
 	handler(task, !atomic_read(&task->signal->live));			\
+}
+#endif
+
+/*
+ * The swap slot of a folio in the swap cache. 6.1 reads it with
+ * folio_swap_entry(); 6.12 and 7.3 have it in the folio (folio->swap),
+ * which replaced the function in 6.6 (Matthew Wilcox's conversion of the
+ * swap cache to folio->swap; the two sides are what this project's
+ * kernels show, the release between them not checked in a history).
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 6, 0)
+static inline swp_entry_t mp3_folio_swap(struct folio *folio)
+{
+	return folio_swap_entry(folio);
+}
+#else
+static inline swp_entry_t mp3_folio_swap(struct folio *folio)
+{
+	return folio->swap;
+}
+#endif
+
+/*
+ * Whether @pte holds a page's slot in swap (not a migration, device,
+ * poison or marker entry), and then the slot in *@entry. 6.19 replaced
+ * is_swap_pte(), pte_to_swp_entry() and non_swap_entry() with the
+ * software leaf entries of <linux/leafops.h> (Lorenzo Stoakes' series
+ * "mm: remove is_swap_[pte, pmd]() + non-swap entries, introduce leaf
+ * entries", November 2025; 7.3 has only the new names).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 19, 0)
+#include <linux/leafops.h>
+
+static inline bool mp3_pte_swap_entry(pte_t pte, swp_entry_t *entry)
+{
+	softleaf_t leaf = softleaf_from_pte(pte);
+
+	*entry = leaf;
+	return softleaf_is_swap(leaf);
+}
+#else
+#include <linux/swapops.h>
+
+static inline bool mp3_pte_swap_entry(pte_t pte, swp_entry_t *entry)
+{
+	if (!is_swap_pte(pte))
+		return false;
+	*entry = pte_to_swp_entry(pte);
+	return !non_swap_entry(*entry);
 }
 #endif
 

@@ -22,8 +22,10 @@
  * maps.c     where the faults are ("maps"), a measure
  * latency.c  how long the faults take ("latency"), a measure: a return
  *            probe on the fault handler
+ * pages.c    which pages go to swap and back ("pages"), a measure: a
+ *            tracepoint and probes in reclaim and the swap-in fault
  * retries.c  the time of a fault's attempts that will be retried, held
- *            for the thread until its last (latency.c)
+ *            for the thread until its last (latency.c, pages.c)
  * faultplace.c, faultcounters.c, faultbuffers.c
  *            where the faults are (faults.h): per-thread perf counters,
  *            placed in mappings
@@ -79,6 +81,7 @@ struct mp3_sample_values {
 enum mp3_measure_id {
 	MP3_MEASURE_MAPS,
 	MP3_MEASURE_LATENCY,
+	MP3_MEASURE_PAGES,
 	MP3_MEASURES
 };
 
@@ -170,6 +173,20 @@ struct mp3_mapping_faults {
 void __mp3_buffer_record_faults(u32 tgid, const struct mp3_record_tag *tag,
 				const struct mp3_mapping_faults *m);
 
+/* A page of a process to swap or back (MP3_RECORD_SWAP). */
+struct mp3_swap_event {
+	u64 address;
+	u64 offset;
+	u32 device;
+	u32 event;	/* MP3_SWAP_* */
+	u64 time_ns;
+	u64 stall_ns;
+	u64 pages;
+};
+
+void __mp3_buffer_record_swap(u32 tgid, const struct mp3_record_tag *tag,
+			      const struct mp3_swap_event *e);
+
 /* Whether records wait for a sample to carry them. */
 bool __mp3_buffer_records_pending(void);
 /*
@@ -185,6 +202,7 @@ struct mp3_losses {
 	u64 faults_dropped;
 	u64 faults_summed;
 	u64 latency_missed;
+	u64 swap_dropped;
 };
 
 void __mp3_buffer_publish(const struct mp3_sample_values *values,
@@ -281,7 +299,7 @@ struct mp3_measure {
 };
 
 /* The measures, in measures.c's table; the sets below are of these. */
-extern const struct mp3_measure mp3_maps_measure, mp3_latency_measure;
+extern const struct mp3_measure mp3_maps_measure, mp3_latency_measure, mp3_pages_measure;
 
 /* 0 if @file's opener may ask for each of @set, else -EPERM. */
 int mp3_measures_allowed(const struct file *file, unsigned int set);
@@ -456,7 +474,7 @@ struct mp3_retries {
 	struct mp3_retry held[MP3_RETRIES_HELD];
 };
 
-/* The clock of the probe on faults: CLOCK_MONOTONIC, safe as in an NMI. */
+/* The clock of the probes on faults: CLOCK_MONOTONIC, safe as in an NMI. */
 u64 mp3_fault_clock(void);
 void mp3_retries_init(struct mp3_retries *r);
 /* Holds the time of current's attempt at @address, which will be retried; @now: its return. */

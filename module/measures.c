@@ -15,6 +15,7 @@
 static const struct mp3_measure *const mp3_measures[MP3_MEASURES] = {
 	[MP3_MEASURE_MAPS] = &mp3_maps_measure,
 	[MP3_MEASURE_LATENCY] = &mp3_latency_measure,
+	[MP3_MEASURE_PAGES] = &mp3_pages_measure,
 };
 
 int mp3_measures_allowed(const struct file *file, unsigned int set)

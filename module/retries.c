@@ -4,7 +4,7 @@
  * page lock, for I/O, or to fall back from the VMA lock to the mmap lock)
  * and is handled again: its time is in the attempts before the last. The
  * time of a thread's attempts that retried is held here, per process, and
- * taken by its next attempt at the same address (latency.c).
+ * taken by its next attempt at the same address (latency.c, pages.c).
  */
 #include <linux/sched.h>
 #include <linux/spinlock.h>

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /proc/mp3/status: "R <pid> [maps] [latency]" registers (with maps: where
- * its faults are too, with latency: how long they took), "U <pid>"
+ * /proc/mp3/status: "R <pid> [maps] [latency] [pages]" registers (with maps:
+ * where its faults are too, with latency: how long they took, with pages:
+ * which pages go to swap and back), "U <pid>"
  * unregisters, "T <pid> <target>" registers a tree, "C <cgroup-id>
  * <target>" a cgroup, "N <target> <comm>" a command name, "P <target>
  * <uid> <comm>" one user's processes of a command name, "X <target>"
@@ -82,7 +83,7 @@ struct mp3_command {
 	u64 uid;		/* P, in the opener's user namespace */
 	const char *comm;	/* N, P: in the caller's buffer */
 	int target;		/* T, X, C, N, P, M, L */
-	unsigned int measures;	/* R: "maps", "latency" */
+	unsigned int measures;	/* R: "maps", "latency", "pages" */
 };
 
 /*
@@ -140,9 +141,10 @@ static bool mp3_parse_word(char **s, const char *word)
 }
 
 /*
- * Parses "R <pid> [maps] [latency]", "U <pid>", "T <pid> <target>", "X
- * <target>", "C <cgroup-id> <target>", "N <target> <comm>", "P <target>
- * <uid> <comm>", "M <target>" or "L <target>", white space around.
+ * Parses "R <pid> [maps] [latency] [pages]", "U <pid>", "T <pid> <target>",
+ * "X <target>", "C <cgroup-id> <target>", "N <target> <comm>", "P <target>
+ * <uid> <comm>", "M <target>", "L <target>" or "S <target>", white space
+ * around.
  */
 static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 {
@@ -152,7 +154,7 @@ static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 	if (strlen(buf) != len)
 		return -EINVAL;		/* embedded NUL */
 	buf = strim(buf);
-	if (!buf[0] || !strchr("RUTXCNPML", buf[0]) || !isspace(buf[1]))
+	if (!buf[0] || !strchr("RUTXCNPMLS", buf[0]) || !isspace(buf[1]))
 		return -EINVAL;
 	c->verb = buf[0];
 	args = buf + 1;
@@ -160,6 +162,7 @@ static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 	case 'X':
 	case 'M':
 	case 'L':
+	case 'S':
 		err = mp3_parse_int(&args, &c->target);
 		break;
 	case 'C':
@@ -187,6 +190,8 @@ static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 			c->measures |= MP3_MEASURE(MP3_MEASURE_MAPS);
 		if (!err && mp3_parse_word(&args, "latency"))
 			c->measures |= MP3_MEASURE(MP3_MEASURE_LATENCY);
+		if (!err && mp3_parse_word(&args, "pages"))
+			c->measures |= MP3_MEASURE(MP3_MEASURE_PAGES);
 		break;
 	default:
 		err = mp3_parse_int(&args, &c->pid);
@@ -222,6 +227,8 @@ static int mp3_run_command(const struct file *file, const struct mp3_command *c)
 		return mp3_measure_target(file, c->target, MP3_MEASURE_MAPS);
 	case 'L':
 		return mp3_measure_target(file, c->target, MP3_MEASURE_LATENCY);
+	case 'S':
+		return mp3_measure_target(file, c->target, MP3_MEASURE_PAGES);
 	default:
 		return mp3_unregister_target(file, c->target);
 	}

@@ -71,6 +71,8 @@ const struct test tests[] = {
 	{ "faults_tree_joiner",       test_faults_tree_joiner,         NULL,            30 },
 	{ "faults_comm_joiner",       test_faults_comm_joiner,         NULL,            30 },
 	{ "faults_swap_in",           test_faults_swap_in,             NULL,           120 },
+	{ "pages_swap",               test_pages_swap,                 NULL,           120 },
+	{ "pages_swap_target",        test_pages_swap_target,          NULL,           120 },
 	{ "stalls_swapping",          test_stalls_swapping,            NULL,           120 },
 	{ "stalls_threads_exit",      test_stalls_threads_exit,        NULL,           120 },
 	{ "latency_known_waits",      test_latency_known_waits,        NULL,            60 },

@@ -95,6 +95,9 @@ void test_faults_storm(void);
 void test_faults_perf_agrees(void);
 void test_faults_lock_held(void);
 void test_faults_swap_in(void);
+/* t_pages.c */
+void test_pages_swap(void);
+void test_pages_swap_target(void);
 
 /* t_faults_placed.c */
 void test_faults_tree_joiner(void);

@@ -21,6 +21,17 @@
  *                    is so registered, every fault on the machine passes a
  *                    kernel return probe: an administrator's only (EPERM
  *                    for other users), as is "L"
+ *   write "R <pid> pages"
+ *                    the same, and its records say which of its pages it
+ *                    sends to swap and takes back (version 10,
+ *                    MP3_RECORD_SWAP). While any process is so registered,
+ *                    reclaim and every swap-in fault on the machine pass
+ *                    kernel probes: an administrator's only (EPERM for
+ *                    other users), as is "S"; EOPNOTSUPP on a kernel
+ *                    without memory cgroups (a swap-out's process is its
+ *                    memory map's owner, which they keep); the errors of
+ *                    register_kprobe() and tracepoint_probe_register()
+ *                    (ENOENT: this kernel lacks a hook the trace needs)
  *   write "U <pid>"   unregister it (its registrant's owner, or an
  *                    administrator; see Owners below)
  *   write "T <pid> <target>"
@@ -77,6 +88,12 @@
  *                    without that memory has none: its faults are not
  *                    timed); the errors of register_kretprobe() (EOPNOTSUPP: a kernel
  *                    without kprobes); the same for "R <pid> latency"
+ *   write "S <target>"
+ *                    the records of <target>'s processes, present and
+ *                    future, say which of their pages they send to swap and
+ *                    take back, as "R <pid> pages" does for one process,
+ *                    until the target is unregistered; judged like "M"
+ *                    (version 10; an older module answers EINVAL)
  *   read             registered PIDs, one per line
  *   PIDs are numbered in the PID namespace of the /proc mount the file was
  *   opened through, as /proc/<pid> of that mount numbers them.
@@ -359,10 +376,34 @@ struct mp3_classic_sample {
  * records dropped of the others are in one more MP3_RECORD_DROPPED record
  * whose owner is MP3_OWNER_OTHERS. Readers of an older version skip the
  * new type, and see every other record as before.
+ *
+ * Version 10 says which pages a process registered with "R <pid> pages",
+ * or of a target given "S", sends to swap and takes back: an
+ * MP3_RECORD_SWAP record per event, written at the first sample after
+ * it. A swap-out (MP3_SWAP_OUT) is an anonymous page of the process that
+ * reclaim unmapped from it and wrote out (to the device, to zswap, or,
+ * since 6.12, noted as zero-filled without a write): the events are
+ * those of the kernel's mm_vmscan_write_folio tracepoint, each given to
+ * the processes that mapped the page when reclaim unmapped it, one
+ * record each. A swap-in (MP3_SWAP_IN) is a fault of the process on a
+ * page it had in swap, with MP3_SWAP_READ when the fault read the page
+ * (from the device, zswap or the zero map: the kernel's major faults of
+ * the kind) rather than finding it still in memory, in the swap cache.
+ * Both say the page's slot (swap.device, the kernel's index of the swap
+ * area as swapon gave it, and swap.offset, its page within it: a page
+ * written out and read back has the same slot in both), the virtual
+ * page (swap.address, in the process's memory map at the time; 0 where
+ * not known), the time (swap_time.time_ns, CLOCK_MONOTONIC) and the
+ * pages (swap_time.pages: 1, more for a large folio); a swap-in, the
+ * time the faulting thread spent in the swap fault (swap_time.stall_ns,
+ * its attempts added up as for latency). The mapping field is
+ * MP3_MAPPING_ANON. Events the module could not keep (its per-CPU room
+ * for a sample's events full, or the process gone before the sample)
+ * are counted in the header's swap_dropped.
  */
 #define MP3_RING_OFFSET		0x10000000UL
 #define MP3_RING_MAGIC		0x5233504dU	/* "MP3R" little-endian */
-#define MP3_RING_VERSION	9
+#define MP3_RING_VERSION	10
 #define MP3_RING_COMPAT_VERSION	1
 /* The compat_version of a ring with MP3_RING_ACTIVE_ONLY. */
 #define MP3_RING_ACTIVE_ONLY_COMPAT_VERSION	4
@@ -405,7 +446,9 @@ struct mp3_ring_header {
 	__u64 latency_missed;
 	/* Version 9: records not written, their owner past its bound. */
 	__u64 records_dropped;
-	__u64 reserved[10];
+	/* Version 10: swap events not written (see above). */
+	__u64 swap_dropped;
+	__u64 reserved[9];
 	/* Version 2: the ring of per-process records. */
 	__u32 record_offset;	/* byte offset of record slot 0 from the region start */
 	__u32 record_size;	/* sizeof(struct mp3_proc_record) */
@@ -459,6 +502,12 @@ struct mp3_ring_sample {
 #define MP3_RECORD_FAULTS	4	/* version 5: its faults in one mapping */
 #define MP3_RECORD_LATENCY	5	/* version 8: its faults of one kind and duration */
 #define MP3_RECORD_DROPPED	6	/* version 9: an owner's records not written */
+#define MP3_RECORD_SWAP		7	/* version 10: a page to swap or back */
+
+/* Version 10, an MP3_RECORD_SWAP record's swap.event. */
+#define MP3_SWAP_OUT		1	/* written out, unmapped from the process */
+#define MP3_SWAP_IN		2	/* faulted in by the process */
+#define MP3_SWAP_READ		0x100	/* with MP3_SWAP_IN: the fault read it */
 /* Version 6: MP3_RECORD_FAULTS records of one process in one sample, at most. */
 #define MP3_FAULT_RECORDS_MAX	64
 
@@ -517,6 +566,13 @@ struct mp3_proc_record {
 		struct {
 			__u64 records;		/* of owner, in this sample */
 		} dropped;
+		/* Version 10. */
+		struct {
+			__u64 address;		/* the virtual page; 0: not known */
+			__u64 offset;		/* the page's slot in its swap area */
+			__u32 device;		/* the swap area (the kernel's swap type) */
+			__u32 event;		/* MP3_SWAP_OUT, MP3_SWAP_IN [| MP3_SWAP_READ] */
+		} swap;
 	};
 	/* Version 3. */
 	__u32 target;		/* the tree ("T") the process belongs to; 0: none */
@@ -534,6 +590,12 @@ struct mp3_proc_record {
 			__u64 major_ns;
 			__u64 reserved;
 		} fault_time;
+		/* Version 10: in MP3_RECORD_SWAP records. */
+		struct {
+			__u64 time_ns;		/* CLOCK_MONOTONIC at the event */
+			__u64 stall_ns;		/* a swap-in: the faulting thread's */
+			__u64 pages;		/* 1, or a large folio's */
+		} swap_time;
 	};	/* 0 in the other records */
 	/* Version 9: whose registration wrote it (see above). */
 	__u32 owner;
