@@ -690,12 +690,12 @@ static void read_storm_child(int go, int back)
 	if (status_write(add))
 		_exit(7);
 	child_says(back, 1);
-	child_waits(go);
-	read_path = "/proc/self/stat";
-	child_says(back, read_storm());
-	child_waits(go);
-	read_path = MP3_STATUS_PATH;
-	child_done(back, read_storm());
+	/* "s": a storm of /proc/self/stat reads, "l": of the listing's. */
+	for (char what; read(go, &what, 1) == 1;) {
+		read_path = what == 'l' ? MP3_STATUS_PATH : "/proc/self/stat";
+		child_says(back, read_storm());
+	}
+	_exit(0);
 }
 
 /* How long root's "R" and "U" of @pid take together, in ns: two short holds of the lock. */
@@ -744,13 +744,14 @@ struct storm_figures {
 	uint64_t longest, gap, reads;
 };
 
-/* Tells the child to start its next storm and measures it. */
-static struct storm_figures one_storm(const struct mp3ring *ring, int go, int back, pid_t other)
+/* Tells the child to start a storm of @what ("s" or "l") and measures it. */
+static struct storm_figures one_storm(const struct mp3ring *ring, int go, int back, pid_t other,
+				      const char *what)
 {
 	uint64_t from = wait_head(ring, mp3ring_head(ring) + 1, ticks_ms(ring, 2));
 	struct storm_figures f;
 
-	expect(write(go, "g", 1) == 1, "telling uid %d to go: %s", NOBODY_ID, strerror(errno));
+	expect(write(go, what, 1) == 1, "telling uid %d to go: %s", NOBODY_ID, strerror(errno));
 	f.longest = longest_register_during(other);
 	expect(read(back, &f.reads, sizeof(f.reads)) == sizeof(f.reads) && f.reads > 0,
 	       "uid %d's reads failed", NOBODY_ID);
@@ -767,8 +768,13 @@ static struct storm_figures one_storm(const struct mp3ring *ring, int go, int ba
  * priority) and the longest gap between samples stay within twice those
  * and two periods (more on the debug kernel). A read that listed under the
  * module's lock made them wait for the readers queued before it: root's R
- * and U 365.9 ms against 1.2 ms alone, on 6.1 on an idle host.
+ * and U 365.9 ms against 1.2 ms alone, on 6.1 on an idle host, every time.
+ * A host that stalls the guest once (another guest beside it: 344.6 ms
+ * between two samples against 83.2 ms, once in a ten-run table) stalls one
+ * try, not STORM_TRIES: the pair is measured again before a verdict.
  */
+#define STORM_TRIES 3
+
 void test_reads_beside_root(void)
 {
 	pid_t sleeper = spawn_sleeper(), other = spawn_sleeper(), storm;
@@ -776,6 +782,7 @@ void test_reads_beside_root(void)
 	uint64_t period, registered, slack;
 	struct mp3ring ring;
 	int fd, go, back;
+	bool within;
 
 	expect_ok(status_cmd('R', sleeper), "R sleeper");
 	map_ring(&ring, &fd);
@@ -788,14 +795,21 @@ void test_reads_beside_root(void)
 	 * timings vary the most (timeout_scale(): 3 and 8).
 	 */
 	slack = (uint64_t)(2 * period * timeout_scale() / 3);
-	alone = one_storm(&ring, go, back, other);
-	listing = one_storm(&ring, go, back, other);
-	printf("  reads_beside_root: uid %d's %d threads for %d s, reading /proc/self/stat %" PRIu64
-	       " times: longest gap between samples %.1f ms, root's longest R and U %.1f ms;"
-	       " reading the listing of %d processes %" PRIu64 " times: %.1f ms and %.1f ms"
-	       " (period %.0f ms)\n", NOBODY_ID, READ_THREADS, READ_SECONDS, alone.reads,
-	       alone.gap / 1e6, alone.longest / 1e6, READ_PROCS + 1, listing.reads,
-	       listing.gap / 1e6, listing.longest / 1e6, period / 1e6);
+	for (int try = 1;; try++) {
+		alone = one_storm(&ring, go, back, other, "s");
+		listing = one_storm(&ring, go, back, other, "l");
+		printf("  reads_beside_root: try %d: uid %d's %d threads for %d s, reading"
+		       " /proc/self/stat %" PRIu64 " times: longest gap between samples %.1f ms,"
+		       " root's longest R and U %.1f ms; reading the listing of %d processes %"
+		       PRIu64 " times: %.1f ms and %.1f ms (period %.0f ms)\n", try, NOBODY_ID,
+		       READ_THREADS, READ_SECONDS, alone.reads, alone.gap / 1e6,
+		       alone.longest / 1e6, READ_PROCS + 1, listing.reads, listing.gap / 1e6,
+		       listing.longest / 1e6, period / 1e6);
+		within = listing.longest <= 2 * alone.longest + slack &&
+			 listing.gap <= 2 * alone.gap + slack;
+		if (within || try == STORM_TRIES)
+			break;
+	}
 	expect(listing.longest <= 2 * alone.longest + slack,
 	       "root's R and U took %.1f ms beside the listing's readers, over twice the %.1f ms"
 	       " beside the same threads' other reads and %.0f ms", listing.longest / 1e6,

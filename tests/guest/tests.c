@@ -31,7 +31,7 @@ const struct test tests[] = {
 	{ "users_beside_root",        test_users_beside_root,          NULL,            60 },
 	{ "maps_users",               test_maps_users,                 NULL,            20 },
 	{ "walks_beside_root",        test_walks_beside_root,          NULL,            60 },
-	{ "reads_beside_root",        test_reads_beside_root,          NULL,            60 },
+	{ "reads_beside_root",        test_reads_beside_root,          NULL,           150 },
 	{ "records_beside_root",      test_records_beside_root,        "records_per_user=256", 60 },
 	{ "tree_x_beside_forks",      test_tree_x_beside_forks,        NULL,            60 },
 	{ "header_fields",            test_header_fields,              NULL,            20 },
