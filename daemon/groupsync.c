@@ -95,6 +95,8 @@ static const struct {
 	  "cannot place the faults of %s %s with %s: %s%s" },
 	{ TARGETSFILE_OPT_LATENCY, "timing the faults of %s %s",
 	  "cannot time the faults of %s %s with %s: %s%s" },
+	{ TARGETSFILE_OPT_PAGES, "tracing the swapped pages of %s %s",
+	  "cannot trace the swapped pages of %s %s with %s: %s%s" },
 };
 
 /* Why the module may have refused an option's command, for its message. */
@@ -104,11 +106,13 @@ static const char *refusal_hint(int err)
 		return " (the module is older than pfprofd)";
 	if (err == -EPERM)
 		return " (an administrator's: pfprofd runs as another user)";
+	if (err == -EOPNOTSUPP)
+		return " (the kernel has no memory cgroups)";
 	return "";
 }
 
 /*
- * The target's options: "M", "L" once per registration (registered is 0
+ * The target's options: "M", "L", "S" once per registration (registered is 0
  * when the module took the target just now, a new cgroup or the module
  * loaded again).
  */
@@ -348,7 +352,7 @@ int groups_apply(struct groups *c, const struct target_list *next)
 			continue;
 		old = old_state(c, t->number);
 		states[i] = old ? *old : (struct group_state){ .number = t->number };
-		/* The module keeps "M" and "L" until the target goes: registered again without. */
+		/* The module keeps "M", "L" and "S" until the target goes: registered again without. */
 		if (old && (old->options & ~target_line_options(t))) {
 			procstatus_untarget(c->config->status_file, t->number);
 			states[i] = (struct group_state){ .number = t->number };

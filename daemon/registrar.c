@@ -18,22 +18,41 @@ struct kind {
 	const char *registered[TARGETSFILE_OPTS + 1];
 };
 
+#define MAPS TARGETSFILE_OPT_MAPS
+#define LATENCY TARGETSFILE_OPT_LATENCY
+#define PAGES TARGETSFILE_OPT_PAGES
+
 static const struct kind processes = {
 	"PID", TARGET_PID, {
 		[0] = "profiling PID %d",
-		[TARGETSFILE_OPT_MAPS] = "profiling PID %d with its mappings",
-		[TARGETSFILE_OPT_LATENCY] = "profiling PID %d with its fault latency",
-		[TARGETSFILE_OPTS] = "profiling PID %d with its mappings and fault latency",
+		[MAPS] = "profiling PID %d with its mappings",
+		[LATENCY] = "profiling PID %d with its fault latency",
+		[MAPS | LATENCY] = "profiling PID %d with its mappings and fault latency",
+		[PAGES] = "profiling PID %d with its swapped pages",
+		[MAPS | PAGES] = "profiling PID %d with its mappings and swapped pages",
+		[LATENCY | PAGES] = "profiling PID %d with its fault latency and swapped pages",
+		[MAPS | LATENCY | PAGES] =
+			"profiling PID %d with its mappings, fault latency and swapped pages",
 	},
 };
 static const struct kind trees = {
 	"the tree of PID", TARGET_TREE, {
 		[0] = "profiling the tree of PID %d",
-		[TARGETSFILE_OPT_MAPS] = "profiling the tree of PID %d with its mappings",
-		[TARGETSFILE_OPT_LATENCY] = "profiling the tree of PID %d with its fault latency",
-		[TARGETSFILE_OPTS] = "profiling the tree of PID %d with its mappings and fault latency",
+		[MAPS] = "profiling the tree of PID %d with its mappings",
+		[LATENCY] = "profiling the tree of PID %d with its fault latency",
+		[MAPS | LATENCY] = "profiling the tree of PID %d with its mappings and fault latency",
+		[PAGES] = "profiling the tree of PID %d with its swapped pages",
+		[MAPS | PAGES] = "profiling the tree of PID %d with its mappings and swapped pages",
+		[LATENCY | PAGES] =
+			"profiling the tree of PID %d with its fault latency and swapped pages",
+		[MAPS | LATENCY | PAGES] =
+			"profiling the tree of PID %d with its mappings, fault latency and swapped pages",
 	},
 };
+
+#undef MAPS
+#undef LATENCY
+#undef PAGES
 
 /* Why the module refused a registration with options, beside its error. */
 static void report_refused(const struct pfprof_config *config, const struct kind *k, pid_t pid,
@@ -49,7 +68,7 @@ static void report_refused(const struct pfprof_config *config, const struct kind
 }
 
 /*
- * Registers one PID or tree with its options ("M", "L" for a tree every time,
+ * Registers one PID or tree with its options ("M", "L", "S" for a tree every time,
  * registered now or before: its line may have gained one since); -ESRCH if
  * its process is gone.
  */

@@ -65,8 +65,10 @@ static int write_target_command(const char *status_file, char verb, unsigned int
 
 int procstatus_target_option(const char *status_file, unsigned int option, unsigned int target)
 {
-	return write_target_command(status_file, option == TARGETSFILE_OPT_LATENCY ? 'L' : 'M',
-				    target);
+	/* Each option's letter, by its flag's place. */
+	static const char letters[TARGETSFILE_NR_OPTS] = { 'M', 'L', 'S' };
+
+	return write_target_command(status_file, letters[__builtin_ctz(option)], target);
 }
 
 int procstatus_target_options(const char *status_file, unsigned int options, unsigned int target)

@@ -17,9 +17,11 @@ int procstatus_command_bare(const char *status_file, char command, pid_t pid);
 /*
  * Writes "R <pid>" and the words of options (TARGETSFILE_OPT_*, as
  * targetsfile_option_words() gives them): registers pid, its records saying
- * in which mapping each fault was ("maps") and how long its faults took
- * ("latency"). 0 or -errno (-EINVAL from a module before version 5 for
- * maps, 8 for latency; -EPERM: latency is an administrator's).
+ * in which mapping each fault was ("maps"), how long its faults took
+ * ("latency") and which of its pages went to swap and back ("pages"). 0 or
+ * -errno (-EINVAL from a module before version 5 for maps, 8 for latency,
+ * 10 for pages; -EPERM: latency and pages are an administrator's;
+ * -EOPNOTSUPP: pages on a kernel without memory cgroups).
  */
 int procstatus_register(const char *status_file, pid_t pid, unsigned int options);
 
@@ -50,9 +52,11 @@ int procstatus_follow_comm(const char *status_file, const char *comm, uid_t uid,
 /*
  * Writes the command of one option for a target: "M <target>\n" (maps: the
  * records of the target's processes, now and later, say in which mapping
- * each fault was) or "L <target>\n" (latency: how long their faults took).
+ * each fault was), "L <target>\n" (latency: how long their faults took) or
+ * "S <target>\n" (pages: which of their pages went to swap and back).
  * 0 or -errno (-EINVAL from a module that cannot: before version 5 of its
- * ring for M, 8 for L, or built before "M"; -EPERM: not an administrator).
+ * ring for M, 8 for L, 10 for S, or built before "M"; -EPERM: not an
+ * administrator).
  */
 int procstatus_target_option(const char *status_file, unsigned int option, unsigned int target);
 

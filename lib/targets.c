@@ -40,7 +40,7 @@ uint32_t target_number(enum target_kind kind, const char *name, const char *user
 
 unsigned int target_line_options(const struct target *t)
 {
-	return (t->maps ? TARGETSFILE_OPT_MAPS : 0) | (t->latency ? TARGETSFILE_OPT_LATENCY : 0);
+	return t->options;
 }
 
 int target_list_read(const char *targets_file, struct target_list *list,
@@ -69,8 +69,7 @@ int target_list_read(const char *targets_file, struct target_list *list,
 			.kind = kind, .name = values.values[i], .user = values.users[i],
 			.number = kind == TARGET_PID ? 0 :
 				  target_number(kind, values.values[i], values.users[i]),
-			.maps = values.options[i] & TARGETSFILE_OPT_MAPS,
-			.latency = values.options[i] & TARGETSFILE_OPT_LATENCY,
+			.options = values.options[i] & TARGETSFILE_OPTS,
 		};
 		values.values[i] = values.users[i] = NULL;
 	}

@@ -34,8 +34,8 @@ struct target {
 	char *name;
 	char *user;	/* a command name's, "user=" in its line: its processes only; NULL: anyone's */
 	uint32_t number;	/* its records' target; 0 for a PID, whose records have none */
-	bool maps;	/* "maps" before its line: its processes' faults are placed */
-	bool latency;	/* "latency" before its line: its processes' faults are timed */
+	/* The words before its line: TARGETSFILE_OPT_MAPS, _LATENCY, _PAGES. */
+	unsigned int options;
 };
 
 struct target_list {
@@ -46,7 +46,7 @@ struct target_list {
 /* The word of a kind in labels and messages: "pid", "tree", "cgroup", "unit", "comm". */
 const char *target_kind_word(enum target_kind kind);
 
-/* The options of t's line: TARGETSFILE_OPT_MAPS, TARGETSFILE_OPT_LATENCY. */
+/* The options of t's line: TARGETSFILE_OPT_*. */
 unsigned int target_line_options(const struct target *t);
 
 /*

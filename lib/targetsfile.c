@@ -20,6 +20,10 @@ static const char *const kind_words[] = {
 static const char *const option_words[TARGETSFILE_OPTS + 1] = {
 	[0] = "", [TARGETSFILE_OPT_MAPS] = "maps", [TARGETSFILE_OPT_LATENCY] = "latency",
 	[TARGETSFILE_OPT_MAPS | TARGETSFILE_OPT_LATENCY] = "maps latency",
+	[TARGETSFILE_OPT_PAGES] = "pages",
+	[TARGETSFILE_OPT_MAPS | TARGETSFILE_OPT_PAGES] = "maps pages",
+	[TARGETSFILE_OPT_LATENCY | TARGETSFILE_OPT_PAGES] = "latency pages",
+	[TARGETSFILE_OPTS] = "maps latency pages",
 };
 
 static const char *skip_space(const char *p, const char *end)
@@ -183,6 +187,27 @@ const char *targetsfile_words(enum target_kind kind)
 const char *targetsfile_option_words(unsigned int options)
 {
 	return option_words[options & TARGETSFILE_OPTS];
+}
+
+const char *targetsfile_options_list(unsigned int options,
+				     const char *const names[TARGETSFILE_NR_OPTS], char *buf,
+				     size_t size)
+{
+	unsigned int left = options & TARGETSFILE_OPTS;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; left && len < size; i++) {
+		unsigned int o = 1u << i;
+
+		if (!(left & o))
+			continue;
+		left &= ~o;
+		/* Before the last: " and "; before the others but the first: ", ". */
+		len += (size_t)snprintf(buf + len, size - len, "%s%s",
+					len ? (left ? ", " : " and ") : "", names[i]);
+	}
+	return buf;
 }
 
 /* Bad lines are quoted in reports up to this length. */

@@ -37,7 +37,10 @@ enum target_kind { TARGET_PID, TARGET_TREE, TARGET_CGROUP, TARGET_UNIT, TARGET_C
  */
 #define TARGETSFILE_OPT_MAPS	0x1u	/* "maps": the faults placed in their mappings */
 #define TARGETSFILE_OPT_LATENCY	0x2u	/* "latency": how long the faults took */
-#define TARGETSFILE_OPTS	(TARGETSFILE_OPT_MAPS | TARGETSFILE_OPT_LATENCY)
+#define TARGETSFILE_OPT_PAGES	0x4u	/* "pages": which pages went to swap and back */
+#define TARGETSFILE_OPTS	(TARGETSFILE_OPT_MAPS | TARGETSFILE_OPT_LATENCY | TARGETSFILE_OPT_PAGES)
+/* Options there are, one flag each from 0x1 up. */
+#define TARGETSFILE_NR_OPTS	3
 
 /* A value is one word (no white space, no '#') shorter than this. */
 #define TARGETSFILE_VALUE_MAX 4096
@@ -77,6 +80,14 @@ const char *targetsfile_words(enum target_kind kind);
 
 /* The words of options, as a line and the module's "R" take them: "", "maps", "maps latency"... */
 const char *targetsfile_option_words(unsigned int options);
+
+/*
+ * @names[i] of each option (flag 1 << i) in @options, in the order of the
+ * flags, as a list ("a", "a and b", "a, b and c") in @buf; "" for none.
+ */
+const char *targetsfile_options_list(unsigned int options,
+				     const char *const names[TARGETSFILE_NR_OPTS], char *buf,
+				     size_t size);
 
 /* PIDs: the module's listing, or the targets file's processes (target_list_take_pids()). */
 struct pidlist {

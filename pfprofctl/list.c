@@ -142,25 +142,31 @@ static bool contains(const struct pidlist *list, pid_t pid)
 }
 
 /* What the targets file keeps with a process or target, by its options, after "kept". */
-static const char *const kept_with[TARGETSFILE_OPTS + 1] = {
-	[0] = "", [TARGETSFILE_OPT_MAPS] = " with maps", [TARGETSFILE_OPT_LATENCY] = " with latency",
-	[TARGETSFILE_OPTS] = " with maps and latency",
-};
+static const char *kept_with(unsigned int options, char *buf, size_t size)
+{
+	static const char *const names[TARGETSFILE_NR_OPTS] = { "maps", "latency", "pages" };
+	char list[32];
+
+	snprintf(buf, size, "%s%s", options ? " with " : "",
+		 targetsfile_options_list(options, names, list, sizeof(list)));
+	return buf;
+}
 
 /* The processes of one target beneath it; owners[i] is registered->pids[i]'s target. */
 static void print_target(const struct listed_target *lt, const struct pidlist *registered,
 			 struct listed_target *const *owners)
 {
 	const struct target *t = lt->target;
-	char label[PATH_MAX + 16], state[PATH_MAX + 64];
+	char label[PATH_MAX + 16], state[PATH_MAX + 128], with[48];
 
 	target_format_label(t, label, sizeof(label));
+	kept_with(target_line_options(t), with, sizeof(with));
 	if (lacks_cgroup(lt))
-		snprintf(state, sizeof(state), "kept%s, %s", kept_with[target_line_options(t)],
+		snprintf(state, sizeof(state), "kept%s, %s", with,
 			 t->kind == TARGET_UNIT ? "not running" : "no such cgroup now");
 	else
 		snprintf(state, sizeof(state), "kept%s, %zu processes profiled%s%s",
-			 kept_with[target_line_options(t)], lt->members,
+			 with, lt->members,
 			 t->kind == TARGET_UNIT ? ", cgroup " : "",
 			 t->kind == TARGET_UNIT ? lt->cgroup : "");
 	/* A label wider than its column takes a line of its own, so that STATE stays in line. */
@@ -210,12 +216,13 @@ static const char *state_of(pid_t pid, bool profiled, const struct pidlist *kept
 			    size_t size)
 {
 	ssize_t k = find_pid(kept, pid);
+	char with[48];
 
 	if (k < 0)
 		snprintf(buf, size, "%s", profiled ? "profiled" : "");
 	else
 		snprintf(buf, size, profiled ? "profiled, kept%s" : "kept%s, not profiled",
-			 kept_with[kept->options[k]]);
+			 kept_with(kept->options[k], with, sizeof(with)));
 	return buf;
 }
 
@@ -259,6 +266,7 @@ static void add_process_json(const struct listing *l, pid_t pid, bool profiled,
 	ctl_json_add_bool(proc, "kept", k >= 0);
 	ctl_json_add_bool(proc, "maps", options & TARGETSFILE_OPT_MAPS);
 	ctl_json_add_bool(proc, "latency", options & TARGETSFILE_OPT_LATENCY);
+	ctl_json_add_bool(proc, "pages", options & TARGETSFILE_OPT_PAGES);
 	ctl_json_add_string(proc, "target", owner ?
 			    target_format_label(owner->target, label, sizeof(label)) : NULL);
 	ctl_json_add(procs, NULL, proc);
@@ -273,8 +281,9 @@ static struct json_object *target_json(const struct listed_target *lt)
 	ctl_json_add_string(o, "target", target_format_label(t, label, sizeof(label)));
 	ctl_json_add_string(o, "kind", target_kind_word(t->kind));
 	ctl_json_add_string(o, "name", t->name);
-	ctl_json_add_bool(o, "maps", t->maps);
-	ctl_json_add_bool(o, "latency", t->latency);
+	ctl_json_add_bool(o, "maps", t->options & TARGETSFILE_OPT_MAPS);
+	ctl_json_add_bool(o, "latency", t->options & TARGETSFILE_OPT_LATENCY);
+	ctl_json_add_bool(o, "pages", t->options & TARGETSFILE_OPT_PAGES);
 	ctl_json_add_string(o, "cgroup", lt->cgroup[0] ? lt->cgroup : NULL);
 	ctl_json_add_bool(o, "present", !lacks_cgroup(lt));
 	ctl_json_add_uint(o, "processes", lt->members);

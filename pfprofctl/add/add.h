@@ -19,7 +19,7 @@ int ctl_change_groups(const struct ctl *ctl, enum target_kind kind, bool add, un
  * After the module refused an add with options (TARGETSFILE_OPT_*): whether
  * it was for --latency, an administrator's (EPERM), which it then says.
  */
-bool ctl_hint_latency_refused(unsigned int options, int err);
+bool ctl_hint_option_refused(unsigned int options, int err);
 
 /* Reports a failure to update the targets file (err is -errno), with a hint; PFPROF_EXIT_FAILED. */
 int ctl_targets_file_error(const struct ctl *ctl, int err);

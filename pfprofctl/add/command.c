@@ -37,7 +37,11 @@ static const char pids_details[] =
 	"from the next sample on); see pfprofctl(8).\n"
 	"With --latency the processes' faults are also timed ('latency PID', 'latency\n"
 	"unit NAME'...; an administrator's: while one is so profiled, every fault of\n"
-	"the machine passes a kernel probe).\n";
+	"the machine passes a kernel probe).\n"
+	"With --pages every page the processes send to swap and take back is traced:\n"
+	"its slot, its address, when, and the stall of its swap-in ('pages PID',\n"
+	"'pages unit NAME'...; an administrator's: reclaim and every swap-in fault of\n"
+	"the machine pass kernel probes).\n";
 
 static const char del_details[] =
 	"The PIDs are also removed from pfprofd's targets file, so that pfprofd\n"
@@ -45,15 +49,16 @@ static const char del_details[] =
 	"tree added with add --tree, the process and every process it started. With\n"
 	"--unit, --cgroup or --comm the operands are the units, cgroups or names\n"
 	"as added (a name with its --user): every process of each stops being\n"
-	"profiled and its line leaves the targets file. A target added with --maps\n"
-	"or --latency loses its fault maps or times with it; see pfprofctl(8).\n";
+	"profiled and its line leaves the targets file. A target added with --maps,\n"
+	"--latency or --pages loses its fault maps, times or page trace with it; see\n"
+	"pfprofctl(8).\n";
 
-enum { OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM, OPT_USER, OPT_MAPS, OPT_LATENCY };
+enum { OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM, OPT_USER, OPT_MAPS, OPT_LATENCY, OPT_PAGES };
 
 /* How the PIDs are registered, and the targets file's lines that keep them so. */
 struct pids_kind {
 	bool tree;
-	unsigned int options;	/* TARGETSFILE_OPT_*: --maps, --latency */
+	unsigned int options;	/* TARGETSFILE_OPT_*: --maps, --latency, --pages */
 };
 
 /* Parses every operand as a PID; reports the bad one. */
@@ -126,17 +131,20 @@ static bool kept_with(const struct ctl *ctl, pid_t pid, unsigned int options)
 static void hint_failure(struct pids_kind kind, bool add, int err, pid_t pid)
 {
 	bool latency = kind.options & TARGETSFILE_OPT_LATENCY;
+	bool pages = kind.options & TARGETSFILE_OPT_PAGES;
 
 	if (kind.tree && add && err == -EINVAL)
 		ctl_hint("the loaded mp3 module cannot follow trees%s: reload it "
 			 "(modprobe -r mp3 && modprobe mp3)", kind.options ? " with these options" : "");
 	if (!kind.tree && add && kind.options && err == -EINVAL)
 		ctl_hint("the loaded mp3 module cannot %s: reload it (modprobe -r mp3 && modprobe mp3)",
+			 pages ? "trace swapped pages (version 10)" :
 			 latency ? "time faults (version 8)" : "place faults in mappings");
 	if (!kind.tree && add && kind.options && err == -EEXIST)
 		ctl_hint("PID %d is profiled already, not added with --%s: "
-			 "pfprofctl del %d first", (int)pid, latency ? "latency" : "maps", (int)pid);
-	if (!(add && ctl_hint_latency_refused(kind.options, err)) && err == -EPERM)
+			 "pfprofctl del %d first", (int)pid,
+			 targetsfile_option_words(kind.options), (int)pid);
+	if (!(add && ctl_hint_option_refused(kind.options, err)) && err == -EPERM)
 		ctl_hint("you may profile only processes you could trace (your own, or any as root)");
 }
 
@@ -181,7 +189,8 @@ static int change(const struct ctl *ctl, const struct ctl_command *cmd, bool add
 {
 	bool tree = call->option[OPT_TREE].set;
 	unsigned int options = (call->option[OPT_MAPS].set ? TARGETSFILE_OPT_MAPS : 0) |
-			       (call->option[OPT_LATENCY].set ? TARGETSFILE_OPT_LATENCY : 0);
+			       (call->option[OPT_LATENCY].set ? TARGETSFILE_OPT_LATENCY : 0) |
+			       (call->option[OPT_PAGES].set ? TARGETSFILE_OPT_PAGES : 0);
 	struct pids_kind kind = { .tree = tree, .options = options };
 	int n = call->nr_operands, status;
 	pid_t *pids, *done;
@@ -256,6 +265,8 @@ const struct ctl_command ctl_add_command = {
 			       "place the faults in their mappings too (pfprofctl where)" },
 		[OPT_LATENCY] = { "latency", 0, CTL_STRING, NULL,
 				  "time the faults too, by a probe on every fault (root)" },
+		[OPT_PAGES] = { "pages", 0, CTL_STRING, NULL,
+				"trace pages sent to swap and back: kernel probes (root)" },
 	},
 	.run = add,
 };

@@ -167,8 +167,7 @@ static int follow_now(const struct ctl *ctl, enum target_kind kind, unsigned int
 {
 	struct target t = { .kind = kind, .name = (char *)name, .user = (char *)user,
 			    .number = target_number(kind, name, user),
-			    .maps = options & TARGETSFILE_OPT_MAPS,
-			    .latency = options & TARGETSFILE_OPT_LATENCY };
+			    .options = options };
 	char path[PATH_MAX];
 	uint64_t id = 0;
 	int err;
@@ -208,7 +207,7 @@ static int send_commands(const struct ctl *ctl, enum target_kind kind, bool add,
 				 "(modprobe -r mp3 && modprobe mp3)",
 				 kind == TARGET_COMM ? user ? "one user's command names" :
 				 "command names" : "cgroups", options ? " with these options" : "");
-		ctl_hint_latency_refused(options, err);
+		ctl_hint_option_refused(options, err);
 		status = PFPROF_EXIT_FAILED;
 	}
 	return status;

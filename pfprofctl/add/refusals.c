@@ -16,11 +16,18 @@ int ctl_targets_file_error(const struct ctl *ctl, int err)
 	return PFPROF_EXIT_FAILED;
 }
 
-bool ctl_hint_latency_refused(unsigned int options, int err)
+bool ctl_hint_option_refused(unsigned int options, int err)
 {
-	if (err != -EPERM || !(options & TARGETSFILE_OPT_LATENCY))
+	if (err == -EOPNOTSUPP && (options & TARGETSFILE_OPT_PAGES)) {
+		ctl_hint("--pages needs a kernel with memory cgroups: a swapped page's process is "
+			 "its memory map's owner, which they keep");
+		return true;
+	}
+	if (err != -EPERM || !(options & (TARGETSFILE_OPT_LATENCY | TARGETSFILE_OPT_PAGES)))
 		return false;
-	ctl_hint("--latency is an administrator's: while it is on, every fault of the machine "
-		 "passes a kernel probe");
+	ctl_hint("--%s is an administrator's: while it is on, %s passes a kernel probe",
+		 options & TARGETSFILE_OPT_LATENCY ? "latency" : "pages",
+		 options & TARGETSFILE_OPT_LATENCY ? "every fault of the machine" :
+		 "reclaim and every swap-in fault of the machine");
 	return true;
 }

@@ -182,7 +182,8 @@ why=$(jq -e '(.processes | length) == 2
 	and (.processes[] | select(.pid == 42) | .kept and (.maps | not) and (.profiled | not))
 	and (.processes[] | select(.pid == 43) | .kept and .maps and (.latency | not) and .target == null)
 	and .targets == [{ target: "comm:postgres", kind: "comm", name: "postgres",
-		maps: false, latency: false, cgroup: null, present: true, processes: 0 }]' \
+		maps: false, latency: false, pages: false, cgroup: null, present: true,
+		processes: 0 }]' \
 	"$dir/out" 2>&1 > /dev/null || echo "not the list: $(head -c 400 "$dir/out")")
 [ -n "$why" ] || [ "$(wc -l < "$dir/out")" = 1 ] || why="not one line: $(cat "$dir/out")"
 result list_json "$why"

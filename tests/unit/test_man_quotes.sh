@@ -31,7 +31,7 @@ trap 'rm -rf "$dir"' EXIT
 # log header or a command to the module looks like, and the form of all
 # messages.
 syntax=(
-	"# created" "# pfprof log format N" "tree PID" "tree pid" "maps PID" "maps pid" "R pid maps" "unit name" "cgroup path" "comm name" "key value" "maps tree PID" "maps unit name" "maps cgroup path" "maps comm name" "M target" "maps unit nginx.service" "R pid latency" "R pid maps latency" "L target" "latency pid" "latency unit nginx.service" "maps latency unit nginx.service" "latency PID" "latency tree PID" "maps latency unit name"
+	"# created" "# pfprof log format N" "tree PID" "tree pid" "maps PID" "maps pid" "R pid maps" "unit name" "cgroup path" "comm name" "key value" "maps tree PID" "maps unit name" "maps cgroup path" "maps comm name" "M target" "maps unit nginx.service" "R pid latency" "R pid maps latency" "L target" "latency pid" "latency unit nginx.service" "maps latency unit nginx.service" "latency PID" "latency tree PID" "maps latency unit name" "R pid pages" "S target" "pages pid" "pages PID" "pages unit name"
 	"R pid" "U pid" "T pid pid" "X pid" "X target" "C id target" "C cgroup-id target"
 	"N target name" "P target uid name" "user=user comm name" "pfprofd: message" "pfprofctl: WHAT: REASON" "pfprofctl: hint: ..."
 )

@@ -100,16 +100,21 @@ static const struct options_case {
 	const char *file;
 	enum target_kind kind;
 	const char *name;
-	bool maps, latency;
+	unsigned int options;
 } options_cases[] = {
-	{ "tree 5\n", TARGET_TREE, "5", false, false },
-	{ "maps comm postgres\n", TARGET_COMM, "postgres", true, false },
-	{ "latency unit db.service\n", TARGET_UNIT, "db.service", false, true },
-	{ "maps latency cgroup /c\n", TARGET_CGROUP, "/c", true, true },
-	{ "latency  maps tree 5 # either order\n", TARGET_TREE, "5", true, true },
+	{ "tree 5\n", TARGET_TREE, "5", 0 },
+	{ "maps comm postgres\n", TARGET_COMM, "postgres", TARGETSFILE_OPT_MAPS },
+	{ "latency unit db.service\n", TARGET_UNIT, "db.service", TARGETSFILE_OPT_LATENCY },
+	{ "maps latency cgroup /c\n", TARGET_CGROUP, "/c", TARGETSFILE_OPT_MAPS | TARGETSFILE_OPT_LATENCY },
+	{ "latency  maps tree 5 # either order\n", TARGET_TREE, "5",
+	  TARGETSFILE_OPT_MAPS | TARGETSFILE_OPT_LATENCY },
+	{ "pages unit db.service\n", TARGET_UNIT, "db.service", TARGETSFILE_OPT_PAGES },
+	{ "pages maps latency 42\n", TARGET_PID, "42", TARGETSFILE_OPTS },
 	/* Named with and without: one target, with. */
-	{ "unit db.service\nmaps unit db.service\n", TARGET_UNIT, "db.service", true, false },
-	{ "maps unit a\nlatency unit a\nunit a\n", TARGET_UNIT, "a", true, true },
+	{ "unit db.service\nmaps unit db.service\n", TARGET_UNIT, "db.service", TARGETSFILE_OPT_MAPS },
+	{ "maps unit a\nlatency unit a\nunit a\n", TARGET_UNIT, "a",
+	  TARGETSFILE_OPT_MAPS | TARGETSFILE_OPT_LATENCY },
+	{ "pages unit a\nmaps unit a\n", TARGET_UNIT, "a", TARGETSFILE_OPT_MAPS | TARGETSFILE_OPT_PAGES },
 };
 
 static void test_target_options(void)
@@ -121,13 +126,10 @@ static void test_target_options(void)
 		unit_write_file("pids", c->file);
 		expect(!target_list_read("pids", &list, NULL, NULL), "case %zu: read failed", i);
 		expect(list.count == 1 && list.targets[0].kind == c->kind &&
-		       !strcmp(list.targets[0].name, c->name) && list.targets[0].maps == c->maps &&
-		       list.targets[0].latency == c->latency,
-		       "case %zu: %zu targets, the first maps %d latency %d", i, list.count,
-		       list.count ? list.targets[0].maps : -1, list.count ? list.targets[0].latency : -1);
-		expect(!list.count || target_line_options(&list.targets[0]) ==
-		       ((c->maps ? TARGETSFILE_OPT_MAPS : 0) | (c->latency ? TARGETSFILE_OPT_LATENCY : 0)),
-		       "case %zu: the options as flags", i);
+		       !strcmp(list.targets[0].name, c->name) &&
+		       target_line_options(&list.targets[0]) == c->options,
+		       "case %zu: %zu targets, the first's options %#x, want %#x", i, list.count,
+		       list.count ? target_line_options(&list.targets[0]) : 0, c->options);
 		target_list_free(&list);
 	}
 }

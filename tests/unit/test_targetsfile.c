@@ -393,6 +393,9 @@ static void test_trees_keep_lines(void)
 	check_file("pids", "tree 7\n");
 }
 
+/* The options of the lines before "pages". */
+#define MAPS_LATENCY (TARGETSFILE_OPT_MAPS | TARGETSFILE_OPT_LATENCY)
+
 /* Options before a line's kind: read in any order, joined over the lines of a value. */
 static const struct options_read_case {
 	const char *line;
@@ -403,19 +406,22 @@ static const struct options_read_case {
 } options_read_cases[] = {
 	{ "maps 8\n", TARGET_PID, TARGETSFILE_OPT_MAPS, "8", "" },
 	{ "latency 8\n", TARGET_PID, TARGETSFILE_OPT_LATENCY, "8", "" },
-	{ "maps latency 8\n", TARGET_PID, TARGETSFILE_OPTS, "8", "" },
-	{ "latency\tmaps  tree 7 # kept\n", TARGET_TREE, TARGETSFILE_OPTS, "7", "" },
+	{ "maps latency 8\n", TARGET_PID, MAPS_LATENCY, "8", "" },
+	{ "latency\tmaps  tree 7 # kept\n", TARGET_TREE, MAPS_LATENCY, "7", "" },
 	{ "maps unit db.service\n", TARGET_UNIT, TARGETSFILE_OPT_MAPS, "db.service", "" },
 	{ "latency comm postgres\n", TARGET_COMM, TARGETSFILE_OPT_LATENCY, "postgres", "" },
-	{ "maps latency cgroup /c\n", TARGET_CGROUP, TARGETSFILE_OPTS, "/c", "" },
+	{ "maps latency cgroup /c\n", TARGET_CGROUP, MAPS_LATENCY, "/c", "" },
 	{ "comm latency\n", TARGET_COMM, 0, "latency", "" },	/* a name, not an option */
+	{ "pages 8\n", TARGET_PID, TARGETSFILE_OPT_PAGES, "8", "" },
+	{ "pages maps latency unit db.service\n", TARGET_UNIT, TARGETSFILE_OPTS, "db.service", "" },
+	{ "comm pages\n", TARGET_COMM, 0, "pages", "" },
 	{ "maps tree\n", TARGETSFILE_LINE_BAD, 0, NULL, "" },
 	{ "latency\n", TARGETSFILE_LINE_BAD, 0, NULL, "" },
 	{ "tree maps 7\n", TARGETSFILE_LINE_BAD, 0, NULL, "" },
 	{ "maps 09\n", TARGET_PID, TARGETSFILE_OPT_MAPS, "9", "" },
 	/* One user's processes of a name: "user=" with the options, a comm line's only. */
 	{ "user=postgres comm postgres\n", TARGET_COMM, 0, "postgres", "postgres" },
-	{ "maps user=999 latency comm pg # x\n", TARGET_COMM, TARGETSFILE_OPTS, "pg", "999" },
+	{ "maps user=999 latency comm pg # x\n", TARGET_COMM, MAPS_LATENCY, "pg", "999" },
 	{ "user=postgres unit db.service\n", TARGETSFILE_LINE_BAD, 0, NULL, NULL },
 	{ "user=postgres 8\n", TARGETSFILE_LINE_BAD, 0, NULL, NULL },
 	{ "user= comm pg\n", TARGETSFILE_LINE_BAD, 0, NULL, NULL },
@@ -447,7 +453,7 @@ static void test_options_joined(void)
 
 	unit_write_file("pids", "7\nmaps 7\nlatency 9\ntree 7\nlatency 7\n9\n");
 	expect(!read_kind("pids", TARGET_PID, &list, NULL, NULL), "read failed");
-	expect(list.count == 2 && list.pids[0] == 7 && list.options[0] == TARGETSFILE_OPTS &&
+	expect(list.count == 2 && list.pids[0] == 7 && list.options[0] == MAPS_LATENCY &&
 	       list.pids[1] == 9 && list.options[1] == TARGETSFILE_OPT_LATENCY,
 	       "%zu PIDs, the first's options %#x", list.count, list.count ? list.options[0] : 0);
 	pidlist_free(&list);
@@ -481,9 +487,11 @@ static const struct options_edit_case {
 	  { "db.service" }, 1, "maps latency unit db.service\n" },
 	{ "latency tree 31\nmaps tree 31\n", TARGET_TREE, 0, true, { "31" }, 1,
 	  "maps latency tree 31\n" },
-	{ "latency maps comm pg\n", TARGET_COMM, TARGETSFILE_OPTS, true, { "pg" }, 1,
+	{ "latency maps comm pg\n", TARGET_COMM, MAPS_LATENCY, true, { "pg" }, 1,
 	  "latency maps comm pg\n" },
-	{ "", TARGET_CGROUP, TARGETSFILE_OPTS, true, { "/c" }, 1, "maps latency cgroup /c\n" },
+	{ "", TARGET_CGROUP, MAPS_LATENCY, true, { "/c" }, 1, "maps latency cgroup /c\n" },
+	{ "maps unit db.service\n", TARGET_UNIT, TARGETSFILE_OPT_PAGES, true, { "db.service" }, 1,
+	  "maps pages unit db.service\n" },
 	/* Removing takes every form, and nothing of another kind. */
 	{ "unit a\nmaps unit a\nlatency unit a\ncomm a\n", TARGET_UNIT, 0, false, { "a" }, 1,
 	  "comm a\n" },
