@@ -145,10 +145,10 @@ static bool contains(const struct pidlist *list, pid_t pid)
 static const char *kept_with(unsigned int options, char *buf, size_t size)
 {
 	static const char *const names[TARGETSFILE_NR_OPTS] = { "maps", "latency", "pages" };
-	char list[32];
+	char joined[32];
 
 	snprintf(buf, size, "%s%s", options ? " with " : "",
-		 targetsfile_options_list(options, names, list, sizeof(list)));
+		 targetsfile_options_list(options, names, joined, sizeof(joined)));
 	return buf;
 }
 
@@ -216,13 +216,15 @@ static const char *state_of(pid_t pid, bool profiled, const struct pidlist *kept
 			    size_t size)
 {
 	ssize_t k = find_pid(kept, pid);
-	char with[48];
 
-	if (k < 0)
+	if (k < 0) {
 		snprintf(buf, size, "%s", profiled ? "profiled" : "");
-	else
+	} else {
+		char with[48];
+
 		snprintf(buf, size, profiled ? "profiled, kept%s" : "kept%s, not profiled",
 			 kept_with(kept->options[k], with, sizeof(with)));
+	}
 	return buf;
 }
 
