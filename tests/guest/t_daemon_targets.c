@@ -549,3 +549,42 @@ void test_daemon_user_budget(void)
 	close(go);
 	close(back);
 }
+
+/*
+ * pfprofctl add --pages PID: the targets file keeps "pages PID", and pfprofd
+ * registers it so after a restart ("profiling PID N with its swapped
+ * pages"); where the kernel has no memory cgroups (the debug kernel), add
+ * refuses it with the hint that says why.
+ */
+void test_daemon_pages_kept(void)
+{
+	char pid_arg[16], line[64];
+	pid_t child, daemon;
+	int go, back;
+
+	daemon_setup("");
+	child = spawn_piped(region_child, &go, &back);
+	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)child);
+	mount_cgroup2(CGROUP_ROOT);
+	if (!file_contains(CGROUP_ROOT "/cgroup.controllers", "memory")) {
+		expect(daemon_ctl(DAEMON_DIR "/add.out", "add", "--pages", pid_arg) != 0,
+		       "pfprofctl add --pages %s worked without memory cgroups", pid_arg);
+		expect(file_contains(DAEMON_DIR "/ctl.stderr", "needs a kernel with memory cgroups"),
+		       "no hint about memory cgroups");
+		printf("  daemon_pages_kept: not run: no memory cgroups (refused, with the hint)\n");
+		goto end;
+	}
+	add_keeping_line("--pages", pid_arg, "pages");
+	expect(status_lists(child), "add --pages did not register PID %d", (int)child);
+	/* Unregistered in the module only: pfprofd registers it again from the file. */
+	expect_ok(status_cmd('U', child), "U child");
+	daemon = start_ready_daemon();
+	wait_listed(child, 5000);
+	snprintf(line, sizeof(line), "profiling PID %d with its swapped pages", (int)child);
+	expect(file_contains(STDERR_FILE, line), "pfprofd did not log '%s'", line);
+	stop_daemon(daemon);
+end:
+	kill_and_reap(child);
+	close(go);
+	close(back);
+}

@@ -116,6 +116,7 @@ const struct test tests[] = {
 	{ "daemon_pid_file",          test_daemon_pid_file,            NULL,            20 },
 	{ "daemon_tree_kept",         test_daemon_tree_kept,           NULL,            30 },
 	{ "daemon_user_comm",         test_daemon_user_comm,           NULL,            30 },
+	{ "daemon_pages_kept",        test_daemon_pages_kept,          NULL,            30 },
 	{ "daemon_bad_config",        test_daemon_bad_config,          NULL,            20 },
 	{ "daemon_delay_accounting",  test_daemon_delay_accounting,    NULL,            45 },
 	{ "daemon_latency",           test_daemon_latency,             NULL,            45 },

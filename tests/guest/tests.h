@@ -143,6 +143,7 @@ void test_daemon_bad_config(void);
 /* t_daemon_targets.c */
 void test_daemon_tree_kept(void);
 void test_daemon_user_comm(void);
+void test_daemon_pages_kept(void);
 void test_daemon_faults_tree(void);
 void test_daemon_faults_log(void);
 void test_daemon_user_budget(void);
