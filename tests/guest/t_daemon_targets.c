@@ -214,6 +214,28 @@ static void read_procs_log(pid_t pid, unsigned long long *minor, unsigned long l
 		fclose(f);
 }
 
+/*
+ * pfprofctl add OPTION PID keeps "WORD PID" and registers it; unregistered
+ * in the module only, pfprofd, started now, registers it again from the
+ * file and logs "profiling PID N with its WHAT". Returns pfprofd's PID.
+ */
+static pid_t expect_kept_by_daemon(const char *option, pid_t pid, const char *word,
+				   const char *what)
+{
+	char pid_arg[16], line[96];
+	pid_t daemon;
+
+	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)pid);
+	add_keeping_line(option, pid_arg, word);
+	expect(status_lists(pid), "add %s did not register PID %d", option, (int)pid);
+	expect_ok(status_cmd('U', pid), "U child");
+	daemon = start_ready_daemon();
+	wait_listed(pid, 5000);
+	snprintf(line, sizeof(line), "profiling PID %d with its %s", (int)pid, what);
+	expect(file_contains(STDERR_FILE, line), "pfprofd did not log '%s'", line);
+	return daemon;
+}
+
 /* Waits until the logs have the region's faults and both logs agree; fails after 20 s. */
 static void wait_faults_logged(pid_t pid, uint64_t start, struct faults_seen *seen)
 {
@@ -393,7 +415,7 @@ static void expect_plain_not_mapped(void)
 void test_daemon_faults_log(void)
 {
 	unsigned long long where_major = 0, where_minor = 0;
-	char pid_arg[16], line[64], series[128];
+	char pid_arg[16], series[128];
 	struct faults_seen seen;
 	pid_t child, daemon;
 	uintptr_t addr;
@@ -404,14 +426,7 @@ void test_daemon_faults_log(void)
 	expect(!mkdir(PROM_DIR, 0755), "mkdir %s: %s", PROM_DIR, strerror(errno));
 	child = spawn_piped(region_child, &go, &back);
 	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)child);
-	add_keeping_line("--maps", pid_arg, "maps");
-	expect(status_lists(child), "add --maps did not register PID %d", (int)child);
-	/* Unregistered in the module only: pfprofd registers it again from the file. */
-	expect_ok(status_cmd('U', child), "U child");
-	daemon = start_ready_daemon();
-	wait_listed(child, 5000);
-	snprintf(line, sizeof(line), "profiling PID %d with its mappings", (int)child);
-	expect(file_contains(STDERR_FILE, line), "pfprofd did not log '%s'", line);
+	daemon = expect_kept_by_daemon("--maps", child, "maps", "mappings");
 	/* Again: the targets file keeps it with maps, nothing to do. */
 	expect(daemon_ctl(NULL, "add", "--maps", pid_arg) == 0, "pfprofctl add --maps %s again failed",
 	       pid_arg);
@@ -558,7 +573,7 @@ void test_daemon_user_budget(void)
  */
 void test_daemon_pages_kept(void)
 {
-	char pid_arg[16], line[64];
+	char pid_arg[16];
 	pid_t child, daemon;
 	int go, back;
 
@@ -574,14 +589,7 @@ void test_daemon_pages_kept(void)
 		printf("  daemon_pages_kept: not run: no memory cgroups (refused, with the hint)\n");
 		goto end;
 	}
-	add_keeping_line("--pages", pid_arg, "pages");
-	expect(status_lists(child), "add --pages did not register PID %d", (int)child);
-	/* Unregistered in the module only: pfprofd registers it again from the file. */
-	expect_ok(status_cmd('U', child), "U child");
-	daemon = start_ready_daemon();
-	wait_listed(child, 5000);
-	snprintf(line, sizeof(line), "profiling PID %d with its swapped pages", (int)child);
-	expect(file_contains(STDERR_FILE, line), "pfprofd did not log '%s'", line);
+	daemon = expect_kept_by_daemon("--pages", child, "pages", "swapped pages");
 	stop_daemon(daemon);
 end:
 	kill_and_reap(child);
