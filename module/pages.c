@@ -129,6 +129,8 @@ static DEFINE_RAW_SPINLOCK(mp3_pending_lock);
 
 /* Under mp3_lock: whether the hooks are registered; what was dropped since load. */
 static bool mp3_pages_armed;
+/* Disarmed and taken since: the buffers stay empty until the hooks are armed again. */
+static bool mp3_swap_drained;
 static struct tracepoint *mp3_write_folio_tp;
 static u64 mp3_swap_dropped;
 static u32 mp3_swapin_nmissed_folded;
@@ -514,6 +516,7 @@ static int __mp3_pages_arm(void)
 	if (err)
 		goto swapin;
 	mp3_pages_armed = true;
+	mp3_swap_drained = false;
 	return 0;
 
 swapin:
@@ -584,7 +587,8 @@ static void __mp3_pages_tick(void)
 
 	lockdep_assert_held(&mp3_lock);
 
-	if (!mp3_swap_cpus)
+	/* Disarmed and emptied: no lock of every CPU taken at each tick for nothing. */
+	if (!mp3_swap_cpus || mp3_swap_drained)
 		return;
 	for_each_possible_cpu(cpu) {
 		struct mp3_swap_cpu *c = per_cpu_ptr(mp3_swap_cpus, cpu);
@@ -598,6 +602,8 @@ static void __mp3_pages_tick(void)
 		raw_spin_unlock(&c->lock);
 		__mp3_pages_write(c->spare, len);
 	}
+	/* A disarm waited for every hook: nothing is noted after this pass. */
+	mp3_swap_drained = !mp3_pages_armed;
 }
 
 static void __mp3_pages_losses(struct mp3_losses *losses)
