@@ -157,6 +157,7 @@ void test_damon_target_exit(void)
 #define SLIDE_PLACES 8
 #define SLIDE_HOLD_MS 1500
 #define SLIDE_SNAPSHOTS 10
+#define SLIDE_SLACK_MS 1000
 
 /*
  * spawn_piped()'s fn: maps SLIDE_PLACES windows end to end, says where,
@@ -190,13 +191,18 @@ static void sliding_toucher(int go, int back)
 	}
 }
 
+/* One snapshot's hot band within the sliding region: where, how much of it, its centre. */
+struct hot_band {
+	uint64_t lowest, highest, bytes;
+	double centre;
+};
+
 /*
- * One snapshot of the sliding region [start, end): the bytes in regions
- * with at least half the most accesses any of its regions had, and their
- * centre; false if no region there was accessed.
+ * The regions of [start, end) with at least half the most accesses any of
+ * its regions had (offsets from start); false if none there was accessed.
  */
 static bool hot_band(const struct damon_region *regions, size_t count, uint64_t start,
-		     uint64_t end, uint64_t *bytes, double *centre)
+		     uint64_t end, struct hot_band *band)
 {
 	uint32_t most = 0;
 	double weighted = 0;
@@ -204,26 +210,47 @@ static bool hot_band(const struct damon_region *regions, size_t count, uint64_t 
 	for (size_t i = 0; i < count; i++)
 		if (regions[i].start < end && regions[i].end > start && regions[i].nr_accesses > most)
 			most = regions[i].nr_accesses;
-	*bytes = 0;
+	*band = (struct hot_band){ .lowest = end - start };
 	for (size_t i = 0; most && i < count; i++) {
 		const struct damon_region *r = &regions[i];
 		uint64_t from = r->start > start ? r->start : start, to = r->end < end ? r->end : end;
 
 		if (from >= to || 2 * r->nr_accesses < most)
 			continue;
-		*bytes += to - from;
+		band->bytes += to - from;
 		weighted += (double)(to - from) * ((double)(from + to) / 2 - (double)start);
+		if (from - start < band->lowest)
+			band->lowest = from - start;
+		if (to - start > band->highest)
+			band->highest = to - start;
 	}
-	*centre = *bytes ? weighted / (double)*bytes : 0;
+	band->centre = band->bytes ? weighted / (double)band->bytes : 0;
 	return most > 0;
+}
+
+/*
+ * The window's place at ms milliseconds after it was told to start, as
+ * sliding_toucher() computes it. Its clock starts a little later, and a
+ * snapshot reports the aggregation (400 ms) that ended after it was asked
+ * for, or the one before: a place seen SLIDE_SLACK_MS before the question
+ * may still be in the answer.
+ */
+static unsigned int slide_place(int64_t ms)
+{
+	int64_t place = ms < 0 ? 0 : ms / SLIDE_HOLD_MS;
+
+	return place >= SLIDE_PLACES ? SLIDE_PLACES - 1 : (unsigned int)place;
 }
 
 /*
  * A window sliding through 256 MiB: in each snapshot the hot band is at
  * most 3 times the window (DAMON's adaptive regions need a few
- * aggregations to split around a new window), and its centre advances: no
- * step back by more than half a window, and at least 3 windows from the
- * first snapshot to the last.
+ * aggregations to split around a new window) and overlaps the places the
+ * window had from the aggregation before the snapshot was asked for to
+ * its answer; its centre moves at least 3 windows from the first
+ * snapshot to the last. A band's centre may step back: a region not yet
+ * split reaches past the window into pages never touched, and pulls the
+ * centre with it until DAMON splits it.
  */
 void test_damon_sliding_window(void)
 {
@@ -234,6 +261,7 @@ void test_damon_sliding_window(void)
 	struct damon_region *regions;
 	int go_fd, back_fd, err;
 	pid_t toucher, yielder;
+	uint64_t started;
 	uintptr_t start;
 	bool stat_was_on;
 	const char *why;
@@ -252,30 +280,38 @@ void test_damon_sliding_window(void)
 	stat_was_on = take_from_damon_stat(toucher, &attrs);
 	expect_ok(damon_start(DAMON_ADMIN, &toucher, 1, &attrs), "starting our kdamond");
 	expect(write(go_fd, "g", 1) == 1, "starting the window: %s", strerror(errno));
+	started = now_ns();
 	for (int i = 0; i < SLIDE_SNAPSHOTS; i++) {
-		uint64_t bytes;
-		double centre;
+		int64_t asked_ms, answered_ms;
+		unsigned int earliest, latest;
+		struct hot_band band;
 
 		sleep_ms(1000);
+		asked_ms = (int64_t)((now_ns() - started) / 1000000);
 		expect_ok(damon_snapshot(DAMON_ADMIN, 0, &regions, &count), "a snapshot");
-		if (!hot_band(regions, count, start, start + SLIDE_PLACES * window, &bytes,
-			      &centre)) {
+		answered_ms = (int64_t)((now_ns() - started) / 1000000);
+		if (!hot_band(regions, count, start, start + SLIDE_PLACES * window, &band)) {
 			printf("  damon_sliding_window: snapshot %d: nothing accessed\n", i);
 			free(regions);
 			continue;
 		}
 		free(regions);
-		printf("  damon_sliding_window: snapshot %d: %zu regions, hot band %.1f MiB, its "
-		       "centre at %.1f MiB\n", i, count, (double)bytes / (1 << 20),
-		       centre / (1 << 20));
-		expect(bytes <= 3 * window, "snapshot %d: a hot band of %.1f windows", i,
-		       (double)bytes / (double)window);
-		expect(last < 0 || centre >= last - (double)window / 2,
-		       "snapshot %d: the centre went back from %.1f to %.1f MiB", i,
-		       last / (1 << 20), centre / (1 << 20));
+		earliest = slide_place(asked_ms - SLIDE_SLACK_MS);
+		latest = slide_place(answered_ms);
+		printf("  damon_sliding_window: snapshot %d (%.1f-%.1f s): %zu regions, hot band "
+		       "%.1f MiB in [%.1f, %.1f), its centre at %.1f MiB; the window at place %u-%u\n",
+		       i, asked_ms / 1000.0, answered_ms / 1000.0, count,
+		       (double)band.bytes / (1 << 20), (double)band.lowest / (1 << 20),
+		       (double)band.highest / (1 << 20), band.centre / (1 << 20), earliest, latest);
+		expect(band.bytes <= 3 * window, "snapshot %d: a hot band of %.1f windows", i,
+		       (double)band.bytes / (double)window);
+		expect(band.lowest < (latest + 1) * window && band.highest > earliest * window,
+		       "snapshot %d: the hot band [%.1f, %.1f) MiB is away from the window's "
+		       "places %u-%u", i, (double)band.lowest / (1 << 20),
+		       (double)band.highest / (1 << 20), earliest, latest);
 		if (first < 0)
-			first = centre;
-		last = centre;
+			first = band.centre;
+		last = band.centre;
 		banded++;
 	}
 	expect(banded >= SLIDE_SNAPSHOTS / 2, "only %u of %d snapshots saw the window", banded,
