@@ -127,7 +127,7 @@ static bool log_missed(void *ctx, uint64_t first_seq, uint64_t count)
 struct sample_records {
 	struct collector *collector;
 	uint64_t seq, wall_ns;
-	bool to_procs, to_faults;
+	bool to_procs, to_faults, to_pages;
 	bool stalls;		/* the records' waits are known */
 	/* The ring says whose records are (version 9): users' lines are budgeted. */
 	bool owners_told;
@@ -197,6 +197,22 @@ static void add_held_time(struct sample_records *sr, const struct mp3_proc_recor
 		sr->held.minor_ns += r->latency.time_ns;
 }
 
+/* A swap record's line in the pages log. */
+static void log_page(const struct sample_records *sr, const struct mp3_proc_record *r)
+{
+	struct collector *c = sr->collector;
+	struct proc_entry *e = proctable_find_or_add(&c->counters->procs, r->tgid);
+	const struct log_page line = {
+		.seq = sr->seq, .wall_ns = r->swap_time.time_ns + c->wall_offset_ns,
+		.pid = r->tgid, .target = r->target, .event = r->swap.event,
+		.device = r->swap.device, .pages = r->swap_time.pages, .offset = r->swap.offset,
+		.address = r->swap.address, .stall_ns = r->swap_time.stall_ns,
+		.comm = e ? proctable_name(e) : "?",
+	};
+
+	logwriter_add_page(c->logs[LOGKIND_PAGES], &line);
+}
+
 static void log_record(void *ctx, const struct mp3_proc_record *r)
 {
 	struct sample_records *sr = ctx;
@@ -229,6 +245,8 @@ static void log_record(void *ctx, const struct mp3_proc_record *r)
 		add_held_time(sr, r);
 	if (sr->to_faults && logged && r->type == MP3_RECORD_FAULTS && !keep_faults(c, r))
 		dlog(LOG_WARNING, "faults of process %u: %s", r->tgid, strerror(ENOMEM));
+	if (sr->to_pages && logged && r->type == MP3_RECORD_SWAP)
+		log_page(sr, r);
 }
 
 static int compare_faults(const void *a, const void *b)
@@ -300,6 +318,7 @@ static void log_records(struct collector *c, const struct mp3_ring_sample *s, ui
 		.collector = c, .seq = s->seq, .wall_ns = wall_ns,
 		.to_procs = wants(c, LOGKIND_PROCS, s->seq),
 		.to_faults = wants(c, LOGKIND_FAULTS, s->seq),
+		.to_pages = wants(c, LOGKIND_PAGES, s->seq),
 		.stalls = c->counters->stalls_known,
 		.owners_told = c->ring.hdr->version >= 9,
 		.second = s->time_ns / 1000000000,
@@ -309,7 +328,7 @@ static void log_records(struct collector *c, const struct mp3_ring_sample *s, ui
 	log_held_proc(&sr);
 	if (sr.to_faults)
 		log_faults(c, &sr);
-	for (int k = LOGKIND_PROCS; lost && k <= LOGKIND_FAULTS; k++)
+	for (int k = LOGKIND_PROCS; lost && k <= LOGKIND_PAGES; k++)
 		if (wants(c, k, s->seq))
 			logwriter_add_lost(c->logs[k], s->seq, lost);
 	/* Now and then: the processes that are gone are forgotten. */
@@ -340,7 +359,8 @@ static bool log_sample(void *ctx, const struct mp3_ring_sample *s)
 	struct collector *c = ctx;
 	uint64_t wall_ns = s->time_ns + c->wall_offset_ns;
 	/* A sample's records and their lost marker, in each log that takes records. */
-	const size_t lines[LOG_KINDS] = { 1, (size_t)s->nr_records + 1, (size_t)s->nr_records + 1 };
+	const size_t records = (size_t)s->nr_records + 1;
+	const size_t lines[LOG_KINDS] = { 1, records, records, records };
 
 	/* All of a sample's lines are queued, or none: it is read again later. */
 	for (int k = 0; k < LOG_KINDS; k++)
@@ -348,7 +368,8 @@ static bool log_sample(void *ctx, const struct mp3_ring_sample *s)
 			return false;
 	/* Once per sample, for its records, its line and the metrics. */
 	c->counters->stalls_known = stalls_known(c, s);
-	if (wants(c, LOGKIND_PROCS, s->seq) || wants(c, LOGKIND_FAULTS, s->seq))
+	if (wants(c, LOGKIND_PROCS, s->seq) || wants(c, LOGKIND_FAULTS, s->seq) ||
+	    wants(c, LOGKIND_PAGES, s->seq))
 		log_records(c, s, wall_ns);
 	if (wants(c, LOGKIND_SAMPLES, s->seq)) {
 		struct log_context context = sample_context(c);
@@ -371,6 +392,7 @@ static void update_module_counters(struct collector *c)
 	mp3ring_unfollowed(&c->ring, &skipped, &missed);
 	counters_set_unfollowed(c->counters, c->ring.load_id, skipped, missed);
 	counters_set_latency_missed(c->counters, c->ring.load_id, mp3ring_latency_missed(&c->ring));
+	counters_set_swap_dropped(c->counters, c->ring.load_id, mp3ring_swap_dropped(&c->ring));
 }
 
 void collector_drain(struct collector *c)

@@ -36,6 +36,7 @@ static const struct total load_counters[] = {
 	TOTAL("follow_skipped", follow_skipped),
 	TOTAL("follow_missed", follow_missed),
 	TOTAL("latency_missed", latency_missed),
+	TOTAL("swap_dropped", swap_dropped),
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -161,6 +161,11 @@ void counters_set_latency_missed(struct counters *c, uint64_t load_id, uint64_t 
 	load_counter_set(&c->latency_missed, load_id, missed);
 }
 
+void counters_set_swap_dropped(struct counters *c, uint64_t load_id, uint64_t dropped)
+{
+	load_counter_set(&c->swap_dropped, load_id, dropped);
+}
+
 static int compare_pids(const void *a, const void *b)
 {
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;

@@ -73,6 +73,8 @@ struct counters {
 	struct load_counter follow_skipped, follow_missed;
 	/* Faults of "latency" registrations the module could not time. */
 	struct load_counter latency_missed;
+	/* Swap events of "pages" registrations the module could not write. */
+	struct load_counter swap_dropped;
 	/* The whole system at the last sample that had its counters. */
 	bool have_system;
 	uint64_t pgmajfault, pswpin, pswpout;
@@ -127,6 +129,7 @@ void counters_set_unfollowed(struct counters *c, uint64_t load_id, uint64_t skip
 			     uint64_t missed);
 /* The faults the module could not time, as its header says now. */
 void counters_set_latency_missed(struct counters *c, uint64_t load_id, uint64_t missed);
+void counters_set_swap_dropped(struct counters *c, uint64_t load_id, uint64_t dropped);
 uint64_t load_counter_total(const struct load_counter *lc);
 
 /*

@@ -87,11 +87,18 @@ int logentry_format(char *buf, size_t size, const struct logentry *e)
 		f.name = e->fault.name;
 		return logformat_fault(buf, size, &f);
 	}
+	case LOGENTRY_PAGE: {
+		struct log_page pg = e->page.pg;
+
+		pg.comm = e->page.comm;
+		return logformat_page(buf, size, &pg);
+	}
 	}
 	return -1;
 }
 
 bool logentry_is_data(enum logentry_kind kind)
 {
-	return kind == LOGENTRY_SAMPLE || kind == LOGENTRY_PROC || kind == LOGENTRY_FAULT;
+	return kind == LOGENTRY_SAMPLE || kind == LOGENTRY_PROC || kind == LOGENTRY_FAULT ||
+	       kind == LOGENTRY_PAGE;
 }

@@ -274,6 +274,18 @@ bool logwriter_add_fault(struct logwriter *w, const struct log_fault *f)
 	return true;
 }
 
+bool logwriter_add_page(struct logwriter *w, const struct log_page *pg)
+{
+	struct logentry *e = push(w, LOGENTRY_PAGE);
+
+	if (!e)
+		return false;
+	e->page.pg = *pg;
+	e->page.pg.comm = NULL;
+	snprintf(e->page.comm, sizeof(e->page.comm), "%s", pg->comm);
+	return true;
+}
+
 bool logwriter_add_lost(struct logwriter *w, uint64_t seq, uint64_t count)
 {
 	struct logentry *e = push(w, LOGENTRY_LOST);

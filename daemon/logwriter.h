@@ -55,6 +55,8 @@ bool logwriter_add_proc(struct logwriter *w, const struct log_proc *p);
 bool logwriter_add_lost(struct logwriter *w, uint64_t seq, uint64_t count);
 /* The faults log's line: one process's faults in one mapping (false also without memory). */
 bool logwriter_add_fault(struct logwriter *w, const struct log_fault *f);
+/* The pages log's line: one page sent to swap or taken back. */
+bool logwriter_add_page(struct logwriter *w, const struct log_page *pg);
 
 /*
  * Opens the file if needed and writes the queued lines, rotating by size and

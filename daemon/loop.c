@@ -118,13 +118,14 @@ static void count_written(struct daemon *d)
 }
 
 /*
- * Writes what is queued, the faults and per-process lines first: after a
+ * Writes what is queued, the pages, faults and per-process lines first: after a
  * crash the samples log never holds a sample whose processes' lines are
  * missing. Failures are reported once and retried.
  */
 static void flush_log(struct daemon *d)
 {
-	static const enum log_kind order[] = { LOGKIND_FAULTS, LOGKIND_PROCS, LOGKIND_SAMPLES };
+	static const enum log_kind order[] = { LOGKIND_PAGES, LOGKIND_FAULTS, LOGKIND_PROCS,
+						LOGKIND_SAMPLES };
 	struct logwriter *failed = NULL;
 	int err = 0;
 

@@ -71,6 +71,9 @@ static const struct prom_counter module_totals[] = {
 	  "Page faults of processes registered with latency that the mp3 module could not time:"
 	  " its probe's instances were all in use (its latency_active parameter).",
 	  TOTAL(latency_missed), false },
+	{ "pfprof_swap_events_dropped_total",
+	  "Swap-outs and swap-ins of processes registered with pages that the mp3 module could"
+	  " not write: a CPU's buffer was full.", TOTAL(swap_dropped), false },
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

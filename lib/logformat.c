@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "logformat.h"
 
+#include "logfields.h"
 #include "printable.h"
 #include "stalls.h"
 
@@ -31,12 +32,6 @@ static const char header_format[] =
 bool logformat_same_stream(const struct log_stream *a, const struct log_stream *b)
 {
 	return a->load_id == b->load_id && a->hz == b->hz && a->period_ns == b->period_ns;
-}
-
-/* Rounds to microseconds in integers: a double holds wall-clock ns only to ~0.2 us. */
-static uint64_t ns_to_us(uint64_t ns)
-{
-	return ns / 1000 + (ns % 1000 >= 500);
 }
 
 static const char procs_header_format[] =
@@ -75,6 +70,8 @@ int logformat_header(char *buf, size_t size, enum log_kind kind, uint64_t create
 	const char *format = kind == LOGKIND_PROCS ? procs_header_format :
 			     kind == LOGKIND_FAULTS ? faults_header_format : header_format;
 
+	if (kind == LOGKIND_PAGES)
+		return logformat_pages_header(buf, size, created_s);
 	return snprintf(buf, size, format, created_s);
 }
 
@@ -110,8 +107,8 @@ static void format_stalls(char *buf, size_t size, char separator, const struct m
 int logformat_sample(char *buf, size_t size, const struct mp3_ring_sample *s, uint64_t wall_ns,
 		     const struct log_context *ctx)
 {
-	uint64_t wall_us = ns_to_us(wall_ns), mono_us = ns_to_us(s->time_ns);
-	uint64_t cpu_us = ns_to_us(s->cpu_ns), total_us = ns_to_us(s->cpu_ns_total);
+	uint64_t wall_us = logfields_us(wall_ns), mono_us = logfields_us(s->time_ns);
+	uint64_t cpu_us = logfields_us(s->cpu_ns), total_us = logfields_us(s->cpu_ns_total);
 	char system[80], psi[40] = " - -", stalls[80];
 
 	format_system(system, sizeof(system), s, ctx && ctx->system);
@@ -182,32 +179,16 @@ bool logformat_parse_created(const char *text, uint64_t *created_s)
 	return line && sscanf(line, "# created %" SCNu64, created_s) == 1;
 }
 
-/* A name without control characters: one line of tab-separated fields, safe to print. */
-static void copy_field(char *to, size_t size, const char *text)
-{
-	snprintf(to, size, "%s", text);
-	printable(to);
-}
-
-/* ns as ms to the ns ("1.234567"), or "-" when unknown. */
-static void format_fault_ms(char *buf, size_t size, uint64_t ns)
-{
-	if (ns == LOGFORMAT_TIME_UNKNOWN)
-		snprintf(buf, size, "-");
-	else
-		snprintf(buf, size, "%" PRIu64 ".%06" PRIu64, ns / 1000000, ns % 1000000);
-}
-
 int logformat_proc(char *buf, size_t size, const struct log_proc *p)
 {
 	const struct mp3_proc_record *r = &p->r;
-	uint64_t wall_us = ns_to_us(p->wall_ns), cpu_us = ns_to_us(r->counts.cpu_ns);
+	uint64_t wall_us = logfields_us(p->wall_ns), cpu_us = logfields_us(r->counts.cpu_ns);
 	char name[sizeof(r->comm)], waits[80], minor_ms[32], major_ms[32];
 
-	copy_field(name, sizeof(name), p->comm);
+	logfields_copy(name, sizeof(name), p->comm);
 	format_stalls(waits, sizeof(waits), '\t', &r->stalls, p->stalls);
-	format_fault_ms(minor_ms, sizeof(minor_ms), p->minor_ns);
-	format_fault_ms(major_ms, sizeof(major_ms), p->major_ns);
+	logfields_format_ms(minor_ms, sizeof(minor_ms), p->minor_ns);
+	logfields_format_ms(major_ms, sizeof(major_ms), p->major_ns);
 	return snprintf(buf, size,
 			"%" PRIu64 "\t%" PRIu64 ".%06" PRIu64 "\t%" PRIu32 "\t%s\t%" PRIu64 "\t%" PRIu64
 			"\t%" PRIu64 ".%03" PRIu64 "\t%" PRIu32 "%s\t%s\t%s\n", p->seq,
@@ -246,16 +227,16 @@ void logformat_set_fault_time(struct log_fault *f, uint64_t minor_ns, uint64_t m
 
 int logformat_fault(char *buf, size_t size, const struct log_fault *f)
 {
-	uint64_t wall_us = ns_to_us(f->wall_ns);
+	uint64_t wall_us = logfields_us(f->wall_ns);
 	char comm[sizeof(((struct mp3_proc_record *)0)->comm)], name[LOGFORMAT_NAME_MAX];
 	char bytes[24] = "-", minor_ms[32], major_ms[32];
 
-	copy_field(comm, sizeof(comm), f->comm);
-	copy_field(name, sizeof(name), f->name);
+	logfields_copy(comm, sizeof(comm), f->comm);
+	logfields_copy(name, sizeof(name), f->name);
 	if (f->size)
 		snprintf(bytes, sizeof(bytes), "%" PRIu64, f->size);
-	format_fault_ms(minor_ms, sizeof(minor_ms), f->minor_ns);
-	format_fault_ms(major_ms, sizeof(major_ms), f->major_ns);
+	logfields_format_ms(minor_ms, sizeof(minor_ms), f->minor_ns);
+	logfields_format_ms(major_ms, sizeof(major_ms), f->major_ns);
 	return snprintf(buf, size,
 			"%" PRIu64 "\t%" PRIu64 ".%06" PRIu64 "\t%" PRIu32 "\t%s\t%" PRIu32
 			"\t%s\t%" PRIx64 "\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%s\t%s\t%s\n",
@@ -273,64 +254,9 @@ static int mapping_of_word(const char *word)
 	return -1;
 }
 
-static bool parse_u64(const char *text, int base, uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(text, &end, base);
-	return !errno && end != text && !*end && *text != '-';
-}
-
-/* "<seconds>.<6 digits>" as ns. */
-static bool parse_wall(const char *text, uint64_t *ns)
-{
-	unsigned long long s, us;
-	int end = 0;
-
-	if (sscanf(text, "%llu.%6llu%n", &s, &us, &end) != 2 || text[end] || end < 8 ||
-	    text[end - 7] != '.')
-		return false;
-	*ns = (uint64_t)s * 1000000000 + (uint64_t)us * 1000;
-	return true;
-}
-
-/* "<ms>.<6 digits>" as ns, "-" as LOGFORMAT_TIME_UNKNOWN. */
-static bool parse_fault_ms(const char *text, uint64_t *ns)
-{
-	unsigned long long ms, sub;
-	int end = 0;
-
-	if (!strcmp(text, "-")) {
-		*ns = LOGFORMAT_TIME_UNKNOWN;
-		return true;
-	}
-	if (*text == '-' || sscanf(text, "%llu.%6llu%n", &ms, &sub, &end) != 2 || text[end] ||
-	    end < 8 || text[end - 7] != '.' || ms >= UINT64_MAX / 1000000)
-		return false;
-	*ns = (uint64_t)ms * 1000000 + (uint64_t)sub;
-	return true;
-}
-
 /* Format 1's columns, then format 2's times. */
 #define FAULT_FIELDS_1 12
 #define FAULT_FIELDS 14
-
-/* Cuts line at its tabs into at most FAULT_FIELDS fields; how many, FAULT_FIELDS + 1 if more. */
-static size_t split_fields(char *line, char *field[FAULT_FIELDS])
-{
-	size_t n = 0;
-
-	for (char *p = line;; p++) {
-		if (n == FAULT_FIELDS)
-			return n + 1;
-		field[n++] = p;
-		p = strchr(p, '\t');
-		if (!p)
-			return n;
-		*p = '\0';
-	}
-}
 
 /* The times of a line of n fields: unknown in a format 1 line. */
 static bool parse_times(char *const field[FAULT_FIELDS], size_t n, struct log_fault *f)
@@ -339,14 +265,14 @@ static bool parse_times(char *const field[FAULT_FIELDS], size_t n, struct log_fa
 		f->minor_ns = f->major_ns = LOGFORMAT_TIME_UNKNOWN;
 		return true;
 	}
-	return n == FAULT_FIELDS && parse_fault_ms(field[12], &f->minor_ns) &&
-	       parse_fault_ms(field[13], &f->major_ns);
+	return n == FAULT_FIELDS && logfields_ms(field[12], &f->minor_ns) &&
+	       logfields_ms(field[13], &f->major_ns);
 }
 
 bool logformat_parse_fault(char *line, struct log_fault *f)
 {
 	char *field[FAULT_FIELDS];
-	size_t n = split_fields(line, field);
+	size_t n = logfields_split(line, field, FAULT_FIELDS);
 	uint64_t pid, target;
 	int mapping;
 
@@ -354,13 +280,13 @@ bool logformat_parse_fault(char *line, struct log_fault *f)
 		return false;
 	mapping = mapping_of_word(field[5]);
 	f->size = 0;
-	if (!parse_u64(field[0], 10, &f->seq) || !parse_wall(field[1], &f->wall_ns) ||
-	    !parse_u64(field[2], 10, &pid) || !pid || pid > INT32_MAX ||
-	    !parse_u64(field[4], 10, &target) || target > UINT32_MAX || mapping < 0 ||
-	    !parse_u64(field[6], 16, &f->start) ||
-	    (strcmp(field[7], "-") && !parse_u64(field[7], 10, &f->size)) ||
-	    !parse_u64(field[8], 10, &f->inode) || !parse_u64(field[9], 10, &f->minor) ||
-	    !parse_u64(field[10], 10, &f->major) || !parse_times(field, n, f))
+	if (!logfields_u64(field[0], 10, &f->seq) || !logfields_wall(field[1], &f->wall_ns) ||
+	    !logfields_u64(field[2], 10, &pid) || !pid || pid > INT32_MAX ||
+	    !logfields_u64(field[4], 10, &target) || target > UINT32_MAX || mapping < 0 ||
+	    !logfields_u64(field[6], 16, &f->start) ||
+	    (strcmp(field[7], "-") && !logfields_u64(field[7], 10, &f->size)) ||
+	    !logfields_u64(field[8], 10, &f->inode) || !logfields_u64(field[9], 10, &f->minor) ||
+	    !logfields_u64(field[10], 10, &f->major) || !parse_times(field, n, f))
 		return false;
 	f->pid = (uint32_t)pid;
 	f->target = (uint32_t)target;
@@ -379,8 +305,13 @@ int logformat_lost(char *buf, size_t size, uint64_t seq, uint64_t count)
 
 int logformat_path(char *buf, size_t size, const char *dir, enum log_kind kind, unsigned int n)
 {
-	const char *name = kind == LOGKIND_PROCS ? LOGFORMAT_PROCS_FILE :
-			   kind == LOGKIND_FAULTS ? LOGFORMAT_FAULTS_FILE : LOGFORMAT_FILE;
+	static const char *const names[LOG_KINDS] = {
+		[LOGKIND_SAMPLES] = LOGFORMAT_FILE,
+		[LOGKIND_PROCS] = LOGFORMAT_PROCS_FILE,
+		[LOGKIND_FAULTS] = LOGFORMAT_FAULTS_FILE,
+		[LOGKIND_PAGES] = LOGFORMAT_PAGES_FILE,
+	};
+	const char *name = names[kind];
 	int len = n ? snprintf(buf, size, "%s/%s.%u", dir, name, n) :
 		      snprintf(buf, size, "%s/%s", dir, name);
 

@@ -64,6 +64,25 @@
  * logformat_set_fault_time()). Format 1 had the first twelve columns
  * only; they have not moved. The same load_id, missed and lost lines as
  * the per-process log.
+ *
+ * And "pfprof-pages.log" (rotated the same way) has, for each process
+ * registered with "pages" (docs/design/pages.md), one line per page it sent
+ * to swap or took back, from the module's MP3_RECORD_SWAP records (region
+ * version 10), in the order of the samples that carried them, tab-separated:
+ *   # pfprof pages log format 1
+ *   # created <unix seconds>
+ *   # columns: seq wall_time_s pid comm target event device offset address pages stall_ms
+ *   # units: ...
+ * then "%llu\t%.6f\t%u\t%s\t%u\t%s\t%u\t%llu\t%s\t%u\t%s\n" lines: wall_time_s
+ * the event's own time (not its sample's); event "out" (written to swap,
+ * unmapped from the process), "in" (faulted back from the swap cache,
+ * nothing read) or "read" (faulted back, read from the swap device, zswap
+ * or the zero map: the kernel's pswpin); device and offset the slot (the
+ * swap area's index as swapon gave it, the page within it); address the
+ * page in hex, "-" when not known; pages 1, more for a large folio;
+ * stall_ms the time the faulting thread spent in the fault, ms to the ns,
+ * "-" for "out". The same load_id, missed and lost lines as the
+ * per-process log.
  */
 #ifndef PFPROF_LOGFORMAT_H
 #define PFPROF_LOGFORMAT_H
@@ -75,8 +94,8 @@
 #include <linux/mp3.h>
 
 /* The logs pfprofd writes. */
-enum log_kind { LOGKIND_SAMPLES, LOGKIND_PROCS, LOGKIND_FAULTS };
-#define LOG_KINDS 3
+enum log_kind { LOGKIND_SAMPLES, LOGKIND_PROCS, LOGKIND_FAULTS, LOGKIND_PAGES };
+#define LOG_KINDS 4
 
 #define LOGFORMAT_FILE "pfprof.log"
 #define LOGFORMAT_MAGIC "# pfprof log format "	/* a samples log's first line, and its format */
@@ -89,6 +108,10 @@ enum log_kind { LOGKIND_SAMPLES, LOGKIND_PROCS, LOGKIND_FAULTS };
 #define LOGFORMAT_FAULTS_FILE "pfprof-faults.log"
 #define LOGFORMAT_FAULTS_COLUMNS "# columns: seq wall_time_s pid comm target mapping start " \
 	"size inode minor_faults major_faults name minor_time_ms major_time_ms"
+#define LOGFORMAT_PAGES_FILE "pfprof-pages.log"
+#define LOGFORMAT_PAGES_MAGIC "# pfprof pages log format "
+#define LOGFORMAT_PAGES_COLUMNS "# columns: seq wall_time_s pid comm target event device " \
+	"offset address pages stall_ms"
 #define LOGFORMAT_NAME_MAX 640		/* a faults line's name, with its NUL */
 #define LOGFORMAT_LINE_MAX 1024		/* any line but the header, with its NUL */
 #define LOGFORMAT_HEADER_MAX 2048	/* the header, with its NUL */
@@ -166,6 +189,23 @@ int logformat_fault(char *buf, size_t size, const struct log_fault *f);
  * if the line is none.
  */
 bool logformat_parse_fault(char *line, struct log_fault *f);
+
+/* One page (or large folio) sent to swap or taken back (an MP3_RECORD_SWAP record). */
+struct log_page {
+	uint64_t seq, wall_ns;		/* the sample that carried it; the event's time */
+	uint32_t pid, target;
+	uint32_t event;			/* MP3_SWAP_OUT, MP3_SWAP_IN [| MP3_SWAP_READ] */
+	uint32_t device, pages;
+	uint64_t offset, address;	/* address 0: not known */
+	uint64_t stall_ns;		/* LOGFORMAT_TIME_UNKNOWN for a swap-out */
+	const char *comm;
+};
+
+/* The pages log's header (logformat_header() of LOGKIND_PAGES). */
+int logformat_pages_header(char *buf, size_t size, uint64_t created_s);
+int logformat_page(char *buf, size_t size, const struct log_page *pg);
+/* Parses a pages log's data line (without its '\n'), cutting it in place; false if none. */
+bool logformat_parse_page(char *line, struct log_page *pg);
 
 /* A line without its '\n': a data line's seq (either log), a load_id line's load_id. */
 bool logformat_parse_seq(const char *line, size_t len, uint64_t *seq);

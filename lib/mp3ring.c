@@ -162,6 +162,13 @@ uint64_t mp3ring_latency_missed(const struct mp3ring *ring)
 	return __atomic_load_n(&ring->hdr->latency_missed, __ATOMIC_RELAXED);
 }
 
+uint64_t mp3ring_swap_dropped(const struct mp3ring *ring)
+{
+	if (ring->hdr->version < 10)
+		return 0;
+	return __atomic_load_n(&ring->hdr->swap_dropped, __ATOMIC_RELAXED);
+}
+
 static const struct mp3_ring_sample *slot_of(const struct mp3ring *ring,
 					     uint64_t n)
 {

@@ -67,6 +67,9 @@ void mp3ring_unfollowed(const struct mp3ring *ring, uint64_t *skipped, uint64_t 
 /* Faults of "latency" registrations the module could not time since its load; 0 before version 8. */
 uint64_t mp3ring_latency_missed(const struct mp3ring *ring);
 
+/* Swap events of "pages" registrations not written (a CPU's buffer full); 0 before version 10. */
+uint64_t mp3ring_swap_dropped(const struct mp3ring *ring);
+
 /*
  * Copies the next sample the reader wants, *next, into *out and advances
  * *next past it. Samples that were overwritten before they could be copied

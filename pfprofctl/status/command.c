@@ -39,6 +39,7 @@ struct status_report {
 	int delayacct;			/* the kernel measures them: 1, 0 or -errno */
 	uint64_t faults_dropped, faults_summed, unfollowed_skipped, unfollowed_missed;
 	uint64_t latency_missed;	/* faults of timed processes not timed */
+	uint64_t swap_dropped;		/* swap events of "pages" registrations not written */
 	int fault_times_error;		/* reading the ring's latency records */
 	struct fault_times fault_times;
 	struct target_list targets;	/* the targets file's, for the fault times' labels */
@@ -70,6 +71,7 @@ static void read_ring(struct status_report *r, int fd)
 	r->faults_summed = ring.hdr->faults_summed;
 	mp3ring_unfollowed(&ring, &r->unfollowed_skipped, &r->unfollowed_missed);
 	r->latency_missed = mp3ring_latency_missed(&ring);
+	r->swap_dropped = mp3ring_swap_dropped(&ring);
 	r->fault_times_error = fault_times_read(&ring, &r->fault_times);
 	mp3ring_unmap(&ring);
 }
@@ -219,6 +221,9 @@ static void print_ring(const struct status_report *r)
 		       " placed: a process faulted in more mappings in one sample than"
 		       " its %d records\n", (unsigned long long)r->faults_summed,
 		       MP3_FAULT_RECORDS_MAX);
+	if (r->swap_dropped)
+		printf("pages:     %" PRIu64 " swap-outs and swap-ins of processes added with"
+		       " --pages not recorded: a CPU's buffer was full\n", r->swap_dropped);
 	if (r->unfollowed_skipped)
 		printf("followed:  %" PRIu64 " processes left out: whoever added their unit, tree"
 		       " or name may not read them (another user's, or a setuid program)\n",
@@ -352,6 +357,7 @@ static struct json_object *module_json(const struct status_report *r)
 		ctl_json_add_uint(m, "followed_skipped", r->unfollowed_skipped);
 		ctl_json_add_uint(m, "followed_missed", r->unfollowed_missed);
 		ctl_json_add_uint(m, "latency_missed", r->latency_missed);
+		ctl_json_add_uint(m, "swap_dropped", r->swap_dropped);
 		ctl_json_add_double(m, "fault_time_seconds", r->fault_times.seconds);
 		ctl_json_add(m, "fault_time", fault_times_json(r));
 	}

@@ -388,6 +388,8 @@ static void test_file_names(void)
 	expect(!logformat_path(procs, sizeof(procs), "/var/log/pfprof", LOGKIND_FAULTS, 2) &&
 	       !strcmp(procs, "/var/log/pfprof/pfprof-faults.log.2"), "rotated faults file '%s'",
 	       procs);
+	expect(!logformat_path(procs, sizeof(procs), "/var/log/pfprof", LOGKIND_PAGES, 0) &&
+	       !strcmp(procs, "/var/log/pfprof/pfprof-pages.log"), "pages file '%s'", procs);
 }
 
 static void test_format(void)
@@ -560,6 +562,52 @@ static void test_faults_log(void)
 	w = logwriter_new(DIR_NAME, LOGKIND_FAULTS, &policy);
 	expect(!logwriter_last_position(w, &pos) && pos.load_id == stream_a.load_id &&
 	       pos.next_seq == 9, "resume at %llu of %llx", (unsigned long long)pos.next_seq,
+	       (unsigned long long)pos.load_id);
+	logwriter_free(w);
+}
+
+/* The pages log: its header, a page's line in the queue's order, a lost marker; and resuming. */
+static void test_pages_log(void)
+{
+	struct logrotate_policy policy = { 0, 0, 1 };
+	struct log_page pg = {
+		.seq = 9, .wall_ns = 1700000000000001000ULL, .pid = 77, .target = 5,
+		.event = MP3_SWAP_OUT, .device = 0, .pages = 1, .offset = 12,
+		.address = 0x1000, .stall_ns = LOGFORMAT_TIME_UNKNOWN, .comm = "worker",
+	};
+	struct log_position pos;
+	struct logwriter *w;
+	struct lines l;
+
+	make_dir(DIR_NAME);
+	w = logwriter_new(DIR_NAME, LOGKIND_PAGES, &policy);
+	expect(w, "logwriter_new: %s", strerror(errno));
+	logwriter_set_stream(w, &stream_a);
+	expect(logwriter_reserve(w, 3), "no room for 3 lines");
+	expect(logwriter_add_page(w, &pg), "add_page");
+	pg.event = MP3_SWAP_IN | MP3_SWAP_READ;
+	pg.stall_ns = 2000;
+	pg.seq = 10;
+	expect(logwriter_add_page(w, &pg), "add_page");
+	expect(logwriter_add_lost(w, 10, 1), "add_lost");
+	flush_ok(w, 56);
+	logwriter_free(w);
+
+	l = read_lines(PATH(LOGFORMAT_PAGES_FILE));
+	expect(l.n == 8, "%zu lines", l.n);
+	expect(!strcmp(l.line[0], "# pfprof pages log format 1") &&
+	       !strcmp(l.line[1], "# created 56") && !strcmp(l.line[2], LOGFORMAT_PAGES_COLUMNS),
+	       "header:\n%s\n%s\n%s", l.line[0], l.line[1], l.line[2]);
+	expect(!strcmp(l.line[5], "9\t1700000000.000001\t77\tworker\t5\tout\t0\t12\t1000\t1\t-"),
+	       "line 6: '%s'", l.line[5]);
+	expect(!strcmp(l.line[6], "10\t1700000000.000001\t77\tworker\t5\tread\t0\t12\t1000\t1"
+		       "\t0.002000"), "line 7: '%s'", l.line[6]);
+	expect(!strcmp(l.line[7], "# lost 1 records of sample 10"), "line 8: '%s'", l.line[7]);
+	free_lines(&l);
+
+	w = logwriter_new(DIR_NAME, LOGKIND_PAGES, &policy);
+	expect(!logwriter_last_position(w, &pos) && pos.load_id == stream_a.load_id &&
+	       pos.next_seq == 11, "resume at %llu of %llx", (unsigned long long)pos.next_seq,
 	       (unsigned long long)pos.load_id);
 	logwriter_free(w);
 }
@@ -1411,6 +1459,7 @@ UNIT_TESTS(
 	UNIT_TEST(procs_log),
 	UNIT_TEST(faults_log),
 	UNIT_TEST(faults_queued_at_free),
+	UNIT_TEST(pages_log),
 	UNIT_TEST(parse_fault),
 	UNIT_TEST(parse_fault_formats),
 	UNIT_TEST(set_fault_time),
