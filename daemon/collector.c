@@ -202,13 +202,8 @@ static void log_page(const struct sample_records *sr, const struct mp3_proc_reco
 {
 	struct collector *c = sr->collector;
 	struct proc_entry *e = proctable_find_or_add(&c->counters->procs, r->tgid);
-	const struct log_page line = {
-		.seq = sr->seq, .wall_ns = r->swap_time.time_ns + c->wall_offset_ns,
-		.pid = r->tgid, .target = r->target, .event = r->swap.event,
-		.device = r->swap.device, .pages = r->swap_time.pages, .offset = r->swap.offset,
-		.address = r->swap.address, .stall_ns = r->swap_time.stall_ns,
-		.comm = e ? proctable_name(e) : "?",
-	};
+	const struct log_page line = logformat_page_of(r, sr->seq, c->wall_offset_ns,
+						       e ? proctable_name(e) : "?");
 
 	logwriter_add_page(c->logs[LOGKIND_PAGES], &line);
 }

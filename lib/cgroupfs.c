@@ -211,3 +211,26 @@ bool cgroupfs_unit_file_exists(const char *name)
 	}
 	return false;
 }
+
+int cgroupfs_of_process(pid_t pid, char *path, size_t size)
+{
+	char file[64], *line = NULL;
+	size_t cap = 0;
+	int err = -ENOENT;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "/proc/%d/cgroup", (int)pid);
+	f = fopen(file, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (err == -ENOENT && getline(&line, &cap, f) > 0) {
+		if (strncmp(line, "0::", 3))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		err = snprintf(path, size, "%s%s", CGROUPFS_ROOT, line + 3) < (int)size ?
+		      0 : -ENAMETOOLONG;
+	}
+	free(line);
+	fclose(f);
+	return err;
+}

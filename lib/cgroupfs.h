@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define CGROUPFS_ROOT "/sys/fs/cgroup"
 
@@ -50,6 +51,13 @@ int cgroupfs_find_unit(const char *root, const char *name, char *path, size_t si
  * "a.slice/"), any other unit in "system.slice/". -ENAMETOOLONG or 0.
  */
 int cgroupfs_unit_parent(const char *root, const char *name, char *path, size_t size);
+
+/*
+ * The cgroup v2 directory of process pid now (its /proc/PID/cgroup "0::"
+ * line below CGROUPFS_ROOT), into path. 0, -ENOENT (no such line), or -errno
+ * (-ESRCH as ENOENT of /proc/PID: the process is gone).
+ */
+int cgroupfs_of_process(pid_t pid, char *path, size_t size);
 
 /* Whether systemd has a unit file of that name (or its template) in its system directories. */
 bool cgroupfs_unit_file_exists(const char *name);

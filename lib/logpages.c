@@ -50,6 +50,17 @@ static bool event_of_word(const char *word, uint32_t *event)
 	return true;
 }
 
+struct log_page logformat_page_of(const struct mp3_proc_record *r, uint64_t seq,
+				  uint64_t wall_offset_ns, const char *comm)
+{
+	return (struct log_page){
+		.seq = seq, .wall_ns = r->swap_time.time_ns + wall_offset_ns, .pid = r->tgid,
+		.target = r->target, .event = r->swap.event, .device = r->swap.device,
+		.pages = r->swap_time.pages, .offset = r->swap.offset, .address = r->swap.address,
+		.stall_ns = r->swap_time.stall_ns, .comm = comm,
+	};
+}
+
 int logformat_page(char *buf, size_t size, const struct log_page *pg)
 {
 	uint64_t wall_us = logfields_us(pg->wall_ns);

@@ -68,26 +68,11 @@ static bool in_tree(pid_t pid, pid_t root)
 /* Whether pid's cgroup v2 directory (/proc/PID/cgroup's "0::" line) is dir or below it. */
 static bool in_cgroup(pid_t pid, const char *dir)
 {
-	char path[64], *line = NULL, full[PATH_MAX];
-	size_t size = 0, len;
-	bool in = false;
-	FILE *f;
+	size_t len = strlen(dir);
+	char full[PATH_MAX];
 
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (!in && getline(&line, &size, f) > 0) {
-		if (strncmp(line, "0::", 3))
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		snprintf(full, sizeof(full), "%s%s", CGROUPFS_ROOT, line + 3);
-		len = strlen(dir);
-		in = !strncmp(full, dir, len) && (full[len] == '\0' || full[len] == '/');
-	}
-	free(line);
-	fclose(f);
-	return in;
+	return !cgroupfs_of_process(pid, full, sizeof(full)) && !strncmp(full, dir, len) &&
+	       (full[len] == '\0' || full[len] == '/');
 }
 
 static bool has_comm(pid_t pid, const char *name)

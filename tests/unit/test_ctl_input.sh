@@ -91,6 +91,14 @@ run_row where_delay_bad     2 "--delay wants seconds from 0.05" where --watch --
 run_row where_no_log        1 "no faults of PID 42 placed in $dir/logs/" where 42
 run_row where_no_log_hint   1 "hint: pfprofctl add --maps 42"   where 42
 run_row where_watch_no_tty  1 "where --watch draws on a terminal" where --watch 42
+run_row memory_not_a_pid    2 "memory: 'x' is not a PID"        memory x
+run_row memory_two_operands 2 "memory"                          memory 42 43
+run_row memory_kind_alone   2 "--unit names a target: give its name" memory --unit
+run_row memory_two_kinds    2 "name different things"           memory --unit --comm x
+run_row memory_user_alone   2 "--user names one user's command name" memory --user root 42
+run_row memory_last_bad     2 "--last wants seconds, not '-1'"  memory --last -1
+run_row memory_no_log       1 "no swap traffic of any process or target in $dir/logs/" memory
+run_row memory_no_log_hint  1 "hint: pfprofctl add --pages"     memory 42
 run_row heatmap_no_log      1 "$dir/logs/heatmap-42.log: No such file or directory" heatmap 42
 run_row heatmap_take_alone  2 "--take-damon goes with --record" heatmap --take-damon 42
 run_row heatmap_not_a_pid   2 "heatmap: 'x' is not a PID"       heatmap --record x

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "refaults.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "growarray.h"
+
+/* The slot table grows at half full: probes stay short. */
+#define SLOTS_FIRST 1024
+
+void refaults_init(struct refault_replay *r, uint64_t from_ns, uint64_t to_ns)
+{
+	*r = (struct refault_replay){ .from_ns = from_ns, .to_ns = to_ns };
+}
+
+void refaults_free(struct refault_replay *r)
+{
+	for (size_t i = 0; i < r->nr_owners; i++)
+		free(r->owners[i].refaults);
+	free(r->owners);
+	free(r->slots);
+	refaults_init(r, 0, 0);
+}
+
+static uint64_t slot_key(uint32_t device, uint64_t offset)
+{
+	/* Offset 0 is a swap area's header, never a page's slot: key 0 is free. */
+	return (uint64_t)device << 48 | (offset & ((1ULL << 48) - 1));
+}
+
+static size_t slot_home(const struct refault_replay *r, uint64_t key)
+{
+	/* Fibonacci hashing: consecutive offsets spread over the table. */
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 32) & (r->slots_cap - 1);
+}
+
+/* The slot holding key, or the free one where it would go. */
+static struct refault_slot *slot_find(const struct refault_replay *r, uint64_t key)
+{
+	size_t i = slot_home(r, key);
+
+	while (r->slots[i].key && r->slots[i].key != key)
+		i = (i + 1) & (r->slots_cap - 1);
+	return &r->slots[i];
+}
+
+static int slots_grow(struct refault_replay *r)
+{
+	size_t cap = r->slots_cap ? 2 * r->slots_cap : SLOTS_FIRST;
+	struct refault_slot *old = r->slots, *grown = calloc(cap, sizeof(*grown));
+	size_t old_cap = r->slots_cap;
+
+	if (!grown)
+		return -ENOMEM;
+	r->slots = grown;
+	r->slots_cap = cap;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].key)
+			*slot_find(r, old[i].key) = old[i];
+	free(old);
+	return 0;
+}
+
+/* Takes key out, moving back the entries after it that probed past it. */
+static void slot_remove(struct refault_replay *r, struct refault_slot *s)
+{
+	size_t hole = (size_t)(s - r->slots), mask = r->slots_cap - 1;
+
+	r->nr_slots--;
+	for (size_t i = (hole + 1) & mask; r->slots[i].key; i = (i + 1) & mask) {
+		size_t home = slot_home(r, r->slots[i].key);
+
+		/* It may fill the hole if its home is not in (hole, i]. */
+		if (((i - home) & mask) >= ((i - hole) & mask)) {
+			r->slots[hole] = r->slots[i];
+			hole = i;
+		}
+	}
+	r->slots[hole].key = 0;
+}
+
+static struct refault_owner *owner_of(struct refault_replay *r, const struct log_page *pg,
+				      uint32_t *index)
+{
+	uint32_t pid = pg->target ? 0 : pg->pid;
+	struct refault_owner *grown;
+	size_t i;
+
+	for (i = 0; i < r->nr_owners; i++)
+		if (r->owners[i].target == pg->target && r->owners[i].pid == pid)
+			break;
+	if (i == r->nr_owners) {
+		grown = grow_array(r->owners, &r->owners_cap, r->nr_owners, sizeof(*grown), 16);
+		if (!grown)
+			return NULL;
+		r->owners = grown;
+		r->owners[r->nr_owners++] = (struct refault_owner){ .target = pg->target,
+								    .pid = pid };
+	}
+	snprintf(r->owners[i].comm, sizeof(r->owners[i].comm), "%s", pg->comm ? pg->comm : "");
+	*index = (uint32_t)i;
+	return &r->owners[i];
+}
+
+static bool in_window(const struct refault_replay *r, uint64_t ns)
+{
+	return ns >= r->from_ns && ns <= r->to_ns;
+}
+
+/* A swap-out: each page of it remembers its owner's clock after it went. */
+static int add_out(struct refault_replay *r, struct refault_owner *o, uint32_t owner,
+		   const struct log_page *pg)
+{
+	o->evicted += pg->pages;
+	if (in_window(r, pg->wall_ns))
+		o->out_pages += pg->pages;
+	for (uint32_t i = 0; i < pg->pages; i++) {
+		struct refault_slot *s;
+
+		if (2 * (r->nr_slots + 1) > r->slots_cap && slots_grow(r))
+			return -ENOMEM;
+		s = slot_find(r, slot_key(pg->device, pg->offset + i));
+		r->nr_slots += !s->key;
+		*s = (struct refault_slot){ .key = slot_key(pg->device, pg->offset + i),
+					    .evicted = o->evicted, .out_ns = pg->wall_ns,
+					    .owner = owner };
+	}
+	return 0;
+}
+
+/* A page read back, kept by the owner that sent it out: on its clock. */
+static int keep_refault(struct refault_owner *o, const struct refault_slot *s,
+			const struct log_page *pg)
+{
+	struct refault *grown = grow_array(o->refaults, &o->refaults_cap, o->nr_refaults,
+					   sizeof(*grown), 64);
+
+	if (!grown)
+		return -ENOMEM;
+	o->refaults = grown;
+	o->refaults[o->nr_refaults++] = (struct refault){
+		.distance = o->evicted - s->evicted,
+		.away_ns = pg->wall_ns > s->out_ns ? pg->wall_ns - s->out_ns : 0,
+		.pages = pg->pages,
+	};
+	return 0;
+}
+
+/* A swap-in: the page is back; read from swap, it is a refault at its distance. */
+static int add_in(struct refault_replay *r, struct refault_owner *o, const struct log_page *pg)
+{
+	bool read = pg->event & MP3_SWAP_READ, counted = in_window(r, pg->wall_ns);
+	struct refault_slot *s = r->slots_cap ?
+		slot_find(r, slot_key(pg->device, pg->offset)) : NULL;
+	int err = 0;
+
+	if (counted && read) {
+		o->read_pages += pg->pages;
+		o->stall_ns += pg->stall_ns;
+	} else if (counted) {
+		o->in_pages += pg->pages;
+		o->stall_ns += pg->stall_ns;
+	}
+	if (!s || !s->key) {
+		o->unmatched += counted && read ? pg->pages : 0;
+		return 0;
+	}
+	if (counted && read)
+		err = keep_refault(&r->owners[s->owner], s, pg);
+	for (uint32_t i = 0; i < pg->pages; i++) {
+		s = slot_find(r, slot_key(pg->device, pg->offset + i));
+		if (s->key)
+			slot_remove(r, s);
+	}
+	return err;
+}
+
+int refaults_add(struct refault_replay *r, const struct log_page *pg)
+{
+	uint32_t index;
+	struct refault_owner *o = owner_of(r, pg, &index);
+
+	if (!o)
+		return -ENOMEM;
+	if (pg->event == MP3_SWAP_OUT)
+		return add_out(r, o, index, pg);
+	return add_in(r, o, pg);
+}
+
+static int by_distance(const void *a, const void *b)
+{
+	const struct refault *x = a, *y = b;
+
+	return x->distance < y->distance ? -1 : x->distance > y->distance;
+}
+
+static int by_away(const void *a, const void *b)
+{
+	const struct refault *x = a, *y = b;
+
+	return x->away_ns < y->away_ns ? -1 : x->away_ns > y->away_ns;
+}
+
+/* The value of the refault at which share of the pages (weighted) lies, sorted by cmp. */
+static const struct refault *quantile(struct refault_owner *o, double share,
+				      int (*cmp)(const void *, const void *))
+{
+	uint64_t total = 0, seen = 0;
+
+	if (!o->nr_refaults)
+		return NULL;
+	qsort(o->refaults, o->nr_refaults, sizeof(*o->refaults), cmp);
+	for (size_t i = 0; i < o->nr_refaults; i++)
+		total += o->refaults[i].pages;
+	for (size_t i = 0; i < o->nr_refaults; i++) {
+		seen += o->refaults[i].pages;
+		if ((double)seen >= share * (double)total)
+			return &o->refaults[i];
+	}
+	return &o->refaults[o->nr_refaults - 1];
+}
+
+uint64_t refaults_extra(struct refault_owner *o, double share)
+{
+	const struct refault *at = quantile(o, share, by_distance);
+
+	return at ? at->distance : 0;
+}
+
+uint64_t refaults_median_away(struct refault_owner *o)
+{
+	const struct refault *at = quantile(o, 0.5, by_away);
+
+	return at ? at->away_ns : 0;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Refault distances, from the swap events of the pages log (logformat.h)
+ * replayed in order: for each page read back from swap, how long it was
+ * away and how many pages its owner sent to swap in between. That is
+ * mm/workingset.c's refault distance counted in the owner's own
+ * evictions: had the owner had that many more pages of memory, the page
+ * would still have been there. The distances' quantiles answer "how much
+ * more memory would have kept X % of these pages in" (refaults_extra()).
+ *
+ * An owner is a target (a unit, cgroup, tree or name: the events' target)
+ * or, for a process added alone (target 0), its PID. A page read back
+ * whose swap-out was not replayed (before the log's first line, or
+ * evicted again without being written: a clean page of the swap cache) has
+ * no distance: it is counted in unmatched.
+ */
+#ifndef PFPROF_REFAULTS_H
+#define PFPROF_REFAULTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "logformat.h"
+
+/* A page read back: its distance in pages, its time away. */
+struct refault {
+	uint64_t distance, away_ns;
+	uint32_t pages;
+};
+
+struct refault_owner {
+	uint32_t target, pid;		/* pid: 0 unless target is 0 */
+	char comm[24];			/* the last name its events gave */
+	uint64_t evicted;		/* pages sent to swap so far: the owner's clock */
+	/* In the window: pages sent out, faulted back from the cache, read back. */
+	uint64_t out_pages, in_pages, read_pages;
+	uint64_t unmatched;		/* pages read back without a distance */
+	uint64_t stall_ns;		/* what the swap-ins cost the faulting threads */
+	struct refault *refaults;	/* the window's pages read back with a distance */
+	size_t nr_refaults, refaults_cap;
+};
+
+/* Where a page went: the slot of a swap-out replayed and not yet back. */
+struct refault_slot {
+	uint64_t key;			/* device << 48 | offset; 0: free */
+	uint64_t evicted;		/* its owner's clock after it went out */
+	uint64_t out_ns;
+	uint32_t owner;
+};
+
+struct refault_replay {
+	uint64_t from_ns, to_ns;	/* the window: events outside it only move clocks */
+	struct refault_owner *owners;
+	size_t nr_owners, owners_cap;
+	struct refault_slot *slots;	/* open addressing, a power of two */
+	size_t nr_slots, slots_cap;
+};
+
+/* A replay counting the events in [from_ns, to_ns] (wall clock). */
+void refaults_init(struct refault_replay *r, uint64_t from_ns, uint64_t to_ns);
+void refaults_free(struct refault_replay *r);
+
+/* Replays one event, the log's next. 0, or -ENOMEM (the replay is then incomplete). */
+int refaults_add(struct refault_replay *r, const struct log_page *pg);
+
+/*
+ * The pages of memory the owner would have needed beyond what it had for
+ * share (0 to 1) of its window's matched pages read back to have stayed
+ * in: the smallest distance at or under which that share of them lies
+ * (sorts o->refaults). 0 without refaults.
+ */
+uint64_t refaults_extra(struct refault_owner *o, double share);
+
+/* The median time away of the owner's window's matched pages read back, ns (sorts). */
+uint64_t refaults_median_away(struct refault_owner *o);
+
+#endif /* PFPROF_REFAULTS_H */

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pfprofctl memory: how much more memory would have kept in the pages each
+ * process or target read back from swap, from the pages logs.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroupfs.h"
+#include "ctl.h"
+#include "ctljson.h"
+#include "data.h"
+#include "targets.h"
+
+enum { OPT_LAST, OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM, OPT_USER, OPT_JSON };
+
+/* The shares of the pages read back that the columns say the memory for. */
+static const double shares[] = { 0.5, 0.9, 0.99 };
+#define SHARES (sizeof(shares) / sizeof(shares[0]))
+/* The share NEEDS adds to the limit. */
+#define NEEDS_SHARE 1
+
+#define LABEL_MAX (PATH_MAX + 32)
+
+/* Which owners to show: every one, or the target or process asked for. */
+struct memory_query {
+	bool one;
+	uint32_t target;
+	pid_t pid;
+	const char *what;		/* as asked: "unit nginx.service", for messages */
+	char what_buf[LABEL_MAX];
+	double last_s;			/* the window; 0: the whole log */
+};
+
+/* What one owner had and would have needed. */
+struct owner_view {
+	struct refault_owner *o;
+	char label[LABEL_MAX];
+	uint64_t extra[SHARES];		/* bytes */
+	uint64_t away_ns;
+	int limit_error;		/* -errno: its limit is not known */
+	uint64_t limit;			/* memory.max, UINT64_MAX: none */
+};
+
+static bool wanted(const struct memory_query *q, const struct refault_owner *o)
+{
+	if (!q->one)
+		return true;
+	return q->target ? o->target == q->target : !o->target && o->pid == (uint32_t)q->pid;
+}
+
+/* The cgroup whose memory.max bounded the owner: a unit's or cgroup's now, a process's now. */
+static int owner_limit(const struct target_list *targets, const struct refault_owner *o,
+		       uint64_t *limit)
+{
+	const struct target *t = o->target ? target_list_find(targets, o->target) : NULL;
+	char cgroup[PATH_MAX];
+	int err = 0;
+
+	if (t && !target_cgroup(t, cgroup, sizeof(cgroup)))
+		err = -ENOENT;
+	else if (!t && o->target)
+		err = -ENOENT;
+	else if (!t)
+		err = cgroupfs_of_process((pid_t)o->pid, cgroup, sizeof(cgroup));
+	return err ? err : memory_limit(cgroup, limit);
+}
+
+static void view_owner(struct owner_view *v, struct refault_owner *o,
+		       const struct target_list *targets)
+{
+	const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	v->o = o;
+	if (o->target)
+		target_label(targets, o->target, v->label, sizeof(v->label));
+	else
+		snprintf(v->label, sizeof(v->label), "pid %u (%s)", o->pid, o->comm);
+	for (size_t i = 0; i < SHARES; i++)
+		v->extra[i] = refaults_extra(o, shares[i]) * page;
+	v->away_ns = refaults_median_away(o);
+	v->limit_error = owner_limit(targets, o, &v->limit);
+}
+
+/* "12 MiB", or "-" when there is nothing to say. */
+static void format_size(char *buf, size_t size, uint64_t bytes, bool known)
+{
+	if (!known)
+		snprintf(buf, size, "-");
+	else if (bytes == UINT64_MAX)
+		snprintf(buf, size, "max");
+	else
+		ctl_format_bytes(buf, size, bytes);
+}
+
+/* "850 ms", "12.3 s", "4.2 min". */
+static void format_away(char *buf, size_t size, uint64_t ns, bool known)
+{
+	double s = (double)ns / 1e9;
+
+	if (!known)
+		snprintf(buf, size, "-");
+	else if (s < 1)
+		snprintf(buf, size, "%.0f ms", s * 1e3);
+	else if (s < 120)
+		snprintf(buf, size, "%.1f s", s);
+	else
+		snprintf(buf, size, "%.1f min", s / 60);
+}
+
+static bool has_limit(const struct owner_view *v)
+{
+	return !v->limit_error && v->limit != UINT64_MAX;
+}
+
+static void print_row(const struct owner_view *v)
+{
+	bool refaulted = v->o->nr_refaults > 0;
+	char extra[SHARES][24], away[24], limit[24], needs[24];
+
+	for (size_t i = 0; i < SHARES; i++)
+		format_size(extra[i], sizeof(extra[i]), v->extra[i], refaulted);
+	format_away(away, sizeof(away), v->away_ns, refaulted);
+	format_size(limit, sizeof(limit), v->limit, !v->limit_error);
+	format_size(needs, sizeof(needs), v->limit + v->extra[NEEDS_SHARE],
+		    refaulted && has_limit(v));
+	printf("%9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %10.1f %9s %9s %9s %9s %9s %9s  %s\n",
+	       v->o->out_pages, v->o->in_pages, v->o->read_pages, (double)v->o->stall_ns / 1e6,
+	       away, extra[0], extra[1], extra[2], limit, needs, v->label);
+}
+
+/* "2026-12-05 16:40:01" in UTC. */
+static void format_time(char *buf, size_t size, uint64_t ns)
+{
+	time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(buf, size, "?");
+}
+
+static void print_table(const struct memory_log *m, const struct owner_view *views, size_t n,
+			const struct memory_query *q)
+{
+	char from[32], to[32], window[48];
+	uint64_t unmatched = 0;
+
+	format_time(from, sizeof(from), m->first_ns);
+	format_time(to, sizeof(to), m->last_ns);
+	if (q->last_s)
+		snprintf(window, sizeof(window), "the last %g s", q->last_s);
+	else
+		snprintf(window, sizeof(window), "the whole log");
+	printf("Swap traffic in %s, %s to %s UTC; +50%% +90%% +99%%: the memory beyond what it "
+	       "had that would have kept that share of its pages read back in; NEEDS: LIMIT "
+	       "(memory.max) +90%%\n", window, from, to);
+	printf("%9s %9s %9s %10s %9s %9s %9s %9s %9s %9s  %s\n", "OUT", "CACHED", "READ",
+	       "STALL-MS", "AWAY", "+50%", "+90%", "+99%", "LIMIT", "NEEDS", "OWNER");
+	for (size_t i = 0; i < n; i++) {
+		print_row(&views[i]);
+		unmatched += views[i].o->unmatched;
+	}
+	if (unmatched)
+		printf("%" PRIu64 " pages read back had no swap-out in the logs (sent out before "
+		       "their first line, or again without a write): they have no distance\n",
+		       unmatched);
+}
+
+static struct json_object *owner_json(const struct owner_view *v)
+{
+	static const char *const keys[SHARES] = { "extra_50_bytes", "extra_90_bytes",
+						  "extra_99_bytes" };
+	struct json_object *o = ctl_json_object();
+	bool refaulted = v->o->nr_refaults > 0;
+
+	ctl_json_add_string(o, "owner", v->label);
+	if (v->o->target)
+		ctl_json_add(o, "pid", NULL);
+	else
+		ctl_json_add_uint(o, "pid", v->o->pid);
+	ctl_json_add_uint(o, "out_pages", v->o->out_pages);
+	ctl_json_add_uint(o, "cached_pages", v->o->in_pages);
+	ctl_json_add_uint(o, "read_pages", v->o->read_pages);
+	ctl_json_add_uint(o, "unmatched_pages", v->o->unmatched);
+	ctl_json_add_uint(o, "stall_ns", v->o->stall_ns);
+	for (size_t i = 0; i < SHARES; i++)
+		if (refaulted)
+			ctl_json_add_uint(o, keys[i], v->extra[i]);
+		else
+			ctl_json_add(o, keys[i], NULL);
+	if (refaulted)
+		ctl_json_add_uint(o, "median_away_ns", v->away_ns);
+	else
+		ctl_json_add(o, "median_away_ns", NULL);
+	if (has_limit(v))
+		ctl_json_add_uint(o, "memory_max_bytes", v->limit);
+	else
+		ctl_json_add(o, "memory_max_bytes", NULL);
+	return o;
+}
+
+static bool print_json(const struct memory_log *m, const struct owner_view *views, size_t n,
+		       const struct memory_query *q)
+{
+	struct json_object *o = ctl_json_object(), *owners = ctl_json_array();
+
+	if (q->last_s)
+		ctl_json_add_double(o, "last_seconds", q->last_s);
+	else
+		ctl_json_add(o, "last_seconds", NULL);
+	ctl_json_add_double(o, "first_unix_time", (double)m->first_ns / 1e9);
+	ctl_json_add_double(o, "last_unix_time", (double)m->last_ns / 1e9);
+	for (size_t i = 0; i < n; i++)
+		ctl_json_add(owners, NULL, owner_json(&views[i]));
+	ctl_json_add(o, "owners", owners);
+	return ctl_json_print(o);
+}
+
+static int by_reads(const void *a, const void *b)
+{
+	const struct owner_view *x = a, *y = b;
+
+	if (x->o->read_pages != y->o->read_pages)
+		return x->o->read_pages > y->o->read_pages ? -1 : 1;
+	return strcmp(x->label, y->label);
+}
+
+/* The window's owners that paged, most pages read back first. */
+static size_t collect(struct memory_log *m, const struct memory_query *q,
+		      const struct target_list *targets, struct owner_view *views)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->replay.nr_owners; i++) {
+		struct refault_owner *o = &m->replay.owners[i];
+
+		if (wanted(q, o) && (o->out_pages || o->in_pages || o->read_pages))
+			view_owner(&views[n++], o, targets);
+	}
+	qsort(views, n, sizeof(*views), by_reads);
+	return n;
+}
+
+static int read_failed(const struct ctl *ctl, int err)
+{
+	if (err == -EPROTO)
+		ctl_error(0, "%s/" LOGFORMAT_PAGES_FILE "* holds a file that is not a pfprof pages "
+			  "log (its first line is not '" LOGFORMAT_PAGES_MAGIC "N')",
+			  ctl->config.log_dir);
+	else
+		ctl_error(err, "reading %s/" LOGFORMAT_PAGES_FILE, ctl->config.log_dir);
+	return PFPROF_EXIT_FAILED;
+}
+
+static int nothing_paged(const struct ctl *ctl, const struct memory_query *q)
+{
+	ctl_error(0, "no swap traffic of %s in %s%s/" LOGFORMAT_PAGES_FILE "*",
+		  q->one ? q->what : "any process or target",
+		  q->last_s ? "the last seconds asked of " : "", ctl->config.log_dir);
+	ctl_hint("pfprofctl add --pages traces a process's or target's pages to swap and back, "
+		 "while pfprofd runs");
+	return PFPROF_EXIT_FAILED;
+}
+
+static int show(const struct ctl *ctl, const struct memory_query *q, bool json)
+{
+	uint64_t since = q->last_s ? (uint64_t)(((double)time(NULL) - q->last_s) * 1e9) : 0;
+	struct target_list targets = { 0 };
+	struct owner_view *views;
+	struct memory_log m;
+	int err = memory_log_read(&m, ctl->config.log_dir, ctl->config.keep, since);
+	int status = PFPROF_EXIT_FAILED;
+	size_t n;
+
+	if (err) {
+		memory_log_free(&m);
+		return read_failed(ctl, err);
+	}
+	/* Without the targets file, a target's label is its number. */
+	target_list_read(ctl->config.targets_file, &targets, NULL, NULL);
+	views = calloc(m.replay.nr_owners + 1, sizeof(*views));
+	if (!views) {
+		ctl_error(-ENOMEM, "replaying %s/" LOGFORMAT_PAGES_FILE, ctl->config.log_dir);
+		goto out;
+	}
+	n = collect(&m, q, &targets, views);
+	if (!n)
+		status = nothing_paged(ctl, q);
+	else if (json)
+		status = print_json(&m, views, n, q) ? PFPROF_EXIT_OK : PFPROF_EXIT_FAILED;
+	else {
+		print_table(&m, views, n, q);
+		status = PFPROF_EXIT_OK;
+	}
+	if (m.bad_lines)
+		ctl_error(0, "%" PRIu64 " lines of %s/" LOGFORMAT_PAGES_FILE "* are no pages log "
+			  "lines: left out", m.bad_lines, ctl->config.log_dir);
+	free(views);
+out:
+	target_list_free(&targets);
+	memory_log_free(&m);
+	return status;
+}
+
+/* The options of the kinds of targets, in the order of enum target_kind (a PID has none). */
+static const int target_options[] = {
+	[TARGET_TREE] = OPT_TREE, [TARGET_UNIT] = OPT_UNIT, [TARGET_CGROUP] = OPT_CGROUP,
+	[TARGET_COMM] = OPT_COMM,
+};
+
+/* The operand, if any: a PID, or the target an option names; -1, or a usage error's status. */
+static int parse_query(const struct ctl_call *call, struct memory_query *q)
+{
+	const char *operand = call->operands[0];
+	int given = 0;
+	pid_t root;
+
+	for (int k = TARGET_TREE; k < (int)(sizeof(target_options) / sizeof(target_options[0])); k++) {
+		if (!call->option[target_options[k]].set)
+			continue;
+		if (!operand)
+			return ctl_usage_error(&ctl_memory_command, "%s names a target: give its "
+					       "name", call->option[target_options[k]].typed);
+		given++;
+		q->target = target_number(k, operand, k == TARGET_COMM ?
+					  call->option[OPT_USER].string : NULL);
+		snprintf(q->what_buf, sizeof(q->what_buf), "%s %s", target_kind_word(k), operand);
+		if (k == TARGET_TREE && !ctl_parse_pid(operand, &root))
+			return ctl_usage_error(&ctl_memory_command, "'%s' is not a PID", operand);
+	}
+	if (given > 1)
+		return ctl_usage_error(&ctl_memory_command, "--tree, --unit, --cgroup and --comm "
+				       "name different things: give one of them");
+	if (call->option[OPT_USER].set && !call->option[OPT_COMM].set)
+		return ctl_usage_error(&ctl_memory_command, "--user names one user's command "
+				       "name: give it with --comm");
+	if (operand && !given) {
+		if (!ctl_parse_pid(operand, &q->pid))
+			return ctl_usage_error(&ctl_memory_command, "'%s' is not a PID", operand);
+		snprintf(q->what_buf, sizeof(q->what_buf), "PID %d", (int)q->pid);
+	}
+	q->one = operand != NULL;
+	q->what = q->what_buf;
+	return -1;
+}
+
+static int run(struct ctl *ctl, const struct ctl_call *call)
+{
+	struct memory_query q = { 0 };
+	int status = parse_query(call, &q);
+	char *end;
+
+	if (status >= 0)
+		return status;
+	if (call->option[OPT_LAST].set) {
+		errno = 0;
+		q.last_s = strtod(call->option[OPT_LAST].string, &end);
+		if (errno || end == call->option[OPT_LAST].string || *end || !isfinite(q.last_s) ||
+		    q.last_s <= 0)
+			return ctl_usage_error(&ctl_memory_command, "%s wants seconds, not '%s'",
+					       call->option[OPT_LAST].typed,
+					       call->option[OPT_LAST].string);
+	}
+	return show(ctl, &q, call->option[OPT_JSON].set);
+}
+
+const struct ctl_command ctl_memory_command = {
+	.name = "memory", .operands = " | <pid> | --tree <pid> | --unit|--cgroup|--comm <name>",
+	.min_operands = 0, .max_operands = 1,
+	.summary = "Show how much more memory would end a target's paging",
+	.details = "From pfprofd's pages logs (pfprof-pages.log and its rotated files), of the\n"
+		   "processes and targets added with pfprofctl add --pages: a row each, most\n"
+		   "pages read back first (or the one asked for): the pages it sent to swap\n"
+		   "(OUT), took back from the swap cache (CACHED) and read back from swap\n"
+		   "(READ), the time the swap-ins stalled its threads, the median time a page\n"
+		   "read back was away, and how much more memory would have kept 50, 90 and\n"
+		   "99 % of the pages it read back in: their refault distance (the pages it\n"
+		   "sent to swap between a page's swap-out and its return) at that share.\n"
+		   "LIMIT is the memory.max of its cgroup now, NEEDS that plus the +90 %\n"
+		   "column: the limit that would have ended 90 % of its paging.\n",
+	.options = {
+		[OPT_LAST] = { "last", 'l', CTL_STRING, "SECS",
+			       "only the swap-ins of the last SECS seconds (default: all)" },
+		[OPT_TREE] = { "tree", 't', CTL_OPERAND_KIND, NULL,
+			       "the operand is a tree's root PID" },
+		[OPT_UNIT] = { "unit", 'u', CTL_OPERAND_KIND, NULL,
+			       "the operand is a systemd unit" },
+		[OPT_CGROUP] = { "cgroup", 'g', CTL_OPERAND_KIND, NULL,
+				 "the operand is a cgroup v2 directory" },
+		[OPT_COMM] = { "comm", 'C', CTL_OPERAND_KIND, NULL,
+			       "the operand is a command name" },
+		[OPT_USER] = { "user", 0, CTL_STRING, "USER",
+			       "with --comm: the name added with --user USER" },
+		[OPT_JSON] = { "json", 0, CTL_STRING, NULL, "the table as JSON" },
+	},
+	.run = run,
+};

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "data.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "logscan.h"
+
+static void replay_line(char *line, void *ctx)
+{
+	struct memory_log *m = ctx;
+	struct log_page pg;
+	int err;
+
+	if (line[0] == '#') {
+		/* A file's first line names its log. */
+		if (!strncmp(line, "# pfprof ", 9) &&
+		    strncmp(line, LOGFORMAT_PAGES_MAGIC, strlen(LOGFORMAT_PAGES_MAGIC)))
+			m->foreign = true;
+		return;
+	}
+	if (!logformat_parse_page(line, &pg)) {
+		m->bad_lines++;
+		return;
+	}
+	m->lines++;
+	err = refaults_add(&m->replay, &pg);
+	if (err && !m->err)
+		m->err = err;
+	if (pg.wall_ns < m->replay.from_ns)
+		return;
+	if (!m->first_ns || pg.wall_ns < m->first_ns)
+		m->first_ns = pg.wall_ns;
+	if (pg.wall_ns > m->last_ns)
+		m->last_ns = pg.wall_ns;
+}
+
+int memory_log_read(struct memory_log *m, const char *dir, unsigned int keep, uint64_t since_ns)
+{
+	int err;
+
+	*m = (struct memory_log){ 0 };
+	refaults_init(&m->replay, since_ns, UINT64_MAX);
+	err = logscan_forward(dir, LOGKIND_PAGES, keep, replay_line, m);
+	if (!err && m->foreign)
+		err = -EPROTO;
+	return err ? err : m->err;
+}
+
+void memory_log_free(struct memory_log *m)
+{
+	refaults_free(&m->replay);
+}
+
+int memory_limit(const char *cgroup, uint64_t *bytes)
+{
+	char path[PATH_MAX], text[32];
+	FILE *f;
+	int err = 0;
+
+	if (snprintf(path, sizeof(path), "%s/memory.max", cgroup) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(text, sizeof(text), f))
+		err = ferror(f) ? -EIO : -ENODATA;
+	else if (!strcmp(text, "max\n"))
+		*bytes = UINT64_MAX;
+	else if (sscanf(text, "%" SCNu64, bytes) != 1)
+		err = -EINVAL;
+	fclose(f);
+	return err;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pfprofctl memory's data: the pages logs (logformat.h) replayed, oldest
+ * line first, into refault distances (refaults.h) over a window, and what
+ * each owner had: a target's cgroup and its memory.max.
+ */
+#ifndef PFPROF_MEMORYDATA_H
+#define PFPROF_MEMORYDATA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "refaults.h"
+
+struct memory_log {
+	struct refault_replay replay;
+	uint64_t lines, bad_lines;	/* data lines replayed, and those that were none */
+	uint64_t first_ns, last_ns;	/* the window's first and last event, wall clock */
+	bool foreign;			/* a file that is not a pages log */
+	int err;			/* the replay's first error, -errno */
+};
+
+/*
+ * Replays the pages logs in dir (keep rotated files) counting the events
+ * at or after since_ns (wall clock, 0: all). 0, or -errno (-EPROTO: a file
+ * of that name is not a pages log).
+ */
+int memory_log_read(struct memory_log *m, const char *dir, unsigned int keep, uint64_t since_ns);
+void memory_log_free(struct memory_log *m);
+
+/*
+ * memory.max of the cgroup at path (a directory of cgroup2): its bytes, or
+ * UINT64_MAX for "max". 0 or -errno.
+ */
+int memory_limit(const char *cgroup, uint64_t *bytes);
+
+#endif /* PFPROF_MEMORYDATA_H */

@@ -1,0 +1,101 @@
+#!/bin/bash
+# Host test of pfprofctl memory (pfprofctl/memory/): pages logs written as
+# pfprofd writes them, of a process looping over W pages in M pages of
+# memory under LRU (every page evicted W - M pages before it comes back),
+# read back as a table and as JSON; the window, another PID, a file that
+# is no pages log.
+# Prints "PASS name" / "FAIL name: reason" and "N passed, N failed".
+here=$(cd "$(dirname "$0")" && pwd)
+ctl=$here/../../pfprofctl/pfprofctl
+dir=$(mktemp -d "${TMPDIR:-/tmp}/pfprof-memory-test.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+# shellcheck source=tests/unit/result.sh
+. "$here/result.sh"
+
+mkdir "$dir/logs"
+printf 'targets_file = %s/targets\nstatus_file = %s/no-status\nlog_dir = %s/logs\n' "$dir" \
+	"$dir" "$dir" > "$dir/pfprofd.conf"
+page=$(getconf PAGESIZE)
+w=5000
+m=3000
+
+# loop_log PID START_S ROUNDS: the pages log lines of an LRU of m pages over a
+# loop of w pages, an access every 100 us from START_S: at access i, page
+# (i - m) mod w goes out, and the page accessed comes back if it was out.
+loop_log() {
+	awk -v pid="$1" -v start="$2" -v rounds="$3" -v w="$w" -v m="$m" 'BEGIN {
+		for (i = 0; i < rounds * w; i++) {
+			t = sprintf("%.6f", start + i / 10000)
+			seq = 1 + int(i / 500)
+			if (i >= m)
+				printf "%d\t%s\t%d\tloop\t0\tout\t0\t%d\t-\t1\t-\n", seq, t, pid,
+					1 + (i - m) % w
+			if (i >= w)
+				printf "%d\t%s\t%d\tloop\t0\tread\t0\t%d\t-\t1\t0.050000\n", seq, t,
+					pid, 1 + i % w
+		}
+	}'
+}
+
+header() {
+	printf '# pfprof pages log format 1\n# created 1\n# columns: x\n# units: x\n'
+	printf '# load_id 00000000000000a1 hz 250 period_ns 50000000\n'
+}
+
+now=$(date +%s)
+{ header; loop_log 4242 $((now - 3600)) 4; } > "$dir/logs/pfprof-pages.log.1"
+{ header; loop_log 4343 $((now - 10)) 2; } > "$dir/logs/pfprof-pages.log"
+memory() {
+	"$ctl" -c "$dir/pfprofd.conf" memory "$@" > "$dir/out" 2> "$dir/err"
+}
+
+extra=$(((w - m) * page))
+memory 4242
+status=$?
+row=$(grep -E ' pid 4242 \(loop\)$' "$dir/out")
+read -r out cached read _ <<< "$row"
+result table_counts "$( [ $status = 0 ] && [ "$out" = 17000 ] && [ "$cached" = 0 ] &&
+	[ "$read" = 15000 ] || echo "status $status, row: $row")"
+result table_one_owner "$( [ "$(grep -c ' pid ' "$dir/out")" = 1 ] || cat "$dir/out")"
+
+memory --json 4242
+result json_extra "$(python3 -c '
+import json, sys
+o = json.load(open(sys.argv[1]))["owners"]
+want = int(sys.argv[2])
+if len(o) != 1 or [o[0][k] for k in ("extra_50_bytes", "extra_90_bytes", "extra_99_bytes")] \
+		!= [want] * 3 or o[0]["read_pages"] != 15000 or o[0]["unmatched_pages"]:
+	print(o)' "$dir/out" "$extra")"
+
+# Each page read back was away while w - m other accesses went by.
+memory --json
+result json_both_owners "$(python3 -c '
+import json, sys
+o = {r["pid"]: r for r in json.load(open(sys.argv[1]))["owners"]}
+if sorted(o) != [4242, 4343] or o[4343]["read_pages"] != 5000 or \
+		o[4242]["median_away_ns"] != int(sys.argv[2]) * 100000:
+	print(o)' "$dir/out" $((w - m)))"
+
+memory --last 60
+result window "$(grep -q 'pid 4343' "$dir/out" && ! grep -q 'pid 4242' "$dir/out" ||
+	cat "$dir/out" "$dir/err")"
+
+memory 77
+status=$?
+result no_such_owner "$( [ $status = 1 ] &&
+	grep -q "no swap traffic of PID 77 in $dir/logs/pfprof-pages.log" "$dir/err" ||
+	echo "status $status: $(cat "$dir/err")")"
+
+printf 'garbage\n' >> "$dir/logs/pfprof-pages.log"
+memory 4343
+status=$?
+result bad_line_told "$( [ $status = 0 ] && grep -q '1 lines of .* are no pages log lines' \
+	"$dir/err" || echo "status $status: $(cat "$dir/err")")"
+
+printf '# pfprof faults log format 2\n' > "$dir/logs/pfprof-pages.log.2"
+memory
+status=$?
+result foreign_file "$( [ $status = 1 ] && grep -q 'holds a file that is not a pfprof pages log' \
+	"$dir/err" || echo "status $status: $(cat "$dir/err")")"
+
+result_end

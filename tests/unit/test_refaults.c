@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lib/refaults: refault distances from replayed swap events. A process
+ * looping over W pages in M pages of memory under LRU has every page
+ * evicted W - M pages before it is needed again: the replay must say so,
+ * and that W - M more pages would have kept them all.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "refaults.h"
+#include "unit.h"
+
+#define SECOND 1000000000ULL
+
+static struct log_page event(uint32_t pid, uint32_t target, uint32_t event, uint64_t offset,
+			     uint64_t wall_ns)
+{
+	return (struct log_page){ .pid = pid, .target = target, .event = event, .device = 1,
+				  .pages = 1, .offset = offset, .wall_ns = wall_ns,
+				  .stall_ns = event == MP3_SWAP_OUT ? LOGFORMAT_TIME_UNKNOWN : 1000,
+				  .comm = "loop" };
+}
+
+static void add_ok(struct refault_replay *r, const struct log_page *pg)
+{
+	expect(!refaults_add(r, pg), "replaying an event");
+}
+
+/*
+ * An exact LRU of m pages over a loop of w pages, rounds times: each miss
+ * evicts the least recently used page to the slot of its number and reads
+ * the missing one back from its slot. Returns the replay's single owner.
+ */
+static struct refault_owner *replay_loop(struct refault_replay *r, size_t w, size_t m,
+					 int rounds)
+{
+	size_t *lru = calloc(m, sizeof(*lru)), used = 0;	/* lru[0] the oldest */
+	bool *swapped = calloc(w, sizeof(*swapped));
+	uint64_t now = SECOND;
+
+	expect(lru && swapped, "no memory");
+	for (int round = 0; round < rounds; round++) {
+		for (size_t page = 0; page < w; page++, now += 1000) {
+			struct log_page pg;
+
+			if (used == m) {
+				pg = event(7, 0, MP3_SWAP_OUT, 1 + lru[0], now);
+				add_ok(r, &pg);
+				swapped[lru[0]] = true;
+				memmove(lru, lru + 1, (m - 1) * sizeof(*lru));
+				used--;
+			}
+			if (swapped[page]) {
+				pg = event(7, 0, MP3_SWAP_IN | MP3_SWAP_READ, 1 + page, now);
+				add_ok(r, &pg);
+				swapped[page] = false;
+			}
+			lru[used++] = page;
+		}
+	}
+	free(lru);
+	free(swapped);
+	expect(r->nr_owners == 1, "%zu owners", r->nr_owners);
+	return &r->owners[0];
+}
+
+/* The loop: every page read back had w - m evictions since its own, and w - m pages end it. */
+static void test_loop(void)
+{
+	const size_t w = 5000, m = 3000;
+	struct refault_replay r;
+	struct refault_owner *o;
+
+	refaults_init(&r, 0, UINT64_MAX);
+	o = replay_loop(&r, w, m, 4);
+	expect(o->read_pages == 3 * w, "%llu pages read back", (unsigned long long)o->read_pages);
+	expect(o->nr_refaults == 3 * w && !o->unmatched, "%zu refaults, %llu unmatched",
+	       o->nr_refaults, (unsigned long long)o->unmatched);
+	for (size_t i = 0; i < o->nr_refaults; i++)
+		expect(o->refaults[i].distance == w - m, "refault %zu at %llu", i,
+		       (unsigned long long)o->refaults[i].distance);
+	expect(refaults_extra(o, 0.5) == w - m && refaults_extra(o, 0.9) == w - m &&
+	       refaults_extra(o, 0.99) == w - m, "extra %llu pages",
+	       (unsigned long long)refaults_extra(o, 0.9));
+	/* Each page was away while w - 1 others were touched, 1 us apart. */
+	expect(refaults_median_away(o) == (w - m) * 1000, "away %llu ns",
+	       (unsigned long long)refaults_median_away(o));
+	expect(r.nr_slots == w - m, "%zu slots out at the end, want %zu", r.nr_slots, w - m);
+	refaults_free(&r);
+}
+
+/* Another owner's evictions between a page's two events are not on its clock. */
+static void test_owners(void)
+{
+	struct refault_replay r;
+	struct log_page pg;
+
+	refaults_init(&r, 0, UINT64_MAX);
+	pg = event(10, 0, MP3_SWAP_OUT, 100, SECOND);
+	add_ok(&r, &pg);
+	for (uint64_t i = 0; i < 50; i++) {
+		pg = event(11, 0, MP3_SWAP_OUT, 200 + i, SECOND + i);		/* another PID */
+		add_ok(&r, &pg);
+		pg = event(12, 3, MP3_SWAP_OUT, 300 + i, SECOND + i);		/* a target */
+		add_ok(&r, &pg);
+		pg = event(13, 3, MP3_SWAP_OUT, 400 + i, SECOND + i);		/* the same target */
+		add_ok(&r, &pg);
+	}
+	pg = event(10, 0, MP3_SWAP_OUT, 101, 2 * SECOND);
+	add_ok(&r, &pg);
+	pg = event(10, 0, MP3_SWAP_IN | MP3_SWAP_READ, 100, 3 * SECOND);
+	add_ok(&r, &pg);
+	pg = event(13, 3, MP3_SWAP_IN | MP3_SWAP_READ, 300, 3 * SECOND);	/* 12's page */
+	add_ok(&r, &pg);
+	expect(r.nr_owners == 3, "%zu owners", r.nr_owners);
+	expect(r.owners[0].pid == 10 && r.owners[0].nr_refaults == 1 &&
+	       r.owners[0].refaults[0].distance == 1 &&
+	       r.owners[0].refaults[0].away_ns == 2 * SECOND, "PID 10's refault");
+	expect(r.owners[2].target == 3 && !r.owners[2].pid && r.owners[2].out_pages == 100 &&
+	       r.owners[2].nr_refaults == 1 && r.owners[2].refaults[0].distance == 99,
+	       "target 3's refault");
+	refaults_free(&r);
+}
+
+/*
+ * Faulted back from the swap cache, a page is no refault and leaves its
+ * slot; read back without its swap-out, it is unmatched; a large folio's
+ * pages come back from their own slots.
+ */
+static void test_cache_unmatched_folio(void)
+{
+	struct refault_replay r;
+	struct log_page pg;
+
+	refaults_init(&r, 0, UINT64_MAX);
+	pg = event(5, 0, MP3_SWAP_OUT, 10, SECOND);
+	add_ok(&r, &pg);
+	pg = event(5, 0, MP3_SWAP_IN, 10, SECOND);
+	add_ok(&r, &pg);
+	pg = event(5, 0, MP3_SWAP_IN | MP3_SWAP_READ, 10, SECOND);
+	add_ok(&r, &pg);
+	pg = event(5, 0, MP3_SWAP_IN | MP3_SWAP_READ, 99, SECOND);
+	add_ok(&r, &pg);
+	pg = event(5, 0, MP3_SWAP_OUT, 512, SECOND);
+	pg.pages = 4;
+	add_ok(&r, &pg);
+	pg = event(5, 0, MP3_SWAP_IN | MP3_SWAP_READ, 514, 2 * SECOND);
+	add_ok(&r, &pg);
+	expect(r.owners[0].in_pages == 1 && r.owners[0].read_pages == 3 &&
+	       r.owners[0].unmatched == 2 && r.owners[0].nr_refaults == 1 &&
+	       r.owners[0].refaults[0].distance == 0 && r.owners[0].out_pages == 5,
+	       "in %llu read %llu unmatched %llu refaults %zu",
+	       (unsigned long long)r.owners[0].in_pages, (unsigned long long)r.owners[0].read_pages,
+	       (unsigned long long)r.owners[0].unmatched, r.owners[0].nr_refaults);
+	expect(r.owners[0].stall_ns == 4000, "stall %llu ns",
+	       (unsigned long long)r.owners[0].stall_ns);
+	expect(r.nr_slots == 3, "%zu slots left, the folio's 3 pages still out", r.nr_slots);
+	refaults_free(&r);
+}
+
+/* Events before the window move the clocks only: a refault in it still has its distance. */
+static void test_window(void)
+{
+	struct refault_replay r;
+	struct log_page pg;
+
+	refaults_init(&r, 10 * SECOND, 20 * SECOND);
+	pg = event(5, 0, MP3_SWAP_OUT, 1, SECOND);
+	add_ok(&r, &pg);
+	pg = event(5, 0, MP3_SWAP_OUT, 2, 2 * SECOND);
+	add_ok(&r, &pg);
+	pg = event(5, 0, MP3_SWAP_IN | MP3_SWAP_READ, 2, 3 * SECOND);
+	add_ok(&r, &pg);
+	pg = event(5, 0, MP3_SWAP_OUT, 3, 11 * SECOND);
+	add_ok(&r, &pg);
+	pg = event(5, 0, MP3_SWAP_IN | MP3_SWAP_READ, 1, 12 * SECOND);
+	add_ok(&r, &pg);
+	pg = event(5, 0, MP3_SWAP_IN | MP3_SWAP_READ, 3, 21 * SECOND);
+	add_ok(&r, &pg);
+	expect(r.owners[0].out_pages == 1 && r.owners[0].read_pages == 1 &&
+	       r.owners[0].nr_refaults == 1 && r.owners[0].refaults[0].distance == 2 &&
+	       r.owners[0].refaults[0].away_ns == 11 * SECOND, "the window's refault");
+	refaults_free(&r);
+}
+
+/* The slot table against a plain array: slots come and go in every order. */
+static void test_slot_table(void)
+{
+	enum { SLOTS = 20000 };
+	bool *out = calloc(SLOTS, sizeof(*out));
+	struct refault_replay r;
+	uint64_t seed = 1;
+	size_t outside = 0, still_out = 0;
+
+	expect(out != NULL, "no memory");
+	refaults_init(&r, 0, UINT64_MAX);
+	for (int i = 0; i < 200000; i++) {
+		uint64_t slot = 1 + (seed >> 33) % SLOTS;
+		struct log_page pg = event(1, 0, out[slot - 1] ? MP3_SWAP_IN | MP3_SWAP_READ :
+					   MP3_SWAP_OUT, slot, SECOND);
+
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		add_ok(&r, &pg);
+		outside += out[slot - 1];
+		out[slot - 1] = !out[slot - 1];
+	}
+	expect(r.owners[0].nr_refaults == outside && !r.owners[0].unmatched,
+	       "%zu refaults for %zu pages back, %llu unmatched", r.owners[0].nr_refaults, outside,
+	       (unsigned long long)r.owners[0].unmatched);
+	for (size_t i = 0; i < SLOTS; i++)
+		still_out += out[i];
+	expect(still_out == r.nr_slots, "%zu slots out, the table has %zu", still_out, r.nr_slots);
+	free(out);
+	refaults_free(&r);
+}
+
+UNIT_TESTS(UNIT_TEST(loop), UNIT_TEST(owners), UNIT_TEST(cache_unmatched_folio),
+	   UNIT_TEST(window), UNIT_TEST(slot_table));
