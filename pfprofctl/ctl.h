@@ -100,6 +100,28 @@ bool ctl_module_missing_note(const struct ctl *ctl, int err, const char *fmt, ..
 /* Parses "<pid>" (decimal, 1..INT_MAX); false if malformed. */
 bool ctl_parse_pid(const char *arg, pid_t *pid);
 
+/* The options a command names targets with: the option's index for each kind, and --user's. */
+struct ctl_operand_options {
+	int kind[TARGET_COMM + 1];	/* by enum target_kind; TARGET_PID's unused */
+	int user;
+};
+
+/* What the operand names: a process (kind NULL), or a target and its number. */
+struct ctl_operand {
+	pid_t pid;
+	const char *kind;		/* target_kind_word()'s, or NULL */
+	const char *name;		/* the operand, for a target */
+	uint32_t target;
+};
+
+/*
+ * The operand of cmd (none: out is all 0): a PID, or with --tree, --unit,
+ * --cgroup or --comm (and --user) the target it names. -1, or the status
+ * of a usage error said on stderr.
+ */
+int ctl_parse_operand(const struct ctl_command *cmd, const struct ctl_call *call,
+		      const struct ctl_operand_options *opts, struct ctl_operand *out);
+
 /* bytes in the largest binary unit below 1024 of it: "512 B", "1.5 MiB", "12 MiB". */
 void ctl_format_bytes(char *buf, size_t size, uint64_t bytes);
 

@@ -34,8 +34,7 @@ struct memory_query {
 	bool one;
 	uint32_t target;
 	pid_t pid;
-	const char *what;		/* as asked: "unit nginx.service", for messages */
-	char what_buf[LABEL_MAX];
+	char what[LABEL_MAX];		/* as asked: "unit nginx.service", for messages */
 	double last_s;			/* the window; 0: the whole log */
 };
 
@@ -309,46 +308,25 @@ out:
 	return status;
 }
 
-/* The options of the kinds of targets, in the order of enum target_kind (a PID has none). */
-static const int target_options[] = {
-	[TARGET_TREE] = OPT_TREE, [TARGET_UNIT] = OPT_UNIT, [TARGET_CGROUP] = OPT_CGROUP,
-	[TARGET_COMM] = OPT_COMM,
-};
-
 /* The operand, if any: a PID, or the target an option names; -1, or a usage error's status. */
 static int parse_query(const struct ctl_call *call, struct memory_query *q)
 {
-	const char *operand = call->operands[0];
-	int given = 0;
-	pid_t root;
+	static const struct ctl_operand_options opts = {
+		.kind = { [TARGET_TREE] = OPT_TREE, [TARGET_UNIT] = OPT_UNIT,
+			  [TARGET_CGROUP] = OPT_CGROUP, [TARGET_COMM] = OPT_COMM },
+		.user = OPT_USER,
+	};
+	struct ctl_operand operand;
+	int status = ctl_parse_operand(&ctl_memory_command, call, &opts, &operand);
 
-	for (int k = TARGET_TREE; k < (int)(sizeof(target_options) / sizeof(target_options[0])); k++) {
-		if (!call->option[target_options[k]].set)
-			continue;
-		if (!operand)
-			return ctl_usage_error(&ctl_memory_command, "%s names a target: give its "
-					       "name", call->option[target_options[k]].typed);
-		given++;
-		q->target = target_number(k, operand, k == TARGET_COMM ?
-					  call->option[OPT_USER].string : NULL);
-		snprintf(q->what_buf, sizeof(q->what_buf), "%s %s", target_kind_word(k), operand);
-		if (k == TARGET_TREE && !ctl_parse_pid(operand, &root))
-			return ctl_usage_error(&ctl_memory_command, "'%s' is not a PID", operand);
-	}
-	if (given > 1)
-		return ctl_usage_error(&ctl_memory_command, "--tree, --unit, --cgroup and --comm "
-				       "name different things: give one of them");
-	if (call->option[OPT_USER].set && !call->option[OPT_COMM].set)
-		return ctl_usage_error(&ctl_memory_command, "--user names one user's command "
-				       "name: give it with --comm");
-	if (operand && !given) {
-		if (!ctl_parse_pid(operand, &q->pid))
-			return ctl_usage_error(&ctl_memory_command, "'%s' is not a PID", operand);
-		snprintf(q->what_buf, sizeof(q->what_buf), "PID %d", (int)q->pid);
-	}
-	q->one = operand != NULL;
-	q->what = q->what_buf;
-	return -1;
+	q->one = call->operands[0] != NULL;
+	q->pid = operand.pid;
+	q->target = operand.target;
+	if (operand.kind)
+		snprintf(q->what, sizeof(q->what), "%s %s", operand.kind, operand.name);
+	else
+		snprintf(q->what, sizeof(q->what), "PID %d", (int)operand.pid);
+	return status;
 }
 
 static int run(struct ctl *ctl, const struct ctl_call *call)

@@ -308,39 +308,22 @@ static int once(struct where_view *v, bool json)
 	return PFPROF_EXIT_OK;
 }
 
-/* The options of the kinds of targets, in the order of enum target_kind (a PID has none). */
-static const int target_options[] = {
-	[TARGET_TREE] = OPT_TREE, [TARGET_UNIT] = OPT_UNIT, [TARGET_CGROUP] = OPT_CGROUP,
-	[TARGET_COMM] = OPT_COMM,
-};
-
 /* The operand: a PID, or the target an option names; -1, or a usage error's status. */
 static int parse_what(const struct ctl_call *call, struct where_view *v)
 {
-	const char *operand = call->operands[0];
-	int given = 0;
-	pid_t root;
+	static const struct ctl_operand_options opts = {
+		.kind = { [TARGET_TREE] = OPT_TREE, [TARGET_UNIT] = OPT_UNIT,
+			  [TARGET_CGROUP] = OPT_CGROUP, [TARGET_COMM] = OPT_COMM },
+		.user = OPT_USER,
+	};
+	struct ctl_operand operand;
+	int status = ctl_parse_operand(&ctl_where_command, call, &opts, &operand);
 
-	for (int k = TARGET_TREE; k < (int)(sizeof(target_options) / sizeof(target_options[0])); k++) {
-		if (!call->option[target_options[k]].set)
-			continue;
-		given++;
-		v->kind = target_kind_word(k);
-		v->name = operand;
-		v->target = target_number(k, operand, k == TARGET_COMM ?
-					  call->option[OPT_USER].string : NULL);
-		if (k == TARGET_TREE && !ctl_parse_pid(operand, &root))
-			return ctl_usage_error(&ctl_where_command, "'%s' is not a PID", operand);
-	}
-	if (given > 1)
-		return ctl_usage_error(&ctl_where_command, "--tree, --unit, --cgroup and --comm "
-				       "name different things: give one of them");
-	if (call->option[OPT_USER].set && !call->option[OPT_COMM].set)
-		return ctl_usage_error(&ctl_where_command, "--user names one user's command name: "
-				       "give it with --comm");
-	if (!given && !ctl_parse_pid(operand, &v->pid))
-		return ctl_usage_error(&ctl_where_command, "'%s' is not a PID", operand);
-	return -1;
+	v->pid = operand.pid;
+	v->kind = operand.kind;
+	v->name = operand.name;
+	v->target = operand.target;
+	return status;
 }
 
 static int run(struct ctl *ctl, const struct ctl_call *call)
