@@ -137,3 +137,37 @@ double prom_value(const char *prefix)
 	fclose(f);
 	return value;
 }
+
+/* pfprofctl add OPTION PID, after which the targets file has the line "WORD PID". */
+void add_keeping_line(const char *option, const char *pid_arg, const char *word)
+{
+	char line[64];
+
+	expect(daemon_ctl(NULL, "add", option, pid_arg) == 0, "pfprofctl add %s %s failed", option,
+	       pid_arg);
+	snprintf(line, sizeof(line), "%s %s\n", word, pid_arg);
+	expect(file_contains(PID_FILE, line), "no line '%.*s' in %s", (int)strlen(line) - 1, line,
+	       PID_FILE);
+}
+
+/*
+ * pfprofctl add OPTION PID keeps "WORD PID" and registers it; unregistered
+ * in the module only, pfprofd, started now, registers it again from the
+ * file and logs "profiling PID N with its WHAT". Returns pfprofd's PID.
+ */
+pid_t expect_kept_by_daemon(const char *option, pid_t pid, const char *word,
+				   const char *what)
+{
+	char pid_arg[16], line[96];
+	pid_t daemon;
+
+	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)pid);
+	add_keeping_line(option, pid_arg, word);
+	expect(status_lists(pid), "add %s did not register PID %d", option, (int)pid);
+	expect_ok(status_cmd('U', pid), "U child");
+	daemon = start_ready_daemon();
+	wait_listed(pid, 5000);
+	snprintf(line, sizeof(line), "profiling PID %d with its %s", (int)pid, what);
+	expect(file_contains(STDERR_FILE, line), "pfprofd did not log '%s'", line);
+	return daemon;
+}

@@ -45,6 +45,15 @@ void stop_daemon(pid_t pid);
 /* Runs pfprofctl with the test config; stdout to out (may be NULL). */
 int daemon_ctl(const char *out, const char *a1, const char *a2, const char *a3);
 
+/* pfprofctl add OPTION PID, after which the targets file has the line "WORD PID". */
+void add_keeping_line(const char *option, const char *pid_arg, const char *word);
+/*
+ * pfprofctl add OPTION PID keeps "WORD PID" and registers it; unregistered
+ * in the module only, pfprofd, started now, registers it again from the
+ * file and logs "profiling PID N with its WHAT". Returns pfprofd's PID.
+ */
+pid_t expect_kept_by_daemon(const char *option, pid_t pid, const char *word, const char *what);
+
 /* A worker started and added with pfprofctl add; its PID. */
 pid_t add_worker(struct worker *w);
 

@@ -233,6 +233,8 @@ void make_cgroup(const char *dir);
 unsigned long long cgroup_id(const char *dir);
 /* pid into the cgroup v2 directory dir. */
 void move_to_cgroup(const char *dir, pid_t pid);
+/* Writes text to the file at path in one write(); fails the test if it cannot. */
+void write_file(const char *path, const char *text);
 /* Whether a line of the file at path contains needle. */
 bool file_contains(const char *path, const char *needle);
 /* The lines of path (a last one without its newline counts); -1 if it cannot be read. */

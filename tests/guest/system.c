@@ -184,6 +184,16 @@ void pty_expect_quit(int master, pid_t pid, char *screen, size_t len, const char
 	close(master);
 }
 
+void write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t len = (ssize_t)strlen(text);
+
+	expect(fd >= 0 && write(fd, text, len) == len, "writing %s to %s: %s", text, path,
+	       strerror(errno));
+	close(fd);
+}
+
 void mount_cgroup2(const char *root)
 {
 	mkdir(root, 0755);

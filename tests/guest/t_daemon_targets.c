@@ -98,18 +98,6 @@ void test_daemon_user_comm(void)
 #define FAULTS_LOG LOG_DIR "/" LOGFORMAT_FAULTS_FILE
 
 /* What the faults log says of one process, and of its mapping at region_start. */
-/* pfprofctl add OPTION PID, after which the targets file has the line "WORD PID". */
-static void add_keeping_line(const char *option, const char *pid_arg, const char *word)
-{
-	char line[64];
-
-	expect(daemon_ctl(NULL, "add", option, pid_arg) == 0, "pfprofctl add %s %s failed", option,
-	       pid_arg);
-	snprintf(line, sizeof(line), "%s %s\n", word, pid_arg);
-	expect(file_contains(PID_FILE, line), "no line '%.*s' in %s", (int)strlen(line) - 1, line,
-	       PID_FILE);
-}
-
 /* The faults of one process in a mapping other than the region. */
 struct faults_elsewhere {
 	unsigned long long start, minor, major;
@@ -212,28 +200,6 @@ static void read_procs_log(pid_t pid, unsigned long long *minor, unsigned long l
 	}
 	if (f)
 		fclose(f);
-}
-
-/*
- * pfprofctl add OPTION PID keeps "WORD PID" and registers it; unregistered
- * in the module only, pfprofd, started now, registers it again from the
- * file and logs "profiling PID N with its WHAT". Returns pfprofd's PID.
- */
-static pid_t expect_kept_by_daemon(const char *option, pid_t pid, const char *word,
-				   const char *what)
-{
-	char pid_arg[16], line[96];
-	pid_t daemon;
-
-	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)pid);
-	add_keeping_line(option, pid_arg, word);
-	expect(status_lists(pid), "add %s did not register PID %d", option, (int)pid);
-	expect_ok(status_cmd('U', pid), "U child");
-	daemon = start_ready_daemon();
-	wait_listed(pid, 5000);
-	snprintf(line, sizeof(line), "profiling PID %d with its %s", (int)pid, what);
-	expect(file_contains(STDERR_FILE, line), "pfprofd did not log '%s'", line);
-	return daemon;
 }
 
 /* Waits until the logs have the region's faults and both logs agree; fails after 20 s. */
@@ -561,38 +527,6 @@ void test_daemon_user_budget(void)
 	expect(minor >= (unsigned long long)BUDGET_SECONDS * 2 * 500 && (double)minor == counted,
 	       "root's worker: %llu minor faults logged, %.0f counted", minor, counted);
 	kill_and_reap(pid);
-	close(go);
-	close(back);
-}
-
-/*
- * pfprofctl add --pages PID: the targets file keeps "pages PID", and pfprofd
- * registers it so after a restart ("profiling PID N with its swapped
- * pages"); where the kernel has no memory cgroups (the debug kernel), add
- * refuses it with the hint that says why.
- */
-void test_daemon_pages_kept(void)
-{
-	char pid_arg[16];
-	pid_t child, daemon;
-	int go, back;
-
-	daemon_setup("");
-	child = spawn_piped(region_child, &go, &back);
-	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)child);
-	mount_cgroup2(CGROUP_ROOT);
-	if (!file_contains(CGROUP_ROOT "/cgroup.controllers", "memory")) {
-		expect(daemon_ctl(DAEMON_DIR "/add.out", "add", "--pages", pid_arg) != 0,
-		       "pfprofctl add --pages %s worked without memory cgroups", pid_arg);
-		expect(file_contains(DAEMON_DIR "/ctl.stderr", "needs a kernel with memory cgroups"),
-		       "no hint about memory cgroups");
-		printf("  daemon_pages_kept: not run: no memory cgroups (refused, with the hint)\n");
-		goto end;
-	}
-	daemon = expect_kept_by_daemon("--pages", child, "pages", "swapped pages");
-	stop_daemon(daemon);
-end:
-	kill_and_reap(child);
 	close(go);
 	close(back);
 }

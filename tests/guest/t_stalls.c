@@ -63,16 +63,6 @@ struct toucher {
 /* spawn_piped() has no argument for its child: the workload it runs. */
 static const struct workload *running;
 
-static void write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t len = (ssize_t)strlen(text);
-
-	expect(fd >= 0 && write(fd, text, len) == len, "writing %s to %s: %s", text, path,
-	       strerror(errno));
-	close(fd);
-}
-
 static void read_line(const char *path, char *line, size_t size)
 {
 	FILE *f = fopen(path, "re");

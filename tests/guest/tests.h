@@ -98,6 +98,7 @@ void test_faults_swap_in(void);
 /* t_pages.c */
 void test_pages_swap(void);
 void test_pages_swap_target(void);
+void test_pages_memory_needed(void);
 
 /* t_faults_placed.c */
 void test_faults_tree_joiner(void);
@@ -143,7 +144,7 @@ void test_daemon_bad_config(void);
 /* t_daemon_targets.c */
 void test_daemon_tree_kept(void);
 void test_daemon_user_comm(void);
-void test_daemon_pages_kept(void);
+void test_daemon_pages_log(void);
 void test_daemon_faults_tree(void);
 void test_daemon_faults_log(void);
 void test_daemon_user_budget(void);

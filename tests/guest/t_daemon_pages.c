@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pfprofd and the pages: "pages PID" kept across a restart, the pages log
+ * against the kernel's swap counters, and pfprofctl memory reading it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemonrun.h"
+#include "harness.h"
+#include "jsonout.h"
+#include "logformat.h"
+#include "tests.h"
+
+#define PAGES_LOG LOG_DIR "/" LOGFORMAT_PAGES_FILE
+
+/* What the pages log says of one process, read by its documented columns. */
+struct pages_logged {
+	unsigned long long out, in, read, lines, with_address;
+};
+
+static struct pages_logged read_pages_log(pid_t pid)
+{
+	struct pages_logged seen = { 0 };
+	char line[512], event[16], address[32], stall[32];
+	unsigned long long seq, offset;
+	unsigned int target, device, pages;
+	double wall;
+	int p;
+	FILE *f = fopen(PAGES_LOG, "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llu\t%lf\t%d\t%*[^\t]\t%u\t%15[^\t]\t%u\t%llu\t%31[^\t]\t%u\t%31s",
+			   &seq, &wall, &p, &target, event, &device, &offset, address, &pages,
+			   stall) != 10 || p != pid)
+			continue;
+		seen.lines++;
+		seen.with_address += strcmp(address, "-") != 0;
+		if (!strcmp(event, "out"))
+			seen.out += pages;
+		else if (!strcmp(event, "read"))
+			seen.read += pages;
+		else if (!strcmp(event, "in"))
+			seen.in += pages;
+	}
+	if (f)
+		fclose(f);
+	return seen;
+}
+
+/* Waits until the log has at least what the kernel counted; fails after 20 s. */
+static struct pages_logged wait_pages_logged(pid_t pid, uint64_t written, uint64_t read_back)
+{
+	uint64_t deadline = now_ns() + scaled_ms(20000) * 1000000ULL;
+	struct pages_logged seen;
+
+	for (;;) {
+		seen = read_pages_log(pid);
+		if (seen.out >= written && seen.read >= read_back)
+			return seen;
+		expect(now_ns() < deadline, "after 20 s the pages log has %llu pages out and %llu "
+		       "read back of PID %d, the kernel wrote out %" PRIu64 " and read back %"
+		       PRIu64, seen.out, seen.read, (int)pid, written, read_back);
+		sleep_ms(100);
+	}
+}
+
+/*
+ * pfprofctl add --pages PID: the targets file keeps "pages PID", and pfprofd
+ * registers it so after a restart ("profiling PID N with its swapped
+ * pages"); where the kernel has no memory cgroups (the debug kernel), add
+ * refuses it with the hint that says why. The process's region paged out
+ * and touched again: the pages log has its pages out and read back as the
+ * kernel counted them (within 1 %; the guest swaps nothing else), each at
+ * its address, and pfprofctl memory says the same of it.
+ */
+void test_daemon_pages_log(void)
+{
+	uint64_t out_before, in_before, written, read_back;
+	struct pages_logged seen;
+	struct json_object *o, *owner;
+	char pid_arg[16], why[160];
+	pid_t child, daemon = 0;
+	uintptr_t addr, err;
+	int go, back;
+
+	daemon_setup("");
+	child = spawn_piped(swapping_child, &go, &back);
+	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)child);
+	mount_cgroup2(CGROUP_ROOT);
+	if (!file_contains(CGROUP_ROOT "/cgroup.controllers", "memory")) {
+		expect(daemon_ctl(DAEMON_DIR "/add.out", "add", "--pages", pid_arg) != 0,
+		       "pfprofctl add --pages %s worked without memory cgroups", pid_arg);
+		expect(file_contains(DAEMON_DIR "/ctl.stderr", "needs a kernel with memory cgroups"),
+		       "no hint about memory cgroups");
+		printf("  daemon_pages_log: not run: no memory cgroups (refused, with the hint)\n");
+		goto end;
+	}
+	daemon = expect_kept_by_daemon("--pages", child, "pages", "swapped pages");
+	if (!swap_device_ready(why, sizeof(why))) {
+		expect(!file_contains("load-modules", "zram"), "no swap although the payload has "
+		       "zram: %s", why);
+		printf("  daemon_pages_log: kept; the rest not run: %s\n", why);
+		goto end;
+	}
+	expect(write(go, "g", 1) == 1 && read(back, &addr, sizeof(addr)) == sizeof(addr),
+	       "the child did not touch its region");
+	out_before = swapped_out();
+	expect(write(go, "o", 1) == 1 && read(back, &err, sizeof(err)) == sizeof(err) && !err,
+	       "the child did not page its region out: %s", strerror((int)err));
+	written = swapped_out() - out_before;
+	in_before = swapped_in();
+	expect(write(go, "t", 1) == 1 && read(back, &addr, sizeof(addr)) == sizeof(addr),
+	       "the child did not touch its region again");
+	read_back = swapped_in() - in_before;
+	seen = wait_pages_logged(child, written * 99 / 100, read_back * 99 / 100);
+	printf("  daemon_pages_log: the kernel wrote out %" PRIu64 " and read back %" PRIu64
+	       " pages; the log: %llu out, %llu read back, %llu from the swap cache, %llu of %llu "
+	       "lines with an address\n", written, read_back, seen.out, seen.read, seen.in,
+	       seen.with_address, seen.lines);
+	expect(within_pct((double)seen.out, (double)written, 1) &&
+	       within_pct((double)seen.read, (double)read_back, 1),
+	       "the log's %llu out and %llu read back against the kernel's %" PRIu64 " and %"
+	       PRIu64, seen.out, seen.read, written, read_back);
+	expect(seen.with_address == seen.lines, "%llu of %llu lines without an address",
+	       seen.lines - seen.with_address, seen.lines);
+
+	expect(daemon_ctl(DAEMON_DIR "/memory.json", "memory", "--json", pid_arg) == 0,
+	       "pfprofctl memory --json %s failed", pid_arg);
+	o = json_read_line(DAEMON_DIR "/memory.json");
+	owner = json_object_array_get_idx(json_at(o, "owners"), 0);
+	expect(owner && json_number_at(owner, "pid") == child &&
+	       json_number_at(owner, "out_pages") == (double)seen.out &&
+	       json_number_at(owner, "read_pages") == (double)seen.read &&
+	       json_number_at(owner, "cached_pages") == (double)seen.in,
+	       "pfprofctl memory does not say what the log has: %s",
+	       json_object_to_json_string(o));
+	json_object_put(o);
+end:
+	if (daemon)
+		stop_daemon(daemon);
+	kill_and_reap(child);
+	close(go);
+	close(back);
+}

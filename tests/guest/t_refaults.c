@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * How much memory would have ended the paging (lib/refaults.h, from the
+ * module's swap records): a worker looping over a known working set in a
+ * cgroup whose memory.max is well below it. The estimate must be the
+ * working set, and the memory it names must end the paging.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "pfprof.h"
+#include "refaults.h"
+#include "tests.h"
+
+#define WORKING_SET_MIB 64
+#define LIMIT_MIB 32
+/* Loops over the working set measured at each limit, after those that settle it. */
+#define MEASURED_LOOPS 3
+#define SETTLING_LOOPS 2
+#define REFAULTS_CGROUP CGROUP_ROOT "/pfprof-refaults"
+
+/* The worker's loops so far, shared with the test (spawn_piped() takes no argument). */
+static uint64_t *loops_done;
+
+/*
+ * spawn_piped()'s fn: writes every page of its working set in order, again
+ * and again, counting its loops; 4 KiB pages, as reclaim would split a huge
+ * one to swap it.
+ */
+static void looping_worker(int go, int back)
+{
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	const size_t pages = ((size_t)WORKING_SET_MIB << 20) / page;
+	char *p;
+
+	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+		_exit(6);
+	p = map_region(pages);
+	child_says(back, (uintptr_t)p);
+	child_waits(go);
+	for (uint64_t n = 1;; n++) {
+		for (size_t i = 0; i < pages; i++)
+			((volatile uint64_t *)(p + i * page))[0] = n;
+		__atomic_store_n(loops_done, n, __ATOMIC_RELEASE);
+	}
+}
+
+struct refault_feed {
+	struct refault_replay replay;
+	pid_t worker;
+	uint64_t from;			/* the next sample to read */
+	int err;
+};
+
+static void feed_record(void *ctx, const struct mp3_proc_record *r)
+{
+	struct refault_feed *f = ctx;
+	struct log_page pg;
+
+	if (r->type != MP3_RECORD_SWAP || r->tgid != (uint32_t)f->worker)
+		return;
+	pg = logformat_page_of(r, 0, 0, "worker");
+	if (!f->err)
+		f->err = refaults_add(&f->replay, &pg);
+}
+
+/* Feeds the ring's swap records to the replay until the worker has done loops more loops. */
+static void feed_loops(const struct mp3ring *ring, struct refault_feed *f, uint64_t loops)
+{
+	uint64_t until = __atomic_load_n(loops_done, __ATOMIC_ACQUIRE) + loops;
+	uint64_t deadline = now_ns() + scaled_ms(120000) * 1000000ULL, head;
+
+	while (__atomic_load_n(loops_done, __ATOMIC_ACQUIRE) < until) {
+		head = mp3ring_head(ring);
+		expect(now_ns() < deadline, "the worker did %" PRIu64 " of %" PRIu64 " loops",
+		       __atomic_load_n(loops_done, __ATOMIC_ACQUIRE), until);
+		for_each_record_between(ring, f->from, head, feed_record, f);
+		f->from = head;
+		sleep_ms(50);
+	}
+	/* The loop's last events reach the ring at the next sample. */
+	head = wait_head(ring, mp3ring_head(ring) + 2, 2000);
+	for_each_record_between(ring, f->from, head, feed_record, f);
+	f->from = head;
+	expect_ok(f->err, "the replay of the swap records");
+}
+
+static void set_limit(uint64_t bytes)
+{
+	char max[24];
+
+	snprintf(max, sizeof(max), "%" PRIu64, bytes);
+	write_file(REFAULTS_CGROUP "/memory.max", max);
+}
+
+/* The kernel's swap counters over a window, and pfprof's for the same window. */
+struct swap_window {
+	uint64_t kernel_in, kernel_out;
+	uint64_t loops;
+};
+
+/*
+ * Feeds loops loops into the replay, counting only their events (its
+ * window is set to them: the counts of the replay's owners add up the
+ * windows), and the kernel's counters over the same time.
+ */
+static struct swap_window measure_loops(const struct mp3ring *ring, struct refault_feed *f,
+					uint64_t loops)
+{
+	struct swap_window w = { .loops = loops };
+	uint64_t in = swapped_in(), out = swapped_out();
+
+	f->replay.from_ns = now_ns();
+	f->replay.to_ns = UINT64_MAX;
+	feed_loops(ring, f, loops);
+	w.kernel_in = swapped_in() - in;
+	w.kernel_out = swapped_out() - out;
+	f->replay.to_ns = now_ns();
+	return w;
+}
+
+/*
+ * A worker writing 64 MiB in a loop under memory.max = 32 MiB: its pages
+ * written out and read back agree with the kernel's counters within 1 %
+ * (the guest pages nothing else); pfprof's estimate of the memory it needs
+ * (the limit plus the extra that keeps 90 % of its pages read back in) is
+ * within 10 % of 64 MiB; with memory.max raised by that extra, it reads at
+ * least 90 % fewer pages back per loop.
+ */
+void test_pages_memory_needed(void)
+{
+	const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), limit = (uint64_t)LIMIT_MIB << 20;
+	const uint64_t pages = ((uint64_t)WORKING_SET_MIB << 20) / page;
+	struct refault_feed f = { 0 };
+	struct swap_window paging, raised;
+	double estimate;
+	uint64_t extra[3];
+	struct refault_owner *o;
+	struct mp3ring ring;
+	char why[160], cmd[32];
+	int go, back, fd;
+	uintptr_t addr;
+
+	mount_cgroup2(CGROUP_ROOT);
+	if (!file_contains(CGROUP_ROOT "/cgroup.controllers", "memory")) {
+		printf("  pages_memory_needed: not run: no memory cgroups\n");
+		return;
+	}
+	if (!swap_device_ready(why, sizeof(why))) {
+		expect(!file_contains("load-modules", "zram"), "no swap although the payload has "
+		       "zram: %s", why);
+		printf("  pages_memory_needed: not run: %s\n", why);
+		return;
+	}
+	loops_done = mmap(NULL, sizeof(*loops_done), PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	expect(loops_done != MAP_FAILED, "mmap: %s", strerror(errno));
+	make_cgroup(REFAULTS_CGROUP);
+	write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
+	set_limit(limit);
+	map_ring(&ring, &fd);
+	f.worker = spawn_piped(looping_worker, &go, &back);
+	move_to_cgroup(REFAULTS_CGROUP, f.worker);
+	snprintf(cmd, sizeof(cmd), "R %d pages", (int)f.worker);
+	expect_ok(status_write(cmd), cmd);
+	f.from = mp3ring_head(&ring);
+	/* Nothing counts until measure_loops() opens the window: the loops settle first. */
+	refaults_init(&f.replay, UINT64_MAX, UINT64_MAX);
+	expect(read(back, &addr, sizeof(addr)) == sizeof(addr) && write(go, "g", 1) == 1,
+	       "the worker did not start");
+
+	feed_loops(&ring, &f, SETTLING_LOOPS);
+	paging = measure_loops(&ring, &f, MEASURED_LOOPS);
+	expect(f.replay.nr_owners == 1, "%zu owners in the worker's records", f.replay.nr_owners);
+	o = &f.replay.owners[0];
+	extra[0] = refaults_extra(o, 0.5);
+	extra[1] = refaults_extra(o, 0.9);
+	extra[2] = refaults_extra(o, 0.99);
+	estimate = (double)(limit + extra[1] * page);
+	printf("  pages_memory_needed: at memory.max %d MiB, over %d loops of %d MiB: the kernel "
+	       "wrote out %" PRIu64 " and read back %" PRIu64 " pages; pfprof: %" PRIu64 " out, %"
+	       PRIu64 " read back (%" PRIu64 " unmatched), %" PRIu64 " from the swap cache; median "
+	       "%.1f ms away; extra for 50/90/99 %%: %.1f/%.1f/%.1f MiB; estimate %.1f MiB\n",
+	       LIMIT_MIB, MEASURED_LOOPS, WORKING_SET_MIB, paging.kernel_out, paging.kernel_in,
+	       o->out_pages, o->read_pages, o->unmatched, o->in_pages,
+	       (double)refaults_median_away(o) / 1e6, (double)(extra[0] * page) / (1 << 20),
+	       (double)(extra[1] * page) / (1 << 20), (double)(extra[2] * page) / (1 << 20),
+	       estimate / (1 << 20));
+	expect(paging.kernel_in > MEASURED_LOOPS * pages / 4, "the worker read back only %"
+	       PRIu64 " pages in %d loops: it did not page", paging.kernel_in, MEASURED_LOOPS);
+	expect(within_pct((double)o->read_pages, (double)paging.kernel_in, 1) &&
+	       within_pct((double)o->out_pages, (double)paging.kernel_out, 1),
+	       "pfprof's %" PRIu64 " pages read back and %" PRIu64 " written out against the "
+	       "kernel's %" PRIu64 " and %" PRIu64, o->read_pages, o->out_pages, paging.kernel_in,
+	       paging.kernel_out);
+	expect(o->unmatched <= o->read_pages / 100, "%" PRIu64 " of %" PRIu64 " pages read "
+	       "back had no swap-out seen", o->unmatched, o->read_pages);
+	expect(within_pct(estimate, (double)((uint64_t)WORKING_SET_MIB << 20), 10),
+	       "estimate %.1f MiB for a working set of %d MiB", estimate / (1 << 20),
+	       WORKING_SET_MIB);
+
+	set_limit(limit + extra[1] * page);
+	feed_loops(&ring, &f, SETTLING_LOOPS);
+	raised = measure_loops(&ring, &f, MEASURED_LOOPS);
+	printf("  pages_memory_needed: at memory.max %.1f MiB, over %d loops: the kernel read back "
+	       "%" PRIu64 " pages\n", (double)(limit + extra[1] * page) / (1 << 20),
+	       MEASURED_LOOPS, raised.kernel_in);
+	expect(raised.kernel_in * 10 <= paging.kernel_in, "memory.max raised by the estimate: %"
+	       PRIu64 " pages read back in %d loops, %" PRIu64 " before", raised.kernel_in,
+	       MEASURED_LOOPS, paging.kernel_in);
+
+	kill_and_reap(f.worker);
+	refaults_free(&f.replay);
+	close(go);
+	close(back);
+	close(fd);
+	munmap(loops_done, sizeof(*loops_done));
+	expect(!rmdir(REFAULTS_CGROUP), "rmdir %s: %s", REFAULTS_CGROUP, strerror(errno));
+}
