@@ -379,6 +379,13 @@ void test_tree_x_beside_forks(void)
 /* Another user, who walks beside the storm. */
 #define WALK_OTHER_ID 4242
 #define WALK_CALIBRATIONS 3
+/*
+ * A host that stalls the guest once (other guests beside it: a read of 933
+ * ms, once in a ten-run table) stalls one round, not WALK_TRIES: the round
+ * is run again before a verdict. A walk that held the lock throughout made
+ * every round wait for a hundred walks and more.
+ */
+#define WALK_TRIES 3
 
 struct walk_looper {
 	pthread_t thread;
@@ -559,6 +566,64 @@ static uint64_t longest_gap_ns(const struct mp3ring *ring, uint64_t from, uint64
 	return longest;
 }
 
+/* One round of the walks beside root: what root and the others waited. */
+struct walk_figures {
+	uint64_t walk;			/* root's own walk beside the same threads */
+	uint64_t walks;			/* uid 65534's walks that succeeded */
+	uint64_t other_walk;		/* the other user's longest, 0 if one failed */
+	uint64_t longest_read;		/* root's longest read of the listing */
+	uint64_t gap;			/* the longest between two samples */
+	uint64_t allowed;		/* what each may take */
+};
+
+/* Whether the round's waits are within what it allows. */
+static bool walks_within(const struct walk_figures *f, uint64_t period)
+{
+	return f->longest_read <= f->allowed && f->other_walk <= f->allowed &&
+	       f->gap <= f->allowed + period;
+}
+
+/* The storm and the other user for WALK_SECONDS beside root's reads of the listing. */
+static struct walk_figures one_walk_round(const struct mp3ring *ring, pid_t tree_root)
+{
+	struct walk_figures f = { 0 };
+	int go, back, other_go, other_back;
+	uint64_t from, emulation;
+	pid_t storm, other;
+
+	storm = spawn_piped(walk_storm_child, &go, &back);
+	expect(read(back, &f.walks, sizeof(f.walks)) == sizeof(f.walks),
+	       "the user's threads did not start");
+	other = spawn_piped(walk_other_user_child, &other_go, &other_back);
+	expect(read(other_back, &f.other_walk, sizeof(f.other_walk)) == sizeof(f.other_walk),
+	       "uid %d did not start", WALK_OTHER_ID);
+	f.walk = one_walk_ns(tree_root);
+	from = wait_head(ring, mp3ring_head(ring) + 1, ticks_ms(ring, 2));
+	expect(write(go, "g", 1) == 1 && write(other_go, "g", 1) == 1,
+	       "telling the users to go: %s", strerror(errno));
+	for (uint64_t end = now_ns() + WALK_SECONDS * 1000000000ULL; now_ns() < end;) {
+		uint64_t took = status_read_ns();
+
+		f.longest_read = took > f.longest_read ? took : f.longest_read;
+		sleep_ms(20);
+	}
+	expect(read(back, &f.walks, sizeof(f.walks)) == sizeof(f.walks),
+	       "the user's threads did not end");
+	expect(read(other_back, &f.other_walk, sizeof(f.other_walk)) == sizeof(f.other_walk),
+	       "uid %d did not end", WALK_OTHER_ID);
+	f.gap = longest_gap_ns(ring, from, mp3ring_head(ring));
+	/* Two periods, times what the emulated vCPUs' stalls may add (timeout_scale()). */
+	emulation = scaled_ms(2 * ring->hdr->period_ns / 1000000) * 1000000ULL;
+	f.allowed = 2 * f.walk + emulation;
+	kill_and_reap(storm);
+	kill_and_reap(other);
+	close(go);
+	close(back);
+	close(other_go);
+	close(other_back);
+	return f;
+}
+
 /*
  * uid 65534 loops "T"/"X" and "N"/"X" on 200 threads beside 2000 idle ones
  * while root reads the listing, a sleeper of root's is sampled and another
@@ -571,57 +636,38 @@ static uint64_t longest_gap_ns(const struct mp3ring *ring, uint64_t from, uint64
  */
 void test_walks_beside_root(void)
 {
-	uint64_t walk, period, longest_read = 0, gap, from, to, walks, other_walk, emulation, allowed;
-	pid_t sleeper = spawn_sleeper(), tree_root = spawn_sleeper(), storm, other;
+	pid_t sleeper = spawn_sleeper(), tree_root = spawn_sleeper();
+	struct walk_figures f;
 	struct mp3ring ring;
-	int fd, go, back, other_go, other_back;
+	uint64_t period;
+	int fd;
 
 	expect_ok(status_cmd('R', sleeper), "R sleeper");
 	map_ring(&ring, &fd);
 	period = ring.hdr->period_ns;
 	for (int i = 1; i < WALK_LOOPERS; i += 2)
 		walk_trees[i] = spawn_nobody_sleeper();
-	storm = spawn_piped(walk_storm_child, &go, &back);
-	expect(read(back, &walks, sizeof(walks)) == sizeof(walks), "the user's threads did not start");
-	other = spawn_piped(walk_other_user_child, &other_go, &other_back);
-	expect(read(other_back, &other_walk, sizeof(other_walk)) == sizeof(other_walk),
-	       "uid %d did not start", WALK_OTHER_ID);
-	walk = one_walk_ns(tree_root);
-	from = wait_head(&ring, mp3ring_head(&ring) + 1, ticks_ms(&ring, 2));
-	expect(write(go, "g", 1) == 1 && write(other_go, "g", 1) == 1,
-	       "telling the users to go: %s", strerror(errno));
-	for (uint64_t end = now_ns() + WALK_SECONDS * 1000000000ULL; now_ns() < end;) {
-		uint64_t took = status_read_ns();
-
-		longest_read = took > longest_read ? took : longest_read;
-		sleep_ms(20);
+	for (int try = 1;; try++) {
+		f = one_walk_round(&ring, tree_root);
+		printf("  walks_beside_root: try %d: a walk %.1f ms; uid %d walked %" PRIu64
+		       " times in %d s; root's longest read %.1f ms, longest gap between samples"
+		       " %.1f ms (period %.0f ms); uid %d's longest walk %.1f ms\n", try,
+		       f.walk / 1e6, NOBODY_ID, f.walks, WALK_SECONDS, f.longest_read / 1e6,
+		       f.gap / 1e6, period / 1e6, WALK_OTHER_ID, f.other_walk / 1e6);
+		if (walks_within(&f, period) || try == WALK_TRIES)
+			break;
 	}
-	expect(read(back, &walks, sizeof(walks)) == sizeof(walks), "the user's threads did not end");
-	expect(read(other_back, &other_walk, sizeof(other_walk)) == sizeof(other_walk),
-	       "uid %d did not end", WALK_OTHER_ID);
-	to = mp3ring_head(&ring);
-	gap = longest_gap_ns(&ring, from, to);
-	/* Two periods, times what the emulated vCPUs' stalls may add (timeout_scale()). */
-	emulation = scaled_ms(2 * period / 1000000) * 1000000ULL;
-	allowed = 2 * walk + emulation;
-	printf("  walks_beside_root: a walk %.1f ms; uid %d walked %" PRIu64 " times in %d s;"
-	       " root's longest read %.1f ms, longest gap between samples %.1f ms (period %.0f ms);"
-	       " uid %d's longest walk %.1f ms\n",
-	       walk / 1e6, NOBODY_ID, walks, WALK_SECONDS, longest_read / 1e6, gap / 1e6,
-	       period / 1e6, WALK_OTHER_ID, other_walk / 1e6);
-	expect(walks > 0, "uid %d's walks all failed", NOBODY_ID);
-	expect(other_walk > 0, "a walk of uid %d failed", WALK_OTHER_ID);
-	expect(longest_read <= allowed,
+	expect(f.walks > 0, "uid %d's walks all failed", NOBODY_ID);
+	expect(f.other_walk > 0, "a walk of uid %d failed", WALK_OTHER_ID);
+	expect(f.longest_read <= f.allowed,
 	       "root's read waited %.1f ms, over two walks (%.1f ms each) and %.0f ms",
-	       longest_read / 1e6, walk / 1e6, emulation / 1e6);
-	expect(other_walk <= allowed,
+	       f.longest_read / 1e6, f.walk / 1e6, (f.allowed - 2 * f.walk) / 1e6);
+	expect(f.other_walk <= f.allowed,
 	       "uid %d's walk took %.1f ms, over two walks (%.1f ms each) and %.0f ms",
-	       WALK_OTHER_ID, other_walk / 1e6, walk / 1e6, emulation / 1e6);
-	expect(gap <= allowed + period,
+	       WALK_OTHER_ID, f.other_walk / 1e6, f.walk / 1e6, (f.allowed - 2 * f.walk) / 1e6);
+	expect(f.gap <= f.allowed + period,
 	       "%.1f ms between two samples, over two walks (%.1f ms each), a period and %.0f ms",
-	       gap / 1e6, walk / 1e6, emulation / 1e6);
-	kill_and_reap(storm);
-	kill_and_reap(other);
+	       f.gap / 1e6, f.walk / 1e6, (f.allowed - 2 * f.walk) / 1e6);
 	for (int i = 1; i < WALK_LOOPERS; i += 2)
 		kill_and_reap(walk_trees[i]);
 	kill_and_reap(tree_root);
