@@ -65,7 +65,7 @@ static int slots_grow(struct refault_replay *r)
 }
 
 /* Takes key out, moving back the entries after it that probed past it. */
-static void slot_remove(struct refault_replay *r, struct refault_slot *s)
+static void slot_remove(struct refault_replay *r, const struct refault_slot *s)
 {
 	size_t hole = (size_t)(s - r->slots), mask = r->slots_cap - 1;
 

@@ -77,8 +77,11 @@ if sorted(o) != [4242, 4343] or o[4343]["read_pages"] != 5000 or \
 	print(o)' "$dir/out" $((w - m)))"
 
 memory --last 60
-result window "$(grep -q 'pid 4343' "$dir/out" && ! grep -q 'pid 4242' "$dir/out" ||
-	cat "$dir/out" "$dir/err")"
+if grep -q 'pid 4343' "$dir/out" && ! grep -q 'pid 4242' "$dir/out"; then
+	result window ""
+else
+	result window "$(cat "$dir/out" "$dir/err")"
+fi
 
 memory 77
 status=$?
