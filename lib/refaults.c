@@ -223,6 +223,27 @@ static const struct refault *quantile(struct refault_owner *o, double share,
 	return &o->refaults[o->nr_refaults - 1];
 }
 
+void refaults_curve(struct refault_owner *o, size_t points, uint64_t *distance)
+{
+	uint64_t total = 0, seen = 0;
+	size_t at = 0;
+
+	memset(distance, 0, points * sizeof(*distance));
+	if (!o->nr_refaults)
+		return;
+	qsort(o->refaults, o->nr_refaults, sizeof(*o->refaults), by_distance);
+	for (size_t i = 0; i < o->nr_refaults; i++)
+		total += o->refaults[i].pages;
+	for (size_t p = 0; p < points; p++) {
+		double share = (double)(p + 1) / (double)points;
+
+		while (at + 1 < o->nr_refaults &&
+		       (double)(seen + o->refaults[at].pages) < share * (double)total)
+			seen += o->refaults[at++].pages;
+		distance[p] = o->refaults[at].distance;
+	}
+}
+
 uint64_t refaults_extra(struct refault_owner *o, double share)
 {
 	const struct refault *at = quantile(o, share, by_distance);

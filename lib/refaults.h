@@ -71,6 +71,13 @@ int refaults_add(struct refault_replay *r, const struct log_page *pg);
  */
 uint64_t refaults_extra(struct refault_owner *o, double share);
 
+/*
+ * The owner's miss curve: into distance[i], the pages beyond what it had
+ * that would have kept (i + 1) / points of its window's matched pages read
+ * back in, for i below points (sorts o->refaults once). 0 without refaults.
+ */
+void refaults_curve(struct refault_owner *o, size_t points, uint64_t *distance);
+
 /* The median time away of the owner's window's matched pages read back, ns (sorts). */
 uint64_t refaults_median_away(struct refault_owner *o);
 

@@ -22,13 +22,6 @@
 /* The address axis's rows: finer than a PNG of 800 pixels would show. */
 #define DRAW_ROWS 400
 
-/* name as a single-quoted gnuplot string's inside: quotes doubled. */
-static void gnuplot_quote(FILE *f, const char *name)
-{
-	for (; *name; name++)
-		fputs(*name == '\'' ? "''" : (char[]){ *name, '\0' }, f);
-}
-
 /*
  * The bands' names and sizes as y tics at their middles, those with room
  * for a name (all, unless there are so many that some got less than their

@@ -17,9 +17,11 @@
 #include "ctl.h"
 #include "ctljson.h"
 #include "data.h"
+#include "draw.h"
+#include "plot/gnuplot.h"
 #include "targets.h"
 
-enum { OPT_LAST, OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM, OPT_USER, OPT_JSON };
+enum { OPT_LAST, OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM, OPT_USER, OPT_JSON, OPT_OUTPUT };
 
 /* The shares of the pages read back that the columns say the memory for. */
 static const double shares[] = { 0.5, 0.9, 0.99 };
@@ -36,6 +38,7 @@ struct memory_query {
 	pid_t pid;
 	char what[LABEL_MAX];		/* as asked: "unit nginx.service", for messages */
 	double last_s;			/* the window; 0: the whole log */
+	const char *output;		/* the picture to draw, or NULL */
 };
 
 /* What one owner had and would have needed. */
@@ -145,11 +148,11 @@ static void format_time(char *buf, size_t size, uint64_t ns)
 		snprintf(buf, size, "?");
 }
 
-static void print_table(const struct memory_log *m, const struct owner_view *views, size_t n,
-			const struct memory_query *q)
+/* "the last 600 s, 2026-12-05 16:40:01 to 16:50:01 UTC" */
+static void format_window(char *buf, size_t size, const struct memory_log *m,
+			  const struct memory_query *q)
 {
 	char from[32], to[32], window[48];
-	uint64_t unmatched = 0;
 
 	format_time(from, sizeof(from), m->first_ns);
 	format_time(to, sizeof(to), m->last_ns);
@@ -157,9 +160,19 @@ static void print_table(const struct memory_log *m, const struct owner_view *vie
 		snprintf(window, sizeof(window), "the last %g s", q->last_s);
 	else
 		snprintf(window, sizeof(window), "the whole log");
-	printf("Swap traffic in %s, %s to %s UTC; +50%% +90%% +99%%: the memory beyond what it "
+	snprintf(buf, size, "%s, %s to %s UTC", window, from, to);
+}
+
+static void print_table(const struct memory_log *m, const struct owner_view *views, size_t n,
+			const struct memory_query *q)
+{
+	uint64_t unmatched = 0;
+	char window[128];
+
+	format_window(window, sizeof(window), m, q);
+	printf("Swap traffic in %s; +50%% +90%% +99%%: the memory beyond what it "
 	       "had that would have kept that share of its pages read back in; NEEDS: LIMIT "
-	       "(memory.max) +90%%\n", window, from, to);
+	       "(memory.max) +90%%\n", window);
 	printf("%9s %9s %9s %10s %9s %9s %9s %9s %9s %9s  %s\n", "OUT", "CACHED", "READ",
 	       "STALL-MS", "AWAY", "+50%", "+90%", "+99%", "LIMIT", "NEEDS", "OWNER");
 	for (size_t i = 0; i < n; i++) {
@@ -247,6 +260,28 @@ static size_t collect(struct memory_log *m, const struct memory_query *q,
 	return n;
 }
 
+/* The owners' curves into q->output: an exit status. */
+static int draw(const struct memory_log *m, const struct owner_view *views, size_t n,
+		const struct memory_query *q)
+{
+	struct memory_curve *curves = calloc(n, sizeof(*curves));
+	char window[128];
+	int drawn;
+
+	if (!curves) {
+		ctl_error(-ENOMEM, "drawing %s", q->output);
+		return PFPROF_EXIT_FAILED;
+	}
+	for (size_t i = 0; i < n; i++)
+		curves[i] = (struct memory_curve){ .label = views[i].label, .owner = views[i].o };
+	format_window(window, sizeof(window), m, q);
+	drawn = memory_draw(q->output, window, curves, n);
+	free(curves);
+	if (drawn >= 0)
+		printf("%s: the curves of %d owner%s\n", q->output, drawn, drawn == 1 ? "" : "s");
+	return drawn < 0 ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
+}
+
 static int read_failed(const struct ctl *ctl, int err)
 {
 	if (err == -EPROTO)
@@ -292,6 +327,8 @@ static int show(const struct ctl *ctl, const struct memory_query *q, bool json)
 	n = collect(&m, q, &targets, views);
 	if (!n)
 		status = nothing_paged(ctl, q);
+	else if (q->output)
+		status = draw(&m, views, n, q);
 	else if (json)
 		status = print_json(&m, views, n, q) ? PFPROF_EXIT_OK : PFPROF_EXIT_FAILED;
 	else {
@@ -346,6 +383,15 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 					       call->option[OPT_LAST].typed,
 					       call->option[OPT_LAST].string);
 	}
+	if (call->option[OPT_OUTPUT].set) {
+		q.output = call->option[OPT_OUTPUT].string;
+		if (ctl_picture_of(q.output) == CTL_PICTURE_OTHER)
+			return ctl_usage_error(&ctl_memory_command, "%s wants a .png or .svg file, "
+					       "not '%s'", call->option[OPT_OUTPUT].typed, q.output);
+		if (call->option[OPT_JSON].set)
+			return ctl_usage_error(&ctl_memory_command, "--json goes without %s",
+					       call->option[OPT_OUTPUT].typed);
+	}
 	return show(ctl, &q, call->option[OPT_JSON].set);
 }
 
@@ -362,7 +408,10 @@ const struct ctl_command ctl_memory_command = {
 		   "99 % of the pages it read back in: their refault distance (the pages it\n"
 		   "sent to swap between a page's swap-out and its return) at that share.\n"
 		   "LIMIT is the memory.max of its cgroup now, NEEDS that plus the +90 %\n"
-		   "column: the limit that would have ended 90 % of its paging.\n",
+		   "column: the limit that would have ended 90 % of its paging. With\n"
+		   "--output, the curves instead: for each owner (the first 8), the\n"
+		   "memory beyond what it had against the share of its pages read back\n"
+		   "that would have stayed in.\n",
 	.options = {
 		[OPT_LAST] = { "last", 'l', CTL_STRING, "SECS",
 			       "only the swap-ins of the last SECS seconds (default: all)" },
@@ -377,6 +426,8 @@ const struct ctl_command ctl_memory_command = {
 		[OPT_USER] = { "user", 0, CTL_STRING, "USER",
 			       "with --comm: the name added with --user USER" },
 		[OPT_JSON] = { "json", 0, CTL_STRING, NULL, "the table as JSON" },
+		[OPT_OUTPUT] = { "output", 'o', CTL_STRING, "FILE",
+				 "draw each owner's curve into FILE, .png or .svg" },
 	},
 	.run = run,
 };

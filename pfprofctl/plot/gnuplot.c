@@ -33,6 +33,12 @@ int gnuplot_run(const char *expr, const char *script)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+void gnuplot_quote(FILE *f, const char *name)
+{
+	for (; *name; name++)
+		fputs(*name == '\'' ? "''" : (char[]){ *name, '\0' }, f);
+}
+
 void gnuplot_failed(int rc, const char *script)
 {
 	if (rc == 127)

@@ -6,6 +6,7 @@
 #ifndef PFPROF_GNUPLOT_H
 #define PFPROF_GNUPLOT_H
 
+#include <stdio.h>
 #include <sys/types.h>
 
 /*
@@ -13,6 +14,9 @@
  * its exit status (127: not installed), or -errno.
  */
 int gnuplot_run(const char *expr, const char *script);
+
+/* name as a single-quoted gnuplot string's inside: quotes doubled. */
+void gnuplot_quote(FILE *f, const char *name);
 
 /* Reports what a failed gnuplot_run() (rc != 0) of script means, with a hint. */
 void gnuplot_failed(int rc, const char *script);

@@ -97,6 +97,7 @@ run_row memory_kind_alone   2 "--unit names a target: give its name" memory --un
 run_row memory_two_kinds    2 "name different things"           memory --unit --comm x
 run_row memory_user_alone   2 "--user names one user's command name" memory --user root 42
 run_row memory_last_bad     2 "--last wants seconds, not '-1'"  memory --last -1
+run_row memory_json_picture 2 "--json goes without -o"          memory --json -o x.png
 run_row memory_no_log       1 "no swap traffic of any process or target in $dir/logs/" memory
 run_row memory_no_log_hint  1 "hint: pfprofctl add --pages"     memory 42
 run_row heatmap_no_log      1 "$dir/logs/heatmap-42.log: No such file or directory" heatmap 42

@@ -2,8 +2,8 @@
 # Host test of pfprofctl memory (pfprofctl/memory/): pages logs written as
 # pfprofd writes them, of a process looping over W pages in M pages of
 # memory under LRU (every page evicted W - M pages before it comes back),
-# read back as a table and as JSON; the window, another PID, a file that
-# is no pages log.
+# read back as a table, as JSON and as a picture; the window, another PID,
+# a file that is no pages log.
 # Prints "PASS name" / "FAIL name: reason" and "N passed, N failed".
 here=$(cd "$(dirname "$0")" && pwd)
 ctl=$here/../../pfprofctl/pfprofctl
@@ -82,6 +82,21 @@ if grep -q 'pid 4343' "$dir/out" && ! grep -q 'pid 4242' "$dir/out"; then
 else
 	result window "$(cat "$dir/out" "$dir/err")"
 fi
+
+memory -o "$dir/curves.png"
+status=$?
+result png_drawn "$( [ $status = 0 ] && is_png "$dir/curves.png" &&
+	grep -q "curves.png: the curves of 2 owners" "$dir/out" ||
+	echo "status $status: $(cat "$dir/out" "$dir/err")")"
+memory --output "$dir/curves.svg" 4343
+status=$?
+result svg_drawn "$( [ $status = 0 ] && grep -q '<svg' "$dir/curves.svg" &&
+	grep -q 'pid 4343 (loop)' "$dir/curves.svg" ||
+	echo "status $status: $(cat "$dir/out" "$dir/err")")"
+memory -o "$dir/curves.txt"
+status=$?
+result picture_format "$( [ $status = 2 ] && grep -q "wants a .png or .svg file, not" "$dir/err" &&
+	[ ! -e "$dir/curves.txt" ] || echo "status $status: $(cat "$dir/err")")"
 
 memory 77
 status=$?

@@ -215,5 +215,31 @@ static void test_slot_table(void)
 	refaults_free(&r);
 }
 
-UNIT_TESTS(UNIT_TEST(loop), UNIT_TEST(owners), UNIT_TEST(cache_unmatched_folio),
+/* The curve's points are the quantiles refaults_extra() gives, one sort for all. */
+static void test_curve(void)
+{
+	enum { POINTS = 200 };
+	struct refault_owner o = { 0 };
+	uint64_t curve[POINTS], seed = 7;
+
+	o.refaults = calloc(5000, sizeof(*o.refaults));
+	expect(o.refaults != NULL, "no memory");
+	for (size_t i = 0; i < 5000; i++) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		o.refaults[i] = (struct refault){ .distance = (seed >> 40) % 100000,
+						  .pages = 1 + (uint32_t)(seed >> 61) };
+	}
+	o.nr_refaults = o.refaults_cap = 5000;
+	refaults_curve(&o, POINTS, curve);
+	for (size_t p = 0; p < POINTS; p++) {
+		uint64_t want = refaults_extra(&o, (double)(p + 1) / POINTS);
+
+		expect(curve[p] == want, "point %zu: %llu, refaults_extra says %llu", p,
+		       (unsigned long long)curve[p], (unsigned long long)want);
+		expect(!p || curve[p] >= curve[p - 1], "the curve goes down at point %zu", p);
+	}
+	free(o.refaults);
+}
+
+UNIT_TESTS(UNIT_TEST(curve), UNIT_TEST(loop), UNIT_TEST(owners), UNIT_TEST(cache_unmatched_folio),
 	   UNIT_TEST(window), UNIT_TEST(slot_table));
