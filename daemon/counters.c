@@ -46,6 +46,21 @@ struct target_total *counters_target(struct counters *c, uint32_t number)
 	return t;
 }
 
+/* A swap record's pages and stall, into its target's totals. */
+static void add_swap(struct target_total *t, const struct mp3_proc_record *r)
+{
+	t->paged = true;
+	if (r->swap.event == MP3_SWAP_OUT) {
+		t->swap_out += r->swap_time.pages;
+		return;
+	}
+	if (r->swap.event & MP3_SWAP_READ)
+		t->swap_in_read += r->swap_time.pages;
+	else
+		t->swap_in_cached += r->swap_time.pages;
+	t->swap_stall_ns += r->swap_time.stall_ns;
+}
+
 /* Its target's share of a record; false without memory. */
 static bool add_to_target(struct counters *c, const struct mp3_proc_record *r)
 {
@@ -69,6 +84,8 @@ static bool add_to_target(struct counters *c, const struct mp3_proc_record *r)
 	} else if (r->type == MP3_RECORD_LATENCY) {
 		latency_add_record(t->latency, r);
 		t->timed = true;
+	} else if (r->type == MP3_RECORD_SWAP) {
+		add_swap(t, r);
 	}
 	return true;
 }

@@ -53,6 +53,9 @@ struct target_total {
 	/* How long its processes' faults took (ring version 8), those gone too. */
 	struct latency_hist latency[LATENCY_KINDS];
 	bool timed;			/* a latency record came: exported */
+	/* Its pages sent to swap and taken back (ring version 10), those gone too. */
+	uint64_t swap_out, swap_in_cached, swap_in_read, swap_stall_ns;
+	bool paged;			/* a swap record came: exported */
 	uint64_t processes;		/* registered, at the last counters_select_series() */
 	uint64_t records;		/* since the last counters_forget_targets() */
 };

@@ -52,6 +52,22 @@ static const struct prom_counter per_target[] = {
 	  TARGET(cpu_ns), true },
 };
 
+/* Of the targets added with pages only: a target without is not one that does not swap. */
+static const struct prom_counter per_paged_target[] = {
+	{ "pfprof_target_swap_out_pages_total",
+	  "Pages of a target's processes written to swap, of a target added with pages.",
+	  TARGET(swap_out), false },
+	{ "pfprof_target_swap_in_pages_total",
+	  "Pages of a target's processes read back from swap (the kernel's pswpin), of a target"
+	  " added with pages.", TARGET(swap_in_read), false },
+	{ "pfprof_target_swap_in_cached_pages_total",
+	  "Pages of a target's processes faulted back from the swap cache, nothing read, of a"
+	  " target added with pages.", TARGET(swap_in_cached), false },
+	{ "pfprof_target_swap_in_stall_seconds_total",
+	  "Time the swap-ins of a target's processes stalled the faulting threads, of a target"
+	  " added with pages.", TARGET(swap_stall_ns), true },
+};
+
 static const struct prom_counter target_processes = {
 	"pfprof_target_processes", "Registered processes of a target.", TARGET(processes), false
 };
@@ -125,12 +141,24 @@ static void put_processes_by_mapping(FILE *out, struct counters *counts,
 	}
 }
 
-/* A series per target; type: "counter" or "gauge". */
+/* Whether a target had a swap record: else the swap series are left out, headers too. */
+static bool any_paged(const struct counters *counts)
+{
+	for (size_t i = 0; i < counts->nr_targets; i++)
+		if (counts->targets[i].paged)
+			return true;
+	return false;
+}
+
+/* A series per target (those that paged only, if paged_only); type: "counter" or "gauge". */
 static void put_targets(FILE *out, const struct counters *counts,
-			const struct target_list *targets, const struct prom_counter *c, const char *type)
+			const struct target_list *targets, const struct prom_counter *c, const char *type,
+			bool paged_only)
 {
 	prom_put_header(out, c->name, type, c->help);
 	for (size_t i = 0; i < counts->nr_targets; i++) {
+		if (paged_only && !counts->targets[i].paged)
+			continue;
 		fprintf(out, "%s{", c->name);
 		prom_put_target_label(out, targets, counts->targets[i].number);
 		fputc('}', out);
@@ -203,8 +231,10 @@ int promfile_render(FILE *out, struct counters *counts, const struct target_list
 		put_processes(out, counts, targets, &per_process[i]);
 	put_processes_by_mapping(out, counts, targets);
 	for (size_t i = 0; i < ARRAY_SIZE(per_target); i++)
-		put_targets(out, counts, targets, &per_target[i], "counter");
-	put_targets(out, counts, targets, &target_processes, "gauge");
+		put_targets(out, counts, targets, &per_target[i], "counter", false);
+	for (size_t i = 0; any_paged(counts) && i < ARRAY_SIZE(per_paged_target); i++)
+		put_targets(out, counts, targets, &per_paged_target[i], "counter", true);
+	put_targets(out, counts, targets, &target_processes, "gauge", false);
 	promwaits_put_durations(out, counts, targets);
 	err = promwaits_put(out, counts, targets);
 	if (err)

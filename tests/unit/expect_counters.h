@@ -59,6 +59,19 @@ static inline void add_stalls(struct counters *c, pid_t tgid, const uint32_t us[
 }
 
 /* A latency record of tgid (of the target it has): faults of a kind and bucket, and their time. */
+/* A swap record of tgid's process (target, event, pages, the stall of a swap-in). */
+static inline void add_swap_record(struct counters *c, pid_t tgid, uint32_t target,
+				   uint32_t event, uint32_t pages, uint64_t stall_ns)
+{
+	struct mp3_proc_record r = { .type = MP3_RECORD_SWAP, .tgid = (uint32_t)tgid,
+				     .target = target };
+
+	r.swap.event = event;
+	r.swap_time.pages = pages;
+	r.swap_time.stall_ns = stall_ns;
+	expect(counters_add_record(c, &r), "counters_add_record failed");
+}
+
 static inline void add_latency(struct counters *c, pid_t tgid, enum latency_kind kind,
 			       uint16_t bucket, uint32_t faults, uint64_t time_ns)
 {

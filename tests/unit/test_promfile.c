@@ -85,6 +85,9 @@ static void fill(struct counters *m)
 	add_latency(m, 43, LATENCY_MINOR, 2, 2, 3000);
 	add_latency(m, 43, LATENCY_MAJOR, MP3_LATENCY_BUCKETS - 1, 1, 3000000001ULL);
 	counters_set_latency_missed(m, 0xab, 6);
+	add_swap_record(m, 43, UNIT_WEB, MP3_SWAP_OUT, 3, 0);
+	add_swap_record(m, 43, UNIT_WEB, MP3_SWAP_IN | MP3_SWAP_READ, 2, 1500000);
+	add_swap_record(m, 43, UNIT_WEB, MP3_SWAP_IN, 1, 2000);
 	fill_owner_losses(m);
 	expect(!counters_select_series(m, &registered, 100), "counters_select_series failed");
 }
@@ -144,6 +147,14 @@ static void test_render(void)
 	expect_line(text, "pfprof_target_cpu_seconds_total{target=\"unit:web\\\".service\"} "
 		    "1.000000002");
 	expect_line(text, "pfprof_target_minor_faults_total{target=\"tree:77\"} 1");
+	/* The unit paged; the tree was not added with pages: no series of it, not a zero. */
+	expect_line(text, "pfprof_target_swap_out_pages_total{target=\"unit:web\\\".service\"} 3");
+	expect_line(text, "pfprof_target_swap_in_pages_total{target=\"unit:web\\\".service\"} 2");
+	expect_line(text, "pfprof_target_swap_in_cached_pages_total{target=\"unit:web\\\".service\"} 1");
+	expect_line(text, "pfprof_target_swap_in_stall_seconds_total{target=\"unit:web\\\".service\"} "
+		    "0.001502000");
+	expect(!strstr(text, "pfprof_target_swap_out_pages_total{target=\"tree:77\"}"),
+	       "a swap series of a target that never paged:\n%s", text);
 	expect_line(text, "# TYPE pfprof_target_processes gauge");
 	expect_line(text, "pfprof_target_processes{target=\"unit:web\\\".service\"} 1");
 	expect_line(text, "pfprof_target_processes{target=\"tree:77\"} 1");
