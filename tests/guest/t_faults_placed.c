@@ -56,8 +56,10 @@ static void wait_for_counters(const struct maps_child *c, pid_t pid, const char 
  * A process that joins a target given "M" (registration: the command, a
  * format of the forking process's PID, which it may leave out) later: the
  * faults it took before its counters, if any, in an unresolved record, the
- * 16384 of its region afterwards all placed,
- * and together no more than its counts, and at most JOIN_LOST_MAX fewer.
+ * 16384 of its region afterwards all placed but those counted as dropped (a
+ * CPU's buffer full: the tick can lag on an overloaded host), and together
+ * no more than its counts, and at most JOIN_LOST_MAX fewer than them and
+ * those dropped.
  */
 static void expect_joiner_placed(const char *test, const char *registration, const char *maps,
 				 const char *unregistration)
@@ -66,7 +68,7 @@ static void expect_joiner_placed(const char *test, const char *registration, con
 	struct maps_child c;
 	uintptr_t joiner, addr;
 	char cmd[64];
-	uint64_t placed;
+	uint64_t placed, dropped;
 	pid_t forker;
 
 	forker = c.pid = spawn_piped(forking_child, &c.go, &c.back);
@@ -78,27 +80,29 @@ static void expect_joiner_placed(const char *test, const char *registration, con
 	maps_child_go(&c, "f");
 	maps_child_hear(&c, &joiner, sizeof(joiner));
 	wait_for_counters(&c, (pid_t)joiner, test);
+	dropped = c.ring.hdr->faults_dropped;
 	maps_child_go(&c, "g");
 	maps_child_hear(&c, &addr, sizeof(addr));
 	sums.region_start = mapping_start((pid_t)joiner, addr);
 	c.pid = (pid_t)joiner;
 	maps_child_records(&c, &sums);
+	dropped = c.ring.hdr->faults_dropped - dropped;
 	placed = sums.faults_minor + sums.faults_major;
 	printf("  %s: region %" PRIu64 " minor %" PRIu64 " major (kind %u); all mappings %"
 	       PRIu64 "/%" PRIu64 " in %u records, %u unresolved; counts %" PRIu64 "/%" PRIu64
-	       "\n", test, sums.region_minor, sums.region_major, sums.region_kind,
-	       sums.faults_minor, sums.faults_major, sums.fault_records, sums.unresolved,
-	       sums.counts_minor, sums.counts_major);
-	expect(sums.region_minor == REGION_PAGES && !sums.region_major &&
-	       sums.region_kind == MP3_MAPPING_ANON,
-	       "%s: the region: %" PRIu64 " minor, %" PRIu64 " major, kind %u; want %d, 0, %d",
-	       test, sums.region_minor, sums.region_major, sums.region_kind, REGION_PAGES,
-	       MP3_MAPPING_ANON);
+	       "; %" PRIu64 " dropped\n", test, sums.region_minor, sums.region_major,
+	       sums.region_kind, sums.faults_minor, sums.faults_major, sums.fault_records,
+	       sums.unresolved, sums.counts_minor, sums.counts_major, dropped);
+	expect(sums.region_minor <= REGION_PAGES && sums.region_minor + dropped >= REGION_PAGES &&
+	       !sums.region_major && sums.region_kind == MP3_MAPPING_ANON,
+	       "%s: the region: %" PRIu64 " minor, %" PRIu64 " major, kind %u, %" PRIu64
+	       " dropped; want %d (less those dropped), 0, %d", test, sums.region_minor,
+	       sums.region_major, sums.region_kind, dropped, REGION_PAGES, MP3_MAPPING_ANON);
 	expect(sums.faults_minor <= sums.counts_minor && sums.faults_major <= sums.counts_major &&
-	       placed + JOIN_LOST_MAX >= sums.counts_minor + sums.counts_major,
-	       "%s: faults records %" PRIu64 "/%" PRIu64 " against counts %" PRIu64 "/%" PRIu64
-	       " (at most %d fewer)", test, sums.faults_minor, sums.faults_major,
-	       sums.counts_minor, sums.counts_major, JOIN_LOST_MAX);
+	       placed + dropped + JOIN_LOST_MAX >= sums.counts_minor + sums.counts_major,
+	       "%s: faults records %" PRIu64 "/%" PRIu64 " and %" PRIu64 " dropped against counts %"
+	       PRIu64 "/%" PRIu64 " (at most %d fewer)", test, sums.faults_minor,
+	       sums.faults_major, dropped, sums.counts_minor, sums.counts_major, JOIN_LOST_MAX);
 	expect_ok(status_write(unregistration), unregistration);
 	kill((pid_t)joiner, SIGKILL);
 	c.pid = forker;
