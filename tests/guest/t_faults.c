@@ -480,11 +480,14 @@ static void perf_faults(uint64_t start, uint64_t bytes, uint64_t *in_region, uin
 /*
  * The same faults seen by perf record -e minor-faults,major-faults -d (what
  * an administrator would use instead): as many in the region, and in all,
- * within 1 %. The guest's perf is Debian 12's (6.1) on every kernel.
+ * within 1 %, with those the module counted as dropped (a CPU's buffer full:
+ * its tick late on an overloaded host; once 352 of 16384 in a ten-run table
+ * with four guests on two cores). The guest's perf is Debian 12's (6.1) on
+ * every kernel.
  */
 void test_faults_perf_agrees(void)
 {
-	uint64_t perf_region, perf_all;
+	uint64_t perf_region, perf_all, dropped, region;
 	struct fault_sums sums = {};
 	struct maps_child c;
 	uintptr_t addr;
@@ -493,10 +496,13 @@ void test_faults_perf_agrees(void)
 
 	maps_child_start(&c, region_child, NULL, 0);
 	perf = start_perf_record(c.pid, &control);
+	dropped = c.ring.hdr->faults_dropped;
 	maps_child_go(&c, "g");
 	maps_child_hear(&c, &addr, sizeof(addr));
 	sums.region_start = mapping_start(c.pid, addr);
 	maps_child_records(&c, &sums);
+	dropped = c.ring.hdr->faults_dropped - dropped;
+	region = sums.region_minor + sums.region_major;
 	/* perf record writes its data out, then dies of the SIGINT it caught. */
 	kill(perf, SIGINT);
 	expect(waitpid(perf, &status, 0) == perf &&
@@ -507,14 +513,16 @@ void test_faults_perf_agrees(void)
 	perf_faults(sums.region_start, REGION_PAGES * (uint64_t)sysconf(_SC_PAGESIZE),
 		    &perf_region, &perf_all);
 	printf("  faults_perf_agrees: region %" PRIu64 ", perf %" PRIu64 "; all %" PRIu64
-	       ", perf %" PRIu64 "\n", sums.region_minor + sums.region_major, perf_region,
-	       sums.faults_minor + sums.faults_major, perf_all);
-	expect(within_pct((double)(sums.region_minor + sums.region_major), (double)perf_region, 1),
-	       "the region: %" PRIu64 " faults, perf %" PRIu64, sums.region_minor +
-	       sums.region_major, perf_region);
-	expect(within_pct((double)(sums.faults_minor + sums.faults_major), (double)perf_all, 1),
-	       "all mappings: %" PRIu64 " faults, perf %" PRIu64, sums.faults_minor +
-	       sums.faults_major, perf_all);
+	       ", perf %" PRIu64 "; %" PRIu64 " dropped\n", region, perf_region,
+	       sums.faults_minor + sums.faults_major, perf_all, dropped);
+	expect(region <= perf_region + perf_region / 100 &&
+	       within_pct((double)(region + dropped), (double)perf_region, 1),
+	       "the region: %" PRIu64 " faults and %" PRIu64 " dropped, perf %" PRIu64, region,
+	       dropped, perf_region);
+	expect(within_pct((double)(sums.faults_minor + sums.faults_major + dropped),
+			  (double)perf_all, 1),
+	       "all mappings: %" PRIu64 " faults and %" PRIu64 " dropped, perf %" PRIu64,
+	       sums.faults_minor + sums.faults_major, dropped, perf_all);
 	maps_child_end(&c);
 }
 
