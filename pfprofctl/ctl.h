@@ -106,6 +106,15 @@ struct ctl_operand_options {
 	int user;
 };
 
+/* The options table's entries of ctl_parse_operand()'s options, at those indexes. */
+#define CTL_OPERAND_OPTIONS(tree, unit, cgroup, comm, user) \
+	[tree] = { "tree", 't', CTL_OPERAND_KIND, NULL, "the operand is a tree's root PID" }, \
+	[unit] = { "unit", 'u', CTL_OPERAND_KIND, NULL, "the operand is a systemd unit" }, \
+	[cgroup] = { "cgroup", 'g', CTL_OPERAND_KIND, NULL, \
+		     "the operand is a cgroup v2 directory" }, \
+	[comm] = { "comm", 'C', CTL_OPERAND_KIND, NULL, "the operand is a command name" }, \
+	[user] = { "user", 0, CTL_STRING, "USER", "with --comm: the name added with --user USER" }
+
 /* What the operand names: a process (kind NULL), or a target and its number. */
 struct ctl_operand {
 	pid_t pid;
