@@ -237,8 +237,9 @@ static void test_config_after_every_command(void)
 			struct words w = { 0 };
 			struct ctl_call call;
 			char line[256];
-			char *want[1] = { "1" };
-			int nr_want = operands_wanted(cmd) ? 1 : 0;
+			char *want[2] = { "1", "2" };
+			/* As many as it needs (page: two), one if it takes some. */
+			int nr_want = operands_wanted(cmd);
 
 			add_word(&w, cmd->name);
 			if (form) {
@@ -247,8 +248,8 @@ static void test_config_after_every_command(void)
 				add_word(&w, "-c");
 				add_word(&w, "/etc/x.conf");
 			}
-			if (nr_want)
-				add_word(&w, "1");
+			for (int i = 0; i < nr_want; i++)
+				add_word(&w, want[i]);
 			join(&w, line, sizeof(line));
 			expect(parse(cmd, w.argc, w.argv, &call) == -1, "%s: not parsed", line);
 			expect(call.config_path && !strcmp(call.config_path, "/etc/x.conf"),

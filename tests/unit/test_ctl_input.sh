@@ -98,6 +98,11 @@ run_row memory_two_kinds    2 "name different things"           memory --unit --
 run_row memory_user_alone   2 "--user names one user's command name" memory --user root 42
 run_row memory_last_bad     2 "--last wants seconds, not '-1'"  memory --last -1
 run_row memory_json_picture 2 "--json goes without -o"          memory --json -o x.png
+run_row page_one_operand    2 "which PID and address?"          page 42
+run_row page_not_a_pid      2 "page: 'x' is not a PID"          page x 1000
+run_row page_not_address    2 "'xyz' is not an address (hex)"   page 42 xyz
+run_row page_count_big      2 "-n: at most 1000 events"         page -n 1001 42 1000
+run_row page_no_log         1 "no swap traffic of page 1000 of PID 42" page 42 0x1abc
 run_row memory_no_log       1 "no swap traffic of any process or target in $dir/logs/" memory
 run_row memory_no_log_hint  1 "hint: pfprofctl add --pages"     memory 42
 run_row heatmap_no_log      1 "$dir/logs/heatmap-42.log: No such file or directory" heatmap 42

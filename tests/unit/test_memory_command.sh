@@ -1,5 +1,6 @@
 #!/bin/bash
-# Host test of pfprofctl memory (pfprofctl/memory/): pages logs written as
+# Host test of pfprofctl memory (pfprofctl/memory/) and page (pfprofctl/page.c):
+# pages logs written as
 # pfprofd writes them, of a process looping over W pages in M pages of
 # memory under LRU (every page evicted W - M pages before it comes back),
 # read back as a table, as JSON and as a picture; the window, another PID,
@@ -97,6 +98,26 @@ memory -o "$dir/curves.txt"
 status=$?
 result picture_format "$( [ $status = 2 ] && grep -q "wants a .png or .svg file, not" "$dir/err" &&
 	[ ! -e "$dir/curves.txt" ] || echo "status $status: $(cat "$dir/err")")"
+
+# pfprofctl page: a page of 4343's loop (slot 1 + page 7, address 7000), out
+# and read back twice in its 2 rounds; away w - m accesses of 100 us.
+{ header; printf '9\t%s.000000\t4343\tloop\t0\tout\t0\t8\t7000\t1\t-\n' $((now - 5))
+  printf '9\t%s.500000\t4343\tloop\t0\tread\t0\t8\t7123\t1\t0.250000\n' $((now - 5)); } \
+	> "$dir/logs/pfprof-pages.log.3"
+"$ctl" -c "$dir/pfprofd.conf" page 4343 0x7fff > "$dir/out" 2> "$dir/err"
+status=$?
+result page_rows "$( [ $status = 0 ] && grep -q '^PID 4343 (loop), page 7000: 2 events in the logs:$' \
+	"$dir/out" && grep -qE '^[-0-9]+ [0-9:.]+ +read +0:8 +0\.500 +0\.250$' "$dir/out" ||
+	echo "status $status: $(cat "$dir/out" "$dir/err")")"
+"$ctl" -c "$dir/pfprofd.conf" page --json -n 1 4343 7000 > "$dir/out" 2> "$dir/err"
+result page_json "$(python3 -c '
+import json, sys
+o = json.load(open(sys.argv[1]))
+e = o["events"]
+if o["events_in_logs"] != 2 or len(e) != 1 or e[0]["event"] != "read" or \
+		e[0]["away_ns"] != 500000000 or e[0]["stall_ns"] != 250000:
+	print(o)' "$dir/out")"
+rm "$dir/logs/pfprof-pages.log.3"
 
 memory 77
 status=$?
