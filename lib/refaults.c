@@ -190,6 +190,14 @@ int refaults_add(struct refault_replay *r, const struct log_page *pg)
 	return add_in(r, o, pg);
 }
 
+void refaults_for_each_out(const struct refault_replay *r,
+			   void (*fn)(const struct refault_slot *s, void *ctx), void *ctx)
+{
+	for (size_t i = 0; i < r->slots_cap; i++)
+		if (r->slots[i].key)
+			fn(&r->slots[i], ctx);
+}
+
 static int by_distance(const void *a, const void *b)
 {
 	const struct refault *x = a, *y = b;

@@ -78,6 +78,10 @@ uint64_t refaults_extra(struct refault_owner *o, double share);
  */
 void refaults_curve(struct refault_owner *o, size_t points, uint64_t *distance);
 
+/* Calls fn for every page whose swap-out was replayed and its return not: still out. */
+void refaults_for_each_out(const struct refault_replay *r,
+			   void (*fn)(const struct refault_slot *s, void *ctx), void *ctx);
+
 /* The median time away of the owner's window's matched pages read back, ns (sorts). */
 uint64_t refaults_median_away(struct refault_owner *o);
 

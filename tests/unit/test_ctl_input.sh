@@ -103,6 +103,10 @@ run_row page_not_a_pid      2 "page: 'x' is not a PID"          page x 1000
 run_row page_not_address    2 "'xyz' is not an address (hex)"   page 42 xyz
 run_row page_count_big      2 "-n: at most 1000 events"         page -n 1001 42 1000
 run_row page_no_log         1 "no swap traffic of page 1000 of PID 42" page 42 0x1abc
+run_row swap_delay_alone    2 "-d goes with --watch"            swap -d 1
+run_row swap_operand        2 "swap"                            swap 42
+run_row swap_no_log         1 "no page of a process or target added with --pages is out" swap
+run_row swap_watch_no_tty   1 "swap --watch draws on a terminal" swap --watch
 run_row memory_no_log       1 "no swap traffic of any process or target in $dir/logs/" memory
 run_row memory_no_log_hint  1 "hint: pfprofctl add --pages"     memory 42
 run_row heatmap_no_log      1 "$dir/logs/heatmap-42.log: No such file or directory" heatmap 42

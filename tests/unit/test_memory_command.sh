@@ -1,7 +1,6 @@
 #!/bin/bash
-# Host test of pfprofctl memory (pfprofctl/memory/) and page (pfprofctl/page.c):
-# pages logs written as
-# pfprofd writes them, of a process looping over W pages in M pages of
+# Host test of pfprofctl memory (pfprofctl/memory/), page and swap
+# (pfprofctl/page.c, swap.c): pages logs written as pfprofd writes them, of a process looping over W pages in M pages of
 # memory under LRU (every page evicted W - M pages before it comes back),
 # read back as a table, as JSON and as a picture; the window, another PID,
 # a file that is no pages log.
@@ -20,20 +19,21 @@ page=$(getconf PAGESIZE)
 w=5000
 m=3000
 
-# loop_log PID START_S ROUNDS: the pages log lines of an LRU of m pages over a
-# loop of w pages, an access every 100 us from START_S: at access i, page
-# (i - m) mod w goes out, and the page accessed comes back if it was out.
+# loop_log PID START_S ROUNDS DEVICE: the pages log lines of an LRU of m pages
+# over a loop of w pages, an access every 100 us from START_S, in swap area
+# DEVICE: at access i, page (i - m) mod w goes out, and the page accessed
+# comes back if it was out.
 loop_log() {
-	awk -v pid="$1" -v start="$2" -v rounds="$3" -v w="$w" -v m="$m" 'BEGIN {
+	awk -v pid="$1" -v start="$2" -v rounds="$3" -v dev="$4" -v w="$w" -v m="$m" 'BEGIN {
 		for (i = 0; i < rounds * w; i++) {
 			t = sprintf("%.6f", start + i / 10000)
 			seq = 1 + int(i / 500)
 			if (i >= m)
-				printf "%d\t%s\t%d\tloop\t0\tout\t0\t%d\t-\t1\t-\n", seq, t, pid,
-					1 + (i - m) % w
+				printf "%d\t%s\t%d\tloop\t0\tout\t%d\t%d\t-\t1\t-\n", seq, t, pid,
+					dev, 1 + (i - m) % w
 			if (i >= w)
-				printf "%d\t%s\t%d\tloop\t0\tread\t0\t%d\t-\t1\t0.050000\n", seq, t,
-					pid, 1 + i % w
+				printf "%d\t%s\t%d\tloop\t0\tread\t%d\t%d\t-\t1\t0.050000\n", seq,
+					t, pid, dev, 1 + i % w
 		}
 	}'
 }
@@ -44,8 +44,8 @@ header() {
 }
 
 now=$(date +%s)
-{ header; loop_log 4242 $((now - 3600)) 4; } > "$dir/logs/pfprof-pages.log.1"
-{ header; loop_log 4343 $((now - 10)) 2; } > "$dir/logs/pfprof-pages.log"
+{ header; loop_log 4242 $((now - 3600)) 4 0; } > "$dir/logs/pfprof-pages.log.1"
+{ header; loop_log 4343 $((now - 10)) 2 1; } > "$dir/logs/pfprof-pages.log"
 memory() {
 	"$ctl" -c "$dir/pfprofd.conf" memory "$@" > "$dir/out" 2> "$dir/err"
 }
@@ -98,6 +98,14 @@ memory -o "$dir/curves.txt"
 status=$?
 result picture_format "$( [ $status = 2 ] && grep -q "wants a .png or .svg file, not" "$dir/err" &&
 	[ ! -e "$dir/curves.txt" ] || echo "status $status: $(cat "$dir/err")")"
+
+# pfprofctl swap: w - m pages of each loop are still out; 4242's came back
+# 15000 of 17000, 88.2 %, and have been out about an hour.
+"$ctl" -c "$dir/pfprofd.conf" swap > "$dir/out" 2> "$dir/err"
+status=$?
+result swap_rows "$( [ $status = 0 ] && grep -q '^4000 pages of the owners' "$dir/out" &&
+	grep -qE '^ +2000 +(59|60)\.[0-9] min +(59|60)\.[0-9] min +17000 +15000 +88\.2% 0 +pid 4242 \(loop\)$' \
+	"$dir/out" || echo "status $status: $(cat "$dir/out" "$dir/err")")"
 
 # pfprofctl page: a page of 4343's loop (slot 1 + page 7, address 7000), out
 # and read back twice in its 2 rounds; away w - m accesses of 100 us.
