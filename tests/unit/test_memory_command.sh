@@ -1,9 +1,10 @@
 #!/bin/bash
 # Host test of pfprofctl memory (pfprofctl/memory/), page and swap
-# (pfprofctl/page.c, swap.c): pages logs written as pfprofd writes them, of a process looping over W pages in M pages of
-# memory under LRU (every page evicted W - M pages before it comes back),
-# read back as a table, as JSON and as a picture; the window, another PID,
-# a file that is no pages log.
+# (pfprofctl/page.c, swap.c): pages logs written as pfprofd writes them, of
+# processes looping over W pages in M pages of memory under LRU (every page
+# evicted W - M pages before it comes back), read back as a table, as JSON
+# and as a picture; a page's events, the pages out now; the window, another
+# PID, a file that is no pages log.
 # Prints "PASS name" / "FAIL name: reason" and "N passed, N failed".
 here=$(cd "$(dirname "$0")" && pwd)
 ctl=$here/../../pfprofctl/pfprofctl
