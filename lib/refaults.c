@@ -143,6 +143,7 @@ static int keep_refault(struct refault_owner *o, const struct refault_slot *s,
 	o->refaults = grown;
 	o->refaults[o->nr_refaults++] = (struct refault){
 		.distance = o->evicted - s->evicted,
+		.at_ns = pg->wall_ns,
 		.away_ns = pg->wall_ns > s->out_ns ? pg->wall_ns - s->out_ns : 0,
 		.pages = pg->pages,
 	};

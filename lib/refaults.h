@@ -22,9 +22,9 @@
 
 #include "logformat.h"
 
-/* A page read back: its distance in pages, its time away. */
+/* A page read back: when, its distance in pages, its time away. */
 struct refault {
-	uint64_t distance, away_ns;
+	uint64_t at_ns, distance, away_ns;
 	uint32_t pages;
 };
 

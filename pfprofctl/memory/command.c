@@ -18,10 +18,12 @@
 #include "ctljson.h"
 #include "data.h"
 #include "draw.h"
+#include "timeline.h"
 #include "plot/gnuplot.h"
 #include "targets.h"
 
-enum { OPT_LAST, OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM, OPT_USER, OPT_JSON, OPT_OUTPUT };
+enum { OPT_LAST, OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM, OPT_USER, OPT_JSON, OPT_OUTPUT,
+       OPT_TIMELINE };
 
 /* The shares of the pages read back that the columns say the memory for. */
 static const double shares[] = { 0.5, 0.9, 0.99 };
@@ -39,6 +41,7 @@ struct memory_query {
 	char what[LABEL_MAX];		/* as asked: "unit nginx.service", for messages */
 	double last_s;			/* the window; 0: the whole log */
 	const char *output;		/* the picture to draw, or NULL */
+	bool timeline;			/* of the one owner asked for, not the curves */
 };
 
 /* What one owner had and would have needed. */
@@ -282,6 +285,23 @@ static int draw(const struct memory_log *m, const struct owner_view *views, size
 	return drawn < 0 ? PFPROF_EXIT_FAILED : PFPROF_EXIT_OK;
 }
 
+/* The one owner's timeline into q->output: an exit status. */
+static int draw_timeline(const struct ctl *ctl, const struct memory_log *m,
+			 const struct owner_view *v, const struct memory_query *q)
+{
+	const struct memory_timeline t = {
+		.label = v->label, .owner = v->o,
+		.from_ns = m->replay.from_ns ? m->replay.from_ns : m->first_ns,
+		.to_ns = m->last_ns > m->first_ns ? m->last_ns : m->first_ns + 1000000000ULL,
+		.needs_bytes = v->extra[NEEDS_SHARE],
+	};
+
+	if (memory_timeline_draw(&ctl->config, q->output, &t))
+		return PFPROF_EXIT_FAILED;
+	printf("%s: the timeline of %s\n", q->output, v->label);
+	return PFPROF_EXIT_OK;
+}
+
 static int read_failed(const struct ctl *ctl, int err)
 {
 	if (err == -EPROTO)
@@ -327,6 +347,8 @@ static int show(const struct ctl *ctl, const struct memory_query *q, bool json)
 	n = collect(&m, q, &targets, views);
 	if (!n)
 		status = nothing_paged(ctl, q);
+	else if (q->timeline)
+		status = draw_timeline(ctl, &m, &views[0], q);
 	else if (q->output)
 		status = draw(&m, views, n, q);
 	else if (json)
@@ -392,6 +414,11 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 			return ctl_usage_error(&ctl_memory_command, "--json goes without %s",
 					       call->option[OPT_OUTPUT].typed);
 	}
+	q.timeline = call->option[OPT_TIMELINE].set;
+	if (q.timeline && (!q.output || !q.one))
+		return ctl_usage_error(&ctl_memory_command, "%s draws one process's or target's "
+				       "paging: give it, and the picture with -o",
+				       call->option[OPT_TIMELINE].typed);
 	return show(ctl, &q, call->option[OPT_JSON].set);
 }
 
@@ -411,7 +438,9 @@ const struct ctl_command ctl_memory_command = {
 		   "column: the limit that would have ended 90 % of its paging. With\n"
 		   "--output, the curves instead: for each owner (the first 8), the\n"
 		   "memory beyond what it had against the share of its pages read back\n"
-		   "that would have stayed in.\n",
+		   "that would have stayed in. With --timeline too, one owner's paging on\n"
+		   "one time axis: pages sent out and read back per second, each page's\n"
+		   "refault distance, and the time the swap-ins stalled its threads.\n",
 	.options = {
 		[OPT_LAST] = { "last", 'l', CTL_STRING, "SECS",
 			       "only the swap-ins of the last SECS seconds (default: all)" },
@@ -419,6 +448,8 @@ const struct ctl_command ctl_memory_command = {
 		[OPT_JSON] = { "json", 0, CTL_STRING, NULL, "the table as JSON" },
 		[OPT_OUTPUT] = { "output", 'o', CTL_STRING, "FILE",
 				 "draw each owner's curve into FILE, .png or .svg" },
+		[OPT_TIMELINE] = { "timeline", 0, CTL_STRING, NULL,
+				   "with -o, the one owner's paging over time instead" },
 	},
 	.run = run,
 };

@@ -95,6 +95,11 @@ status=$?
 result svg_drawn "$( [ $status = 0 ] && grep -q '<svg' "$dir/curves.svg" &&
 	grep -q 'pid 4343 (loop)' "$dir/curves.svg" ||
 	echo "status $status: $(cat "$dir/out" "$dir/err")")"
+memory --timeline -o "$dir/timeline.png" 4242
+status=$?
+result timeline_drawn "$( [ $status = 0 ] && is_png "$dir/timeline.png" &&
+	grep -q "timeline.png: the timeline of pid 4242 (loop)" "$dir/out" ||
+	echo "status $status: $(cat "$dir/out" "$dir/err")")"
 memory -o "$dir/curves.txt"
 status=$?
 result picture_format "$( [ $status = 2 ] && grep -q "wants a .png or .svg file, not" "$dir/err" &&

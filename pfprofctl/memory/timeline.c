@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "timeline.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "atomicfile.h"
+#include "ctl.h"
+#include "logscan.h"
+#include "plot/gnuplot.h"
+
+/* The rates' bins: finer than a picture of 1000 pixels would show. */
+#define TIMELINE_BINS 1000
+
+/* The owner's pages out and read back, and their stall, in bins of width_ns. */
+struct timeline_bins {
+	const struct memory_timeline *t;
+	uint64_t width_ns;
+	struct {
+		uint64_t out, read, stall_ns;
+	} bin[TIMELINE_BINS];
+};
+
+static bool owned(const struct refault_owner *o, const struct log_page *pg)
+{
+	return o->target ? pg->target == o->target : !pg->target && pg->pid == o->pid;
+}
+
+static void bin_line(char *line, void *ctx)
+{
+	struct timeline_bins *b = ctx;
+	const struct memory_timeline *t = b->t;
+	struct log_page pg;
+	size_t i;
+
+	if (line[0] == '#' || !logformat_parse_page(line, &pg) || !owned(t->owner, &pg) ||
+	    pg.wall_ns < t->from_ns || pg.wall_ns > t->to_ns)
+		return;
+	i = (size_t)((pg.wall_ns - t->from_ns) / b->width_ns);
+	if (i >= TIMELINE_BINS)
+		i = TIMELINE_BINS - 1;
+	if (pg.event == MP3_SWAP_OUT) {
+		b->bin[i].out += pg.pages;
+		return;
+	}
+	if (pg.event & MP3_SWAP_READ)
+		b->bin[i].read += pg.pages;
+	b->bin[i].stall_ns += pg.stall_ns;
+}
+
+/* "unix_s out/s read/s stall_ms/s" per bin. */
+static int write_rates(const char *path, const struct timeline_bins *b)
+{
+	const double width_s = (double)b->width_ns / 1e9;
+	FILE *f = fopen(path, "we");
+
+	if (!f)
+		return -errno;
+	for (size_t i = 0; i < TIMELINE_BINS; i++)
+		fprintf(f, "%.3f %.1f %.1f %.3f\n",
+			(double)(b->t->from_ns + i * b->width_ns) / 1e9,
+			(double)b->bin[i].out / width_s, (double)b->bin[i].read / width_s,
+			(double)b->bin[i].stall_ns / 1e6 / width_s);
+	return fclose(f) ? -errno : 0;
+}
+
+/* "unix_s MiB" per page read back with a distance, in the window. */
+static int write_distances(const char *path, const struct memory_timeline *t)
+{
+	const double mib_per_page = (double)sysconf(_SC_PAGESIZE) / (1 << 20);
+	const struct refault_owner *o = t->owner;
+	FILE *f = fopen(path, "we");
+
+	if (!f)
+		return -errno;
+	for (size_t i = 0; i < o->nr_refaults; i++)
+		fprintf(f, "%.6f %.3f\n", (double)o->refaults[i].at_ns / 1e9,
+			(double)o->refaults[i].distance * mib_per_page);
+	/* gnuplot refuses a plot of an empty file: a point outside the range. */
+	if (!o->nr_refaults)
+		fprintf(f, "%.6f -1\n", (double)t->from_ns / 1e9);
+	return fclose(f) ? -errno : 0;
+}
+
+static void plot_file(FILE *f, const char *path, const char *using, const char *style,
+		      const char *title)
+{
+	fputs("'", f);
+	gnuplot_quote(f, path);
+	fprintf(f, "' using %s with %s title '", using, style);
+	gnuplot_quote(f, title);
+	fputs("'", f);
+}
+
+static int write_script(const char *path, const char *rates, const char *distances,
+			const char *out, const char *temp, const struct memory_timeline *t)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f)
+		return -errno;
+	fprintf(f, "set terminal %s size 1100,900 noenhanced\nset output '",
+		ctl_picture_of(out) == CTL_PICTURE_SVG ? "svg" : "pngcairo");
+	gnuplot_quote(f, temp);
+	fputs("'\nset multiplot layout 3,1 title '", f);
+	gnuplot_quote(f, t->label);
+	fputs(": its paging (UTC)'\nset xdata time\nset timefmt '%s'\nset format x '%H:%M:%S'\n"
+	      "set grid\nset key top left\nset lmargin 12\n", f);
+	fprintf(f, "set xrange ['%.3f':'%.3f']\n", (double)t->from_ns / 1e9,
+		(double)t->to_ns / 1e9);
+	fputs("set ylabel 'pages per second'\nset yrange [0:*]\nplot ", f);
+	plot_file(f, rates, "1:2", "steps lw 2", "sent to swap");
+	fputs(", ", f);
+	plot_file(f, rates, "1:3", "steps lw 2", "read back");
+	fputs("\nset ylabel 'refault distance (MiB)'\nplot ", f);
+	plot_file(f, distances, "1:2", "points pt 7 ps 0.4", "a page read back");
+	fprintf(f, ", %.3f with lines lw 2 dt 2 title '90 %% of them below: the memory that keeps "
+		"them in'\n", (double)t->needs_bytes / (1 << 20));
+	fputs("set ylabel 'swap-in stall (ms per s)'\nplot ", f);
+	plot_file(f, rates, "1:4", "steps lw 2", "the faulting threads' stall");
+	fputs("\nunset multiplot\n", f);
+	return fclose(f) ? -errno : 0;
+}
+
+/* The inputs and the script in dir, gnuplot run on them: 0, or -1 with the failure said. */
+static int draw_in(const char *dir, const struct pfprof_config *config, const char *out,
+		   const char *temp, const struct memory_timeline *t)
+{
+	char rates[PATH_MAX], distances[PATH_MAX], script[PATH_MAX];
+	struct timeline_bins *b = calloc(1, sizeof(*b));
+	int err, rc = 0;
+
+	if (!b) {
+		ctl_error(-ENOMEM, "drawing %s", out);
+		return -1;
+	}
+	b->t = t;
+	b->width_ns = (t->to_ns - t->from_ns) / TIMELINE_BINS + 1;
+	snprintf(rates, sizeof(rates), "%s/rates", dir);
+	snprintf(distances, sizeof(distances), "%s/distances", dir);
+	snprintf(script, sizeof(script), "%s/timeline.gp", dir);
+	err = logscan_forward(config->log_dir, LOGKIND_PAGES, config->keep, bin_line, b);
+	if (!err)
+		err = write_rates(rates, b);
+	if (!err)
+		err = write_distances(distances, t);
+	if (!err)
+		err = write_script(script, rates, distances, out, temp, t);
+	if (err)
+		ctl_error(err, "writing gnuplot's input in %s", dir);
+	else if ((rc = gnuplot_run(NULL, script)))
+		gnuplot_failed(rc, script);
+	free(b);
+	return err || rc ? -1 : 0;
+}
+
+int memory_timeline_draw(const struct pfprof_config *config, const char *out,
+			 const struct memory_timeline *t)
+{
+	char dir[] = "/tmp/pfprof-timeline.XXXXXX";
+	struct atomic_file picture;
+	int err, failed;
+
+	if (!mkdtemp(dir)) {
+		ctl_error(-errno, "creating %s", dir);
+		return -1;
+	}
+	err = atomic_file_begin(&picture, out);
+	if (err) {
+		ctl_error(err, "writing %s", out);
+		gnuplot_remove_dir(dir);
+		return -1;
+	}
+	failed = draw_in(dir, config, out, picture.temp, t);
+	gnuplot_remove_dir(dir);
+	if (failed) {
+		atomic_file_abort(&picture);
+		return -1;
+	}
+	err = atomic_file_commit(&picture, gnuplot_new_file_mode(), false);
+	if (err)
+		ctl_error(err, "writing %s", out);
+	return err ? -1 : 0;
+}
