@@ -69,13 +69,61 @@ static struct pages_logged wait_pages_logged(pid_t pid, uint64_t written, uint64
 }
 
 /*
+ * pfprofctl swap's row of the process, none of its pages back yet: all it
+ * sent out are out now, at least the out the log had a moment before.
+ */
+static void expect_swap_view(pid_t pid, unsigned long long out)
+{
+	char line[512], owner[64];
+	unsigned long long now = 0, sent = 0;
+	bool found = false;
+	FILE *f;
+
+	expect(daemon_ctl(DAEMON_DIR "/swap.out", "swap", NULL, NULL) == 0, "pfprofctl swap failed");
+	snprintf(owner, sizeof(owner), " pid %d (", (int)pid);
+	f = fopen(DAEMON_DIR "/swap.out", "r");
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, owner) && sscanf(line, "%llu %*s %*s %*s %*s %llu", &now,
+						      &sent) == 2;
+	if (f)
+		fclose(f);
+	printf("  daemon_pages_log: pfprofctl swap: %llu pages out now, %llu sent out\n", now, sent);
+	expect(found && now == sent && now >= out, "pfprofctl swap: %llu out now and %llu sent "
+	       "out, the log had %llu", now, sent, out);
+}
+
+/* pfprofctl page of the region's first page: its trip out and back, from one slot. */
+static void expect_page_view(const char *pid_arg, uintptr_t addr)
+{
+	char address[32], line[256], out_slot[48] = "", back_slot[48] = "";
+	FILE *f;
+
+	snprintf(address, sizeof(address), "%lx", (unsigned long)addr);
+	expect(daemon_ctl(DAEMON_DIR "/page.out", "page", pid_arg, address) == 0,
+	       "pfprofctl page %s %s failed", pid_arg, address);
+	f = fopen(DAEMON_DIR "/page.out", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		sscanf(line, "%*s %*s out %47s", out_slot);
+		sscanf(line, "%*s %*s read %47s", back_slot);
+	}
+	if (f)
+		fclose(f);
+	printf("  daemon_pages_log: pfprofctl page %s: out to %s, read back from %s\n", address,
+	       out_slot, back_slot);
+	expect(out_slot[0] && !strcmp(out_slot, back_slot), "pfprofctl page: out to '%s', read "
+	       "back from '%s'", out_slot, back_slot);
+}
+
+/*
  * pfprofctl add --pages PID: the targets file keeps "pages PID", and pfprofd
  * registers it so after a restart ("profiling PID N with its swapped
  * pages"); where the kernel has no memory cgroups (the debug kernel), add
  * refuses it with the hint that says why. The process's region paged out
  * and touched again: the pages log has its pages out and read back as the
  * kernel counted them (within 1 %; the guest swaps nothing else), each at
- * its address, and pfprofctl memory says the same of it.
+ * its address; pfprofctl swap has them out while they are, pfprofctl memory
+ * says the same as the log, and pfprofctl page has the first page's trip,
+ * back from the slot it went to.
  */
 void test_daemon_pages_log(void)
 {
@@ -112,6 +160,7 @@ void test_daemon_pages_log(void)
 	expect(write(go, "o", 1) == 1 && read(back, &err, sizeof(err)) == sizeof(err) && !err,
 	       "the child did not page its region out: %s", strerror((int)err));
 	written = swapped_out() - out_before;
+	expect_swap_view(child, wait_pages_logged(child, written * 99 / 100, 0).out);
 	in_before = swapped_in();
 	expect(write(go, "t", 1) == 1 && read(back, &addr, sizeof(addr)) == sizeof(addr),
 	       "the child did not touch its region again");
@@ -139,6 +188,7 @@ void test_daemon_pages_log(void)
 	       "pfprofctl memory does not say what the log has: %s",
 	       json_object_to_json_string(o));
 	json_object_put(o);
+	expect_page_view(pid_arg, addr);
 end:
 	if (daemon)
 		stop_daemon(daemon);
