@@ -16,6 +16,7 @@
 #include "ctljson.h"
 #include "logformat.h"
 #include "logscan.h"
+#include "memory/data.h"
 
 enum { OPT_COUNT, OPT_JSON };
 
@@ -46,9 +47,7 @@ static void keep_line(char *line, void *ctx)
 	struct page_event e = { 0 };
 
 	if (line[0] == '#') {
-		if (!strncmp(line, "# pfprof ", 9) &&
-		    strncmp(line, LOGFORMAT_PAGES_MAGIC, strlen(LOGFORMAT_PAGES_MAGIC)))
-			h->foreign = true;
+		h->foreign |= memory_log_foreign(line);
 		return;
 	}
 	if (!logformat_parse_page(line, &e.pg)) {
@@ -179,14 +178,8 @@ static int show(const struct ctl *ctl, struct page_history *h, bool json)
 
 	if (!err && h->foreign)
 		err = -EPROTO;
-	if (err == -EPROTO) {
-		ctl_error(0, "%s/" LOGFORMAT_PAGES_FILE "* holds a file that is not a pfprof pages "
-			  "log (its first line is not '" LOGFORMAT_PAGES_MAGIC "N')",
-			  ctl->config.log_dir);
-		return PFPROF_EXIT_FAILED;
-	}
 	if (err) {
-		ctl_error(err, "reading %s/" LOGFORMAT_PAGES_FILE, ctl->config.log_dir);
+		memory_log_failed(ctl->config.log_dir, err);
 		return PFPROF_EXIT_FAILED;
 	}
 	if (h->bad_lines)

@@ -178,16 +178,6 @@ static void print_table(void *ctx, struct screen_size size, const char *eol)
 	}
 }
 
-static void take_failed(const struct ctl *ctl, int err)
-{
-	if (err == -EPROTO)
-		ctl_error(0, "%s/" LOGFORMAT_PAGES_FILE "* holds a file that is not a pfprof pages "
-			  "log (its first line is not '" LOGFORMAT_PAGES_MAGIC "N')",
-			  ctl->config.log_dir);
-	else
-		ctl_error(err, "reading %s/" LOGFORMAT_PAGES_FILE, ctl->config.log_dir);
-}
-
 static int run(struct ctl *ctl, const struct ctl_call *call)
 {
 	struct swap_view v = { .ctl = ctl };
@@ -220,7 +210,7 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 		}
 	}
 	if (err) {
-		take_failed(ctl, err);
+		memory_log_failed(ctl->config.log_dir, err);
 		status = PFPROF_EXIT_FAILED;
 	}
 	free_view(&v);

@@ -302,17 +302,6 @@ static int draw_timeline(const struct ctl *ctl, const struct memory_log *m,
 	return PFPROF_EXIT_OK;
 }
 
-static int read_failed(const struct ctl *ctl, int err)
-{
-	if (err == -EPROTO)
-		ctl_error(0, "%s/" LOGFORMAT_PAGES_FILE "* holds a file that is not a pfprof pages "
-			  "log (its first line is not '" LOGFORMAT_PAGES_MAGIC "N')",
-			  ctl->config.log_dir);
-	else
-		ctl_error(err, "reading %s/" LOGFORMAT_PAGES_FILE, ctl->config.log_dir);
-	return PFPROF_EXIT_FAILED;
-}
-
 static int nothing_paged(const struct ctl *ctl, const struct memory_query *q)
 {
 	ctl_error(0, "no swap traffic of %s in %s%s/" LOGFORMAT_PAGES_FILE "*",
@@ -335,7 +324,8 @@ static int show(const struct ctl *ctl, const struct memory_query *q, bool json)
 
 	if (err) {
 		memory_log_free(&m);
-		return read_failed(ctl, err);
+		memory_log_failed(ctl->config.log_dir, err);
+		return PFPROF_EXIT_FAILED;
 	}
 	/* Without the targets file, a target's label is its number. */
 	target_list_read(ctl->config.targets_file, &targets, NULL, NULL);

@@ -7,7 +7,24 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ctl.h"
 #include "logscan.h"
+
+bool memory_log_foreign(const char *line)
+{
+	/* A file's first line names its log. */
+	return !strncmp(line, "# pfprof ", 9) &&
+	       strncmp(line, LOGFORMAT_PAGES_MAGIC, strlen(LOGFORMAT_PAGES_MAGIC));
+}
+
+void memory_log_failed(const char *log_dir, int err)
+{
+	if (err == -EPROTO)
+		ctl_error(0, "%s/" LOGFORMAT_PAGES_FILE "* holds a file that is not a pfprof pages "
+			  "log (its first line is not '" LOGFORMAT_PAGES_MAGIC "N')", log_dir);
+	else
+		ctl_error(err, "reading %s/" LOGFORMAT_PAGES_FILE, log_dir);
+}
 
 static void replay_line(char *line, void *ctx)
 {
@@ -16,10 +33,7 @@ static void replay_line(char *line, void *ctx)
 	int err;
 
 	if (line[0] == '#') {
-		/* A file's first line names its log. */
-		if (!strncmp(line, "# pfprof ", 9) &&
-		    strncmp(line, LOGFORMAT_PAGES_MAGIC, strlen(LOGFORMAT_PAGES_MAGIC)))
-			m->foreign = true;
+		m->foreign |= memory_log_foreign(line);
 		return;
 	}
 	if (!logformat_parse_page(line, &pg)) {

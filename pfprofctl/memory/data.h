@@ -28,6 +28,12 @@ struct memory_log {
 int memory_log_read(struct memory_log *m, const char *dir, unsigned int keep, uint64_t since_ns);
 void memory_log_free(struct memory_log *m);
 
+/* Whether a comment line is another log's first line: a file that is not a pages log. */
+bool memory_log_foreign(const char *line);
+
+/* Says what a failure of memory_log_read() (or of another reader of the pages logs) was. */
+void memory_log_failed(const char *log_dir, int err);
+
 /*
  * memory.max of the cgroup at path (a directory of cgroup2): its bytes, or
  * UINT64_MAX for "max". 0 or -errno.
