@@ -67,13 +67,12 @@ static void keep_line(char *line, void *ctx)
 	h->seen++;
 }
 
-/* The i-th of the events kept, oldest first. */
+/* The i-th of the events kept, oldest first (i below the number kept). */
 static const struct page_event *kept(const struct page_history *h, size_t i)
 {
-	size_t n = h->seen < h->count ? h->seen : h->count;
 	size_t first = h->seen < h->count ? 0 : h->next;
 
-	return i < n ? &h->events[(first + i) % h->count] : NULL;
+	return &h->events[(first + i) % h->count];
 }
 
 static const char *event_word(uint32_t event)
