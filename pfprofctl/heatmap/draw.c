@@ -163,10 +163,8 @@ static int write_script(const char *path, const struct drawing *g)
 	if (!f)
 		return -errno;
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", gmtime(&first));
-	fprintf(f, "set terminal %s size 1200,800 noenhanced\nset output '",
-		g->svg ? "svg" : "pngcairo");
-	gnuplot_quote(f, g->out);
-	fprintf(f, "'\nset multiplot title 'PID %d (", (int)d->pid);
+	gnuplot_set_output(f, g->svg, 1200, 800, g->out);
+	fprintf(f, "set multiplot title 'PID %d (", (int)d->pid);
 	gnuplot_quote(f, d->comm);
 	fprintf(f, "): the accesses DAMON found, %zu snapshots from %s'\n", d->nr_times, when);
 	fprintf(f, "set lmargin at screen 0.2\nset rmargin at screen 0.84\n"

@@ -2,11 +2,11 @@
 #include "draw.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "atomicfile.h"
 #include "ctl.h"
 #include "plot/gnuplot.h"
 
@@ -38,70 +38,58 @@ static int write_curves(const char *path, const struct memory_curve *curves, siz
 	return fclose(f) ? -errno : 0;
 }
 
+/* What one drawing of curves needs, for gnuplot_draw()'s callback. */
+struct curves_drawing {
+	const char *out, *window;
+	const struct memory_curve *curves;
+	size_t n, drawn;
+};
+
 /* The script drawing into temp, in the format of out's name. */
-static int write_script(const char *path, const char *data, const char *out, const char *temp,
-			const char *window, const struct memory_curve *curves, size_t n,
-			size_t drawn)
+static int write_script(const char *path, const char *data, const char *temp,
+			const struct curves_drawing *d)
 {
 	FILE *f = fopen(path, "we");
 
 	if (!f)
 		return -errno;
-	fprintf(f, "set terminal %s size 1000,650 noenhanced\nset output '",
-		ctl_picture_of(out) == CTL_PICTURE_SVG ? "svg" : "pngcairo");
-	gnuplot_quote(f, temp);
-	fputs("'\nset title 'The memory that would have kept the pages read back in'\n"
+	gnuplot_set_output(f, ctl_picture_of(d->out) == CTL_PICTURE_SVG, 1000, 650, temp);
+	fputs("set title 'The memory that would have kept the pages read back in'\n"
 	      "set xlabel 'memory beyond what it had (MiB); ", f);
-	gnuplot_quote(f, window);
+	gnuplot_quote(f, d->window);
 	fputs("'\nset ylabel 'pages read back that would have stayed in (%)'\n"
 	      "set yrange [0:100]\nset xrange [0:*]\nset grid\nset key bottom right\n"
 	      "set ytics add (90)\nplot ", f);
-	for (size_t i = 0, block = 0; i < n && block < drawn; i++) {
-		if (!curves[i].owner->nr_refaults)
+	for (size_t i = 0, block = 0; i < d->n && block < d->drawn; i++) {
+		if (!d->curves[i].owner->nr_refaults)
 			continue;
 		fprintf(f, "%s'", block ? ", \\\n     " : "");
 		gnuplot_quote(f, data);
 		fprintf(f, "' index %zu with steps lw 2 title '", block++);
-		gnuplot_quote(f, curves[i].label);
+		gnuplot_quote(f, d->curves[i].label);
 		fputs("'", f);
 	}
 	fputs("\n", f);
 	return fclose(f) ? -errno : 0;
 }
 
+static int write_inputs(const char *dir, const char *temp, char *script, void *ctx)
+{
+	struct curves_drawing *d = ctx;
+	char data[PATH_MAX];
+	int err;
+
+	snprintf(data, sizeof(data), "%s/curves", dir);
+	snprintf(script, PATH_MAX, "%s/memory.gp", dir);
+	err = write_curves(data, d->curves, d->n, &d->drawn);
+	return err ? err : write_script(script, data, temp, d);
+}
+
 int memory_draw(const char *out, const char *window, const struct memory_curve *curves, size_t n)
 {
-	char dir[] = "/tmp/pfprof-memory.XXXXXX", data[sizeof(dir) + 8], script[sizeof(dir) + 16];
-	struct atomic_file picture;
-	size_t drawn = 0;
-	int err, rc = 0;
+	struct curves_drawing d = { .out = out, .window = window, .curves = curves, .n = n };
 
-	if (!mkdtemp(dir)) {
-		ctl_error(-errno, "creating %s", dir);
+	if (gnuplot_draw(out, "/tmp/pfprof-memory.XXXXXX", write_inputs, &d))
 		return -1;
-	}
-	snprintf(data, sizeof(data), "%s/curves", dir);
-	snprintf(script, sizeof(script), "%s/memory.gp", dir);
-	err = atomic_file_begin(&picture, out);
-	if (err) {
-		ctl_error(err, "writing %s", out);
-		gnuplot_remove_dir(dir);
-		return -1;
-	}
-	err = write_curves(data, curves, n, &drawn);
-	if (!err)
-		err = write_script(script, data, out, picture.temp, window, curves, n, drawn);
-	if (err)
-		ctl_error(err, "writing gnuplot's input in %s", dir);
-	else if ((rc = gnuplot_run(NULL, script)))
-		gnuplot_failed(rc, script);
-	gnuplot_remove_dir(dir);
-	if (err || rc) {
-		atomic_file_abort(&picture);
-		return -1;
-	}
-	err = atomic_file_commit(&picture, gnuplot_new_file_mode(), false);
-	if (err)
-		ctl_error(err, "writing %s", out);
-	return err ? -1 : (int)drawn;
+	return (int)d.drawn;
 }

@@ -2,11 +2,11 @@
 #include "timeline.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "atomicfile.h"
 #include "ctl.h"
 #include "logscan.h"
 #include "plot/gnuplot.h"
@@ -101,10 +101,8 @@ static int write_script(const char *path, const char *rates, const char *distanc
 
 	if (!f)
 		return -errno;
-	fprintf(f, "set terminal %s size 1100,900 noenhanced\nset output '",
-		ctl_picture_of(out) == CTL_PICTURE_SVG ? "svg" : "pngcairo");
-	gnuplot_quote(f, temp);
-	fputs("'\nset multiplot layout 3,1 title '", f);
+	gnuplot_set_output(f, ctl_picture_of(out) == CTL_PICTURE_SVG, 1100, 900, temp);
+	fputs("set multiplot layout 3,1 title '", f);
 	gnuplot_quote(f, t->label);
 	fputs(": its paging (UTC)'\nset xdata time\nset timefmt '%s'\nset format x '%H:%M:%S'\n"
 	      "set grid\nset key top left\nset lmargin 12\n", f);
@@ -124,63 +122,42 @@ static int write_script(const char *path, const char *rates, const char *distanc
 	return fclose(f) ? -errno : 0;
 }
 
-/* The inputs and the script in dir, gnuplot run on them: 0, or -1 with the failure said. */
-static int draw_in(const char *dir, const struct pfprof_config *config, const char *out,
-		   const char *temp, const struct memory_timeline *t)
-{
-	char rates[PATH_MAX], distances[PATH_MAX], script[PATH_MAX];
-	struct timeline_bins *b = calloc(1, sizeof(*b));
-	int err, rc = 0;
+/* What one drawing of a timeline needs, for gnuplot_draw()'s callback. */
+struct timeline_drawing {
+	const struct pfprof_config *config;
+	const char *out;
+	const struct memory_timeline *t;
+};
 
-	if (!b) {
-		ctl_error(-ENOMEM, "drawing %s", out);
-		return -1;
-	}
-	b->t = t;
-	b->width_ns = (t->to_ns - t->from_ns) / TIMELINE_BINS + 1;
+static int write_inputs(const char *dir, const char *temp, char *script, void *ctx)
+{
+	const struct timeline_drawing *d = ctx;
+	char rates[PATH_MAX], distances[PATH_MAX];
+	struct timeline_bins *b = calloc(1, sizeof(*b));
+	int err;
+
+	if (!b)
+		return -ENOMEM;
+	b->t = d->t;
+	b->width_ns = (d->t->to_ns - d->t->from_ns) / TIMELINE_BINS + 1;
 	snprintf(rates, sizeof(rates), "%s/rates", dir);
 	snprintf(distances, sizeof(distances), "%s/distances", dir);
-	snprintf(script, sizeof(script), "%s/timeline.gp", dir);
-	err = logscan_forward(config->log_dir, LOGKIND_PAGES, config->keep, bin_line, b);
+	snprintf(script, PATH_MAX, "%s/timeline.gp", dir);
+	err = logscan_forward(d->config->log_dir, LOGKIND_PAGES, d->config->keep, bin_line, b);
 	if (!err)
 		err = write_rates(rates, b);
 	if (!err)
-		err = write_distances(distances, t);
+		err = write_distances(distances, d->t);
 	if (!err)
-		err = write_script(script, rates, distances, out, temp, t);
-	if (err)
-		ctl_error(err, "writing gnuplot's input in %s", dir);
-	else if ((rc = gnuplot_run(NULL, script)))
-		gnuplot_failed(rc, script);
+		err = write_script(script, rates, distances, d->out, temp, d->t);
 	free(b);
-	return err || rc ? -1 : 0;
+	return err;
 }
 
 int memory_timeline_draw(const struct pfprof_config *config, const char *out,
 			 const struct memory_timeline *t)
 {
-	char dir[] = "/tmp/pfprof-timeline.XXXXXX";
-	struct atomic_file picture;
-	int err, failed;
+	struct timeline_drawing d = { .config = config, .out = out, .t = t };
 
-	if (!mkdtemp(dir)) {
-		ctl_error(-errno, "creating %s", dir);
-		return -1;
-	}
-	err = atomic_file_begin(&picture, out);
-	if (err) {
-		ctl_error(err, "writing %s", out);
-		gnuplot_remove_dir(dir);
-		return -1;
-	}
-	failed = draw_in(dir, config, out, picture.temp, t);
-	gnuplot_remove_dir(dir);
-	if (failed) {
-		atomic_file_abort(&picture);
-		return -1;
-	}
-	err = atomic_file_commit(&picture, gnuplot_new_file_mode(), false);
-	if (err)
-		ctl_error(err, "writing %s", out);
-	return err ? -1 : 0;
+	return gnuplot_draw(out, "/tmp/pfprof-timeline.XXXXXX", write_inputs, &d);
 }

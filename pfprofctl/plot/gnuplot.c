@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "atomicfile.h"
 #include "ctl.h"
 
 int gnuplot_run(const char *expr, const char *script)
@@ -37,6 +39,49 @@ void gnuplot_quote(FILE *f, const char *name)
 {
 	for (; *name; name++)
 		fputs(*name == '\'' ? "''" : (char[]){ *name, '\0' }, f);
+}
+
+void gnuplot_set_output(FILE *f, bool svg, int width, int height, const char *path)
+{
+	fprintf(f, "set terminal %s size %d,%d noenhanced\nset output '", svg ? "svg" : "pngcairo",
+		width, height);
+	gnuplot_quote(f, path);
+	fputs("'\n", f);
+}
+
+int gnuplot_draw(const char *out, const char *dir_template,
+		 int (*write_inputs)(const char *dir, const char *temp, char *script, void *ctx),
+		 void *ctx)
+{
+	char dir[PATH_MAX], script[PATH_MAX];
+	struct atomic_file picture;
+	int err, rc = 0;
+
+	snprintf(dir, sizeof(dir), "%s", dir_template);
+	if (!mkdtemp(dir)) {
+		ctl_error(-errno, "creating %s", dir);
+		return -1;
+	}
+	err = atomic_file_begin(&picture, out);
+	if (err) {
+		ctl_error(err, "writing %s", out);
+		gnuplot_remove_dir(dir);
+		return -1;
+	}
+	err = write_inputs(dir, picture.temp, script, ctx);
+	if (err)
+		ctl_error(err, "writing gnuplot's input in %s", dir);
+	else if ((rc = gnuplot_run(NULL, script)))
+		gnuplot_failed(rc, script);
+	gnuplot_remove_dir(dir);
+	if (err || rc) {
+		atomic_file_abort(&picture);
+		return -1;
+	}
+	err = atomic_file_commit(&picture, gnuplot_new_file_mode(), false);
+	if (err)
+		ctl_error(err, "writing %s", out);
+	return err ? -1 : 0;
 }
 
 void gnuplot_failed(int rc, const char *script)

@@ -6,6 +6,7 @@
 #ifndef PFPROF_GNUPLOT_H
 #define PFPROF_GNUPLOT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -17,6 +18,20 @@ int gnuplot_run(const char *expr, const char *script);
 
 /* name as a single-quoted gnuplot string's inside: quotes doubled. */
 void gnuplot_quote(FILE *f, const char *name);
+
+/* A script's first lines: the terminal (SVG or PNG) of width x height, drawing into path. */
+void gnuplot_set_output(FILE *f, bool svg, int width, int height, const char *path);
+
+/*
+ * Draws a picture into out, replaced only once drawn: write_inputs(dir,
+ * temp, script, ctx) writes gnuplot's inputs in a new temporary directory
+ * dir (made from dir_template) and a script drawing into temp, whose path
+ * it puts in script (PATH_MAX bytes), and returns 0 or -errno; gnuplot
+ * runs it. 0, or -1 with the failure said.
+ */
+int gnuplot_draw(const char *out, const char *dir_template,
+		 int (*write_inputs)(const char *dir, const char *temp, char *script, void *ctx),
+		 void *ctx);
 
 /* Reports what a failed gnuplot_run() (rc != 0) of script means, with a hint. */
 void gnuplot_failed(int rc, const char *script);
