@@ -204,6 +204,8 @@ struct log_page {
 /* An MP3_RECORD_SWAP record of sample seq as a line; wall_offset_ns: wall - monotonic. */
 struct log_page logformat_page_of(const struct mp3_proc_record *r, uint64_t seq,
 				  uint64_t wall_offset_ns, const char *comm);
+/* A swap record's event in the pages log: "out", "in" (from the swap cache) or "read". */
+const char *logformat_swap_event_word(uint32_t event);
 /* The pages log's header (logformat_header() of LOGKIND_PAGES). */
 int logformat_pages_header(char *buf, size_t size, uint64_t created_s);
 int logformat_page(char *buf, size_t size, const struct log_page *pg);

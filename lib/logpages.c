@@ -30,7 +30,7 @@ int logformat_pages_header(char *buf, size_t size, uint64_t created_s)
 	return snprintf(buf, size, pages_header_format, created_s);
 }
 
-static const char *event_word(uint32_t event)
+const char *logformat_swap_event_word(uint32_t event)
 {
 	if (event == MP3_SWAP_OUT)
 		return "out";
@@ -75,7 +75,7 @@ int logformat_page(char *buf, size_t size, const struct log_page *pg)
 			"%" PRIu64 "\t%" PRIu64 ".%06" PRIu64 "\t%" PRIu32 "\t%s\t%" PRIu32
 			"\t%s\t%" PRIu32 "\t%" PRIu64 "\t%s\t%" PRIu32 "\t%s\n",
 			pg->seq, wall_us / 1000000, wall_us % 1000000, pg->pid, comm, pg->target,
-			event_word(pg->event), pg->device, pg->offset, address, pg->pages, stall);
+			logformat_swap_event_word(pg->event), pg->device, pg->offset, address, pg->pages, stall);
 }
 
 bool logformat_parse_page(char *line, struct log_page *pg)

@@ -213,42 +213,51 @@ static int by_away(const void *a, const void *b)
 	return x->away_ns < y->away_ns ? -1 : x->away_ns > y->away_ns;
 }
 
-/* The value of the refault at which share of the pages (weighted) lies, sorted by cmp. */
+/* The pages of o's refaults: what their shares are of. */
+static uint64_t total_pages(const struct refault_owner *o)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < o->nr_refaults; i++)
+		total += o->refaults[i].pages;
+	return total;
+}
+
+/*
+ * From refault at (with seen pages before it), along o's sorted refaults to
+ * the first with which target pages (weighted) are reached.
+ */
+static size_t reach(const struct refault_owner *o, size_t at, uint64_t *seen, double target)
+{
+	while (at + 1 < o->nr_refaults && (double)(*seen + o->refaults[at].pages) < target)
+		*seen += o->refaults[at++].pages;
+	return at;
+}
+
+/* The refault at which share of the pages lies, sorted by cmp; NULL without refaults. */
 static const struct refault *quantile(struct refault_owner *o, double share,
 				      int (*cmp)(const void *, const void *))
 {
-	uint64_t total = 0, seen = 0;
+	uint64_t seen = 0;
 
 	if (!o->nr_refaults)
 		return NULL;
 	qsort(o->refaults, o->nr_refaults, sizeof(*o->refaults), cmp);
-	for (size_t i = 0; i < o->nr_refaults; i++)
-		total += o->refaults[i].pages;
-	for (size_t i = 0; i < o->nr_refaults; i++) {
-		seen += o->refaults[i].pages;
-		if ((double)seen >= share * (double)total)
-			return &o->refaults[i];
-	}
-	return &o->refaults[o->nr_refaults - 1];
+	return &o->refaults[reach(o, 0, &seen, share * (double)total_pages(o))];
 }
 
 void refaults_curve(struct refault_owner *o, size_t points, uint64_t *distance)
 {
-	uint64_t total = 0, seen = 0;
+	uint64_t total, seen = 0;
 	size_t at = 0;
 
 	memset(distance, 0, points * sizeof(*distance));
 	if (!o->nr_refaults)
 		return;
 	qsort(o->refaults, o->nr_refaults, sizeof(*o->refaults), by_distance);
-	for (size_t i = 0; i < o->nr_refaults; i++)
-		total += o->refaults[i].pages;
+	total = total_pages(o);
 	for (size_t p = 0; p < points; p++) {
-		double share = (double)(p + 1) / (double)points;
-
-		while (at + 1 < o->nr_refaults &&
-		       (double)(seen + o->refaults[at].pages) < share * (double)total)
-			seen += o->refaults[at++].pages;
+		at = reach(o, at, &seen, (double)(p + 1) / (double)points * (double)total);
 		distance[p] = o->refaults[at].distance;
 	}
 }

@@ -132,6 +132,12 @@ struct ctl_operand {
 int ctl_parse_operand(const struct ctl_command *cmd, const struct ctl_call *call,
 		      const struct ctl_operand_options *opts, struct ctl_operand *out);
 
+/* A wall-clock time (ns since 1970) as "2026-12-05 16:40:01", in UTC; "?" if none. */
+void ctl_format_utc(char *buf, size_t size, uint64_t ns);
+
+/* How long something lasted or has been away: "850 ms", "12.3 s", "4.2 min", "3.1 h". */
+void ctl_format_age(char *buf, size_t size, uint64_t ns);
+
 /* bytes in the largest binary unit below 1024 of it: "512 B", "1.5 MiB", "12 MiB". */
 void ctl_format_bytes(char *buf, size_t size, uint64_t bytes);
 

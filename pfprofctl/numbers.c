@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pfprofctl: numbers as people type and read them: a PID, a size in bytes. */
+/* pfprofctl: numbers as people type and read them: a PID, a size in bytes, a time. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "ctl.h"
 
@@ -34,4 +35,27 @@ void ctl_format_bytes(char *buf, size_t size, uint64_t bytes)
 	}
 	/* Two or three digits: a tenth shown only where it is a tenth of a small number. */
 	snprintf(buf, size, v < 10 && u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+void ctl_format_utc(char *buf, size_t size, uint64_t ns)
+{
+	time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(buf, size, "?");
+}
+
+void ctl_format_age(char *buf, size_t size, uint64_t ns)
+{
+	double s = (double)ns / 1e9;
+
+	if (s < 1)
+		snprintf(buf, size, "%.0f ms", s * 1e3);
+	else if (s < 120)
+		snprintf(buf, size, "%.1f s", s);
+	else if (s < 7200)
+		snprintf(buf, size, "%.1f min", s / 60);
+	else
+		snprintf(buf, size, "%.1f h", s / 3600);
 }

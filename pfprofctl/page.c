@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ctl.h"
@@ -75,24 +74,13 @@ static const struct page_event *kept(const struct page_history *h, size_t i)
 	return &h->events[(first + i) % h->count];
 }
 
-static const char *event_word(uint32_t event)
-{
-	if (event == MP3_SWAP_OUT)
-		return "out";
-	return event & MP3_SWAP_READ ? "read" : "in";
-}
-
 /* "2026-12-05 16:40:01.123456" in UTC. */
 static void format_wall(char *buf, size_t size, uint64_t ns)
 {
-	time_t t = (time_t)(ns / 1000000000);
-	struct tm tm;
-	char day[24];
+	char second[24];
 
-	if (!gmtime_r(&t, &tm) || !strftime(day, sizeof(day), "%Y-%m-%d %H:%M:%S", &tm))
-		snprintf(buf, size, "?");
-	else
-		snprintf(buf, size, "%s.%06" PRIu64, day, ns % 1000000000 / 1000);
+	ctl_format_utc(second, sizeof(second), ns);
+	snprintf(buf, size, "%s.%06" PRIu64, second, ns % 1000000000 / 1000);
 }
 
 static void print_history(const struct page_history *h)
@@ -114,8 +102,8 @@ static void print_history(const struct page_history *h)
 			snprintf(away, sizeof(away), "%.3f", (double)e->away_ns / 1e9);
 		if (e->pg.event != MP3_SWAP_OUT)
 			snprintf(stall, sizeof(stall), "%.3f", (double)e->pg.stall_ns / 1e6);
-		printf("%-26s  %-5s  %-18s  %10s  %10s\n", when, event_word(e->pg.event), slot,
-		       away, stall);
+		printf("%-26s  %-5s  %-18s  %10s  %10s\n", when,
+		       logformat_swap_event_word(e->pg.event), slot, away, stall);
 	}
 }
 
@@ -135,7 +123,7 @@ static bool print_json(const struct page_history *h)
 		struct json_object *j = ctl_json_object();
 
 		ctl_json_add_double(j, "unix_time", (double)e->pg.wall_ns / 1e9);
-		ctl_json_add_string(j, "event", event_word(e->pg.event));
+		ctl_json_add_string(j, "event", logformat_swap_event_word(e->pg.event));
 		ctl_json_add_uint(j, "swap_device", e->pg.device);
 		ctl_json_add_uint(j, "swap_offset", e->pg.offset);
 		if (e->away_ns)

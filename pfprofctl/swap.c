@@ -110,21 +110,6 @@ static int take(void *ctx)
 	return v->err;
 }
 
-/* "850 ms", "12.3 s", "4.2 min", "3.1 h". */
-static void format_age(char *buf, size_t size, uint64_t ns)
-{
-	double s = (double)ns / 1e9;
-
-	if (s < 1)
-		snprintf(buf, size, "%.0f ms", s * 1e3);
-	else if (s < 120)
-		snprintf(buf, size, "%.1f s", s);
-	else if (s < 7200)
-		snprintf(buf, size, "%.1f min", s / 60);
-	else
-		snprintf(buf, size, "%.1f h", s / 3600);
-}
-
 /* "0", "0,1": the swap areas the row's pages are in. */
 static void format_devices(char *buf, size_t size, uint64_t devices)
 {
@@ -147,8 +132,8 @@ static void print_row(const struct swap_view *v, const struct swap_row *row,
 		target_label(&v->targets, o->target, label, sizeof(label));
 	else
 		snprintf(label, sizeof(label), "pid %u (%s)", o->pid, o->comm);
-	format_age(median, sizeof(median), row->ages_ns[row->out_now / 2]);
-	format_age(oldest, sizeof(oldest), row->ages_ns[row->out_now - 1]);
+	ctl_format_age(median, sizeof(median), row->ages_ns[row->out_now / 2]);
+	ctl_format_age(oldest, sizeof(oldest), row->ages_ns[row->out_now - 1]);
 	format_devices(devices, sizeof(devices), row->devices);
 	if (o->out_pages)
 		snprintf(share, sizeof(share), "%.1f%%", 100.0 * (double)back /

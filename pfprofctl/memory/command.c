@@ -105,19 +105,13 @@ static void format_size(char *buf, size_t size, uint64_t bytes, bool known)
 		ctl_format_bytes(buf, size, bytes);
 }
 
-/* "850 ms", "12.3 s", "4.2 min". */
+/* The median time away, or "-" when there is nothing to say. */
 static void format_away(char *buf, size_t size, uint64_t ns, bool known)
 {
-	double s = (double)ns / 1e9;
-
-	if (!known)
-		snprintf(buf, size, "-");
-	else if (s < 1)
-		snprintf(buf, size, "%.0f ms", s * 1e3);
-	else if (s < 120)
-		snprintf(buf, size, "%.1f s", s);
+	if (known)
+		ctl_format_age(buf, size, ns);
 	else
-		snprintf(buf, size, "%.1f min", s / 60);
+		snprintf(buf, size, "-");
 }
 
 static bool has_limit(const struct owner_view *v)
@@ -141,24 +135,14 @@ static void print_row(const struct owner_view *v)
 	       away, extra[0], extra[1], extra[2], limit, needs, v->label);
 }
 
-/* "2026-12-05 16:40:01" in UTC. */
-static void format_time(char *buf, size_t size, uint64_t ns)
-{
-	time_t t = (time_t)(ns / 1000000000);
-	struct tm tm;
-
-	if (!gmtime_r(&t, &tm) || !strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm))
-		snprintf(buf, size, "?");
-}
-
 /* "the last 600 s, 2026-12-05 16:40:01 to 16:50:01 UTC" */
 static void format_window(char *buf, size_t size, const struct memory_log *m,
 			  const struct memory_query *q)
 {
 	char from[32], to[32], window[48];
 
-	format_time(from, sizeof(from), m->first_ns);
-	format_time(to, sizeof(to), m->last_ns);
+	ctl_format_utc(from, sizeof(from), m->first_ns);
+	ctl_format_utc(to, sizeof(to), m->last_ns);
 	if (q->last_s)
 		snprintf(window, sizeof(window), "the last %g s", q->last_s);
 	else

@@ -54,16 +54,6 @@ static void format_size(char *buf, size_t size, uint64_t bytes)
 		ctl_format_bytes(buf, size, bytes);
 }
 
-/* "2026-11-26 21:40:01" in UTC. */
-static void format_time(char *buf, size_t size, double wall_s)
-{
-	time_t t = (time_t)wall_s;
-	struct tm tm;
-
-	if (!gmtime_r(&t, &tm) || !strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm))
-		snprintf(buf, size, "?");
-}
-
 /* A major fault is a read of the file on a file mapping, a swap-in on the others. */
 static bool is_file(const struct where_row *r)
 {
@@ -131,8 +121,8 @@ static void print_table(void *ctx, struct screen_size size, const char *eol)
 		snprintf(window, sizeof(window), "the last %g s", v->last_s);
 	else
 		snprintf(window, sizeof(window), "the whole log");
-	format_time(from, sizeof(from), t->first_s);
-	format_time(to, sizeof(to), t->last_s);
+	ctl_format_utc(from, sizeof(from), (uint64_t)(t->first_s * 1e9));
+	ctl_format_utc(to, sizeof(to), (uint64_t)(t->last_s * 1e9));
 	format_what(what, sizeof(what), v);
 	if (v->kind)
 		snprintf(comm, sizeof(comm), "%zu process%s", t->nr_pids,
