@@ -291,7 +291,7 @@ static void __mp3_record_end(struct mp3_proc_record *slot)
 }
 
 void __mp3_buffer_record_counts(u32 tgid, const struct mp3_record_tag *tag,
-				const struct mp3_sample_values *delta)
+				const struct mp3_sample_values *delta, bool waited)
 {
 	struct mp3_proc_record *slot;
 
@@ -303,7 +303,10 @@ void __mp3_buffer_record_counts(u32 tgid, const struct mp3_record_tag *tag,
 	slot->counts.minor_faults = delta->minor_faults;
 	slot->counts.major_faults = delta->major_faults;
 	slot->counts.cpu_ns = delta->cpu_ns;
-	mp3_stalls_store(&slot->stalls, delta->stall_us);
+	if (waited)
+		mp3_stalls_store(&slot->stalls, delta->stall_us);
+	else
+		memset(&slot->stalls, 0, sizeof(slot->stalls));
 	__mp3_record_end(slot);
 }
 

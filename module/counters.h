@@ -25,8 +25,19 @@ struct mp3_counters {
 	u64 minor_faults;
 	u64 major_faults;
 	u64 cpu_ns;
+	/*
+	 * The sum of @delay_ns: each wait only grows, so the sum is unchanged
+	 * only if none grew, and a visit compares it alone.
+	 */
+	u64 waits_ns;
 	u64 delay_ns[MP3_DELAYS];	/* delay accounting's waits (enum mp3_delay) */
 };
+
+static inline u64 mp3_delays_sum(const u64 delay_ns[MP3_DELAYS])
+{
+	static_assert(MP3_DELAYS == 5);
+	return delay_ns[0] + delay_ns[1] + delay_ns[2] + delay_ns[3] + delay_ns[4];
+}
 
 /* Whether @t is runnable or on a CPU: its counters may still change. */
 static inline bool mp3_thread_busy(struct task_struct *t)
@@ -84,17 +95,36 @@ static inline void mp3_add_exited_delays(u64 sum[MP3_DELAYS], struct signal_stru
  * remained: there is no sig->stats for its waits to go to, and the exit
  * probe adds them itself.
  */
-static inline void mp3_add_last_thread_delays(u64 sum[MP3_DELAYS], struct task_struct *t)
+static inline void mp3_add_last_thread_delays(struct mp3_counters *c, struct task_struct *t)
 {
 	/* Pairs with taskstats_tgid_alloc()'s store-release, as above. */
-	if (!smp_load_acquire(&t->signal->stats))
-		mp3_add_thread_delays(sum, t);
+	if (smp_load_acquire(&t->signal->stats))
+		return;
+	mp3_add_thread_delays(c->delay_ns, t);
+	c->waits_ns = mp3_delays_sum(c->delay_ns);
 }
 #else
 static inline void mp3_add_thread_delays(u64 sum[MP3_DELAYS], struct task_struct *t) { }
 static inline void mp3_add_exited_delays(u64 sum[MP3_DELAYS], struct signal_struct *sig) { }
-static inline void mp3_add_last_thread_delays(u64 sum[MP3_DELAYS], struct task_struct *t) { }
+static inline void mp3_add_last_thread_delays(struct mp3_counters *c, struct task_struct *t) { }
 #endif
+
+/* The waits of @t, or of @sig's exited threads, summed: the same fields, in registers. */
+static __always_inline u64 mp3_thread_waits(struct task_struct *t)
+{
+	u64 delay_ns[MP3_DELAYS] = {};
+
+	mp3_add_thread_delays(delay_ns, t);
+	return mp3_delays_sum(delay_ns);
+}
+
+static __always_inline u64 mp3_exited_waits(struct signal_struct *sig)
+{
+	u64 delay_ns[MP3_DELAYS] = {};
+
+	mp3_add_exited_delays(delay_ns, sig);
+	return mp3_delays_sum(delay_ns);
+}
 
 /*
  * Sums the counters of a whole thread group as /proc/<pid>/stat does: live
@@ -102,8 +132,9 @@ static inline void mp3_add_last_thread_delays(u64 sum[MP3_DELAYS], struct task_s
  * under stats_lock's sequence count.
  * CPU time is sum_exec_runtime, which utime + stime in /proc/<pid>/stat are
  * scaled to add up to. The waits are summed as taskstats sums them for a
- * thread group (mp3_add_exited_delays()). Returns false if the group has
- * exited entirely.
+ * thread group (mp3_add_exited_delays()): one by one with @each_wait,
+ * otherwise only their sum (waits_ns), delay_ns left as it was. Returns
+ * false if the group has exited entirely.
  * *@busy (if not NULL): whether a thread was runnable or on a CPU, so that
  * its counters may still change; a thread found neither had its counters
  * final when they were read (the acquire of on_cpu pairs with the
@@ -111,7 +142,8 @@ static inline void mp3_add_last_thread_delays(u64 sum[MP3_DELAYS], struct task_s
  * Called under rcu_read_lock(), which keeps the thread list, the tasks and
  * their signal struct alive (tasks are freed after a grace period).
  */
-static inline bool mp3_read_group(struct task_struct *leader, struct mp3_counters *sum, bool *busy)
+static __always_inline bool mp3_sum_group(struct task_struct *leader, struct mp3_counters *sum,
+					  bool *busy, bool each_wait)
 {
 	struct signal_struct *sig = leader->signal;
 	bool runs = false;
@@ -125,21 +157,43 @@ static inline bool mp3_read_group(struct task_struct *leader, struct mp3_counter
 		sum->minor_faults = sig->min_flt;
 		sum->major_faults = sig->maj_flt;
 		sum->cpu_ns = sig->sum_sched_runtime;
-		memset(sum->delay_ns, 0, sizeof(sum->delay_ns));
-		mp3_add_exited_delays(sum->delay_ns, sig);
+		if (each_wait) {
+			memset(sum->delay_ns, 0, sizeof(sum->delay_ns));
+			mp3_add_exited_delays(sum->delay_ns, sig);
+		} else {
+			sum->waits_ns = mp3_exited_waits(sig);
+		}
 		for_each_thread(leader, t) {
 			if (busy && !runs)
 				runs = mp3_thread_busy(t);
 			sum->minor_faults += READ_ONCE(t->min_flt);
 			sum->major_faults += READ_ONCE(t->maj_flt);
 			sum->cpu_ns += READ_ONCE(t->se.sum_exec_runtime);
-			if (!(READ_ONCE(t->flags) & PF_EXITING))
+			if (READ_ONCE(t->flags) & PF_EXITING)
+				continue;
+			if (each_wait)
 				mp3_add_thread_delays(sum->delay_ns, t);
+			else
+				sum->waits_ns += mp3_thread_waits(t);
 		}
 	} while (read_seqretry(&sig->stats_lock, seq));
+	if (each_wait)
+		sum->waits_ns = mp3_delays_sum(sum->delay_ns);
 	if (busy)
 		*busy = runs;
 	return !(READ_ONCE(leader->exit_state) && thread_group_empty(leader));
+}
+
+static inline bool mp3_read_group(struct task_struct *leader, struct mp3_counters *sum, bool *busy)
+{
+	return mp3_sum_group(leader, sum, busy, true);
+}
+
+/* The same without the waits one by one: what a visit reads first. */
+static inline bool mp3_read_group_sums(struct task_struct *leader, struct mp3_counters *sum,
+				       bool *busy)
+{
+	return mp3_sum_group(leader, sum, busy, false);
 }
 
 /* Counters never go backwards; a racing read must not make them. */
@@ -170,6 +224,7 @@ static inline void mp3_counters_max(struct mp3_counters *a, const struct mp3_cou
 	a->cpu_ns = max(a->cpu_ns, b->cpu_ns);
 	for (int i = 0; i < MP3_DELAYS; i++)
 		a->delay_ns[i] = max(a->delay_ns[i], b->delay_ns[i]);
+	a->waits_ns = mp3_delays_sum(a->delay_ns);
 }
 
 /*

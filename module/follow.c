@@ -194,7 +194,7 @@ static void mp3_process_exit(struct task_struct *task, bool group_dead)
 	if (entry) {
 		mp3_read_group(task->group_leader, &final, NULL);
 		/* Exiting, it is left out of the sum, and is not in sig->stats either. */
-		mp3_add_last_thread_delays(final.delay_ns, task);
+		mp3_add_last_thread_delays(&final, task);
 		spin_lock(&mp3_hash_lock);
 		/* Two threads may both take themselves for the last: keep the larger. */
 		if (entry->exited)

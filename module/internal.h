@@ -151,9 +151,10 @@ void mp3_buffer_destroy(void);
  * One process's record in the sample being gathered; tgid in the initial PID
  * namespace. Nothing when the module was loaded with records=off, nor when
  * the record's owner wrote all it may in this sample (it is counted).
+ * @delta's waits are read only if @waited (one grew): most periods have none.
  */
 void __mp3_buffer_record_counts(u32 tgid, const struct mp3_record_tag *tag,
-				const struct mp3_sample_values *delta);
+				const struct mp3_sample_values *delta, bool waited);
 void __mp3_buffer_record_comm(u32 tgid, const struct mp3_record_tag *tag, const char *comm);
 void __mp3_buffer_record_left(u32 tgid, const struct mp3_record_tag *tag);
 

@@ -22,14 +22,11 @@
 #include "tasks.h"
 
 /* Its name goes into the records when it is registered and after an exec. */
-static void __mp3_task_name(struct mp3_task *entry, struct task_struct *leader, u32 tgid,
-			    const struct mp3_record_tag *tag)
+static noinline void __mp3_task_name(struct mp3_task *entry, struct task_struct *leader, u32 tgid,
+				     const struct mp3_record_tag *tag, u64 exec_id)
 {
 	char comm[TASK_COMM_LEN];
-	u64 exec_id = READ_ONCE(leader->self_exec_id);
 
-	if (entry->named && entry->exec_id == exec_id)
-		return;
 	get_task_comm(comm, leader);
 	__mp3_buffer_record_comm(tgid, tag, comm);
 	entry->named = true;
@@ -37,18 +34,26 @@ static void __mp3_task_name(struct mp3_task *entry, struct task_struct *leader, 
 }
 
 /*
- * Without a branch or a loop per wait: most visits find none grew (a loop
- * cost them 30 instructions, this 16).
+ * The waits that grew since the last sample, in the whole microseconds
+ * they passed, into @stall_us and the sample's sums. Out of line: most
+ * visits find none grew (a wait is mostly I/O, a swap-in or reclaim).
  */
-static bool mp3_delays_differ(const u64 a[MP3_DELAYS], const u64 b[MP3_DELAYS])
+static noinline void __mp3_task_waits(struct mp3_task *entry, const struct mp3_counters *now,
+				      u64 stall_us[MP3_DELAYS], struct mp3_sample_values *values)
 {
-	static_assert(MP3_DELAYS == 5);
-	return (a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]) | (a[4] ^ b[4]);
+	for (int i = 0; i < MP3_DELAYS; i++) {
+		stall_us[i] = mp3_advance_us(&entry->last.delay_ns[i], now->delay_ns[i]);
+		values->stall_us[i] += stall_us[i];
+	}
+	entry->last.waits_ns = mp3_delays_sum(entry->last.delay_ns);
 }
 
 /*
  * @leader: NULL once its parent has reaped it (its name went out before).
- * Inline: its one caller is every visit's.
+ * Inline: its one caller is every visit's. What most visits do not need
+ * is out of line, and the period's values are not zeroed first (the
+ * kernel's INIT_STACK_ALL_ZERO would, for every visit): a counts record
+ * reads its waits only if one grew.
  */
 static __always_inline void __mp3_task_account(struct mp3_task *entry,
 					       struct task_struct *leader,
@@ -57,26 +62,21 @@ static __always_inline void __mp3_task_account(struct mp3_task *entry,
 {
 	u32 tgid = pid_nr(entry->pid);
 	struct mp3_record_tag tag = mp3_task_tag(entry);
-	struct mp3_sample_values delta = {
-		.minor_faults = mp3_advance(&entry->last.minor_faults, now->minor_faults),
-		.major_faults = mp3_advance(&entry->last.major_faults, now->major_faults),
-		.cpu_ns = mp3_advance(&entry->last.cpu_ns, now->cpu_ns),
-		.nr_procs = 1,
-	};
+	struct mp3_sample_values delta __uninitialized;
+	bool waited = now->waits_ns != entry->last.waits_ns;
 
-	/* Most visits find no wait: one test, then only one that grew is converted and summed. */
-	if (mp3_delays_differ(now->delay_ns, entry->last.delay_ns)) {
-		for (int i = 0; i < MP3_DELAYS; i++) {
-			if (now->delay_ns[i] <= entry->last.delay_ns[i])
-				continue;
-			delta.stall_us[i] = mp3_advance_us(&entry->last.delay_ns[i],
-							   now->delay_ns[i]);
-			values->stall_us[i] += delta.stall_us[i];
-		}
+	delta.minor_faults = mp3_advance(&entry->last.minor_faults, now->minor_faults);
+	delta.major_faults = mp3_advance(&entry->last.major_faults, now->major_faults);
+	delta.cpu_ns = mp3_advance(&entry->last.cpu_ns, now->cpu_ns);
+	if (waited)
+		__mp3_task_waits(entry, now, delta.stall_us, values);
+	if (leader) {
+		u64 exec_id = READ_ONCE(leader->self_exec_id);
+
+		if (!entry->named || entry->exec_id != exec_id)
+			__mp3_task_name(entry, leader, tgid, &tag, exec_id);
 	}
-	if (leader)
-		__mp3_task_name(entry, leader, tgid, &tag);
-	__mp3_buffer_record_counts(tgid, &tag, &delta);
+	__mp3_buffer_record_counts(tgid, &tag, &delta, waited);
 	/* Most processes measure nothing more: they pay one test. */
 	if (entry->measures) {
 		struct mp3_measured m = mp3_task_measured(entry);
@@ -133,8 +133,8 @@ static bool __mp3_task_read(struct mp3_task *entry, struct task_struct **leaderp
 			    struct mp3_counters *now, bool *busy, bool *runs)
 {
 	struct task_struct *leader = pid_task(entry->pid, PIDTYPE_TGID);
-	bool alive = leader && mp3_read_group(leader, now, busy);
-	bool counted = true;
+	bool alive = leader && mp3_read_group_sums(leader, now, busy);
+	bool counted = true, gone;
 
 	lockdep_assert_held(&mp3_lock);
 
@@ -145,7 +145,11 @@ static bool __mp3_task_read(struct mp3_task *entry, struct task_struct **leaderp
 		*busy = false;
 	}
 	/* Pairs with the probes' store-release: final is complete. */
-	if (!smp_load_acquire(&entry->gone))
+	gone = smp_load_acquire(&entry->gone);
+	/* The waits one by one: if one grew, and for the last sample. */
+	if (leader && (gone || now->waits_ns != entry->last.waits_ns))
+		mp3_read_group(leader, now, NULL);
+	if (!gone)
 		return alive;
 	spin_lock(&mp3_hash_lock);
 	if (entry->exited) {
@@ -178,6 +182,41 @@ static void __mp3_tasks_rejoin(struct task_struct *leader, const struct mp3_coun
 }
 
 /*
+ * Whether a thread of @entry's process ran since the last sample, or runs
+ * (@busy). Its credentials change and it execs only by a thread of its
+ * own; prctl(PR_SET_DUMPABLE) may come from a process sharing its memory,
+ * but no counter of it changes, nor is a fault of it placed, while none of
+ * its threads runs (the page trace, which sees its pages leave while it
+ * sleeps, is an administrator's). So a process that slept through the period is not
+ * judged again: the judgement takes task_lock(), which every visit of a
+ * sleeping process paid before.
+ */
+static bool __mp3_task_ran(const struct mp3_task *entry, const struct mp3_counters *now,
+			   bool busy)
+{
+	return busy || now->cpu_ns != entry->last.cpu_ns;
+}
+
+/*
+ * @entry's last sample was taken: it is removed, and if @leader's process
+ * runs on, it joins the group that holds it now. Out of line: a visit
+ * seldom ends so.
+ */
+static noinline void __mp3_task_leave(struct mp3_task *entry, struct task_struct *leader,
+				      const struct mp3_counters *now)
+{
+	/* What its measures noted until it left goes with this sample. */
+	if (entry->measures) {
+		struct mp3_measured m = mp3_task_measured(entry);
+
+		__mp3_measures_gone(entry->state, &m, !entry->revoked);
+	}
+	__mp3_tasks_remove(entry);
+	if (leader)
+		__mp3_tasks_rejoin(leader, now);
+}
+
+/*
  * @entry's deltas since the last sample go into @values and its record;
  * if it is gone, it is removed. Returns whether its counters may still
  * change. Under rcu_read_lock().
@@ -185,7 +224,8 @@ static void __mp3_tasks_rejoin(struct task_struct *leader, const struct mp3_coun
 static bool __mp3_task_visit(struct mp3_task *entry, struct mp3_sample_values *values)
 {
 	struct task_struct *leader;
-	struct mp3_counters now;
+	/* Not zeroed first: every field is read, the waits one by one only once read. */
+	struct mp3_counters now __uninitialized;
 	bool alive, busy, runs;
 
 	alive = __mp3_task_read(entry, &leader, &now, &busy, &runs);
@@ -196,7 +236,7 @@ static bool __mp3_task_visit(struct mp3_task *entry, struct mp3_sample_values *v
 	 * administrator reads every process: the rule's answer, without its
 	 * call (a sixth of a visit, counted: make bench, section 8).
 	 */
-	if (alive && runs && !entry->registrant.privileged &&
+	if (alive && runs && !entry->registrant.privileged && __mp3_task_ran(entry, &now, busy) &&
 	    !mp3_registrant_may_read(&entry->registrant, leader)) {
 		spin_lock(&mp3_hash_lock);
 		__mp3_task_revoke(entry);
@@ -207,15 +247,7 @@ static bool __mp3_task_visit(struct mp3_task *entry, struct mp3_sample_values *v
 	__mp3_task_account(entry, entry->revoked ? NULL : leader, &now, values);
 	if (alive)
 		return busy;
-	/* What its measures noted until it left goes with this sample. */
-	if (entry->measures) {
-		struct mp3_measured m = mp3_task_measured(entry);
-
-		__mp3_measures_gone(entry->state, &m, !entry->revoked);
-	}
-	__mp3_tasks_remove(entry);
-	if (runs)
-		__mp3_tasks_rejoin(leader, &now);
+	__mp3_task_leave(entry, runs ? leader : NULL, &now);
 	return false;
 }
 
