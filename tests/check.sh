@@ -18,6 +18,8 @@
 #                   debug (tests/debug-kernel/: KASAN, lockdep, kmemleak,
 #                   UBSAN); default: the first four (tests/lib/kernels.sh)
 #   PFPROF_CACHE    downloads, kernels and images (default /var/cache/pfprof-test)
+#   PFPROF_HOST_TESTS  no: leave out the host unit tests (tests/check-all.sh
+#                   runs them in one lane only)
 #   BUILD           build and log directory (default ./build)
 set -euo pipefail
 
@@ -31,17 +33,22 @@ kernels=${PFPROF_KERNELS:-$PFPROF_ALL_KERNELS}
 
 # perf: faults_perf_agrees compares the faults records with perf record's.
 "$top/tests/vm/prepare-host.sh" linux-perf >/dev/null
-make -s -C "$top/tools" STATIC=1
-make -s -C "$top/daemon"
-make -s -C "$top/pfprofctl"
-make -s -C "$top/tests/guest"
+# One build at a time in the tree: tests/check-all.sh runs this in both lanes.
+mkdir -p "$build"
+(
+	flock 9
+	make -s -C "$top/tools" STATIC=1
+	make -s -C "$top/daemon"
+	make -s -C "$top/pfprofctl"
+	make -s -C "$top/tests/guest"
+) 9> "$build/.builds-lock"
 
 total_passed=0
 total_failed=0
 status=0
 
 # The host unit tests, once: they do not depend on the kernel.
-if [ "$kernels" != debug ]; then
+if [ "$kernels" != debug ] && [ "${PFPROF_HOST_TESTS:-}" != no ]; then
 	host_log=$build/host-tests.log
 	mkdir -p "$build"
 	make -s -C "$top/tests/unit" test > "$host_log" || status=1
