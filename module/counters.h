@@ -146,6 +146,7 @@ static __always_inline bool mp3_sum_group(struct task_struct *leader, struct mp3
 					  bool *busy, bool each_wait)
 {
 	struct signal_struct *sig = leader->signal;
+	u64 minor_faults, major_faults, cpu_ns, waits_ns;
 	bool runs = false;
 	struct task_struct *t;
 	unsigned int seq;
@@ -154,31 +155,35 @@ static __always_inline bool mp3_sum_group(struct task_struct *leader, struct mp3
 	/* Retry if a thread moved its counts to the signal struct meanwhile. */
 	do {
 		seq = read_seqbegin(&sig->stats_lock);
-		sum->minor_faults = sig->min_flt;
-		sum->major_faults = sig->maj_flt;
-		sum->cpu_ns = sig->sum_sched_runtime;
+		/* In registers until the sum holds: @sum is the caller's memory. */
+		minor_faults = sig->min_flt;
+		major_faults = sig->maj_flt;
+		cpu_ns = sig->sum_sched_runtime;
+		waits_ns = 0;
 		if (each_wait) {
 			memset(sum->delay_ns, 0, sizeof(sum->delay_ns));
 			mp3_add_exited_delays(sum->delay_ns, sig);
 		} else {
-			sum->waits_ns = mp3_exited_waits(sig);
+			waits_ns = mp3_exited_waits(sig);
 		}
 		for_each_thread(leader, t) {
 			if (busy && !runs)
 				runs = mp3_thread_busy(t);
-			sum->minor_faults += READ_ONCE(t->min_flt);
-			sum->major_faults += READ_ONCE(t->maj_flt);
-			sum->cpu_ns += READ_ONCE(t->se.sum_exec_runtime);
+			minor_faults += READ_ONCE(t->min_flt);
+			major_faults += READ_ONCE(t->maj_flt);
+			cpu_ns += READ_ONCE(t->se.sum_exec_runtime);
 			if (READ_ONCE(t->flags) & PF_EXITING)
 				continue;
 			if (each_wait)
 				mp3_add_thread_delays(sum->delay_ns, t);
 			else
-				sum->waits_ns += mp3_thread_waits(t);
+				waits_ns += mp3_thread_waits(t);
 		}
 	} while (read_seqretry(&sig->stats_lock, seq));
-	if (each_wait)
-		sum->waits_ns = mp3_delays_sum(sum->delay_ns);
+	sum->minor_faults = minor_faults;
+	sum->major_faults = major_faults;
+	sum->cpu_ns = cpu_ns;
+	sum->waits_ns = each_wait ? mp3_delays_sum(sum->delay_ns) : waits_ns;
 	if (busy)
 		*busy = runs;
 	return !(READ_ONCE(leader->exit_state) && thread_group_empty(leader));
@@ -189,9 +194,9 @@ static inline bool mp3_read_group(struct task_struct *leader, struct mp3_counter
 	return mp3_sum_group(leader, sum, busy, true);
 }
 
-/* The same without the waits one by one: what a visit reads first. */
-static inline bool mp3_read_group_sums(struct task_struct *leader, struct mp3_counters *sum,
-				       bool *busy)
+/* The same without the waits one by one: what a visit reads first, inline there. */
+static __always_inline bool mp3_read_group_sums(struct task_struct *leader,
+						struct mp3_counters *sum, bool *busy)
 {
 	return mp3_sum_group(leader, sum, busy, false);
 }

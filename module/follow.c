@@ -99,7 +99,7 @@ static void mp3_probe_fork(void *data, struct task_struct *parent, struct task_s
 	/* One gone (exited, left its tree) has no more children there: they may join a group. */
 	if (entry && !READ_ONCE(entry->gone) && mp3_tree_takes(entry, &place)) {
 		joining = (struct mp3_joining) {
-			.target = entry->target, .tree = true,
+			.target = entry->tag.target, .tree = true,
 			.measures = READ_ONCE(entry->measures),
 			.registrant = &entry->registrant,
 		};
@@ -135,7 +135,7 @@ static void mp3_tasks_reconsider(struct mp3_task *entry, const struct mp3_place 
 {
 	if (READ_ONCE(entry->gone))
 		return;
-	if ((entry->target && !entry->tree && !mp3_groups_holds(entry->target, place)) ||
+	if ((entry->tag.target && !entry->tree && !mp3_groups_holds(entry->tag.target, place)) ||
 	    (!entry->registrant.privileged && mp3_groups_privileged_holds(place)))
 		mp3_task_leave(entry, false);
 }

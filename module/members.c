@@ -151,7 +151,7 @@ int __mp3_tasks_add_descendants(const struct file *file, struct mp3_task *root,
 				int (*pause)(void))
 {
 	const struct mp3_joining joining = {
-		.target = root->target, .tree = true, .measures = root->measures,
+		.target = root->tag.target, .tree = true, .measures = root->measures,
 		.registrant = &root->registrant,
 	};
 	struct mp3_descent d = { .file = file };

@@ -81,7 +81,7 @@ int __mp3_tasks_measure_target(u32 target, enum mp3_measure_id id)
 	__mp3_walks_tell(target, false, measure);
 	__mp3_tasks_adopt_forked();
 	list_for_each_entry(entry, &mp3_tasks, node) {
-		if (entry->target != target || (entry->measures & measure))
+		if (entry->tag.target != target || (entry->measures & measure))
 			continue;
 		/* Measured from its last sample: what it did since goes into its records too. */
 		m = mp3_task_measured(entry);
@@ -182,7 +182,7 @@ const struct mp3_registrant *__mp3_tasks_registrant(u32 target)
 
 	__mp3_tasks_adopt_forked();
 	list_for_each_entry(entry, &mp3_tasks, node)
-		if (entry->target == target)
+		if (entry->tag.target == target)
 			return &entry->registrant;
 	return NULL;
 }
@@ -203,12 +203,12 @@ void __mp3_tasks_remove_target(u32 target)
 	spin_lock(&mp3_hash_lock);
 	__mp3_tasks_adopt_forked_locked();
 	list_for_each_entry(entry, &mp3_tasks, node)
-		if (entry->target == target)
+		if (entry->tag.target == target)
 			/* As mp3_task_leave(): pairs with __mp3_task_read()'s load-acquire. */
 			smp_store_release(&entry->gone, true);
 	spin_unlock(&mp3_hash_lock);
 	list_for_each_entry_safe(entry, next, &mp3_tasks, node)
-		if (entry->target == target)
+		if (entry->tag.target == target)
 			__mp3_tasks_remove(entry);
 }
 

@@ -174,11 +174,8 @@ void __mp3_tasks_remove(struct mp3_task *entry)
 
 		__mp3_measures_leave(entry->state, &m);
 	}
-	if (mp3_event_sampling) {
-		struct mp3_record_tag tag = mp3_task_tag(entry);
-
-		__mp3_buffer_record_left(pid_nr(entry->pid), &tag);
-	}
+	if (mp3_event_sampling)
+		__mp3_buffer_record_left(entry->tgid, &entry->tag);
 	if (test_and_set_bit(MP3_TASK_PENDING, &entry->pending)) {
 		entry->dead = true;
 		return;
@@ -216,6 +213,20 @@ void __mp3_tasks_adopt_forked(void)
 	spin_lock(&mp3_hash_lock);
 	__mp3_tasks_adopt_forked_locked();
 	spin_unlock(&mp3_hash_lock);
+}
+
+/* @entry's process, held, and what its records say of it; its registrant is set. */
+static void mp3_task_identify(struct mp3_task *entry, struct pid *pid, u32 target)
+{
+	const struct mp3_registrant *r = &entry->registrant;
+
+	entry->pid = pid;
+	entry->tgid = pid_nr(pid);
+	entry->tag = (struct mp3_record_tag) {
+		.target = target,
+		.owner = r->privileged ? 0 : r->payer,
+		.admin = r->privileged,
+	};
 }
 
 /* The live thread-group leader numbered @nr in @ns. */
@@ -259,10 +270,9 @@ struct mp3_task *mp3_task_create(const struct file *file, pid_t nr, u32 target,
 		err = -ENOMEM;
 		goto put_pid;
 	}
-	entry->pid = pid;
-	entry->target = target;
 	entry->tree = target != 0;
 	mp3_registrant_init(&entry->registrant, file);
+	mp3_task_identify(entry, pid, target);
 	/* Its counts are read once it is followed (__mp3_tasks_add()): no last yet. */
 	m = mp3_task_measured(entry);
 	m.measures = measures;
@@ -317,10 +327,9 @@ static void mp3_tasks_join_onto(struct list_head *list, struct task_struct *task
 		mp3_tasks_count_missed();
 		return;
 	}
-	entry->pid = get_pid(task_tgid(task));
-	entry->target = joining->target;
 	entry->tree = joining->tree;
 	mp3_registrant_copy(&entry->registrant, joining->registrant);
+	mp3_task_identify(entry, get_pid(task_tgid(task)), joining->target);
 	entry->last = *from;
 	/* Without memory for one, it joins without it. */
 	m = mp3_task_measured(entry);

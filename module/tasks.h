@@ -48,7 +48,13 @@ struct mp3_task {
 	struct llist_node queued;
 	unsigned long pending;		/* MP3_TASK_PENDING; atomic bit operations */
 	struct pid *pid;		/* the thread-group leader's pid */
-	u32 target;			/* its tree or cgroup, 0: alone; set before hashing */
+	u32 tgid;			/* its number in the initial PID namespace */
+	/*
+	 * What its records say besides @tgid: its tree or cgroup (target, 0:
+	 * alone) and by whose registration. Set before hashing, from
+	 * @registrant, and constant like @tgid: a visit does not compose them.
+	 */
+	struct mp3_record_tag tag;
 	bool tree;			/* its children join its target at their fork */
 	/*
 	 * What it measures beyond counts (internal.h), each with its state in
@@ -108,22 +114,12 @@ extern bool mp3_measures_waiting;
 extern struct llist_head mp3_kept;
 extern struct llist_head mp3_woken;
 
-/* What @entry's records say besides its process's number: its target, whose registration. */
-static inline struct mp3_record_tag mp3_task_tag(const struct mp3_task *entry)
-{
-	return (struct mp3_record_tag) {
-		.target = entry->target,
-		.owner = entry->registrant.privileged ? 0 : entry->registrant.payer,
-		.admin = entry->registrant.privileged,
-	};
-}
-
 /* What @entry's measures know of its process. */
 static inline struct mp3_measured mp3_task_measured(const struct mp3_task *entry)
 {
 	return (struct mp3_measured) {
 		.pid = entry->pid,
-		.tag = mp3_task_tag(entry),
+		.tag = entry->tag,
 		.registrant = &entry->registrant,
 		.measures = entry->measures,
 		.last = &entry->last,
@@ -168,6 +164,7 @@ void mp3_task_free(struct mp3_task *entry);
 void mp3_task_wake(struct mp3_task *entry);
 /* The next sample visits @entry too: from the sampler and registrations. */
 void __mp3_task_keep(struct mp3_task *entry);
+
 /* Unhashes @entry, writes that it left, and frees it (now or once visited). */
 void __mp3_tasks_remove(struct mp3_task *entry);
 bool mp3_tasks_forked(void);

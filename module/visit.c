@@ -22,13 +22,13 @@
 #include "tasks.h"
 
 /* Its name goes into the records when it is registered and after an exec. */
-static noinline void __mp3_task_name(struct mp3_task *entry, struct task_struct *leader, u32 tgid,
-				     const struct mp3_record_tag *tag, u64 exec_id)
+static noinline void __mp3_task_name(struct mp3_task *entry, struct task_struct *leader,
+				     u64 exec_id)
 {
 	char comm[TASK_COMM_LEN];
 
 	get_task_comm(comm, leader);
-	__mp3_buffer_record_comm(tgid, tag, comm);
+	__mp3_buffer_record_comm(entry->tgid, &entry->tag, comm);
 	entry->named = true;
 	entry->exec_id = exec_id;
 }
@@ -60,8 +60,6 @@ static __always_inline void __mp3_task_account(struct mp3_task *entry,
 					       const struct mp3_counters *now,
 					       struct mp3_sample_values *values)
 {
-	u32 tgid = pid_nr(entry->pid);
-	struct mp3_record_tag tag = mp3_task_tag(entry);
 	struct mp3_sample_values delta __uninitialized;
 	bool waited = now->waits_ns != entry->last.waits_ns;
 
@@ -74,9 +72,9 @@ static __always_inline void __mp3_task_account(struct mp3_task *entry,
 		u64 exec_id = READ_ONCE(leader->self_exec_id);
 
 		if (!entry->named || entry->exec_id != exec_id)
-			__mp3_task_name(entry, leader, tgid, &tag, exec_id);
+			__mp3_task_name(entry, leader, exec_id);
 	}
-	__mp3_buffer_record_counts(tgid, &tag, &delta, waited);
+	__mp3_buffer_record_counts(entry->tgid, &entry->tag, &delta, waited);
 	/* Most processes measure nothing more: they pay one test. */
 	if (entry->measures) {
 		struct mp3_measured m = mp3_task_measured(entry);
@@ -124,13 +122,15 @@ static bool __mp3_task_last_run(struct mp3_task *entry)
 /*
  * The counters of @entry's process now, in @now; false if it is gone
  * (exited, or left its target): this is its last sample. An exited process
- * stays until its last thread's last run is counted. *@busy: whether its
- * counters may still change; *@runs: whether its process runs (it left
- * its target rather than exited). Under rcu_read_lock(); *@leaderp is
- * NULL once the process has been reaped.
+ * stays until its last thread's last run is counted. *@busy (if not NULL:
+ * the event sampler's): whether its counters may still change; *@runs:
+ * whether its process runs (it left its target rather than exited). Under
+ * rcu_read_lock(); *@leaderp is NULL once the process has been reaped.
+ * Inline, as its caller: each sampler has its own copy, and the visiting
+ * one does not look for a thread that runs.
  */
-static bool __mp3_task_read(struct mp3_task *entry, struct task_struct **leaderp,
-			    struct mp3_counters *now, bool *busy, bool *runs)
+static __always_inline bool __mp3_task_read(struct mp3_task *entry, struct task_struct **leaderp,
+					    struct mp3_counters *now, bool *busy, bool *runs)
 {
 	struct task_struct *leader = pid_task(entry->pid, PIDTYPE_TGID);
 	bool alive = leader && mp3_read_group_sums(leader, now, busy);
@@ -142,7 +142,8 @@ static bool __mp3_task_read(struct mp3_task *entry, struct task_struct **leaderp
 	*runs = alive;
 	if (!leader) {
 		*now = entry->last;
-		*busy = false;
+		if (busy)
+			*busy = false;
 	}
 	/* Pairs with the probes' store-release: final is complete. */
 	gone = smp_load_acquire(&entry->gone);
@@ -158,7 +159,8 @@ static bool __mp3_task_read(struct mp3_task *entry, struct task_struct **leaderp
 		*runs = false;
 	}
 	spin_unlock(&mp3_hash_lock);
-	*busy = !counted;
+	if (busy)
+		*busy = !counted;
 	return !counted;
 }
 
@@ -182,19 +184,22 @@ static void __mp3_tasks_rejoin(struct task_struct *leader, const struct mp3_coun
 }
 
 /*
- * Whether a thread of @entry's process ran since the last sample, or runs
- * (@busy). Its credentials change and it execs only by a thread of its
- * own; prctl(PR_SET_DUMPABLE) may come from a process sharing its memory,
- * but no counter of it changes, nor is a fault of it placed, while none of
- * its threads runs (the page trace, which sees its pages leave while it
- * sleeps, is an administrator's). So a process that slept through the period is not
- * judged again: the judgement takes task_lock(), which every visit of a
- * sleeping process paid before.
+ * Whether anything of @entry's process that the records show changed since
+ * the last sample: its CPU time, faults or waits. Its credentials change
+ * and it execs only by a thread of its own, which counts CPU time in doing
+ * so; prctl(PR_SET_DUMPABLE) may come from a process sharing its memory,
+ * but then nothing of this one is read before it changes (the page trace,
+ * which sees its pages leave while it sleeps, is an administrator's). So
+ * a process that slept through the period is not judged again: the
+ * judgement takes task_lock(), which every visit of a sleeping process
+ * paid before.
  */
-static bool __mp3_task_ran(const struct mp3_task *entry, const struct mp3_counters *now,
-			   bool busy)
+static bool __mp3_task_changed(const struct mp3_task *entry, const struct mp3_counters *now)
 {
-	return busy || now->cpu_ns != entry->last.cpu_ns;
+	const struct mp3_counters *last = &entry->last;
+
+	return now->cpu_ns != last->cpu_ns || now->minor_faults != last->minor_faults ||
+	       now->major_faults != last->major_faults || now->waits_ns != last->waits_ns;
 }
 
 /*
@@ -218,17 +223,19 @@ static noinline void __mp3_task_leave(struct mp3_task *entry, struct task_struct
 
 /*
  * @entry's deltas since the last sample go into @values and its record;
- * if it is gone, it is removed. Returns whether its counters may still
- * change. Under rcu_read_lock().
+ * if it is gone, it is removed. *@busy (if not NULL): whether its counters
+ * may still change. Under rcu_read_lock(). Inline: each sampler's loop has
+ * its copy.
  */
-static bool __mp3_task_visit(struct mp3_task *entry, struct mp3_sample_values *values)
+static __always_inline void __mp3_task_visit(struct mp3_task *entry,
+					     struct mp3_sample_values *values, bool *busy)
 {
 	struct task_struct *leader;
 	/* Not zeroed first: every field is read, the waits one by one only once read. */
 	struct mp3_counters now __uninitialized;
-	bool alive, busy, runs;
+	bool alive, runs;
 
-	alive = __mp3_task_read(entry, &leader, &now, &busy, &runs);
+	alive = __mp3_task_read(entry, &leader, &now, busy, &runs);
 	/*
 	 * Unreadable to its registrant since (PR_SET_DUMPABLE, setuid()): it
 	 * leaves now. One that exited stays until its last run is counted,
@@ -236,7 +243,7 @@ static bool __mp3_task_visit(struct mp3_task *entry, struct mp3_sample_values *v
 	 * administrator reads every process: the rule's answer, without its
 	 * call (a sixth of a visit, counted: make bench, section 8).
 	 */
-	if (alive && runs && !entry->registrant.privileged && __mp3_task_ran(entry, &now, busy) &&
+	if (alive && runs && !entry->registrant.privileged && __mp3_task_changed(entry, &now) &&
 	    !mp3_registrant_may_read(&entry->registrant, leader)) {
 		spin_lock(&mp3_hash_lock);
 		__mp3_task_revoke(entry);
@@ -246,9 +253,10 @@ static bool __mp3_task_visit(struct mp3_task *entry, struct mp3_sample_values *v
 	/* Nothing of what it became is named. */
 	__mp3_task_account(entry, entry->revoked ? NULL : leader, &now, values);
 	if (alive)
-		return busy;
+		return;
+	if (busy)
+		*busy = false;
 	__mp3_task_leave(entry, runs ? leader : NULL, &now);
-	return false;
 }
 
 /* Processes summed per RCU read-side section, between chances to reschedule. */
@@ -273,7 +281,7 @@ static void __mp3_tasks_visit_all(struct mp3_sample_values *values)
 	rcu_read_lock();
 	list_for_each_entry_safe(entry, next, &mp3_tasks, node) {
 		mp3_collect_pause(&batch);
-		__mp3_task_visit(entry, values);
+		__mp3_task_visit(entry, values, NULL);
 	}
 	rcu_read_unlock();
 }
@@ -290,6 +298,8 @@ static void __mp3_tasks_visit_list(struct llist_node *first, struct mp3_sample_v
 
 	/* next is read before the bit is cleared: a probe may queue the entry again then. */
 	llist_for_each_entry_safe(entry, next, first, queued) {
+		bool busy;
+
 		if (entry->dead) {
 			mp3_task_free(entry);
 			continue;
@@ -298,7 +308,8 @@ static void __mp3_tasks_visit_list(struct llist_node *first, struct mp3_sample_v
 		clear_bit(MP3_TASK_PENDING, &entry->pending);
 		/* Pairs with mp3_task_wake(): the bit is clear before on_rq is read. */
 		smp_mb__after_atomic();
-		if (__mp3_task_visit(entry, values))
+		__mp3_task_visit(entry, values, &busy);
+		if (busy)
 			__mp3_task_keep(entry);
 	}
 }
