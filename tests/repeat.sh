@@ -9,7 +9,10 @@
 # any run failed anything.
 #   tests/repeat.sh --table BUILD...: the table alone, of runs made before
 #   (each BUILD a build directory of tests/check.sh or make check, with
-#   guest-KERNEL/log/console.log), the runs of whole `make check`s among them.
+#   guest-KERNEL/log/console.log, or the results.tsv of an earlier
+#   repeat.sh, kept to join runs of one commit made on several machines),
+#   the runs of whole `make check`s among them. The number of runs is each
+#   test's own count.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,6 +23,10 @@ runs=10
 results() {
 	local dir console kernel
 	for dir in "$@"; do
+		if [[ -f $dir ]]; then
+			cat "$dir"
+			continue
+		fi
 		for console in "$dir"/guest-*/log/console.log; do
 			[[ -f $console ]] || continue
 			kernel=${console#"$dir/guest-"}
@@ -37,9 +44,9 @@ results() {
 	done
 }
 
-# table RUNS < results: a row per kernel and test.
+# table WHAT < results: a row per kernel and test, over WHAT.
 table() {
-	echo "Guest tests over $1 runs (kernel, test, failed runs, slowest and median s, first failure):"
+	echo "Guest tests over $1 (kernel, test, failed runs of its runs, slowest and median s, first failure):"
 	sort -t$'\t' -k1,1 -k2,2 -k4,4g | awk -F'\t' '
 		function flush() {
 			if (key == "") return
@@ -61,7 +68,7 @@ table() {
 if [[ ${1:-} == --table ]]; then
 	shift
 	(($#)) || { echo "usage: $0 --table BUILD..." >&2; exit 64; }
-	results "$@" | table $#
+	results "$@" | table "the runs given"
 	exit 0
 fi
 if [[ ${1:-} == -n ]]; then
@@ -85,7 +92,7 @@ for ((i = 1; i <= runs; i++)); do
 	dirs+=("$out/run-$i")
 done
 results "${dirs[@]}" > "$out/results.tsv"
-table "$runs" < "$out/results.tsv"
+table "$runs runs" < "$out/results.tsv"
 echo "Failures other than a guest test's (builds, host unit tests, kernel logs):"
 grep -h '^FAIL ' "$out"/run-*.log | grep -Ev '^FAIL \[[^]]*\] [a-z0-9_]+ \([0-9.]+ s\)' |
 	sort | uniq -c || echo "  none"
