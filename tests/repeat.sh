@@ -13,6 +13,8 @@
 #   repeat.sh, kept to join runs of one commit made on several machines),
 #   the runs of whole `make check`s among them. The number of runs is each
 #   test's own count.
+#   tests/repeat.sh --results BUILD...: their results as results.tsv holds
+#   them (kernel, test, PASS/FAIL/HUNG, seconds, reason), to keep.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -65,6 +67,12 @@ table() {
 		END { flush() }'
 }
 
+if [[ ${1:-} == --results ]]; then
+	shift
+	(($#)) || { echo "usage: $0 --results BUILD..." >&2; exit 64; }
+	results "$@"
+	exit 0
+fi
 if [[ ${1:-} == --table ]]; then
 	shift
 	(($#)) || { echo "usage: $0 --table BUILD..." >&2; exit 64; }
