@@ -231,7 +231,10 @@ static __always_inline void __mp3_task_visit(struct mp3_task *entry,
 					     struct mp3_sample_values *values, bool *busy)
 {
 	struct task_struct *leader;
-	/* Not zeroed first: every field is read, the waits one by one only once read. */
+	/*
+	 * Not zeroed first: the waits one by one are read only when one grew
+	 * or the process leaves (it may join another group from them).
+	 */
 	struct mp3_counters now __uninitialized;
 	bool alive, runs;
 
@@ -249,6 +252,8 @@ static __always_inline void __mp3_task_visit(struct mp3_task *entry,
 		__mp3_task_revoke(entry);
 		spin_unlock(&mp3_hash_lock);
 		alive = false;
+		/* It may join another group from here: its waits one by one too. */
+		mp3_read_group(leader, &now, NULL);
 	}
 	/* Nothing of what it became is named. */
 	__mp3_task_account(entry, entry->revoked ? NULL : leader, &now, values);
