@@ -215,6 +215,14 @@ void sum_samples(const struct mp3ring *ring, uint64_t from, uint64_t to,
 		 struct sample_sum *sum);
 
 void sleep_ms(unsigned int ms);
+/*
+ * @most, or fewer if the environment variable @name says so: tests/guest/run
+ * asks for fewer forks and writes on the debug kernel, whose checkers make
+ * each many times slower.
+ */
+int count_from_env(const char *name, int most);
+/* The processes a test of a thousand registers, or PFPROF_MANY_PROCS. */
+#define MANY_PROCS 1000
 uint64_t now_ns(void);
 /* Runs argv with stdout to out_path (may be NULL); returns the exit status. */
 int run_program(char *const argv[], const char *out_path);

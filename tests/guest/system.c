@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -20,6 +21,15 @@
 unsigned int scaled_ms(unsigned int ms)
 {
 	return (unsigned int)(ms * timeout_scale());
+}
+
+int count_from_env(const char *name, int most)
+{
+	const char *env = getenv(name);
+	long n = env ? strtol(env, NULL, 10) : most;
+
+	expect(n > 0 && n <= most, "%s=%s: want 1 to %d", name, env, most);
+	return (int)n;
 }
 
 void sleep_ms(unsigned int ms)

@@ -361,10 +361,8 @@ static void deep_chain_registered(int depth)
  */
 void test_tree_deep_chain(void)
 {
-	const char *env = getenv("PFPROF_CHAIN_DEPTH");
-	int depth = env ? atoi(env) : CHAIN_DEPTH;
+	int depth = count_from_env("PFPROF_CHAIN_DEPTH", CHAIN_DEPTH);
 
-	expect(depth > 0 && depth <= CHAIN_DEPTH, "PFPROF_CHAIN_DEPTH=%s: 1 to %d", env, CHAIN_DEPTH);
 	in_child(deep_chain_registered, depth, "the chain's registrar");
 }
 

@@ -212,20 +212,10 @@ static void show(const char *buf, size_t len, char *out, size_t size)
 	out[o] = '\0';
 }
 
-/* FUZZ_WRITES, or fewer if PFPROF_FUZZ_WRITES says so (tests/guest/run). */
-static int fuzz_writes(void)
-{
-	const char *env = getenv("PFPROF_FUZZ_WRITES");
-	long n = env ? strtol(env, NULL, 10) : FUZZ_WRITES;
-
-	expect(n > 0 && n <= FUZZ_WRITES, "PFPROF_FUZZ_WRITES=%s: want 1 to %d", env, FUZZ_WRITES);
-	return (int)n;
-}
-
 void test_fuzz_status(void)
 {
 	static char buf[8192];
-	const int writes = fuzz_writes();
+	const int writes = count_from_env("PFPROF_FUZZ_WRITES", FUZZ_WRITES);
 	struct model m = { 0 };
 	unsigned long successes = 0;
 

@@ -181,16 +181,20 @@ void test_records_exit(void)
 	close(fd);
 }
 
-/* Visiting all (sampler=visit), 1000 registered processes are all in every sample. */
+/*
+ * Visiting all (sampler=visit), MANY_PROCS registered processes are all in
+ * every sample.
+ */
 void test_records_thousand(void)
 {
-	static pid_t pids[1000];
+	static pid_t pids[MANY_PROCS];
+	const int many = count_from_env("PFPROF_MANY_PROCS", MANY_PROCS);
 	struct mp3ring ring;
 	uint64_t from, to;
 	int fd;
 
 	map_ring(&ring, &fd);
-	for (int i = 0; i < 1000; i++) {
+	for (int i = 0; i < many; i++) {
 		pids[i] = spawn_sleeper();
 		expect_ok(status_cmd('R', pids[i]), "R sleeper");
 	}
@@ -199,9 +203,9 @@ void test_records_thousand(void)
 	total_records(&ring, from, to, &records_seen);
 	printf("  records_thousand: %d processes in samples %" PRIu64 "..%" PRIu64 ", %" PRIu64
 	       " records lost\n", records_seen.nr, from, to - 1, records_seen.lost);
-	expect(!records_seen.lost && records_seen.nr == 1000, "%d processes, %" PRIu64 " records lost",
+	expect(!records_seen.lost && records_seen.nr == many, "%d processes, %" PRIu64 " records lost",
 	       records_seen.nr, records_seen.lost);
-	for (int i = 0; i < 1000; i++)
+	for (int i = 0; i < many; i++)
 		expect(proc_of(&records_seen, pids[i])->counts == to - from,
 		       "process %d in %" PRIu64 " of %" PRIu64 " samples", (int)pids[i],
 		       proc_of(&records_seen, pids[i])->counts, to - from);
@@ -242,14 +246,15 @@ void test_records_slow_reader(void)
 }
 
 /*
- * Event sampling: 1000 sleepers and 10 workers registered. Each gets its
+ * Event sampling: MANY_PROCS sleepers and 10 workers registered. Each gets its
  * name and first counts; then the sleepers have no records while samples
  * go on, the workers have theirs while they run, and the sleeper
  * unregistered and the one killed say that they left.
  */
 void test_records_idle(void)
 {
-	static pid_t sleepers[1000];
+	static pid_t sleepers[MANY_PROCS];
+	const int many = count_from_env("PFPROF_MANY_PROCS", MANY_PROCS);
 	struct worker w[10];
 	struct mp3_ring_sample s;
 	struct mp3ring ring;
@@ -263,7 +268,7 @@ void test_records_idle(void)
 	expect(active_only(&ring) && ring.hdr->compat_version == MP3_RING_ACTIVE_ONLY_COMPAT_VERSION,
 	       "flags %#x, compat_version %u", ring.hdr->flags, ring.hdr->compat_version);
 	from = mp3ring_head(&ring);
-	for (int i = 0; i < 1000; i++) {
+	for (int i = 0; i < many; i++) {
 		sleepers[i] = spawn_sleeper();
 		expect_ok(status_cmd('R', sleepers[i]), "R sleeper");
 	}
@@ -291,15 +296,15 @@ void test_records_idle(void)
 	       records_seen.lost, most);
 	expect(!records_seen.lost, "%" PRIu64 " records lost", records_seen.lost);
 	expect(!most, "%u records in a sample while all slept", most);
-	for (int i = 0; i < 1000; i++) {
+	for (int i = 0; i < many; i++) {
 		struct proc_total *p = proc_of(&records_seen, sleepers[i]);
 
 		/* The one killed ran its exit: its last counts come with its departure. */
 		expect(p->names == 1 && p->counts >= 1 &&
 		       (i == 1 ? p->last_sample == p->left_sample : p->last_sample < idle_at),
-		       "sleeper %d (%d of 1000): %u names, %" PRIu64 " counts records, the last in "
+		       "sleeper %d (%d of %d): %u names, %" PRIu64 " counts records, the last in "
 		       "sample %" PRIu64 ", %.3f ms CPU; all asleep from sample %" PRIu64,
-		       (int)sleepers[i], i, p->names, p->counts, p->last_sample, p->cpu_ns / 1e6,
+		       (int)sleepers[i], i, many, p->names, p->counts, p->last_sample, p->cpu_ns / 1e6,
 		       idle_at);
 		expect(p->lefts == (i < 2) && (i >= 2 || p->left_sample >= idle_at + 5),
 		       "sleeper %d left %u times, in sample %" PRIu64, (int)sleepers[i], p->lefts,

@@ -328,17 +328,6 @@ static void write_pid_max(unsigned long value)
 	       strerror(errno));
 }
 
-/* CHURN_CHILDREN, or fewer if PFPROF_CHURN_CHILDREN says so (tests/guest/run). */
-static int churn_children(void)
-{
-	const char *env = getenv("PFPROF_CHURN_CHILDREN");
-	long n = env ? strtol(env, NULL, 10) : CHURN_CHILDREN;
-
-	expect(n > 0 && n <= CHURN_CHILDREN, "PFPROF_CHURN_CHILDREN=%s: want 1 to %d", env,
-	       CHURN_CHILDREN);
-	return (int)n;
-}
-
 /*
  * Churn: CHURN_CHILDREN short-lived processes forked one after the other
  * through a registered tree are each in the records, none missed (PIDs are
@@ -351,7 +340,7 @@ void test_tree_churn(void)
 {
 	static struct target_count count = { .target = CHURN_TARGET };
 	unsigned long pid_max = read_pid_max();
-	int children = churn_children();
+	int children = count_from_env("PFPROF_CHURN_CHILDREN", CHURN_CHILDREN);
 	int go_fd, done_fd, fd;
 	uint64_t counts[2], from, to, t0;
 	struct mp3ring ring;
