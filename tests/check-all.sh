@@ -7,10 +7,9 @@
 # kernel source), each step timed.
 #
 # Then two lanes side by side on a two-core host:
-#   lane 1: static analysis, the suites of 6.12, 7.3 and PREEMPT_RT, the
-#           debug suite;
+#   lane 1: static analysis, the suites of 6.12 and 7.3, the debug suite;
 #   lane 2: the debug kernel and the root file systems (warm-cache.sh), the
-#           packaging guests, the suite of 6.1.
+#           packaging guests, the suites of 6.1 and PREEMPT_RT.
 # The lanes end together: the packaging guests take about as long as two
 # release suites (tests/README.md, "Where the time goes").
 # The debug suite waits for its kernel through the cache's lock
@@ -71,16 +70,18 @@ warm_cache() {
 
 lane_kernels() {
 	suite static "$here/static.sh"
-	suite module env PFPROF_KERNELS="trixie trixie-backports trixie-rt" "$here/check.sh"
+	suite module env PFPROF_KERNELS="trixie trixie-backports" "$here/check.sh"
 	suite debug "$here/check-debug.sh"
 }
 
-# The 6.1 suite last: lane 1 built the tools and ran the host unit tests.
+# The 6.1 and PREEMPT_RT suites last: lane 1 built the tools and ran the
+# host unit tests.
 lane_packages() {
 	warm_cache debug-kernel
 	warm_cache rootfs
 	suite packages "$here/check-packages.sh"
-	suite module-6.1 env PFPROF_KERNELS=bookworm PFPROF_HOST_TESTS=no "$here/check.sh"
+	suite module-6.1-rt env PFPROF_KERNELS="bookworm trixie-rt" PFPROF_HOST_TESTS=no \
+		"$here/check.sh"
 }
 
 start=$SECONDS
@@ -94,7 +95,7 @@ wall=$((SECONDS - start))
 total_passed=0
 total_failed=0
 status=0
-for name in static module debug packages module-6.1; do
+for name in static module debug packages module-6.1-rt; do
 	read -r passed failed rc < "$logs/$name.tally" 2>/dev/null || { passed=0 failed=1 rc=1; }
 	total_passed=$((total_passed + passed))
 	total_failed=$((total_failed + failed))
