@@ -197,15 +197,20 @@ static void add_held_time(struct sample_records *sr, const struct mp3_proc_recor
 		sr->held.minor_ns += r->latency.time_ns;
 }
 
-/* A swap record's line in the pages log. */
-static void log_page(const struct sample_records *sr, const struct mp3_proc_record *r)
+/* A swap record: replayed for its target's refault distances, and its line in the pages log. */
+static void add_page(const struct sample_records *sr, const struct mp3_proc_record *r,
+		     bool logged)
 {
 	struct collector *c = sr->collector;
 	struct proc_entry *e = proctable_find_or_add(&c->counters->procs, r->tgid);
 	const struct log_page line = logformat_page_of(r, sr->seq, c->wall_offset_ns,
 						       e ? proctable_name(e) : "?");
 
-	logwriter_add_page(c->logs[LOGKIND_PAGES], &line);
+	if (sr->to_procs && counters_add_page(c->counters, &line))
+		dlog(LOG_WARNING, "refault distances of target %u: %s", r->target,
+		     strerror(ENOMEM));
+	if (sr->to_pages && logged)
+		logwriter_add_page(c->logs[LOGKIND_PAGES], &line);
 }
 
 static void log_record(void *ctx, const struct mp3_proc_record *r)
@@ -240,8 +245,8 @@ static void log_record(void *ctx, const struct mp3_proc_record *r)
 		add_held_time(sr, r);
 	if (sr->to_faults && logged && r->type == MP3_RECORD_FAULTS && !keep_faults(c, r))
 		dlog(LOG_WARNING, "faults of process %u: %s", r->tgid, strerror(ENOMEM));
-	if (sr->to_pages && logged && r->type == MP3_RECORD_SWAP)
-		log_page(sr, r);
+	if (r->type == MP3_RECORD_SWAP)
+		add_page(sr, r, logged);
 }
 
 static int compare_faults(const void *a, const void *b)

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "growarray.h"
 
@@ -59,6 +60,38 @@ static void add_swap(struct target_total *t, const struct mp3_proc_record *r)
 	else
 		t->swap_in_cached += r->swap_time.pages;
 	t->swap_stall_ns += r->swap_time.stall_ns;
+}
+
+/*
+ * The pages out whose slots the replay remembers, at most: 64 MiB of its
+ * memory (32-byte slots, at most half full) for 4 GiB of 4 KiB pages out.
+ */
+#define REPLAY_PAGES_MAX (1UL << 20)
+
+static void count_refault(void *ctx, const struct refault_owner *o, const struct refault *rf)
+{
+	struct counters *c = ctx;
+	struct target_total *t = counters_target(c, o->target);
+
+	if (t)
+		refaultdist_add(&t->refaults, rf->distance * (uint64_t)sysconf(_SC_PAGESIZE),
+				rf->pages);
+}
+
+int counters_add_page(struct counters *c, const struct log_page *pg)
+{
+	if (!pg->target)
+		return 0;
+	if (!c->replay) {
+		c->replay = malloc(sizeof(*c->replay));
+		if (!c->replay)
+			return -ENOMEM;
+		refaults_init(c->replay, 0, UINT64_MAX);
+		c->replay->sink = count_refault;
+		c->replay->sink_ctx = c;
+		c->replay->slots_max = REPLAY_PAGES_MAX;
+	}
+	return refaults_add(c->replay, pg);
 }
 
 /* Its target's share of a record; false without memory. */
@@ -275,4 +308,8 @@ void counters_free(struct counters *c)
 	c->targets = NULL;
 	c->nr_targets = c->targets_cap = 0;
 	ownerbudget_free(&c->owners);
+	if (c->replay)
+		refaults_free(c->replay);
+	free(c->replay);
+	c->replay = NULL;
 }

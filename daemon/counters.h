@@ -22,8 +22,11 @@
 
 #include "targetsfile.h"
 #include "latency.h"
+#include "logformat.h"
 #include "ownerbudget.h"
 #include "proctable.h"
+#include "refaultdist.h"
+#include "refaults.h"
 #include "stalls.h"
 #include "targets.h"
 
@@ -56,6 +59,8 @@ struct target_total {
 	/* Its pages sent to swap and taken back (ring version 10), those gone too. */
 	uint64_t swap_out, swap_in_cached, swap_in_read, swap_stall_ns;
 	bool paged;			/* a swap record came: exported */
+	/* Its pages read back whose swap-out pfprofd saw, by refault distance. */
+	struct refault_dist refaults;
 	uint64_t processes;		/* registered, at the last counters_select_series() */
 	uint64_t records;		/* since the last counters_forget_targets() */
 };
@@ -90,6 +95,11 @@ struct counters {
 	bool stalls_known;
 	struct target_total *targets;		/* in the order first recorded */
 	size_t nr_targets, targets_cap;
+	/*
+	 * The targets' swap events replayed (counters_add_page()), made at the
+	 * first: where each page went, to know its refault distance when back.
+	 */
+	struct refault_replay *replay;
 	/* Users' lines in the logs, and what each lost there and in the ring, since start. */
 	struct ownerbudget owners;
 };
@@ -105,6 +115,14 @@ void counters_add_lost(struct counters *c, uint64_t count);
  * either).
  */
 struct proc_entry *counters_add_record(struct counters *c, const struct mp3_proc_record *r);
+
+/*
+ * A swap event of a target's process, as the pages log has it: its pages
+ * read back get their refault distance into the target's histogram (those
+ * of a process registered alone are not replayed). 0, or -ENOMEM: the
+ * replay goes on, the pages it lost have no distance.
+ */
+int counters_add_page(struct counters *c, const struct log_page *pg);
 
 /* The total of target number, added if new; NULL without memory. */
 struct target_total *counters_target(struct counters *c, uint32_t number);

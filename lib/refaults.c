@@ -123,6 +123,10 @@ static int add_out(struct refault_replay *r, struct refault_owner *o, uint32_t o
 		if (2 * (r->nr_slots + 1) > r->slots_cap && slots_grow(r))
 			return -ENOMEM;
 		s = slot_find(r, slot_key(pg->device, pg->offset + i));
+		if (!s->key && r->slots_max && r->nr_slots >= r->slots_max) {
+			r->untracked++;
+			continue;
+		}
 		r->nr_slots += !s->key;
 		*s = (struct refault_slot){ .key = slot_key(pg->device, pg->offset + i),
 					    .evicted = o->evicted, .out_ns = pg->wall_ns,
@@ -131,22 +135,28 @@ static int add_out(struct refault_replay *r, struct refault_owner *o, uint32_t o
 	return 0;
 }
 
-/* A page read back, kept by the owner that sent it out: on its clock. */
-static int keep_refault(struct refault_owner *o, const struct refault_slot *s,
+/* A page read back, kept by the owner that sent it out (or given to the sink): on its clock. */
+static int keep_refault(struct refault_replay *r, const struct refault_slot *s,
 			const struct log_page *pg)
 {
-	struct refault *grown = grow_array(o->refaults, &o->refaults_cap, o->nr_refaults,
-					   sizeof(*grown), 64);
-
-	if (!grown)
-		return -ENOMEM;
-	o->refaults = grown;
-	o->refaults[o->nr_refaults++] = (struct refault){
+	struct refault_owner *o = &r->owners[s->owner];
+	const struct refault rf = {
 		.distance = o->evicted - s->evicted,
 		.at_ns = pg->wall_ns,
 		.away_ns = pg->wall_ns > s->out_ns ? pg->wall_ns - s->out_ns : 0,
 		.pages = pg->pages,
 	};
+	struct refault *grown;
+
+	if (r->sink) {
+		r->sink(r->sink_ctx, o, &rf);
+		return 0;
+	}
+	grown = grow_array(o->refaults, &o->refaults_cap, o->nr_refaults, sizeof(*grown), 64);
+	if (!grown)
+		return -ENOMEM;
+	o->refaults = grown;
+	o->refaults[o->nr_refaults++] = rf;
 	return 0;
 }
 
@@ -170,7 +180,7 @@ static int add_in(struct refault_replay *r, struct refault_owner *o, const struc
 		return 0;
 	}
 	if (counted && read)
-		err = keep_refault(&r->owners[s->owner], s, pg);
+		err = keep_refault(r, s, pg);
 	for (uint32_t i = 0; i < pg->pages; i++) {
 		s = slot_find(r, slot_key(pg->device, pg->offset + i));
 		if (s->key)

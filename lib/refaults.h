@@ -48,12 +48,27 @@ struct refault_slot {
 	uint32_t owner;
 };
 
+/*
+ * What a replay that never ends (a daemon's) does with each matched page
+ * read back in its window, instead of keeping it in its owner's refaults.
+ */
+typedef void refault_sink(void *ctx, const struct refault_owner *o, const struct refault *rf);
+
 struct refault_replay {
 	uint64_t from_ns, to_ns;	/* the window: events outside it only move clocks */
 	struct refault_owner *owners;
 	size_t nr_owners, owners_cap;
 	struct refault_slot *slots;	/* open addressing, a power of two */
 	size_t nr_slots, slots_cap;
+	/* Optional, set after refaults_init(): */
+	refault_sink *sink;		/* the matched pages read back go there */
+	void *sink_ctx;
+	/*
+	 * Pages out remembered at most (0: no bound); those sent out beyond it
+	 * are counted in untracked, and have no distance when read back.
+	 */
+	size_t slots_max;
+	uint64_t untracked;
 };
 
 /* A replay counting the events in [from_ns, to_ns] (wall clock). */

@@ -57,6 +57,19 @@ static void fill_owner_losses(struct counters *m)
 	ownerbudget_add_dropped(&m->owners, &dropped);
 }
 
+/* The unit's process sends 601 pages to swap and reads the first back: 600 pages away. */
+static void fill_refault(struct counters *m)
+{
+	struct log_page pg = { .pid = 43, .target = UNIT_WEB, .event = MP3_SWAP_OUT,
+			       .device = 1, .pages = 1, .wall_ns = 1, .comm = "work" };
+
+	for (pg.offset = 100; pg.offset <= 700; pg.offset++)
+		expect(!counters_add_page(m, &pg), "counters_add_page failed");
+	pg.offset = 100;
+	pg.event = MP3_SWAP_IN | MP3_SWAP_READ;
+	expect(!counters_add_page(m, &pg), "counters_add_page failed");
+}
+
 static void fill(struct counters *m)
 {
 	struct mp3_ring_sample s = { .minor_faults = 70, .major_faults = 3, .cpu_ns = 2500000001ULL,
@@ -88,6 +101,7 @@ static void fill(struct counters *m)
 	add_swap_record(m, 43, UNIT_WEB, MP3_SWAP_OUT, 3, 0);
 	add_swap_record(m, 43, UNIT_WEB, MP3_SWAP_IN | MP3_SWAP_READ, 2, 1500000);
 	add_swap_record(m, 43, UNIT_WEB, MP3_SWAP_IN, 1, 2000);
+	fill_refault(m);
 	fill_owner_losses(m);
 	expect(!counters_select_series(m, &registered, 100), "counters_select_series failed");
 }
@@ -109,6 +123,33 @@ static void expect_line(const char *text, const char *line)
 
 	expect(p && (p == text || p[-1] == '\n') && p[strlen(line)] == '\n',
 	       "no line \"%s\" in:\n%s", line, text);
+}
+
+/* fill_refault()'s page, 600 pages away: under 3 MiB of 4 KiB pages, over 2. */
+static void expect_refault_distances(const char *text)
+{
+	const long page = sysconf(_SC_PAGESIZE);
+	char line[256];
+
+	expect(page == 4096, "a page of %ld bytes: the buckets below are for 4 KiB", page);
+	expect_line(text, "# TYPE pfprof_target_swap_refault_distance_bytes histogram");
+	expect_line(text, "pfprof_target_swap_refault_distance_bytes_bucket{"
+		    "target=\"unit:web\\\".service\",le=\"1048576\"} 0");
+	expect_line(text, "pfprof_target_swap_refault_distance_bytes_bucket{"
+		    "target=\"unit:web\\\".service\",le=\"2097152\"} 0");
+	expect_line(text, "pfprof_target_swap_refault_distance_bytes_bucket{"
+		    "target=\"unit:web\\\".service\",le=\"3145728\"} 1");
+	expect_line(text, "pfprof_target_swap_refault_distance_bytes_bucket{"
+		    "target=\"unit:web\\\".service\",le=\"68719476736\"} 1");
+	expect_line(text, "pfprof_target_swap_refault_distance_bytes_bucket{"
+		    "target=\"unit:web\\\".service\",le=\"+Inf\"} 1");
+	snprintf(line, sizeof(line), "pfprof_target_swap_refault_distance_bytes_sum{"
+		 "target=\"unit:web\\\".service\"} %ld", 600 * page);
+	expect_line(text, line);
+	expect_line(text, "pfprof_target_swap_refault_distance_bytes_count{"
+		    "target=\"unit:web\\\".service\"} 1");
+	expect(!strstr(text, "pfprof_target_swap_refault_distance_bytes_count{target=\"tree:77\"}"),
+	       "refault distances of a target that never paged:\n%s", text);
 }
 
 static void test_render(void)
@@ -155,6 +196,7 @@ static void test_render(void)
 		    "0.001502000");
 	expect(!strstr(text, "pfprof_target_swap_out_pages_total{target=\"tree:77\"}"),
 	       "a swap series of a target that never paged:\n%s", text);
+	expect_refault_distances(text);
 	expect_line(text, "# TYPE pfprof_target_processes gauge");
 	expect_line(text, "pfprof_target_processes{target=\"unit:web\\\".service\"} 1");
 	expect_line(text, "pfprof_target_processes{target=\"tree:77\"} 1");

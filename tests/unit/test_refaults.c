@@ -241,5 +241,71 @@ static void test_curve(void)
 	free(o.refaults);
 }
 
+struct sunk {
+	uint64_t pages, distance_sum;
+	uint32_t owner_target;
+};
+
+static void sink(void *ctx, const struct refault_owner *o, const struct refault *rf)
+{
+	struct sunk *k = ctx;
+
+	k->pages += rf->pages;
+	k->distance_sum += rf->distance * rf->pages;
+	k->owner_target = o->target;
+}
+
+/* With a sink, the loop's refaults go to it, each at its distance, and none is kept. */
+static void test_sink(void)
+{
+	const size_t w = 500, m = 300;
+	struct sunk k = { 0 };
+	struct refault_replay r;
+	struct refault_owner *o;
+
+	refaults_init(&r, 0, UINT64_MAX);
+	r.sink = sink;
+	r.sink_ctx = &k;
+	o = replay_loop(&r, w, m, 4);
+	expect(!o->nr_refaults && !o->refaults, "%zu refaults kept", o->nr_refaults);
+	expect(k.pages == 3 * w && k.distance_sum == 3 * w * (w - m),
+	       "%llu pages sunk, distances summed %llu", (unsigned long long)k.pages,
+	       (unsigned long long)k.distance_sum);
+	refaults_free(&r);
+}
+
+/*
+ * Past slots_max pages out, a page sent out is counted untracked and has no
+ * distance when back; a slot taken again and one freed make room as before.
+ */
+static void test_slots_max(void)
+{
+	struct refault_replay r;
+	struct log_page pg;
+
+	refaults_init(&r, 0, UINT64_MAX);
+	r.slots_max = 2;
+	for (uint64_t slot = 1; slot <= 3; slot++) {
+		pg = event(5, 0, MP3_SWAP_OUT, slot, SECOND);
+		add_ok(&r, &pg);
+	}
+	expect(r.nr_slots == 2 && r.untracked == 1, "%zu slots, %llu untracked", r.nr_slots,
+	       (unsigned long long)r.untracked);
+	pg = event(5, 0, MP3_SWAP_OUT, 2, 2 * SECOND);
+	add_ok(&r, &pg);
+	pg = event(5, 0, MP3_SWAP_IN | MP3_SWAP_READ, 3, 3 * SECOND);
+	add_ok(&r, &pg);
+	pg = event(5, 0, MP3_SWAP_IN | MP3_SWAP_READ, 1, 3 * SECOND);
+	add_ok(&r, &pg);
+	pg = event(5, 0, MP3_SWAP_OUT, 4, 4 * SECOND);
+	add_ok(&r, &pg);
+	expect(r.untracked == 1 && r.nr_slots == 2, "%zu slots, %llu untracked after 1 came back",
+	       r.nr_slots, (unsigned long long)r.untracked);
+	expect(r.owners[0].unmatched == 1 && r.owners[0].nr_refaults == 1 &&
+	       r.owners[0].refaults[0].distance == 3, "unmatched %llu, refaults %zu",
+	       (unsigned long long)r.owners[0].unmatched, r.owners[0].nr_refaults);
+	refaults_free(&r);
+}
+
 UNIT_TESTS(UNIT_TEST(curve), UNIT_TEST(loop), UNIT_TEST(owners), UNIT_TEST(cache_unmatched_folio),
-	   UNIT_TEST(window), UNIT_TEST(slot_table));
+	   UNIT_TEST(window), UNIT_TEST(slot_table), UNIT_TEST(sink), UNIT_TEST(slots_max));

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "promrefaults.h"
+
+#include <inttypes.h>
+
+#include "promtext.h"
+
+#define DISTANCE_METRIC "pfprof_target_swap_refault_distance_bytes"
+
+/* DISTANCE_METRIC<suffix>{target="..." : the closing brace is the caller's. */
+static void put_labels(FILE *out, const char *suffix, const struct target_list *targets,
+		       const struct target_total *t)
+{
+	fprintf(out, DISTANCE_METRIC "%s{", suffix);
+	prom_put_target_label(out, targets, t->number);
+}
+
+/* A target's histogram: cumulative buckets, then its sum and count. */
+static void put_series(FILE *out, const struct target_list *targets, const struct target_total *t)
+{
+	const struct refault_dist *h = &t->refaults;
+	uint64_t count = 0;
+
+	for (unsigned int b = 0; b < REFAULT_DIST_BUCKETS; b++) {
+		uint64_t bound = refaultdist_bound_bytes(b);
+
+		count += h->pages[b];
+		put_labels(out, "_bucket", targets, t);
+		if (bound == UINT64_MAX)
+			fputs(",le=\"+Inf\"}", out);
+		else
+			fprintf(out, ",le=\"%" PRIu64 "\"}", bound);
+		prom_put_value(out, count, false);
+	}
+	put_labels(out, "_sum", targets, t);
+	fputc('}', out);
+	prom_put_value(out, h->bytes, false);
+	put_labels(out, "_count", targets, t);
+	fputc('}', out);
+	prom_put_value(out, count, false);
+}
+
+void promrefaults_put(FILE *out, const struct counters *counts, const struct target_list *targets)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < counts->nr_targets; i++) {
+		const struct target_total *t = &counts->targets[i];
+
+		if (!t->paged)
+			continue;
+		prom_put_header_once(out, &header, DISTANCE_METRIC, "histogram",
+				     "Pages of a target added with pages read back from swap, by"
+				     " their refault distance: the memory beyond what the target"
+				     " had that would have kept them in (the pages it sent to swap"
+				     " between their swap-out and their return). Pages whose"
+				     " swap-out pfprofd did not see have none and are left out.");
+		put_series(out, targets, t);
+	}
+}
