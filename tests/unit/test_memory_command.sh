@@ -9,7 +9,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 ctl=$here/../../pfprofctl/pfprofctl
 dir=$(mktemp -d "${TMPDIR:-/tmp}/pfprof-memory-test.XXXXXX")
-trap 'rm -rf "$dir"' EXIT
+trap '[ -n "$KEEP" ] || rm -rf "$dir"' EXIT
 # shellcheck source=tests/unit/result.sh
 . "$here/result.sh"
 
@@ -112,6 +112,23 @@ status=$?
 result swap_rows "$( [ $status = 0 ] && grep -q '^4000 pages of the owners' "$dir/out" &&
 	grep -qE '^ +2000 +(59|60)\.[0-9] min +(59|60)\.[0-9] min +17000 +15000 +88\.2% 0 +pid 4242 \(loop\)$' \
 	"$dir/out" || echo "status $status: $(cat "$dir/out" "$dir/err")")"
+
+# pfprofctl swap --output: the same pages out drawn, 4242's in area 0, 4343's in area 1.
+"$ctl" -c "$dir/pfprofd.conf" swap -o "$dir/swap.png" > "$dir/out" 2> "$dir/err"
+status=$?
+result swap_png_drawn "$( [ $status = 0 ] && is_png "$dir/swap.png" &&
+	grep -q "swap.png: the 4000 pages out of 2 owners" "$dir/out" ||
+	echo "status $status: $(cat "$dir/out" "$dir/err")")"
+"$ctl" -c "$dir/pfprofd.conf" swap --output "$dir/swap.svg" > "$dir/out" 2> "$dir/err"
+status=$?
+result swap_svg_panels "$( [ $status = 0 ] && grep -q '<svg' "$dir/swap.svg" &&
+	grep -q 'pid 4242 (loop): 2000 out, 88 % of those sent back' "$dir/swap.svg" &&
+	grep -q 'MiB into swap area 0' "$dir/swap.svg" && grep -q 'MiB into swap area 1' "$dir/swap.svg" ||
+	echo "status $status: $(cat "$dir/out" "$dir/err")")"
+"$ctl" -c "$dir/pfprofd.conf" swap -w -o "$dir/swap2.png" > "$dir/out" 2> "$dir/err"
+status=$?
+result swap_output_not_watched "$( [ $status = 2 ] && grep -q -- "-o goes without --watch" "$dir/err" &&
+	[ ! -e "$dir/swap2.png" ] || echo "status $status: $(cat "$dir/err")")"
 
 # pfprofctl page: a page of 4343's loop (slot 1 + page 7, address 7000), out
 # and read back twice in its 2 rounds; away w - m accesses of 100 us.

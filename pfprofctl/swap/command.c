@@ -13,11 +13,13 @@
 #include <time.h>
 
 #include "ctl.h"
+#include "draw.h"
 #include "memory/data.h"
+#include "plot/gnuplot.h"
 #include "screen.h"
 #include "targets.h"
 
-enum { OPT_WATCH, OPT_DELAY };
+enum { OPT_WATCH, OPT_DELAY, OPT_OUTPUT };
 
 #define HEADER_LINES 2
 
@@ -121,6 +123,23 @@ static void format_devices(char *buf, size_t size, uint64_t devices)
 			used += (size_t)snprintf(buf + used, size - used, "%s%d", used ? "," : "", d);
 }
 
+/* "unit:x.service", "pid 42 (name)": the owner as the table and the picture name it. */
+static void owner_label(const struct swap_view *v, const struct refault_owner *o, char *label,
+			size_t size)
+{
+	if (o->target)
+		target_label(&v->targets, o->target, label, size);
+	else
+		snprintf(label, size, "pid %u (%s)", o->pid, o->comm);
+}
+
+/* The share of the pages an owner sent out that came back, in %; -1 if it sent none. */
+static double back_percent(const struct refault_owner *o)
+{
+	return o->out_pages ? 100.0 * (double)(o->read_pages + o->in_pages) /
+			      (double)o->out_pages : -1;
+}
+
 static void print_row(const struct swap_view *v, const struct swap_row *row,
 		      struct screen_size size, const char *eol)
 {
@@ -128,16 +147,12 @@ static void print_row(const struct swap_view *v, const struct swap_row *row,
 	uint64_t back = o->read_pages + o->in_pages;
 	char label[PATH_MAX + 32], median[24], oldest[24], devices[64], share[16] = "-";
 
-	if (o->target)
-		target_label(&v->targets, o->target, label, sizeof(label));
-	else
-		snprintf(label, sizeof(label), "pid %u (%s)", o->pid, o->comm);
+	owner_label(v, o, label, sizeof(label));
 	ctl_format_age(median, sizeof(median), row->ages_ns[row->out_now / 2]);
 	ctl_format_age(oldest, sizeof(oldest), row->ages_ns[row->out_now - 1]);
 	format_devices(devices, sizeof(devices), row->devices);
 	if (o->out_pages)
-		snprintf(share, sizeof(share), "%.1f%%", 100.0 * (double)back /
-			 (double)o->out_pages);
+		snprintf(share, sizeof(share), "%.1f%%", back_percent(o));
 	screen_put_line(size.cols, eol, "%10zu %11s %11s %10" PRIu64 " %10" PRIu64 " %7s %-8s  %s",
 			row->out_now, median, oldest, o->out_pages, back, share, devices, label);
 }
@@ -163,11 +178,50 @@ static void print_table(void *ctx, struct screen_size size, const char *eol)
 	}
 }
 
+/* The view's rows with pages out, drawn into out: an exit status. */
+static int draw(const struct swap_view *v, const char *out)
+{
+	const size_t owners = v->log.replay.nr_owners;
+	struct swap_drawn_owner *drawn = calloc(owners + 1, sizeof(*drawn));
+	char (*labels)[PATH_MAX + 32] = calloc(owners + 1, sizeof(*labels));
+	size_t n = 0;
+	int status = PFPROF_EXIT_FAILED;
+
+	if (!drawn || !labels) {
+		ctl_error(-ENOMEM, "drawing %s", out);
+		goto out;
+	}
+	for (size_t i = 0; i < owners && v->rows[i].out_now; i++, n++) {
+		const struct refault_owner *o = v->rows[i].o;
+
+		owner_label(v, o, labels[n], sizeof(labels[n]));
+		drawn[n] = (struct swap_drawn_owner){
+			.index = (uint32_t)(o - v->log.replay.owners), .label = labels[n],
+			.out_now = v->rows[i].out_now, .back_percent = back_percent(o),
+		};
+	}
+	if (!swap_draw(out, &v->log.replay, v->now_ns, drawn, n)) {
+		printf("%s: the %" PRIu64 " pages out of %zu owner%s\n", out, v->out_now, n,
+		       n == 1 ? "" : "s");
+		status = PFPROF_EXIT_OK;
+	}
+out:
+	free(drawn);
+	free(labels);
+	return status;
+}
+
 static int run(struct ctl *ctl, const struct ctl_call *call)
 {
 	struct swap_view v = { .ctl = ctl };
 	bool watching = call->option[OPT_WATCH].set;
+	const char *output = call->option[OPT_OUTPUT].set ? call->option[OPT_OUTPUT].string : NULL;
 	int delay_ms = 1000, err = 0, status = PFPROF_EXIT_OK;
+
+	if (output && (watching || ctl_picture_of(output) == CTL_PICTURE_OTHER))
+		return ctl_usage_error(&ctl_swap_command, watching ? "%s goes without --watch" :
+				       "%s wants a .png or .svg file, not '%s'",
+				       call->option[OPT_OUTPUT].typed, output);
 
 	if (call->option[OPT_DELAY].set) {
 		delay_ms = screen_parse_delay(call->option[OPT_DELAY].string);
@@ -190,6 +244,8 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 			ctl_hint("pfprofctl add --pages traces a process's or target's pages to "
 				 "swap and back, while pfprofd runs");
 			status = PFPROF_EXIT_FAILED;
+		} else if (!err && output) {
+			status = draw(&v, output);
 		} else if (!err) {
 			print_table(&v, (struct screen_size){ 0 }, "");
 		}
@@ -211,11 +267,15 @@ const struct ctl_command ctl_swap_command = {
 		   "first: how many, the median and the oldest age, the pages it sent out and\n"
 		   "those that came back in the logs (and their share: a share near 100 % is\n"
 		   "memory it still uses), and the swap areas (swapon's order) they are in.\n"
-		   "--watch redraws it every second; q quits.\n",
+		   "--watch redraws it every second; q quits. --output draws the pages out\n"
+		   "instead: each at its slot and its age, coloured by owner, a panel per\n"
+		   "swap area.\n",
 	.options = {
 		[OPT_WATCH] = { "watch", 'w', CTL_STRING, NULL, "redraw live, like top, until q" },
 		[OPT_DELAY] = { "delay", 'd', CTL_STRING, "SECS",
 				"with --watch: the interval, 0.05 to 3600 s (default 1)" },
+		[OPT_OUTPUT] = { "output", 'o', CTL_STRING, "FILE",
+				 "draw the pages out into FILE, .png or .svg" },
 	},
 	.run = run,
 };
