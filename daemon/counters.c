@@ -73,9 +73,13 @@ static void count_refault(void *ctx, const struct refault_owner *o, const struct
 	struct counters *c = ctx;
 	struct target_total *t = counters_target(c, o->target);
 
-	if (t)
-		refaultdist_add(&t->refaults, rf->distance * (uint64_t)sysconf(_SC_PAGESIZE),
-				rf->pages);
+	if (!t)
+		return;
+	refaultdist_add(&t->refaults, rf->distance * (uint64_t)sysconf(_SC_PAGESIZE), rf->pages);
+	if (!t->recent)
+		t->recent = calloc(1, sizeof(*t->recent));
+	if (t->recent)
+		refaultwindow_add(t->recent, rf->at_ns / 1000000000ULL, rf->distance, rf->pages);
 }
 
 int counters_add_page(struct counters *c, const struct log_page *pg)
@@ -154,8 +158,10 @@ void counters_forget_targets(struct counters *c, const struct target_list *liste
 	for (size_t i = 0; i < c->nr_targets; i++) {
 		struct target_total *t = &c->targets[i];
 
-		if (!t->processes && !t->records && !target_list_find(listed, t->number))
+		if (!t->processes && !t->records && !target_list_find(listed, t->number)) {
+			free(t->recent);
 			continue;
+		}
 		t->records = 0;
 		c->targets[kept++] = *t;
 	}
@@ -304,6 +310,8 @@ int counters_select_series(struct counters *c, const struct pidlist *registered,
 void counters_free(struct counters *c)
 {
 	proctable_free(&c->procs);
+	for (size_t i = 0; i < c->nr_targets; i++)
+		free(c->targets[i].recent);
 	free(c->targets);
 	c->targets = NULL;
 	c->nr_targets = c->targets_cap = 0;

@@ -27,6 +27,7 @@
 #include "proctable.h"
 #include "refaultdist.h"
 #include "refaults.h"
+#include "refaultwindow.h"
 #include "stalls.h"
 #include "targets.h"
 
@@ -61,6 +62,8 @@ struct target_total {
 	bool paged;			/* a swap record came: exported */
 	/* Its pages read back whose swap-out pfprofd saw, by refault distance. */
 	struct refault_dist refaults;
+	/* The same, finer, of the last minutes; made at its first. */
+	struct refault_window *recent;
 	uint64_t processes;		/* registered, at the last counters_select_series() */
 	uint64_t records;		/* since the last counters_forget_targets() */
 };

@@ -3,9 +3,12 @@
  * A target's pages read back from swap by refault distance (lib/refaults.h)
  * in bytes: how much more memory would have kept each of them in. Two
  * buckets an octave (1, 1.5, 2, 3, 4, 6 ... MiB) from 1 MiB to 64 GiB, then
- * one without bound: histogram_quantile()'s linear estimate within a bucket
- * is then within a sixth of the truth, a doubling bucket's within a half.
- * Exported as pfprof_target_swap_refault_distance_bytes (promrefaults.h).
+ * one without bound, for dashboards and sums over hosts: exported as
+ * pfprof_target_swap_refault_distance_bytes (promrefaults.h). Its quantiles
+ * are coarse: histogram_quantile() spreads a bucket's pages evenly over it,
+ * so that a loop's distances, all just above 32 MiB, read as 46 MiB at 90 %
+ * (the guest test daemon_refault_distances). The quantiles pfprofd tells are
+ * refaultwindow.h's.
  */
 #ifndef PFPROF_REFAULTDIST_H
 #define PFPROF_REFAULTDIST_H

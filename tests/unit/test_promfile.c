@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "expect_counters.h"
@@ -61,7 +62,8 @@ static void fill_owner_losses(struct counters *m)
 static void fill_refault(struct counters *m)
 {
 	struct log_page pg = { .pid = 43, .target = UNIT_WEB, .event = MP3_SWAP_OUT,
-			       .device = 1, .pages = 1, .wall_ns = 1, .comm = "work" };
+			       .device = 1, .pages = 1, .comm = "work",
+			       .wall_ns = (uint64_t)time(NULL) * 1000000000ULL };
 
 	for (pg.offset = 100; pg.offset <= 700; pg.offset++)
 		expect(!counters_add_page(m, &pg), "counters_add_page failed");
@@ -150,6 +152,16 @@ static void expect_refault_distances(const char *text)
 		    "target=\"unit:web\\\".service\"} 1");
 	expect(!strstr(text, "pfprof_target_swap_refault_distance_bytes_count{target=\"tree:77\"}"),
 	       "refault distances of a target that never paged:\n%s", text);
+	/* 600 pages: in the 32nd of an octave that ends at 607 pages. */
+	expect_line(text, "# TYPE pfprof_target_swap_memory_short_bytes gauge");
+	for (int q = 0; q < 3; q++) {
+		snprintf(line, sizeof(line), "pfprof_target_swap_memory_short_bytes{"
+			 "target=\"unit:web\\\".service\",share=\"%s\"} %ld",
+			 (const char *[]){ "0.5", "0.9", "0.99" }[q], 607 * page);
+		expect_line(text, line);
+	}
+	expect(!strstr(text, "pfprof_target_swap_memory_short_bytes{target=\"tree:77\""),
+	       "the memory short of a target that never paged:\n%s", text);
 }
 
 static void test_render(void)
