@@ -68,7 +68,7 @@ struct ctl_command {
 extern const struct ctl_command ctl_add_command, ctl_del_command, ctl_list_command,
 	ctl_status_command, ctl_follow_command, ctl_top_command, ctl_run_command,
 	ctl_plot_command, ctl_where_command, ctl_memory_command, ctl_page_command,
-	ctl_swap_command, ctl_heatmap_command;
+	ctl_swap_command, ctl_physical_command, ctl_heatmap_command;
 /* Every command, in --help's order; NULL at the end. */
 extern const struct ctl_command *const ctl_commands[];
 

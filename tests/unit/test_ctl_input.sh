@@ -107,6 +107,9 @@ run_row swap_delay_alone    2 "-d goes with --watch"            swap -d 1
 run_row swap_operand        2 "swap"                            swap 42
 run_row swap_no_log         1 "no page of a process or target added with --pages is out" swap
 run_row swap_watch_no_tty   1 "swap --watch draws on a terminal" swap --watch
+run_row physical_picture    2 "-o wants a .png or .svg file, not 'x.txt'" physical -o x.txt
+run_row physical_operand    2 "physical"                        physical 42
+run_row physical_rows_zero  2 "-n"                              physical -n 0
 run_row memory_timeline_one 2 "--timeline draws one process's or target's paging" memory --timeline -o x.png
 run_row memory_timeline_out 2 "--timeline draws one process's or target's paging" memory --timeline 42
 run_row memory_no_log       1 "no swap traffic of any process or target in $dir/logs/" memory
