@@ -7,14 +7,18 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "daemonrun.h"
 #include "harness.h"
+#include "jsonout.h"
 #include "pfprof.h"
 #include "refaults.h"
 #include "tests.h"
@@ -126,6 +130,51 @@ static struct swap_window measure_loops(const struct mp3ring *ring, struct refau
 	return w;
 }
 
+/* Whether the guest has memory cgroups and swap: else says why test is not run. */
+static bool worker_can_page(const char *test)
+{
+	char why[160];
+
+	mount_cgroup2(CGROUP_ROOT);
+	if (!file_contains(CGROUP_ROOT "/cgroup.controllers", "memory")) {
+		printf("  %s: not run: no memory cgroups\n", test);
+		return false;
+	}
+	if (!swap_device_ready(why, sizeof(why))) {
+		expect(!file_contains("load-modules", "zram"), "no swap although the payload has "
+		       "zram: %s", why);
+		printf("  %s: not run: %s\n", test, why);
+		return false;
+	}
+	return true;
+}
+
+/* looping_worker() in REFAULTS_CGROUP under memory.max = limit, waiting for "g". */
+static pid_t spawn_worker_limited(uint64_t limit, int *go, int *back)
+{
+	pid_t worker;
+
+	loops_done = mmap(NULL, sizeof(*loops_done), PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	expect(loops_done != MAP_FAILED, "mmap: %s", strerror(errno));
+	make_cgroup(REFAULTS_CGROUP);
+	write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
+	set_limit(limit);
+	worker = spawn_piped(looping_worker, go, back);
+	move_to_cgroup(REFAULTS_CGROUP, worker);
+	return worker;
+}
+
+/* The worker killed, its cgroup and counter gone. */
+static void end_worker(pid_t worker, int go, int back)
+{
+	kill_and_reap(worker);
+	close(go);
+	close(back);
+	munmap(loops_done, sizeof(*loops_done));
+	expect(!rmdir(REFAULTS_CGROUP), "rmdir %s: %s", REFAULTS_CGROUP, strerror(errno));
+}
+
 /*
  * A worker writing 64 MiB in a loop under memory.max = 32 MiB: its pages
  * written out and read back agree with the kernel's counters within 1 %
@@ -144,30 +193,14 @@ void test_pages_memory_needed(void)
 	uint64_t extra[3];
 	struct refault_owner *o;
 	struct mp3ring ring;
-	char why[160], cmd[32];
+	char cmd[32];
 	int go, back, fd;
 	uintptr_t addr;
 
-	mount_cgroup2(CGROUP_ROOT);
-	if (!file_contains(CGROUP_ROOT "/cgroup.controllers", "memory")) {
-		printf("  pages_memory_needed: not run: no memory cgroups\n");
+	if (!worker_can_page("pages_memory_needed"))
 		return;
-	}
-	if (!swap_device_ready(why, sizeof(why))) {
-		expect(!file_contains("load-modules", "zram"), "no swap although the payload has "
-		       "zram: %s", why);
-		printf("  pages_memory_needed: not run: %s\n", why);
-		return;
-	}
-	loops_done = mmap(NULL, sizeof(*loops_done), PROT_READ | PROT_WRITE,
-			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	expect(loops_done != MAP_FAILED, "mmap: %s", strerror(errno));
-	make_cgroup(REFAULTS_CGROUP);
-	write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
-	set_limit(limit);
 	map_ring(&ring, &fd);
-	f.worker = spawn_piped(looping_worker, &go, &back);
-	move_to_cgroup(REFAULTS_CGROUP, f.worker);
+	f.worker = spawn_worker_limited(limit, &go, &back);
 	snprintf(cmd, sizeof(cmd), "R %d pages", (int)f.worker);
 	expect_ok(status_write(cmd), cmd);
 	f.from = mp3ring_head(&ring);
@@ -216,11 +249,180 @@ void test_pages_memory_needed(void)
 	       PRIu64 " pages read back in %d loops, %" PRIu64 " before", raised.kernel_in,
 	       MEASURED_LOOPS, paging.kernel_in);
 
-	kill_and_reap(f.worker);
+	end_worker(f.worker, go, back);
 	refaults_free(&f.replay);
+	close(fd);
+}
+
+#define DISTANCES "pfprof_target_swap_refault_distance_bytes"
+#define DISTANCE_BUCKETS_MAX 64
+
+/* A target's refault distances as pfprofd's metrics file has them. */
+struct distances {
+	double le[DISTANCE_BUCKETS_MAX], cumulative[DISTANCE_BUCKETS_MAX];
+	int buckets;
+	double count;		/* the histogram's */
+	double read;		/* the target's pages read back from swap */
+	double short90;		/* pfprof_target_swap_memory_short_bytes{share="0.9"} */
+};
+
+static struct distances read_distances(const char *label)
+{
+	struct distances d = { 0 };
+	char prefix[160], line[512];
+	FILE *f = fopen(PROM_FILE, "r");
+	size_t len;
+
+	len = (size_t)snprintf(prefix, sizeof(prefix), DISTANCES "_bucket{target=\"%s\",le=\"",
+			       label);
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, prefix, len) || d.buckets == DISTANCE_BUCKETS_MAX)
+			continue;
+		d.le[d.buckets] = strncmp(line + len, "+Inf", 4) ? strtod(line + len, NULL) :
+			INFINITY;
+		d.cumulative[d.buckets++] = strtod(strrchr(line, ' ') + 1, NULL);
+	}
+	if (f)
+		fclose(f);
+	snprintf(prefix, sizeof(prefix), DISTANCES "_count{target=\"%s\"}", label);
+	d.count = prom_value(prefix);
+	snprintf(prefix, sizeof(prefix), "pfprof_target_swap_in_pages_total{target=\"%s\"}",
+		 label);
+	d.read = prom_value(prefix);
+	snprintf(prefix, sizeof(prefix),
+		 "pfprof_target_swap_memory_short_bytes{target=\"%s\",share=\"0.9\"}", label);
+	d.short90 = prom_value(prefix);
+	return d;
+}
+
+/* Where share q of the pages lie, as histogram_quantile() finds it: linearly in its bucket. */
+static double distances_quantile(const struct distances *d, double q)
+{
+	double rank = q * d->cumulative[d->buckets - 1], below = 0, lower = 0;
+
+	for (int b = 0; b < d->buckets; b++) {
+		if (d->cumulative[b] >= rank && !isinf(d->le[b]))
+			return lower + (d->le[b] - lower) * (rank - below) /
+				       (d->cumulative[b] - below);
+		if (d->cumulative[b] >= rank)
+			return lower;
+		below = d->cumulative[b];
+		lower = d->le[b];
+	}
+	return lower;
+}
+
+/* The width of the bucket bytes falls in: what histogram_quantile() may be off by. */
+static double bucket_width(const struct distances *d, double bytes)
+{
+	double lower = 0;
+
+	for (int b = 0; b < d->buckets; b++) {
+		if (bytes <= d->le[b])
+			return d->le[b] - lower;
+		lower = d->le[b];
+	}
+	return INFINITY;
+}
+
+/* The distances once pfprofd has counted every page read back it will: the same twice. */
+static struct distances settled_distances(const char *label)
+{
+	uint64_t deadline = now_ns() + scaled_ms(20000) * 1000000ULL;
+	struct distances last = read_distances(label), now;
+
+	for (;;) {
+		sleep_ms(1500);
+		now = read_distances(label);
+		if (now.buckets && now.read == last.read && now.count == last.count)
+			return now;
+		expect(now_ns() < deadline, "pfprofd's metrics file still changes after 20 s: %.0f "
+		       "pages read back, %.0f in the histogram", now.read, now.count);
+		last = now;
+	}
+}
+
+/*
+ * pfprofd's refault distances of a tree (pfprofctl add --pages --tree), for
+ * the worker of test_pages_memory_needed(). The memory it was short of for
+ * 90 % of its pages read back is pfprofctl memory's figure, at most 1/32
+ * above (and a page), and with memory.max it is within 10 % of the working
+ * set. Every page it read back is in the histogram (pfprofd saw them all go
+ * out), whose 90th percentile, as histogram_quantile() reads it, is in the
+ * bucket of the exact one: the distances all just above 32 MiB read as 46
+ * MiB there, which is why pfprofd tells the figure itself.
+ */
+void test_daemon_refault_distances(void)
+{
+	const uint64_t limit = (uint64_t)LIMIT_MIB << 20;
+	const double page = (double)sysconf(_SC_PAGESIZE);
+	char arg[16], label[32];
+	struct json_object *o, *owner;
+	struct distances d;
+	double p90, extra90;
+	pid_t worker, daemon;
+	uintptr_t addr;
+	int go, back, rc;
+
+	if (!worker_can_page("daemon_refault_distances"))
+		return;
+	daemon_setup("prometheus_dir = " PROM_DIR "\nprometheus_interval = 1s\n");
+	expect(!mkdir(PROM_DIR, 0755), "mkdir %s: %s", PROM_DIR, strerror(errno));
+	daemon = start_ready_daemon();
+	worker = spawn_worker_limited(limit, &go, &back);
+	snprintf(arg, sizeof(arg), "%d", (int)worker);
+	snprintf(label, sizeof(label), "tree:%d", (int)worker);
+	{
+		char *argv[] = { "./pfprofctl", "--config", CONF, "add", "--pages", "--tree", arg,
+				 NULL };
+
+		rc = run_program_err(argv, NULL, DAEMON_DIR "/ctl.stderr");
+	}
+	expect(rc == 0, "pfprofctl add --pages --tree %s: exit %d", arg, rc);
+	expect(read(back, &addr, sizeof(addr)) == sizeof(addr) && write(go, "g", 1) == 1,
+	       "the worker did not start");
+	for (uint64_t deadline = now_ns() + scaled_ms(120000) * 1000000ULL;
+	     __atomic_load_n(loops_done, __ATOMIC_ACQUIRE) < SETTLING_LOOPS + MEASURED_LOOPS;) {
+		expect(now_ns() < deadline, "the worker did %" PRIu64 " of %d loops",
+		       __atomic_load_n(loops_done, __ATOMIC_ACQUIRE),
+		       SETTLING_LOOPS + MEASURED_LOOPS);
+		sleep_ms(100);
+	}
+	kill_and_reap(worker);
+	d = settled_distances(label);
+	{
+		char *argv[] = { "./pfprofctl", "--config", CONF, "memory", "--json", "--tree",
+				 arg, NULL };
+
+		rc = run_program_err(argv, DAEMON_DIR "/memory.json", DAEMON_DIR "/ctl.stderr");
+	}
+	expect(rc == 0, "pfprofctl memory --json --tree %s: exit %d", arg, rc);
+	o = json_read_line(DAEMON_DIR "/memory.json");
+	owner = json_object_array_get_idx(json_at(o, "owners"), 0);
+	expect(owner, "pfprofctl memory --json --tree %s: no owner in %s", arg,
+	       json_object_to_json_string(o));
+	extra90 = json_number_at(owner, "extra_90_bytes");
+	json_object_put(o);
+	p90 = distances_quantile(&d, 0.9);
+	printf("  daemon_refault_distances: %.0f pages read back, %.0f with a distance; 90 %% "
+	       "would have stayed in with %.2f MiB more (pfprofd), %.2f MiB (pfprofctl memory), "
+	       "%.1f MiB (histogram_quantile); the worker lacks %d MiB\n", d.read, d.count,
+	       d.short90 / (1 << 20), extra90 / (1 << 20), p90 / (1 << 20),
+	       WORKING_SET_MIB - LIMIT_MIB);
+	expect(d.short90 >= extra90 && d.short90 <= extra90 + extra90 / 32 + page,
+	       "pfprofd's 90 %% figure %.2f MiB against pfprofctl memory's %.2f MiB",
+	       d.short90 / (1 << 20), extra90 / (1 << 20));
+	expect(within_pct((double)limit + d.short90, (double)((uint64_t)WORKING_SET_MIB << 20), 10),
+	       "memory.max %d MiB and pfprofd's 90 %% figure %.1f MiB against a working set of %d "
+	       "MiB", LIMIT_MIB, d.short90 / (1 << 20), WORKING_SET_MIB);
+	expect(d.read > 0 && within_pct(d.count, d.read, 1), "%.0f of %.0f pages read back in "
+	       "the histogram", d.count, d.read);
+	expect(fabs(p90 - extra90) <= bucket_width(&d, extra90), "the histogram's 90 %% %.1f MiB "
+	       "against pfprofctl memory's %.1f MiB, over the bucket's width", p90 / (1 << 20),
+	       extra90 / (1 << 20));
+	stop_daemon(daemon);
 	close(go);
 	close(back);
-	close(fd);
 	munmap(loops_done, sizeof(*loops_done));
 	expect(!rmdir(REFAULTS_CGROUP), "rmdir %s: %s", REFAULTS_CGROUP, strerror(errno));
 }
