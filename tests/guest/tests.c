@@ -125,6 +125,7 @@ const struct test tests[] = {
 	{ "daemon_user_budget",       test_daemon_user_budget,         NULL,            45 },
 	{ "ctl_without_module",       test_ctl_without_module,         NULL,            20 },
 	{ "ctl_commands",             test_ctl_commands,               NULL,            30 },
+	{ "ctl_physical",             test_ctl_physical,               NULL,            60 },
 	{ "fuzz_status",              test_fuzz_status,                NULL,           600 },
 	{ "damon_random_hot",         test_damon_random_hot,           NULL,            60 },
 	{ "damon_target_exit",        test_damon_target_exit,          NULL,            30 },
