@@ -72,14 +72,18 @@ static void count_refault(void *ctx, const struct refault_owner *o, const struct
 {
 	struct counters *c = ctx;
 	struct target_total *t = counters_target(c, o->target);
+	struct refault_window *recent;
 
 	if (!t)
 		return;
 	refaultdist_add(&t->refaults, rf->distance * (uint64_t)sysconf(_SC_PAGESIZE), rf->pages);
-	if (!t->recent)
-		t->recent = calloc(1, sizeof(*t->recent));
-	if (t->recent)
-		refaultwindow_add(t->recent, rf->at_ns / 1000000000ULL, rf->distance, rf->pages);
+	recent = t->recent;
+	if (!recent) {
+		recent = calloc(1, sizeof(*recent));
+		t->recent = recent;
+	}
+	if (recent)
+		refaultwindow_add(recent, rf->at_ns / 1000000000ULL, rf->distance, rf->pages);
 }
 
 int counters_add_page(struct counters *c, const struct log_page *pg)
