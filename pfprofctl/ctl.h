@@ -141,6 +141,9 @@ void ctl_format_age(char *buf, size_t size, uint64_t ns);
 /* bytes in the largest binary unit below 1024 of it: "512 B", "1.5 MiB", "12 MiB". */
 void ctl_format_bytes(char *buf, size_t size, uint64_t bytes);
 
+/* pages of this machine's size, in MiB: for tables' columns and pictures' axes. */
+double ctl_pages_mib(uint64_t pages);
+
 /*
  * Parses argv (argv[0] is the command's name) against cmd into *call.
  * Returns -1 to run the command, else the exit status (--help printed, or a

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ctl.h"
 
@@ -35,6 +36,11 @@ void ctl_format_bytes(char *buf, size_t size, uint64_t bytes)
 	}
 	/* Two or three digits: a tenth shown only where it is a tenth of a small number. */
 	snprintf(buf, size, v < 10 && u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+double ctl_pages_mib(uint64_t pages)
+{
+	return (double)pages * (double)sysconf(_SC_PAGESIZE) / (1 << 20);
 }
 
 void ctl_format_utc(char *buf, size_t size, uint64_t ns)

@@ -52,11 +52,9 @@ static int check_options(const struct ctl_call *call)
 		return ctl_usage_error(&ctl_heatmap_command, "%s goes with --watch", option);
 	if (call->option[OPT_WATCH].set && (option = first_given(call, not_watch)))
 		return ctl_usage_error(&ctl_heatmap_command, "%s goes without --watch", option);
-	if (!call->option[OPT_RECORD].set && call->option[OPT_OUTPUT].set &&
-	    ctl_picture_of(call->option[OPT_OUTPUT].string) == CTL_PICTURE_OTHER)
-		return ctl_usage_error(&ctl_heatmap_command, "%s wants a .png or .svg file, not '%s'",
-				       call->option[OPT_OUTPUT].typed,
-				       call->option[OPT_OUTPUT].string);
+	if (!call->option[OPT_RECORD].set &&
+	    !ctl_picture_option_ok(&ctl_heatmap_command, call, OPT_OUTPUT))
+		return PFPROF_EXIT_USAGE;
 	if (call->option[OPT_DELAY].set && screen_parse_delay(call->option[OPT_DELAY].string) < 0)
 		return ctl_usage_error(&ctl_heatmap_command, "%s wants seconds from 0.05 to 3600, "
 				       "not '%s'", call->option[OPT_DELAY].typed,

@@ -379,11 +379,10 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 					       call->option[OPT_LAST].typed,
 					       call->option[OPT_LAST].string);
 	}
+	if (!ctl_picture_option_ok(&ctl_memory_command, call, OPT_OUTPUT))
+		return PFPROF_EXIT_USAGE;
 	if (call->option[OPT_OUTPUT].set) {
 		q.output = call->option[OPT_OUTPUT].string;
-		if (ctl_picture_of(q.output) == CTL_PICTURE_OTHER)
-			return ctl_usage_error(&ctl_memory_command, "%s wants a .png or .svg file, "
-					       "not '%s'", call->option[OPT_OUTPUT].typed, q.output);
 		if (call->option[OPT_JSON].set)
 			return ctl_usage_error(&ctl_memory_command, "--json goes without %s",
 					       call->option[OPT_OUTPUT].typed);

@@ -19,7 +19,6 @@
 static int write_curves(const char *path, const struct memory_curve *curves, size_t n,
 			size_t *drawn)
 {
-	const double mib_per_page = (double)sysconf(_SC_PAGESIZE) / (1 << 20);
 	uint64_t distance[CURVE_POINTS];
 	FILE *f = fopen(path, "we");
 
@@ -32,7 +31,7 @@ static int write_curves(const char *path, const struct memory_curve *curves, siz
 		refaults_curve(curves[i].owner, CURVE_POINTS, distance);
 		fprintf(f, "%s0 0\n", (*drawn)++ ? "\n\n" : "");
 		for (size_t p = 0; p < CURVE_POINTS; p++)
-			fprintf(f, "%.3f %.1f\n", (double)distance[p] * mib_per_page,
+			fprintf(f, "%.3f %.1f\n", ctl_pages_mib(distance[p]),
 				100.0 * (double)(p + 1) / CURVE_POINTS);
 	}
 	return fclose(f) ? -errno : 0;

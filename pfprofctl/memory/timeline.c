@@ -69,7 +69,6 @@ static int write_rates(const char *path, const struct timeline_bins *b)
 /* "unix_s MiB" per page read back with a distance, in the window. */
 static int write_distances(const char *path, const struct memory_timeline *t)
 {
-	const double mib_per_page = (double)sysconf(_SC_PAGESIZE) / (1 << 20);
 	const struct refault_owner *o = t->owner;
 	FILE *f = fopen(path, "we");
 
@@ -77,7 +76,7 @@ static int write_distances(const char *path, const struct memory_timeline *t)
 		return -errno;
 	for (size_t i = 0; i < o->nr_refaults; i++)
 		fprintf(f, "%.6f %.3f\n", (double)o->refaults[i].at_ns / 1e9,
-			(double)o->refaults[i].distance * mib_per_page);
+			ctl_pages_mib(o->refaults[i].distance));
 	/* gnuplot refuses a plot of an empty file: a point outside the range. */
 	if (!o->nr_refaults)
 		fprintf(f, "%.6f -1\n", (double)t->from_ns / 1e9);

@@ -43,11 +43,6 @@ static size_t order_owners(const struct physical_scan *s, uint32_t *order)
 	return n;
 }
 
-static double mib(uint64_t pages)
-{
-	return (double)pages * (double)sysconf(_SC_PAGESIZE) / (1 << 20);
-}
-
 static void print_table(const struct physical_scan *s, const uint32_t *order, size_t n,
 			size_t rows)
 {
@@ -55,7 +50,7 @@ static void print_table(const struct physical_scan *s, const uint32_t *order, si
 
 	printf("%" PRIu64 " page frames (%.1f GiB), by the memory cgroup each is charged to"
 	       " (the target holding it, else its first two levels), most first, in MiB:\n",
-	       s->frames, mib(s->frames) / 1024);
+	       s->frames, ctl_pages_mib(s->frames) / 1024);
 	printf("%10s %10s %10s %10s %10s %7s  %s\n", "MEMORY", "ANON", "FILE", "SHMEM",
 	       "SWAPCACHE", "ACTIVE%", "OWNER");
 	for (size_t i = 0; i < n; i++) {
@@ -65,13 +60,13 @@ static void print_table(const struct physical_scan *s, const uint32_t *order, si
 			rest += o->pages;
 			continue;
 		}
-		printf("%10.1f %10.1f %10.1f %10.1f %10.1f %6.1f%%  %s\n", mib(o->pages),
-		       mib(o->kind[PHYSICAL_ANON]), mib(o->kind[PHYSICAL_FILE]),
-		       mib(o->kind[PHYSICAL_SHMEM]), mib(o->kind[PHYSICAL_SWAPCACHE]),
-		       100.0 * (double)o->kind[PHYSICAL_ACTIVE] / (double)o->pages, o->label);
+		printf("%10.1f %10.1f %10.1f %10.1f %10.1f %6.1f%%  %s\n", ctl_pages_mib(o->pages),
+		       ctl_pages_mib(o->kind[PHYSICAL_ANON]), ctl_pages_mib(o->kind[PHYSICAL_FILE]),
+		       ctl_pages_mib(o->kind[PHYSICAL_SHMEM]),
+		       ctl_pages_mib(o->kind[PHYSICAL_SWAPCACHE]), 100.0 * (double)o->kind[PHYSICAL_ACTIVE] / (double)o->pages, o->label);
 	}
 	if (n > rows)
-		printf("%10.1f %54s  (%zu others)\n", mib(rest), "", n - rows);
+		printf("%10.1f %54s  (%zu others)\n", ctl_pages_mib(rest), "", n - rows);
 }
 
 /* Reports a failed scan of what: root's files want root. */
@@ -95,9 +90,8 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 	int err, status = PFPROF_EXIT_FAILED;
 	size_t n;
 
-	if (output && ctl_picture_of(output) == CTL_PICTURE_OTHER)
-		return ctl_usage_error(&ctl_physical_command, "%s wants a .png or .svg file, not '%s'",
-				       call->option[OPT_OUTPUT].typed, output);
+	if (!ctl_picture_option_ok(&ctl_physical_command, call, OPT_OUTPUT))
+		return PFPROF_EXIT_USAGE;
 	target_list_read(ctl->config.targets_file, &targets, NULL, NULL);
 	/* Blocks of frames for the picture: its grid's cells, for the memory there is. */
 	err = physical_scan(&s, &physical_system, &targets,

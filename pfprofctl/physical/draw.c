@@ -36,7 +36,6 @@ static int write_matrix(const char *path, const struct physical_drawing *d)
 /* The legend: an empty plot per colour, titled with its owner and its memory. */
 static void put_legend(FILE *f, const struct physical_drawing *d, const uint32_t *order)
 {
-	const double mib = (double)sysconf(_SC_PAGESIZE) / (1 << 20);
 	uint64_t rest = 0;
 	size_t n = d->s->nr_owners;
 
@@ -49,19 +48,18 @@ static void put_legend(FILE *f, const struct physical_drawing *d, const uint32_t
 		}
 		fprintf(f, ", \\\n     NaN with boxes fs solid lc palette cb %zu title '", i + 1);
 		gnuplot_quote(f, o->label);
-		fprintf(f, ": %.0f MiB'", (double)o->pages * mib);
+		fprintf(f, ": %.0f MiB'", ctl_pages_mib(o->pages));
 	}
 	if (n > PHYSICAL_COLOURS)
 		fprintf(f, ", \\\n     NaN with boxes fs solid lc palette cb %d title '%zu others:"
 			" %.0f MiB'", PHYSICAL_COLOURS + 1, n - PHYSICAL_COLOURS,
-			(double)rest * mib);
+			ctl_pages_mib(rest));
 }
 
 static int write_script(const char *path, const char *matrix, const char *temp,
 			const struct physical_drawing *d, const uint32_t *order)
 {
-	const double mib_per_block = (double)d->s->frames_per_block *
-				     (double)sysconf(_SC_PAGESIZE) / (1 << 20);
+	const double mib_per_block = ctl_pages_mib(d->s->frames_per_block);
 	FILE *f = fopen(path, "we");
 
 	if (!f)

@@ -126,3 +126,12 @@ enum ctl_picture ctl_picture_of(const char *path)
 		return CTL_PICTURE_SVG;
 	return CTL_PICTURE_OTHER;
 }
+
+bool ctl_picture_option_ok(const struct ctl_command *cmd, const struct ctl_call *call, int opt)
+{
+	if (!call->option[opt].set || ctl_picture_of(call->option[opt].string) != CTL_PICTURE_OTHER)
+		return true;
+	ctl_usage_error(cmd, "%s wants a .png or .svg file, not '%s'", call->option[opt].typed,
+			call->option[opt].string);
+	return false;
+}

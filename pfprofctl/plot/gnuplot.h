@@ -46,4 +46,12 @@ mode_t gnuplot_new_file_mode(void);
 enum ctl_picture { CTL_PICTURE_OTHER, CTL_PICTURE_PNG, CTL_PICTURE_SVG };
 enum ctl_picture ctl_picture_of(const char *path);
 
+struct ctl_command;
+struct ctl_call;
+/*
+ * Whether call's option opt (a picture to draw into) is not given or names a
+ * .png or .svg file; if not, says so as a usage error of cmd.
+ */
+bool ctl_picture_option_ok(const struct ctl_command *cmd, const struct ctl_call *call, int opt);
+
 #endif /* PFPROF_GNUPLOT_H */

@@ -218,10 +218,11 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 	const char *output = call->option[OPT_OUTPUT].set ? call->option[OPT_OUTPUT].string : NULL;
 	int delay_ms = 1000, err = 0, status = PFPROF_EXIT_OK;
 
-	if (output && (watching || ctl_picture_of(output) == CTL_PICTURE_OTHER))
-		return ctl_usage_error(&ctl_swap_command, watching ? "%s goes without --watch" :
-				       "%s wants a .png or .svg file, not '%s'",
-				       call->option[OPT_OUTPUT].typed, output);
+	if (output && watching)
+		return ctl_usage_error(&ctl_swap_command, "%s goes without --watch",
+				       call->option[OPT_OUTPUT].typed);
+	if (!ctl_picture_option_ok(&ctl_swap_command, call, OPT_OUTPUT))
+		return PFPROF_EXIT_USAGE;
 
 	if (call->option[OPT_DELAY].set) {
 		delay_ms = screen_parse_delay(call->option[OPT_DELAY].string);

@@ -39,7 +39,6 @@ struct swap_drawing {
 static void put_point(const struct refault_slot *s, void *ctx)
 {
 	struct swap_drawing *d = ctx;
-	const double mib_per_page = (double)sysconf(_SC_PAGESIZE) / (1 << 20);
 	const uint64_t offset = s->key & ((1ULL << 48) - 1);
 	const uint64_t age = d->now_ns > s->out_ns ? d->now_ns - s->out_ns : 0;
 
@@ -48,7 +47,7 @@ static void put_point(const struct refault_slot *s, void *ctx)
 		return;
 	d->points[d->area][d->block]++;
 	/* The axis of ages is logarithmic: a page out under a millisecond is drawn at 1 ms. */
-	fprintf(d->data, "%.3f %.3f\n", (double)offset * mib_per_page,
+	fprintf(d->data, "%.3f %.3f\n", ctl_pages_mib(offset),
 		age > 1000000 ? (double)age / 1e9 : 0.001);
 }
 
