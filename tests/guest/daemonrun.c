@@ -138,6 +138,45 @@ double prom_value(const char *prefix)
 	return value;
 }
 
+const char *prom_next_line(const char *line)
+{
+	const char *end = strchrnul(line, '\n');
+
+	return *end ? end + 1 : end;
+}
+
+bool prom_snapshot(struct prom_snapshot *s)
+{
+	FILE *f = fopen(PROM_FILE, "r");
+	size_t n;
+
+	if (!f && errno == ENOENT)
+		return false;
+	expect(f, "open %s: %s", PROM_FILE, strerror(errno));
+	n = fread(s->text, 1, sizeof(s->text) - 1, f);
+	expect(!ferror(f) && n < sizeof(s->text) - 1, "%s: unreadable or over %zu bytes",
+	       PROM_FILE, sizeof(s->text) - 1);
+	fclose(f);
+	s->text[n] = '\0';
+	return true;
+}
+
+double prom_snapshot_value(const struct prom_snapshot *s, const char *prefix)
+{
+	size_t len = strlen(prefix);
+
+	for (const char *line = s->text; *line; line = prom_next_line(line))
+		if (!strncmp(line, prefix, len)) {
+			const char *end = strchrnul(line, '\n'), *sp = line + len;
+
+			for (const char *p = line + len; p < end; p++)
+				if (*p == ' ')
+					sp = p + 1;
+			return strtod(sp, NULL);
+		}
+	return -1;
+}
+
 /* pfprofctl add OPTION PID, after which the targets file has the line "WORD PID". */
 void add_keeping_line(const char *option, const char *pid_arg, const char *word)
 {

@@ -63,6 +63,18 @@ pid_t add_worker(struct worker *w);
 /* The value of the first line of the metrics file that starts with prefix; -1 if none. */
 double prom_value(const char *prefix);
 
+/* The metrics file as it was at one read (pfprofd replaces it whole): a whole copy. */
+struct prom_snapshot {
+	char text[1 << 18];
+};
+
+/* A snapshot of the metrics file into s; false if pfprofd has not written it yet. */
+bool prom_snapshot(struct prom_snapshot *s);
+/* The line after line's end, or its terminating nul. */
+const char *prom_next_line(const char *line);
+/* The value of the snapshot's first line that starts with prefix; -1 if none. */
+double prom_snapshot_value(const struct prom_snapshot *s, const char *prefix);
+
 #define PROCS_LOG LOG_DIR "/" LOGFORMAT_PROCS_FILE
 
 #endif /* PFPROF_GUEST_DAEMONRUN_H */

@@ -189,53 +189,6 @@ void test_daemon_prometheus(void)
 	       reloaded.samples);
 }
 
-/* The metrics file as it was at one read (pfprofd replaces it whole): a whole copy. */
-struct prom_snapshot {
-	char text[1 << 18];
-};
-
-/* The line after line's end, or its terminating nul. */
-static const char *next_line(const char *line)
-{
-	const char *end = strchrnul(line, '\n');
-
-	return *end ? end + 1 : end;
-}
-
-/* False if pfprofd has not written the file yet. */
-static bool prom_snapshot(struct prom_snapshot *s)
-{
-	FILE *f = fopen(PROM_FILE, "r");
-	size_t n;
-
-	if (!f && errno == ENOENT)
-		return false;
-	expect(f, "open %s: %s", PROM_FILE, strerror(errno));
-	n = fread(s->text, 1, sizeof(s->text) - 1, f);
-	expect(!ferror(f) && n < sizeof(s->text) - 1, "%s: unreadable or over %zu bytes",
-	       PROM_FILE, sizeof(s->text) - 1);
-	fclose(f);
-	s->text[n] = '\0';
-	return true;
-}
-
-/* The value of the snapshot's first line that starts with prefix; -1 if none. */
-static double snapshot_value(const struct prom_snapshot *s, const char *prefix)
-{
-	size_t len = strlen(prefix);
-
-	for (const char *line = s->text; *line; line = next_line(line))
-		if (!strncmp(line, prefix, len)) {
-			const char *end = strchrnul(line, '\n'), *sp = line + len;
-
-			for (const char *p = line + len; p < end; p++)
-				if (*p == ' ')
-					sp = p + 1;
-			return strtod(sp, NULL);
-		}
-	return -1;
-}
-
 #define DURATIONS "pfprof_target_fault_duration_seconds"
 
 struct duration_kind {
@@ -259,13 +212,13 @@ static void snapshot_durations(const struct prom_snapshot *s, const char *target
 	*d = (struct duration_kind){ .inf = -1 };
 	snprintf(prefix, sizeof(prefix), DURATIONS "_count{target=\"%s\",kind=\"%s\"} ", target,
 		 kind);
-	d->count = snapshot_value(s, prefix);
+	d->count = prom_snapshot_value(s, prefix);
 	snprintf(prefix, sizeof(prefix), DURATIONS "_sum{target=\"%s\",kind=\"%s\"} ", target,
 		 kind);
-	d->sum_s = snapshot_value(s, prefix);
+	d->sum_s = prom_snapshot_value(s, prefix);
 	len = (size_t)snprintf(prefix, sizeof(prefix),
 			       DURATIONS "_bucket{target=\"%s\",kind=\"%s\",le=\"", target, kind);
-	for (const char *line = s->text; *line; line = next_line(line)) {
+	for (const char *line = s->text; *line; line = prom_next_line(line)) {
 		char le[32];
 		double value, bound;
 		int end = 0;
@@ -504,7 +457,7 @@ void test_daemon_latency(void)
 	deadline = now_ns() + 20000000000ULL;
 	for (;;) {
 		written = prom_snapshot(&snap) ?
-			  snapshot_value(&snap, "pfprof_samples_written_total ") : -1;
+			  prom_snapshot_value(&snap, "pfprof_samples_written_total ") : -1;
 		if (written >= (double)head + 1)
 			break;
 		expect(now_ns() < deadline, "after 20 s %s says %.0f samples written (-1: no file),"
@@ -513,9 +466,9 @@ void test_daemon_latency(void)
 		sleep_ms(100);
 	}
 	snprintf(series, sizeof(series), "pfprof_target_minor_faults_total{target=\"%s\"} ", label);
-	target_minor = snapshot_value(&snap, series);
+	target_minor = prom_snapshot_value(&snap, series);
 	snprintf(series, sizeof(series), "pfprof_target_major_faults_total{target=\"%s\"} ", label);
-	target_major = snapshot_value(&snap, series);
+	target_major = prom_snapshot_value(&snap, series);
 	snapshot_durations(&snap, label, "minor", &minor);
 	snapshot_durations(&snap, label, "major", &major);
 	printf("  daemon_latency: %s: %.0f minor %.0f major faults counted; timed: minor %.0f "
@@ -538,9 +491,9 @@ void test_daemon_latency(void)
 	/* 4096 faults of a few µs each, not nothing and not seconds apiece. */
 	expect(minor.sum_s > 0 && minor.sum_s < minor.count * 0.1,
 	       "%s: the %.0f minor faults took %.9f s in all", PROM_FILE, minor.count, minor.sum_s);
-	expect(snapshot_value(&snap, "pfprof_fault_latency_missed_total ") == 0,
+	expect(prom_snapshot_value(&snap, "pfprof_fault_latency_missed_total ") == 0,
 	       "%s: pfprof_fault_latency_missed_total %.0f (-1: no series), one thread faulting",
-	       PROM_FILE, snapshot_value(&snap, "pfprof_fault_latency_missed_total "));
+	       PROM_FILE, prom_snapshot_value(&snap, "pfprof_fault_latency_missed_total "));
 
 	rc = daemon_ctl(DAEMON_DIR "/status.json", "status", "--json", NULL);
 	expect(rc == 0, "pfprofctl status --json exited with %d", rc);

@@ -266,32 +266,33 @@ struct distances {
 	double short90;		/* pfprof_target_swap_memory_short_bytes{share="0.9"} */
 };
 
+/* The distances of target label in one read of the metrics file (pfprofd replaces it whole). */
 static struct distances read_distances(const char *label)
 {
+	static struct prom_snapshot snap;
 	struct distances d = { 0 };
-	char prefix[160], line[512];
-	FILE *f = fopen(PROM_FILE, "r");
+	char prefix[160];
 	size_t len;
 
+	if (!prom_snapshot(&snap))
+		return d;
 	len = (size_t)snprintf(prefix, sizeof(prefix), DISTANCES "_bucket{target=\"%s\",le=\"",
 			       label);
-	while (f && fgets(line, sizeof(line), f)) {
+	for (const char *line = snap.text; *line; line = prom_next_line(line)) {
 		if (strncmp(line, prefix, len) || d.buckets == DISTANCE_BUCKETS_MAX)
 			continue;
 		d.le[d.buckets] = strncmp(line + len, "+Inf", 4) ? strtod(line + len, NULL) :
 			INFINITY;
-		d.cumulative[d.buckets++] = strtod(strrchr(line, ' ') + 1, NULL);
+		d.cumulative[d.buckets++] = strtod(strchr(line + len, ' ') + 1, NULL);
 	}
-	if (f)
-		fclose(f);
-	snprintf(prefix, sizeof(prefix), DISTANCES "_count{target=\"%s\"}", label);
-	d.count = prom_value(prefix);
-	snprintf(prefix, sizeof(prefix), "pfprof_target_swap_in_pages_total{target=\"%s\"}",
+	snprintf(prefix, sizeof(prefix), DISTANCES "_count{target=\"%s\"} ", label);
+	d.count = prom_snapshot_value(&snap, prefix);
+	snprintf(prefix, sizeof(prefix), "pfprof_target_swap_in_pages_total{target=\"%s\"} ",
 		 label);
-	d.read = prom_value(prefix);
+	d.read = prom_snapshot_value(&snap, prefix);
 	snprintf(prefix, sizeof(prefix),
-		 "pfprof_target_swap_memory_short_bytes{target=\"%s\",share=\"0.9\"}", label);
-	d.short90 = prom_value(prefix);
+		 "pfprof_target_swap_memory_short_bytes{target=\"%s\",share=\"0.9\"} ", label);
+	d.short90 = prom_snapshot_value(&snap, prefix);
 	return d;
 }
 
