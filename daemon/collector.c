@@ -52,7 +52,7 @@ static uint64_t resume_position(const struct collector *c, const struct logwrite
 static void start_positions(struct collector *c)
 {
 	c->next = UINT64_MAX;
-	for (int k = 0; k < LOG_KINDS; k++) {
+	for (int k = 0; k < LOG_RING_KINDS; k++) {
 		c->from[k] = resume_position(c, c->logs[k]);
 		if (c->from[k] < c->next)
 			c->next = c->from[k];
@@ -112,10 +112,10 @@ static bool log_missed(void *ctx, uint64_t first_seq, uint64_t count)
 	struct collector *c = ctx;
 	uint64_t last = first_seq + count - 1;
 
-	for (int k = 0; k < LOG_KINDS; k++)
+	for (int k = 0; k < LOG_RING_KINDS; k++)
 		if (wants(c, k, last) && !logwriter_reserve(c->logs[k], 1))
 			return false;
-	for (int k = 0; k < LOG_KINDS; k++)
+	for (int k = 0; k < LOG_RING_KINDS; k++)
 		if (wants(c, k, last))
 			logwriter_add_missed(c->logs[k], first_seq, count);
 	c->missed += count;
@@ -360,10 +360,10 @@ static bool log_sample(void *ctx, const struct mp3_ring_sample *s)
 	uint64_t wall_ns = s->time_ns + c->wall_offset_ns;
 	/* A sample's records and their lost marker, in each log that takes records. */
 	const size_t records = (size_t)s->nr_records + 1;
-	const size_t lines[LOG_KINDS] = { 1, records, records, records };
+	const size_t lines[LOG_RING_KINDS] = { 1, records, records, records };
 
 	/* All of a sample's lines are queued, or none: it is read again later. */
-	for (int k = 0; k < LOG_KINDS; k++)
+	for (int k = 0; k < LOG_RING_KINDS; k++)
 		if (wants(c, k, s->seq) && !logwriter_reserve(c->logs[k], lines[k]))
 			return false;
 	/* Once per sample, for its records, its line and the metrics. */

@@ -38,7 +38,7 @@ struct collector {
 	struct delayacct_cache delayacct;	/* whether the waits the module sends are measured */
 	struct counters *counters;	/* counts every sample and record queued */
 	struct logwriter *logs[LOG_KINDS];	/* by enum log_kind */
-	uint64_t from[LOG_KINDS];	/* the first seq each log still wants */
+	uint64_t from[LOG_RING_KINDS];	/* the first seq each of the ring's logs still wants */
 	uint64_t sweep_at;		/* seq at which the counters forget exited processes */
 	uint32_t records_per_sample;	/* in the last sample drained */
 	struct mapnames mapnames;	/* names the faults records' mappings */

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "counters.h"
 #include "exporter.h"
+#include "groupmemory.h"
 #include "logwriter.h"
 #include "psi.h"
 #include "targets.h"
@@ -29,6 +30,7 @@ struct daemon {
 	struct exporter exporter;
 	struct target_list targets;	/* the targets file as last read (targetsync.h) */
 	struct groups groups;		/* the targets file's cgroups, units and command names */
+	struct groupmemory groupmemory;	/* when their cgroups' memory is logged next */
 	uint64_t samples_written;	/* sample lines this daemon wrote to the log */
 	sd_event_source *retry;		/* armed while lines wait for the disk */
 	sd_event_source *samples;	/* the device: off while a batch is gathering */

@@ -93,6 +93,8 @@ int logentry_format(char *buf, size_t size, const struct logentry *e)
 		pg.comm = e->page.comm;
 		return logformat_page(buf, size, &pg);
 	}
+	case LOGENTRY_MEMORY:
+		return logformat_memory(buf, size, &e->memory);
 	}
 	return -1;
 }
@@ -100,5 +102,5 @@ int logentry_format(char *buf, size_t size, const struct logentry *e)
 bool logentry_is_data(enum logentry_kind kind)
 {
 	return kind == LOGENTRY_SAMPLE || kind == LOGENTRY_PROC || kind == LOGENTRY_FAULT ||
-	       kind == LOGENTRY_PAGE;
+	       kind == LOGENTRY_PAGE || kind == LOGENTRY_MEMORY;
 }

@@ -16,7 +16,7 @@
 #define LOGQUEUE_MAX 65536	/* lines held while the disk refuses them */
 
 enum logentry_kind { LOGENTRY_SAMPLE, LOGENTRY_MISSED, LOGENTRY_STREAM, LOGENTRY_PROC,
-		     LOGENTRY_LOST, LOGENTRY_FAULT, LOGENTRY_PAGE };
+		     LOGENTRY_LOST, LOGENTRY_FAULT, LOGENTRY_PAGE, LOGENTRY_MEMORY };
 
 struct logentry {
 	enum logentry_kind kind;
@@ -44,10 +44,11 @@ struct logentry {
 			struct log_page pg;	/* its comm is this, set when formatted */
 			char comm[24];
 		} page;
+		struct log_memory memory;
 	};
 };
 
-/* Whether the entry is a data line (sample, process, fault or page): a file holding one may rotate. */
+/* Whether the entry is a data line (sample, process, fault, page or memory): a file holding one may rotate. */
 bool logentry_is_data(enum logentry_kind kind);
 
 /* A ring of cap slots holding count entries from head. */

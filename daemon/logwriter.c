@@ -286,6 +286,16 @@ bool logwriter_add_page(struct logwriter *w, const struct log_page *pg)
 	return true;
 }
 
+bool logwriter_add_memory(struct logwriter *w, const struct log_memory *lm)
+{
+	struct logentry *e = push(w, LOGENTRY_MEMORY);
+
+	if (!e)
+		return false;
+	e->memory = *lm;
+	return true;
+}
+
 bool logwriter_add_lost(struct logwriter *w, uint64_t seq, uint64_t count)
 {
 	struct logentry *e = push(w, LOGENTRY_LOST);

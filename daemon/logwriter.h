@@ -57,6 +57,8 @@ bool logwriter_add_lost(struct logwriter *w, uint64_t seq, uint64_t count);
 bool logwriter_add_fault(struct logwriter *w, const struct log_fault *f);
 /* The pages log's line: one page sent to swap or taken back. */
 bool logwriter_add_page(struct logwriter *w, const struct log_page *pg);
+/* The memory log's line: a target's cgroup's memory. */
+bool logwriter_add_memory(struct logwriter *w, const struct log_memory *lm);
 
 /*
  * Opens the file if needed and writes the queued lines, rotating by size and

@@ -118,14 +118,14 @@ static void count_written(struct daemon *d)
 }
 
 /*
- * Writes what is queued, the pages, faults and per-process lines first: after a
+ * Writes what is queued, the memory, pages, faults and per-process lines first: after a
  * crash the samples log never holds a sample whose processes' lines are
  * missing. Failures are reported once and retried.
  */
 static void flush_log(struct daemon *d)
 {
-	static const enum log_kind order[] = { LOGKIND_PAGES, LOGKIND_FAULTS, LOGKIND_PROCS,
-						LOGKIND_SAMPLES };
+	static const enum log_kind order[] = { LOGKIND_MEMORY, LOGKIND_PAGES, LOGKIND_FAULTS,
+						LOGKIND_PROCS, LOGKIND_SAMPLES };
 	struct logwriter *failed = NULL;
 	int err = 0;
 
@@ -193,7 +193,11 @@ static void refresh_status(struct daemon *d, uint64_t now)
 /* Queues what the ring holds and writes it; a full queue is written out and refilled. */
 static void drain_and_write(struct daemon *d, uint64_t now)
 {
+	uint64_t head = mp3ring_head(&d->collector.ring);
+
 	refresh_psi(d, now);
+	groupmemory_log(&d->groupmemory, &d->targets, d->logs[LOGKIND_MEMORY],
+			head ? head - 1 : 0, now);
 	do {
 		collector_drain(&d->collector);
 		/* While the log fails, the retry timer writes, not every sample. */

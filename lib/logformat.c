@@ -72,6 +72,8 @@ int logformat_header(char *buf, size_t size, enum log_kind kind, uint64_t create
 
 	if (kind == LOGKIND_PAGES)
 		return logformat_pages_header(buf, size, created_s);
+	if (kind == LOGKIND_MEMORY)
+		return logformat_memory_header(buf, size, created_s);
 	return snprintf(buf, size, format, created_s);
 }
 
@@ -310,6 +312,7 @@ int logformat_path(char *buf, size_t size, const char *dir, enum log_kind kind, 
 		[LOGKIND_PROCS] = LOGFORMAT_PROCS_FILE,
 		[LOGKIND_FAULTS] = LOGFORMAT_FAULTS_FILE,
 		[LOGKIND_PAGES] = LOGFORMAT_PAGES_FILE,
+		[LOGKIND_MEMORY] = LOGFORMAT_MEMORY_FILE,
 	};
 	const char *name = names[kind];
 	int len = n ? snprintf(buf, size, "%s/%s.%u", dir, name, n) :

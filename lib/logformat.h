@@ -83,6 +83,19 @@
  * stall_ms the time the faulting thread spent in the fault, ms to the ns,
  * "-" for "out". The same load_id, missed and lost lines as the
  * per-process log.
+ *
+ * And "pfprof-memory.log" (rotated the same way) has, once a second, for
+ * each unit or cgroup target added with "pages" whose cgroup exists, that
+ * cgroup's memory (cgroupmemory.h), tab-separated:
+ *   # pfprof memory log format 1
+ *   # created <unix seconds>
+ *   # columns: seq wall_time_s target current_bytes max_bytes high_bytes swap_bytes pressure_some_us pressure_full_us refault_anon refault_file
+ *   # units: ...
+ * then "%llu\t%llu.%06llu\t%u" and eight "\t%llu" and "\n" lines: seq the
+ * last sample pfprofd had read (it joins the line to the samples log),
+ * wall_time_s when the files were read; a limit without one "max", any
+ * value not read "-". The same load_id lines as the samples log; nothing
+ * is missed or lost, since pfprofd reads the files itself.
  */
 #ifndef PFPROF_LOGFORMAT_H
 #define PFPROF_LOGFORMAT_H
@@ -93,9 +106,12 @@
 
 #include <linux/mp3.h>
 
-/* The logs pfprofd writes. */
-enum log_kind { LOGKIND_SAMPLES, LOGKIND_PROCS, LOGKIND_FAULTS, LOGKIND_PAGES };
-#define LOG_KINDS 4
+#include "cgroupmemory.h"
+
+/* The logs pfprofd writes: those of the ring's samples and records first. */
+enum log_kind { LOGKIND_SAMPLES, LOGKIND_PROCS, LOGKIND_FAULTS, LOGKIND_PAGES, LOGKIND_MEMORY };
+#define LOG_KINDS 5
+#define LOG_RING_KINDS 4	/* the logs written from the ring: SAMPLES to PAGES */
 
 #define LOGFORMAT_FILE "pfprof.log"
 #define LOGFORMAT_MAGIC "# pfprof log format "	/* a samples log's first line, and its format */
@@ -112,6 +128,10 @@ enum log_kind { LOGKIND_SAMPLES, LOGKIND_PROCS, LOGKIND_FAULTS, LOGKIND_PAGES };
 #define LOGFORMAT_PAGES_MAGIC "# pfprof pages log format "
 #define LOGFORMAT_PAGES_COLUMNS "# columns: seq wall_time_s pid comm target event device " \
 	"offset address pages stall_ms"
+#define LOGFORMAT_MEMORY_FILE "pfprof-memory.log"
+#define LOGFORMAT_MEMORY_MAGIC "# pfprof memory log format "
+#define LOGFORMAT_MEMORY_COLUMNS "# columns: seq wall_time_s target current_bytes max_bytes " \
+	"high_bytes swap_bytes pressure_some_us pressure_full_us refault_anon refault_file"
 #define LOGFORMAT_NAME_MAX 640		/* a faults line's name, with its NUL */
 #define LOGFORMAT_LINE_MAX 1024		/* any line but the header, with its NUL */
 #define LOGFORMAT_HEADER_MAX 2048	/* the header, with its NUL */
@@ -211,6 +231,19 @@ int logformat_pages_header(char *buf, size_t size, uint64_t created_s);
 int logformat_page(char *buf, size_t size, const struct log_page *pg);
 /* Parses a pages log's data line (without its '\n'), cutting it in place; false if none. */
 bool logformat_parse_page(char *line, struct log_page *pg);
+
+/* A target's cgroup's memory, read at wall_ns after sample seq. */
+struct log_memory {
+	uint64_t seq, wall_ns;
+	uint32_t target;
+	struct cgroup_memory m;
+};
+
+/* The memory log's header (logformat_header() of LOGKIND_MEMORY). */
+int logformat_memory_header(char *buf, size_t size, uint64_t created_s);
+int logformat_memory(char *buf, size_t size, const struct log_memory *lm);
+/* Parses a memory log's data line (without its '\n'), cutting it in place; false if none. */
+bool logformat_parse_memory(char *line, struct log_memory *lm);
 
 /* A line without its '\n': a data line's seq (either log), a load_id line's load_id. */
 bool logformat_parse_seq(const char *line, size_t len, uint64_t *seq);

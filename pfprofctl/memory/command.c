@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cgroupfs.h"
+#include "cgroupmemory.h"
 #include "ctl.h"
 #include "ctljson.h"
 #include "data.h"
@@ -75,7 +76,7 @@ static int owner_limit(const struct target_list *targets, const struct refault_o
 		err = -ENOENT;
 	else if (!t)
 		err = cgroupfs_of_process((pid_t)o->pid, cgroup, sizeof(cgroup));
-	return err ? err : memory_limit(cgroup, limit);
+	return err ? err : cgroup_memory_limit(cgroup, limit);
 }
 
 static void view_owner(struct owner_view *v, struct refault_owner *o,

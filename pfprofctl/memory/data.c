@@ -2,8 +2,6 @@
 #include "data.h"
 
 #include <errno.h>
-#include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -67,25 +65,4 @@ int memory_log_read(struct memory_log *m, const char *dir, unsigned int keep, ui
 void memory_log_free(struct memory_log *m)
 {
 	refaults_free(&m->replay);
-}
-
-int memory_limit(const char *cgroup, uint64_t *bytes)
-{
-	char path[PATH_MAX], text[32];
-	FILE *f;
-	int err = 0;
-
-	if (snprintf(path, sizeof(path), "%s/memory.max", cgroup) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	if (!fgets(text, sizeof(text), f))
-		err = ferror(f) ? -EIO : -ENODATA;
-	else if (!strcmp(text, "max\n"))
-		*bytes = UINT64_MAX;
-	else if (sscanf(text, "%" SCNu64, bytes) != 1)
-		err = -EINVAL;
-	fclose(f);
-	return err;
 }

@@ -34,10 +34,4 @@ bool memory_log_foreign(const char *line);
 /* Says what a failure of memory_log_read() (or of another reader of the pages logs) was. */
 void memory_log_failed(const char *log_dir, int err);
 
-/*
- * memory.max of the cgroup at path (a directory of cgroup2): its bytes, or
- * UINT64_MAX for "max". 0 or -errno.
- */
-int memory_limit(const char *cgroup, uint64_t *bytes);
-
 #endif /* PFPROF_MEMORYDATA_H */
