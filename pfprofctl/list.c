@@ -268,6 +268,7 @@ static struct json_object *target_json(const struct listed_target *lt)
 	ctl_json_add_string(o, "target", target_format_label(t, label, sizeof(label)));
 	ctl_json_add_string(o, "kind", target_kind_word(t->kind));
 	ctl_json_add_string(o, "name", t->name);
+	ctl_json_add_uint(o, "number", t->number);
 	ctl_json_add_bool(o, "maps", t->options & TARGETSFILE_OPT_MAPS);
 	ctl_json_add_bool(o, "latency", t->options & TARGETSFILE_OPT_LATENCY);
 	ctl_json_add_bool(o, "pages", t->options & TARGETSFILE_OPT_PAGES);

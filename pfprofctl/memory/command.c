@@ -414,7 +414,9 @@ const struct ctl_command ctl_memory_command = {
 		   "memory beyond what it had against the share of its pages read back\n"
 		   "that would have stayed in. With --timeline too, one owner's paging on\n"
 		   "one time axis: pages sent out and read back per second, each page's\n"
-		   "refault distance, and the time the swap-ins stalled its threads.\n",
+		   "refault distance, and the time the swap-ins stalled its threads; of a\n"
+		   "unit or cgroup also its file refaults, memory.max, memory.current\n"
+		   "and memory.pressure, from pfprofd's memory log.\n",
 	.options = {
 		[OPT_LAST] = { "last", 'l', CTL_STRING, "SECS",
 			       "only the swap-ins of the last SECS seconds (default: all)" },

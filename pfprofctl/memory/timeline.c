@@ -10,6 +10,7 @@
 #include "ctl.h"
 #include "logscan.h"
 #include "plot/gnuplot.h"
+#include "series.h"
 
 /* The rates' bins: finer than a picture of 1000 pixels would show. */
 #define TIMELINE_BINS 1000
@@ -93,31 +94,74 @@ static void plot_file(FILE *f, const char *path, const char *using, const char *
 	fputs("'", f);
 }
 
-static int write_script(const char *path, const char *rates, const char *distances,
-			const char *out, const char *temp, const struct memory_timeline *t)
+/* The memory log's files of the drawing: series (series.h) has points when the owner has a cgroup. */
+struct timeline_files {
+	char rates[PATH_MAX], distances[PATH_MAX], series[PATH_MAX];
+	size_t series_points;
+};
+
+/* Pages per second: the owner's swap traffic, and its cgroup's file refaults. */
+static void plot_rates(FILE *f, const struct timeline_files *in)
 {
+	fputs("set ylabel 'pages per second'\nset yrange [0:*]\nplot ", f);
+	plot_file(f, in->rates, "1:2", "steps lw 2", "sent to swap");
+	fputs(", ", f);
+	plot_file(f, in->rates, "1:3", "steps lw 2", "read back");
+	if (in->series_points) {
+		fputs(", ", f);
+		plot_file(f, in->series, "1:4", "steps lw 2",
+			  "file pages refaulted (memory.stat workingset_refault_file)");
+	}
+	fputc('\n', f);
+}
+
+/* Each page's refault distance, against the 90 % line and the cgroup's memory and limit. */
+static void plot_distances(FILE *f, const struct timeline_files *in,
+			   const struct memory_timeline *t)
+{
+	fputs("set ylabel 'MiB'\nplot ", f);
+	plot_file(f, in->distances, "1:2", "points pt 7 ps 0.4",
+		  "a page read back: its refault distance");
+	fprintf(f, ", %.3f with lines lw 2 dt 2 title '90 %% of them below: the memory that keeps "
+		"them in'", (double)t->needs_bytes / (1 << 20));
+	if (in->series_points) {
+		fputs(", ", f);
+		plot_file(f, in->series, "1:3", "steps lw 2", "memory.max");
+		fputs(", ", f);
+		plot_file(f, in->series, "1:2", "steps lw 1", "memory.current");
+	}
+	fputc('\n', f);
+}
+
+static int write_script(const char *path, const struct timeline_files *in, const char *out,
+			const char *temp, const struct memory_timeline *t)
+{
+	const bool cgroup = in->series_points > 0;
 	FILE *f = fopen(path, "we");
 
 	if (!f)
 		return -errno;
-	gnuplot_set_output(f, ctl_picture_of(out) == CTL_PICTURE_SVG, 1100, 900, temp);
-	fputs("set multiplot layout 3,1 title '", f);
+	gnuplot_set_output(f, ctl_picture_of(out) == CTL_PICTURE_SVG, 1100, cgroup ? 1200 : 900,
+			   temp);
+	fprintf(f, "set multiplot layout %d,1 title '", cgroup ? 4 : 3);
 	gnuplot_quote(f, t->label);
 	fputs(": its paging (UTC)'\nset xdata time\nset timefmt '%s'\nset format x '%H:%M:%S'\n"
 	      "set grid\nset key top left\nset lmargin 12\n", f);
 	fprintf(f, "set xrange ['%.3f':'%.3f']\n", (double)t->from_ns / 1e9,
 		(double)t->to_ns / 1e9);
-	fputs("set ylabel 'pages per second'\nset yrange [0:*]\nplot ", f);
-	plot_file(f, rates, "1:2", "steps lw 2", "sent to swap");
-	fputs(", ", f);
-	plot_file(f, rates, "1:3", "steps lw 2", "read back");
-	fputs("\nset ylabel 'refault distance (MiB)'\nplot ", f);
-	plot_file(f, distances, "1:2", "points pt 7 ps 0.4", "a page read back");
-	fprintf(f, ", %.3f with lines lw 2 dt 2 title '90 %% of them below: the memory that keeps "
-		"them in'\n", (double)t->needs_bytes / (1 << 20));
+	plot_rates(f, in);
+	plot_distances(f, in, t);
 	fputs("set ylabel 'swap-in stall (ms per s)'\nplot ", f);
-	plot_file(f, rates, "1:4", "steps lw 2", "the faulting threads' stall");
-	fputs("\nunset multiplot\n", f);
+	plot_file(f, in->rates, "1:4", "steps lw 2", "the faulting threads' stall");
+	fputc('\n', f);
+	if (cgroup) {
+		fputs("set ylabel 'memory.pressure (% of the time)'\nset yrange [0:100]\nplot ", f);
+		plot_file(f, in->series, "1:6", "steps lw 2", "some of its tasks stalled");
+		fputs(", ", f);
+		plot_file(f, in->series, "1:7", "steps lw 2", "all of its tasks stalled");
+		fputc('\n', f);
+	}
+	fputs("unset multiplot\n", f);
 	return fclose(f) ? -errno : 0;
 }
 
@@ -131,24 +175,30 @@ struct timeline_drawing {
 static int write_inputs(const char *dir, const char *temp, char *script, void *ctx)
 {
 	const struct timeline_drawing *d = ctx;
-	char rates[PATH_MAX], distances[PATH_MAX];
+	const struct memory_timeline *t = d->t;
 	struct timeline_bins *b = calloc(1, sizeof(*b));
+	struct timeline_files in = { .series_points = 0 };
 	int err;
 
 	if (!b)
 		return -ENOMEM;
-	b->t = d->t;
-	b->width_ns = (d->t->to_ns - d->t->from_ns) / TIMELINE_BINS + 1;
-	snprintf(rates, sizeof(rates), "%s/rates", dir);
-	snprintf(distances, sizeof(distances), "%s/distances", dir);
+	b->t = t;
+	b->width_ns = (t->to_ns - t->from_ns) / TIMELINE_BINS + 1;
+	snprintf(in.rates, sizeof(in.rates), "%s/rates", dir);
+	snprintf(in.distances, sizeof(in.distances), "%s/distances", dir);
+	snprintf(in.series, sizeof(in.series), "%s/series", dir);
 	snprintf(script, PATH_MAX, "%s/timeline.gp", dir);
 	err = logscan_forward(d->config->log_dir, LOGKIND_PAGES, d->config->keep, bin_line, b);
 	if (!err)
-		err = write_rates(rates, b);
+		err = write_rates(in.rates, b);
 	if (!err)
-		err = write_distances(distances, d->t);
+		err = write_distances(in.distances, t);
+	/* A process's owner has no cgroup of its own in the memory log. */
+	if (!err && t->owner->target)
+		err = memory_series_write(d->config->log_dir, d->config->keep, t->owner->target,
+					  t->from_ns, t->to_ns, in.series, &in.series_points);
 	if (!err)
-		err = write_script(script, rates, distances, d->out, temp, d->t);
+		err = write_script(script, &in, d->out, temp, t);
 	free(b);
 	return err;
 }

@@ -21,6 +21,7 @@
 #include "jsonout.h"
 #include "pfprof.h"
 #include "refaults.h"
+#include "targets.h"
 #include "tests.h"
 
 #define WORKING_SET_MIB 64
@@ -425,5 +426,159 @@ void test_daemon_refault_distances(void)
 	close(go);
 	close(back);
 	munmap(loops_done, sizeof(*loops_done));
+	expect(!rmdir(REFAULTS_CGROUP), "rmdir %s: %s", REFAULTS_CGROUP, strerror(errno));
+}
+
+#define MEMORY_LOG LOG_DIR "/" LOGFORMAT_MEMORY_FILE
+
+/* The memory log's lines of one target. */
+struct memory_lines {
+	struct log_memory line[512];
+	size_t count;
+	bool full;		/* more lines than line[] holds: the first ones kept */
+};
+
+static void read_memory_lines(uint32_t target, struct memory_lines *out)
+{
+	FILE *f = fopen(MEMORY_LOG, "re");
+	char *line = NULL;
+	size_t size = 0;
+	ssize_t len;
+
+	out->count = 0;
+	out->full = false;
+	if (!f)
+		return;
+	while ((len = getline(&line, &size, f)) > 0) {
+		struct log_memory lm;
+
+		line[len - 1] = '\0';
+		if (line[0] == '#' || !logformat_parse_memory(line, &lm) || lm.target != target)
+			continue;
+		if (out->count == sizeof(out->line) / sizeof(out->line[0]))
+			out->full = true;
+		else
+			out->line[out->count++] = lm;
+	}
+	free(line);
+	fclose(f);
+}
+
+/* Whether two readings of a cgroup with no task left agree in what can still change. */
+static bool same_reading(const struct cgroup_memory *a, const struct cgroup_memory *b)
+{
+	return a->known == b->known && !memcmp(a->value, b->value, sizeof(a->value));
+}
+
+/* The target's lines once the last two agree (nothing runs in its cgroup any more). */
+static void settled_memory_lines(uint32_t target, struct memory_lines *lines)
+{
+	uint64_t deadline = now_ns() + scaled_ms(20000) * 1000000ULL;
+
+	for (;;) {
+		read_memory_lines(target, lines);
+		if (lines->count >= 2 && same_reading(&lines->line[lines->count - 1].m,
+						       &lines->line[lines->count - 2].m))
+			return;
+		expect(now_ns() < deadline, "the memory log's lines of %s still change after 20 s "
+		       "(%zu lines)", REFAULTS_CGROUP, lines->count);
+		sleep_ms(1000);
+	}
+}
+
+/* The memory log's figures of field f against the cgroup's own, read just after. */
+static void expect_logged(const struct cgroup_memory *logged, const struct cgroup_memory *now,
+			  enum cgroup_memory_field f, const char *what)
+{
+	expect(cgroup_memory_has(logged, f) && cgroup_memory_has(now, f) &&
+	       logged->value[f] == now->value[f], "%s: %" PRIu64 " in the memory log, %" PRIu64
+	       " in the cgroup's files (known %#x and %#x)", what, logged->value[f],
+	       now->value[f], logged->known, now->known);
+}
+
+/*
+ * pfprofd's memory log of a cgroup added with pages, whose worker pages
+ * under memory.max: a line a second at most, and once the worker is gone
+ * and its cgroup quiet, the last line is what the cgroup's files say:
+ * memory.max, memory.stat's refaults and memory.pressure's totals, to the
+ * unit; the worker's paging is in them (refaults and stalls grew). The
+ * thrash timeline of the cgroup draws its pressure.
+ */
+void test_daemon_memory_log(void)
+{
+	const uint64_t limit = (uint64_t)LIMIT_MIB << 20;
+	const uint32_t target = target_number(TARGET_CGROUP, REFAULTS_CGROUP, NULL);
+	struct memory_lines *lines;
+	struct cgroup_memory now;
+	const struct log_memory *first, *last;
+	pid_t worker, daemon;
+	uintptr_t addr;
+	int go, back, rc;
+
+	if (!worker_can_page("daemon_memory_log"))
+		return;
+	lines = calloc(1, sizeof(*lines));
+	expect(lines, "calloc: %s", strerror(errno));
+	daemon_setup("");
+	daemon = start_ready_daemon();
+	worker = spawn_worker_limited(limit, &go, &back);
+	{
+		char *argv[] = { "./pfprofctl", "--config", CONF, "add", "--pages", "--cgroup",
+				 REFAULTS_CGROUP, NULL };
+
+		rc = run_program_err(argv, NULL, DAEMON_DIR "/ctl.stderr");
+	}
+	expect(rc == 0, "pfprofctl add --pages --cgroup %s: exit %d", REFAULTS_CGROUP, rc);
+	expect(read(back, &addr, sizeof(addr)) == sizeof(addr) && write(go, "g", 1) == 1,
+	       "the worker did not start");
+	for (uint64_t deadline = now_ns() + scaled_ms(120000) * 1000000ULL;
+	     __atomic_load_n(loops_done, __ATOMIC_ACQUIRE) < SETTLING_LOOPS;) {
+		expect(now_ns() < deadline, "the worker did %" PRIu64 " of %d loops",
+		       __atomic_load_n(loops_done, __ATOMIC_ACQUIRE), SETTLING_LOOPS);
+		sleep_ms(100);
+	}
+	kill_and_reap(worker);
+	settled_memory_lines(target, lines);
+	expect_ok(cgroup_memory_read(REFAULTS_CGROUP, &now), "reading " REFAULTS_CGROUP);
+	first = &lines->line[0];
+	last = &lines->line[lines->count - 1];
+	printf("  daemon_memory_log: %zu lines over %.1f s; last: memory.current %" PRIu64
+	       " (now %" PRIu64 "), refaults anon %" PRIu64 " file %" PRIu64 ", pressure some %"
+	       PRIu64 " full %" PRIu64 " us\n", lines->count,
+	       (double)(last->wall_ns - first->wall_ns) / 1e9, last->m.value[CGMEM_CURRENT],
+	       now.value[CGMEM_CURRENT], last->m.value[CGMEM_REFAULT_ANON],
+	       last->m.value[CGMEM_REFAULT_FILE], last->m.value[CGMEM_SOME_US],
+	       last->m.value[CGMEM_FULL_US]);
+	for (size_t i = 1; i < lines->count; i++)
+		expect(lines->line[i].wall_ns - lines->line[i - 1].wall_ns >= 990000000ULL,
+		       "lines %zu and %zu of %s %.3f s apart", i - 1, i, REFAULTS_CGROUP,
+		       (double)(lines->line[i].wall_ns - lines->line[i - 1].wall_ns) / 1e9);
+	expect(last->m.value[CGMEM_MAX] == limit, "memory.max %" PRIu64 " in the log, set to %"
+	       PRIu64, last->m.value[CGMEM_MAX], limit);
+	expect_logged(&last->m, &now, CGMEM_MAX, "memory.max");
+	expect_logged(&last->m, &now, CGMEM_REFAULT_ANON, "workingset_refault_anon");
+	expect_logged(&last->m, &now, CGMEM_REFAULT_FILE, "workingset_refault_file");
+	expect_logged(&last->m, &now, CGMEM_SOME_US, "memory.pressure some total");
+	expect_logged(&last->m, &now, CGMEM_FULL_US, "memory.pressure full total");
+	expect(last->m.value[CGMEM_REFAULT_ANON] > first->m.value[CGMEM_REFAULT_ANON] &&
+	       last->m.value[CGMEM_SOME_US] > first->m.value[CGMEM_SOME_US],
+	       "the worker's paging is not in the log: refaults %" PRIu64 " to %" PRIu64
+	       ", some-pressure %" PRIu64 " to %" PRIu64 " us", first->m.value[CGMEM_REFAULT_ANON],
+	       last->m.value[CGMEM_REFAULT_ANON], first->m.value[CGMEM_SOME_US],
+	       last->m.value[CGMEM_SOME_US]);
+	{
+		char *argv[] = { "./pfprofctl", "--config", CONF, "memory", "--cgroup",
+				 REFAULTS_CGROUP, "--timeline", "-o", DAEMON_DIR "/thrash.svg", NULL };
+
+		rc = run_program_err(argv, NULL, DAEMON_DIR "/ctl.stderr");
+	}
+	expect(rc == 0 && file_contains(DAEMON_DIR "/thrash.svg", "memory.pressure"),
+	       "pfprofctl memory --timeline of %s: exit %d, no memory.pressure panel",
+	       REFAULTS_CGROUP, rc);
+	stop_daemon(daemon);
+	close(go);
+	close(back);
+	munmap(loops_done, sizeof(*loops_done));
+	free(lines);
 	expect(!rmdir(REFAULTS_CGROUP), "rmdir %s: %s", REFAULTS_CGROUP, strerror(errno));
 }

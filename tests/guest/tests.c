@@ -119,6 +119,7 @@ const struct test tests[] = {
 	{ "daemon_user_comm",         test_daemon_user_comm,           NULL,            30 },
 	{ "daemon_pages_log",         test_daemon_pages_log,           NULL,            60 },
 	{ "daemon_refault_distances", test_daemon_refault_distances,   NULL,           300 },
+	{ "daemon_memory_log",        test_daemon_memory_log,          NULL,           180 },
 	{ "daemon_bad_config",        test_daemon_bad_config,          NULL,            20 },
 	{ "daemon_delay_accounting",  test_daemon_delay_accounting,    NULL,            45 },
 	{ "daemon_latency",           test_daemon_latency,             NULL,            45 },

@@ -146,6 +146,7 @@ void test_daemon_tree_kept(void);
 void test_daemon_user_comm(void);
 void test_daemon_pages_log(void);
 void test_daemon_refault_distances(void);
+void test_daemon_memory_log(void);
 void test_ctl_physical(void);
 void test_daemon_faults_tree(void);
 void test_daemon_faults_log(void);

@@ -199,13 +199,14 @@ fi
 result list_without_module "$why"
 
 # The same as JSON, read back with jq: one object, the targets file's processes
-# and target as the text shows them.
+# and target as the text shows them, with the number the logs give the target
+# (the same on every machine: a hash of its kind and name, targets.h).
 "$ctl" -c "$dir/pfprofd.conf" list --json > "$dir/out" 2> /dev/null
 why=$(jq -e '(.processes | length) == 2
 	and (.processes[] | select(.pid == 42) | .kept and (.maps | not) and (.profiled | not))
 	and (.processes[] | select(.pid == 43) | .kept and .maps and (.latency | not) and .target == null)
 	and .targets == [{ target: "comm:postgres", kind: "comm", name: "postgres",
-		maps: false, latency: false, pages: false, cgroup: null, present: true,
+		number: 1977650594, maps: false, latency: false, pages: false, cgroup: null, present: true,
 		processes: 0 }]' \
 	"$dir/out" 2>&1 > /dev/null || echo "not the list: $(head -c 400 "$dir/out")")
 [ -n "$why" ] || [ "$(wc -l < "$dir/out")" = 1 ] || why="not one line: $(cat "$dir/out")"

@@ -168,4 +168,35 @@ status=$?
 result foreign_file "$( [ $status = 1 ] && grep -q 'holds a file that is not a pfprof pages log' \
 	"$dir/err" || echo "status $status: $(cat "$dir/err")")"
 
+# The thrash timeline of a unit: its pages and its cgroup's memory log (a
+# line a second: 24 MiB used of a 32 MiB limit, 100 file refaults and 0.25 s
+# of some-pressure a second) drawn in four panels.
+unit=$dir/unit
+mkdir -p "$unit/logs"
+printf 'pages unit demo.service\n' > "$unit/targets"
+printf 'targets_file = %s/targets\nstatus_file = %s/no-status\nlog_dir = %s/logs\n' "$unit" \
+	"$unit" "$unit" > "$unit/pfprofd.conf"
+number=$("$ctl" -c "$unit/pfprofd.conf" list --json 2> /dev/null |
+	python3 -c 'import json, sys; print(json.load(sys.stdin)["targets"][0]["number"])')
+{ header; loop_log 4545 $((now - 20)) 40 0 | awk -F'\t' -v n="$number" 'BEGIN { OFS = FS } { $5 = n; print }'; } \
+	> "$unit/logs/pfprof-pages.log"
+{ printf '# pfprof memory log format 1\n# created 1\n# columns: x\n# units: x\n'
+  for i in $(seq 0 20); do
+	printf '%d\t%d.000000\t%s\t25165824\t33554432\tmax\t0\t%d\t%d\t%d\t%d\n' $((i * 20)) \
+		$((now - 20 + i)) "$number" $((i * 250000)) $((i * 50000)) $((i * 10)) $((i * 100))
+  done; } > "$unit/logs/pfprof-memory.log"
+"$ctl" -c "$unit/pfprofd.conf" memory --unit demo.service --timeline -o "$unit/t.svg" \
+	> "$dir/out" 2> "$dir/err"
+status=$?
+result unit_timeline_panels "$( [ $status = 0 ] && grep -q 'memory.pressure' "$unit/t.svg" &&
+	grep -q 'memory.max' "$unit/t.svg" && grep -q 'file pages refaulted' "$unit/t.svg" &&
+	grep -q 'some of its tasks stalled' "$unit/t.svg" ||
+	echo "status $status: $(cat "$dir/out" "$dir/err")")"
+rm "$dir/logs/pfprof-pages.log.2"
+"$ctl" -c "$dir/pfprofd.conf" memory --timeline -o "$dir/t.svg" 4343 > "$dir/out" 2> "$dir/err"
+status=$?
+result process_timeline_three_panels "$( [ $status = 0 ] && grep -q 'read back' "$dir/t.svg" &&
+	! grep -q 'memory.pressure' "$dir/t.svg" ||
+	echo "status $status: $(cat "$dir/out" "$dir/err")")"
+
 result_end
