@@ -31,13 +31,20 @@ static bool same_comm(const char *a, const char *b)
 	return !strncmp(a, b, sizeof(((struct proc_entry *)0)->comm) - 1);
 }
 
-struct target_total *counters_target(struct counters *c, uint32_t number)
+struct target_total *counters_find_target(struct counters *c, uint32_t number)
 {
-	struct target_total *t;
-
 	for (size_t i = 0; i < c->nr_targets; i++)
 		if (c->targets[i].number == number)
 			return &c->targets[i];
+	return NULL;
+}
+
+struct target_total *counters_target(struct counters *c, uint32_t number)
+{
+	struct target_total *t = counters_find_target(c, number);
+
+	if (t)
+		return t;
 	t = grow_array(c->targets, &c->targets_cap, c->nr_targets, sizeof(*t), 16);
 	if (!t)
 		return NULL;

@@ -20,7 +20,7 @@
 
 #include <linux/mp3.h>
 
-#include "targetsfile.h"
+#include "cgroupmemory.h"
 #include "latency.h"
 #include "logformat.h"
 #include "ownerbudget.h"
@@ -30,6 +30,7 @@
 #include "refaultwindow.h"
 #include "stalls.h"
 #include "targets.h"
+#include "targetsfile.h"
 
 /* proc_entry.marks: the process's Prometheus series (counters_select_series()). */
 #define SERIES_EXPORTED	1u	/* it has one */
@@ -64,6 +65,9 @@ struct target_total {
 	struct refault_dist refaults;
 	/* The same, finer, of the last minutes; made at its first. */
 	struct refault_window *recent;
+	/* Its cgroup's memory at the last reading (groupmemory.h): a unit's or cgroup's with pages. */
+	struct cgroup_memory memory;
+	bool memory_read;		/* exported while so */
 	uint64_t processes;		/* registered, at the last counters_select_series() */
 	uint64_t records;		/* since the last counters_forget_targets() */
 };
@@ -129,6 +133,8 @@ int counters_add_page(struct counters *c, const struct log_page *pg);
 
 /* The total of target number, added if new; NULL without memory. */
 struct target_total *counters_target(struct counters *c, uint32_t number);
+/* The total of target number if it has one, else NULL. */
+struct target_total *counters_find_target(struct counters *c, uint32_t number);
 
 /*
  * Forgets the targets that are gone: not in the list read from the PID

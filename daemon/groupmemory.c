@@ -12,32 +12,44 @@ static bool followed(const struct target *t)
 	       (t->options & TARGETSFILE_OPT_PAGES);
 }
 
-/* Queues t's line; false when the log's queue is full. */
-static bool log_target(const struct target *t, struct logwriter *log, uint64_t seq,
-		       uint64_t wall_ns)
+/*
+ * Reads t's cgroup into lm and t's total of counts; false if it has none
+ * now, and its total (if any) then has no reading to export.
+ */
+static bool read_target(const struct target *t, struct counters *counts, struct log_memory *lm)
 {
-	struct log_memory lm = { .seq = seq, .wall_ns = wall_ns, .target = t->number };
 	char cgroup[PATH_MAX];
+	bool read = target_cgroup(t, cgroup, sizeof(cgroup)) && !cgroup_memory_read(cgroup, &lm->m);
+	struct target_total *total = read ? counters_target(counts, t->number) :
+				     counters_find_target(counts, t->number);
 
-	/* A unit that is not running, a cgroup removed: nothing to say this second. */
-	if (!target_cgroup(t, cgroup, sizeof(cgroup)) || cgroup_memory_read(cgroup, &lm.m))
-		return true;
-	return logwriter_add_memory(log, &lm);
+	if (total) {
+		total->memory = lm->m;
+		total->memory_read = read;
+	}
+	return read;
 }
 
 void groupmemory_log(struct groupmemory *g, const struct target_list *targets,
-		     struct logwriter *log, uint64_t seq, uint64_t now_usec)
+		     struct counters *counts, struct logwriter *log, uint64_t seq,
+		     uint64_t now_usec)
 {
 	struct timespec wall;
-	uint64_t wall_ns;
+	bool queue_full = false;
 
 	if (now_usec < g->next_usec)
 		return;
 	g->next_usec = now_usec + GROUPMEMORY_USEC;
 	clock_gettime(CLOCK_REALTIME, &wall);
-	wall_ns = (uint64_t)wall.tv_sec * 1000000000ULL + (uint64_t)wall.tv_nsec;
-	for (size_t i = 0; i < targets->count; i++)
-		if (followed(&targets->targets[i]) &&
-		    !log_target(&targets->targets[i], log, seq, wall_ns))
-			return;
+	for (size_t i = 0; i < targets->count; i++) {
+		const struct target *t = &targets->targets[i];
+		struct log_memory lm = {
+			.seq = seq, .target = t->number,
+			.wall_ns = (uint64_t)wall.tv_sec * 1000000000ULL + (uint64_t)wall.tv_nsec,
+		};
+
+		if (!followed(t) || !read_target(t, counts, &lm) || queue_full)
+			continue;
+		queue_full = !logwriter_add_memory(log, &lm);
+	}
 }

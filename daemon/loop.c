@@ -196,7 +196,7 @@ static void drain_and_write(struct daemon *d, uint64_t now)
 	uint64_t head = mp3ring_head(&d->collector.ring);
 
 	refresh_psi(d, now);
-	groupmemory_log(&d->groupmemory, &d->targets, d->logs[LOGKIND_MEMORY],
+	groupmemory_log(&d->groupmemory, &d->targets, &d->counters, d->logs[LOGKIND_MEMORY],
 			head ? head - 1 : 0, now);
 	do {
 		collector_drain(&d->collector);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "atomicfile.h"
+#include "prommemory.h"
 #include "promrefaults.h"
 #include "promtext.h"
 #include "promwaits.h"
@@ -236,6 +237,7 @@ int promfile_render(FILE *out, struct counters *counts, const struct target_list
 	for (size_t i = 0; any_paged(counts) && i < ARRAY_SIZE(per_paged_target); i++)
 		put_targets(out, counts, targets, &per_paged_target[i], "counter", true);
 	promrefaults_put(out, counts, targets);
+	prommemory_put(out, counts, targets);
 	put_targets(out, counts, targets, &target_processes, "gauge", false);
 	promwaits_put_durations(out, counts, targets);
 	err = promwaits_put(out, counts, targets);

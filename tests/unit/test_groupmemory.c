@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * daemon/groupmemory: a line a second for each cgroup target added with
- * pages whose cgroup exists, none for the others.
+ * pages whose cgroup exists, none for the others, and its last reading kept
+ * for the metrics.
  */
 #include <errno.h>
 #include <limits.h>
@@ -57,6 +58,8 @@ static void test_once_a_second(void)
 	struct target_list list = { .targets = t, .count = sizeof(t) / sizeof(t[0]) };
 	struct logrotate_policy policy = { 0, 0, 2 };
 	struct groupmemory g = { 0 };
+	struct counters counts = { 0 };
+	const struct target_total *total;
 	struct log_memory lines[8];
 	struct logwriter *w;
 	size_t n;
@@ -67,10 +70,10 @@ static void test_once_a_second(void)
 	expect(!mkdir("logs", 0755), "mkdir: %s", strerror(errno));
 	w = logwriter_new("logs", LOGKIND_MEMORY, &policy);
 	expect(w, "logwriter_new: %s", strerror(errno));
-	groupmemory_log(&g, &list, w, 41, 10 * SECOND);
+	groupmemory_log(&g, &list, &counts, w, 41, 10 * SECOND);
 	unit_write_file("paged/memory.current", "12288\n");
-	groupmemory_log(&g, &list, w, 42, 11 * SECOND - 1);	/* within the second: nothing */
-	groupmemory_log(&g, &list, w, 61, 11 * SECOND);
+	groupmemory_log(&g, &list, &counts, w, 42, 11 * SECOND - 1);	/* within the second: nothing */
+	groupmemory_log(&g, &list, &counts, w, 61, 11 * SECOND);
 	expect(!logwriter_flush(w, 100), "flush failed");
 	logwriter_free(w);
 	n = read_log(lines, 8);
@@ -81,6 +84,13 @@ static void test_once_a_second(void)
 	       "lines otherwise: seq %llu %llu",
 	       (unsigned long long)lines[0].seq, (unsigned long long)lines[1].seq);
 	expect(lines[1].wall_ns >= lines[0].wall_ns, "time went back");
+	/* The last reading, for the metrics; none for the targets not read. */
+	total = counters_find_target(&counts, 1073741825);
+	expect(total && total->memory_read && total->memory.value[CGMEM_CURRENT] == 12288,
+	       "the paged cgroup's reading not kept");
+	expect(!counters_find_target(&counts, 1073741826) &&
+	       !counters_find_target(&counts, 1073741827), "a total made for a target not read");
+	counters_free(&counts);
 }
 
 UNIT_TESTS(

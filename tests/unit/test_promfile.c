@@ -72,6 +72,22 @@ static void fill_refault(struct counters *m)
 	expect(!counters_add_page(m, &pg), "counters_add_page failed");
 }
 
+/* The unit's cgroup as groupmemory.c read it: a limit, no swap accounting, PSI. */
+static void fill_memory(struct counters *m)
+{
+	struct target_total *t = counters_target(m, UNIT_WEB);
+
+	expect(t, "counters_target failed");
+	t->memory = (struct cgroup_memory){
+		.value = { [CGMEM_CURRENT] = 33554432, [CGMEM_MAX] = 33554432,
+			   [CGMEM_HIGH] = CGROUP_MEMORY_NO_LIMIT, [CGMEM_SOME_US] = 2500001,
+			   [CGMEM_FULL_US] = 7, [CGMEM_REFAULT_ANON] = 600,
+			   [CGMEM_REFAULT_FILE] = 42 },
+		.known = (1U << CGMEM_FIELDS) - 1 - (1U << CGMEM_SWAP),
+	};
+	t->memory_read = true;
+}
+
 static void fill(struct counters *m)
 {
 	struct mp3_ring_sample s = { .minor_faults = 70, .major_faults = 3, .cpu_ns = 2500000001ULL,
@@ -104,6 +120,7 @@ static void fill(struct counters *m)
 	add_swap_record(m, 43, UNIT_WEB, MP3_SWAP_IN | MP3_SWAP_READ, 2, 1500000);
 	add_swap_record(m, 43, UNIT_WEB, MP3_SWAP_IN, 1, 2000);
 	fill_refault(m);
+	fill_memory(m);
 	fill_owner_losses(m);
 	expect(!counters_select_series(m, &registered, 100), "counters_select_series failed");
 }
@@ -164,6 +181,26 @@ static void expect_refault_distances(const char *text)
 	       "the memory short of a target that never paged:\n%s", text);
 }
 
+/* fill_memory()'s reading: each field known, no swap line; refaults and pressure by label. */
+static void expect_memory(const char *text)
+{
+	expect_line(text, "# TYPE pfprof_target_memory_bytes gauge");
+	expect_line(text, "pfprof_target_memory_bytes{target=\"unit:web\\\".service\"} 33554432");
+	expect_line(text, "pfprof_target_memory_max_bytes{target=\"unit:web\\\".service\"} 33554432");
+	expect(!strstr(text, "pfprof_target_memory_swap_bytes"), "swap not read, yet told:\n%s", text);
+	expect_line(text, "# TYPE pfprof_target_memory_refaults_total counter");
+	expect_line(text, "pfprof_target_memory_refaults_total{target=\"unit:web\\\".service\","
+		    "type=\"anon\"} 600");
+	expect_line(text, "pfprof_target_memory_refaults_total{target=\"unit:web\\\".service\","
+		    "type=\"file\"} 42");
+	expect_line(text, "pfprof_target_memory_pressure_seconds_total{"
+		    "target=\"unit:web\\\".service\",stalled=\"some\"} 2.500001");
+	expect_line(text, "pfprof_target_memory_pressure_seconds_total{"
+		    "target=\"unit:web\\\".service\",stalled=\"full\"} 0.000007");
+	expect(!strstr(text, "pfprof_target_memory_bytes{target=\"tree:77\"}"),
+	       "the memory of a target without a reading:\n%s", text);
+}
+
 static void test_render(void)
 {
 	struct counters m = { 0 };
@@ -209,6 +246,7 @@ static void test_render(void)
 	expect(!strstr(text, "pfprof_target_swap_out_pages_total{target=\"tree:77\"}"),
 	       "a swap series of a target that never paged:\n%s", text);
 	expect_refault_distances(text);
+	expect_memory(text);
 	expect_line(text, "# TYPE pfprof_target_processes gauge");
 	expect_line(text, "pfprof_target_processes{target=\"unit:web\\\".service\"} 1");
 	expect_line(text, "pfprof_target_processes{target=\"tree:77\"} 1");
