@@ -497,12 +497,41 @@ static void expect_logged(const struct cgroup_memory *logged, const struct cgrou
 }
 
 /*
+ * The metrics file's series of the cgroup say what its last memory log line
+ * says, once pfprofd has written it again (it is written every second).
+ */
+static void expect_metrics_settled(const struct cgroup_memory *logged)
+{
+	static struct prom_snapshot snap;
+	uint64_t deadline = now_ns() + scaled_ms(10000) * 1000000ULL;
+	char anon[200], max[200];
+	double refaults, limit;
+
+	snprintf(anon, sizeof(anon), "pfprof_target_memory_refaults_total{target=\"cgroup:%s\","
+		 "type=\"anon\"} ", REFAULTS_CGROUP);
+	snprintf(max, sizeof(max), "pfprof_target_memory_max_bytes{target=\"cgroup:%s\"} ",
+		 REFAULTS_CGROUP);
+	for (;;) {
+		refaults = prom_snapshot(&snap) ? prom_snapshot_value(&snap, anon) : -1;
+		limit = refaults >= 0 ? prom_snapshot_value(&snap, max) : -1;
+		if (refaults == (double)logged->value[CGMEM_REFAULT_ANON] &&
+		    limit == (double)logged->value[CGMEM_MAX])
+			return;
+		expect(now_ns() < deadline, "the metrics file says %.0f refaults and memory.max %.0f,"
+		       " the memory log %" PRIu64 " and %" PRIu64, refaults, limit,
+		       logged->value[CGMEM_REFAULT_ANON], logged->value[CGMEM_MAX]);
+		sleep_ms(500);
+	}
+}
+
+/*
  * pfprofd's memory log of a cgroup added with pages, whose worker pages
  * under memory.max: a line a second at most, and once the worker is gone
  * and its cgroup quiet, the last line is what the cgroup's files say:
  * memory.max, memory.stat's refaults and memory.pressure's totals, to the
  * unit; the worker's paging is in them (refaults and stalls grew). The
- * thrash timeline of the cgroup draws its pressure.
+ * metrics file says the same; the thrash timeline of the cgroup draws its
+ * pressure.
  */
 void test_daemon_memory_log(void)
 {
@@ -519,7 +548,8 @@ void test_daemon_memory_log(void)
 		return;
 	lines = calloc(1, sizeof(*lines));
 	expect(lines, "calloc: %s", strerror(errno));
-	daemon_setup("");
+	daemon_setup("prometheus_dir = " PROM_DIR "\nprometheus_interval = 1s\n");
+	expect(!mkdir(PROM_DIR, 0755), "mkdir %s: %s", PROM_DIR, strerror(errno));
 	daemon = start_ready_daemon();
 	worker = spawn_worker_limited(limit, &go, &back);
 	{
@@ -566,6 +596,7 @@ void test_daemon_memory_log(void)
 	       ", some-pressure %" PRIu64 " to %" PRIu64 " us", first->m.value[CGMEM_REFAULT_ANON],
 	       last->m.value[CGMEM_REFAULT_ANON], first->m.value[CGMEM_SOME_US],
 	       last->m.value[CGMEM_SOME_US]);
+	expect_metrics_settled(&last->m);
 	{
 		char *argv[] = { "./pfprofctl", "--config", CONF, "memory", "--cgroup",
 				 REFAULTS_CGROUP, "--timeline", "-o", DAEMON_DIR "/thrash.svg", NULL };
