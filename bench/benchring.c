@@ -3,12 +3,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/mp3.h>
+
+#include "procstatus.h"
 
 void die(const char *what, int err)
 {
@@ -41,4 +45,43 @@ void read_samples(const struct mp3ring *ring, uint64_t first, uint64_t count, ui
 			die("samples were overwritten before they were read", ENOBUFS);
 		times[i] = sample.time_ns;
 	}
+}
+
+void read_records(const struct mp3ring *ring, uint64_t first,
+		  void (*fn)(void *ctx, const struct mp3_proc_record *r), void *ctx)
+{
+	struct mp3_ring_sample sample;
+	uint64_t next = first, missed = 0, lost = 0;
+
+	while (mp3ring_read(ring, &next, &sample, &missed) == MP3RING_SAMPLE)
+		lost += mp3ring_for_each_record(ring, &sample, fn, ctx);
+	if (missed || lost)
+		die("samples or records were overwritten before they were read", ENOBUFS);
+}
+
+pid_t spawn_registered_sleeper(unsigned int options)
+{
+	pid_t sleeper = fork();
+	int err;
+
+	if (sleeper < 0)
+		die("fork", errno);
+	if (!sleeper) {
+		for (;;)
+			pause();
+	}
+	err = procstatus_register(MP3_STATUS_PATH, sleeper, options);
+	if (err)
+		die("registering the sleeping child", -err);
+	return sleeper;
+}
+
+void end_registered_sleeper(pid_t sleeper)
+{
+	int err = procstatus_command(MP3_STATUS_PATH, 'U', sleeper);
+
+	if (err)
+		die("unregistering the sleeping child", -err);
+	kill(sleeper, SIGKILL);
+	waitpid(sleeper, NULL, 0);
 }

@@ -4,6 +4,7 @@
 #define PFPROF_BENCHRING_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "mp3ring.h"
 
@@ -13,5 +14,20 @@ __attribute__((noreturn)) void die(const char *what, int err);
 void map_ring(struct mp3ring *ring);
 /* The times of samples [first, first + count), once they are all published. */
 void read_samples(const struct mp3ring *ring, uint64_t first, uint64_t count, uint64_t *times);
+
+/*
+ * Hands fn every record of the samples from first on, as far as they are
+ * published; dies if any was overwritten before it was read.
+ */
+void read_records(const struct mp3ring *ring, uint64_t first,
+		  void (*fn)(void *ctx, const struct mp3_proc_record *r), void *ctx);
+
+/*
+ * A child that sleeps, registered with options (TARGETSFILE_OPT_*): the
+ * sampler runs while it is, whatever the command measures.
+ */
+pid_t spawn_registered_sleeper(unsigned int options);
+/* The sleeper unregistered, killed and reaped. */
+void end_registered_sleeper(pid_t sleeper);
 
 #endif

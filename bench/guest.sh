@@ -55,6 +55,13 @@ WAITS_ROUNDS=20
 WAITS_PIPE_LOOPS=20000
 WAITS_REPEATS=3
 WAITS_SWAP_BYTES=$((64 << 20))
+# Section 12: what the page trace costs a page sent to swap and a swap-in:
+# SWAP_ROUNDS times SWAP_PAGES pages pushed out to zram and touched again,
+# the hooks not armed, armed for another process, tracing this one, in
+# turn, SWAP_REPEATS times each.
+SWAP_PAGES=1024
+SWAP_ROUNDS=20
+SWAP_REPEATS=3
 # Section 11: what timing faults costs a minor fault: LATENCY_ROUNDS times
 # LATENCY_PAGES fresh pages touched, with no registration asking for
 # latency, another process's asking, and the process's own, in turn,
@@ -249,9 +256,33 @@ fault_latency_cost() {
 	rmmod mp3 || fail "cannot unload mp3"
 }
 
+# Section 12, the module loaded: pages pushed out and touched again with no
+# registration asking for pages (the hooks not armed), another process's
+# asking (armed, this one not traced), its own, and bpftrace tracing it
+# with the same hooks instead, in turn. debugfs: whether
+# the return probe on do_swap_page is armed is checked as for section 11.
+swap_trace_cost() {
+	[ -d /sys/kernel/debug/kprobes ] || mount -t debugfs none /sys/kernel/debug ||
+		echo "bench: no debugfs: whether the hooks are armed is not checked" >&2
+	# bpftrace's tracepoint and its maps.
+	[ -d /sys/kernel/tracing/events ] || mount -t tracefs none /sys/kernel/tracing ||
+		fail "cannot mount tracefs"
+	ulimit -l unlimited
+	zram_swap
+	insmod mp3.ko || fail "cannot load mp3.ko"
+	for _ in $(seq "$SWAP_REPEATS"); do
+		for mode in none other self bpftrace; do
+			pfprof-bench swap "$SWAP_PAGES" "$SWAP_ROUNDS" "$mode" ||
+				fail "swap $mode failed"
+		done
+	done
+	rmmod mp3 || fail "cannot unload mp3"
+	swapoff /dev/zram0 || fail "cannot swapoff zram0"
+}
+
 # The kernel argument pfprof_bench_only=STEP[,STEP...] (bench/run.sh's
 # BENCH_ONLY): the instruction-counted run runs only those of its steps
-# (busy, pfprofd, faults, waits, latency, sched).
+# (busy, pfprofd, faults, waits, latency, sched, swap).
 only=$(sed -n 's/.*pfprof_bench_only=\([^ ]*\).*/\1/p' /proc/cmdline)
 wanted() {
 	case ",${only:-$1}," in
@@ -269,7 +300,7 @@ wanted() {
 # emulator.
 instructions_run() {
 	if wanted busy; then
-		echo "bench: instructions 1/6 a busy process, N = 1000, each sampler" >&2
+		echo "bench: instructions 1/7 a busy process, N = 1000, each sampler" >&2
 		insmod mp3.ko || fail "cannot load mp3.ko"
 		pfprof-bench cost 1000 5 || fail "cost 1000 failed"
 		pfprof-bench sampler 1000 5 10 || fail "sampler=events, 10 busy of 1000, failed"
@@ -279,7 +310,7 @@ instructions_run() {
 		rmmod mp3 || fail "cannot unload mp3"
 	fi
 	if wanted pfprofd; then
-		echo "bench: instructions 2/6 pfprofd at 20 Hz, 30 s" >&2
+		echo "bench: instructions 2/7 pfprofd at 20 Hz, 30 s" >&2
 		insmod mp3.ko || fail "cannot load mp3.ko"
 		pfprofd_start
 		pfprof-bench timing 30 "$pfprofd" || fail "timing failed"
@@ -287,7 +318,7 @@ instructions_run() {
 		rmmod mp3 || fail "cannot unload mp3"
 	fi
 	if wanted faults; then
-		echo "bench: instructions 3/6 page faults, registered with maps or not" >&2
+		echo "bench: instructions 3/7 page faults, registered with maps or not" >&2
 		insmod mp3.ko || fail "cannot load mp3.ko"
 		for _ in $(seq "$FAULT_REPEATS"); do
 			for mode in unregistered registered maps; do
@@ -298,15 +329,19 @@ instructions_run() {
 		rmmod mp3 || fail "cannot unload mp3"
 	fi
 	if wanted waits; then
-		echo "bench: instructions 4/6 delay accounting off and on, swap-ins and pipe round trips" >&2
+		echo "bench: instructions 4/7 delay accounting off and on, swap-ins and pipe round trips" >&2
 		delay_accounting_cost
 	fi
 	if wanted latency; then
-		echo "bench: instructions 5/6 minor faults, their latency timed or not" >&2
+		echo "bench: instructions 5/7 minor faults, their latency timed or not" >&2
 		fault_latency_cost
 	fi
+	if wanted swap; then
+		echo "bench: instructions 6/7 pages sent to swap and back, traced or not" >&2
+		swap_trace_cost
+	fi
 	if wanted sched; then
-		echo "bench: instructions 6/6 context switches, $INSTRUCTION_ROUNDS rounds" >&2
+		echo "bench: instructions 7/7 context switches, $INSTRUCTION_ROUNDS rounds" >&2
 		for _ in $(seq "$INSTRUCTION_ROUNDS"); do
 			sched_bench
 			insmod mp3.ko || fail "cannot load mp3.ko"

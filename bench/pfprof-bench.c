@@ -39,6 +39,7 @@
 #include "lockwait.h"
 #include "waits.h"
 #include "faultlatency.h"
+#include "swapcost.h"
 
 #define POLL_PERIOD_NS (NSEC_PER_SEC / 20)
 
@@ -961,6 +962,7 @@ static void usage(void)
 	      "       pfprof-bench lockwait threads|chain N\n"
 	      "       pfprof-bench waits PAGES ROUNDS PIPE_LOOPS\n"
 	      "       pfprof-bench latency PAGES ROUNDS none|other|self\n"
+	      "       pfprof-bench swap PAGES ROUNDS none|other|self|bpftrace\n"
 	      "Run by bench/guest.sh inside the benchmark guest (make bench), and by\n"
 	      "bench/damon-guest.sh (make bench-damon).\n", stderr);
 	exit(2);
@@ -998,6 +1000,9 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "latency") && (!strcmp(argv[4], "none") ||
 	    !strcmp(argv[4], "other") || !strcmp(argv[4], "self")))
 		return cmd_fault_latency(number(argv[2]), number(argv[3]), argv[4]);
+	if (argc == 5 && !strcmp(argv[1], "swap") && (!strcmp(argv[4], "none") ||
+	    !strcmp(argv[4], "other") || !strcmp(argv[4], "self") || !strcmp(argv[4], "bpftrace")))
+		return cmd_swap_cost(number(argv[2]), number(argv[3]), argv[4]);
 	if (argc == 3 && !strcmp(argv[1], "ticks"))
 		return cmd_ticks(number(argv[2]));
 	if (argc >= 4 && !strcmp(argv[1], "cpu"))

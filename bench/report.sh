@@ -473,6 +473,13 @@ function waits_section() {
 	print ""
 }
 
+# Says where the figures of a section come from if its step ran alone (BENCH_ONLY).
+function only_run_note(step) {
+	if (only_meta["only"] ~ ("(^|,)" step "(,|$)"))
+		printf "From a run of this step alone (`BENCH_ONLY=%s bench/run.sh`) of commit %s on %s.\n",
+			only_meta["only"], only_meta["commit"], only_meta["date"]
+}
+
 # Section 11: minor faults with the latency probe not armed, armed for another process, timing this one.
 function latency_row(label, m,    v, none) {
 	v = median(counted_latency[m]); none = median(counted_latency["none"])
@@ -503,9 +510,7 @@ function latency_section(   runs) {
 	print "probe armed, the process measured not timed: what every other process of the machine"
 	print "pays), and plainly beside the process measured registered with latency (its faults"
 	print "timed). Whether the probe was armed was checked in the kprobes'"'"' list each run."
-	if (only_meta["only"] ~ /(^|,)latency(,|$)/)
-		printf "From a run of this step alone (`BENCH_ONLY=%s bench/run.sh`) of commit %s on %s.\n",
-			only_meta["only"], only_meta["commit"], only_meta["date"]
+	only_run_note("latency")
 	printf "%d runs of each, in turn; medians and the spread of the runs, in instructions per fault:\n",
 		split(counted_latency["self"], runs, " ")
 	print ""
@@ -529,7 +534,109 @@ function latency_section(   runs) {
 	print ""
 }
 
+# Section 12: pages sent to swap and read back, the page trace off, on for another process, on.
+function swap_row(label, m, key,    v, none) {
+	v = median(counted_swap[m, key]); none = median(counted_swap["none", key])
+	printf "| %s | %.0f | %.0f | %s |\n", label, v, spread(counted_swap[m, key]),
+		m == "none" ? "" : sprintf("%+.0f (%+.1f %%)", v - none, 100 * (v / none - 1))
+	figure("swap_" key "_" m, "%.0f", v)
+	if (m != "none") figure("swap_" key "_" m "_added", "%+.0f", v - none)
+}
+# What the module'"'"'s ticks spent on each traced event: their time in the
+# traced runs over that in the untraced ones, per event (2 a page: out, in).
+function swap_tick_per_event(   events) {
+	events = median(counted_swap["self", "swapouts"]) + median(counted_swap["self", "swapins"])
+	return (median(counted_swap["self", "sampler_ns"]) - median(counted_swap["none", "sampler_ns"])) / events
+}
+# The CPU the trace of rate events a second (half out, half in) takes, the
+# ticks'"'"' share included, in % of a CPU retiring ips instructions a second.
+function swap_cpu_pct(rate, ips,    out, in_) {
+	out = median(counted_swap["self", "ns_per_swapout"]) - median(counted_swap["none", "ns_per_swapout"])
+	in_ = median(counted_swap["self", "ns_per_swapin"]) - median(counted_swap["none", "ns_per_swapin"])
+	return 100 * rate * ((out + in_) / 2 + swap_tick_per_event()) / ips
+}
+function swap_section(   runs) {
+	if (!(("self", "ns_per_swapin") in counted_swap)) return
+	print "## 12. What the page trace costs"
+	print ""
+	print "`R <pid> pages` (and `S <target>`) has the module trace a process'"'"'s pages to swap and"
+	print "back (docs/design/pages.md): a kprobe on `try_to_unmap_one()`, the tracepoint"
+	print "`mm_vmscan_write_folio` and a return probe on `do_swap_page()`, armed while any"
+	print "registration asks for pages, off otherwise. Counted in instructions as in section 8, the"
+	printf "module loaded: %d rounds of %d anonymous pages pushed out to zram (`MADV_PAGEOUT`,\n",
+		kv(swap_line, "rounds"), kv(swap_line, "pages")
+	print "reclaimed in the process itself, so the swap-out hooks run in its time) and touched again"
+	print "(a swap-in each); its CPU time per page sent out and per swap-in. A sleeping process is"
+	print "registered in every run: plainly (nothing asks for pages, the hooks are not armed), with"
+	print "pages (armed, the process measured not traced: what every other process pays), and plainly"
+	print "beside the process measured registered with pages. Whether the return probe was armed was"
+	print "checked in the kprobes'"'"' list each run."
+	only_run_note("swap")
+	printf "%d runs of each, in turn; medians and the spread of the runs, in instructions:\n",
+		split(counted_swap["self", "ns_per_swapin"], runs, " ")
+	print ""
+	print "| the process measured | instructions | spread | added |"
+	print "|---|---:|---:|---:|"
+	swap_row("a page sent to swap, nothing asks for pages: the hooks not armed", "none", "ns_per_swapout")
+	swap_row("a page sent to swap, another process traced: the hooks armed", "other", "ns_per_swapout")
+	swap_row("a page sent to swap, traced itself", "self", "ns_per_swapout")
+	swap_row("a swap-in, the hooks not armed", "none", "ns_per_swapin")
+	swap_row("a swap-in, another process traced", "other", "ns_per_swapin")
+	swap_row("a swap-in, traced itself", "self", "ns_per_swapin")
+	if (("bpftrace", "ns_per_swapin") in counted_swap) {
+		swap_row("a page sent to swap, traced by bpftrace instead", "bpftrace", "ns_per_swapout")
+		swap_row("a swap-in, traced by bpftrace instead", "bpftrace", "ns_per_swapin")
+	}
+	print ""
+	if (("bpftrace", "ns_per_swapin") in counted_swap) {
+		print "bpftrace ran a script with the same hooks (a kprobe on `try_to_unmap_one()`, the"
+		print "tracepoint, a kprobe and a return probe on `do_swap_page()`), filtered on the process'"'"'s"
+		print "PID, printing a line per page sent out and per swap-in with its stall: what the module"
+		printf "writes as records. It received %.0f and %.0f events a run and lost %.0f; bpftrace itself\n",
+			median(counted_swap_traced["bpftrace_out"]), median(counted_swap_traced["bpftrace_read"]),
+			median(counted_swap_traced["bpftrace_lost"])
+		printf "spent %.0f instructions an event reading and printing them (pfprofd'"'"'s share: section 8).\n",
+			median(counted_swap_traced["bpftrace_cpu"])
+		print ""
+	}
+	printf "In the traced runs the module recorded %.0f pages sent out and %.0f read back a run,\n",
+		median(counted_swap_traced["out"]), median(counted_swap_traced["read"])
+	printf "against the kernel'"'"'s %.0f and %.0f (pswpout, major faults), and dropped %.0f events.\n",
+		median(counted_swap["self", "swapouts"]), median(counted_swap["self", "swapins"]),
+		median(counted_swap_traced["dropped"])
+	printf "The module'"'"'s ticks spent %.0f instructions more a run in the traced runs than in the\n",
+		median(counted_swap["self", "sampler_ns"]) - median(counted_swap["none", "sampler_ns"])
+	printf "untraced ones, %.0f an event, turning events into records.\n", swap_tick_per_event()
+	printf "Traced, at 1 000 swap events a second (half out, half in) the trace takes %.3f %% of a CPU\n",
+		swap_cpu_pct(1000, 1e9)
+	printf "that retires 10⁹ instructions a second, at 10 000 events a second %.2f %% (goal ≤ 1 %%); a\n",
+		swap_cpu_pct(10000, 1e9)
+	print "core of today retires several times that."
+	figure("swap_cpu_pct_10000", "%.2f", swap_cpu_pct(10000, 1e9))
+	print ""
+}
+
 /^lockwait / { lockwait[++nlockwait] = $0 }
+/^counted swap mode=/ {
+	swap_line = $0; m = kv($0, "mode")
+	counted_swap[m, "ns_per_swapout"] = counted_swap[m, "ns_per_swapout"] " " kv($0, "ns_per_swapout")
+	counted_swap[m, "ns_per_swapin"] = counted_swap[m, "ns_per_swapin"] " " kv($0, "ns_per_swapin")
+	counted_swap[m, "swapouts"] = counted_swap[m, "swapouts"] " " kv($0, "swapouts")
+	counted_swap[m, "swapins"] = counted_swap[m, "swapins"] " " kv($0, "swapins")
+	counted_swap[m, "sampler_ns"] = counted_swap[m, "sampler_ns"] " " kv($0, "sampler_ns")
+	counted_swap[m, "ticks"] = counted_swap[m, "ticks"] " " kv($0, "ticks")
+	if (m == "bpftrace") {
+		counted_swap_traced["bpftrace_out"] = counted_swap_traced["bpftrace_out"] " " kv($0, "traced_out")
+		counted_swap_traced["bpftrace_read"] = counted_swap_traced["bpftrace_read"] " " kv($0, "traced_read")
+		counted_swap_traced["bpftrace_lost"] = counted_swap_traced["bpftrace_lost"] " " kv($0, "dropped")
+		counted_swap_traced["bpftrace_cpu"] = counted_swap_traced["bpftrace_cpu"] " " kv($0, "tracer_ns_per_event")
+	}
+	if (m == "self") {
+		counted_swap_traced["out"] = counted_swap_traced["out"] " " kv($0, "traced_out")
+		counted_swap_traced["read"] = counted_swap_traced["read"] " " kv($0, "traced_read")
+		counted_swap_traced["dropped"] = counted_swap_traced["dropped"] " " kv($0, "dropped")
+	}
+}
 /^counted latency mode=/ {
 	latency_line = $0; m = kv($0, "mode")
 	counted_latency[m] = counted_latency[m] " " kv($0, "ns_per_fault")
@@ -744,6 +851,7 @@ END {
 	lockwait_section()
 	waits_section()
 	latency_section()
+	swap_section()
 	print "## Targets"
 	print ""
 	print "| target | measured | |"

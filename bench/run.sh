@@ -10,7 +10,7 @@
 # Environment: PFPROF_KERNEL as for plots/case-studies.sh; PFPROF_CACHE, BUILD
 # as for tests/check.sh. BENCH_ONLY=STEP[,STEP...]: boots only the
 # instruction-counted guest and runs only those of its steps (busy, pfprofd,
-# faults, waits, latency, sched: bench/guest.sh, instructions_run), a few
+# faults, waits, latency, swap, sched: bench/guest.sh, instructions_run), a few
 # minutes instead of half an hour; their output goes to
 # bench/raw/guest-only.txt, whose figures bench/report.sh puts in place of
 # the last full run's (the next full run removes the file).
@@ -26,7 +26,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}/bench
 reference_run=(--quiet --no-register --pause 0 -n 5 16 L 2000000)
 
-"$top/tests/vm/prepare-host.sh" --guests linux-perf sysstat strace
+# bpftrace: section 12 traces the same swap events with it, beside the module.
+"$top/tests/vm/prepare-host.sh" --guests linux-perf sysstat strace bpftrace
 kernel_prepare "${PFPROF_KERNEL:-$(host_kernel)}"
 # The exporters section 6 runs beside pfprof: Debian's builds (Go programs
 # that need only libc, which mkinitramfs.sh copies), downloaded once.
@@ -54,7 +55,8 @@ make -s -C "$top/bench"
 mkdir -p "$build/payload" "$build/log"
 install -m 0644 "$build/module/module/mp3.ko" "$build/payload/"
 install -m 0755 "$top/tools/work" "$top/daemon/pfprofd" "$top/bench/pfprof-bench" \
-	"$(command -v perf)" "$(command -v pidstat)" "$(command -v strace)" "$build/payload/"
+	"$(command -v perf)" "$(command -v pidstat)" "$(command -v strace)" \
+	"$(command -v bpftrace)" "$build/payload/"
 exporter_versions=()
 for p in "${exporter_packages[@]}"; do
 	deb=$(compgen -G "$exporters/${p}_*.deb" | sort -V | tail -n 1)
