@@ -6,7 +6,7 @@
 #
 # pfprof is installed from the source tree in /mnt/host/src as the README
 # says (make install dkms-install), pfprofd started by systemd; swap is
-# /dev/vdb. `pfprofctl add --unit --maps --latency` the cluster's unit, start
+# /dev/vdb. `pfprofctl add --unit --maps --latency --pages` the cluster's unit, start
 # it, let pgbench -i build a database of scale SCALE, then, for each limit of
 # LIMITS in turn (systemctl set-property --runtime MemoryMax=, on the running
 # cluster), one pgbench run of SECONDS s with CLIENTS clients. Then one more
@@ -19,11 +19,15 @@
 # progress with Unix times, then its summary), NAME.counters (the unit's
 # cgroup and the system's counters before and after: "before|after KEY
 # VALUE"), NAME.where.json (pfprofctl where --unit --last SECONDS --json),
+# NAME.memory.json (pfprofctl memory --unit --last SECONDS --json: the memory
+# the run's pages read back say the unit was short of), NAME.pages.log (the
+# pages log when the run at SWAP_VIEW_LIMIT ended),
 # NAME.backends ("pid kind" of every process pg_stat_activity showed during
 # the run, and the postmaster: its backend_type, or a client backend's
 # application, pgbench or psql); runs ("NAME limit_mb start end" in Unix
-# time); heatmap-backend.log and heatmap-checkpointer.log; guest.txt (what
-# ran, and where). Reports to /dev/ttyS1 in boot.sh's format.
+# time); heatmap-backend.log and heatmap-checkpointer.log; pfprofd's pages
+# and memory logs, and the targets file (their targets' names); guest.txt
+# (what ran, and where). Reports to /dev/ttyS1 in boot.sh's format.
 set -uo pipefail
 
 share=/mnt/host
@@ -31,6 +35,7 @@ out=$share/out
 # shellcheck source=/dev/null # written by plots/case-study-db.sh
 . "$share/settings"
 : "${SCALE:?}" "${LIMITS:?}" "${SECONDS_PER_RUN:?}" "${CLIENTS:?}" "${HEATMAP_LIMIT:?}"
+: "${SWAP_VIEW_LIMIT:?}"
 
 report() {
 	{
@@ -98,6 +103,12 @@ bench() {
 	sleep 2
 	pfprofctl where --unit "$unit" --last "$SECONDS_PER_RUN" --json > "$out/$name.where.json" ||
 		fail "$name: pfprofctl where failed"
+	# What pfprof estimates the unit short of, from this run's pages read back alone.
+	pfprofctl memory --unit "$unit" --last "$SECONDS_PER_RUN" --json > "$out/$name.memory.json" ||
+		echo '{"owners":[]}' > "$out/$name.memory.json"
+	# The pages out when the run ended, for the swap-device view of that moment.
+	[ "$limit" != "$SWAP_VIEW_LIMIT" ] || cp /var/log/pfprof/pfprof-pages.log "$out/$name.pages.log" ||
+		fail "$name: cannot copy the pages log"
 	say "$name: $(grep -E '^(tps|latency average)' "$out/$name.pgbench" | paste -sd ' ')"
 }
 
@@ -161,7 +172,7 @@ modprobe mp3 || fail "modprobe mp3 failed"
 printf 'rotate_size = 0\nrotate_age = 0\n' >> /etc/pfprof/pfprofd.conf
 systemctl start pfprofd || fail "pfprofd did not start"
 
-pfprofctl add --unit --maps --latency "$unit" || fail "pfprofctl add --unit $unit failed"
+pfprofctl add --unit --maps --latency --pages "$unit" || fail "pfprofctl add --unit $unit failed"
 systemctl start "$unit" || fail "$unit did not start"
 # A checkpoint in every run, not one in five minutes.
 sql "ALTER SYSTEM SET checkpoint_timeout = '1min'" || fail "cannot set checkpoint_timeout"
@@ -192,7 +203,10 @@ heatmap_run
 
 systemctl stop "$unit"
 systemctl stop pfprofd
-cp /var/log/pfprof/pfprof.log /var/log/pfprof/pfprof-procs.log /var/log/pfprof/pfprof-faults.log "$out/" ||
+cp /var/log/pfprof/pfprof.log /var/log/pfprof/pfprof-procs.log /var/log/pfprof/pfprof-faults.log \
+	/var/log/pfprof/pfprof-pages.log /var/log/pfprof/pfprof-memory.log "$out/" ||
 	fail "cannot copy pfprofd's logs"
+# The targets file (pfprofd.conf's targets_file, the default here): the logs' target numbers' names.
+cp /var/lib/pfprof/pids "$out/targets" || fail "cannot copy the targets file"
 say "done"
 report 0

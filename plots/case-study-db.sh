@@ -16,6 +16,8 @@
 #   DB_LIMITS ("1024 512 256 192 160 128 96 64"): the MemoryMax steps, MiB
 #   DB_SECONDS (60), DB_CLIENTS (4): each pgbench run
 #   DB_HEATMAP_LIMIT (128): the MemoryMax of the run watched by DAMON
+#   DB_SWAP_VIEW_LIMIT (128): the MemoryMax of the run whose pages out at
+#     its end the swap-device picture shows
 #   DB_MEM_MB (2048), DB_SWAP_MB (4096), DB_SMP (2): the guest
 #   DATA (plots/data), PLOTS (plots), PFPROF_CACHE, BUILD: as for
 #     plots/case-studies.sh
@@ -58,6 +60,7 @@ LIMITS="${DB_LIMITS:-1024 512 256 192 160 128 96 64}"
 SECONDS_PER_RUN=${DB_SECONDS:-60}
 CLIENTS=${DB_CLIENTS:-4}
 HEATMAP_LIMIT=${DB_HEATMAP_LIMIT:-128}
+SWAP_VIEW_LIMIT=${DB_SWAP_VIEW_LIMIT:-128}
 EOF
 truncate -s "${DB_SWAP_MB:-4096}M" "$build/swap.img"
 
@@ -72,8 +75,10 @@ echo "guest: ${DB_SMP:-2} CPUs, ${DB_MEM_MB:-2048} MiB RAM, ${DB_SWAP_MB:-4096} 
 	"on a virtio disk, Linux $KVER, QEMU TCG" > "$build/share/out/config"
 rm -rf "$data"
 mkdir -p "$(dirname "$data")"
-# The faults log (7 MB) stays in the build directory: each run's
-# where --json is what the tables read of it.
+# The faults and pages logs (megabytes) stay in the build directory: each
+# run's where --json and memory --json are what the tables read of them;
+# the thrash timeline and the swap-device picture are drawn from them here.
 cp -r "$build/share/out" "$data"
-rm -f "$data/pfprof-faults.log"
+rm -f "$data/pfprof-faults.log" "$data/pfprof-pages.log" "$data"/*.pages.log
+"$top/plots/case-3-pages.sh" "$build/share/out" "$plots" > "$data/memory.md"
 "$top/plots/case-3-render.sh" "$data" "$plots"
