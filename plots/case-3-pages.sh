@@ -30,13 +30,13 @@ if [ -n "$view" ]; then
 		"$out/targets" "$work" > "$work/view.conf"
 	"$ctl" -c "$work/view.conf" swap -o "$plots/case_3_swap.png" >&2
 fi
-echo "| MemoryMax | pages read back | +50 % | +90 % | +99 % | MemoryMax + 90 % |"
-echo "|---:|---:|---:|---:|---:|---:|"
+echo "| run | MemoryMax | pages read back | +50 % | +90 % | +99 % | MemoryMax + 90 % |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
 while read -r name limit _; do
 	[ -f "$out/$name.memory.json" ] || continue
-	jq -r --arg limit "$limit" '.owners[0] // empty |
+	jq -r --arg limit "$limit" --arg name "$name" '.owners[0] // empty |
 		def mib: if . == null then "-" else (. / 1048576 * 10 | round / 10 | tostring) end;
-		"| \($limit) MiB | \(.read_pages) | \(.extra_50_bytes | mib) | \(.extra_90_bytes | mib) |" +
+		"| \($name) | \($limit) MiB | \(.read_pages) | \(.extra_50_bytes | mib) | \(.extra_90_bytes | mib) |" +
 		" \(.extra_99_bytes | mib) | \(if .extra_90_bytes == null then "-" else
 		(($limit | tonumber) + .extra_90_bytes / 1048576 | . * 10 | round / 10 | tostring) end) |"' \
 		"$out/$name.memory.json"
