@@ -94,7 +94,10 @@ static void plot_file(FILE *f, const char *path, const char *using, const char *
 	fputs("'", f);
 }
 
-/* The memory log's files of the drawing: series (series.h) has points when the owner has a cgroup. */
+/*
+ * The drawing's data files: rates and distances from the pages log, series
+ * (series.h) from the memory log, with points when the owner has a cgroup there.
+ */
 struct timeline_files {
 	char rates[PATH_MAX], distances[PATH_MAX], series[PATH_MAX];
 	size_t series_points;
