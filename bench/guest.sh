@@ -267,6 +267,7 @@ swap_trace_cost() {
 	# bpftrace's tracepoint and its maps.
 	[ -d /sys/kernel/tracing/events ] || mount -t tracefs none /sys/kernel/tracing ||
 		fail "cannot mount tracefs"
+	# shellcheck disable=SC3045 # busybox's sh has it: bpftrace's maps are locked memory
 	ulimit -l unlimited
 	zram_swap
 	insmod mp3.ko || fail "cannot load mp3.ko"

@@ -34,7 +34,6 @@ int kprobe_armed(const char *symbol, char type, bool *ftrace)
 
 int kprobe_expect(const char *symbol, char type, bool wanted, bool *ftrace)
 {
-	char what[160];
 	int armed = kprobe_armed(symbol, type, ftrace);
 
 	for (int i = 0; i < 40 && armed >= 0 && armed != wanted; i++) {
@@ -42,6 +41,8 @@ int kprobe_expect(const char *symbol, char type, bool wanted, bool *ftrace)
 		armed = kprobe_armed(symbol, type, ftrace);
 	}
 	if (armed >= 0 && armed != wanted) {
+		char what[160];
+
 		snprintf(what, sizeof(what), "the probe on %s is %sarmed", symbol,
 			 armed ? "" : "not ");
 		die(what, EPROTO);

@@ -179,7 +179,7 @@ int cmd_swap_cost(unsigned long pages, unsigned int rounds, const char *mode)
 	       swapped.swapins, (double)swapped.in_cpu_ns / swapped.swapins, armed,
 	       (unsigned long long)traced.out, (unsigned long long)traced.read,
 	       (unsigned long long)traced.in, (unsigned long long)dropped,
-	       traced.out + traced.read ?
+	       (traced.out + traced.read) ?
 	       (double)tracer_cpu_ns / (double)(traced.out + traced.read) : 0.0,
 	       (unsigned long long)(ticks_after - ticks),
 	       (unsigned long long)(sampler_ns_after - sampler_ns));

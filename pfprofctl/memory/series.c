@@ -48,13 +48,13 @@ static void series_line(char *line, void *ctx)
 {
 	struct series_scan *s = ctx;
 	struct log_memory lm;
-	double seconds;
 
 	if (line[0] == '#' || !logformat_parse_memory(line, &lm) || lm.target != s->target ||
 	    lm.wall_ns < s->from_ns || lm.wall_ns > s->to_ns)
 		return;
 	if (s->last.wall_ns && lm.wall_ns > s->last.wall_ns) {
-		seconds = (double)(lm.wall_ns - s->last.wall_ns) / 1e9;
+		double seconds = (double)(lm.wall_ns - s->last.wall_ns) / 1e9;
+
 		fprintf(s->out, "%.3f", (double)lm.wall_ns / 1e9);
 		write_mib(s->out, &lm.m, CGMEM_CURRENT);
 		write_mib(s->out, &lm.m, CGMEM_MAX);
