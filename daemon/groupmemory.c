@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <time.h>
 
+#include "clock.h"
 #include "targetsfile.h"
 
 static bool followed(const struct target *t)
@@ -34,18 +35,17 @@ void groupmemory_log(struct groupmemory *g, const struct target_list *targets,
 		     struct counters *counts, struct logwriter *log, uint64_t seq,
 		     uint64_t now_usec)
 {
-	struct timespec wall;
+	uint64_t wall_ns;
 	bool queue_full = false;
 
 	if (now_usec < g->next_usec)
 		return;
 	g->next_usec = now_usec + GROUPMEMORY_USEC;
-	clock_gettime(CLOCK_REALTIME, &wall);
+	wall_ns = clock_ns(CLOCK_REALTIME);
 	for (size_t i = 0; i < targets->count; i++) {
 		const struct target *t = &targets->targets[i];
 		struct log_memory lm = {
-			.seq = seq, .target = t->number,
-			.wall_ns = (uint64_t)wall.tv_sec * 1000000000ULL + (uint64_t)wall.tv_nsec,
+			.seq = seq, .wall_ns = wall_ns, .target = t->number,
 		};
 
 		if (!followed(t) || !read_target(t, counts, &lm) || queue_full)

@@ -61,7 +61,7 @@ static int read_value(const char *cgroup, const char *file, struct cgroup_memory
 	ssize_t len = read_text(cgroup, file, text, sizeof(text));
 	int err = len < 0 ? (int)len : cgroup_memory_parse_limit(text, &m->value[f]);
 
-	if (!err && f != CGMEM_MAX && f != CGMEM_HIGH && m->value[f] == CGROUP_MEMORY_NO_LIMIT)
+	if (!err && !cgroup_memory_is_limit(f) && m->value[f] == CGROUP_MEMORY_NO_LIMIT)
 		err = -EINVAL;
 	if (!err)
 		m->known |= 1U << f;

@@ -37,6 +37,12 @@ static inline int cgroup_memory_has(const struct cgroup_memory *m, enum cgroup_m
 	return !!(m->known & (1U << f));
 }
 
+/* Whether field f is a limit: "max" (CGROUP_MEMORY_NO_LIMIT) is one of its values. */
+static inline int cgroup_memory_is_limit(enum cgroup_memory_field f)
+{
+	return f == CGMEM_MAX || f == CGMEM_HIGH;
+}
+
 /*
  * Reads what the directory's files give into m: 0 when it read at least its
  * memory.current, else the -errno of that (-ENOENT: the cgroup is gone, or

@@ -72,7 +72,7 @@ static bool parse_value(const char *text, enum cgroup_memory_field f, struct cgr
 	if (!strcmp(text, "-"))
 		return true;
 	if (!strcmp(text, "max")) {
-		if (f != CGMEM_MAX && f != CGMEM_HIGH)
+		if (!cgroup_memory_is_limit(f))
 			return false;
 		m->value[f] = CGROUP_MEMORY_NO_LIMIT;
 	} else if (!logfields_u64(text, 10, &m->value[f]) ||
