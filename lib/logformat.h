@@ -69,20 +69,24 @@
  * registered with "pages" (docs/design/pages.md), one line per page it sent
  * to swap or took back, from the module's MP3_RECORD_SWAP records (region
  * version 10), in the order of the samples that carried them, tab-separated:
- *   # pfprof pages log format 1
+ *   # pfprof pages log format 2
  *   # created <unix seconds>
- *   # columns: seq wall_time_s pid comm target event device offset address pages stall_ms
+ *   # columns: seq wall_time_s pid comm target event device offset address pages stall_ms memory
  *   # units: ...
- * then "%llu\t%.6f\t%u\t%s\t%u\t%s\t%u\t%llu\t%s\t%u\t%s\n" lines: wall_time_s
+ * then "%llu\t%.6f\t%u\t%s\t%u\t%s\t%u\t%llu\t%s\t%u\t%s\t%s\n" lines: wall_time_s
  * the event's own time (not its sample's); event "out" (written to swap,
- * unmapped from the process), "in" (faulted back from the swap cache,
+ * unmapped from the process), "drop" (unmapped and freed without a write:
+ * read back earlier and unchanged, its copy in swap stands; ring version
+ * 11, MP3_RECORD_SWAP_CLEAN; not in pswpout), "in" (faulted back from the swap cache,
  * nothing read) or "read" (faulted back, read from the swap device, zswap
  * or the zero map: the kernel's pswpin); device and offset the slot (the
  * swap area's index as swapon gave it, the page within it); address the
  * page in hex, "-" when not known; pages 1, more for a large folio;
  * stall_ms the time the faulting thread spent in the fault, ms to the ns,
- * "-" for "out". The same load_id, missed and lost lines as the
- * per-process log.
+ * "-" for "out" and "drop"; memory "anon" (private anonymous) or "shmem" (tmpfs,
+ * memfd, SysV, shared anonymous; ring version 11). Format 1 had the first
+ * eleven columns only, its pages all anonymous. The same load_id, missed
+ * and lost lines as the per-process log.
  *
  * And "pfprof-memory.log" (rotated the same way) has, once a second, for
  * each unit or cgroup target added with "pages" whose cgroup exists, that
@@ -127,7 +131,7 @@ enum log_kind { LOGKIND_SAMPLES, LOGKIND_PROCS, LOGKIND_FAULTS, LOGKIND_PAGES, L
 #define LOGFORMAT_PAGES_FILE "pfprof-pages.log"
 #define LOGFORMAT_PAGES_MAGIC "# pfprof pages log format "
 #define LOGFORMAT_PAGES_COLUMNS "# columns: seq wall_time_s pid comm target event device " \
-	"offset address pages stall_ms"
+	"offset address pages stall_ms memory"
 #define LOGFORMAT_MEMORY_FILE "pfprof-memory.log"
 #define LOGFORMAT_MEMORY_MAGIC "# pfprof memory log format "
 #define LOGFORMAT_MEMORY_COLUMNS "# columns: seq wall_time_s target current_bytes max_bytes " \
@@ -218,14 +222,21 @@ struct log_page {
 	uint32_t device, pages;
 	uint64_t offset, address;	/* address 0: not known */
 	uint64_t stall_ns;		/* LOGFORMAT_TIME_UNKNOWN for a swap-out */
+	uint32_t mapping;		/* MP3_MAPPING_ANON or MP3_MAPPING_SHMEM */
+	bool clean;			/* a swap-out that wrote nothing (MP3_RECORD_SWAP_CLEAN) */
 	const char *comm;
 };
 
 /* An MP3_RECORD_SWAP record of sample seq as a line; wall_offset_ns: wall - monotonic. */
 struct log_page logformat_page_of(const struct mp3_proc_record *r, uint64_t seq,
 				  uint64_t wall_offset_ns, const char *comm);
-/* A swap record's event in the pages log: "out", "in" (from the swap cache) or "read". */
-const char *logformat_swap_event_word(uint32_t event);
+/*
+ * A swap record's event in the pages log: "out" (written), "drop" (out
+ * without a write), "in" (from the swap cache) or "read".
+ */
+const char *logformat_swap_event_word(const struct log_page *pg);
+/* A swap record's memory in the pages log: "anon" or "shmem". */
+const char *logformat_swap_memory_word(uint32_t mapping);
 /* The pages log's header (logformat_header() of LOGKIND_PAGES). */
 int logformat_pages_header(char *buf, size_t size, uint64_t created_s);
 int logformat_page(char *buf, size_t size, const struct log_page *pg);

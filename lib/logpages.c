@@ -9,37 +9,59 @@
 #include "logfields.h"
 #include "printable.h"
 
-#define PAGE_FIELDS 11
+#define PAGE_FIELDS 12
+/* Format 1 had no memory column: its pages were anonymous. */
+#define PAGE_FIELDS_1 11
 
 static const char pages_header_format[] =
-	LOGFORMAT_PAGES_MAGIC "1\n"
+	LOGFORMAT_PAGES_MAGIC "2\n"
 	"# created %" PRIu64 "\n"
 	LOGFORMAT_PAGES_COLUMNS "\n"
 	"# units: tab-separated; one line per page a process registered with pages sent to"
 	" swap or took back; seq = the number of the sample that carried it (as in "
 	LOGFORMAT_FILE "); wall_time_s = when it happened, seconds since 1970-01-01 UTC;"
 	" pid = the process; comm = its name; target = its target, 0 = none; event = out"
-	" (written to swap and unmapped), in (faulted back from the swap cache, nothing"
+	" (written to swap and unmapped), drop (unmapped and freed without a write: its copy in"
+	" swap stands), in (faulted back from the swap cache, nothing"
 	" read) or read (faulted back, read from swap: the kernel's pswpin); device, offset ="
 	" its swap slot: the swap area's index in the order of swapon, the page in it;"
 	" address = the page in the process, hex, - = unknown; pages = 1, more for a large"
-	" folio; stall_ms = the time the faulting thread spent in the fault, ms, - for out\n";
+	" folio; stall_ms = the time the faulting thread spent in the fault, ms, - for out and"
+	" drop;"
+	" memory = anon (private anonymous) or shmem (tmpfs, memfd, SysV, shared anonymous)\n";
 
 int logformat_pages_header(char *buf, size_t size, uint64_t created_s)
 {
 	return snprintf(buf, size, pages_header_format, created_s);
 }
 
-const char *logformat_swap_event_word(uint32_t event)
+const char *logformat_swap_event_word(const struct log_page *pg)
 {
-	if (event == MP3_SWAP_OUT)
-		return "out";
-	return event & MP3_SWAP_READ ? "read" : "in";
+	if (pg->event == MP3_SWAP_OUT)
+		return pg->clean ? "drop" : "out";
+	return pg->event & MP3_SWAP_READ ? "read" : "in";
 }
 
-static bool event_of_word(const char *word, uint32_t *event)
+const char *logformat_swap_memory_word(uint32_t mapping)
 {
-	if (!strcmp(word, "out"))
+	return mapping == MP3_MAPPING_SHMEM ? "shmem" : "anon";
+}
+
+static bool memory_of_word(const char *word, uint32_t *mapping)
+{
+	if (!strcmp(word, "anon"))
+		*mapping = MP3_MAPPING_ANON;
+	else if (!strcmp(word, "shmem"))
+		*mapping = MP3_MAPPING_SHMEM;
+	else
+		return false;
+	return true;
+}
+
+static bool event_of_word(const char *word, uint32_t *event, bool *clean)
+{
+	*clean = !strcmp(word, "drop");
+	if (!strcmp(word, "out") || *clean)
 		*event = MP3_SWAP_OUT;
 	else if (!strcmp(word, "in"))
 		*event = MP3_SWAP_IN;
@@ -57,7 +79,8 @@ struct log_page logformat_page_of(const struct mp3_proc_record *r, uint64_t seq,
 		.seq = seq, .wall_ns = r->swap_time.time_ns + wall_offset_ns, .pid = r->tgid,
 		.target = r->target, .event = r->swap.event, .device = r->swap.device,
 		.pages = r->swap_time.pages, .offset = r->swap.offset, .address = r->swap.address,
-		.stall_ns = r->swap_time.stall_ns, .comm = comm,
+		.stall_ns = r->swap_time.stall_ns, .mapping = r->mapping,
+		.clean = r->swap.event == MP3_SWAP_OUT && (r->flags & MP3_RECORD_SWAP_CLEAN), .comm = comm,
 	};
 }
 
@@ -73,29 +96,33 @@ int logformat_page(char *buf, size_t size, const struct log_page *pg)
 			    pg->event == MP3_SWAP_OUT ? LOGFORMAT_TIME_UNKNOWN : pg->stall_ns);
 	return snprintf(buf, size,
 			"%" PRIu64 "\t%" PRIu64 ".%06" PRIu64 "\t%" PRIu32 "\t%s\t%" PRIu32
-			"\t%s\t%" PRIu32 "\t%" PRIu64 "\t%s\t%" PRIu32 "\t%s\n",
+			"\t%s\t%" PRIu32 "\t%" PRIu64 "\t%s\t%" PRIu32 "\t%s\t%s\n",
 			pg->seq, wall_us / 1000000, wall_us % 1000000, pg->pid, comm, pg->target,
-			logformat_swap_event_word(pg->event), pg->device, pg->offset, address, pg->pages, stall);
+			logformat_swap_event_word(pg), pg->device, pg->offset, address, pg->pages, stall,
+			logformat_swap_memory_word(pg->mapping));
 }
 
 bool logformat_parse_page(char *line, struct log_page *pg)
 {
 	char *field[PAGE_FIELDS];
 	uint64_t pid, target, device, pages;
+	size_t n = logfields_split(line, field, PAGE_FIELDS);
 
-	if (logfields_split(line, field, PAGE_FIELDS) != PAGE_FIELDS)
+	if (n != PAGE_FIELDS_1 && n != PAGE_FIELDS)
 		return false;
 	pg->address = 0;
+	pg->mapping = MP3_MAPPING_ANON;
 	if (!logfields_u64(field[0], 10, &pg->seq) || !logfields_wall(field[1], &pg->wall_ns) ||
 	    !logfields_u64(field[2], 10, &pid) || !pid || pid > INT32_MAX ||
 	    !logfields_u64(field[4], 10, &target) || target > UINT32_MAX ||
-	    !event_of_word(field[5], &pg->event) ||
+	    !event_of_word(field[5], &pg->event, &pg->clean) ||
 	    !logfields_u64(field[6], 10, &device) || device > UINT32_MAX ||
 	    !logfields_u64(field[7], 10, &pg->offset) ||
 	    (strcmp(field[8], "-") && !logfields_u64(field[8], 16, &pg->address)) ||
 	    !logfields_u64(field[9], 10, &pages) || !pages || pages > UINT32_MAX ||
 	    !logfields_ms(field[10], &pg->stall_ns) ||
-	    (pg->event == MP3_SWAP_OUT) != (pg->stall_ns == LOGFORMAT_TIME_UNKNOWN))
+	    (pg->event == MP3_SWAP_OUT) != (pg->stall_ns == LOGFORMAT_TIME_UNKNOWN) ||
+	    (n == PAGE_FIELDS && !memory_of_word(field[11], &pg->mapping)))
 		return false;
 	pg->pid = (uint32_t)pid;
 	pg->target = (uint32_t)target;

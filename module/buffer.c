@@ -396,7 +396,9 @@ void __mp3_buffer_record_swap(u32 tgid, const struct mp3_record_tag *tag,
 	slot->swap.offset = e->offset;
 	slot->swap.device = e->device;
 	slot->swap.event = e->event;
-	slot->mapping = MP3_MAPPING_ANON;
+	if (e->clean)
+		slot->flags |= MP3_RECORD_SWAP_CLEAN;
+	slot->mapping = e->mapping;
 	slot->swap_time.time_ns = e->time_ns;
 	slot->swap_time.stall_ns = e->stall_ns;
 	slot->swap_time.pages = e->pages;

@@ -1,26 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The "pages" measure (struct mp3_measure): which pages of the processes
- * that have it go to swap and come back (MP3_RECORD_SWAP). While any
- * process or group has it, three hooks are armed:
+ * that have it go to swap and come back (MP3_RECORD_SWAP), anonymous and
+ * shared memory (shmem: tmpfs, memfd, SysV, shared anonymous mappings).
+ * While any process or group has it, five hooks are armed:
  *
  * - a probe on try_to_unmap_one(), which reclaim calls for each mapping
- *   of a page it is about to write out, in whichever task reclaims: an
- *   anonymous page of a traced process (its memory map's owner), already
- *   given its slot in the swap cache, is noted as pending by slot, with
- *   the process and the virtual page;
+ *   of a page it is about to write out, in whichever task reclaims: a page
+ *   of a traced process (its memory map's owner) is noted as pending, by
+ *   folio, with the process and the virtual page; an anonymous page has
+ *   its slot already (the swap cache), a shmem page gets it only when
+ *   shmem writes it out;
  * - the tracepoint mm_vmscan_write_folio, once the page was written out
- *   (or stored by zswap, or found zero-filled): each process noted for its
- *   slot gets a swap-out;
- * - a return probe on do_swap_page(), the swap-in fault: the faulting
- *   thread's process, the slot from the fault's page table entry, the
- *   virtual page, whether the fault counts as major (it read the page),
- *   and the time the thread spent in it, its retried attempts added up
- *   (retries.c).
+ *   (or stored by zswap, or found zero-filled): each process noted for the
+ *   folio gets a swap-out with the folio's slot, one per target (a page of
+ *   shared memory that several processes of one service map leaves it
+ *   once);
+ * - a probe on workingset_eviction(), where reclaim frees a page: one still
+ *   noted was not written (read back and unchanged, its copy in swap still
+ *   good): a swap-out too, marked clean, which the kernel's pswpout does
+ *   not count;
+ * - return probes on the two swap-in faults, do_swap_page() (anonymous:
+ *   the slot is in the page table entry) and shmem_fault() (the slot is
+ *   the value shmem keeps in its page cache for a page in swap): the
+ *   faulting thread's process, the virtual page, whether the fault counts
+ *   as major (it read the page), and the time the thread spent in it, its
+ *   retried attempts added up (retries.c).
  *
  * Events go into per-CPU buffers, which each tick takes whole into records
  * of the processes still traced. Kernel threads' swap-in faults
- * (khugepaged's) are not the process's and are left out.
+ * (khugepaged's) are not the process's and are left out. A shmem page that
+ * no traced process maps when reclaim writes it out has no process, and no
+ * swap-out.
  */
 #include <linux/atomic.h>
 #include <linux/hash.h>
@@ -39,7 +50,9 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/swap.h>
+#include <linux/swapops.h>
 #include <linux/tracepoint.h>
+#include <linux/xarray.h>
 
 #include "compat.h"
 #include "internal.h"
@@ -47,7 +60,7 @@
 /* Events one CPU keeps between two ticks, at most; beyond, counted in swap_dropped. */
 #define MP3_SWAP_EVENTS_PER_CPU 8192
 /*
- * Pages unmapped and not yet written out, at most, by slot: open
+ * Pages unmapped and not yet written out, at most, by folio: open
  * addressing over MP3_PENDING_PROBES places. A page several processes map
  * has a place for each.
  */
@@ -87,19 +100,22 @@ struct mp3_swap_cpu {
 
 /* A page unmapped from a traced process, until its write-out. */
 struct mp3_swap_pending {
-	unsigned long slot;		/* swp_entry_t's val; 0: a free place */
-	const struct folio *folio;	/* compared only */
+	const struct folio *folio;	/* compared only; NULL: a free place */
+	unsigned long slot;		/* swp_entry_t's val; 0 for shmem (see above) */
 	const struct pid *pid;		/* compared only */
+	u32 target;			/* the process's, when unmapped */
+	u32 mapping;			/* MP3_MAPPING_ANON or MP3_MAPPING_SHMEM */
 	unsigned long address;
 	u64 noted_at;
 };
 
-/* What the return probe notes at the entry of do_swap_page(). */
+/* What a swap-in return probe notes at the fault's entry. */
 struct mp3_swapin_start {
 	u64 ns;
 	unsigned long address;
 	unsigned long slot;
 	unsigned int flags;
+	u32 mapping;
 };
 
 /*
@@ -109,7 +125,7 @@ struct mp3_swapin_start {
 static unsigned int pages_active = 256;
 module_param(pages_active, uint, 0444);
 MODULE_PARM_DESC(pages_active,
-		 "Swap-in faults of processes with pages traced at once, at most (default 256)");
+		 "Swap-in faults of each kind (anonymous, shmem) of processes with pages traced at once, at most (default 256)");
 
 /* Processes hashed with a trace, and groups with pages: the hooks stay armed. */
 static atomic_t mp3_traced;
@@ -133,7 +149,6 @@ static bool mp3_pages_armed;
 static bool mp3_swap_drained;
 static struct tracepoint *mp3_write_folio_tp;
 static u64 mp3_swap_dropped;
-static u32 mp3_swapin_nmissed_folded;
 /* Pending pages whose place another took before their write-out: their swap-outs are lost. */
 static atomic64_t mp3_pending_lost;
 
@@ -164,45 +179,50 @@ static void mp3_swap_note(const struct pid *pid, const struct mp3_swap_event *e)
 	preempt_enable();
 }
 
-static unsigned int mp3_pending_hash(unsigned long slot)
+static unsigned int mp3_pending_hash(const struct folio *folio)
 {
-	return hash_long(slot, ilog2(MP3_PENDING_SLOTS));
+	return hash_ptr(folio, ilog2(MP3_PENDING_SLOTS));
 }
 
 /*
- * Notes the page of @folio in slot @slot as unmapped from @pid's process at
- * @address; a place held longer than MP3_PENDING_NS is taken over (the page
- * was not written out), and with none free the oldest is.
+ * Whether @p, held since @p->noted_at, still waits for its write-out at
+ * @now: a page not written out within MP3_PENDING_NS never will be.
  */
-static void mp3_pending_add(unsigned long slot, const struct folio *folio, const struct pid *pid,
-			    unsigned long address, u64 now)
+static bool mp3_pending_waits(const struct mp3_swap_pending *p, u64 now)
 {
-	unsigned int first = mp3_pending_hash(slot);
-	struct mp3_swap_pending *place = NULL;
+	return p->folio && now - p->noted_at <= MP3_PENDING_NS;
+}
+
+/*
+ * Notes @noted as unmapped: in its own place if the same mapping of the
+ * folio waits already (unmapped again after a write-out that did not
+ * happen), else in a free place, else in the oldest's, whose swap-out is
+ * then lost.
+ */
+static void mp3_pending_add(const struct mp3_swap_pending *noted)
+{
+	struct mp3_swap_pending *same = NULL, *free = NULL, *oldest = NULL;
+	unsigned int first = mp3_pending_hash(noted->folio);
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&mp3_pending_lock, flags);
-	for (unsigned int i = 0; i < MP3_PENDING_PROBES; i++) {
+	for (unsigned int i = 0; i < MP3_PENDING_PROBES && !same; i++) {
 		struct mp3_swap_pending *p = &mp3_pending[(first + i) & (MP3_PENDING_SLOTS - 1)];
 
-		if (!p->slot || now - p->noted_at > MP3_PENDING_NS) {
-			place = p;
-			break;
-		}
-		if (!place || p->noted_at < place->noted_at)
-			place = p;
+		if (p->folio == noted->folio && p->pid == noted->pid &&
+		    p->address == noted->address)
+			same = p;
+		else if (!mp3_pending_waits(p, noted->noted_at))
+			free = free ?: p;
+		else if (!oldest || p->noted_at < oldest->noted_at)
+			oldest = p;
 	}
-	if (place->slot && now - place->noted_at <= MP3_PENDING_NS)
+	if (!same && !free)
 		atomic64_inc(&mp3_pending_lost);
-	*place = (struct mp3_swap_pending){ .slot = slot, .folio = folio, .pid = pid,
-					    .address = address, .noted_at = now };
+	*(same ?: free ?: oldest) = *noted;
 	raw_spin_unlock_irqrestore(&mp3_pending_lock, flags);
 }
 
-/*
- * try_to_unmap_one(folio, vma, address, arg): reclaim is about to replace
- * the mapping of @folio at @address in @vma with its swap slot.
- */
 /*
  * Under rcu_read_lock(): the process whose memory map @mm is, as memory
  * cgroups know it (mm->owner); NULL without them.
@@ -218,92 +238,196 @@ static struct pid *mp3_mm_process(struct mm_struct *mm)
 #endif
 }
 
+/*
+ * Which kind of swap-backed page @folio is, and its slot if it has one
+ * yet; false for a page that does not go to swap (page cache of files,
+ * lazily freed anonymous pages) or an anonymous one not in the swap cache.
+ */
+static bool mp3_folio_swappable(struct folio *folio, u32 *mapping, unsigned long *slot)
+{
+	if (folio_test_anon(folio)) {
+		if (!folio_test_swapcache(folio))
+			return false;
+		*mapping = MP3_MAPPING_ANON;
+		*slot = mp3_folio_swap(folio).val;
+		return true;
+	}
+	if (!folio_test_swapbacked(folio))
+		return false;
+	*mapping = MP3_MAPPING_SHMEM;
+	*slot = 0;
+	return true;
+}
+
+/*
+ * try_to_unmap_one(folio, vma, address, arg): reclaim is about to unmap
+ * @folio at @address in @vma (an anonymous page for its swap slot, a shmem
+ * page to write it out).
+ */
 static int mp3_unmap_entered(struct kprobe *p, struct pt_regs *regs)
 {
 	struct folio *folio = (struct folio *)regs_get_kernel_argument(regs, 0);
 	struct vm_area_struct *vma = (struct vm_area_struct *)regs_get_kernel_argument(regs, 1);
 	unsigned long address = regs_get_kernel_argument(regs, 2);
-	const struct pid *pid;
+	struct mp3_swap_pending noted = { .folio = folio, .address = address & PAGE_MASK };
+	const struct mp3_page_trace *trace = NULL;
 
-	if (!folio_test_anon(folio) || !folio_test_swapcache(folio))
+	if (!mp3_folio_swappable(folio, &noted.mapping, &noted.slot))
 		return 0;
 	rcu_read_lock();
-	pid = mp3_mm_process(vma->vm_mm);
-	if (pid && !mp3_trace_of(pid))
-		pid = NULL;
+	noted.pid = mp3_mm_process(vma->vm_mm);
+	if (noted.pid)
+		trace = mp3_trace_of(noted.pid);
+	if (trace)
+		noted.target = trace->tag.target;
 	rcu_read_unlock();
-	if (pid)
-		mp3_pending_add(mp3_folio_swap(folio).val, folio, pid, address & PAGE_MASK,
-				mp3_fault_clock());
+	if (!trace)
+		return 0;
+	noted.noted_at = mp3_fault_clock();
+	mp3_pending_add(&noted);
 	return 0;
 }
 
-/* The pending places of @folio in @slot, emptied: how many went into @found. */
-static unsigned int mp3_pending_take(unsigned long slot, const struct folio *folio,
+/*
+ * The pending places of @folio, emptied: how many went into @found. An
+ * anonymous page's must have been noted with @slot (another page may have
+ * had the folio before, and not been written out).
+ */
+static unsigned int mp3_pending_take(const struct folio *folio, unsigned long slot,
 				     struct mp3_swap_pending found[MP3_PENDING_PROBES])
 {
-	unsigned int first = mp3_pending_hash(slot), n = 0;
+	unsigned int first = mp3_pending_hash(folio), n = 0;
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&mp3_pending_lock, flags);
 	for (unsigned int i = 0; i < MP3_PENDING_PROBES; i++) {
 		struct mp3_swap_pending *p = &mp3_pending[(first + i) & (MP3_PENDING_SLOTS - 1)];
 
-		if (p->slot != slot || p->folio != folio)
+		if (p->folio != folio || (p->slot && p->slot != slot))
 			continue;
 		found[n++] = *p;
-		p->slot = 0;
+		p->folio = NULL;
 	}
 	raw_spin_unlock_irqrestore(&mp3_pending_lock, flags);
 	return n;
 }
 
-/* The tracepoint mm_vmscan_write_folio: @folio was written out. */
-static void mp3_probe_write_folio(void *data, struct folio *folio)
+/* Whether one of @found[0 .. @i - 1] had @found[@i]'s target, which is not none. */
+static bool mp3_target_noted_before(const struct mp3_swap_pending *found, unsigned int i)
+{
+	for (unsigned int j = 0; found[i].target && j < i; j++)
+		if (found[j].target == found[i].target)
+			return true;
+	return false;
+}
+
+/*
+ * @folio, in the swap cache, left memory for its slot: written out, or
+ * (@clean) dropped, its copy in swap still good. A swap-out for each
+ * process noted when reclaim unmapped it.
+ */
+static void mp3_swapped_out(struct folio *folio, bool clean)
 {
 	struct mp3_swap_pending found[MP3_PENDING_PROBES];
 	struct mp3_swap_event e;
 	swp_entry_t slot;
 	unsigned int n;
 
-	if (!folio_test_anon(folio) || !folio_test_swapcache(folio))
+	if (!folio_test_swapcache(folio))
 		return;
 	slot = mp3_folio_swap(folio);
-	n = mp3_pending_take(slot.val, folio, found);
+	n = mp3_pending_take(folio, slot.val, found);
 	if (!n)
 		return;
 	e = (struct mp3_swap_event){
 		.offset = swp_offset(slot),
 		.device = swp_type(slot),
 		.event = MP3_SWAP_OUT,
+		.clean = clean,
 		.time_ns = mp3_fault_clock(),
 		.pages = folio_nr_pages(folio),
 	};
 	for (unsigned int i = 0; i < n; i++) {
+		if (mp3_target_noted_before(found, i))
+			continue;
 		e.address = found[i].address;
+		e.mapping = found[i].mapping;
 		mp3_swap_note(found[i].pid, &e);
 	}
 }
 
-static int mp3_swapin_entered(struct kretprobe_instance *ri, struct pt_regs *regs)
+/* The tracepoint mm_vmscan_write_folio: @folio was written out. */
+static void mp3_probe_write_folio(void *data, struct folio *folio)
 {
-	struct mp3_swapin_start *start = (struct mp3_swapin_start *)ri->data;
-	/* do_swap_page(vmf) */
-	struct vm_fault *vmf = (struct vm_fault *)regs_get_kernel_argument(regs, 0);
-	swp_entry_t slot;
+	mp3_swapped_out(folio, false);
+}
+
+/*
+ * workingset_eviction(folio, target_memcg): reclaim frees @folio. One in
+ * the swap cache whose processes are still noted was not written out this
+ * time: it had been read back and not changed since, and its copy in swap
+ * stands for it (no write, no pswpout; the next swap-in reads it again).
+ */
+static int mp3_evict_entered(struct kprobe *p, struct pt_regs *regs)
+{
+	mp3_swapped_out((struct folio *)regs_get_kernel_argument(regs, 0), true);
+	return 0;
+}
+
+/* Whether the current thread's process is traced, and not a kernel thread. */
+static bool mp3_current_traced(void)
+{
 	bool traced;
 
 	if (current->flags & PF_KTHREAD)
-		return 1;	/* no return probe */
+		return false;
 	rcu_read_lock();
 	traced = mp3_trace_of(task_tgid(current));
 	rcu_read_unlock();
-	if (!traced || !mp3_pte_swap_entry(vmf->orig_pte, &slot))
+	return traced;
+}
+
+static void mp3_swapin_begin(struct mp3_swapin_start *start, const struct vm_fault *vmf,
+			     swp_entry_t slot, u32 mapping)
+{
+	*start = (struct mp3_swapin_start){
+		.slot = slot.val,
+		.address = vmf->address & PAGE_MASK,
+		.flags = vmf->flags,
+		.mapping = mapping,
+		.ns = mp3_fault_clock(),
+	};
+}
+
+/* do_swap_page(vmf): the fault's page table entry holds the slot. 0: the return probe runs. */
+static int mp3_anon_swapin_entered(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct vm_fault *vmf = (struct vm_fault *)regs_get_kernel_argument(regs, 0);
+	swp_entry_t slot;
+
+	if (!mp3_current_traced() || !mp3_pte_swap_entry(vmf->orig_pte, &slot))
 		return 1;
-	start->slot = slot.val;
-	start->address = vmf->address & PAGE_MASK;
-	start->flags = vmf->flags;
-	start->ns = mp3_fault_clock();
+	mp3_swapin_begin((struct mp3_swapin_start *)ri->data, vmf, slot, MP3_MAPPING_ANON);
+	return 0;
+}
+
+/*
+ * shmem_fault(vmf): a swap-in if shmem's page cache holds, at the page's
+ * index, the value of the slot it went to instead of a folio (as
+ * shmem_get_folio_gfp() finds it, under RCU).
+ */
+static int mp3_shmem_swapin_entered(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct vm_fault *vmf = (struct vm_fault *)regs_get_kernel_argument(regs, 0);
+	void *entry;
+
+	if (!mp3_current_traced())
+		return 1;
+	entry = xa_load(&file_inode(vmf->vma->vm_file)->i_mapping->i_pages, vmf->pgoff);
+	if (!xa_is_value(entry))
+		return 1;
+	mp3_swapin_begin((struct mp3_swapin_start *)ri->data, vmf, radix_to_swp_entry(entry),
+			 MP3_MAPPING_SHMEM);
 	return 0;
 }
 
@@ -331,6 +455,7 @@ static void mp3_swapin_done(struct mp3_page_trace *trace, const struct pid *pid,
 		.offset = swp_offset(slot),
 		.device = swp_type(slot),
 		.event = MP3_SWAP_IN | (read ? MP3_SWAP_READ : 0),
+		.mapping = start->mapping,
 		.time_ns = now,
 		.stall_ns = ns,
 		.pages = 1,
@@ -356,15 +481,21 @@ static int mp3_swapin_returned(struct kretprobe_instance *ri, struct pt_regs *re
 	return 0;
 }
 
-static struct kprobe mp3_unmap_probe = {
-	.pre_handler = mp3_unmap_entered,
+static struct kprobe mp3_unmap_probe;
+static struct kprobe mp3_evict_probe;
+
+/* The swap-in faults' probes, registered and unregistered together. */
+static struct kretprobe mp3_swapin_probes[] = {
+	{ .entry_handler = mp3_anon_swapin_entered, .handler = mp3_swapin_returned,
+	  .data_size = sizeof(struct mp3_swapin_start) },
+	{ .entry_handler = mp3_shmem_swapin_entered, .handler = mp3_swapin_returned,
+	  .data_size = sizeof(struct mp3_swapin_start) },
 };
 
-static struct kretprobe mp3_swapin_probe = {
-	.entry_handler = mp3_swapin_entered,
-	.handler = mp3_swapin_returned,
-	.data_size = sizeof(struct mp3_swapin_start),
-};
+static const char *const mp3_swapin_symbols[] = { "do_swap_page", "shmem_fault" };
+static_assert(ARRAY_SIZE(mp3_swapin_symbols) == ARRAY_SIZE(mp3_swapin_probes));
+/* Under mp3_lock: each probe's nmissed already counted in mp3_swap_dropped. */
+static u32 mp3_swapin_nmissed_folded[ARRAY_SIZE(mp3_swapin_probes)];
 
 /*
  * Reclaim's pages and every swap-in fault pass the hooks: for
@@ -475,6 +606,57 @@ free:
 	return -ENOMEM;
 }
 
+/* @kp on @symbol, registered as new (a probe registered before keeps nothing of it). */
+static int mp3_kprobe_register(struct kprobe *kp, const char *symbol, kprobe_pre_handler_t pre)
+{
+	int err;
+
+	memset(kp, 0, sizeof(*kp));
+	kp->symbol_name = symbol;
+	kp->pre_handler = pre;
+	err = register_kprobe(kp);
+	if (err)
+		pr_warn_ratelimited("no probe on %s: %d\n", symbol, err);
+	return err;
+}
+
+/*
+ * The swap-in probes, all or none, each registered as new: its nmissed
+ * from before was folded into mp3_swap_dropped.
+ */
+static int __mp3_swapin_probes_register(void)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(mp3_swapin_probes); i++) {
+		struct kretprobe *rp = &mp3_swapin_probes[i];
+
+		memset(&rp->kp, 0, sizeof(rp->kp));
+		rp->kp.symbol_name = mp3_swapin_symbols[i];
+		rp->nmissed = 0;
+		rp->maxactive = pages_active;
+		mp3_swapin_nmissed_folded[i] = 0;
+		err = register_kretprobe(rp);
+		if (err) {
+			pr_warn_ratelimited("no probe on %s: %d\n", mp3_swapin_symbols[i], err);
+			goto unregister;
+		}
+	}
+	return 0;
+
+unregister:
+	while (i--)
+		unregister_kretprobe(&mp3_swapin_probes[i]);
+	return err;
+}
+
+static void mp3_swapin_probes_unregister(void)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(mp3_swapin_probes); i++)
+		unregister_kretprobe(&mp3_swapin_probes[i]);
+}
+
 /* The hooks, all or none: a kernel without one says which (ENOENT and the log). */
 static int __mp3_pages_arm(void)
 {
@@ -493,25 +675,15 @@ static int __mp3_pages_arm(void)
 		pr_warn_ratelimited("no tracepoint mm_vmscan_write_folio: no page trace\n");
 		return -ENOENT;
 	}
-	memset(&mp3_unmap_probe, 0, sizeof(mp3_unmap_probe));
-	mp3_unmap_probe.symbol_name = "try_to_unmap_one";
-	mp3_unmap_probe.pre_handler = mp3_unmap_entered;
-	err = register_kprobe(&mp3_unmap_probe);
-	if (err) {
-		pr_warn_ratelimited("no probe on try_to_unmap_one: %d\n", err);
+	err = mp3_kprobe_register(&mp3_unmap_probe, "try_to_unmap_one", mp3_unmap_entered);
+	if (err)
 		return err;
-	}
-	/* Registered again, the probe starts as new: nmissed was folded. */
-	memset(&mp3_swapin_probe.kp, 0, sizeof(mp3_swapin_probe.kp));
-	mp3_swapin_probe.kp.symbol_name = "do_swap_page";
-	mp3_swapin_probe.nmissed = 0;
-	mp3_swapin_nmissed_folded = 0;
-	mp3_swapin_probe.maxactive = pages_active;
-	err = register_kretprobe(&mp3_swapin_probe);
-	if (err) {
-		pr_warn_ratelimited("no probe on do_swap_page: %d\n", err);
+	err = mp3_kprobe_register(&mp3_evict_probe, "workingset_eviction", mp3_evict_entered);
+	if (err)
 		goto unmap;
-	}
+	err = __mp3_swapin_probes_register();
+	if (err)
+		goto evict;
 	err = tracepoint_probe_register(mp3_write_folio_tp, mp3_probe_write_folio, NULL);
 	if (err)
 		goto swapin;
@@ -520,7 +692,9 @@ static int __mp3_pages_arm(void)
 	return 0;
 
 swapin:
-	unregister_kretprobe(&mp3_swapin_probe);
+	mp3_swapin_probes_unregister();
+evict:
+	unregister_kprobe(&mp3_evict_probe);
 unmap:
 	unregister_kprobe(&mp3_unmap_probe);
 	return err;
@@ -528,17 +702,20 @@ unmap:
 
 static void __mp3_pages_fold_missed(void)
 {
-	u32 nmissed = (u32)READ_ONCE(mp3_swapin_probe.nmissed);
+	for (unsigned int i = 0; i < ARRAY_SIZE(mp3_swapin_probes); i++) {
+		u32 nmissed = (u32)READ_ONCE(mp3_swapin_probes[i].nmissed);
 
-	mp3_swap_dropped += (u32)(nmissed - mp3_swapin_nmissed_folded);
-	mp3_swapin_nmissed_folded = nmissed;
+		mp3_swap_dropped += (u32)(nmissed - mp3_swapin_nmissed_folded[i]);
+		mp3_swapin_nmissed_folded[i] = nmissed;
+	}
 }
 
 /* Disarms the hooks; waits until none runs. */
 static void __mp3_pages_disarm(void)
 {
 	tracepoint_probe_unregister(mp3_write_folio_tp, mp3_probe_write_folio, NULL);
-	unregister_kretprobe(&mp3_swapin_probe);
+	mp3_swapin_probes_unregister();
+	unregister_kprobe(&mp3_evict_probe);
 	unregister_kprobe(&mp3_unmap_probe);
 	tracepoint_synchronize_unregister();
 	__mp3_pages_fold_missed();

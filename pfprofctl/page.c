@@ -90,8 +90,8 @@ static void print_history(const struct page_history *h)
 
 	printf("PID %d (%s), page %" PRIx64 ": %zu events in the logs%s\n", (int)h->pid, h->comm,
 	       h->page, h->seen, cut ? ", the last of them:" : ":");
-	printf("%-26s  %-5s  %-18s  %10s  %10s\n", "TIME (UTC)", "EVENT", "SLOT", "AWAY-S",
-	       "STALL-MS");
+	printf("%-26s  %-5s  %-6s  %-18s  %10s  %10s\n", "TIME (UTC)", "EVENT", "MEMORY", "SLOT",
+	       "AWAY-S", "STALL-MS");
 	for (size_t i = 0; i < n; i++) {
 		const struct page_event *e = kept(h, i);
 		char when[48], slot[48], away[24] = "-", stall[24] = "-";
@@ -102,8 +102,9 @@ static void print_history(const struct page_history *h)
 			snprintf(away, sizeof(away), "%.3f", (double)e->away_ns / 1e9);
 		if (e->pg.event != MP3_SWAP_OUT)
 			snprintf(stall, sizeof(stall), "%.3f", (double)e->pg.stall_ns / 1e6);
-		printf("%-26s  %-5s  %-18s  %10s  %10s\n", when,
-		       logformat_swap_event_word(e->pg.event), slot, away, stall);
+		printf("%-26s  %-5s  %-6s  %-18s  %10s  %10s\n", when,
+		       logformat_swap_event_word(&e->pg), logformat_swap_memory_word(e->pg.mapping),
+		       slot, away, stall);
 	}
 }
 
@@ -123,7 +124,8 @@ static bool print_json(const struct page_history *h)
 		struct json_object *j = ctl_json_object();
 
 		ctl_json_add_double(j, "unix_time", (double)e->pg.wall_ns / 1e9);
-		ctl_json_add_string(j, "event", logformat_swap_event_word(e->pg.event));
+		ctl_json_add_string(j, "event", logformat_swap_event_word(&e->pg));
+		ctl_json_add_string(j, "memory", logformat_swap_memory_word(e->pg.mapping));
 		ctl_json_add_uint(j, "swap_device", e->pg.device);
 		ctl_json_add_uint(j, "swap_offset", e->pg.offset);
 		if (e->away_ns)

@@ -66,6 +66,8 @@ pid_t spawn_piped(void (*fn)(int go, int back), int *go_fd, int *back_fd);
 #define REGION_PAGES 16384
 /* A fresh anonymous region of pages pages, mapped only (the child exits if it cannot). */
 char *map_region(unsigned long pages);
+/* The same, MAP_PRIVATE or MAP_SHARED (shared anonymous memory is shmem). */
+char *map_region_as(unsigned long pages, int sharing);
 void touch_region(char *p, unsigned long pages);
 /* A child's word to its parent: an address, or 0 (it exits if it cannot write). */
 void child_says(int back, uintptr_t addr);
@@ -79,8 +81,11 @@ __attribute__((noreturn)) void child_done(int back, uintptr_t addr);
 void region_child(int go, int back);
 /* A child waits for a byte from its parent (it exits if the pipe ends). */
 void child_waits(int go);
-/* region_child()'s region, mapped, then touched once the parent says so. */
-char *region_touched_when_told(int go);
+/*
+ * region_child()'s region, mapped MAP_PRIVATE or MAP_SHARED, then touched
+ * once the parent says so.
+ */
+char *region_touched_when_told(int go, int sharing);
 /* The name forking_child() takes, so that what it forks joins a command name's group. */
 #define JOINER_COMM "pfprof-joiner"
 /*
@@ -273,6 +278,8 @@ uint64_t swapped_out(void);
  * paged out (MADV_PAGEOUT); at "t" touched again, every page read back.
  */
 void swapping_child(int go, int back);
+/* The same with a shared anonymous region: shmem pages. */
+void swapping_shared_child(int go, int back);
 /* Copies a file into the test's output, each line after prefix. */
 void show_file(const char *path, const char *prefix);
 

@@ -426,14 +426,19 @@ pid_t spawn_forker(int *go_fd, int *child_fd)
 	return spawn_piped(forker, go_fd, child_fd);
 }
 
-char *map_region(unsigned long pages)
+char *map_region_as(unsigned long pages, int sharing)
 {
 	char *p = mmap(NULL, pages * sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		       sharing | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		_exit(3);
 	return p;
+}
+
+char *map_region(unsigned long pages)
+{
+	return map_region_as(pages, MAP_PRIVATE);
 }
 
 void touch_region(char *p, unsigned long pages)
@@ -465,14 +470,14 @@ void child_waits(int go)
 		_exit(3);
 }
 
-char *region_touched_when_told(int go)
+char *region_touched_when_told(int go, int sharing)
 {
 	char *p;
 
 	/* Before the mapping: no huge page, and no neighbour's huge page split in. */
 	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
 		_exit(6);
-	p = map_region(REGION_PAGES);
+	p = map_region_as(REGION_PAGES, sharing);
 	child_waits(go);
 	touch_region(p, REGION_PAGES);
 	return p;
@@ -480,7 +485,7 @@ char *region_touched_when_told(int go)
 
 void region_child(int go, int back)
 {
-	child_done(back, (uintptr_t)region_touched_when_told(go));
+	child_done(back, (uintptr_t)region_touched_when_told(go, MAP_PRIVATE));
 }
 
 void forking_child(int go, int back)

@@ -129,10 +129,9 @@ uint64_t swapped_out(void)
  * MADV_PAGEOUT: reclaim now, to swap, without a memory hog whose pressure
  * would page out other memory too and take its time.
  */
-void swapping_child(int go, int back)
+static void swap_region_when_told(int go, int back, char *p)
 {
 	size_t bytes = REGION_PAGES * (size_t)sysconf(_SC_PAGESIZE);
-	char *p = region_touched_when_told(go);
 
 	child_says(back, (uintptr_t)p);
 	child_waits(go);
@@ -140,4 +139,14 @@ void swapping_child(int go, int back)
 	child_waits(go);
 	touch_region(p, REGION_PAGES);
 	child_done(back, (uintptr_t)p);
+}
+
+void swapping_child(int go, int back)
+{
+	swap_region_when_told(go, back, region_touched_when_told(go, MAP_PRIVATE));
+}
+
+void swapping_shared_child(int go, int back)
+{
+	swap_region_when_told(go, back, region_touched_when_told(go, MAP_SHARED));
 }

@@ -69,6 +69,28 @@ static struct pages_logged wait_pages_logged(pid_t pid, uint64_t written, uint64
 }
 
 /*
+ * pfprofctl memory --json of @pid_arg while @pid's lines in the pages log
+ * stood still (a page or two may be logged after the wait for 99 %), and
+ * what the log had then in *@seen.
+ */
+static struct json_object *memory_json_beside_log(const char *pid_arg, pid_t pid,
+						  struct pages_logged *seen)
+{
+	for (int attempt = 0;; attempt++) {
+		struct pages_logged before = read_pages_log(pid);
+
+		expect(daemon_ctl(DAEMON_DIR "/memory.json", "memory", "--json", pid_arg) == 0,
+		       "pfprofctl memory --json %s failed", pid_arg);
+		*seen = read_pages_log(pid);
+		if (seen->lines == before.lines)
+			return json_read_line(DAEMON_DIR "/memory.json");
+		expect(attempt < 50, "PID %d's lines in the pages log still grow after 50 reads",
+		       (int)pid);
+		sleep_ms(100);
+	}
+}
+
+/*
  * pfprofctl swap's row of the process, none of its pages back yet: all it
  * sent out are out now, at least the out the log had a moment before.
  */
@@ -96,6 +118,7 @@ static void expect_swap_view(pid_t pid, unsigned long long out)
 static void expect_page_view(const char *pid_arg, uintptr_t addr)
 {
 	char address[32], line[256], out_slot[48] = "", back_slot[48] = "";
+	char out_memory[16] = "", back_memory[16] = "";
 	FILE *f;
 
 	snprintf(address, sizeof(address), "%lx", (unsigned long)addr);
@@ -103,15 +126,18 @@ static void expect_page_view(const char *pid_arg, uintptr_t addr)
 	       "pfprofctl page %s %s failed", pid_arg, address);
 	f = fopen(DAEMON_DIR "/page.out", "r");
 	while (f && fgets(line, sizeof(line), f)) {
-		sscanf(line, "%*s %*s out %47s", out_slot);
-		sscanf(line, "%*s %*s read %47s", back_slot);
+		/* TIME (a date and a time), EVENT, MEMORY, SLOT */
+		sscanf(line, "%*s %*s out %15s %47s", out_memory, out_slot);
+		sscanf(line, "%*s %*s read %15s %47s", back_memory, back_slot);
 	}
 	if (f)
 		fclose(f);
-	printf("  daemon_pages_log: pfprofctl page %s: out to %s, read back from %s\n", address,
-	       out_slot, back_slot);
-	expect(out_slot[0] && !strcmp(out_slot, back_slot), "pfprofctl page: out to '%s', read "
-	       "back from '%s'", out_slot, back_slot);
+	printf("  daemon_pages_log: pfprofctl page %s: out to %s (%s), read back from %s (%s)\n",
+	       address, out_slot, out_memory, back_slot, back_memory);
+	expect(strchr(out_slot, ':') && !strcmp(out_slot, back_slot), "pfprofctl page: out to "
+	       "'%s', read back from '%s'", out_slot, back_slot);
+	expect(!strcmp(out_memory, "anon") && !strcmp(back_memory, "anon"),
+	       "pfprofctl page: memory '%s' out, '%s' back, not anon", out_memory, back_memory);
 }
 
 /*
@@ -177,9 +203,7 @@ void test_daemon_pages_log(void)
 	expect(seen.with_address == seen.lines, "%llu of %llu lines without an address",
 	       seen.lines - seen.with_address, seen.lines);
 
-	expect(daemon_ctl(DAEMON_DIR "/memory.json", "memory", "--json", pid_arg) == 0,
-	       "pfprofctl memory --json %s failed", pid_arg);
-	o = json_read_line(DAEMON_DIR "/memory.json");
+	o = memory_json_beside_log(pid_arg, child, &seen);
 	owner = json_object_array_get_idx(json_at(o, "owners"), 0);
 	expect(owner && json_number_at(owner, "pid") == child &&
 	       json_number_at(owner, "out_pages") == (double)seen.out &&

@@ -1,25 +1,51 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Which pages go to swap and back ("R <pid> pages", MP3_RECORD_SWAP):
- * against the kernel's own counters, slot by slot.
+ * Which pages go to swap and back ("R <pid> pages", MP3_RECORD_SWAP),
+ * anonymous and shmem: against the kernel's own counters, slot by slot.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "pfprof.h"
 #include "tests.h"
 
+/* A process paging a region out and back, registered with pages. */
+struct pages_case {
+	const char *test;
+	const char *registration;	/* a format of its PID */
+	const char *more;		/* then written too, if not NULL */
+	uint32_t target;		/* what its records carry */
+	void (*child)(int go, int back);	/* swapping_child() or swapping_shared_child() */
+	uint32_t mapping;		/* what its records say of the region's memory */
+	/*
+	 * Whether a fault may read pages ahead: shmem does from any swap
+	 * device on 6.1 and 6.12 (swap_cluster_readahead(), 2^page-cluster
+	 * pages), so that of eight faults one reads and seven find their page
+	 * in the swap cache (7.3 reads its own page from zram); then all its
+	 * swap-ins are the pages the kernel read back. Anonymous memory
+	 * reads none ahead from zram (a synchronous device): each swap-in
+	 * reads its own page.
+	 */
+	bool reads_ahead;
+};
+
 /* What the swap records of one process say. */
 struct swap_sums {
 	pid_t tgid;
-	uint32_t target;		/* what each record must carry */
-	uint64_t other_target;
+	uint32_t target, mapping;	/* what each record must carry */
+	uint64_t other_target, other_mapping;
 	uintptr_t region, region_end;
-	uint64_t out_pages, in_events, read_pages, outside;
+	uint64_t out_pages, in_events, in_pages, read_events, read_pages, outside;
 	uint64_t stalled, stall_ns;	/* swap-ins that read, with a stall; its sum */
 	/* The slot of each page of the region at its swap-out: device << 48 | offset, 0: none. */
 	uint64_t *slots;
@@ -40,6 +66,7 @@ static void add_swap_record(void *ctx, const struct mp3_proc_record *r)
 	if (r->tgid != (uint32_t)s->tgid || r->type != MP3_RECORD_SWAP)
 		return;
 	s->other_target += r->target != s->target;
+	s->other_mapping += r->mapping != s->mapping;
 	if (r->swap.address < s->region || r->swap.address >= s->region_end) {
 		s->outside++;
 		return;
@@ -51,7 +78,9 @@ static void add_swap_record(void *ctx, const struct mp3_proc_record *r)
 		return;
 	}
 	s->in_events++;
+	s->in_pages += r->swap_time.pages;
 	if (r->swap.event & MP3_SWAP_READ) {
+		s->read_events++;
 		s->read_pages += r->swap_time.pages;
 		s->stalled += r->swap_time.stall_ns > 0;
 		s->stall_ns += r->swap_time.stall_ns;
@@ -65,22 +94,22 @@ static void add_swap_record(void *ctx, const struct mp3_proc_record *r)
 }
 
 /*
- * A region paged out (MADV_PAGEOUT) and touched again by a process
- * registered with pages (@registration, a format of its PID, then @more if
- * not NULL; its records carry @target): its swap-outs are the pages the
+ * A region paged out (MADV_PAGEOUT) and touched again by @c's process:
+ * its swap-outs are the pages the
  * kernel wrote out meanwhile (pswpout, zswpout, swpout_zero), its swap-ins
- * that read are the pages it read back (pswpin, zswpin, swpin_zero),
- * within 1 % (the guest runs nothing else that swaps); each page comes
+ * that read (all of them where faults read ahead) are the pages it read
+ * back (pswpin, zswpin, swpin_zero), within 1 % (the guest runs nothing
+ * else that swaps); each swap-in that read stalled the thread; each page comes
  * back from the slot it went to; every event is in the region. Where the
  * guest can have no swap the hooks are armed and disarmed only; on a
  * kernel without memory cgroups (the debug kernel: neither), "pages" is
  * refused (EOPNOTSUPP). Each says so.
  */
-static void expect_pages_traced(const char *test, const char *registration, const char *more,
-				uint32_t target)
+static void expect_pages_traced(const struct pages_case *c)
 {
+	const char *test = c->test, *more = c->more;
 	uint64_t out_before, in_before, written, read_back, from, to;
-	struct swap_sums s = { .target = target };
+	struct swap_sums s = { .target = c->target, .mapping = c->mapping };
 	struct mp3ring ring;
 	uintptr_t addr, err;
 	int go, back, fd;
@@ -88,8 +117,8 @@ static void expect_pages_traced(const char *test, const char *registration, cons
 	pid_t child;
 
 	map_ring(&ring, &fd);
-	child = spawn_piped(swapping_child, &go, &back);
-	snprintf(cmd, sizeof(cmd), registration, (int)child);
+	child = spawn_piped(c->child, &go, &back);
+	snprintf(cmd, sizeof(cmd), c->registration, (int)child);
 	/* A swap-out's process is its memory map's owner, which memory cgroups keep. */
 	mount_cgroup2(CGROUP_ROOT);
 	if (!file_contains(CGROUP_ROOT "/cgroup.controllers", "memory")) {
@@ -143,18 +172,26 @@ static void expect_pages_traced(const char *test, const char *registration, cons
 	       written, REGION_PAGES);
 	expect(within_pct((double)s.out_pages, (double)written, 1),
 	       "swap-outs %" PRIu64 ", the kernel wrote out %" PRIu64, s.out_pages, written);
-	expect(within_pct((double)s.read_pages, (double)read_back, 1),
-	       "swap-ins that read %" PRIu64 ", the kernel read back %" PRIu64, s.read_pages,
-	       read_back);
+	if (c->reads_ahead)
+		expect(within_pct((double)s.in_pages, (double)read_back, 1) && s.read_pages &&
+		       s.read_pages <= s.in_pages,
+		       "swap-ins %" PRIu64 ", %" PRIu64 " of them read; the kernel read back %"
+		       PRIu64, s.in_pages, s.read_pages, read_back);
+	else
+		expect(within_pct((double)s.read_pages, (double)read_back, 1),
+		       "swap-ins that read %" PRIu64 ", the kernel read back %" PRIu64,
+		       s.read_pages, read_back);
 	expect(!s.slot_changed && !s.in_unseen && s.slot_kept == s.in_events,
 	       "of %" PRIu64 " swap-ins, %" PRIu64 " came back from another slot, %" PRIu64
 	       " from none seen going out", s.in_events, s.slot_changed, s.in_unseen);
 	expect(!s.outside && !ring.hdr->swap_dropped, "%" PRIu64 " events outside the region, %llu"
 	       " dropped", s.outside, (unsigned long long)ring.hdr->swap_dropped);
-	expect(s.stalled == s.in_events, "%" PRIu64 " of %" PRIu64 " swap-ins without a stall",
-	       s.in_events - s.stalled, s.in_events);
+	expect(s.stalled == s.read_events, "%" PRIu64 " of %" PRIu64 " swap-ins that read without"
+	       " a stall", s.read_events - s.stalled, s.read_events);
 	expect(!s.other_target, "%" PRIu64 " records without the target %u", s.other_target,
-	       target);
+	       c->target);
+	expect(!s.other_mapping, "%" PRIu64 " records not of mapping %u", s.other_mapping,
+	       c->mapping);
 	free(s.slots);
 end:
 	kill_and_reap(child);
@@ -165,11 +202,321 @@ end:
 
 void test_pages_swap(void)
 {
-	expect_pages_traced("pages_swap", "R %d pages", NULL, 0);
+	expect_pages_traced(&(struct pages_case){ "pages_swap", "R %d pages", NULL, 0,
+						  swapping_child, MP3_MAPPING_ANON, false });
 }
 
 /* The same for a tree given "S": the root's records carry the tree's number. */
 void test_pages_swap_target(void)
 {
-	expect_pages_traced("pages_swap_target", "T %d 4245", "S 4245", 4245);
+	expect_pages_traced(&(struct pages_case){ "pages_swap_target", "T %d 4245", "S 4245", 4245,
+						  swapping_child, MP3_MAPPING_ANON, false });
+}
+
+/*
+ * The same for shared anonymous memory (shmem): written out by shmem,
+ * which gives the page its slot only then, and read back by shmem_fault().
+ */
+void test_pages_swap_shmem(void)
+{
+	expect_pages_traced(&(struct pages_case){ "pages_swap_shmem", "R %d pages", NULL, 0,
+						  swapping_shared_child, MP3_MAPPING_SHMEM, true });
+}
+
+#define SHARED_CGROUP CGROUP_ROOT "/pfprof-shared"
+#define SHARED_TARGET 4246
+
+/*
+ * spawn_piped()'s fn: a shared anonymous region, touched at "g"; then a
+ * forked child touches it too, says its PID and waits to be killed; once
+ * it is, its parent says 0 and waits too.
+ */
+static void sharing_tree_child(int go, int back)
+{
+	char *p = region_touched_when_told(go, MAP_SHARED);
+	pid_t pid = fork();
+
+	if (pid < 0)
+		_exit(4);
+	if (!pid) {
+		touch_region(p, REGION_PAGES);
+		child_done(back, (uintptr_t)getpid());
+	}
+	if (waitpid(pid, NULL, 0) != pid)
+		_exit(5);
+	child_done(back, 0);
+}
+
+/* Swap-outs of the tree's records. */
+struct tree_outs {
+	uint32_t target;
+	uint64_t out_pages, other;
+	uint64_t *slots;	/* slot_of() of each swap-out seen, the first size */
+	size_t n, size;
+};
+
+static void add_tree_out(void *ctx, const struct mp3_proc_record *r)
+{
+	struct tree_outs *t = ctx;
+
+	if (r->type != MP3_RECORD_SWAP || (r->swap.event & ~MP3_SWAP_READ) != MP3_SWAP_OUT)
+		return;
+	if (r->target != t->target) {
+		t->other++;
+		return;
+	}
+	t->out_pages += r->swap_time.pages;
+	if (t->n < t->size)
+		t->slots[t->n++] = slot_of(r);
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* How many of the tree's swap-outs went to a slot another had gone to. */
+static uint64_t slots_twice(struct tree_outs *t)
+{
+	uint64_t twice = 0;
+
+	qsort(t->slots, t->n, sizeof(*t->slots), compare_u64);
+	for (size_t i = 1; i < t->n; i++)
+		twice += t->slots[i] == t->slots[i - 1];
+	return twice;
+}
+
+/* memory.reclaim of @dir asked for @bytes: EAGAIN when it took less, which is fine here. */
+static void reclaim_cgroup(const char *dir, size_t bytes)
+{
+	char path[128], text[32];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/memory.reclaim", dir);
+	snprintf(text, sizeof(text), "%zu", bytes);
+	fd = open(path, O_WRONLY);
+	expect(fd >= 0, "open %s: %s", path, strerror(errno));
+	expect(write(fd, text, strlen(text)) == (ssize_t)strlen(text) || errno == EAGAIN,
+	       "write %s to %s: %s", text, path, strerror(errno));
+	close(fd);
+}
+
+/*
+ * A shared anonymous region that a tree's two processes both map, reclaimed
+ * from their cgroup by memory.reclaim (real reclaim: the rmap walk unmaps
+ * each page from both): each page written out is one swap-out for the
+ * tree, not one per process that mapped it, so the tree's swap-outs are
+ * the pages the kernel wrote out, within 1 %, and no slot goes out twice.
+ */
+void test_pages_swap_shmem_shared(void)
+{
+	size_t bytes = REGION_PAGES * (size_t)sysconf(_SC_PAGESIZE);
+	struct tree_outs t = { .target = SHARED_TARGET, .size = 2 * REGION_PAGES };
+	uint64_t from, to, before, written, twice;
+	struct mp3ring ring;
+	char cmd[32], why[160];
+	int go, back, fd;
+	uintptr_t forked;
+	pid_t child;
+
+	map_ring(&ring, &fd);
+	mount_cgroup2(CGROUP_ROOT);
+	if (!file_contains(CGROUP_ROOT "/cgroup.controllers", "memory") ||
+	    !swap_device_ready(why, sizeof(why))) {
+		printf("  pages_swap_shmem_shared: not run: %s\n",
+		       file_contains(CGROUP_ROOT "/cgroup.controllers", "memory") ? why :
+		       "no memory cgroups (pages_swap checks the refusal)");
+		close(fd);
+		return;
+	}
+	make_cgroup(SHARED_CGROUP);
+	write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
+	child = spawn_piped(sharing_tree_child, &go, &back);
+	move_to_cgroup(SHARED_CGROUP, child);
+	snprintf(cmd, sizeof(cmd), "T %d %d", (int)child, SHARED_TARGET);
+	expect_ok(status_write(cmd), cmd);
+	snprintf(cmd, sizeof(cmd), "S %d", SHARED_TARGET);
+	expect_ok(status_write(cmd), cmd);
+	from = mp3ring_head(&ring);
+	expect(write(go, "g", 1) == 1 && read(back, &forked, sizeof(forked)) == sizeof(forked),
+	       "the tree did not touch its region");
+	before = swapped_out();
+	reclaim_cgroup(SHARED_CGROUP, bytes);
+	written = swapped_out() - before;
+	to = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
+	t.slots = calloc(t.size, sizeof(*t.slots));
+	expect(t.slots, "no memory");
+	for_each_record_between(&ring, from, to, add_tree_out, &t);
+	twice = slots_twice(&t);
+	printf("  pages_swap_shmem_shared: the kernel wrote out %" PRIu64 " pages of the tree's "
+	       "cgroup; the tree's swap-outs %" PRIu64 ", %" PRIu64 " of a slot already seen, %"
+	       PRIu64 " of another target; %llu dropped\n", written, t.out_pages, twice,
+	       t.other, (unsigned long long)ring.hdr->swap_dropped);
+	expect(written >= REGION_PAGES / 2, "only %" PRIu64 " pages written out of %d asked",
+	       written, REGION_PAGES);
+	expect(within_pct((double)t.out_pages, (double)written, 1),
+	       "the tree's swap-outs %" PRIu64 ", the kernel wrote out %" PRIu64, t.out_pages,
+	       written);
+	expect(!twice && !t.other && !ring.hdr->swap_dropped,
+	       "%" PRIu64 " swap-outs of a slot seen already, %" PRIu64 " of another target, %llu"
+	       " dropped", twice, t.other, (unsigned long long)ring.hdr->swap_dropped);
+	free(t.slots);
+	/* The forked one is the child's to reap: it says when it has. */
+	expect(!kill((pid_t)forked, SIGKILL) &&
+	       read(back, &forked, sizeof(forked)) == sizeof(forked) && !forked,
+	       "the tree's forked process was not reaped");
+	kill_and_reap(child);
+	close(go);
+	close(back);
+	close(fd);
+	expect(!rmdir(SHARED_CGROUP), "rmdir %s: %s", SHARED_CGROUP, strerror(errno));
+}
+
+static void read_region(const char *p, unsigned long pages)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	for (unsigned long i = 0; i < pages; i++)
+		(void)((const volatile char *)p)[i * page];
+}
+
+/*
+ * spawn_piped()'s fn: swapping_child()'s region, touched at "g" and paged
+ * out at "o"; at "r" it forks a process that keeps the slots (its page
+ * table holds them too, so a swap-in leaves the page in the swap cache)
+ * and reads the region back; at "o" it pages it out again.
+ */
+static void clean_swapping_child(int go, int back)
+{
+	size_t bytes = REGION_PAGES * (size_t)sysconf(_SC_PAGESIZE);
+	char *p = region_touched_when_told(go, MAP_PRIVATE);
+	pid_t keeper;
+
+	child_says(back, (uintptr_t)p);
+	child_waits(go);
+	child_says(back, madvise(p, bytes, MADV_PAGEOUT) ? (uintptr_t)errno : 0);
+	child_waits(go);
+	keeper = fork();
+	if (keeper < 0)
+		_exit(4);
+	if (!keeper) {
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL))
+			_exit(5);
+		for (;;)
+			pause();
+	}
+	read_region(p, REGION_PAGES);
+	child_says(back, (uintptr_t)p);
+	child_waits(go);
+	child_done(back, madvise(p, bytes, MADV_PAGEOUT) ? (uintptr_t)errno : 0);
+}
+
+/* The swap-outs of one process, written or clean, and their slots against the first's. */
+struct clean_outs {
+	pid_t tgid;
+	const struct swap_sums *first;
+	uint64_t written, clean, slot_kept;
+};
+
+static void add_clean_out(void *ctx, const struct mp3_proc_record *r)
+{
+	struct clean_outs *c = ctx;
+	const struct swap_sums *s = c->first;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (r->tgid != (uint32_t)c->tgid || r->type != MP3_RECORD_SWAP ||
+	    r->swap.event != MP3_SWAP_OUT)
+		return;
+	if (!(r->flags & MP3_RECORD_SWAP_CLEAN)) {
+		c->written += r->swap_time.pages;
+		return;
+	}
+	c->clean += r->swap_time.pages;
+	if (r->swap.address >= s->region && r->swap.address < s->region_end &&
+	    s->slots[(r->swap.address - s->region) / page] == slot_of(r))
+		c->slot_kept++;
+}
+
+/* Tells the child @word and reads its answer: 0 for a madvise() that worked. */
+static uintptr_t child_step(int go, int back, const char *word)
+{
+	uintptr_t answer;
+
+	expect(write(go, word, 1) == 1 && read(back, &answer, sizeof(answer)) == sizeof(answer),
+	       "the child did not answer '%s'", word);
+	return answer;
+}
+
+/*
+ * A page read back that keeps its slot (the slot shared with a forked
+ * process) and is not changed goes out again without a write: reclaim
+ * frees it, its copy in swap stands. The second page-out writes nothing
+ * (pswpout does not move), and each page has a clean swap-out
+ * (MP3_RECORD_SWAP_CLEAN) to the slot of its first, written one.
+ */
+void test_pages_swap_clean(void)
+{
+	struct swap_sums s = { .mapping = MP3_MAPPING_ANON };
+	struct clean_outs c = { .first = &s };
+	uint64_t from, to, before, written_again;
+	uintptr_t addr, err;
+	struct mp3ring ring;
+	char cmd[32], why[160];
+	int go, back, fd;
+	pid_t child;
+
+	map_ring(&ring, &fd);
+	mount_cgroup2(CGROUP_ROOT);
+	if (!file_contains(CGROUP_ROOT "/cgroup.controllers", "memory") ||
+	    !swap_device_ready(why, sizeof(why))) {
+		printf("  pages_swap_clean: not run: %s\n",
+		       file_contains(CGROUP_ROOT "/cgroup.controllers", "memory") ? why :
+		       "no memory cgroups (pages_swap checks the refusal)");
+		close(fd);
+		return;
+	}
+	child = spawn_piped(clean_swapping_child, &go, &back);
+	snprintf(cmd, sizeof(cmd), "R %d pages", (int)child);
+	expect_ok(status_write(cmd), cmd);
+	from = mp3ring_head(&ring);
+	addr = child_step(go, back, "g");
+	err = child_step(go, back, "o");
+	expect(!err, "madvise(MADV_PAGEOUT): %s", strerror((int)err));
+	child_step(go, back, "r");
+	to = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
+	s.tgid = c.tgid = child;
+	s.region = addr;
+	s.region_end = addr + REGION_PAGES * (uintptr_t)sysconf(_SC_PAGESIZE);
+	s.slots = calloc(REGION_PAGES, sizeof(*s.slots));
+	expect(s.slots, "no memory");
+	for_each_record_between(&ring, from, to, add_swap_record, &s);
+	before = swapped_out();
+	err = child_step(go, back, "o");
+	expect(!err, "the second madvise(MADV_PAGEOUT): %s", strerror((int)err));
+	written_again = swapped_out() - before;
+	from = to;
+	to = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
+	for_each_record_between(&ring, from, to, add_clean_out, &c);
+	printf("  pages_swap_clean: first %" PRIu64 " pages out, %" PRIu64 " back (%" PRIu64
+	       " read, the others read ahead); then the "
+	       "kernel wrote %" PRIu64 ", the trace says %" PRIu64 " written and %" PRIu64
+	       " clean, %" PRIu64 " of these to their first slot; %llu dropped\n", s.out_pages,
+	       s.in_pages, s.read_pages, written_again, c.written, c.clean, c.slot_kept,
+	       (unsigned long long)ring.hdr->swap_dropped);
+	/* Through the swap cache, which reads ahead. */
+	expect(s.in_pages >= REGION_PAGES * 99 / 100, "only %" PRIu64 " pages back", s.in_pages);
+	expect(written_again <= REGION_PAGES / 100 && c.written == written_again,
+	       "the second page-out wrote %" PRIu64 " pages, the trace says %" PRIu64,
+	       written_again, c.written);
+	expect(within_pct((double)c.clean, REGION_PAGES, 1) && c.slot_kept == c.clean,
+	       "%" PRIu64 " clean swap-outs of %d pages, %" PRIu64 " to their first slot", c.clean,
+	       REGION_PAGES, c.slot_kept);
+	expect(!ring.hdr->swap_dropped, "%llu dropped", (unsigned long long)ring.hdr->swap_dropped);
+	free(s.slots);
+	kill_and_reap(child);
+	close(go);
+	close(back);
+	close(fd);
 }

@@ -12,30 +12,48 @@
 static const struct log_page swap_out = {
 	.seq = 17, .wall_ns = 1700000000123456789ULL, .pid = 4242, .target = 3,
 	.event = MP3_SWAP_OUT, .device = 1, .pages = 1, .offset = 9001,
-	.address = 0x7f0012345000ULL, .stall_ns = 77, .comm = "post\tgres",
+	.address = 0x7f0012345000ULL, .stall_ns = 77, .mapping = MP3_MAPPING_SHMEM,
+	.comm = "post\tgres",
 };
 
 /* Each event's line, as logformat.h gives it; a swap-out's stall is not one. */
 static void test_lines(void)
 {
-	struct log_page read_back = swap_out, cached = swap_out;
+	struct log_page read_back = swap_out, cached = swap_out, dropped = swap_out;
 	char line[256];
 
 	logformat_page(line, sizeof(line), &swap_out);
 	expect(!strcmp(line, "17\t1700000000.123457\t4242\tpost_gres\t3\tout\t1\t9001\t"
-		       "7f0012345000\t1\t-\n"), "swap-out: '%s'", line);
+		       "7f0012345000\t1\t-\tshmem\n"), "swap-out: '%s'", line);
+	dropped.clean = true;
+	logformat_page(line, sizeof(line), &dropped);
+	expect(!strcmp(line, "17\t1700000000.123457\t4242\tpost_gres\t3\tdrop\t1\t9001\t"
+		       "7f0012345000\t1\t-\tshmem\n"), "swap-out without a write: '%s'", line);
+	read_back.mapping = MP3_MAPPING_ANON;
 	read_back.event = MP3_SWAP_IN | MP3_SWAP_READ;
 	read_back.stall_ns = 1234567;
 	read_back.address = 0;
 	read_back.pages = 512;
 	logformat_page(line, sizeof(line), &read_back);
 	expect(!strcmp(line, "17\t1700000000.123457\t4242\tpost_gres\t3\tread\t1\t9001\t-\t512"
-		       "\t1.234567\n"), "swap-in that read: '%s'", line);
+		       "\t1.234567\tanon\n"), "swap-in that read: '%s'", line);
 	cached.event = MP3_SWAP_IN;
 	cached.stall_ns = 0;
 	logformat_page(line, sizeof(line), &cached);
 	expect(!strcmp(line, "17\t1700000000.123457\t4242\tpost_gres\t3\tin\t1\t9001\t"
-		       "7f0012345000\t1\t0.000000\n"), "swap-in from the cache: '%s'", line);
+		       "7f0012345000\t1\t0.000000\tshmem\n"), "swap-in from the cache: '%s'", line);
+}
+
+/* A format 1 line (no memory column) is read, its page anonymous. */
+static void test_format_1(void)
+{
+	char line[] = "17\t1.000000\t42\tx\t0\tout\t1\t9\t1000\t1\t-";
+	struct log_page pg = { .mapping = MP3_MAPPING_SHMEM };
+
+	expect(logformat_parse_page(line, &pg), "a format 1 line refused");
+	expect(pg.mapping == MP3_MAPPING_ANON && pg.offset == 9 && pg.address == 0x1000,
+	       "a format 1 line read as mapping %u, offset %llu", pg.mapping,
+	       (unsigned long long)pg.offset);
 }
 
 /* What is written is read back, every field. */
@@ -43,11 +61,14 @@ static void test_round_trip(void)
 {
 	const uint32_t events[] = { MP3_SWAP_OUT, MP3_SWAP_IN, MP3_SWAP_IN | MP3_SWAP_READ };
 
-	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+	for (size_t i = 0; i < 2 * sizeof(events) / sizeof(events[0]) + 1; i++) {
 		struct log_page pg = swap_out, back;
 		char line[256];
 
-		pg.event = events[i];
+		/* The last: a swap-out without a write. */
+		pg.event = i / 2 < sizeof(events) / sizeof(events[0]) ? events[i / 2] : MP3_SWAP_OUT;
+		pg.clean = i / 2 == sizeof(events) / sizeof(events[0]);
+		pg.mapping = i % 2 ? MP3_MAPPING_ANON : MP3_MAPPING_SHMEM;
 		pg.stall_ns = pg.event == MP3_SWAP_OUT ? LOGFORMAT_TIME_UNKNOWN : 5000001;
 		logformat_page(line, sizeof(line), &pg);
 		line[strlen(line) - 1] = '\0';
@@ -56,7 +77,9 @@ static void test_round_trip(void)
 		       back.pid == pg.pid && back.target == pg.target && back.event == pg.event &&
 		       back.device == pg.device && back.offset == pg.offset &&
 		       back.address == pg.address && back.pages == pg.pages &&
-		       back.stall_ns == pg.stall_ns && !strcmp(back.comm, "post_gres"),
+		       back.stall_ns == pg.stall_ns && back.mapping == pg.mapping &&
+		       back.clean == pg.clean &&
+		       !strcmp(back.comm, "post_gres"),
 		       "event %u read back otherwise", pg.event);
 	}
 }
@@ -66,12 +89,14 @@ static void test_refused(void)
 {
 	static const char *const bad[] = {
 		"17\t1.000000\t42\tx\t0\tout\t1\t9\t1000\t1",		/* a field short */
-		"17\t1.000000\t42\tx\t0\tout\t1\t9\t1000\t1\t-\textra",
+		"17\t1.000000\t42\tx\t0\tout\t1\t9\t1000\t1\t-\tanon\textra",
+		"17\t1.000000\t42\tx\t0\tout\t1\t9\t1000\t1\t-\tfile",	/* no such memory */
 		"17\t1.000000\t42\tx\t0\tgone\t1\t9\t1000\t1\t-",	/* no such event */
 		"17\t1.000000\t0\tx\t0\tout\t1\t9\t1000\t1\t-",		/* PID 0 */
 		"17\t1.000000\t42\tx\t0\tout\t1\t9\t1000\t0\t-",		/* no pages */
 		"17\t1.000000\t42\tx\t0\tout\t1\t9\t1000\t1\t0.000001",	/* a swap-out's stall */
 		"17\t1.000000\t42\tx\t0\tread\t1\t9\t1000\t1\t-",	/* a swap-in's none */
+		"17\t1.000000\t42\tx\t0\tdrop\t1\t9\t1000\t1\t0.000001",	/* a drop's stall */
 		"17\t1.000000\t42\tx\t0\tread\t1\t-9\t1000\t1\t0.000001",	/* a sign */
 		"17\t1.000000\t42\tx\t0\tout\t4294967296\t9\t1000\t1\t-",	/* device too big */
 		"17 1.000000 1 2 3 4.000 1 1 1 1.000 - - - - - - - - - -",	/* a sample */
@@ -89,7 +114,7 @@ static void test_refused(void)
 /* The header names the format, the columns and their units. */
 static void test_header(void)
 {
-	static const char start[] = LOGFORMAT_PAGES_MAGIC "1\n# created 55\n"
+	static const char start[] = LOGFORMAT_PAGES_MAGIC "2\n# created 55\n"
 		LOGFORMAT_PAGES_COLUMNS "\n# units: tab-separated;";
 	char text[LOGFORMAT_HEADER_MAX];
 	int n = logformat_header(text, sizeof(text), LOGKIND_PAGES, 55);
@@ -100,4 +125,4 @@ static void test_header(void)
 	       "the units line is not the header's last: %s", text);
 }
 
-UNIT_TESTS(UNIT_TEST(lines), UNIT_TEST(round_trip), UNIT_TEST(refused), UNIT_TEST(header));
+UNIT_TESTS(UNIT_TEST(lines), UNIT_TEST(format_1), UNIT_TEST(round_trip), UNIT_TEST(refused), UNIT_TEST(header));

@@ -138,14 +138,14 @@ result swap_output_not_watched "$( [ $status = 2 ] && grep -q -- "-o goes withou
 "$ctl" -c "$dir/pfprofd.conf" page 4343 0x7fff > "$dir/out" 2> "$dir/err"
 status=$?
 result page_rows "$( [ $status = 0 ] && grep -q '^PID 4343 (loop), page 7000: 2 events in the logs:$' \
-	"$dir/out" && grep -qE '^[-0-9]+ [0-9:.]+ +read +0:8 +0\.500 +0\.250$' "$dir/out" ||
+	"$dir/out" && grep -qE '^[-0-9]+ [0-9:.]+ +read +anon +0:8 +0\.500 +0\.250$' "$dir/out" ||
 	echo "status $status: $(cat "$dir/out" "$dir/err")")"
 "$ctl" -c "$dir/pfprofd.conf" page --json -n 1 4343 7000 > "$dir/out" 2> "$dir/err"
 result page_json "$(python3 -c '
 import json, sys
 o = json.load(open(sys.argv[1]))
 e = o["events"]
-if o["events_in_logs"] != 2 or len(e) != 1 or e[0]["event"] != "read" or \
+if o["events_in_logs"] != 2 or len(e) != 1 or e[0]["event"] != "read" or e[0]["memory"] != "anon" or \
 		e[0]["away_ns"] != 500000000 or e[0]["stall_ns"] != 250000:
 	print(o)' "$dir/out")"
 rm "$dir/logs/pfprof-pages.log.3"

@@ -24,7 +24,8 @@
  *   write "R <pid> pages"
  *                    the same, and its records say which of its pages it
  *                    sends to swap and takes back (version 10,
- *                    MP3_RECORD_SWAP). While any process is so registered,
+ *                    MP3_RECORD_SWAP; version 11: its shared memory's
+ *                    too). While any process is so registered,
  *                    reclaim and every swap-in fault on the machine pass
  *                    kernel probes: an administrator's only (EPERM for
  *                    other users), as is "S"; EOPNOTSUPP on a kernel
@@ -380,30 +381,41 @@ struct mp3_classic_sample {
  * Version 10 says which pages a process registered with "R <pid> pages",
  * or of a target given "S", sends to swap and takes back: an
  * MP3_RECORD_SWAP record per event, written at the first sample after
- * it. A swap-out (MP3_SWAP_OUT) is an anonymous page of the process that
- * reclaim unmapped from it and wrote out (to the device, to zswap, or,
- * since 6.12, noted as zero-filled without a write): the events are
- * those of the kernel's mm_vmscan_write_folio tracepoint, each given to
- * the processes that mapped the page when reclaim unmapped it, one
- * record each. A swap-in (MP3_SWAP_IN) is a fault of the process on a
- * page it had in swap, with MP3_SWAP_READ when the fault read the page
- * (from the device, zswap or the zero map: the kernel's major faults of
- * the kind) rather than finding it still in memory, in the swap cache.
- * Both say the page's slot (swap.device, the kernel's index of the swap
- * area as swapon gave it, and swap.offset, its page within it: a page
- * written out and read back has the same slot in both), the virtual
- * page (swap.address, in the process's memory map at the time; 0 where
- * not known), the time (swap_time.time_ns, CLOCK_MONOTONIC) and the
- * pages (swap_time.pages: 1, more for a large folio); a swap-in, the
- * time the faulting thread spent in the swap fault (swap_time.stall_ns,
- * its attempts added up as for latency). The mapping field is
- * MP3_MAPPING_ANON. Events the module could not keep (its per-CPU room
- * for a sample's events full, or the process gone before the sample)
+ * it. A swap-out (MP3_SWAP_OUT) is a page of the process that reclaim
+ * unmapped from it and wrote out (to the device, to zswap, or, since
+ * 6.12, noted as zero-filled without a write): the events are those of
+ * the kernel's mm_vmscan_write_folio tracepoint; or, since version 11,
+ * one it freed without a write (flags MP3_RECORD_SWAP_CLEAN): read back
+ * earlier and not changed since, the page kept its slot, whose copy
+ * stands for it (the kernel's pswpout does not count these; the next
+ * swap-in reads the slot again). Each is given to the
+ * processes that mapped the page when reclaim unmapped it, one record
+ * each, but one per target: of the processes of one target that mapped
+ * it, the first gets the record (since version 11; version 10 gave each
+ * one). A swap-in (MP3_SWAP_IN) is a fault of the process on a page it
+ * had in swap, with MP3_SWAP_READ when the fault read the page (from the
+ * device, zswap or the zero map: the kernel's major faults of the kind)
+ * rather than finding it still in memory, in the swap cache. Both say the
+ * page's slot (swap.device, the kernel's index of the swap area as
+ * swapon gave it, and swap.offset, its page within it: a page written
+ * out and read back has the same slot in both), the virtual page
+ * (swap.address, in the process's memory map at the time; 0 where not
+ * known), the time (swap_time.time_ns, CLOCK_MONOTONIC) and the pages
+ * (swap_time.pages: 1, more for a large folio); a swap-in, the time the
+ * faulting thread spent in the swap fault (swap_time.stall_ns, its
+ * attempts added up as for latency). The mapping field says which
+ * memory: MP3_MAPPING_ANON (private anonymous), or since version 11
+ * MP3_MAPPING_SHMEM (tmpfs, memfd, SysV, shared anonymous: version 10
+ * traced anonymous pages only; a version 10 reader that does not look at
+ * mapping counts these with the others, as the process's swap events
+ * they are). A shmem page that no traced process maps when it is written
+ * out has no swap-out. Events the module could not keep (its per-CPU
+ * room for a sample's events full, or the process gone before the sample)
  * are counted in the header's swap_dropped.
  */
 #define MP3_RING_OFFSET		0x10000000UL
 #define MP3_RING_MAGIC		0x5233504dU	/* "MP3R" little-endian */
-#define MP3_RING_VERSION	10
+#define MP3_RING_VERSION	11
 #define MP3_RING_COMPAT_VERSION	1
 /* The compat_version of a ring with MP3_RING_ACTIVE_ONLY. */
 #define MP3_RING_ACTIVE_ONLY_COMPAT_VERSION	4
@@ -518,6 +530,8 @@ struct mp3_ring_sample {
 #define MP3_OWNER_OTHERS	(~0U)
 /* Version 9, a record's flags. */
 #define MP3_RECORD_ADMIN	0x1	/* an administrator's registration */
+/* Version 11, an MP3_SWAP_OUT record's: nothing written, the copy in swap stands (see above). */
+#define MP3_RECORD_SWAP_CLEAN	0x2
 
 /*
  * Version 8, MP3_RECORD_LATENCY: the durations' buckets, by powers of two
@@ -599,7 +613,7 @@ struct mp3_proc_record {
 	};	/* 0 in the other records */
 	/* Version 9: whose registration wrote it (see above). */
 	__u32 owner;
-	__u32 flags;		/* MP3_RECORD_ADMIN */
+	__u32 flags;		/* MP3_RECORD_ADMIN, MP3_RECORD_SWAP_CLEAN */
 	/*
 	 * Version 9, in MP3_RECORD_FAULTS records: the device of the mapping's
 	 * file as stat(2)'s st_dev and /proc/<pid>/maps give it (makedev(3) of
