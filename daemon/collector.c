@@ -127,6 +127,7 @@ static bool log_missed(void *ctx, uint64_t first_seq, uint64_t count)
 struct sample_records {
 	struct collector *collector;
 	uint64_t seq, wall_ns;
+	uint64_t sys_pswpout;	/* the sample's: the machine's clock of evictions */
 	bool to_procs, to_faults, to_pages;
 	bool stalls;		/* the records' waits are known */
 	/* The ring says whose records are (version 9): users' lines are budgeted. */
@@ -203,7 +204,8 @@ static void add_page(const struct sample_records *sr, const struct mp3_proc_reco
 {
 	struct collector *c = sr->collector;
 	struct proc_entry *e = proctable_find_or_add(&c->counters->procs, r->tgid);
-	const struct log_page line = logformat_page_of(r, sr->seq, c->wall_offset_ns,
+	const struct log_page line = logformat_page_of(r, sr->seq, sr->sys_pswpout,
+						       c->wall_offset_ns,
 						       e ? proctable_name(e) : "?");
 
 	if (sr->to_procs && counters_add_page(c->counters, &line))
@@ -315,7 +317,7 @@ static void log_faults(struct collector *c, const struct sample_records *sr)
 static void log_records(struct collector *c, const struct mp3_ring_sample *s, uint64_t wall_ns)
 {
 	struct sample_records sr = {
-		.collector = c, .seq = s->seq, .wall_ns = wall_ns,
+		.collector = c, .seq = s->seq, .wall_ns = wall_ns, .sys_pswpout = s->pswpout,
 		.to_procs = wants(c, LOGKIND_PROCS, s->seq),
 		.to_faults = wants(c, LOGKIND_FAULTS, s->seq),
 		.to_pages = wants(c, LOGKIND_PAGES, s->seq),

@@ -247,8 +247,7 @@ int logformat_fault(char *buf, size_t size, const struct log_fault *f)
 			f->major, name, minor_ms, major_ms);
 }
 
-/* The mapping kind of a faults log's word, or -1. */
-static int mapping_of_word(const char *word)
+int logformat_mapping_of_word(const char *word)
 {
 	for (uint32_t m = MP3_MAPPING_UNRESOLVED; m <= MP3_MAPPING_SHMEM; m++)
 		if (!strcmp(word, logformat_mapping_word(m)))
@@ -280,7 +279,7 @@ bool logformat_parse_fault(char *line, struct log_fault *f)
 
 	if (n != FAULT_FIELDS_1 && n != FAULT_FIELDS)
 		return false;
-	mapping = mapping_of_word(field[5]);
+	mapping = logformat_mapping_of_word(field[5]);
 	f->size = 0;
 	if (!logfields_u64(field[0], 10, &f->seq) || !logfields_wall(field[1], &f->wall_ns) ||
 	    !logfields_u64(field[2], 10, &pid) || !pid || pid > INT32_MAX ||

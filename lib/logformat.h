@@ -71,9 +71,9 @@
  * version 10), in the order of the samples that carried them, tab-separated:
  *   # pfprof pages log format 2
  *   # created <unix seconds>
- *   # columns: seq wall_time_s pid comm target event device offset address pages stall_ms memory
+ *   # columns: seq wall_time_s pid comm target event device offset address pages stall_ms memory sys_pswpout
  *   # units: ...
- * then "%llu\t%.6f\t%u\t%s\t%u\t%s\t%u\t%llu\t%s\t%u\t%s\t%s\n" lines: wall_time_s
+ * then "%llu\t%.6f\t%u\t%s\t%u\t%s\t%u\t%llu\t%s\t%u\t%s\t%s\t%llu\n" lines: wall_time_s
  * the event's own time (not its sample's); event "out" (written to swap,
  * unmapped from the process), "drop" (unmapped and freed without a write:
  * read back earlier and unchanged, its copy in swap stands; ring version
@@ -84,8 +84,11 @@
  * page in hex, "-" when not known; pages 1, more for a large folio;
  * stall_ms the time the faulting thread spent in the fault, ms to the ns,
  * "-" for "out" and "drop"; memory "anon" (private anonymous) or "shmem" (tmpfs,
- * memfd, SysV, shared anonymous; ring version 11). Format 1 had the first
- * eleven columns only, its pages all anonymous. The same load_id, missed
+ * memfd, SysV, shared anonymous; ring version 11); sys_pswpout the
+ * machine's pages written to swap since boot at the sample that carried
+ * the event (the sample's pswpout: the machine's clock of evictions, for
+ * refault distances under global reclaim). Format 1 had the first eleven
+ * columns only, its pages all anonymous. The same load_id, missed
  * and lost lines as the per-process log.
  *
  * And "pfprof-memory.log" (rotated the same way) has, once a second, for
@@ -131,7 +134,7 @@ enum log_kind { LOGKIND_SAMPLES, LOGKIND_PROCS, LOGKIND_FAULTS, LOGKIND_PAGES, L
 #define LOGFORMAT_PAGES_FILE "pfprof-pages.log"
 #define LOGFORMAT_PAGES_MAGIC "# pfprof pages log format "
 #define LOGFORMAT_PAGES_COLUMNS "# columns: seq wall_time_s pid comm target event device " \
-	"offset address pages stall_ms memory"
+	"offset address pages stall_ms memory sys_pswpout"
 #define LOGFORMAT_MEMORY_FILE "pfprof-memory.log"
 #define LOGFORMAT_MEMORY_MAGIC "# pfprof memory log format "
 #define LOGFORMAT_MEMORY_COLUMNS "# columns: seq wall_time_s target current_bytes max_bytes " \
@@ -197,6 +200,8 @@ int logformat_proc(char *buf, size_t size, const struct log_proc *p);
 
 /* A mapping kind's word in the faults log: "anon", "heap", "stack", "file", "shmem", "unresolved". */
 const char *logformat_mapping_word(uint32_t mapping);
+/* The mapping kind of a word logformat_mapping_word() gives, or -1. */
+int logformat_mapping_of_word(const char *word);
 /*
  * Sets the times of f (its minor and major set) from the module's sum of
  * its records' fault_time. A kind's time is unknown when the module timed
@@ -224,19 +229,27 @@ struct log_page {
 	uint64_t stall_ns;		/* LOGFORMAT_TIME_UNKNOWN for a swap-out */
 	uint32_t mapping;		/* MP3_MAPPING_ANON or MP3_MAPPING_SHMEM */
 	bool clean;			/* a swap-out that wrote nothing (MP3_RECORD_SWAP_CLEAN) */
+	/*
+	 * The machine's pages written to swap since boot (/proc/vmstat's
+	 * pswpout) at the sample that carried it: the machine's clock of
+	 * evictions. LOGFORMAT_COUNT_UNKNOWN in a format 1 line.
+	 */
+	uint64_t sys_pswpout;
 	const char *comm;
 };
+#define LOGFORMAT_COUNT_UNKNOWN UINT64_MAX
 
-/* An MP3_RECORD_SWAP record of sample seq as a line; wall_offset_ns: wall - monotonic. */
+/*
+ * An MP3_RECORD_SWAP record of sample seq (whose pswpout was sys_pswpout)
+ * as a line; wall_offset_ns: wall - monotonic.
+ */
 struct log_page logformat_page_of(const struct mp3_proc_record *r, uint64_t seq,
-				  uint64_t wall_offset_ns, const char *comm);
+				  uint64_t sys_pswpout, uint64_t wall_offset_ns, const char *comm);
 /*
  * A swap record's event in the pages log: "out" (written), "drop" (out
  * without a write), "in" (from the swap cache) or "read".
  */
 const char *logformat_swap_event_word(const struct log_page *pg);
-/* A swap record's memory in the pages log: "anon" or "shmem". */
-const char *logformat_swap_memory_word(uint32_t mapping);
 /* The pages log's header (logformat_header() of LOGKIND_PAGES). */
 int logformat_pages_header(char *buf, size_t size, uint64_t created_s);
 int logformat_page(char *buf, size_t size, const struct log_page *pg);

@@ -9,7 +9,7 @@
 #include "logfields.h"
 #include "printable.h"
 
-#define PAGE_FIELDS 12
+#define PAGE_FIELDS 13
 /* Format 1 had no memory column: its pages were anonymous. */
 #define PAGE_FIELDS_1 11
 
@@ -28,7 +28,9 @@ static const char pages_header_format[] =
 	" address = the page in the process, hex, - = unknown; pages = 1, more for a large"
 	" folio; stall_ms = the time the faulting thread spent in the fault, ms, - for out and"
 	" drop;"
-	" memory = anon (private anonymous) or shmem (tmpfs, memfd, SysV, shared anonymous)\n";
+	" memory = anon (private anonymous) or shmem (tmpfs, memfd, SysV, shared anonymous);"
+	" sys_pswpout = the machine's pages written to swap since boot, at the sample that"
+	" carried it\n";
 
 int logformat_pages_header(char *buf, size_t size, uint64_t created_s)
 {
@@ -42,19 +44,14 @@ const char *logformat_swap_event_word(const struct log_page *pg)
 	return pg->event & MP3_SWAP_READ ? "read" : "in";
 }
 
-const char *logformat_swap_memory_word(uint32_t mapping)
-{
-	return mapping == MP3_MAPPING_SHMEM ? "shmem" : "anon";
-}
-
+/* A swap record's memory, as the faults log names it: anon or shmem only. */
 static bool memory_of_word(const char *word, uint32_t *mapping)
 {
-	if (!strcmp(word, "anon"))
-		*mapping = MP3_MAPPING_ANON;
-	else if (!strcmp(word, "shmem"))
-		*mapping = MP3_MAPPING_SHMEM;
-	else
+	int m = logformat_mapping_of_word(word);
+
+	if (m != MP3_MAPPING_ANON && m != MP3_MAPPING_SHMEM)
 		return false;
+	*mapping = (uint32_t)m;
 	return true;
 }
 
@@ -73,9 +70,10 @@ static bool event_of_word(const char *word, uint32_t *event, bool *clean)
 }
 
 struct log_page logformat_page_of(const struct mp3_proc_record *r, uint64_t seq,
-				  uint64_t wall_offset_ns, const char *comm)
+				  uint64_t sys_pswpout, uint64_t wall_offset_ns, const char *comm)
 {
 	return (struct log_page){
+		.sys_pswpout = sys_pswpout,
 		.seq = seq, .wall_ns = r->swap_time.time_ns + wall_offset_ns, .pid = r->tgid,
 		.target = r->target, .event = r->swap.event, .device = r->swap.device,
 		.pages = r->swap_time.pages, .offset = r->swap.offset, .address = r->swap.address,
@@ -88,18 +86,21 @@ int logformat_page(char *buf, size_t size, const struct log_page *pg)
 {
 	uint64_t wall_us = logfields_us(pg->wall_ns);
 	char comm[sizeof(((struct mp3_proc_record *)0)->comm)], address[24] = "-", stall[32];
+	char sys_pswpout[24] = "-";
 
 	logfields_copy(comm, sizeof(comm), pg->comm);
 	if (pg->address)
 		snprintf(address, sizeof(address), "%" PRIx64, pg->address);
+	if (pg->sys_pswpout != LOGFORMAT_COUNT_UNKNOWN)
+		snprintf(sys_pswpout, sizeof(sys_pswpout), "%" PRIu64, pg->sys_pswpout);
 	logfields_format_ms(stall, sizeof(stall),
 			    pg->event == MP3_SWAP_OUT ? LOGFORMAT_TIME_UNKNOWN : pg->stall_ns);
 	return snprintf(buf, size,
 			"%" PRIu64 "\t%" PRIu64 ".%06" PRIu64 "\t%" PRIu32 "\t%s\t%" PRIu32
-			"\t%s\t%" PRIu32 "\t%" PRIu64 "\t%s\t%" PRIu32 "\t%s\t%s\n",
+			"\t%s\t%" PRIu32 "\t%" PRIu64 "\t%s\t%" PRIu32 "\t%s\t%s\t%s\n",
 			pg->seq, wall_us / 1000000, wall_us % 1000000, pg->pid, comm, pg->target,
 			logformat_swap_event_word(pg), pg->device, pg->offset, address, pg->pages, stall,
-			logformat_swap_memory_word(pg->mapping));
+			logformat_mapping_word(pg->mapping), sys_pswpout);
 }
 
 bool logformat_parse_page(char *line, struct log_page *pg)
@@ -112,6 +113,7 @@ bool logformat_parse_page(char *line, struct log_page *pg)
 		return false;
 	pg->address = 0;
 	pg->mapping = MP3_MAPPING_ANON;
+	pg->sys_pswpout = LOGFORMAT_COUNT_UNKNOWN;
 	if (!logfields_u64(field[0], 10, &pg->seq) || !logfields_wall(field[1], &pg->wall_ns) ||
 	    !logfields_u64(field[2], 10, &pid) || !pid || pid > INT32_MAX ||
 	    !logfields_u64(field[4], 10, &target) || target > UINT32_MAX ||
@@ -122,7 +124,9 @@ bool logformat_parse_page(char *line, struct log_page *pg)
 	    !logfields_u64(field[9], 10, &pages) || !pages || pages > UINT32_MAX ||
 	    !logfields_ms(field[10], &pg->stall_ns) ||
 	    (pg->event == MP3_SWAP_OUT) != (pg->stall_ns == LOGFORMAT_TIME_UNKNOWN) ||
-	    (n == PAGE_FIELDS && !memory_of_word(field[11], &pg->mapping)))
+	    (n == PAGE_FIELDS && (!memory_of_word(field[11], &pg->mapping) ||
+				  (strcmp(field[12], "-") &&
+				   !logfields_u64(field[12], 10, &pg->sys_pswpout)))))
 		return false;
 	pg->pid = (uint32_t)pid;
 	pg->target = (uint32_t)target;

@@ -110,6 +110,13 @@ static bool in_window(const struct refault_replay *r, uint64_t ns)
 	return ns >= r->from_ns && ns <= r->to_ns;
 }
 
+/* The replay's clock for owner o at event pg (o's own clock already moved by it). */
+static uint64_t clock_at(const struct refault_replay *r, const struct refault_owner *o,
+			 const struct log_page *pg)
+{
+	return r->machine_clock ? pg->sys_pswpout : o->evicted;
+}
+
 /* A swap-out: each page of it remembers its owner's clock after it went. */
 static int add_out(struct refault_replay *r, struct refault_owner *o, uint32_t owner,
 		   const struct log_page *pg)
@@ -129,10 +136,18 @@ static int add_out(struct refault_replay *r, struct refault_owner *o, uint32_t o
 		}
 		r->nr_slots += !s->key;
 		*s = (struct refault_slot){ .key = slot_key(pg->device, pg->offset + i),
-					    .evicted = o->evicted, .out_ns = pg->wall_ns,
+					    .evicted = clock_at(r, o, pg), .out_ns = pg->wall_ns,
 					    .owner = owner };
 	}
 	return 0;
+}
+
+/* Whether the clock was read at both ends: the machine's is missing from format 1 lines. */
+static bool clock_known(const struct refault_replay *r, const struct refault_slot *s,
+			const struct log_page *pg)
+{
+	return !r->machine_clock || (s->evicted != LOGFORMAT_COUNT_UNKNOWN &&
+				     pg->sys_pswpout != LOGFORMAT_COUNT_UNKNOWN);
 }
 
 /* A page read back, kept by the owner that sent it out (or given to the sink): on its clock. */
@@ -140,8 +155,9 @@ static int keep_refault(struct refault_replay *r, const struct refault_slot *s,
 			const struct log_page *pg)
 {
 	struct refault_owner *o = &r->owners[s->owner];
+	uint64_t now = clock_at(r, o, pg);
 	const struct refault rf = {
-		.distance = o->evicted - s->evicted,
+		.distance = now > s->evicted ? now - s->evicted : 0,
 		.at_ns = pg->wall_ns,
 		.away_ns = pg->wall_ns > s->out_ns ? pg->wall_ns - s->out_ns : 0,
 		.pages = pg->pages,
@@ -179,7 +195,9 @@ static int add_in(struct refault_replay *r, struct refault_owner *o, const struc
 		o->unmatched += counted && read ? pg->pages : 0;
 		return 0;
 	}
-	if (counted && read)
+	if (counted && read && !clock_known(r, s, pg))
+		o->unmatched += pg->pages;
+	else if (counted && read)
 		err = keep_refault(r, s, pg);
 	for (uint32_t i = 0; i < pg->pages; i++) {
 		s = slot_find(r, slot_key(pg->device, pg->offset + i));

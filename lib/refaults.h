@@ -10,9 +10,16 @@
  *
  * An owner is a target (a unit, cgroup, tree or name: the events' target)
  * or, for a process added alone (target 0), its PID. A page read back
- * whose swap-out was not replayed (before the log's first line, or
- * evicted again without being written: a clean page of the swap cache) has
- * no distance: it is counted in unmatched.
+ * whose swap-out was not replayed (before the log's first line) has no
+ * distance: it is counted in unmatched.
+ *
+ * The owner's own evictions are the clock of a page its own limit pushed
+ * out (a unit's or cgroup's memory.max). A page the machine's reclaim
+ * pushed out had the whole machine's evictions in between; with
+ * machine_clock, distances count those: the machine's pages written to
+ * swap between the samples that carried the two events (the pages log's
+ * sys_pswpout), the memory the machine would have needed beyond what it
+ * had. A swap-out without a write (a clean page) does not move that clock.
  */
 #ifndef PFPROF_REFAULTS_H
 #define PFPROF_REFAULTS_H
@@ -43,7 +50,7 @@ struct refault_owner {
 /* Where a page went: the slot of a swap-out replayed and not yet back. */
 struct refault_slot {
 	uint64_t key;			/* device << 48 | offset; 0: free */
-	uint64_t evicted;		/* its owner's clock after it went out */
+	uint64_t evicted;		/* its owner's (or the machine's) clock after it went out */
 	uint64_t out_ns;
 	uint32_t owner;
 };
@@ -69,6 +76,8 @@ struct refault_replay {
 	 */
 	size_t slots_max;
 	uint64_t untracked;
+	/* Distances in the machine's evictions (see above); lines without them match nothing. */
+	bool machine_clock;
 };
 
 /* A replay counting the events in [from_ns, to_ns] (wall clock). */

@@ -24,7 +24,7 @@
 #include "targets.h"
 
 enum { OPT_LAST, OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM, OPT_USER, OPT_JSON, OPT_OUTPUT,
-       OPT_TIMELINE };
+       OPT_TIMELINE, OPT_MACHINE };
 
 /* The shares of the pages read back that the columns say the memory for. */
 static const double shares[] = { 0.5, 0.9, 0.99 };
@@ -43,6 +43,7 @@ struct memory_query {
 	double last_s;			/* the window; 0: the whole log */
 	const char *output;		/* the picture to draw, or NULL */
 	bool timeline;			/* of the one owner asked for, not the curves */
+	bool machine;			/* distances in the machine's evictions */
 };
 
 /* What one owner had and would have needed. */
@@ -158,9 +159,9 @@ static void print_table(const struct memory_log *m, const struct owner_view *vie
 	char window[128];
 
 	format_window(window, sizeof(window), m, q);
-	printf("Swap traffic in %s; +50%% +90%% +99%%: the memory beyond what it "
+	printf("Swap traffic in %s; +50%% +90%% +99%%: the memory beyond what %s "
 	       "had that would have kept that share of its pages read back in; NEEDS: LIMIT "
-	       "(memory.max) +90%%\n", window);
+	       "(memory.max) +90%%\n", window, q->machine ? "the machine" : "it");
 	printf("%9s %9s %9s %10s %9s %9s %9s %9s %9s %9s  %s\n", "OUT", "CACHED", "READ",
 	       "STALL-MS", "AWAY", "+50%", "+90%", "+99%", "LIMIT", "NEEDS", "OWNER");
 	for (size_t i = 0; i < n; i++) {
@@ -215,6 +216,7 @@ static bool print_json(const struct memory_log *m, const struct owner_view *view
 		ctl_json_add_double(o, "last_seconds", q->last_s);
 	else
 		ctl_json_add(o, "last_seconds", NULL);
+	ctl_json_add_string(o, "distances", q->machine ? "machine" : "owner");
 	ctl_json_add_double(o, "first_unix_time", (double)m->first_ns / 1e9);
 	ctl_json_add_double(o, "last_unix_time", (double)m->last_ns / 1e9);
 	for (size_t i = 0; i < n; i++)
@@ -303,7 +305,7 @@ static int show(const struct ctl *ctl, const struct memory_query *q, bool json)
 	struct target_list targets = { 0 };
 	struct owner_view *views;
 	struct memory_log m;
-	int err = memory_log_read(&m, ctl->config.log_dir, ctl->config.keep, since);
+	int err = memory_log_read(&m, ctl->config.log_dir, ctl->config.keep, since, q->machine);
 	int status = PFPROF_EXIT_FAILED;
 	size_t n;
 
@@ -389,6 +391,7 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 					       call->option[OPT_OUTPUT].typed);
 	}
 	q.timeline = call->option[OPT_TIMELINE].set;
+	q.machine = call->option[OPT_MACHINE].set;
 	if (q.timeline && (!q.output || !q.one))
 		return ctl_usage_error(&ctl_memory_command, "%s draws one process's or target's "
 				       "paging: give it, and the picture with -o",
@@ -412,11 +415,15 @@ const struct ctl_command ctl_memory_command = {
 		   "column: the limit that would have ended 90 % of its paging. With\n"
 		   "--output, the curves instead: for each owner (the first 8), the\n"
 		   "memory beyond what it had against the share of its pages read back\n"
-		   "that would have stayed in. With --timeline too, one owner's paging on\n"
-		   "one time axis: pages sent out and read back per second, each page's\n"
-		   "refault distance, and the time the swap-ins stalled its threads; of a\n"
-		   "unit or cgroup also its file refaults, memory.max, memory.current\n"
-		   "and memory.pressure, from pfprofd's memory log.\n",
+		   "that would have stayed in. With --machine, the distances count the\n"
+		   "machine's pages written to swap instead of the owner's: the memory the\n"
+		   "machine would have needed beyond what it had, for owners paged by the\n"
+		   "machine's reclaim rather than by a limit of their own. With --timeline\n"
+		   "too, one owner's paging on one time axis: pages sent out and read\n"
+		   "back per second, each page's refault distance, and the time the\n"
+		   "swap-ins stalled its threads; of a unit or cgroup also its file\n"
+		   "refaults, memory.max, memory.current and memory.pressure, from\n"
+		   "pfprofd's memory log.\n",
 	.options = {
 		[OPT_LAST] = { "last", 'l', CTL_STRING, "SECS",
 			       "only the swap-ins of the last SECS seconds (default: all)" },
@@ -426,6 +433,8 @@ const struct ctl_command ctl_memory_command = {
 				 "draw each owner's curve into FILE, .png or .svg" },
 		[OPT_TIMELINE] = { "timeline", 0, CTL_STRING, NULL,
 				   "with -o, the one owner's paging over time instead" },
+		[OPT_MACHINE] = { "machine", 0, CTL_STRING, NULL,
+				  "distances in the machine's swap-outs, not the owner's" },
 	},
 	.run = run,
 };

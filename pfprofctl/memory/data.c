@@ -50,12 +50,14 @@ static void replay_line(char *line, void *ctx)
 		m->last_ns = pg.wall_ns;
 }
 
-int memory_log_read(struct memory_log *m, const char *dir, unsigned int keep, uint64_t since_ns)
+int memory_log_read(struct memory_log *m, const char *dir, unsigned int keep, uint64_t since_ns,
+		    bool machine_clock)
 {
 	int err;
 
 	*m = (struct memory_log){ 0 };
 	refaults_init(&m->replay, since_ns, UINT64_MAX);
+	m->replay.machine_clock = machine_clock;
 	err = logscan_forward(dir, LOGKIND_PAGES, keep, replay_line, m);
 	if (!err && m->foreign)
 		err = -EPROTO;

@@ -25,7 +25,12 @@ struct memory_log {
  * at or after since_ns (wall clock, 0: all). 0, or -errno (-EPROTO: a file
  * of that name is not a pages log).
  */
-int memory_log_read(struct memory_log *m, const char *dir, unsigned int keep, uint64_t since_ns);
+/*
+ * The pages logs of dir replayed from since_ns on, the distances on the
+ * machine's clock of evictions if machine_clock (lib/refaults.h).
+ */
+int memory_log_read(struct memory_log *m, const char *dir, unsigned int keep, uint64_t since_ns,
+		    bool machine_clock);
 void memory_log_free(struct memory_log *m);
 
 /* Whether a comment line is another log's first line: a file that is not a pages log. */

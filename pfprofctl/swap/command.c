@@ -95,7 +95,7 @@ static int take(void *ctx)
 	clock_gettime(CLOCK_REALTIME, &now);
 	v->now_ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
 	v->out_now = 0;
-	err = memory_log_read(&v->log, v->ctl->config.log_dir, v->ctl->config.keep, 0);
+	err = memory_log_read(&v->log, v->ctl->config.log_dir, v->ctl->config.keep, 0, false);
 	if (err)
 		return err;
 	target_list_read(v->ctl->config.targets_file, &v->targets, NULL, NULL);

@@ -72,7 +72,7 @@ static void feed_record(void *ctx, const struct mp3_proc_record *r)
 
 	if (r->type != MP3_RECORD_SWAP || r->tgid != (uint32_t)f->worker)
 		return;
-	pg = logformat_page_of(r, 0, 0, "worker");
+	pg = logformat_page_of(r, 0, LOGFORMAT_COUNT_UNKNOWN, 0, "worker");
 	if (!f->err)
 		f->err = refaults_add(&f->replay, &pg);
 }

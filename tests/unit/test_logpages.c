@@ -13,7 +13,7 @@ static const struct log_page swap_out = {
 	.seq = 17, .wall_ns = 1700000000123456789ULL, .pid = 4242, .target = 3,
 	.event = MP3_SWAP_OUT, .device = 1, .pages = 1, .offset = 9001,
 	.address = 0x7f0012345000ULL, .stall_ns = 77, .mapping = MP3_MAPPING_SHMEM,
-	.comm = "post\tgres",
+	.sys_pswpout = 123456, .comm = "post\tgres",
 };
 
 /* Each event's line, as logformat.h gives it; a swap-out's stall is not one. */
@@ -24,24 +24,25 @@ static void test_lines(void)
 
 	logformat_page(line, sizeof(line), &swap_out);
 	expect(!strcmp(line, "17\t1700000000.123457\t4242\tpost_gres\t3\tout\t1\t9001\t"
-		       "7f0012345000\t1\t-\tshmem\n"), "swap-out: '%s'", line);
+		       "7f0012345000\t1\t-\tshmem\t123456\n"), "swap-out: '%s'", line);
 	dropped.clean = true;
 	logformat_page(line, sizeof(line), &dropped);
 	expect(!strcmp(line, "17\t1700000000.123457\t4242\tpost_gres\t3\tdrop\t1\t9001\t"
-		       "7f0012345000\t1\t-\tshmem\n"), "swap-out without a write: '%s'", line);
+		       "7f0012345000\t1\t-\tshmem\t123456\n"), "swap-out without a write: '%s'", line);
 	read_back.mapping = MP3_MAPPING_ANON;
+	read_back.sys_pswpout = LOGFORMAT_COUNT_UNKNOWN;
 	read_back.event = MP3_SWAP_IN | MP3_SWAP_READ;
 	read_back.stall_ns = 1234567;
 	read_back.address = 0;
 	read_back.pages = 512;
 	logformat_page(line, sizeof(line), &read_back);
 	expect(!strcmp(line, "17\t1700000000.123457\t4242\tpost_gres\t3\tread\t1\t9001\t-\t512"
-		       "\t1.234567\tanon\n"), "swap-in that read: '%s'", line);
+		       "\t1.234567\tanon\t-\n"), "swap-in that read: '%s'", line);
 	cached.event = MP3_SWAP_IN;
 	cached.stall_ns = 0;
 	logformat_page(line, sizeof(line), &cached);
 	expect(!strcmp(line, "17\t1700000000.123457\t4242\tpost_gres\t3\tin\t1\t9001\t"
-		       "7f0012345000\t1\t0.000000\tshmem\n"), "swap-in from the cache: '%s'", line);
+		       "7f0012345000\t1\t0.000000\tshmem\t123456\n"), "swap-in from the cache: '%s'", line);
 }
 
 /* A format 1 line (no memory column) is read, its page anonymous. */
@@ -51,7 +52,8 @@ static void test_format_1(void)
 	struct log_page pg = { .mapping = MP3_MAPPING_SHMEM };
 
 	expect(logformat_parse_page(line, &pg), "a format 1 line refused");
-	expect(pg.mapping == MP3_MAPPING_ANON && pg.offset == 9 && pg.address == 0x1000,
+	expect(pg.mapping == MP3_MAPPING_ANON && pg.offset == 9 && pg.address == 0x1000 &&
+	       pg.sys_pswpout == LOGFORMAT_COUNT_UNKNOWN,
 	       "a format 1 line read as mapping %u, offset %llu", pg.mapping,
 	       (unsigned long long)pg.offset);
 }
@@ -78,7 +80,7 @@ static void test_round_trip(void)
 		       back.device == pg.device && back.offset == pg.offset &&
 		       back.address == pg.address && back.pages == pg.pages &&
 		       back.stall_ns == pg.stall_ns && back.mapping == pg.mapping &&
-		       back.clean == pg.clean &&
+		       back.clean == pg.clean && back.sys_pswpout == pg.sys_pswpout &&
 		       !strcmp(back.comm, "post_gres"),
 		       "event %u read back otherwise", pg.event);
 	}
@@ -89,8 +91,10 @@ static void test_refused(void)
 {
 	static const char *const bad[] = {
 		"17\t1.000000\t42\tx\t0\tout\t1\t9\t1000\t1",		/* a field short */
-		"17\t1.000000\t42\tx\t0\tout\t1\t9\t1000\t1\t-\tanon\textra",
-		"17\t1.000000\t42\tx\t0\tout\t1\t9\t1000\t1\t-\tfile",	/* no such memory */
+		"17\t1.000000\t42\tx\t0\tout\t1\t9\t1000\t1\t-\tanon\t5\textra",
+		"17\t1.000000\t42\tx\t0\tout\t1\t9\t1000\t1\t-\tanon",	/* half a format 2 */
+		"17\t1.000000\t42\tx\t0\tout\t1\t9\t1000\t1\t-\tfile\t5",	/* no such memory */
+		"17\t1.000000\t42\tx\t0\tout\t1\t9\t1000\t1\t-\tanon\tfive",	/* no count */
 		"17\t1.000000\t42\tx\t0\tgone\t1\t9\t1000\t1\t-",	/* no such event */
 		"17\t1.000000\t0\tx\t0\tout\t1\t9\t1000\t1\t-",		/* PID 0 */
 		"17\t1.000000\t42\tx\t0\tout\t1\t9\t1000\t0\t-",		/* no pages */

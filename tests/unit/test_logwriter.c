@@ -574,7 +574,7 @@ static void test_pages_log(void)
 		.seq = 9, .wall_ns = 1700000000000001000ULL, .pid = 77, .target = 5,
 		.event = MP3_SWAP_OUT, .device = 0, .pages = 1, .offset = 12,
 		.address = 0x1000, .stall_ns = LOGFORMAT_TIME_UNKNOWN, .mapping = MP3_MAPPING_ANON,
-		.comm = "worker",
+		.sys_pswpout = 5000, .comm = "worker",
 	};
 	struct log_position pos;
 	struct logwriter *w;
@@ -599,10 +599,10 @@ static void test_pages_log(void)
 	expect(!strcmp(l.line[0], "# pfprof pages log format 2") &&
 	       !strcmp(l.line[1], "# created 56") && !strcmp(l.line[2], LOGFORMAT_PAGES_COLUMNS),
 	       "header:\n%s\n%s\n%s", l.line[0], l.line[1], l.line[2]);
-	expect(!strcmp(l.line[5], "9\t1700000000.000001\t77\tworker\t5\tout\t0\t12\t1000\t1\t-\tanon"),
+	expect(!strcmp(l.line[5], "9\t1700000000.000001\t77\tworker\t5\tout\t0\t12\t1000\t1\t-\tanon\t5000"),
 	       "line 6: '%s'", l.line[5]);
 	expect(!strcmp(l.line[6], "10\t1700000000.000001\t77\tworker\t5\tread\t0\t12\t1000\t1"
-		       "\t0.002000\tanon"), "line 7: '%s'", l.line[6]);
+		       "\t0.002000\tanon\t5000"), "line 7: '%s'", l.line[6]);
 	expect(!strcmp(l.line[7], "# lost 1 records of sample 10"), "line 8: '%s'", l.line[7]);
 	free_lines(&l);
 

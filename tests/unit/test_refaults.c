@@ -307,5 +307,62 @@ static void test_slots_max(void)
 	refaults_free(&r);
 }
 
+/* A swap event of pid at which the machine had written machine pages to swap. */
+static struct log_page machine_event(uint32_t pid, uint32_t what, uint64_t offset,
+				     uint64_t machine)
+{
+	struct log_page pg = event(pid, 0, what, offset, SECOND + machine);
+
+	pg.sys_pswpout = machine;
+	return pg;
+}
+
+/*
+ * Two processes paged by the machine, in turn, the machine writing 3 pages
+ * at each of their swap-outs: on its own clock a page comes back after 1
+ * of its owner's evictions, on the machine's after the 9 pages the machine
+ * wrote since; a line without the machine's clock (format 1) matches
+ * nothing then.
+ */
+static void test_machine_clock(void)
+{
+	uint64_t machine = 1000;
+	struct refault_replay own, whole;
+	struct log_page pg;
+
+	refaults_init(&own, 0, UINT64_MAX);
+	refaults_init(&whole, 0, UINT64_MAX);
+	whole.machine_clock = true;
+	for (uint32_t pid = 20; pid <= 21; pid++) {
+		pg = machine_event(pid, MP3_SWAP_OUT, pid * 10, machine += 3);
+		add_ok(&own, &pg);
+		add_ok(&whole, &pg);
+	}
+	for (uint32_t pid = 20; pid <= 21; pid++) {
+		pg = machine_event(pid, MP3_SWAP_OUT, pid * 10 + 1, machine += 3);
+		add_ok(&own, &pg);
+		add_ok(&whole, &pg);
+	}
+	for (uint32_t pid = 20; pid <= 21; pid++) {
+		pg = machine_event(pid, MP3_SWAP_IN | MP3_SWAP_READ, pid * 10, machine);
+		if (pid == 21)
+			pg.sys_pswpout = LOGFORMAT_COUNT_UNKNOWN;
+		add_ok(&own, &pg);
+		add_ok(&whole, &pg);
+	}
+	expect(own.nr_owners == 2 && own.owners[0].nr_refaults == 1 &&
+	       own.owners[0].refaults[0].distance == 1 && own.owners[1].nr_refaults == 1 &&
+	       own.owners[1].refaults[0].distance == 1, "on the owners' clocks");
+	expect(whole.owners[0].nr_refaults == 1 && whole.owners[0].refaults[0].distance == 9 &&
+	       !whole.owners[1].nr_refaults && whole.owners[1].unmatched == 1,
+	       "on the machine's: PID 20 at %llu, PID 21 %zu refaults, %llu unmatched",
+	       (unsigned long long)(whole.owners[0].nr_refaults ?
+				    whole.owners[0].refaults[0].distance : 0),
+	       whole.owners[1].nr_refaults, (unsigned long long)whole.owners[1].unmatched);
+	refaults_free(&own);
+	refaults_free(&whole);
+}
+
 UNIT_TESTS(UNIT_TEST(curve), UNIT_TEST(loop), UNIT_TEST(owners), UNIT_TEST(cache_unmatched_folio),
-	   UNIT_TEST(window), UNIT_TEST(slot_table), UNIT_TEST(sink), UNIT_TEST(slots_max));
+	   UNIT_TEST(window), UNIT_TEST(slot_table), UNIT_TEST(sink), UNIT_TEST(slots_max),
+	   UNIT_TEST(machine_clock));
