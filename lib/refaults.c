@@ -195,6 +195,8 @@ static int add_in(struct refault_replay *r, struct refault_owner *o, const struc
 		o->unmatched += counted && read ? pg->pages : 0;
 		return 0;
 	}
+	if (counted)
+		o->back_pages += pg->pages;
 	if (counted && read && !clock_known(r, s, pg))
 		o->unmatched += pg->pages;
 	else if (counted && read)

@@ -41,6 +41,12 @@ struct refault_owner {
 	uint64_t evicted;		/* pages sent to swap so far: the owner's clock */
 	/* In the window: pages sent out, faulted back from the cache, read back. */
 	uint64_t out_pages, in_pages, read_pages;
+	/*
+	 * In the window: pages back (read or cached) whose swap-out was
+	 * replayed; a shmem page sent out while no traced process mapped it
+	 * comes back without one.
+	 */
+	uint64_t back_pages;
 	uint64_t unmatched;		/* pages read back without a distance */
 	uint64_t stall_ns;		/* what the swap-ins cost the faulting threads */
 	struct refault *refaults;	/* the window's pages read back with a distance */

@@ -136,15 +136,14 @@ static void owner_label(const struct swap_view *v, const struct refault_owner *o
 /* The share of the pages an owner sent out that came back, in %; -1 if it sent none. */
 static double back_percent(const struct refault_owner *o)
 {
-	return o->out_pages ? 100.0 * (double)(o->read_pages + o->in_pages) /
-			      (double)o->out_pages : -1;
+	return o->out_pages ? 100.0 * (double)o->back_pages / (double)o->out_pages : -1;
 }
 
 static void print_row(const struct swap_view *v, const struct swap_row *row,
 		      struct screen_size size, const char *eol)
 {
 	const struct refault_owner *o = row->o;
-	uint64_t back = o->read_pages + o->in_pages;
+	uint64_t back = o->back_pages;
 	char label[PATH_MAX + 32], median[24], oldest[24], devices[64], share[16] = "-";
 
 	owner_label(v, o, label, sizeof(label));

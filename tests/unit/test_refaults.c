@@ -125,8 +125,9 @@ static void test_owners(void)
 
 /*
  * Faulted back from the swap cache, a page is no refault and leaves its
- * slot; read back without its swap-out, it is unmatched; a large folio's
- * pages come back from their own slots.
+ * slot; read back without its swap-out, it is unmatched, and not one of
+ * the pages sent out that came back; a large folio's pages come back from
+ * their own slots.
  */
 static void test_cache_unmatched_folio(void)
 {
@@ -155,6 +156,9 @@ static void test_cache_unmatched_folio(void)
 	       (unsigned long long)r.owners[0].unmatched, r.owners[0].nr_refaults);
 	expect(r.owners[0].stall_ns == 4000, "stall %llu ns",
 	       (unsigned long long)r.owners[0].stall_ns);
+	/* Back: the cached page and the folio's page; not the two without a swap-out. */
+	expect(r.owners[0].back_pages == 2, "%llu pages back of those sent out",
+	       (unsigned long long)r.owners[0].back_pages);
 	expect(r.nr_slots == 3, "%zu slots left, the folio's 3 pages still out", r.nr_slots);
 	refaults_free(&r);
 }
