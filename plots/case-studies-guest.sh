@@ -49,7 +49,12 @@ vmstat_delta() { vmstat_now | awk 'FNR == NR { before[$1] = $2; next }
 
 start_collector() {
 	insmod mp3.ko || fail "cannot load mp3.ko"
-	pfprofd_start
+	if [ -s pages ]; then
+		# As an administrator would ask for it: every process named work.
+		pfprofd_start "pages comm work"
+	else
+		pfprofd_start
+	fi
 }
 
 # stop_collector NAME: pfprofd writes everything on SIGTERM; its logs go out.
@@ -57,6 +62,10 @@ stop_collector() {
 	pfprofd_stop
 	cp /tmp/logs/pfprof.log "$out/$1.log" || fail "cannot copy the log of $1"
 	cp /tmp/logs/pfprof-procs.log "$out/$1.procs" || fail "cannot copy the per-process log of $1"
+	if [ -s pages ]; then
+		cp /tmp/logs/pfprof-pages.log "$out/$1.pages.log" ||
+			fail "cannot copy the pages log of $1"
+	fi
 	rmmod mp3 || fail "cannot unload mp3"
 }
 

@@ -19,6 +19,9 @@
 #   RUNS (3): runs of each N of case 2
 #   HEATMAPS (empty): if set, and the kernel has DAMON, each work process's
 #     heatmap log too, as <experiment>.heatmap-<label>.log (make demo)
+#   CASE_PAGES (empty): if set, pfprofd follows the work processes' pages
+#     too (the targets line "pages comm work"), and each experiment's pages
+#     log is kept as <experiment>.pages.log
 #   PFPROF_KERNEL: the guests' kernel, one of tests/check.sh's (default: the
 #     host's release's, bookworm or trixie)
 #   PFPROF_CACHE, BUILD: as for tests/check.sh
@@ -91,6 +94,7 @@ run_case() {
 	echo "$series" > "$dir/payload/series"
 	echo "$runs" > "$dir/payload/runs"
 	echo "${HEATMAPS:-}" > "$dir/payload/heatmaps"
+	echo "${CASE_PAGES:-}" > "$dir/payload/pages"
 	"$top/tests/vm/kmods.sh" -d "$KERNEL_ROOT" "$KVER" "$dir/payload" virtio_pci virtio_blk 9pnet_virtio 9p
 	truncate -s "${swap}M" "$dir/swap.img"
 	"$top/tests/vm/mkinitramfs.sh" "$dir/guest.cpio" "$dir/payload"

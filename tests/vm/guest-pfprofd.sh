@@ -19,11 +19,13 @@ ${1:-}
 CONF
 }
 
-# pfprofd_start: a fresh pfprofd, its PID in $pfprofd, once its log exists.
+# pfprofd_start [TARGET_LINE]: a fresh pfprofd keeping TARGET_LINE (a line
+# of its targets file; none by default), its PID in $pfprofd, once its log
+# exists.
 pfprofd_start() {
 	rm -rf /tmp/logs /tmp/run /tmp/state
 	mkdir -p /tmp/logs /tmp/run /tmp/state
-	: > /tmp/pids
+	printf '%s\n' "${1:-}" > /tmp/pids
 	pfprofd -f -c /tmp/pfprofd.conf 2> /tmp/pfprofd.err &
 	pfprofd=$!
 	for _ in $(seq 50); do [ -s /tmp/logs/pfprof.log ] && return; sleep 0.1; done
