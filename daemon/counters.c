@@ -59,9 +59,7 @@ static void add_swap(struct target_total *t, const struct mp3_proc_record *r)
 {
 	t->paged = true;
 	if (r->swap.event == MP3_SWAP_OUT) {
-		/* Written pages, as pswpout: a clean one kept its copy in swap. */
-		if (!(r->flags & MP3_RECORD_SWAP_CLEAN))
-			t->swap_out += r->swap_time.pages;
+		t->swap_out += r->swap_time.pages;
 		return;
 	}
 	if (r->swap.event & MP3_SWAP_READ)

@@ -75,15 +75,13 @@
  *   # units: ...
  * then "%llu\t%.6f\t%u\t%s\t%u\t%s\t%u\t%llu\t%s\t%u\t%s\t%s\t%llu\n" lines: wall_time_s
  * the event's own time (not its sample's); event "out" (written to swap,
- * unmapped from the process), "drop" (unmapped and freed without a write:
- * read back earlier and unchanged, its copy in swap stands; ring version
- * 11, MP3_RECORD_SWAP_CLEAN; not in pswpout), "in" (faulted back from the swap cache,
+ * unmapped from the process), "in" (faulted back from the swap cache,
  * nothing read) or "read" (faulted back, read from the swap device, zswap
  * or the zero map: the kernel's pswpin); device and offset the slot (the
  * swap area's index as swapon gave it, the page within it); address the
  * page in hex, "-" when not known; pages 1, more for a large folio;
  * stall_ms the time the faulting thread spent in the fault, ms to the ns,
- * "-" for "out" and "drop"; memory "anon" (private anonymous) or "shmem" (tmpfs,
+ * "-" for "out"; memory "anon" (private anonymous) or "shmem" (tmpfs,
  * memfd, SysV, shared anonymous; ring version 11); sys_pswpout the
  * machine's pages written to swap since boot at the sample that carried
  * the event (the sample's pswpout: the machine's clock of evictions, for
@@ -228,7 +226,6 @@ struct log_page {
 	uint64_t offset, address;	/* address 0: not known */
 	uint64_t stall_ns;		/* LOGFORMAT_TIME_UNKNOWN for a swap-out */
 	uint32_t mapping;		/* MP3_MAPPING_ANON or MP3_MAPPING_SHMEM */
-	bool clean;			/* a swap-out that wrote nothing (MP3_RECORD_SWAP_CLEAN) */
 	/*
 	 * The machine's pages written to swap since boot (/proc/vmstat's
 	 * pswpout) at the sample that carried it: the machine's clock of
@@ -245,11 +242,8 @@ struct log_page {
  */
 struct log_page logformat_page_of(const struct mp3_proc_record *r, uint64_t seq,
 				  uint64_t sys_pswpout, uint64_t wall_offset_ns, const char *comm);
-/*
- * A swap record's event in the pages log: "out" (written), "drop" (out
- * without a write), "in" (from the swap cache) or "read".
- */
-const char *logformat_swap_event_word(const struct log_page *pg);
+/* A swap record's event in the pages log: "out", "in" (from the swap cache) or "read". */
+const char *logformat_swap_event_word(uint32_t event);
 /* The pages log's header (logformat_header() of LOGKIND_PAGES). */
 int logformat_pages_header(char *buf, size_t size, uint64_t created_s);
 int logformat_page(char *buf, size_t size, const struct log_page *pg);

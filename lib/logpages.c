@@ -21,13 +21,11 @@ static const char pages_header_format[] =
 	" swap or took back; seq = the number of the sample that carried it (as in "
 	LOGFORMAT_FILE "); wall_time_s = when it happened, seconds since 1970-01-01 UTC;"
 	" pid = the process; comm = its name; target = its target, 0 = none; event = out"
-	" (written to swap and unmapped), drop (unmapped and freed without a write: its copy in"
-	" swap stands), in (faulted back from the swap cache, nothing"
+	" (written to swap and unmapped), in (faulted back from the swap cache, nothing"
 	" read) or read (faulted back, read from swap: the kernel's pswpin); device, offset ="
 	" its swap slot: the swap area's index in the order of swapon, the page in it;"
 	" address = the page in the process, hex, - = unknown; pages = 1, more for a large"
-	" folio; stall_ms = the time the faulting thread spent in the fault, ms, - for out and"
-	" drop;"
+	" folio; stall_ms = the time the faulting thread spent in the fault, ms, - for out;"
 	" memory = anon (private anonymous) or shmem (tmpfs, memfd, SysV, shared anonymous);"
 	" sys_pswpout = the machine's pages written to swap since boot, at the sample that"
 	" carried it\n";
@@ -37,11 +35,11 @@ int logformat_pages_header(char *buf, size_t size, uint64_t created_s)
 	return snprintf(buf, size, pages_header_format, created_s);
 }
 
-const char *logformat_swap_event_word(const struct log_page *pg)
+const char *logformat_swap_event_word(uint32_t event)
 {
-	if (pg->event == MP3_SWAP_OUT)
-		return pg->clean ? "drop" : "out";
-	return pg->event & MP3_SWAP_READ ? "read" : "in";
+	if (event == MP3_SWAP_OUT)
+		return "out";
+	return event & MP3_SWAP_READ ? "read" : "in";
 }
 
 /* A swap record's memory, as the faults log names it: anon or shmem only. */
@@ -55,10 +53,9 @@ static bool memory_of_word(const char *word, uint32_t *mapping)
 	return true;
 }
 
-static bool event_of_word(const char *word, uint32_t *event, bool *clean)
+static bool event_of_word(const char *word, uint32_t *event)
 {
-	*clean = !strcmp(word, "drop");
-	if (!strcmp(word, "out") || *clean)
+	if (!strcmp(word, "out"))
 		*event = MP3_SWAP_OUT;
 	else if (!strcmp(word, "in"))
 		*event = MP3_SWAP_IN;
@@ -77,8 +74,7 @@ struct log_page logformat_page_of(const struct mp3_proc_record *r, uint64_t seq,
 		.seq = seq, .wall_ns = r->swap_time.time_ns + wall_offset_ns, .pid = r->tgid,
 		.target = r->target, .event = r->swap.event, .device = r->swap.device,
 		.pages = r->swap_time.pages, .offset = r->swap.offset, .address = r->swap.address,
-		.stall_ns = r->swap_time.stall_ns, .mapping = r->mapping,
-		.clean = r->swap.event == MP3_SWAP_OUT && (r->flags & MP3_RECORD_SWAP_CLEAN), .comm = comm,
+		.stall_ns = r->swap_time.stall_ns, .mapping = r->mapping, .comm = comm,
 	};
 }
 
@@ -99,7 +95,7 @@ int logformat_page(char *buf, size_t size, const struct log_page *pg)
 			"%" PRIu64 "\t%" PRIu64 ".%06" PRIu64 "\t%" PRIu32 "\t%s\t%" PRIu32
 			"\t%s\t%" PRIu32 "\t%" PRIu64 "\t%s\t%" PRIu32 "\t%s\t%s\t%s\n",
 			pg->seq, wall_us / 1000000, wall_us % 1000000, pg->pid, comm, pg->target,
-			logformat_swap_event_word(pg), pg->device, pg->offset, address, pg->pages, stall,
+			logformat_swap_event_word(pg->event), pg->device, pg->offset, address, pg->pages, stall,
 			logformat_mapping_word(pg->mapping), sys_pswpout);
 }
 
@@ -117,7 +113,7 @@ bool logformat_parse_page(char *line, struct log_page *pg)
 	if (!logfields_u64(field[0], 10, &pg->seq) || !logfields_wall(field[1], &pg->wall_ns) ||
 	    !logfields_u64(field[2], 10, &pid) || !pid || pid > INT32_MAX ||
 	    !logfields_u64(field[4], 10, &target) || target > UINT32_MAX ||
-	    !event_of_word(field[5], &pg->event, &pg->clean) ||
+	    !event_of_word(field[5], &pg->event) ||
 	    !logfields_u64(field[6], 10, &device) || device > UINT32_MAX ||
 	    !logfields_u64(field[7], 10, &pg->offset) ||
 	    (strcmp(field[8], "-") && !logfields_u64(field[8], 16, &pg->address)) ||

@@ -10,8 +10,10 @@
  *
  * An owner is a target (a unit, cgroup, tree or name: the events' target)
  * or, for a process added alone (target 0), its PID. A page read back
- * whose swap-out was not replayed (before the log's first line) has no
- * distance: it is counted in unmatched.
+ * whose swap-out was not replayed (before the log's first line, evicted
+ * again without a write: a clean page of the swap cache, or shmem written
+ * out while no traced process mapped it) has no distance: it is counted in
+ * unmatched.
  *
  * The owner's own evictions are the clock of a page its own limit pushed
  * out (a unit's or cgroup's memory.max). A page the machine's reclaim
@@ -19,7 +21,7 @@
  * machine_clock, distances count those: the machine's pages written to
  * swap between the samples that carried the two events (the pages log's
  * sys_pswpout), the memory the machine would have needed beyond what it
- * had. A swap-out without a write (a clean page) does not move that clock.
+ * had.
  */
 #ifndef PFPROF_REFAULTS_H
 #define PFPROF_REFAULTS_H

@@ -290,16 +290,11 @@ static void __mp3_record_end(struct mp3_proc_record *slot)
 	mp3_records_written++;
 }
 
-void __mp3_buffer_record_counts(u32 tgid, const struct mp3_record_tag *tag,
-				const struct mp3_sample_values *delta, bool waited)
+/* A counts record, its slot taken. */
+static __always_inline void __mp3_record_counts_fill(struct mp3_proc_record *slot,
+						     const struct mp3_sample_values *delta,
+						     bool waited)
 {
-	struct mp3_proc_record *slot;
-
-	lockdep_assert_held(&mp3_lock);
-
-	slot = __mp3_record_begin(tgid, tag, MP3_RECORD_COUNTS);
-	if (!slot)
-		return;
 	slot->counts.minor_faults = delta->minor_faults;
 	slot->counts.major_faults = delta->major_faults;
 	slot->counts.cpu_ns = delta->cpu_ns;
@@ -308,6 +303,38 @@ void __mp3_buffer_record_counts(u32 tgid, const struct mp3_record_tag *tag,
 	else
 		memset(&slot->stalls, 0, sizeof(slot->stalls));
 	__mp3_record_end(slot);
+}
+
+/* A user's counts record: its owner's budget is charged first (a call). */
+static noinline void __mp3_buffer_record_user_counts(u32 tgid, const struct mp3_record_tag *tag,
+						     const struct mp3_sample_values *delta,
+						     bool waited)
+{
+	struct mp3_proc_record *slot = __mp3_record_begin(tgid, tag, MP3_RECORD_COUNTS);
+
+	if (slot)
+		__mp3_record_counts_fill(slot, delta, waited);
+}
+
+/*
+ * Every visit's record. An administrator's calls nothing, so it saves no
+ * registers; a user's goes on in a tail call (counted: make bench,
+ * section 8).
+ */
+void __mp3_buffer_record_counts(u32 tgid, const struct mp3_record_tag *tag,
+				const struct mp3_sample_values *delta, bool waited)
+{
+	lockdep_assert_held(&mp3_lock);
+
+	if (!tag->admin) {
+		__mp3_buffer_record_user_counts(tgid, tag, delta, waited);
+		return;
+	}
+	if (!mp3_records_enabled)
+		return;
+	__mp3_record_counts_fill(__mp3_record_start(tgid, tag->target, tag->owner,
+						    MP3_RECORD_ADMIN, MP3_RECORD_COUNTS),
+				 delta, waited);
 }
 
 void __mp3_buffer_record_comm(u32 tgid, const struct mp3_record_tag *tag, const char *comm)
@@ -396,8 +423,6 @@ void __mp3_buffer_record_swap(u32 tgid, const struct mp3_record_tag *tag,
 	slot->swap.offset = e->offset;
 	slot->swap.device = e->device;
 	slot->swap.event = e->event;
-	if (e->clean)
-		slot->flags |= MP3_RECORD_SWAP_CLEAN;
 	slot->mapping = e->mapping;
 	slot->swap_time.time_ns = e->time_ns;
 	slot->swap_time.stall_ns = e->stall_ns;

@@ -42,12 +42,16 @@ static inline u64 mp3_delays_sum(const u64 delay_ns[MP3_DELAYS])
 /* Whether @t is runnable or on a CPU: its counters may still change. */
 static inline bool mp3_thread_busy(struct task_struct *t)
 {
+	int on_rq;
+
 	/*
 	 * on_rq first, acquired: 0 read there means on_cpu is seen as set by
 	 * the switch before, or as released by the one after, with the
 	 * runtime final (finish_task_switch()).
 	 */
-	return smp_load_acquire(&t->on_rq) || smp_load_acquire(&t->on_cpu);
+	on_rq = smp_load_acquire(&t->on_rq);
+	/* on_cpu read whatever on_rq was: no branch in the sum's loop (make bench, section 8). */
+	return on_rq | smp_load_acquire(&t->on_cpu);
 }
 
 #ifdef CONFIG_TASK_DELAY_ACCT
@@ -166,9 +170,10 @@ static __always_inline bool mp3_sum_group(struct task_struct *leader, struct mp3
 		} else {
 			waits_ns = mp3_exited_waits(sig);
 		}
-		for_each_thread(leader, t) {
-			if (busy && !runs)
-				runs = mp3_thread_busy(t);
+		/* By @sig: the group's list head is not read again at each thread. */
+		__for_each_thread(sig, t) {
+			if (busy)
+				runs |= mp3_thread_busy(t);
 			minor_faults += READ_ONCE(t->min_flt);
 			major_faults += READ_ONCE(t->maj_flt);
 			cpu_ns += READ_ONCE(t->se.sum_exec_runtime);

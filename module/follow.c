@@ -182,17 +182,36 @@ static void mp3_probe_rename(void *data, struct task_struct *task, const char *c
 	rcu_read_unlock();
 }
 
+/*
+ * The counters of exiting @task's group into @final, and @task's runtime
+ * they hold: read again while the runtime moved during the read. The last
+ * run adds what the runtime gains after the one returned; a tick's update
+ * between the sum and a second reading would be in cpu.stat and in neither
+ * (up to a tick lost per exit, more on a descheduled vCPU).
+ */
+static u64 mp3_read_exiting_group(struct task_struct *task, struct mp3_counters *final)
+{
+	u64 runtime;
+
+	do {
+		runtime = READ_ONCE(task->se.sum_exec_runtime);
+		mp3_read_group(task->group_leader, final, NULL);
+	} while (READ_ONCE(task->se.sum_exec_runtime) != runtime);
+	return runtime;
+}
+
 static void mp3_process_exit(struct task_struct *task, bool group_dead)
 {
 	struct mp3_counters final;
 	struct mp3_task *entry;
+	u64 runtime;
 
 	if (!group_dead)
 		return;
 	rcu_read_lock();
 	entry = mp3_tasks_lookup(task_tgid(task));
 	if (entry) {
-		mp3_read_group(task->group_leader, &final, NULL);
+		runtime = mp3_read_exiting_group(task, &final);
 		/* Exiting, it is left out of the sum, and is not in sig->stats either. */
 		mp3_add_last_thread_delays(&final, task);
 		spin_lock(&mp3_hash_lock);
@@ -204,7 +223,7 @@ static void mp3_process_exit(struct task_struct *task, bool group_dead)
 		/* The thread exiting now; still running, it holds a reference. */
 		if (!entry->exiting) {
 			entry->exiting = get_task_struct(task);
-			entry->exit_runtime = READ_ONCE(task->se.sum_exec_runtime);
+			entry->exit_runtime = runtime;
 		}
 		/* Pairs with __mp3_task_read()'s load-acquire: final is set before. */
 		smp_store_release(&entry->gone, true);

@@ -181,7 +181,6 @@ struct mp3_swap_event {
 	u32 device;
 	u32 event;	/* MP3_SWAP_* */
 	u32 mapping;	/* MP3_MAPPING_ANON or MP3_MAPPING_SHMEM */
-	bool clean;	/* a swap-out without a write (MP3_RECORD_SWAP_CLEAN) */
 	u64 time_ns;
 	u64 stall_ns;
 	u64 pages;

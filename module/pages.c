@@ -3,7 +3,7 @@
  * The "pages" measure (struct mp3_measure): which pages of the processes
  * that have it go to swap and come back (MP3_RECORD_SWAP), anonymous and
  * shared memory (shmem: tmpfs, memfd, SysV, shared anonymous mappings).
- * While any process or group has it, five hooks are armed:
+ * While any process or group has it, four hooks are armed:
  *
  * - a probe on try_to_unmap_one(), which reclaim calls for each mapping
  *   of a page it is about to write out, in whichever task reclaims: a page
@@ -16,10 +16,6 @@
  *   folio gets a swap-out with the folio's slot, one per target (a page of
  *   shared memory that several processes of one service map leaves it
  *   once);
- * - a probe on workingset_eviction(), where reclaim frees a page: one still
- *   noted was not written (read back and unchanged, its copy in swap still
- *   good): a swap-out too, marked clean, which the kernel's pswpout does
- *   not count;
  * - return probes on the two swap-in faults, do_swap_page() (anonymous:
  *   the slot is in the page table entry) and shmem_fault() (the slot is
  *   the value shmem keeps in its page cache for a page in swap): the
@@ -96,6 +92,7 @@ struct mp3_swap_cpu {
 	u64 dropped;
 	struct mp3_swap_noted *filling;
 	struct mp3_swap_noted *spare;
+	unsigned int taken, next;	/* of spare's events, written up to next (mp3_lock) */
 };
 
 /* A page unmapped from a traced process, until its write-out. */
@@ -139,6 +136,8 @@ static DEFINE_SPINLOCK(mp3_traced_lock);
 
 /* Allocated at the first arm, freed at unload; under mp3_lock but for the hooks' use. */
 static struct mp3_swap_cpu __percpu *mp3_swap_cpus;
+/* Under mp3_lock, at a tick: the CPUs whose taken events are not all written yet. */
+static unsigned int *mp3_swap_active;
 static struct mp3_swap_pending *mp3_pending;
 /* Protects mp3_pending's places. */
 static DEFINE_RAW_SPINLOCK(mp3_pending_lock);
@@ -321,12 +320,8 @@ static bool mp3_target_noted_before(const struct mp3_swap_pending *found, unsign
 	return false;
 }
 
-/*
- * @folio, in the swap cache, left memory for its slot: written out, or
- * (@clean) dropped, its copy in swap still good. A swap-out for each
- * process noted when reclaim unmapped it.
- */
-static void mp3_swapped_out(struct folio *folio, bool clean)
+/* The tracepoint mm_vmscan_write_folio: @folio was written out. */
+static void mp3_probe_write_folio(void *data, struct folio *folio)
 {
 	struct mp3_swap_pending found[MP3_PENDING_PROBES];
 	struct mp3_swap_event e;
@@ -343,7 +338,6 @@ static void mp3_swapped_out(struct folio *folio, bool clean)
 		.offset = swp_offset(slot),
 		.device = swp_type(slot),
 		.event = MP3_SWAP_OUT,
-		.clean = clean,
 		.time_ns = mp3_fault_clock(),
 		.pages = folio_nr_pages(folio),
 	};
@@ -354,24 +348,6 @@ static void mp3_swapped_out(struct folio *folio, bool clean)
 		e.mapping = found[i].mapping;
 		mp3_swap_note(found[i].pid, &e);
 	}
-}
-
-/* The tracepoint mm_vmscan_write_folio: @folio was written out. */
-static void mp3_probe_write_folio(void *data, struct folio *folio)
-{
-	mp3_swapped_out(folio, false);
-}
-
-/*
- * workingset_eviction(folio, target_memcg): reclaim frees @folio. One in
- * the swap cache whose processes are still noted was not written out this
- * time: it had been read back and not changed since, and its copy in swap
- * stands for it (no write, no pswpout; the next swap-in reads it again).
- */
-static int mp3_evict_entered(struct kprobe *p, struct pt_regs *regs)
-{
-	mp3_swapped_out((struct folio *)regs_get_kernel_argument(regs, 0), true);
-	return 0;
 }
 
 /* Whether the current thread's process is traced, and not a kernel thread. */
@@ -482,7 +458,6 @@ static int mp3_swapin_returned(struct kretprobe_instance *ri, struct pt_regs *re
 }
 
 static struct kprobe mp3_unmap_probe;
-static struct kprobe mp3_evict_probe;
 
 /* The swap-in faults' probes, registered and unregistered together. */
 static struct kretprobe mp3_swapin_probes[] = {
@@ -575,6 +550,8 @@ static void mp3_swap_cpus_free(void)
 	}
 	free_percpu(mp3_swap_cpus);
 	mp3_swap_cpus = NULL;
+	kfree(mp3_swap_active);
+	mp3_swap_active = NULL;
 }
 
 /* The buffers, once: kept until unload, so that no hook ever finds them gone. */
@@ -587,6 +564,9 @@ static int __mp3_pages_alloc(void)
 	mp3_swap_cpus = alloc_percpu(struct mp3_swap_cpu);
 	if (!mp3_swap_cpus)
 		return -ENOMEM;
+	mp3_swap_active = kcalloc(nr_cpu_ids, sizeof(*mp3_swap_active), GFP_KERNEL);
+	if (!mp3_swap_active)
+		goto free;
 	for_each_possible_cpu(cpu) {
 		struct mp3_swap_cpu *c = per_cpu_ptr(mp3_swap_cpus, cpu);
 
@@ -678,12 +658,9 @@ static int __mp3_pages_arm(void)
 	err = mp3_kprobe_register(&mp3_unmap_probe, "try_to_unmap_one", mp3_unmap_entered);
 	if (err)
 		return err;
-	err = mp3_kprobe_register(&mp3_evict_probe, "workingset_eviction", mp3_evict_entered);
-	if (err)
-		goto unmap;
 	err = __mp3_swapin_probes_register();
 	if (err)
-		goto evict;
+		goto unmap;
 	err = tracepoint_probe_register(mp3_write_folio_tp, mp3_probe_write_folio, NULL);
 	if (err)
 		goto swapin;
@@ -693,8 +670,6 @@ static int __mp3_pages_arm(void)
 
 swapin:
 	mp3_swapin_probes_unregister();
-evict:
-	unregister_kprobe(&mp3_evict_probe);
 unmap:
 	unregister_kprobe(&mp3_unmap_probe);
 	return err;
@@ -715,7 +690,6 @@ static void __mp3_pages_disarm(void)
 {
 	tracepoint_probe_unregister(mp3_write_folio_tp, mp3_probe_write_folio, NULL);
 	mp3_swapin_probes_unregister();
-	unregister_kprobe(&mp3_evict_probe);
 	unregister_kprobe(&mp3_unmap_probe);
 	tracepoint_synchronize_unregister();
 	__mp3_pages_fold_missed();
@@ -740,18 +714,46 @@ static void __mp3_pages_reconcile(void)
 		__mp3_pages_arm();
 }
 
-/* The events of one CPU's taken buffer, as records of the processes still traced. */
-static void __mp3_pages_write(const struct mp3_swap_noted *noted, unsigned int n)
+/* Under rcu_read_lock(): an event as a record of its process, if still traced. */
+static void __mp3_pages_write(const struct mp3_swap_noted *x)
 {
-	const struct mp3_page_trace *trace;
+	const struct mp3_page_trace *trace = mp3_trace_of(x->pid);
 
+	if (trace)
+		__mp3_buffer_record_swap(pid_nr(trace->pid), &trace->tag, &x->event);
+	else
+		mp3_swap_dropped++;
+}
+
+/* The next event to write of the @i-th active CPU. */
+static const struct mp3_swap_noted *__mp3_swap_next(unsigned int i)
+{
+	const struct mp3_swap_cpu *c = per_cpu_ptr(mp3_swap_cpus, mp3_swap_active[i]);
+
+	return &c->spare[c->next];
+}
+
+/*
+ * The @active CPUs' taken events as records, the oldest first across CPUs
+ * (each CPU's are in order already): a page's swap-out on one CPU comes
+ * before its swap-in on another in the same tick, as readers replaying
+ * slots need. Events of a tick are few per CPU, and few CPUs have any.
+ */
+static void __mp3_pages_write_ordered(unsigned int active)
+{
 	rcu_read_lock();
-	for (const struct mp3_swap_noted *x = noted; x < noted + n; x++) {
-		trace = mp3_trace_of(x->pid);
-		if (trace)
-			__mp3_buffer_record_swap(pid_nr(trace->pid), &trace->tag, &x->event);
-		else
-			mp3_swap_dropped++;
+	while (active) {
+		unsigned int oldest = 0;
+		struct mp3_swap_cpu *c;
+
+		for (unsigned int i = 1; i < active; i++)
+			if (__mp3_swap_next(i)->event.time_ns <
+			    __mp3_swap_next(oldest)->event.time_ns)
+				oldest = i;
+		c = per_cpu_ptr(mp3_swap_cpus, mp3_swap_active[oldest]);
+		__mp3_pages_write(&c->spare[c->next++]);
+		if (c->next == c->taken)
+			mp3_swap_active[oldest] = mp3_swap_active[--active];
 	}
 	rcu_read_unlock();
 }
@@ -759,7 +761,7 @@ static void __mp3_pages_write(const struct mp3_swap_noted *noted, unsigned int n
 /* Each tick, after the visits: the events noted since the last. */
 static void __mp3_pages_tick(void)
 {
-	unsigned int len;
+	unsigned int active = 0;
 	int cpu;
 
 	lockdep_assert_held(&mp3_lock);
@@ -772,13 +774,16 @@ static void __mp3_pages_tick(void)
 
 		raw_spin_lock(&c->lock);
 		swap(c->filling, c->spare);
-		len = c->len;
+		c->taken = c->len;
 		c->len = 0;
 		mp3_swap_dropped += c->dropped;
 		c->dropped = 0;
 		raw_spin_unlock(&c->lock);
-		__mp3_pages_write(c->spare, len);
+		c->next = 0;
+		if (c->taken)
+			mp3_swap_active[active++] = cpu;
 	}
+	__mp3_pages_write_ordered(active);
 	/* A disarm waited for every hook: nothing is noted after this pass. */
 	mp3_swap_drained = !mp3_pages_armed;
 }

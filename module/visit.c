@@ -267,14 +267,20 @@ static __always_inline void __mp3_task_visit(struct mp3_task *entry,
 /* Processes summed per RCU read-side section, between chances to reschedule. */
 #define MP3_COLLECT_BATCH 256
 
-/* Every @batch-th call lets others run: no RCU section nor CPU is held for long. */
-static void mp3_collect_pause(unsigned int *batch)
+/*
+ * Every MP3_COLLECT_BATCH-th call lets others run: no RCU section nor CPU
+ * is held for long. Returns @batch counted on: the count stays in a
+ * register of the caller's loop rather than in memory behind a pointer,
+ * which the loop's stores may alias.
+ */
+static __always_inline unsigned int mp3_collect_pause(unsigned int batch)
 {
-	if (++*batch % MP3_COLLECT_BATCH)
-		return;
+	if (++batch % MP3_COLLECT_BATCH)
+		return batch;
 	rcu_read_unlock();
 	cond_resched();
 	rcu_read_lock();
+	return batch;
 }
 
 /* Every registered process, as the sampler did before event sampling. */
@@ -285,7 +291,7 @@ static void __mp3_tasks_visit_all(struct mp3_sample_values *values)
 
 	rcu_read_lock();
 	list_for_each_entry_safe(entry, next, &mp3_tasks, node) {
-		mp3_collect_pause(&batch);
+		batch = mp3_collect_pause(batch);
 		__mp3_task_visit(entry, values, NULL);
 	}
 	rcu_read_unlock();
@@ -295,9 +301,10 @@ static void __mp3_tasks_visit_all(struct mp3_sample_values *values)
  * The queued entries from @first on, each taken off its list with its bit
  * still set: visited, and queued again for the next sample while a thread
  * of the process is runnable or on a CPU; freed if removed meanwhile.
+ * Returns @batch counted on (mp3_collect_pause()).
  */
-static void __mp3_tasks_visit_list(struct llist_node *first, struct mp3_sample_values *values,
-				   unsigned int *batch)
+static unsigned int __mp3_tasks_visit_list(struct llist_node *first,
+					   struct mp3_sample_values *values, unsigned int batch)
 {
 	struct mp3_task *entry, *next;
 
@@ -309,7 +316,7 @@ static void __mp3_tasks_visit_list(struct llist_node *first, struct mp3_sample_v
 			mp3_task_free(entry);
 			continue;
 		}
-		mp3_collect_pause(batch);
+		batch = mp3_collect_pause(batch);
 		clear_bit(MP3_TASK_PENDING, &entry->pending);
 		/* Pairs with mp3_task_wake(): the bit is clear before on_rq is read. */
 		smp_mb__after_atomic();
@@ -317,6 +324,7 @@ static void __mp3_tasks_visit_list(struct llist_node *first, struct mp3_sample_v
 		if (busy)
 			__mp3_task_keep(entry);
 	}
+	return batch;
 }
 
 /*
@@ -329,8 +337,8 @@ static void __mp3_tasks_visit_queued(struct llist_node *woken, struct mp3_sample
 	unsigned int batch = 0;
 
 	rcu_read_lock();
-	__mp3_tasks_visit_list(__llist_del_all(&mp3_kept), values, &batch);
-	__mp3_tasks_visit_list(woken, values, &batch);
+	batch = __mp3_tasks_visit_list(__llist_del_all(&mp3_kept), values, batch);
+	__mp3_tasks_visit_list(woken, values, batch);
 	rcu_read_unlock();
 }
 

@@ -103,7 +103,7 @@ static void print_history(const struct page_history *h)
 		if (e->pg.event != MP3_SWAP_OUT)
 			snprintf(stall, sizeof(stall), "%.3f", (double)e->pg.stall_ns / 1e6);
 		printf("%-26s  %-5s  %-6s  %-18s  %10s  %10s\n", when,
-		       logformat_swap_event_word(&e->pg), logformat_mapping_word(e->pg.mapping),
+		       logformat_swap_event_word(e->pg.event), logformat_mapping_word(e->pg.mapping),
 		       slot, away, stall);
 	}
 }
@@ -124,7 +124,7 @@ static bool print_json(const struct page_history *h)
 		struct json_object *j = ctl_json_object();
 
 		ctl_json_add_double(j, "unix_time", (double)e->pg.wall_ns / 1e9);
-		ctl_json_add_string(j, "event", logformat_swap_event_word(&e->pg));
+		ctl_json_add_string(j, "event", logformat_swap_event_word(e->pg.event));
 		ctl_json_add_string(j, "memory", logformat_mapping_word(e->pg.mapping));
 		ctl_json_add_uint(j, "swap_device", e->pg.device);
 		ctl_json_add_uint(j, "swap_offset", e->pg.offset);

@@ -170,8 +170,8 @@ static void print_table(const struct memory_log *m, const struct owner_view *vie
 	}
 	if (unmatched)
 		printf("%" PRIu64 " pages read back had no swap-out in the logs (sent out before "
-		       "their first line, or shared memory sent out while no traced process mapped "
-		       "it): they have no distance\n", unmatched);
+		       "their first line, again without a write, or shared memory sent out while no "
+		       "traced process mapped it): they have no distance\n", unmatched);
 }
 
 static struct json_object *owner_json(const struct owner_view *v)

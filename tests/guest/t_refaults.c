@@ -345,13 +345,30 @@ static struct distances settled_distances(const char *label)
 	}
 }
 
+/* The records pfprofd could not get, as its pages log says ("# lost N records of sample S"). */
+static uint64_t pages_log_lost(void)
+{
+	char line[256];
+	unsigned long long n, total = 0;
+	FILE *f = fopen(LOG_DIR "/" LOGFORMAT_PAGES_FILE, "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "# lost %llu records", &n) == 1)
+			total += n;
+	if (f)
+		fclose(f);
+	return total;
+}
+
 /*
  * pfprofd's refault distances of a tree (pfprofctl add --pages --tree), for
  * the worker of test_pages_memory_needed(). The memory it was short of for
  * 90 % of its pages read back is pfprofctl memory's figure, at most 1/32
  * above (and a page), and with memory.max it is within 10 % of the working
  * set. Every page it read back is in the histogram (pfprofd saw them all go
- * out), whose 90th percentile, as histogram_quantile() reads it, is in the
+ * out), but those whose swap-out the module dropped (the ring's
+ * swap_dropped: past 8192 events a CPU between two ticks, as when a late
+ * tick finds a loop's pages on one CPU) or pfprofd lost; its 90th percentile, as histogram_quantile() reads it, is in the
  * bucket of the exact one: the distances all just above 32 MiB read as 46
  * MiB there, which is why pfprofd tells the figure itself.
  */
@@ -362,13 +379,17 @@ void test_daemon_refault_distances(void)
 	char arg[16], label[32];
 	struct json_object *o, *owner;
 	struct distances d;
+	struct mp3ring ring;
+	uint64_t dropped, lost;
 	double p90, extra90;
 	pid_t worker, daemon;
 	uintptr_t addr;
-	int go, back, rc;
+	int go, back, rc, fd;
 
 	if (!worker_can_page("daemon_refault_distances"))
 		return;
+	map_ring(&ring, &fd);
+	dropped = ring.hdr->swap_dropped;
 	daemon_setup("prometheus_dir = " PROM_DIR "\nprometheus_interval = 1s\n");
 	expect(!mkdir(PROM_DIR, 0755), "mkdir %s: %s", PROM_DIR, strerror(errno));
 	daemon = start_ready_daemon();
@@ -393,6 +414,8 @@ void test_daemon_refault_distances(void)
 	}
 	kill_and_reap(worker);
 	d = settled_distances(label);
+	dropped = ring.hdr->swap_dropped - dropped;
+	lost = pages_log_lost();
 	{
 		char *argv[] = { "./pfprofctl", "--config", CONF, "memory", "--json", "--tree",
 				 arg, NULL };
@@ -409,23 +432,27 @@ void test_daemon_refault_distances(void)
 	p90 = distances_quantile(&d, 0.9);
 	printf("  daemon_refault_distances: %.0f pages read back, %.0f with a distance; 90 %% "
 	       "would have stayed in with %.2f MiB more (pfprofd), %.2f MiB (pfprofctl memory), "
-	       "%.1f MiB (histogram_quantile); the worker lacks %d MiB\n", d.read, d.count,
+	       "%.1f MiB (histogram_quantile); the worker lacks %d MiB; the module dropped %"
+	       PRIu64 " swap events, pfprofd lost %" PRIu64 " records\n", d.read, d.count,
 	       d.short90 / (1 << 20), extra90 / (1 << 20), p90 / (1 << 20),
-	       WORKING_SET_MIB - LIMIT_MIB);
+	       WORKING_SET_MIB - LIMIT_MIB, dropped, lost);
 	expect(d.short90 >= extra90 && d.short90 <= extra90 + extra90 / 32 + page,
 	       "pfprofd's 90 %% figure %.2f MiB against pfprofctl memory's %.2f MiB",
 	       d.short90 / (1 << 20), extra90 / (1 << 20));
 	expect(within_pct((double)limit + d.short90, (double)((uint64_t)WORKING_SET_MIB << 20), 10),
 	       "memory.max %d MiB and pfprofd's 90 %% figure %.1f MiB against a working set of %d "
 	       "MiB", LIMIT_MIB, d.short90 / (1 << 20), WORKING_SET_MIB);
-	expect(d.read > 0 && within_pct(d.count, d.read, 1), "%.0f of %.0f pages read back in "
-	       "the histogram", d.count, d.read);
+	expect(d.read > 0 && d.count <= d.read &&
+	       d.read - d.count <= d.read / 100 + (double)(dropped + lost),
+	       "%.0f of %.0f pages read back in the histogram; %" PRIu64 " swap events dropped, %"
+	       PRIu64 " records lost", d.count, d.read, dropped, lost);
 	expect(fabs(p90 - extra90) <= bucket_width(&d, extra90), "the histogram's 90 %% %.1f MiB "
 	       "against pfprofctl memory's %.1f MiB, over the bucket's width", p90 / (1 << 20),
 	       extra90 / (1 << 20));
 	stop_daemon(daemon);
 	close(go);
 	close(back);
+	close(fd);
 	munmap(loops_done, sizeof(*loops_done));
 	expect(!rmdir(REFAULTS_CGROUP), "rmdir %s: %s", REFAULTS_CGROUP, strerror(errno));
 }

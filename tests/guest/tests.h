@@ -100,7 +100,6 @@ void test_pages_swap(void);
 void test_pages_swap_target(void);
 void test_pages_swap_shmem(void);
 void test_pages_swap_shmem_shared(void);
-void test_pages_swap_clean(void);
 void test_pages_memory_needed(void);
 
 /* t_faults_placed.c */

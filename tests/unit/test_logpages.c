@@ -19,16 +19,12 @@ static const struct log_page swap_out = {
 /* Each event's line, as logformat.h gives it; a swap-out's stall is not one. */
 static void test_lines(void)
 {
-	struct log_page read_back = swap_out, cached = swap_out, dropped = swap_out;
+	struct log_page read_back = swap_out, cached = swap_out;
 	char line[256];
 
 	logformat_page(line, sizeof(line), &swap_out);
 	expect(!strcmp(line, "17\t1700000000.123457\t4242\tpost_gres\t3\tout\t1\t9001\t"
 		       "7f0012345000\t1\t-\tshmem\t123456\n"), "swap-out: '%s'", line);
-	dropped.clean = true;
-	logformat_page(line, sizeof(line), &dropped);
-	expect(!strcmp(line, "17\t1700000000.123457\t4242\tpost_gres\t3\tdrop\t1\t9001\t"
-		       "7f0012345000\t1\t-\tshmem\t123456\n"), "swap-out without a write: '%s'", line);
 	read_back.mapping = MP3_MAPPING_ANON;
 	read_back.sys_pswpout = LOGFORMAT_COUNT_UNKNOWN;
 	read_back.event = MP3_SWAP_IN | MP3_SWAP_READ;
@@ -63,13 +59,11 @@ static void test_round_trip(void)
 {
 	const uint32_t events[] = { MP3_SWAP_OUT, MP3_SWAP_IN, MP3_SWAP_IN | MP3_SWAP_READ };
 
-	for (size_t i = 0; i < 2 * sizeof(events) / sizeof(events[0]) + 1; i++) {
+	for (size_t i = 0; i < 2 * sizeof(events) / sizeof(events[0]); i++) {
 		struct log_page pg = swap_out, back;
 		char line[256];
 
-		/* The last: a swap-out without a write. */
-		pg.event = i / 2 < sizeof(events) / sizeof(events[0]) ? events[i / 2] : MP3_SWAP_OUT;
-		pg.clean = i / 2 == sizeof(events) / sizeof(events[0]);
+		pg.event = events[i / 2];
 		pg.mapping = i % 2 ? MP3_MAPPING_ANON : MP3_MAPPING_SHMEM;
 		pg.stall_ns = pg.event == MP3_SWAP_OUT ? LOGFORMAT_TIME_UNKNOWN : 5000001;
 		logformat_page(line, sizeof(line), &pg);
@@ -80,7 +74,7 @@ static void test_round_trip(void)
 		       back.device == pg.device && back.offset == pg.offset &&
 		       back.address == pg.address && back.pages == pg.pages &&
 		       back.stall_ns == pg.stall_ns && back.mapping == pg.mapping &&
-		       back.clean == pg.clean && back.sys_pswpout == pg.sys_pswpout &&
+		       back.sys_pswpout == pg.sys_pswpout &&
 		       !strcmp(back.comm, "post_gres"),
 		       "event %u read back otherwise", pg.event);
 	}
@@ -100,7 +94,6 @@ static void test_refused(void)
 		"17\t1.000000\t42\tx\t0\tout\t1\t9\t1000\t0\t-",		/* no pages */
 		"17\t1.000000\t42\tx\t0\tout\t1\t9\t1000\t1\t0.000001",	/* a swap-out's stall */
 		"17\t1.000000\t42\tx\t0\tread\t1\t9\t1000\t1\t-",	/* a swap-in's none */
-		"17\t1.000000\t42\tx\t0\tdrop\t1\t9\t1000\t1\t0.000001",	/* a drop's stall */
 		"17\t1.000000\t42\tx\t0\tread\t1\t-9\t1000\t1\t0.000001",	/* a sign */
 		"17\t1.000000\t42\tx\t0\tout\t4294967296\t9\t1000\t1\t-",	/* device too big */
 		"17 1.000000 1 2 3 4.000 1 1 1 1.000 - - - - - - - - - -",	/* a sample */

@@ -381,14 +381,12 @@ struct mp3_classic_sample {
  * Version 10 says which pages a process registered with "R <pid> pages",
  * or of a target given "S", sends to swap and takes back: an
  * MP3_RECORD_SWAP record per event, written at the first sample after
- * it. A swap-out (MP3_SWAP_OUT) is a page of the process that reclaim
+ * it, a sample's in the order of their time_ns (since version 11; version
+ * 10 wrote each CPU's in turn, so that a page's swap-out on one CPU could
+ * follow its swap-in on another). A swap-out (MP3_SWAP_OUT) is a page of the process that reclaim
  * unmapped from it and wrote out (to the device, to zswap, or, since
  * 6.12, noted as zero-filled without a write): the events are those of
- * the kernel's mm_vmscan_write_folio tracepoint; or, since version 11,
- * one it freed without a write (flags MP3_RECORD_SWAP_CLEAN): read back
- * earlier and not changed since, the page kept its slot, whose copy
- * stands for it (the kernel's pswpout does not count these; the next
- * swap-in reads the slot again). Each is given to the
+ * the kernel's mm_vmscan_write_folio tracepoint, each given to the
  * processes that mapped the page when reclaim unmapped it, one record
  * each, but one per target: of the processes of one target that mapped
  * it, the first gets the record (since version 11; version 10 gave each
@@ -409,7 +407,10 @@ struct mp3_classic_sample {
  * traced anonymous pages only; a version 10 reader that does not look at
  * mapping counts these with the others, as the process's swap events
  * they are). A shmem page that no traced process maps when it is written
- * out has no swap-out. Events the module could not keep (its per-CPU
+ * out has no swap-out; nor has a page reclaim frees without a write (read
+ * back earlier and unchanged, its copy in swap still good: the kernel's
+ * pswpout does not count it either), whose next swap-in reads the slot
+ * again. Events the module could not keep (its per-CPU
  * room for a sample's events full, or the process gone before the sample)
  * are counted in the header's swap_dropped.
  */
@@ -530,8 +531,6 @@ struct mp3_ring_sample {
 #define MP3_OWNER_OTHERS	(~0U)
 /* Version 9, a record's flags. */
 #define MP3_RECORD_ADMIN	0x1	/* an administrator's registration */
-/* Version 11, an MP3_SWAP_OUT record's: nothing written, the copy in swap stands (see above). */
-#define MP3_RECORD_SWAP_CLEAN	0x2
 
 /*
  * Version 8, MP3_RECORD_LATENCY: the durations' buckets, by powers of two
@@ -613,7 +612,7 @@ struct mp3_proc_record {
 	};	/* 0 in the other records */
 	/* Version 9: whose registration wrote it (see above). */
 	__u32 owner;
-	__u32 flags;		/* MP3_RECORD_ADMIN, MP3_RECORD_SWAP_CLEAN */
+	__u32 flags;		/* MP3_RECORD_ADMIN */
 	/*
 	 * Version 9, in MP3_RECORD_FAULTS records: the device of the mapping's
 	 * file as stat(2)'s st_dev and /proc/<pid>/maps give it (makedev(3) of
