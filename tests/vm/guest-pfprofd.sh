@@ -22,6 +22,7 @@ CONF
 # pfprofd_start [TARGET_LINE]: a fresh pfprofd keeping TARGET_LINE (a line
 # of its targets file; none by default), its PID in $pfprofd, once its log
 # exists.
+# shellcheck disable=SC2120 # its callers without a line want none, not theirs
 pfprofd_start() {
 	rm -rf /tmp/logs /tmp/run /tmp/state
 	mkdir -p /tmp/logs /tmp/run /tmp/state
