@@ -185,11 +185,13 @@ static unsigned int mp3_pending_hash(const struct folio *folio)
 
 /*
  * Whether @p, held since @p->noted_at, still waits for its write-out at
- * @now: a page not written out within MP3_PENDING_NS never will be.
+ * @now: a page not written out within MP3_PENDING_NS never will be. Signed:
+ * noted a moment later on another CPU, whose fast clock may be a little
+ * ahead, @p is not from the past.
  */
 static bool mp3_pending_waits(const struct mp3_swap_pending *p, u64 now)
 {
-	return p->folio && now - p->noted_at <= MP3_PENDING_NS;
+	return p->folio && (s64)(now - p->noted_at) <= (s64)MP3_PENDING_NS;
 }
 
 /*
