@@ -24,6 +24,7 @@ struct mapping_name {
 	 * mapnames.reads was searched; its size unknown.
 	 */
 	pid_t donor;
+	uint64_t donor_start;	/* where the donor maps the file */
 	uint64_t searched;
 };
 
@@ -203,26 +204,56 @@ static bool same_file(const struct mapping_name *map, const struct mapping_file 
 	return map->inode == file->inode && (!file->dev || map->dev == file->dev);
 }
 
-/*
- * The process whose maps has, at @start, the file that @p no longer has
- * (gone, or unmapped): a forked child has its parent's mappings at the same
- * addresses (Apache's workers, a database's backends), and two mappings of
- * one inode on one device at one address are one file. NULL if no process
- * read has it.
- */
-static const struct maps_snapshot *donor_of(const struct mapnames *m,
-					    const struct maps_snapshot *p, uint64_t start,
-					    const struct mapping_file *file)
+/* Whether @map is its process's own mapping of @file, with a name. */
+static bool names(const struct mapping_name *map, const struct mapping_file *file)
 {
-	for (size_t i = 0; i < m->count; i++) {
-		const struct maps_snapshot *other = &m->procs[i];
-		const struct mapping_name *map;
+	return map && same_file(map, file) && !borrowed(map) && map->name;
+}
 
-		if (other == p)
-			continue;
-		map = find_mapping(other, start);
-		if (map && same_file(map, file) && !borrowed(map) && map->name)
-			return other;
+/* @other's own named mapping of @file at @start, or anywhere if @start is 0; NULL if none. */
+static const struct mapping_name *names_file(const struct maps_snapshot *other, uint64_t start,
+					     const struct mapping_file *file)
+{
+	const struct mapping_name *map = start ? find_mapping(other, start) : NULL;
+
+	if (start)
+		return names(map, file) ? map : NULL;
+	for (size_t i = 0; i < other->count; i++)
+		if (names(&other->mappings[i], file))
+			return &other->mappings[i];
+	return NULL;
+}
+
+/*
+ * Another process's mapping that names the file @p no longer has at
+ * @start (gone, or unmapped), in *@donor; NULL if no process read has it.
+ * First at the same address: a forked child has its parent's mappings
+ * there (Apache's workers, a database's backends), and two mappings of one
+ * inode on one device at one address are one file. Then, if the record
+ * says its device, anywhere: a server that reloads its modules (Apache's
+ * graceful reload) maps the same files at other addresses, and the workers
+ * forked before it, gone, left records of the old ones. One inode on one
+ * device is one file while it is mapped; its number could be another
+ * file's if it was deleted and its number given again in the moments
+ * between the exit and the lookup.
+ */
+static const struct mapping_name *donor_of(const struct mapnames *m,
+					   const struct maps_snapshot *p, uint64_t start,
+					   const struct mapping_file *file,
+					   const struct maps_snapshot **donor)
+{
+	const struct mapping_name *named;
+
+	for (int anywhere = 0; anywhere <= !!file->dev; anywhere++) {
+		for (size_t i = 0; i < m->count; i++) {
+			if (&m->procs[i] == p)
+				continue;
+			named = names_file(&m->procs[i], anywhere ? 0 : start, file);
+			if (named) {
+				*donor = &m->procs[i];
+				return named;
+			}
+		}
 	}
 	return NULL;
 }
@@ -238,8 +269,8 @@ static const struct mapping_name *donor_mapping(const struct mapnames *m,
 	if (map->donor == MAPPING_NO_DONOR)
 		return NULL;
 	donor = find_snapshot(m, map->donor);
-	named = donor ? find_mapping(donor, map->start) : NULL;
-	return named && same_file(named, &file) && !borrowed(named) ? named : NULL;
+	named = donor ? find_mapping(donor, map->donor_start) : NULL;
+	return names(named, &file) ? named : NULL;
 }
 
 /*
@@ -249,7 +280,7 @@ static const struct mapping_name *donor_mapping(const struct mapnames *m,
  * at @start: its own entries stay. Best effort: without memory, nothing.
  */
 static void remember_donor(const struct mapnames *m, struct maps_snapshot *p, uint64_t start,
-			   const struct mapping_file *file, pid_t donor)
+			   const struct mapping_file *file, pid_t donor, uint64_t donor_start)
 {
 	bool found;
 	size_t at = sorted_find(p->mappings, p->count, sizeof(*p->mappings), &start,
@@ -269,7 +300,8 @@ static void remember_donor(const struct mapnames *m, struct maps_snapshot *p, ui
 		p->count++;
 	}
 	*slot = (struct mapping_name){ .start = start, .end = start, .inode = file->inode,
-				       .dev = file->dev, .donor = donor, .searched = m->reads };
+				       .dev = file->dev, .donor = donor, .donor_start = donor_start,
+				       .searched = m->reads };
 }
 
 /*
@@ -293,9 +325,9 @@ static const struct mapping_name *named_elsewhere(const struct mapnames *m,
 		if (named || map->searched == m->reads)
 			return named;
 	}
-	donor = donor_of(m, p, start, file);
-	named = donor ? find_mapping(donor, start) : NULL;
-	remember_donor(m, p, start, file, donor ? donor->tgid : MAPPING_NO_DONOR);
+	named = donor_of(m, p, start, file, &donor);
+	remember_donor(m, p, start, file, named ? donor->tgid : MAPPING_NO_DONOR,
+		       named ? named->start : 0);
 	return named;
 }
 

@@ -319,6 +319,31 @@ static void test_device_tells_files_apart(void)
 	mapnames_free(&m);
 }
 
+/*
+ * A server that reloaded its modules maps them at other addresses: a
+ * worker forked before, gone, has its records of the old ones named from
+ * the server's maps by device and inode, wherever the server maps them,
+ * and again from the donor remembered. Not without a device, nor on
+ * another one.
+ */
+static void test_named_elsewhere_by_device(void)
+{
+	const struct mapping_file cat = { 1835055, makedev(0xfe, 1) };
+	const struct mapping_file cat_elsewhere = { 1835055, makedev(0xfe, 2) };
+	const uint64_t old_start = 0x7f7000000000ULL;
+	struct mapnames m = { .proc = "proc" };
+
+	write_maps(maps_before);
+	mapnames_begin_pass(&m);
+	expect_file_found_in(&m, 42, MP3_MAPPING_FILE, CAT_START, &cat, "/usr/bin/cat", 0x2000);
+	expect_file_found_in(&m, 43, MP3_MAPPING_FILE, old_start, &cat, "/usr/bin/cat", 0);
+	expect_file_found_in(&m, 43, MP3_MAPPING_FILE, old_start, &cat, "/usr/bin/cat", 0);
+	expect_file_found_in(&m, 44, MP3_MAPPING_FILE, old_start, &cat_elsewhere,
+			     "[inode 1835055]", 0);
+	expect_found_in(&m, 45, MP3_MAPPING_FILE, old_start, 1835055, "[inode 1835055]", 0);
+	mapnames_free(&m);
+}
+
 /* 42's number, once 42 left, is another process's: what it maps now. */
 #define EVIL_START 0x7f0060000000ULL
 #define EVIL_INODE 77
@@ -373,5 +398,6 @@ UNIT_TESTS(UNIT_TEST(names_each_kind), UNIT_TEST(reads_again_once_per_pass), UNI
 	   UNIT_TEST(gone), UNIT_TEST(named_from_another_process),
 	   UNIT_TEST(borrowing_keeps_own_mapping), UNIT_TEST(donor_lost),
 	   UNIT_TEST(donor_changed), UNIT_TEST(donor_borrowed_since), UNIT_TEST(sweep),
-	   UNIT_TEST(device_tells_files_apart), UNIT_TEST(left_not_read_again),
+	   UNIT_TEST(device_tells_files_apart), UNIT_TEST(named_elsewhere_by_device),
+	   UNIT_TEST(left_not_read_again),
 	   UNIT_TEST(registered_again_read_afresh));
