@@ -12,6 +12,7 @@
  * kretprobe: docs/design/faults.md.
  */
 
+#include <linux/atomic.h>
 #include <linux/bsearch.h>
 #include <linux/hashtable.h>
 #include <linux/list.h>
@@ -20,10 +21,12 @@
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/spinlock.h>
 
 #include "faults.h"
 
@@ -34,11 +37,19 @@
  */
 static LIST_HEAD(mp3_faults_unfollowed);
 
-/* The owners by id, and the last id given; under mp3_lock. */
+/*
+ * Protects the two hashes of owners below against each other's writers:
+ * the sampler, under mp3_lock, and a process just forked publishing its
+ * own (mp3_faults_publish_self()), which may not wait for mp3_lock. Read
+ * under rcu_read_lock().
+ */
+static DEFINE_SPINLOCK(mp3_owners_lock);
+/* The owners by id. */
 static DEFINE_HASHTABLE(mp3_fault_owners, 8);
-/* The owners of the processes followed now, by pid; under mp3_lock. */
+/* The owners of the processes followed now, by pid. */
 static DEFINE_HASHTABLE(mp3_followed_owners, 8);
-static u64 mp3_fault_owner_last;
+/* The last owner id given: 2^64 of them never wrap, so an id is never reused. */
+static atomic64_t mp3_fault_owner_last = ATOMIC64_INIT(0);
 
 static struct perf_event *mp3_fault_counter(struct task_struct *task, u64 config,
 					    struct mp3_fault_thread *thread)
@@ -56,24 +67,56 @@ static struct perf_event *mp3_fault_counter(struct task_struct *task, u64 config
 	return perf_event_create_kernel_counter(&attr, -1, task, mp3_fault_note, thread);
 }
 
+/* @leader's memory map now, held by @owner in place of the one it held; none if it has none. */
+static void mp3_fault_owner_hold(struct mp3_fault_owner *owner, struct task_struct *leader)
+{
+	/* Read before the memory map, which an exec replaces first (struct mp3_fault). */
+	u64 exec_id = READ_ONCE(leader->self_exec_id);
+	struct mm_struct *mm = get_task_mm(leader);
+
+	if (!mm)
+		return;
+	/* The last reference's teardown sleeps: a worker's. */
+	if (owner->mm)
+		mmput_async(owner->mm);
+	owner->mm = mm;
+	owner->exec_id = exec_id;
+}
+
 /*
- * An owner for the process whose thread-group leader is @leader, of
- * @tag, followed from now on; NULL without memory.
+ * An owner for the process whose thread-group leader is @leader, of @tag,
+ * holding its memory map; NULL without memory.
  */
-static struct mp3_fault_owner *__mp3_fault_owner_create(struct task_struct *leader,
-							const struct mp3_record_tag *tag)
+static struct mp3_fault_owner *mp3_fault_owner_alloc(struct task_struct *leader,
+						     const struct mp3_record_tag *tag)
 {
 	struct mp3_fault_owner *owner = kzalloc(sizeof(*owner), GFP_KERNEL);
 
 	if (!owner)
 		return NULL;
-	/* 2^64 registrations: never wraps, so never reused. */
-	owner->id = ++mp3_fault_owner_last;
+	owner->id = atomic64_inc_return(&mp3_fault_owner_last);
 	owner->pid = get_pid(task_tgid(leader));
 	owner->tag = *tag;
-	hash_add(mp3_fault_owners, &owner->node, owner->id);
-	hash_add(mp3_followed_owners, &owner->followed, (unsigned long)owner->pid);
+	mp3_fault_owner_hold(owner, leader);
 	return owner;
+}
+
+/* Its process is followed from now on: its faults are placed. */
+static void mp3_fault_owner_publish(struct mp3_fault_owner *owner)
+{
+	spin_lock(&mp3_owners_lock);
+	hash_add_rcu(mp3_fault_owners, &owner->node, owner->id);
+	hash_add_rcu(mp3_followed_owners, &owner->followed, (unsigned long)owner->pid);
+	spin_unlock(&mp3_owners_lock);
+}
+
+static void mp3_fault_owner_free(struct mp3_fault_owner *owner)
+{
+	if (owner->mm)
+		mmput_async(owner->mm);
+	put_pid(owner->pid);
+	/* A handler that began before its counter was released may still read id. */
+	kfree_rcu(owner, rcu);
 }
 
 /* Once no counter holds it: no fault noted with its id is placed from now on. */
@@ -81,34 +124,69 @@ static void __mp3_fault_owner_put(struct mp3_fault_owner *owner)
 {
 	if (--owner->nr_threads)
 		return;
-	hash_del(&owner->node);
+	spin_lock(&mp3_owners_lock);
+	hash_del_rcu(&owner->node);
 	if (!hlist_unhashed(&owner->followed))
-		hash_del(&owner->followed);
-	put_pid(owner->pid);
-	/* A handler that began before its counter was released may still read id. */
-	kfree_rcu(owner, rcu);
+		hash_del_rcu(&owner->followed);
+	spin_unlock(&mp3_owners_lock);
+	mp3_fault_owner_free(owner);
 }
 
 const struct mp3_fault_owner *__mp3_fault_owner_find(u64 id)
 {
 	struct mp3_fault_owner *owner;
 
-	hash_for_each_possible(mp3_fault_owners, owner, node, id)
+	hash_for_each_possible_rcu(mp3_fault_owners, owner, node, id)
 		if (owner->id == id)
 			return owner;
 	return NULL;
 }
 
-static void __mp3_fault_thread_release(struct mp3_fault_thread *thread)
+static void mp3_fault_counters_release(struct mp3_fault_thread *thread)
 {
 	/* Also tears down the counters the thread's later threads inherited. */
 	perf_event_release_kernel(thread->minor);
-	/* None if perf refused it (mp3_fault_thread_add()). */
+	/* None if perf refused it (__mp3_fault_thread_add()). */
 	if (thread->major)
 		perf_event_release_kernel(thread->major);
+}
+
+static void __mp3_fault_thread_release(struct mp3_fault_thread *thread)
+{
+	mp3_fault_counters_release(thread);
 	__mp3_fault_owner_put(thread->owner);
 	/* A handler that began before its counters were released may still read it. */
 	kfree_rcu(thread, rcu);
+}
+
+/*
+ * @task's pair of counters, for @owner: the minor one at least, or an
+ * error; *@major_err says why the major one could not be made (0: it was).
+ */
+static struct mp3_fault_thread *mp3_fault_thread_make(struct task_struct *task,
+						      struct mp3_fault_owner *owner,
+						      int *major_err)
+{
+	struct mp3_fault_thread *thread = kzalloc(sizeof(*thread), GFP_KERNEL);
+	struct perf_event *event;
+
+	if (!thread)
+		return ERR_PTR(-ENOMEM);
+	/* Read by the handler as soon as the first counter is made. */
+	thread->owner = owner;
+	thread->task = task;
+	thread->counted_to = ULONG_MAX;
+	event = mp3_fault_counter(task, PERF_COUNT_SW_PAGE_FAULTS_MIN, thread);
+	if (IS_ERR(event)) {
+		kfree(thread);
+		return ERR_CAST(event);
+	}
+	thread->minor = event;
+	event = mp3_fault_counter(task, PERF_COUNT_SW_PAGE_FAULTS_MAJ, thread);
+	*major_err = PTR_ERR_OR_ZERO(event);
+	if (!*major_err)
+		thread->major = event;
+	return thread;
 }
 
 /*
@@ -121,28 +199,15 @@ static void __mp3_fault_thread_release(struct mp3_fault_thread *thread)
 static int __mp3_fault_thread_add(struct task_struct *task, struct list_head *threads,
 				  struct mp3_fault_owner *owner)
 {
-	struct mp3_fault_thread *thread = kzalloc(sizeof(*thread), GFP_KERNEL);
-	struct perf_event *event;
+	struct mp3_fault_thread *thread;
+	int major_err;
 
-	if (!thread)
-		return -ENOMEM;
-	/* Read by the handler as soon as the first counter is made. */
-	thread->owner = owner;
-	thread->task = task;
-	thread->counted_to = ULONG_MAX;
-	event = mp3_fault_counter(task, PERF_COUNT_SW_PAGE_FAULTS_MIN, thread);
-	if (IS_ERR(event)) {
-		kfree(thread);
-		return PTR_ERR(event);
-	}
-	thread->minor = event;
+	thread = mp3_fault_thread_make(task, owner, &major_err);
+	if (IS_ERR(thread))
+		return PTR_ERR(thread);
 	owner->nr_threads++;
 	list_add_tail(&thread->node, threads);
-	event = mp3_fault_counter(task, PERF_COUNT_SW_PAGE_FAULTS_MAJ, thread);
-	if (IS_ERR(event))
-		return PTR_ERR(event);
-	thread->major = event;
-	return 0;
+	return major_err;
 }
 
 /*
@@ -268,9 +333,10 @@ int __mp3_faults_follow(struct task_struct *leader, const struct mp3_record_tag 
 	if (err)
 		return err;
 	if (list_empty(threads)) {
-		owner = __mp3_fault_owner_create(leader, tag);
+		owner = mp3_fault_owner_alloc(leader, tag);
 		if (!owner)
 			return -ENOMEM;
+		mp3_fault_owner_publish(owner);
 	} else {
 		owner = list_first_entry(threads, struct mp3_fault_thread, node)->owner;
 	}
@@ -314,6 +380,59 @@ put_owner:
 	return err;
 }
 
+/*
+ * Counters for current, a process just forked that has not run yet (a
+ * task work on its way to its first instruction): alone, it takes no
+ * fault meanwhile, and it may sleep. Without mp3_lock, which a tick holds
+ * for long: every fork would wait for it. Its faults until now are
+ * counted already, and not noted. Published by mp3_faults_publish_self(),
+ * or released by mp3_faults_release_self().
+ */
+struct mp3_fault_thread *mp3_faults_follow_self(const struct mp3_record_tag *tag)
+{
+	struct mp3_fault_thread *thread;
+	struct mp3_fault_owner *owner;
+	int major_err;
+
+	/* The handler's: made when the first process was followed. */
+	if (!smp_load_acquire(&mp3_fault_cpus))
+		return ERR_PTR(-EAGAIN);
+	owner = mp3_fault_owner_alloc(current, tag);
+	if (!owner)
+		return ERR_PTR(-ENOMEM);
+	thread = mp3_fault_thread_make(current, owner, &major_err);
+	if (IS_ERR(thread)) {
+		mp3_fault_owner_free(owner);
+		return thread;
+	}
+	owner->nr_threads = 1;
+	if (major_err) {
+		mp3_faults_release_self(thread);
+		return ERR_PTR(major_err);
+	}
+	thread->counted_to = current->min_flt + current->maj_flt;
+	return thread;
+}
+
+void mp3_faults_publish_self(struct mp3_fault_thread *thread)
+{
+	mp3_fault_owner_publish(thread->owner);
+}
+
+void mp3_faults_release_self(struct mp3_fault_thread *thread)
+{
+	mp3_fault_counters_release(thread);
+	mp3_fault_owner_free(thread->owner);
+	kfree_rcu(thread, rcu);
+}
+
+void __mp3_faults_adopt_self(struct mp3_fault_thread *thread, struct list_head *threads)
+{
+	lockdep_assert_held(&mp3_lock);
+
+	list_add_tail(&thread->node, threads);
+}
+
 void __mp3_faults_count_from_now(struct list_head *threads)
 {
 	struct mp3_fault_thread *thread;
@@ -336,8 +455,10 @@ void __mp3_faults_unfollow(struct list_head *threads)
 		return;
 	/* Its faults noted until now are placed if it departed (__mp3_faults_departed()). */
 	owner = list_first_entry(threads, struct mp3_fault_thread, node)->owner;
+	spin_lock(&mp3_owners_lock);
 	if (!hlist_unhashed(&owner->followed))
-		hash_del(&owner->followed);
+		hash_del_rcu(&owner->followed);
+	spin_unlock(&mp3_owners_lock);
 	list_splice_tail_init(threads, &mp3_faults_unfollowed);
 }
 
@@ -354,23 +475,42 @@ void __mp3_faults_release(void)
 	}
 }
 
-/*
- * Under rcu_read_lock(): whether the process numbered @tgid now is
- * followed, and then its records' tag and its leader (NULL once reaped).
- */
-bool __mp3_faults_is_followed(pid_t tgid, struct mp3_record_tag *tag, struct task_struct **leader)
+const struct mp3_fault_owner *__mp3_faults_followed(pid_t tgid, struct task_struct **leader)
 {
 	struct pid *pid = find_pid_ns(tgid, &init_pid_ns);
 	const struct mp3_fault_owner *owner;
 
 	if (!pid)
-		return false;
-	hash_for_each_possible(mp3_followed_owners, owner, followed, (unsigned long)pid) {
+		return NULL;
+	hash_for_each_possible_rcu(mp3_followed_owners, owner, followed, (unsigned long)pid) {
 		if (owner->pid == pid) {
-			*tag = owner->tag;
 			*leader = pid_task(pid, PIDTYPE_TGID);
-			return true;
+			return owner;
 		}
 	}
-	return false;
+	return NULL;
+}
+
+const struct mp3_fault_owner *__mp3_faults_followed_by_id(u64 id)
+{
+	const struct mp3_fault_owner *owner = __mp3_fault_owner_find(id);
+
+	/* A process published by its own task work meanwhile is added, never removed, here. */
+	return owner && !hlist_unhashed_lockless(&owner->followed) ? owner : NULL;
+}
+
+void __mp3_faults_visit(const struct list_head *threads, struct task_struct *leader)
+{
+	struct mp3_fault_owner *owner;
+	struct mm_struct *mm;
+
+	lockdep_assert_held(&mp3_lock);
+
+	if (list_empty(threads) || !leader)
+		return;
+	owner = list_first_entry(threads, struct mp3_fault_thread, node)->owner;
+	/* Compared only; none once its leader exited (exit_mm()): the one held stays. */
+	mm = READ_ONCE(leader->mm);
+	if (mm && mm != owner->mm)
+		mp3_fault_owner_hold(owner, leader);
 }

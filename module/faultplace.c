@@ -48,11 +48,12 @@ struct mp3_fault_run {
 	struct mp3_record_tag tag;
 	struct mp3_fault_tally *tally;	/* NULL: no room, its faults are dropped */
 	/* The process found by its number, and its memory map then: what a fault must match. */
-	struct pid *pid;
+	const struct pid *pid;
 	u64 exec_id;
 	u64 owner;			/* an owner id found to have that pid; 0: none yet */
 	u64 refused;			/* the last one found not to */
 	struct mm_struct *mm;		/* read-locked; NULL: its faults are not placed */
+	bool mm_borrowed;		/* mm is its counters' owner's, not the run's to put */
 	bool busy;			/* a writer held the mmap lock: faults wait */
 	unsigned int nr;		/* mappings counted in */
 	unsigned int last;		/* the one the last fault was in */
@@ -265,16 +266,21 @@ static void __mp3_fault_run_end(struct mp3_fault_run *run)
 		__mp3_fault_run_write(run);
 	if (run->mm) {
 		mmap_read_unlock(run->mm);
-		mmput_async(run->mm);
+		if (!run->mm_borrowed)
+			mmput_async(run->mm);
 	}
 }
 
-void __mp3_faults_departed(pid_t tgid, const struct mp3_record_tag *tag, bool place)
+void __mp3_faults_departed(const struct list_head *threads, const struct mp3_measured *m,
+			   bool place)
 {
 	lockdep_assert_held(&mp3_lock);
 
 	if (mp3_departed && mp3_nr_departed < MP3_DEPARTED_MAX)
-		mp3_departed[mp3_nr_departed++] = (struct mp3_departed) { tgid, *tag, place };
+		mp3_departed[mp3_nr_departed++] = (struct mp3_departed) {
+			.tgid = pid_nr(m->pid), .tag = m->tag, .place = place,
+			.owner = list_first_entry(threads, struct mp3_fault_thread, node)->owner,
+		};
 }
 
 static int mp3_departed_cmp(const void *a, const void *b)
@@ -284,54 +290,98 @@ static int mp3_departed_cmp(const void *a, const void *b)
 	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
 }
 
-/*
- * Under rcu_read_lock(): whether @tgid left in this tick, and then its
- * records' tag, and the process numbered @tgid now if its faults may be placed.
- */
-static bool __mp3_faults_was_departed(pid_t tgid, struct mp3_record_tag *tag,
-				      struct task_struct **leader)
+/* Whether @tgid left in this tick: its departed record, or NULL. */
+static struct mp3_departed *__mp3_faults_was_departed(pid_t tgid)
 {
-	const struct mp3_departed key = { .tgid = tgid }, *d;
+	const struct mp3_departed key = { .tgid = tgid };
 
-	d = bsearch(&key, mp3_departed, mp3_nr_departed, sizeof(*d), mp3_departed_cmp);
-	if (!d)
-		return false;
-	*tag = d->tag;
-	/*
-	 * Alive if it left its target only; an exited one has no memory map,
-	 * and its number may be another process's now (its faults' owner
-	 * tells).
-	 */
-	*leader = d->place ? pid_task(find_pid_ns(tgid, &init_pid_ns), PIDTYPE_TGID) : NULL;
-	return true;
+	return bsearch(&key, mp3_departed, mp3_nr_departed, sizeof(*mp3_departed),
+		       mp3_departed_cmp);
 }
 
-/* A run of @tgid's faults: followed if its counters are, or it just left. */
-static void __mp3_fault_run_begin(struct mp3_fault_run *run, pid_t tgid)
+/*
+ * The memory map a run's faults are placed in, and the process it is
+ * @leader's: its map now, or, once it has none (it exited), the one its
+ * counters' @owner holds. The generation is read before the memory map,
+ * which an exec replaces first: an exec in between gives the new map with
+ * the old generation, which only faults taken in the new map carry (see
+ * struct mp3_fault).
+ */
+static void __mp3_fault_run_find(struct mp3_fault_run *run, struct task_struct *leader,
+				 const struct mp3_fault_owner *owner)
+{
+	/* Compared with the owners' held PIDs only. */
+	run->pid = leader ? task_tgid(leader) : owner->pid;
+	if (leader) {
+		run->exec_id = READ_ONCE(leader->self_exec_id);
+		run->mm = get_task_mm(leader);
+	}
+	if (!run->mm && owner && owner->mm && owner->pid == run->pid) {
+		run->exec_id = owner->exec_id;
+		run->mm = owner->mm;
+		run->mm_borrowed = true;
+	}
+}
+
+/*
+ * A departed process's: the map its counters' owner holds, or, when its
+ * owner holds none, the process numbered tgid now (one that left its
+ * target runs on; an exited one's number may be another process's, which
+ * its faults' owner tells). None if it may not be placed.
+ */
+static void __mp3_fault_run_departed(struct mp3_fault_run *run, const struct mp3_departed *d)
 {
 	struct task_struct *leader;
 
+	if (!d->place)
+		return;
+	if (d->owner->mm) {
+		__mp3_fault_run_find(run, NULL, d->owner);
+		return;
+	}
+	leader = pid_task(find_pid_ns(d->tgid, &init_pid_ns), PIDTYPE_TGID);
+	if (leader)
+		__mp3_fault_run_find(run, leader, NULL);
+}
+
+/*
+ * A run of the faults of @f's process: followed if its counters are, or it
+ * just left. One whose number is gone (exited and reaped between its
+ * visit and now) is still followed by its counters' owner, which @f names.
+ */
+static void __mp3_fault_run_begin(struct mp3_fault_run *run, const struct mp3_fault *f)
+{
+	pid_t tgid = f->tgid;
+	const struct mp3_fault_owner *owner;
+	struct mp3_departed *departed = NULL;
+	struct task_struct *leader = NULL;
+
 	*run = (struct mp3_fault_run) { .tgid = tgid };
-	run->followed = __mp3_faults_is_followed(tgid, &run->tag, &leader) ||
-			__mp3_faults_was_departed(tgid, &run->tag, &leader);
+	owner = __mp3_faults_followed(tgid, &leader);
+	if (!owner)
+		departed = __mp3_faults_was_departed(tgid);
+	if (!owner && !departed)
+		owner = __mp3_faults_followed_by_id(f->owner);
+	if (owner)
+		run->tag = owner->tag;
+	if (departed)
+		run->tag = departed->tag;
+	run->followed = owner || departed;
 	if (!run->followed)
 		return;
 	run->tally = __mp3_fault_tally(tgid, &run->tag);
-	if (!run->tally || !leader)
+	if (!run->tally)
 		return;
-	/* Compared with the owners' held PIDs only. */
-	run->pid = task_tgid(leader);
-	/*
-	 * Read before the memory map, which an exec replaces first: an exec
-	 * in between gives the new map with the old generation, which only
-	 * faults taken in the new map carry (see struct mp3_fault).
-	 */
-	run->exec_id = READ_ONCE(leader->self_exec_id);
-	run->mm = get_task_mm(leader);
+	if (departed)
+		__mp3_fault_run_departed(run, departed);
+	else
+		__mp3_fault_run_find(run, leader, owner);
 	if (run->mm && !mmap_read_trylock(run->mm)) {
-		mmput_async(run->mm);
+		if (!run->mm_borrowed)
+			mmput_async(run->mm);
 		run->mm = NULL;
-		run->busy = true;
+		/* A departed one is not found at the next tick: its faults are unresolved now. */
+		run->busy = !departed;
 	}
 }
 
@@ -342,10 +392,13 @@ static void __mp3_faults_place(struct mp3_fault_run *run, const struct mp3_fault
 	for (const struct mp3_fault *f = faults; f < faults + n; f++) {
 		if (f->tgid != run->tgid) {
 			__mp3_fault_run_end(run);
-			__mp3_fault_run_begin(run, f->tgid);
+			__mp3_fault_run_begin(run, f);
 		}
 		if (run->followed)
 			__mp3_fault_run_count(run, f);
+		else if (f->ticks)
+			/* It waited for a process that left since: counted, not placed. */
+			mp3_faults_dropped_total++;
 	}
 }
 

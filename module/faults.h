@@ -71,6 +71,16 @@ struct mp3_fault_owner {
 	u64 id;
 	struct pid *pid;
 	struct mp3_record_tag tag;	/* its process's, constant */
+	/*
+	 * Its process's memory map, held (mm_users), and its exec generation
+	 * when it was taken: from its counters on, and again at a visit that
+	 * finds another map (an exec). A process that exits before the tick
+	 * has its last faults placed in it, its own being gone by then. Let go
+	 * with the owner: an exited process's memory is freed up to a tick
+	 * later. NULL: it had none (a kernel thread).
+	 */
+	struct mm_struct *mm;
+	u64 exec_id;
 	unsigned int nr_threads;	/* mp3_fault_threads holding it */
 	struct hlist_node node;
 	struct hlist_node followed;
@@ -156,6 +166,8 @@ struct mp3_departed {
 	pid_t tgid;
 	struct mp3_record_tag tag;
 	bool place;	/* false: all its faults are unresolved */
+	/* Its counters' owner, which lives until they are released after the tick. */
+	const struct mp3_fault_owner *owner;
 };
 
 /*
@@ -203,9 +215,14 @@ unsigned int __mp3_faults_take(struct mp3_fault_cpu *c, u64 *dropped);
 /* The owner numbered @id, NULL once no counter holds it. */
 const struct mp3_fault_owner *__mp3_fault_owner_find(u64 id);
 /*
- * Under rcu_read_lock(): whether the process numbered @tgid now is
- * followed, and then its target and its leader (NULL once reaped).
+ * Under rcu_read_lock(): the owner of the process numbered @tgid now if
+ * it is followed, and then its leader (NULL once reaped); else NULL.
  */
-bool __mp3_faults_is_followed(pid_t tgid, struct mp3_record_tag *tag, struct task_struct **leader);
+const struct mp3_fault_owner *__mp3_faults_followed(pid_t tgid, struct task_struct **leader);
+/*
+ * Under rcu_read_lock(): the owner numbered @id if its process is still
+ * followed, though its number may be gone (reaped since its visit); else NULL.
+ */
+const struct mp3_fault_owner *__mp3_faults_followed_by_id(u64 id);
 
 #endif /* MP3_FAULTS_H */

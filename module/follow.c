@@ -101,10 +101,11 @@ static void mp3_probe_fork(void *data, struct task_struct *parent, struct task_s
 		joining = (struct mp3_joining) {
 			.target = entry->tag.target, .tree = true,
 			.measures = READ_ONCE(entry->measures),
-			.registrant = &entry->registrant,
+			.registrant = &entry->registrant, .newborn = true,
 		};
 		mp3_tasks_join(child, &joining, &from_fork, entry);
 	} else if (mp3_tasks_group_target(child, &place, &joining)) {
+		joining.newborn = true;
 		mp3_tasks_join(child, &joining, &from_fork, NULL);
 	}
 	rcu_read_unlock();

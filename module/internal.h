@@ -20,6 +20,8 @@
  * measures.c what a registration may measure beyond counts, one table of
  *            struct mp3_measure: the core and the registry know no other
  * maps.c     where the faults are ("maps"), a measure
+ * newborn.c  a process forked into a target with maps makes its own
+ *            counters before its first instruction (a task work)
  * latency.c  how long the faults take ("latency"), a measure: a return
  *            probe on the fault handler
  * pages.c    which pages go to swap and back ("pages"), a measure: a
@@ -51,6 +53,7 @@ struct cgroup;
 struct cred;
 struct file;
 struct list_head;
+struct mp3_fault_thread;
 struct mp3_task;
 struct seq_file;
 struct task_struct;
@@ -246,6 +249,8 @@ struct mp3_measured {
 	const struct mp3_registrant *registrant;
 	unsigned int measures;		/* all it has: one may work with another */
 	const struct mp3_counters *last;	/* its counts at the last sample */
+	/* Joining at its fork, not yet run: its task; NULL for others. */
+	struct task_struct *newborn;
 };
 
 /*
@@ -302,6 +307,23 @@ struct mp3_measure {
 
 /* The measures, in measures.c's table; the sets below are of these. */
 extern const struct mp3_measure mp3_maps_measure, mp3_latency_measure, mp3_pages_measure;
+
+/*
+ * newborn.c: a process that joins a target with maps at its fork, before
+ * it runs. Queued: on its way to its first instruction it makes its own
+ * counters (NULL: not queued, no memory). Taken under mp3_lock: what it
+ * made joins @threads, with its counts then in *@counts (0); -EINPROGRESS
+ * while it has not run, unless @leaving, when it will make none; -ENOENT:
+ * it made none, the tick makes them. Released with its process's state.
+ */
+struct mp3_newborn;
+struct mp3_newborn *mp3_newborn_queue(struct task_struct *child, const struct mp3_measured *m,
+				      gfp_t gfp);
+int __mp3_newborn_take(struct mp3_newborn *nb, struct list_head *threads,
+		       struct mp3_counters *counts, bool leaving);
+void mp3_newborn_release(struct mp3_newborn *nb);
+/* At unload, once no probe runs: waits for the works queued to have run. Sleeps. */
+void mp3_newborns_drain(void);
 
 /* 0 if @file's opener may ask for each of @set, else -EPERM. */
 int mp3_measures_allowed(const struct file *file, unsigned int set);
@@ -421,21 +443,40 @@ int __mp3_faults_follow(struct task_struct *leader, const struct mp3_record_tag 
  * are read: the new counters note its faults from now on (before, none).
  */
 void __mp3_faults_count_from_now(struct list_head *threads);
+/*
+ * A process just forked, before its first instruction (a task work; no
+ * mp3_lock, sleeps): counters of its own, or an error. Published, its
+ * faults are placed from then on; adopted under mp3_lock, they are its
+ * threads' like any. Or released, never published.
+ */
+struct mp3_fault_thread *mp3_faults_follow_self(const struct mp3_record_tag *tag);
+void mp3_faults_publish_self(struct mp3_fault_thread *thread);
+void mp3_faults_release_self(struct mp3_fault_thread *thread);
+void __mp3_faults_adopt_self(struct mp3_fault_thread *thread, struct list_head *threads);
 void __mp3_faults_unfollow(struct list_head *threads);
 /* The counters unfollowed, released: each tick after the collection, and at unload. Sleeps. */
 void __mp3_faults_release(void);
 /*
- * A process with counters left in this tick's visits (exited, or left its
- * target): the faults it took since the last tick still go into records,
- * placed in its mappings if @place (and it still has its memory map),
- * else all in its unresolved record: no mapping of it is looked at.
+ * A process with counters (@threads) left in this tick's visits (exited,
+ * or left its target): the faults it took since the last tick still go
+ * into records, placed in its mappings if @place (in the memory map its
+ * counters hold: an exited one's own is gone), else all in its unresolved
+ * record: no mapping of it is looked at.
  */
-void __mp3_faults_departed(pid_t tgid, const struct mp3_record_tag *tag, bool place);
+void __mp3_faults_departed(const struct list_head *threads, const struct mp3_measured *m,
+			   bool place);
+/*
+ * A visit of a process with counters (@threads), whose leader is @leader
+ * (NULL once reaped): an exec since the last gave it another memory map,
+ * which its counters hold instead.
+ */
+void __mp3_faults_visit(const struct list_head *threads, struct task_struct *leader);
 /* Each tick, after the visits: the faults since the last one, as records. */
 void __mp3_faults_collect(void);
 /*
- * Faults not placed since load: a CPU's buffer was full, or more than
- * 4096 processes took faults in one tick.
+ * Faults not placed since load: a CPU's buffer was full, more than 4096
+ * processes took faults in one tick, or a fault waited for the mmap lock
+ * of a process that left meanwhile.
  */
 u64 mp3_faults_dropped(void);
 /* Faults summed in their process's unresolved record since load: MP3_FAULT_RECORDS_MAX reached. */
@@ -526,6 +567,7 @@ struct mp3_joining {
 	 * (read under mp3_hash_lock); NULL for others.
 	 */
 	const bool *ended;
+	bool newborn;	/* it joins at its fork, before it runs */
 };
 
 /*

@@ -6,7 +6,9 @@
  * and written as records. A process that joins without counters (at its
  * fork, by a walk, or when "M" gives them to its target) gets them before
  * the next sample; the faults it took until then go into its unresolved
- * record, so that placed and unresolved add up to its count.
+ * record, so that placed and unresolved add up to its count. One forked
+ * makes them itself before its first instruction (newborn.c), so that
+ * its unresolved record holds only the faults of its way there.
  */
 #include <linux/errno.h>
 #include <linux/list.h>
@@ -41,6 +43,8 @@ struct mp3_maps {
 	 */
 	bool unplaced;
 	struct mp3_counters unplaced_from;
+	/* Joined at its fork: the counters it makes itself (newborn.c), until taken. */
+	struct mp3_newborn *newborn;
 };
 
 static int mp3_maps_allowed(const struct file *file)
@@ -59,6 +63,8 @@ static void *mp3_maps_attach(const struct mp3_measured *m, gfp_t gfp)
 		maps->unplaced = true;
 		maps->unplaced_from = *m->last;
 	}
+	if (m->newborn)
+		maps->newborn = mp3_newborn_queue(m->newborn, m, gfp);
 	return maps;
 }
 
@@ -80,6 +86,32 @@ static void __mp3_maps_record_unplaced(struct mp3_maps *maps, const struct mp3_m
 }
 
 /*
+ * What a newborn's work made, if it made counters: its threads' from now
+ * on, and the faults it took before, on its way to its first instruction,
+ * are unresolved. 0; -EINPROGRESS while its work has not run (unless
+ * @leaving); -ENOENT: it made none.
+ */
+static int __mp3_maps_take_newborn(struct mp3_maps *maps, const struct mp3_measured *m,
+				   bool leaving)
+{
+	struct mp3_counters made;
+	int err;
+
+	if (!maps->newborn)
+		return -ENOENT;
+	err = __mp3_newborn_take(maps->newborn, &maps->threads, &made, leaving);
+	if (err == -EINPROGRESS)
+		return err;
+	mp3_newborn_release(maps->newborn);
+	maps->newborn = NULL;
+	if (!err) {
+		__mp3_maps_record_unplaced(maps, m, &made);
+		maps->unplaced = false;
+	}
+	return err;
+}
+
+/*
  * Counters on its threads that have none, if its registrant may still read
  * it (-EPERM). Judged and attached under the process's exec_update_lock,
  * as perf_event_open() does: no exec makes it unreadable between the two.
@@ -97,6 +129,9 @@ static int __mp3_maps_follow(void *state, const struct mp3_measured *m)
 	bool allowed, alive;
 	int err;
 
+	err = __mp3_maps_take_newborn(maps, m, false);
+	if (err != -ENOENT)
+		return err;
 	leader = get_pid_task(m->pid, PIDTYPE_TGID);
 	if (!leader)
 		return -ESRCH;
@@ -130,19 +165,33 @@ static void __mp3_maps_counted(void *state)
 	__mp3_faults_count_from_now(&maps->threads);
 }
 
+/* A visit: an exec since the last gave it another memory map, which its counters hold instead. */
+static void __mp3_maps_visit(void *state, const struct mp3_measured *m)
+{
+	struct mp3_maps *maps = state;
+
+	if (list_empty(&maps->threads))
+		return;
+	rcu_read_lock();
+	__mp3_faults_visit(&maps->threads, pid_task(m->pid, PIDTYPE_TGID));
+	rcu_read_unlock();
+}
+
 static void __mp3_maps_gone(void *state, const struct mp3_measured *m, bool place)
 {
 	struct mp3_maps *maps = state;
 
+	__mp3_maps_take_newborn(maps, m, true);
 	/* Its counters noted faults until it left: they go with this sample. */
 	if (!list_empty(&maps->threads))
-		__mp3_faults_departed(pid_nr(m->pid), &m->tag, place);
+		__mp3_faults_departed(&maps->threads, m, place);
 }
 
 static void __mp3_maps_leave(void *state, const struct mp3_measured *m)
 {
 	struct mp3_maps *maps = state;
 
+	__mp3_maps_take_newborn(maps, m, true);
 	if (maps->unplaced && list_empty(&maps->threads))
 		__mp3_maps_record_unplaced(maps, m, m->last);
 	__mp3_faults_unfollow(&maps->threads);
@@ -150,7 +199,11 @@ static void __mp3_maps_leave(void *state, const struct mp3_measured *m)
 
 static void mp3_maps_release(void *state)
 {
-	kfree(state);
+	struct mp3_maps *maps = state;
+
+	if (maps->newborn)
+		mp3_newborn_release(maps->newborn);
+	kfree(maps);
 }
 
 static void __mp3_maps_losses(struct mp3_losses *losses)
@@ -164,10 +217,12 @@ const struct mp3_measure mp3_maps_measure = {
 	.attach = mp3_maps_attach,
 	.__follow = __mp3_maps_follow,
 	.__counted = __mp3_maps_counted,
+	.__visit = __mp3_maps_visit,
 	.__gone = __mp3_maps_gone,
 	.__leave = __mp3_maps_leave,
 	.release = mp3_maps_release,
 	.__tick = __mp3_faults_collect,
 	.__reap = __mp3_faults_release,
 	.__losses = __mp3_maps_losses,
+	.__stop = mp3_newborns_drain,
 };

@@ -334,6 +334,7 @@ static void mp3_tasks_join_onto(struct list_head *list, struct task_struct *task
 	/* Without memory for one, it joins without it. */
 	m = mp3_task_measured(entry);
 	m.measures = joining->measures;
+	m.newborn = joining->newborn ? task : NULL;
 	entry->measures = mp3_measures_attach(entry->state, &m, joining->measures,
 					      GFP_ATOMIC | __GFP_NOWARN);
 	entry->unfollowed = entry->measures;

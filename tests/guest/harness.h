@@ -248,6 +248,8 @@ unsigned long long cgroup_id(const char *dir);
 void move_to_cgroup(const char *dir, pid_t pid);
 /* Writes text to the file at path in one write(); fails the test if it cannot. */
 void write_file(const char *path, const char *text);
+/* A new file at path of pages 4 KiB pages, each starting with a byte 1 (the rest 0). */
+void write_file_pages(const char *path, unsigned int pages);
 /* Whether a line of the file at path contains needle. */
 bool file_contains(const char *path, const char *needle);
 /* The lines of path (a last one without its newline counts); -1 if it cannot be read. */

@@ -204,6 +204,18 @@ void write_file(const char *path, const char *text)
 	close(fd);
 }
 
+void write_file_pages(const char *path, unsigned int pages)
+{
+	static const char page[4096] = { 1 };
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	expect(fd >= 0, "%s: %s", path, strerror(errno));
+	for (unsigned int i = 0; i < pages; i++)
+		expect(write(fd, page, sizeof(page)) == sizeof(page), "%s: %s", path,
+		       strerror(errno));
+	close(fd);
+}
+
 void mount_cgroup2(const char *root)
 {
 	mkdir(root, 0755);

@@ -233,15 +233,22 @@ static void print_placed_over(const struct placed_count *c)
 #define CREATION_LOST_PCT 5
 
 /*
- * A tree given "M" whose children each live less than a period: most exit
- * before the tick that would give them counters, and their removal puts
- * their faults in unresolved records; those that get counters and exit
- * have their last faults placed after they left. The tree's faults records
+ * Unresolved faults of the short-lived tree, at most: each child's before
+ * its first instruction (2, as in t_faults_fork.c), and a few of the
+ * root's between "M" and its counters.
+ */
+#define SHORT_LIVED_UNRESOLVED_MAX (2 * TREE_CHILDREN + 8)
+
+/*
+ * A tree given "M" whose children each live less than a period: each makes
+ * its counters before its first instruction, and its memory map is held,
+ * so that the faults it took are placed at the tick after it exited (before
+ * both, 4806 of 5300 were unresolved on 6.1). The tree's faults records
  * never add up to more than its counts records (with a thread per vCPU, a
  * fault in flight while another CPU made the counters was once counted
- * twice: 5321 of 5320 on 7.3), and to less only by the faults a child took
- * between the reading of its counts and of its fault number (faults.c; it
- * faults all the time here: 0 and 1 of 5320 on 7.3 and 6.1).
+ * twice: 5321 of 5320 on 7.3), and to less only by the faults the root
+ * took between the reading of its counts and of its fault number when "M"
+ * gave it counters (faults.c).
  */
 void test_tree_maps_short_lived(void)
 {
@@ -276,7 +283,9 @@ void test_tree_maps_short_lived(void)
 	       "faults records %" PRIu64 " + %" PRIu64 ", counts records %" PRIu64 " (at most %d %%"
 	       " fewer)", count.all.placed, count.all.unresolved, count.all.counted,
 	       CREATION_LOST_PCT);
-	expect(count.all.unresolved > 0, "no child's faults unresolved: none exited before its tick?");
+	expect(count.all.unresolved <= SHORT_LIVED_UNRESOLVED_MAX,
+	       "%" PRIu64 " faults unresolved; at most %d", count.all.unresolved,
+	       SHORT_LIVED_UNRESOLVED_MAX);
 	kill_and_reap(root);
 	close(go_fd);
 	close(done_fd);

@@ -105,6 +105,10 @@ void test_pages_memory_needed(void);
 /* t_faults_placed.c */
 void test_faults_tree_joiner(void);
 void test_faults_comm_joiner(void);
+void test_faults_fork_first_tick(void);
+void test_faults_fork_server(void);
+void test_faults_fork_server_quick(void);
+void test_faults_fork_unload(void);
 void test_faults_exec_layout(void);
 void test_faults_pid_reuse(void);
 void test_faults_many_mappings(void);

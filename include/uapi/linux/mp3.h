@@ -287,16 +287,20 @@ struct mp3_classic_sample {
  * in a memory map the process no longer has (before an exec, or by an
  * earlier process with the same PID: a fault is placed only in the map it
  * was taken in), or taken by a process that joined a target with "M"
- * before its counters, which the next sample creates) are in a record of
- * kind MP3_MAPPING_UNRESOLVED, start 0.
+ * before its counters (one forked into it makes them on its way to its
+ * first instruction, others get them at the next sample)) are in a record
+ * of kind MP3_MAPPING_UNRESOLVED, start 0. The memory map of a process
+ * with counters is held until the sample after it exits, so that its last
+ * faults are placed too.
  * The faults are those the kernel's software perf events see: every fault
  * counted in the COUNTS records except those taken on behalf of the process
  * without its registers (get_user_pages(): /proc/<pid>/mem,
  * process_vm_readv(), ptrace, some O_DIRECT and futex paths), and those a
  * thread created during the registration, or a process while its counters
  * are being created, takes before they count. faults_dropped counts those
- * lost because a CPU's buffer was full, or because more than 4096
- * processes took faults in one period. See docs/design/faults.md.
+ * lost because a CPU's buffer was full, because more than 4096 processes
+ * took faults in one period, or because a fault waited for the mmap lock of
+ * a process that left meanwhile. See docs/design/faults.md.
  *
  * Version 6 bounds the faults records of one process in one sample: at
  * most MP3_FAULT_RECORDS_MAX, its unresolved record included, whatever the
