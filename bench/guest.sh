@@ -68,6 +68,11 @@ SWAP_REPEATS=3
 # LATENCY_REPEATS times each.
 LATENCY_PAGES=1024
 LATENCY_ROUNDS=50
+# Section 13: what placing a forked child's faults costs its fork:
+# COUNTED_FORKS forks of a child that exits at once, by a tree and by a tree
+# with maps, in turn, FORK_REPEATS times each.
+COUNTED_FORKS=2000
+FORK_REPEATS=3
 LATENCY_REPEATS=5
 # Section 7's list walks at their longest: FOLLOWED_NAMES command names no
 # process has (MP3_COMMS_MAX: the module refuses one more), then a cgroup
@@ -283,7 +288,7 @@ swap_trace_cost() {
 
 # The kernel argument pfprof_bench_only=STEP[,STEP...] (bench/run.sh's
 # BENCH_ONLY): the instruction-counted run runs only those of its steps
-# (busy, pfprofd, faults, waits, latency, sched, swap).
+# (busy, pfprofd, faults, waits, latency, sched, swap, forks).
 only=$(sed -n 's/.*pfprof_bench_only=\([^ ]*\).*/\1/p' /proc/cmdline)
 wanted() {
 	case ",${only:-$1}," in
@@ -301,7 +306,7 @@ wanted() {
 # emulator.
 instructions_run() {
 	if wanted busy; then
-		echo "bench: instructions 1/7 a busy process, N = 1000, each sampler" >&2
+		echo "bench: instructions 1/8 a busy process, N = 1000, each sampler" >&2
 		insmod mp3.ko || fail "cannot load mp3.ko"
 		pfprof-bench cost 1000 5 || fail "cost 1000 failed"
 		pfprof-bench sampler 1000 5 10 || fail "sampler=events, 10 busy of 1000, failed"
@@ -311,7 +316,7 @@ instructions_run() {
 		rmmod mp3 || fail "cannot unload mp3"
 	fi
 	if wanted pfprofd; then
-		echo "bench: instructions 2/7 pfprofd at 20 Hz, 30 s" >&2
+		echo "bench: instructions 2/8 pfprofd at 20 Hz, 30 s" >&2
 		insmod mp3.ko || fail "cannot load mp3.ko"
 		pfprofd_start
 		pfprof-bench timing 30 "$pfprofd" || fail "timing failed"
@@ -319,7 +324,7 @@ instructions_run() {
 		rmmod mp3 || fail "cannot unload mp3"
 	fi
 	if wanted faults; then
-		echo "bench: instructions 3/7 page faults, registered with maps or not" >&2
+		echo "bench: instructions 3/8 page faults, registered with maps or not" >&2
 		insmod mp3.ko || fail "cannot load mp3.ko"
 		for _ in $(seq "$FAULT_REPEATS"); do
 			for mode in unregistered registered maps; do
@@ -330,19 +335,19 @@ instructions_run() {
 		rmmod mp3 || fail "cannot unload mp3"
 	fi
 	if wanted waits; then
-		echo "bench: instructions 4/7 delay accounting off and on, swap-ins and pipe round trips" >&2
+		echo "bench: instructions 4/8 delay accounting off and on, swap-ins and pipe round trips" >&2
 		delay_accounting_cost
 	fi
 	if wanted latency; then
-		echo "bench: instructions 5/7 minor faults, their latency timed or not" >&2
+		echo "bench: instructions 5/8 minor faults, their latency timed or not" >&2
 		fault_latency_cost
 	fi
 	if wanted swap; then
-		echo "bench: instructions 6/7 pages sent to swap and back, traced or not" >&2
+		echo "bench: instructions 6/8 pages sent to swap and back, traced or not" >&2
 		swap_trace_cost
 	fi
 	if wanted sched; then
-		echo "bench: instructions 7/7 context switches, $INSTRUCTION_ROUNDS rounds" >&2
+		echo "bench: instructions 7/8 context switches, $INSTRUCTION_ROUNDS rounds" >&2
 		for _ in $(seq "$INSTRUCTION_ROUNDS"); do
 			sched_bench
 			insmod mp3.ko || fail "cannot load mp3.ko"
@@ -351,6 +356,16 @@ instructions_run() {
 			sched_bench tree in_tree
 			rmmod mp3 || fail "cannot unload mp3"
 		done
+	fi
+	if wanted forks; then
+		echo "bench: instructions 8/8 forks of a tree, with maps or not" >&2
+		insmod mp3.ko || fail "cannot load mp3.ko"
+		for _ in $(seq "$FORK_REPEATS"); do
+			for mode in tree maps; do
+				pfprof-bench forks "$COUNTED_FORKS" "$mode" || fail "forks $mode failed"
+			done
+		done
+		rmmod mp3 || fail "cannot unload mp3"
 	fi
 }
 if grep -qw pfprof_bench=instructions /proc/cmdline; then

@@ -848,23 +848,27 @@ static int cmd_promfile(const char *dir, const char *state_dir, unsigned int cou
 }
 
 /*
- * forks COUNT alone|tree: what a process costs the system from fork to
- * reaping: COUNT times fork() a child that exits at once and waitpid() it,
- * timed on the monotonic clock. "tree": this process is registered as a
- * tree first ("T"), so that the module follows every child; "alone": it
- * is not registered at all (the module's probes still run, loaded or not).
+ * forks COUNT alone|tree|maps: what a process costs the system from fork
+ * to reaping: COUNT times fork() a child that exits at once and waitpid()
+ * it, timed on the monotonic clock (in the instruction-counted guest,
+ * instructions: the sampler's ticks meanwhile included). "tree": this
+ * process is registered as a tree first ("T"), so that the module follows
+ * every child; "maps": the tree is given "M" too, so that each child's
+ * faults are placed; "alone": it is not registered at all (the module's
+ * probes still run, loaded or not).
  */
 static int cmd_forks(unsigned int count, const char *mode)
 {
-	bool tree = !strcmp(mode, "tree");
+	unsigned int target = (unsigned int)getpid();
 	uint64_t start;
+	int err = 0;
 
-	if (tree) {
-		int err = procstatus_tree(MP3_STATUS_PATH, getpid(), (unsigned int)getpid());
-
-		if (err)
-			die("registering the tree", -err);
-	}
+	if (strcmp(mode, "alone"))
+		err = procstatus_tree(MP3_STATUS_PATH, getpid(), target);
+	if (!err && !strcmp(mode, "maps"))
+		err = procstatus_target_option(MP3_STATUS_PATH, TARGETSFILE_OPT_MAPS, target);
+	if (err)
+		die("registering the tree", -err);
 	start = clock_ns(CLOCK_MONOTONIC);
 	for (unsigned int i = 0; i < count; i++) {
 		pid_t pid = fork();
@@ -957,7 +961,7 @@ static void usage(void)
 	      "       pfprof-bench cpu SECONDS NAME,PID...\n"
 	      "       pfprof-bench ticks SECONDS\n"
 	      "       pfprof-bench promfile DIR STATE_DIR COUNT\n"
-	      "       pfprof-bench forks COUNT alone|tree\n"
+	      "       pfprof-bench forks COUNT alone|tree|maps\n"
 	      "       pfprof-bench faults PAGES ROUNDS unregistered|registered|maps\n"
 	      "       pfprof-bench lockwait threads|chain N\n"
 	      "       pfprof-bench waits PAGES ROUNDS PIPE_LOOPS\n"
@@ -988,7 +992,7 @@ int main(int argc, char **argv)
 	    !strcmp(argv[4], "registered") || !strcmp(argv[4], "maps")))
 		return cmd_faults(number(argv[2]), number(argv[3]), argv[4]);
 	if (argc == 4 && !strcmp(argv[1], "forks") &&
-	    (!strcmp(argv[3], "alone") || !strcmp(argv[3], "tree")))
+	    (!strcmp(argv[3], "alone") || !strcmp(argv[3], "tree") || !strcmp(argv[3], "maps")))
 		return cmd_forks(number(argv[2]), argv[3]);
 	if (argc == 5 && !strcmp(argv[1], "promfile"))
 		return cmd_promfile(argv[2], argv[3], number(argv[4]));

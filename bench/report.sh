@@ -616,7 +616,36 @@ function swap_section(   runs) {
 	print ""
 }
 
+# Section 13: forks of a tree, with maps or not, counted.
+function counted_forks_row(label, m,    v, tree) {
+	v = median(counted_forks[m]); tree = median(counted_forks["tree"])
+	printf "| %s | %.0f | %.0f | %s |\n", label, v, spread(counted_forks[m]),
+		m == "tree" ? "" : sprintf("%+.0f (%+.1f %%)", v - tree, 100 * (v / tree - 1))
+	figure("counted_fork_" m, "%.0f", v)
+	if (m != "tree") figure("counted_fork_" m "_added_pct", "%+.1f", 100 * (v / tree - 1))
+}
+function counted_forks_section(   runs) {
+	if (!("maps" in counted_forks)) return
+	print "## 13. What placing a forked child'"'"'s faults costs its fork"
+	print ""
+	print "`pfprof-bench forks 2000 tree|maps`, counted in instructions as in section 8: a process"
+	print "registered as a tree forks a child that exits at once and reaps it, 2000 times; the"
+	print "module'"'"'s ticks meanwhile included. With maps (`M`), each child makes its two perf"
+	print "counters on its way to its first instruction (module/newborn.c) and they are released"
+	print "at the tick after its exit; without, it has none."
+	only_run_note("forks")
+	printf "%d runs of each, in turn; medians and the spread of the runs, in instructions per fork:\n",
+		split(counted_forks["maps"], runs, " ")
+	print ""
+	print "| the tree | instructions per fork | spread | added |"
+	print "|---|---:|---:|---:|"
+	counted_forks_row("a tree: every child counted", "tree")
+	counted_forks_row("a tree with maps: every child'"'"'s faults placed", "maps")
+	print ""
+}
+
 /^lockwait / { lockwait[++nlockwait] = $0 }
+/^counted forks / { counted_forks[kv($0, "mode")] = counted_forks[kv($0, "mode")] " " kv($0, "ns_per_fork") }
 /^counted swap mode=/ {
 	swap_line = $0; m = kv($0, "mode")
 	counted_swap[m, "ns_per_swapout"] = counted_swap[m, "ns_per_swapout"] " " kv($0, "ns_per_swapout")
@@ -852,6 +881,7 @@ END {
 	waits_section()
 	latency_section()
 	swap_section()
+	counted_forks_section()
 	print "## Targets"
 	print ""
 	print "| target | measured | |"

@@ -10,7 +10,7 @@
 # Environment: PFPROF_KERNEL as for plots/case-studies.sh; PFPROF_CACHE, BUILD
 # as for tests/check.sh. BENCH_ONLY=STEP[,STEP...]: boots only the
 # instruction-counted guest and runs only those of its steps (busy, pfprofd,
-# faults, waits, latency, swap, sched: bench/guest.sh, instructions_run), a few
+# faults, waits, latency, swap, sched, forks: bench/guest.sh, instructions_run), a few
 # minutes instead of half an hour; their output goes to
 # bench/raw/guest-only.txt, whose figures bench/report.sh puts in place of
 # the last full run's (the next full run removes the file).
