@@ -242,13 +242,15 @@ static const struct mapping_name *donor_of(const struct mapnames *m,
 					   const struct mapping_file *file,
 					   const struct maps_snapshot **donor)
 {
+	/* At @start, then anywhere (0) if the device is known. */
+	const uint64_t where[2] = { start, 0 };
 	const struct mapping_name *named;
 
-	for (int anywhere = 0; anywhere <= !!file->dev; anywhere++) {
+	for (size_t w = 0; w < (file->dev ? 2U : 1U); w++) {
 		for (size_t i = 0; i < m->count; i++) {
 			if (&m->procs[i] == p)
 				continue;
-			named = names_file(&m->procs[i], anywhere ? 0 : start, file);
+			named = names_file(&m->procs[i], where[w], file);
 			if (named) {
 				*donor = &m->procs[i];
 				return named;
