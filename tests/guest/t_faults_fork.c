@@ -150,7 +150,7 @@ void test_faults_fork_first_tick(void)
 	maps_child_end(&c);
 }
 
-#define SERVER_REQUESTS 300
+#define SERVER_REQUESTS 120
 #define SERVER_WORKERS 8
 #define SERVER_HEAP_PAGES 512
 #define SERVER_FILE_PAGES 256
