@@ -214,10 +214,11 @@ static bool names(const struct mapping_name *map, const struct mapping_file *fil
 static const struct mapping_name *names_file(const struct maps_snapshot *other, uint64_t start,
 					     const struct mapping_file *file)
 {
-	const struct mapping_name *map = start ? find_mapping(other, start) : NULL;
+	if (start) {
+		const struct mapping_name *map = find_mapping(other, start);
 
-	if (start)
 		return names(map, file) ? map : NULL;
+	}
 	for (size_t i = 0; i < other->count; i++)
 		if (names(&other->mappings[i], file))
 			return &other->mappings[i];

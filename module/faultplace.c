@@ -278,7 +278,7 @@ void __mp3_faults_departed(const struct list_head *threads, const struct mp3_mea
 
 	if (mp3_departed && mp3_nr_departed < MP3_DEPARTED_MAX)
 		mp3_departed[mp3_nr_departed++] = (struct mp3_departed) {
-			.tgid = pid_nr(m->pid), .tag = m->tag, .place = place,
+			.tgid = pid_nr(m->pid), .place = place,
 			.owner = list_first_entry(threads, struct mp3_fault_thread, node)->owner,
 		};
 }
@@ -362,11 +362,11 @@ static void __mp3_fault_run_begin(struct mp3_fault_run *run, const struct mp3_fa
 		departed = __mp3_faults_was_departed(tgid);
 	if (!owner && !departed)
 		owner = __mp3_faults_followed_by_id(f->owner);
+	if (departed)
+		owner = departed->owner;
+	run->followed = !!owner;
 	if (owner)
 		run->tag = owner->tag;
-	if (departed)
-		run->tag = departed->tag;
-	run->followed = owner || departed;
 	if (!run->followed)
 		return;
 	run->tally = __mp3_fault_tally(tgid, &run->tag);

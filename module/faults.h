@@ -64,8 +64,10 @@ struct mp3_fault {
  * the process found by a number at the tick is this one if it has this
  * PID. Lives as long as counters hold it, then a grace period (a handler
  * may still be reading id); on mp3_fault_owners meanwhile, and on
- * mp3_followed_owners from its creation until its process is unfollowed,
- * both under mp3_lock.
+ * mp3_followed_owners from its publication (at its creation under
+ * mp3_lock, or by its own process's task work) until its process is
+ * unfollowed: both hashes written under mp3_owners_lock, read under RCU.
+ * Its other fields, once published, under mp3_lock.
  */
 struct mp3_fault_owner {
 	u64 id;
@@ -164,9 +166,8 @@ static_assert((MP3_TALLY_SLOTS & (MP3_TALLY_SLOTS - 1)) == 0);
  */
 struct mp3_departed {
 	pid_t tgid;
-	struct mp3_record_tag tag;
 	bool place;	/* false: all its faults are unresolved */
-	/* Its counters' owner, which lives until they are released after the tick. */
+	/* Its counters' owner (and its tag), which lives until they are released after the tick. */
 	const struct mp3_fault_owner *owner;
 };
 

@@ -281,7 +281,7 @@ struct mp3_measure {
 	void (*__counted)(void *state);
 	/* The process's set of measures (@m->measures) grew. */
 	void (*__changed)(void *state, const struct mp3_measured *m);
-	/* Each sample's visit of the process: its records. */
+	/* Each sample's visit of the process: its records. Under rcu_read_lock() too. */
 	void (*__visit)(void *state, const struct mp3_measured *m);
 	/*
 	 * Its process is gone (exited, or left its target) in this visit: what

@@ -170,11 +170,8 @@ static void __mp3_maps_visit(void *state, const struct mp3_measured *m)
 {
 	struct mp3_maps *maps = state;
 
-	if (list_empty(&maps->threads))
-		return;
-	rcu_read_lock();
-	__mp3_faults_visit(&maps->threads, pid_task(m->pid, PIDTYPE_TGID));
-	rcu_read_unlock();
+	if (!list_empty(&maps->threads))
+		__mp3_faults_visit(&maps->threads, pid_task(m->pid, PIDTYPE_TGID));
 }
 
 static void __mp3_maps_gone(void *state, const struct mp3_measured *m, bool place)

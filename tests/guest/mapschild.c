@@ -27,8 +27,10 @@ void add_fault_record(void *ctx, const struct mp3_proc_record *r)
 		sums->kind_minor[r->mapping] += r->faults.minor_faults;
 	sums->faults_minor += r->faults.minor_faults;
 	sums->faults_major += r->faults.major_faults;
-	if (r->mapping == MP3_MAPPING_UNRESOLVED)
+	if (r->mapping == MP3_MAPPING_UNRESOLVED) {
 		sums->unresolved++;
+		sums->unresolved_faults += r->faults.minor_faults + r->faults.major_faults;
+	}
 	if (r->faults.inode && sums->nr_files < sizeof(sums->files) / sizeof(sums->files[0]))
 		sums->files[sums->nr_files++] = (struct fault_file){ r->faults.start,
 								   r->faults.inode, r->dev };

@@ -16,6 +16,7 @@ struct fault_sums {
 	uint64_t region_minor, region_major;	/* those of the mapping at region_start */
 	uint64_t region_start;
 	unsigned int unresolved;		/* MP3_MAPPING_UNRESOLVED records */
+	uint64_t unresolved_faults;		/* their minor and major faults */
 	/*
 	 * Faults the module dropped meanwhile (the ring's faults_dropped:
 	 * past a CPU's 8192 between two ticks, as when a tick is late), which

@@ -80,21 +80,6 @@ static void forks_touching_child(int go, int back)
 		pause();
 }
 
-/* Unresolved faults of one process, from its records. */
-struct unresolved_sum {
-	pid_t tgid;
-	uint64_t faults;
-};
-
-static void add_unresolved(void *ctx, const struct mp3_proc_record *r)
-{
-	struct unresolved_sum *s = ctx;
-
-	if (r->tgid == (uint32_t)s->tgid && r->type == MP3_RECORD_FAULTS &&
-	    r->mapping == MP3_MAPPING_UNRESOLVED)
-		s->faults += r->faults.minor_faults + r->faults.major_faults;
-}
-
 /*
  * A tree's child that touches 64 MiB at once, all of it well within its
  * first tick: every fault of the region placed in the region, those it
@@ -106,11 +91,9 @@ static void add_unresolved(void *ctx, const struct mp3_proc_record *r)
 void test_faults_fork_first_tick(void)
 {
 	struct fault_sums sums = {};
-	struct unresolved_sum unresolved;
 	struct newborn_word word;
 	struct maps_child c;
 	struct proc_stat st;
-	uint64_t to;
 	pid_t root;
 
 	root = start_fork_tree(forks_touching_child, &c.go, &c.back);
@@ -123,21 +106,19 @@ void test_faults_fork_first_tick(void)
 	read_pid_stat(word.pid, &st);
 	sums.region_start = mapping_start(word.pid, word.region);
 	c.pid = word.pid;
-	to = maps_child_records(&c, &sums);
-	unresolved = (struct unresolved_sum){ .tgid = word.pid };
-	for_each_record_between(&c.ring, c.from, to, add_unresolved, &unresolved);
+	maps_child_records(&c, &sums);
 	printf("  faults_fork_first_tick: region %" PRIu64 "/%d placed; %" PRIu64 "/%" PRIu64
 	       " faults recorded, %" PRIu64 " of them unresolved, %" PRIu64 " dropped; counts %"
 	       PRIu64 "/%" PRIu64 "; /proc %llu/%llu\n", sums.region_minor, REGION_PAGES,
-	       sums.faults_minor, sums.faults_major, unresolved.faults, sums.dropped,
+	       sums.faults_minor, sums.faults_major, sums.unresolved_faults, sums.dropped,
 	       sums.counts_minor, sums.counts_major, st.minflt, st.majflt);
 	expect(sums.region_minor <= REGION_PAGES &&
 	       sums.region_minor + sums.dropped >= REGION_PAGES,
 	       "the region: %" PRIu64 " placed, %" PRIu64 " dropped; want %d less those dropped",
 	       sums.region_minor, sums.dropped, REGION_PAGES);
-	expect(unresolved.faults <= NEWBORN_UNRESOLVED_MAX,
+	expect(sums.unresolved_faults <= NEWBORN_UNRESOLVED_MAX,
 	       "%" PRIu64 " faults unresolved; at most %d (before its first instruction)",
-	       unresolved.faults, NEWBORN_UNRESOLVED_MAX);
+	       sums.unresolved_faults, NEWBORN_UNRESOLVED_MAX);
 	expect(sums.counts_minor == st.minflt && sums.counts_major == st.majflt &&
 	       sums.faults_minor + sums.faults_major + sums.dropped ==
 	       sums.counts_minor + sums.counts_major,
