@@ -41,7 +41,9 @@ static LIST_HEAD(mp3_faults_unfollowed);
  * Protects the two hashes of owners below against each other's writers:
  * the sampler, under mp3_lock, and a process just forked publishing its
  * own (mp3_faults_publish_self()), which may not wait for mp3_lock. Read
- * under rcu_read_lock().
+ * under rcu_read_lock(). And a published owner's memory map and exec
+ * generation, which a process's exec replaces (mp3_faults_exec()) while
+ * the sampler places faults in them.
  */
 static DEFINE_SPINLOCK(mp3_owners_lock);
 /* The owners by id. */
@@ -67,22 +69,6 @@ static struct perf_event *mp3_fault_counter(struct task_struct *task, u64 config
 	return perf_event_create_kernel_counter(&attr, -1, task, mp3_fault_note, thread);
 }
 
-/* @leader's memory map now, held by @owner in place of the one it held; none if it has none. */
-static void mp3_fault_owner_hold(struct mp3_fault_owner *owner, struct task_struct *leader)
-{
-	/* Read before the memory map, which an exec replaces first (struct mp3_fault). */
-	u64 exec_id = READ_ONCE(leader->self_exec_id);
-	struct mm_struct *mm = get_task_mm(leader);
-
-	if (!mm)
-		return;
-	/* The last reference's teardown sleeps: a worker's. */
-	if (owner->mm)
-		mmput_async(owner->mm);
-	owner->mm = mm;
-	owner->exec_id = exec_id;
-}
-
 /*
  * An owner for the process whose thread-group leader is @leader, of @tag,
  * holding its memory map; NULL without memory.
@@ -97,7 +83,9 @@ static struct mp3_fault_owner *mp3_fault_owner_alloc(struct task_struct *leader,
 	owner->id = atomic64_inc_return(&mp3_fault_owner_last);
 	owner->pid = get_pid(task_tgid(leader));
 	owner->tag = *tag;
-	mp3_fault_owner_hold(owner, leader);
+	/* Read before the memory map, which an exec replaces first (struct mp3_fault). */
+	owner->exec_id = READ_ONCE(leader->self_exec_id);
+	owner->mm = get_task_mm(leader);
 	return owner;
 }
 
@@ -475,20 +463,25 @@ void __mp3_faults_release(void)
 	}
 }
 
+/* Under rcu_read_lock(): the owner of the process followed with @pid, or NULL. */
+static struct mp3_fault_owner *mp3_followed_owner(const struct pid *pid)
+{
+	struct mp3_fault_owner *owner;
+
+	hash_for_each_possible_rcu(mp3_followed_owners, owner, followed, (unsigned long)pid)
+		if (owner->pid == pid)
+			return owner;
+	return NULL;
+}
+
 const struct mp3_fault_owner *__mp3_faults_followed(pid_t tgid, struct task_struct **leader)
 {
 	struct pid *pid = find_pid_ns(tgid, &init_pid_ns);
-	const struct mp3_fault_owner *owner;
+	const struct mp3_fault_owner *owner = pid ? mp3_followed_owner(pid) : NULL;
 
-	if (!pid)
-		return NULL;
-	hash_for_each_possible_rcu(mp3_followed_owners, owner, followed, (unsigned long)pid) {
-		if (owner->pid == pid) {
-			*leader = pid_task(pid, PIDTYPE_TGID);
-			return owner;
-		}
-	}
-	return NULL;
+	if (owner)
+		*leader = pid_task(pid, PIDTYPE_TGID);
+	return owner;
 }
 
 const struct mp3_fault_owner *__mp3_faults_followed_by_id(u64 id)
@@ -499,18 +492,45 @@ const struct mp3_fault_owner *__mp3_faults_followed_by_id(u64 id)
 	return owner && !hlist_unhashed_lockless(&owner->followed) ? owner : NULL;
 }
 
-void __mp3_faults_visit(const struct list_head *threads, struct task_struct *leader)
+/*
+ * Now, not at the next visit: a helper that a server forks, that execs
+ * and exits within a tick (a reload's "apache2 -t") would have all its
+ * faults checked against the map it had before, and unresolved.
+ */
+void mp3_faults_exec(struct task_struct *task)
 {
-	struct mp3_fault_owner *owner;
+	struct mp3_fault_owner *owner = mp3_followed_owner(task_tgid(task));
+	struct mm_struct *mm;
+	u64 exec_id;
+
+	if (!owner)
+		return;
+	exec_id = READ_ONCE(task->self_exec_id);
+	mm = get_task_mm(task);
+	if (!mm)
+		return;
+	spin_lock(&mp3_owners_lock);
+	/* Let go meanwhile (its counters released): the map is not for it to hold. */
+	if (!hlist_unhashed(&owner->node)) {
+		swap(owner->mm, mm);
+		owner->exec_id = exec_id;
+	}
+	spin_unlock(&mp3_owners_lock);
+	/* The last reference's teardown sleeps: a worker's. */
+	if (mm)
+		mmput_async(mm);
+}
+
+struct mm_struct *mp3_fault_owner_mm(const struct mp3_fault_owner *owner, u64 *exec_id)
+{
 	struct mm_struct *mm;
 
-	lockdep_assert_held(&mp3_lock);
-
-	if (list_empty(threads) || !leader)
-		return;
-	owner = list_first_entry(threads, struct mp3_fault_thread, node)->owner;
-	/* Compared only; none once its leader exited (exit_mm()): the one held stays. */
-	mm = READ_ONCE(leader->mm);
-	if (mm && mm != owner->mm)
-		mp3_fault_owner_hold(owner, leader);
+	spin_lock(&mp3_owners_lock);
+	mm = owner->mm;
+	if (mm) {
+		mmget(mm);
+		*exec_id = owner->exec_id;
+	}
+	spin_unlock(&mp3_owners_lock);
+	return mm;
 }

@@ -52,8 +52,7 @@ struct mp3_fault_run {
 	u64 exec_id;
 	u64 owner;			/* an owner id found to have that pid; 0: none yet */
 	u64 refused;			/* the last one found not to */
-	struct mm_struct *mm;		/* read-locked; NULL: its faults are not placed */
-	bool mm_borrowed;		/* mm is its counters' owner's, not the run's to put */
+	struct mm_struct *mm;		/* held, read-locked; NULL: its faults are not placed */
 	bool busy;			/* a writer held the mmap lock: faults wait */
 	unsigned int nr;		/* mappings counted in */
 	unsigned int last;		/* the one the last fault was in */
@@ -266,8 +265,7 @@ static void __mp3_fault_run_end(struct mp3_fault_run *run)
 		__mp3_fault_run_write(run);
 	if (run->mm) {
 		mmap_read_unlock(run->mm);
-		if (!run->mm_borrowed)
-			mmput_async(run->mm);
+		mmput_async(run->mm);
 	}
 }
 
@@ -316,11 +314,8 @@ static void __mp3_fault_run_find(struct mp3_fault_run *run, struct task_struct *
 		run->exec_id = READ_ONCE(leader->self_exec_id);
 		run->mm = get_task_mm(leader);
 	}
-	if (!run->mm && owner && owner->mm && owner->pid == run->pid) {
-		run->exec_id = owner->exec_id;
-		run->mm = owner->mm;
-		run->mm_borrowed = true;
-	}
+	if (!run->mm && owner && owner->pid == run->pid)
+		run->mm = mp3_fault_owner_mm(owner, &run->exec_id);
 }
 
 /*
@@ -335,10 +330,9 @@ static void __mp3_fault_run_departed(struct mp3_fault_run *run, const struct mp3
 
 	if (!d->place)
 		return;
-	if (d->owner->mm) {
-		__mp3_fault_run_find(run, NULL, d->owner);
+	__mp3_fault_run_find(run, NULL, d->owner);
+	if (run->mm)
 		return;
-	}
 	leader = pid_task(find_pid_ns(d->tgid, &init_pid_ns), PIDTYPE_TGID);
 	if (leader)
 		__mp3_fault_run_find(run, leader, NULL);
@@ -377,8 +371,7 @@ static void __mp3_fault_run_begin(struct mp3_fault_run *run, const struct mp3_fa
 	else
 		__mp3_fault_run_find(run, leader, owner);
 	if (run->mm && !mmap_read_trylock(run->mm)) {
-		if (!run->mm_borrowed)
-			mmput_async(run->mm);
+		mmput_async(run->mm);
 		run->mm = NULL;
 		/* A departed one is not found at the next tick: its faults are unresolved now. */
 		run->busy = !departed;

@@ -75,11 +75,12 @@ struct mp3_fault_owner {
 	struct mp3_record_tag tag;	/* its process's, constant */
 	/*
 	 * Its process's memory map, held (mm_users), and its exec generation
-	 * when it was taken: from its counters on, and again at a visit that
-	 * finds another map (an exec). A process that exits before the tick
-	 * has its last faults placed in it, its own being gone by then. Let go
-	 * with the owner: an exited process's memory is freed up to a tick
-	 * later. NULL: it had none (a kernel thread).
+	 * when it was taken: from its counters on, and again at each exec.
+	 * A process that exits before the tick has its last faults placed in
+	 * it, its own being gone by then. Let go with the owner: an exited
+	 * process's memory is freed up to a tick later. NULL: it had none (a
+	 * kernel thread). Under mp3_owners_lock once published: read with
+	 * mp3_fault_owner_mm().
 	 */
 	struct mm_struct *mm;
 	u64 exec_id;
@@ -220,6 +221,11 @@ const struct mp3_fault_owner *__mp3_fault_owner_find(u64 id);
  * it is followed, and then its leader (NULL once reaped); else NULL.
  */
 const struct mp3_fault_owner *__mp3_faults_followed(pid_t tgid, struct task_struct **leader);
+/*
+ * The memory map @owner holds, with a reference for the caller
+ * (mmput_async()), and its exec generation in *@exec_id; NULL if none.
+ */
+struct mm_struct *mp3_fault_owner_mm(const struct mp3_fault_owner *owner, u64 *exec_id);
 /*
  * Under rcu_read_lock(): the owner numbered @id if its process is still
  * followed, though its number may be gone (reaped since its visit); else NULL.

@@ -255,10 +255,19 @@ static void mp3_probe_wakeup(void *data, struct task_struct *task)
 		mp3_task_wake(entry);
 }
 
+/* @entry's process exec'd, still readable, and is now at @place. */
+static void mp3_task_exec(struct mp3_task *entry, struct task_struct *task,
+			  const struct mp3_place *place)
+{
+	mp3_measures_exec(READ_ONCE(entry->measures), task);
+	mp3_tasks_reconsider(entry, place);
+}
+
 /*
  * Every registration is judged again at an exec, by its registrant's
  * right: a process that became unreadable (setuid, not dumpable) leaves,
- * counted as skipped, and none of its faults is placed from then on.
+ * counted as skipped, and none of its faults is placed from then on. One
+ * that stays has its measures told of its new memory map.
  */
 static void mp3_probe_exec(void *data, struct task_struct *task, pid_t old_pid,
 			   struct linux_binprm *bprm)
@@ -275,7 +284,7 @@ static void mp3_probe_exec(void *data, struct task_struct *task, pid_t old_pid,
 	else if (!mp3_registrant_may_read(&entry->registrant, task))
 		mp3_task_leave(entry, true);
 	else
-		mp3_tasks_reconsider(entry, &place);
+		mp3_task_exec(entry, task, &place);
 	rcu_read_unlock();
 }
 

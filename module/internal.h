@@ -284,6 +284,12 @@ struct mp3_measure {
 	/* Each sample's visit of the process: its records. Under rcu_read_lock() too. */
 	void (*__visit)(void *state, const struct mp3_measured *m);
 	/*
+	 * The process exec'd: called in it (@task, current), right after, by
+	 * the exec probe, under rcu_read_lock() and without mp3_lock, so it
+	 * reaches no state but its own locked one. Does not sleep.
+	 */
+	void (*exec)(struct task_struct *task);
+	/*
 	 * Its process is gone (exited, or left its target) in this visit: what
 	 * it noted goes into this sample, placed in its mappings if @place.
 	 */
@@ -341,6 +347,7 @@ unsigned int __mp3_measures_follow(void *const state[MP3_MEASURES],
 void __mp3_measures_counted(void *const state[MP3_MEASURES], unsigned int set);
 void __mp3_measures_changed(void *const state[MP3_MEASURES], const struct mp3_measured *m);
 void __mp3_measures_visit(void *const state[MP3_MEASURES], const struct mp3_measured *m);
+void mp3_measures_exec(unsigned int set, struct task_struct *task);
 void __mp3_measures_gone(void *const state[MP3_MEASURES], const struct mp3_measured *m,
 			 bool place);
 void __mp3_measures_leave(void *const state[MP3_MEASURES], const struct mp3_measured *m);
@@ -466,11 +473,10 @@ void __mp3_faults_release(void);
 void __mp3_faults_departed(const struct list_head *threads, const struct mp3_measured *m,
 			   bool place);
 /*
- * A visit of a process with counters (@threads), whose leader is @leader
- * (NULL once reaped): an exec since the last gave it another memory map,
- * which its counters hold instead.
+ * A process followed exec'd (@task, current, right after; under
+ * rcu_read_lock()): its counters hold its new memory map from now on.
  */
-void __mp3_faults_visit(const struct list_head *threads, struct task_struct *leader);
+void mp3_faults_exec(struct task_struct *task);
 /* Each tick, after the visits: the faults since the last one, as records. */
 void __mp3_faults_collect(void);
 /*

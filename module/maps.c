@@ -165,15 +165,6 @@ static void __mp3_maps_counted(void *state)
 	__mp3_faults_count_from_now(&maps->threads);
 }
 
-/* A visit: an exec since the last gave it another memory map, which its counters hold instead. */
-static void __mp3_maps_visit(void *state, const struct mp3_measured *m)
-{
-	struct mp3_maps *maps = state;
-
-	if (!list_empty(&maps->threads))
-		__mp3_faults_visit(&maps->threads, pid_task(m->pid, PIDTYPE_TGID));
-}
-
 static void __mp3_maps_gone(void *state, const struct mp3_measured *m, bool place)
 {
 	struct mp3_maps *maps = state;
@@ -214,7 +205,7 @@ const struct mp3_measure mp3_maps_measure = {
 	.attach = mp3_maps_attach,
 	.__follow = __mp3_maps_follow,
 	.__counted = __mp3_maps_counted,
-	.__visit = __mp3_maps_visit,
+	.exec = mp3_faults_exec,
 	.__gone = __mp3_maps_gone,
 	.__leave = __mp3_maps_leave,
 	.release = mp3_maps_release,

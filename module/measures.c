@@ -136,6 +136,16 @@ void __mp3_measures_visit(void *const state[MP3_MEASURES], const struct mp3_meas
 			mp3_measures[id]->__visit(state[id], m);
 }
 
+void mp3_measures_exec(unsigned int set, struct task_struct *task)
+{
+	unsigned long bits = set;
+	int id;
+
+	for_each_set_bit(id, &bits, MP3_MEASURES)
+		if (mp3_measures[id]->exec)
+			mp3_measures[id]->exec(task);
+}
+
 void __mp3_measures_gone(void *const state[MP3_MEASURES], const struct mp3_measured *m,
 			 bool place)
 {

@@ -170,6 +170,18 @@ static __attribute__((noreturn)) void serve_request(unsigned int ms)
 	_exit(sum == SERVER_FILE_PAGES ? 0 : 1);
 }
 
+/*
+ * A worker that execs a program (as a server's helper would: a CGI, a
+ * reload's config test) which maps 2 MiB, touches some 290 pages of it
+ * and exits at once, well within a tick.
+ */
+static __attribute__((noreturn)) void exec_request(void)
+{
+	execl("./work", "work", "-q", "--no-register", "--pause", "0", "-n", "1", "2", "L", "2048",
+	      (char *)NULL);
+	_exit(7);
+}
+
 static void say_reaped(int back, pid_t pid, const struct rusage *ru)
 {
 	struct worker_word word = { pid, (uint64_t)ru->ru_minflt, (uint64_t)ru->ru_majflt };
@@ -179,7 +191,7 @@ static void say_reaped(int back, pid_t pid, const struct rusage *ru)
 }
 
 /*
- * spawn_piped()'s fn: at a byte ("s" or "q"), a fork-per-request server,
+ * spawn_piped()'s fn: at a byte ("s", "q" or "x"), a fork-per-request server,
  * SERVER_WORKERS at a time; each reaped worker's faults are said back,
  * then a word of PID 0.
  */
@@ -199,6 +211,8 @@ static void fork_server(int go, int back)
 			pid = fork();
 			if (pid < 0)
 				_exit(4);
+			if (pid == 0 && how == 'x')
+				exec_request();
 			if (pid == 0)
 				serve_request(request_ms);
 			served++;
@@ -246,7 +260,7 @@ static void add_worker_record(void *ctx, const struct mp3_proc_record *r)
 }
 
 /*
- * Runs the server (how: "s" or "q") in a tree given "M" and checks each
+ * Runs the server (how: "s", "q" or "x") in a tree given "M" and checks each
  * worker's placed + unresolved faults against what wait4() says of it
  * (but those dropped, counted); the unresolved ones, in thousandths of
  * all, in *@permille.
@@ -311,8 +325,9 @@ static void run_fork_server(const char *test, const char *how, uint64_t *permill
  * SERVER_WORKERS at a time, each touching heap and file pages at once;
  * how: "s", each living about two ticks, or "q", each exiting at once,
  * most before a tick: their memory map held, their faults are placed all
- * the same. Each worker's faults are in its records once, and at most
- * SERVER_UNRESOLVED_PERMILLE of them all unresolved.
+ * the same; or "x", each exec'ing a program that exits at once: the map
+ * held is the one the exec made. Each worker's faults are in its records
+ * once, and at most SERVER_UNRESOLVED_PERMILLE of them all unresolved.
  */
 static void expect_fork_server_placed(const char *test, const char *how)
 {
@@ -331,6 +346,11 @@ void test_faults_fork_server(void)
 void test_faults_fork_server_quick(void)
 {
 	expect_fork_server_placed("faults_fork_server_quick", "q");
+}
+
+void test_faults_fork_server_exec(void)
+{
+	expect_fork_server_placed("faults_fork_server_exec", "x");
 }
 
 /*

@@ -73,6 +73,7 @@ const struct test tests[] = {
 	{ "faults_fork_first_tick",   test_faults_fork_first_tick,     NULL,            30 },
 	{ "faults_fork_server",       test_faults_fork_server,         NULL,           120 },
 	{ "faults_fork_server_quick", test_faults_fork_server_quick,   NULL,           120 },
+	{ "faults_fork_server_exec",  test_faults_fork_server_exec,    NULL,           120 },
 	{ "faults_fork_unload",       test_faults_fork_unload,         NULL,            30 },
 	{ "faults_swap_in",           test_faults_swap_in,             NULL,           120 },
 	{ "pages_swap",               test_pages_swap,                 NULL,           120 },

@@ -108,6 +108,7 @@ void test_faults_comm_joiner(void);
 void test_faults_fork_first_tick(void);
 void test_faults_fork_server(void);
 void test_faults_fork_server_quick(void);
+void test_faults_fork_server_exec(void);
 void test_faults_fork_unload(void);
 void test_faults_exec_layout(void);
 void test_faults_pid_reuse(void);
