@@ -70,43 +70,66 @@ static void add_swap(struct target_total *t, const struct mp3_proc_record *r)
 }
 
 /*
- * The pages out whose slots the replay remembers, at most: 64 MiB of its
- * memory (32-byte slots, at most half full) for 4 GiB of 4 KiB pages out.
+ * The pages out whose slots each replay remembers, at most: 64 MiB of its
+ * memory (32-byte slots, at most half full) for 4 GiB of 4 KiB pages out;
+ * two replays, one a clock.
  */
 #define REPLAY_PAGES_MAX (1UL << 20)
 
+/* A page read back at rf's distance, into *window, made at its first. */
+static void window_add(struct refault_window **window, const struct refault *rf)
+{
+	if (!*window)
+		*window = calloc(1, sizeof(**window));
+	if (*window)
+		refaultwindow_add(*window, rf->at_ns / 1000000000ULL, rf->distance, rf->pages);
+}
+
 static void count_refault(void *ctx, const struct refault_owner *o, const struct refault *rf)
 {
-	struct counters *c = ctx;
-	struct target_total *t = counters_target(c, o->target);
-	struct refault_window *recent;
+	struct target_total *t = counters_target(ctx, o->target);
 
 	if (!t)
 		return;
 	refaultdist_add(&t->refaults, rf->distance * (uint64_t)sysconf(_SC_PAGESIZE), rf->pages);
-	recent = t->recent;
-	if (!recent) {
-		recent = calloc(1, sizeof(*recent));
-		t->recent = recent;
+	window_add(&t->recent, rf);
+}
+
+static void count_machine_refault(void *ctx, const struct refault_owner *o,
+				  const struct refault *rf)
+{
+	struct target_total *t = counters_target(ctx, o->target);
+
+	if (t)
+		window_add(&t->machine_recent, rf);
+}
+
+/* pg replayed in *replay, made at the first with the sink and clock given. */
+static int replay_add(struct refault_replay **replay, refault_sink *sink, void *ctx,
+		      bool machine_clock, const struct log_page *pg)
+{
+	if (!*replay) {
+		*replay = malloc(sizeof(**replay));
+		if (!*replay)
+			return -ENOMEM;
+		refaults_init(*replay, 0, UINT64_MAX);
+		(*replay)->sink = sink;
+		(*replay)->sink_ctx = ctx;
+		(*replay)->slots_max = REPLAY_PAGES_MAX;
+		(*replay)->machine_clock = machine_clock;
 	}
-	if (recent)
-		refaultwindow_add(recent, rf->at_ns / 1000000000ULL, rf->distance, rf->pages);
+	return refaults_add(*replay, pg);
 }
 
 int counters_add_page(struct counters *c, const struct log_page *pg)
 {
+	int err, machine_err;
+
 	if (!pg->target)
 		return 0;
-	if (!c->replay) {
-		c->replay = malloc(sizeof(*c->replay));
-		if (!c->replay)
-			return -ENOMEM;
-		refaults_init(c->replay, 0, UINT64_MAX);
-		c->replay->sink = count_refault;
-		c->replay->sink_ctx = c;
-		c->replay->slots_max = REPLAY_PAGES_MAX;
-	}
-	return refaults_add(c->replay, pg);
+	err = replay_add(&c->replay, count_refault, c, false, pg);
+	machine_err = replay_add(&c->machine_replay, count_machine_refault, c, true, pg);
+	return err ? err : machine_err;
 }
 
 /* Its target's share of a record; false without memory. */
@@ -171,6 +194,7 @@ void counters_forget_targets(struct counters *c, const struct target_list *liste
 
 		if (!t->processes && !t->records && !target_list_find(listed, t->number)) {
 			free(t->recent);
+			free(t->machine_recent);
 			continue;
 		}
 		t->records = 0;
@@ -318,17 +342,25 @@ int counters_select_series(struct counters *c, const struct pidlist *registered,
 	return 0;
 }
 
+static void replay_free(struct refault_replay **replay)
+{
+	if (*replay)
+		refaults_free(*replay);
+	free(*replay);
+	*replay = NULL;
+}
+
 void counters_free(struct counters *c)
 {
 	proctable_free(&c->procs);
-	for (size_t i = 0; i < c->nr_targets; i++)
+	for (size_t i = 0; i < c->nr_targets; i++) {
 		free(c->targets[i].recent);
+		free(c->targets[i].machine_recent);
+	}
 	free(c->targets);
 	c->targets = NULL;
 	c->nr_targets = c->targets_cap = 0;
 	ownerbudget_free(&c->owners);
-	if (c->replay)
-		refaults_free(c->replay);
-	free(c->replay);
-	c->replay = NULL;
+	replay_free(&c->replay);
+	replay_free(&c->machine_replay);
 }

@@ -65,6 +65,11 @@ struct target_total {
 	struct refault_dist refaults;
 	/* The same, finer, of the last minutes; made at its first. */
 	struct refault_window *recent;
+	/*
+	 * The same distances on the machine's clock (refaults.h): the memory
+	 * the machine would have needed, for pages its reclaim pushed out.
+	 */
+	struct refault_window *machine_recent;
 	/* Its cgroup's memory at the last reading (groupmemory.h): a unit's or cgroup's with pages. */
 	struct cgroup_memory memory;
 	bool memory_read;		/* exported while so */
@@ -104,9 +109,10 @@ struct counters {
 	size_t nr_targets, targets_cap;
 	/*
 	 * The targets' swap events replayed (counters_add_page()), made at the
-	 * first: where each page went, to know its refault distance when back.
+	 * first: where each page went, to know its refault distance when back,
+	 * on its target's clock and on the machine's.
 	 */
-	struct refault_replay *replay;
+	struct refault_replay *replay, *machine_replay;
 	/* Users' lines in the logs, and what each lost there and in the ring, since start. */
 	struct ownerbudget owners;
 };
@@ -125,9 +131,10 @@ struct proc_entry *counters_add_record(struct counters *c, const struct mp3_proc
 
 /*
  * A swap event of a target's process, as the pages log has it: its pages
- * read back get their refault distance into the target's histogram (those
- * of a process registered alone are not replayed). 0, or -ENOMEM: the
- * replay goes on, the pages it lost have no distance.
+ * read back get their refault distance into the target's histogram and
+ * window, and on the machine's clock into its machine window (those of a
+ * process registered alone are not replayed). 0, or -ENOMEM: the replay
+ * goes on, the pages it lost have no distance.
  */
 int counters_add_page(struct counters *c, const struct log_page *pg);
 

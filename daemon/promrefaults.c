@@ -2,6 +2,7 @@
 #include "promrefaults.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,46 +43,60 @@ static void put_series(FILE *out, const struct target_list *targets, const struc
 	prom_put_value(out, count, false);
 }
 
-#define SHORT_METRIC "pfprof_target_swap_memory_short_bytes"
-
 /* The shares whose memory is told: what pfprofctl memory's +50%, +90% and +99% say. */
 static const struct {
 	const char *label;
 	double share;
 } shares[] = { { "0.5", 0.5 }, { "0.9", 0.9 }, { "0.99", 0.99 } };
 
+/* The memory short, on a target's clock and on the machine's. */
+static const struct short_metric {
+	const char *name, *help;
+	bool machine;		/* the target's machine_recent window, else its recent one */
+} short_metrics[] = {
+	{ "pfprof_target_swap_memory_short_bytes",
+	  "The memory beyond what a target added with pages had that would have kept that"
+	  " share of the pages it read back from swap in the last 10 minutes in: their"
+	  " refault distance there, within 1/32 above what pfprofctl memory computes.",
+	  false },
+	{ "pfprof_target_swap_machine_short_bytes",
+	  "The memory beyond what the machine had that would have kept that share of the"
+	  " pages a target added with pages read back from swap in the last 10 minutes in:"
+	  " their refault distance on the machine's clock (its pages written to swap while"
+	  " each was away), for pages the machine's reclaim pushed out, within 1/32 above"
+	  " what pfprofctl memory --machine computes.",
+	  true },
+};
+
 /* A target's memory short of keeping each share of its recent pages read back in. */
-static void put_short(FILE *out, const struct target_list *targets, const struct target_total *t,
-		      uint64_t now_s)
+static void put_short(FILE *out, const struct short_metric *m, const struct target_list *targets,
+		      const struct target_total *t, const struct refault_window *w, uint64_t now_s)
 {
 	const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 
 	for (size_t q = 0; q < sizeof(shares) / sizeof(shares[0]); q++) {
-		fputs(SHORT_METRIC "{", out);
+		fprintf(out, "%s{", m->name);
 		prom_put_target_label(out, targets, t->number);
 		fprintf(out, ",share=\"%s\"}", shares[q].label);
-		prom_put_value(out, refaultwindow_quantile(t->recent, now_s, shares[q].share) *
-			       page, false);
+		prom_put_value(out, refaultwindow_quantile(w, now_s, shares[q].share) * page, false);
 	}
 }
 
 /* Of the targets with pages read back in the last minutes only: no answer is no zero. */
-static void put_shorts(FILE *out, const struct counters *counts, const struct target_list *targets)
+static void put_shorts(FILE *out, const struct short_metric *m, const struct counters *counts,
+		       const struct target_list *targets)
 {
 	const uint64_t now_s = (uint64_t)time(NULL);
 	bool header = false;
 
 	for (size_t i = 0; i < counts->nr_targets; i++) {
 		const struct target_total *t = &counts->targets[i];
+		const struct refault_window *w = m->machine ? t->machine_recent : t->recent;
 
-		if (!t->recent || !refaultwindow_pages(t->recent, now_s))
+		if (!w || !refaultwindow_pages(w, now_s))
 			continue;
-		prom_put_header_once(out, &header, SHORT_METRIC, "gauge",
-				     "The memory beyond what a target added with pages had that"
-				     " would have kept that share of the pages it read back from"
-				     " swap in the last 10 minutes in: their refault distance there,"
-				     " within 1/32 above what pfprofctl memory computes.");
-		put_short(out, targets, t, now_s);
+		prom_put_header_once(out, &header, m->name, "gauge", m->help);
+		put_short(out, m, targets, t, w, now_s);
 	}
 }
 
@@ -102,5 +117,6 @@ void promrefaults_put(FILE *out, const struct counters *counts, const struct tar
 				     " swap-out pfprofd did not see have none and are left out.");
 		put_series(out, targets, t);
 	}
-	put_shorts(out, counts, targets);
+	for (size_t m = 0; m < sizeof(short_metrics) / sizeof(short_metrics[0]); m++)
+		put_shorts(out, &short_metrics[m], counts, targets);
 }

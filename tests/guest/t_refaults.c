@@ -266,6 +266,7 @@ struct distances {
 	double count;		/* the histogram's */
 	double read;		/* the target's pages read back from swap */
 	double short90;		/* pfprof_target_swap_memory_short_bytes{share="0.9"} */
+	double machine_short90;	/* pfprof_target_swap_machine_short_bytes{share="0.9"} */
 };
 
 /* The distances of target label in one read of the metrics file (pfprofd replaces it whole). */
@@ -295,6 +296,9 @@ static struct distances read_distances(const char *label)
 	snprintf(prefix, sizeof(prefix),
 		 "pfprof_target_swap_memory_short_bytes{target=\"%s\",share=\"0.9\"} ", label);
 	d.short90 = prom_snapshot_value(&snap, prefix);
+	snprintf(prefix, sizeof(prefix),
+		 "pfprof_target_swap_machine_short_bytes{target=\"%s\",share=\"0.9\"} ", label);
+	d.machine_short90 = prom_snapshot_value(&snap, prefix);
 	return d;
 }
 
@@ -360,13 +364,35 @@ static uint64_t pages_log_lost(void)
 	return total;
 }
 
+/* pfprofctl memory's 90 % figure for tree root, in bytes: on its clock, or the machine's. */
+static double memory_extra90(const char *root, bool machine)
+{
+	char *argv[] = { "./pfprofctl", "--config", CONF, "memory", "--json", "--tree",
+			 (char *)root, machine ? "--machine" : NULL, NULL };
+	struct json_object *o, *owner;
+	double extra90;
+	int rc;
+
+	rc = run_program_err(argv, DAEMON_DIR "/memory.json", DAEMON_DIR "/ctl.stderr");
+	expect(rc == 0, "pfprofctl memory --json --tree %s%s: exit %d", root,
+	       machine ? " --machine" : "", rc);
+	o = json_read_line(DAEMON_DIR "/memory.json");
+	owner = json_object_array_get_idx(json_at(o, "owners"), 0);
+	expect(owner, "pfprofctl memory --json --tree %s: no owner in %s", root,
+	       json_object_to_json_string(o));
+	extra90 = json_number_at(owner, "extra_90_bytes");
+	json_object_put(o);
+	return extra90;
+}
+
 /*
  * pfprofd's refault distances of a tree (pfprofctl add --pages --tree), for
  * the worker of test_pages_memory_needed(). The memory it was short of for
  * 90 % of its pages read back is pfprofctl memory's figure, at most 1/32
  * above (and a page), and with memory.max it is within 10 % of the working
- * set. Every page it read back is in the histogram (pfprofd saw them all go
- * out), but those whose swap-out the module dropped (the ring's
+ * set; the same on the machine's clock is pfprofctl memory --machine's,
+ * within as much. Every page it read back is in the histogram (pfprofd saw
+ * them all go out), but those whose swap-out the module dropped (the ring's
  * swap_dropped: past 8192 events a CPU between two ticks, as when a late
  * tick finds a loop's pages on one CPU) or pfprofd lost; its 90th percentile, as histogram_quantile() reads it, is in the
  * bucket of the exact one: the distances all just above 32 MiB read as 46
@@ -377,11 +403,10 @@ void test_daemon_refault_distances(void)
 	const uint64_t limit = (uint64_t)LIMIT_MIB << 20;
 	const double page = (double)sysconf(_SC_PAGESIZE);
 	char arg[16], label[32];
-	struct json_object *o, *owner;
 	struct distances d;
 	struct mp3ring ring;
 	uint64_t dropped, lost;
-	double p90, extra90;
+	double p90, extra90, machine_extra90;
 	pid_t worker, daemon;
 	uintptr_t addr;
 	int go, back, rc, fd;
@@ -416,29 +441,24 @@ void test_daemon_refault_distances(void)
 	d = settled_distances(label);
 	dropped = ring.hdr->swap_dropped - dropped;
 	lost = pages_log_lost();
-	{
-		char *argv[] = { "./pfprofctl", "--config", CONF, "memory", "--json", "--tree",
-				 arg, NULL };
-
-		rc = run_program_err(argv, DAEMON_DIR "/memory.json", DAEMON_DIR "/ctl.stderr");
-	}
-	expect(rc == 0, "pfprofctl memory --json --tree %s: exit %d", arg, rc);
-	o = json_read_line(DAEMON_DIR "/memory.json");
-	owner = json_object_array_get_idx(json_at(o, "owners"), 0);
-	expect(owner, "pfprofctl memory --json --tree %s: no owner in %s", arg,
-	       json_object_to_json_string(o));
-	extra90 = json_number_at(owner, "extra_90_bytes");
-	json_object_put(o);
+	extra90 = memory_extra90(arg, false);
+	machine_extra90 = memory_extra90(arg, true);
 	p90 = distances_quantile(&d, 0.9);
 	printf("  daemon_refault_distances: %.0f pages read back, %.0f with a distance; 90 %% "
 	       "would have stayed in with %.2f MiB more (pfprofd), %.2f MiB (pfprofctl memory), "
-	       "%.1f MiB (histogram_quantile); the worker lacks %d MiB; the module dropped %"
+	       "%.1f MiB (histogram_quantile); on the machine's clock %.2f MiB (pfprofd), %.2f "
+	       "MiB (pfprofctl memory --machine); the worker lacks %d MiB; the module dropped %"
 	       PRIu64 " swap events, pfprofd lost %" PRIu64 " records\n", d.read, d.count,
 	       d.short90 / (1 << 20), extra90 / (1 << 20), p90 / (1 << 20),
+	       d.machine_short90 / (1 << 20), machine_extra90 / (1 << 20),
 	       WORKING_SET_MIB - LIMIT_MIB, dropped, lost);
 	expect(d.short90 >= extra90 && d.short90 <= extra90 + extra90 / 32 + page,
 	       "pfprofd's 90 %% figure %.2f MiB against pfprofctl memory's %.2f MiB",
 	       d.short90 / (1 << 20), extra90 / (1 << 20));
+	expect(d.machine_short90 >= machine_extra90 &&
+	       d.machine_short90 <= machine_extra90 + machine_extra90 / 32 + page,
+	       "pfprofd's 90 %% figure on the machine's clock %.2f MiB against pfprofctl memory "
+	       "--machine's %.2f MiB", d.machine_short90 / (1 << 20), machine_extra90 / (1 << 20));
 	expect(within_pct((double)limit + d.short90, (double)((uint64_t)WORKING_SET_MIB << 20), 10),
 	       "memory.max %d MiB and pfprofd's 90 %% figure %.1f MiB against a working set of %d "
 	       "MiB", LIMIT_MIB, d.short90 / (1 << 20), WORKING_SET_MIB);

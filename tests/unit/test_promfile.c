@@ -65,8 +65,11 @@ static void fill_refault(struct counters *m)
 			       .device = 1, .pages = 1, .comm = "work",
 			       .wall_ns = (uint64_t)time(NULL) * 1000000000ULL };
 
-	for (pg.offset = 100; pg.offset <= 700; pg.offset++)
+	/* The machine writes two pages to swap for each of the unit's. */
+	for (pg.offset = 100; pg.offset <= 700; pg.offset++) {
+		pg.sys_pswpout = 2 * pg.offset;
 		expect(!counters_add_page(m, &pg), "counters_add_page failed");
+	}
 	pg.offset = 100;
 	pg.event = MP3_SWAP_IN | MP3_SWAP_READ;
 	expect(!counters_add_page(m, &pg), "counters_add_page failed");
@@ -144,7 +147,10 @@ static void expect_line(const char *text, const char *line)
 	       "no line \"%s\" in:\n%s", line, text);
 }
 
-/* fill_refault()'s page, 600 pages away: under 3 MiB of 4 KiB pages, over 2. */
+/*
+ * fill_refault()'s page, 600 pages away on its unit's clock (under 3 MiB of
+ * 4 KiB pages, over 2), 1200 on the machine's.
+ */
 static void expect_refault_distances(const char *text)
 {
 	const long page = sysconf(_SC_PAGESIZE);
@@ -179,6 +185,14 @@ static void expect_refault_distances(const char *text)
 	}
 	expect(!strstr(text, "pfprof_target_swap_memory_short_bytes{target=\"tree:77\""),
 	       "the memory short of a target that never paged:\n%s", text);
+	/* The machine's clock: 1200 pages away, in the 32nd of an octave that ends at 1215. */
+	expect_line(text, "# TYPE pfprof_target_swap_machine_short_bytes gauge");
+	for (int q = 0; q < 3; q++) {
+		snprintf(line, sizeof(line), "pfprof_target_swap_machine_short_bytes{"
+			 "target=\"unit:web\\\".service\",share=\"%s\"} %ld",
+			 (const char *[]){ "0.5", "0.9", "0.99" }[q], 1215 * page);
+		expect_line(text, line);
+	}
 }
 
 /* fill_memory()'s reading: each field known, no swap line; refaults and pressure by label. */
