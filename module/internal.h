@@ -24,10 +24,12 @@
  *            counters before its first instruction (a task work)
  * latency.c  how long the faults take ("latency"), a measure: a return
  *            probe on the fault handler
- * pages.c    which pages go to swap and back ("pages"), a measure: a
- *            tracepoint and probes in reclaim and the swap-in fault
+ * pages.c, swapout.c, swapin.c, swapnotes.c
+ *            which pages go to swap and back ("pages", pages.h), a
+ *            measure: a tracepoint and probes in reclaim and the swap-in
+ *            fault
  * retries.c  the time of a fault's attempts that will be retried, held
- *            for the thread until its last (latency.c, pages.c)
+ *            for the thread until its last (latency.c, swapin.c)
  * faultplace.c, faultcounters.c, faultbuffers.c
  *            where the faults are (faults.h): per-thread perf counters,
  *            placed in mappings

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """
 tests/module-layers.py MODULE_DIR: whether each file of the module calls
-only into the files below it, as internal.h (and tasks.h, faults.h within
-their parts) write down their order. A file's uses are the functions it
+only into the files below it, as internal.h (and tasks.h, faults.h and pages.h
+within their parts) write down their order. A file's uses are the functions it
 calls and the variables it reads or writes that another file defines,
 directly or through an inline function or a macro of a header, which the
 include graph alone does not show. Prints one line per use against the
@@ -64,7 +64,7 @@ def top_level(code):
 
 
 def order(module):
-    """Each file's rank in internal.h's list (finer within tasks.h's and faults.h's)."""
+    """Each file's rank in internal.h's list (finer within tasks.h's, faults.h's, pages.h's)."""
     ranks = {}
 
     def listed(header):
@@ -80,7 +80,7 @@ def order(module):
     for r, group in enumerate(listed('internal.h')):
         for f in group:
             ranks[f] = (r, 0)
-    for header in ('tasks.h', 'faults.h'):
+    for header in ('tasks.h', 'faults.h', 'pages.h'):
         for sub, group in enumerate(listed(header)):
             for f in group:
                 ranks[f] = (ranks[f][0], sub)

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mp3: which pages of the processes with "pages" go to swap and come back,
+ * in four files, each calling only those below it:
+ *
+ * pages.c      the measure: the processes traced, the hooks armed while
+ *              any is, the events of each tick written as records
+ * swapout.c    the swap-outs: a probe where reclaim unmaps a page, the
+ *              tracepoint where it is written out
+ * swapin.c     the swap-ins: return probes on the two swap-in faults
+ * swapnotes.c  the traced processes by PID, and the per-CPU buffers the
+ *              hooks note their events in
+ */
+#ifndef MP3_PAGES_H
+#define MP3_PAGES_H
+
+#include <linux/hashtable.h>
+#include <linux/rcupdate.h>
+#include <linux/types.h>
+
+#include "internal.h"
+
+struct pid;
+
+/* A process with pages: hashed by its struct pid. */
+struct mp3_page_trace {
+	/* In the traced hash while hashed, under its lock; read under RCU. */
+	struct hlist_node node;
+	struct pid *pid;		/* its process's, held by its entry */
+	struct mp3_record_tag tag;	/* its records' */
+	struct mp3_retries retries;
+};
+
+/* swapnotes.c */
+/* Hashed, @trace's process is traced (its events noted) until unhashed. */
+void mp3_swap_trace_hash(struct mp3_page_trace *trace);
+void mp3_swap_trace_unhash(struct mp3_page_trace *trace);
+/* Under rcu_read_lock(): the trace of @pid's process, NULL if it has none. */
+struct mp3_page_trace *mp3_trace_of(const struct pid *pid);
+/* An event of @pid's process into this CPU's buffer, or counted as dropped. */
+void mp3_swap_note(const struct pid *pid, const struct mp3_swap_event *e);
+/* The buffers, once: kept until unload, so that no hook ever finds them gone. */
+int __mp3_swap_notes_alloc(void);
+void mp3_swap_notes_free(void);
+/*
+ * The events noted since the last call, as records of their processes if
+ * still traced, the oldest first across CPUs; those dropped, and those of
+ * processes no longer traced, are added to *@dropped.
+ */
+void __mp3_swap_notes_write(u64 *dropped);
+
+/* swapout.c: armed, every page reclaim unmaps and writes out passes its hooks. */
+int __mp3_swapout_arm(void);
+void __mp3_swapout_disarm(void);
+/* Swap-outs lost since load: another page took a pending page's place. */
+u64 mp3_swapout_lost(void);
+void mp3_swapout_free(void);
+
+/* swapin.c: armed, every swap-in fault passes its probes. */
+int __mp3_swapin_arm(void);
+void __mp3_swapin_disarm(void);
+/* Swap-ins missed since the last call: more faults in flight than the probes hold. */
+u64 __mp3_swapin_missed(void);
+
+#endif /* MP3_PAGES_H */

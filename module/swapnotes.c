@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where the page trace's hooks (swapout.c, swapin.c) find whether a
+ * process is traced, and note its events: a hash of the traced processes
+ * by PID, read under RCU, and per-CPU buffers that each tick takes whole
+ * (pages.c).
+ */
+#include <linux/hashtable.h>
+#include <linux/percpu.h>
+#include <linux/pid.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "pages.h"
+
+/* Events one CPU keeps between two ticks, at most; beyond, counted in swap_dropped. */
+#define MP3_SWAP_EVENTS_PER_CPU 8192
+
+/* An event noted by a hook, for the process of @pid (compared only). */
+struct mp3_swap_noted {
+	const struct pid *pid;
+	struct mp3_swap_event event;
+};
+
+/*
+ * One CPU's events. The hooks fill @filling under @lock; the tick swaps it
+ * with @spare and reads that alone (mp3_lock). No interrupt handler notes
+ * events, and the tick takes the lock from process context: no irqsave.
+ */
+struct mp3_swap_cpu {
+	raw_spinlock_t lock;	/* protects len, dropped and filling */
+	unsigned int len;
+	u64 dropped;
+	struct mp3_swap_noted *filling;
+	struct mp3_swap_noted *spare;
+	unsigned int taken, next;	/* of spare's events, written up to next (mp3_lock) */
+};
+
+static DEFINE_HASHTABLE(mp3_traced_hash, 10);
+/*
+ * Protects mp3_traced_hash's changes (readers: RCU). Taken from the probes
+ * that hash a forked process: never held across anything that sleeps;
+ * nests inside mp3_hash_lock.
+ */
+static DEFINE_SPINLOCK(mp3_traced_lock);
+
+/* Allocated at the first arm, freed at unload; under mp3_lock but for the hooks' use. */
+static struct mp3_swap_cpu __percpu *mp3_swap_cpus;
+/* Under mp3_lock, at a tick: the CPUs whose taken events are not all written yet. */
+static unsigned int *mp3_swap_active;
+
+void mp3_swap_trace_hash(struct mp3_page_trace *trace)
+{
+	spin_lock(&mp3_traced_lock);
+	hash_add_rcu(mp3_traced_hash, &trace->node, (unsigned long)trace->pid);
+	spin_unlock(&mp3_traced_lock);
+}
+
+void mp3_swap_trace_unhash(struct mp3_page_trace *trace)
+{
+	spin_lock(&mp3_traced_lock);
+	hash_del_rcu(&trace->node);
+	spin_unlock(&mp3_traced_lock);
+}
+
+struct mp3_page_trace *mp3_trace_of(const struct pid *pid)
+{
+	struct mp3_page_trace *trace;
+
+	hash_for_each_possible_rcu(mp3_traced_hash, trace, node, (unsigned long)pid)
+		if (trace->pid == pid)
+			return trace;
+	return NULL;
+}
+
+void mp3_swap_note(const struct pid *pid, const struct mp3_swap_event *e)
+{
+	struct mp3_swap_cpu *c;
+
+	preempt_disable();
+	c = this_cpu_ptr(mp3_swap_cpus);
+	raw_spin_lock(&c->lock);
+	if (c->len < MP3_SWAP_EVENTS_PER_CPU)
+		c->filling[c->len++] = (struct mp3_swap_noted){ .pid = pid, .event = *e };
+	else
+		c->dropped++;
+	raw_spin_unlock(&c->lock);
+	preempt_enable();
+}
+
+void mp3_swap_notes_free(void)
+{
+	int cpu;
+
+	if (!mp3_swap_cpus)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct mp3_swap_cpu *c = per_cpu_ptr(mp3_swap_cpus, cpu);
+
+		kvfree(c->filling);
+		kvfree(c->spare);
+	}
+	free_percpu(mp3_swap_cpus);
+	mp3_swap_cpus = NULL;
+	kfree(mp3_swap_active);
+	mp3_swap_active = NULL;
+}
+
+int __mp3_swap_notes_alloc(void)
+{
+	int cpu;
+
+	lockdep_assert_held(&mp3_lock);
+
+	if (mp3_swap_cpus)
+		return 0;
+	mp3_swap_cpus = alloc_percpu(struct mp3_swap_cpu);
+	if (!mp3_swap_cpus)
+		return -ENOMEM;
+	mp3_swap_active = kcalloc(nr_cpu_ids, sizeof(*mp3_swap_active), GFP_KERNEL);
+	if (!mp3_swap_active)
+		goto free;
+	for_each_possible_cpu(cpu) {
+		struct mp3_swap_cpu *c = per_cpu_ptr(mp3_swap_cpus, cpu);
+
+		raw_spin_lock_init(&c->lock);
+		c->filling = kvcalloc(MP3_SWAP_EVENTS_PER_CPU, sizeof(*c->filling), GFP_KERNEL);
+		c->spare = kvcalloc(MP3_SWAP_EVENTS_PER_CPU, sizeof(*c->spare), GFP_KERNEL);
+		if (!c->filling || !c->spare)
+			goto free;
+	}
+	return 0;
+
+free:
+	mp3_swap_notes_free();
+	return -ENOMEM;
+}
+
+/* Under rcu_read_lock(): an event as a record of its process, if still traced. */
+static void __mp3_swap_write(const struct mp3_swap_noted *x, u64 *dropped)
+{
+	const struct mp3_page_trace *trace = mp3_trace_of(x->pid);
+
+	if (trace)
+		__mp3_buffer_record_swap(pid_nr(trace->pid), &trace->tag, &x->event);
+	else
+		(*dropped)++;
+}
+
+/* The next event to write of the @i-th active CPU. */
+static const struct mp3_swap_noted *__mp3_swap_next(unsigned int i)
+{
+	const struct mp3_swap_cpu *c = per_cpu_ptr(mp3_swap_cpus, mp3_swap_active[i]);
+
+	return &c->spare[c->next];
+}
+
+/*
+ * The @active CPUs' taken events as records, the oldest first across CPUs
+ * (each CPU's are in order already): a page's swap-out on one CPU comes
+ * before its swap-in on another in the same tick, as readers replaying
+ * slots need. Events of a tick are few per CPU, and few CPUs have any.
+ */
+static void __mp3_swap_write_ordered(unsigned int active, u64 *dropped)
+{
+	rcu_read_lock();
+	while (active) {
+		unsigned int oldest = 0;
+		struct mp3_swap_cpu *c;
+
+		for (unsigned int i = 1; i < active; i++)
+			if (__mp3_swap_next(i)->event.time_ns <
+			    __mp3_swap_next(oldest)->event.time_ns)
+				oldest = i;
+		c = per_cpu_ptr(mp3_swap_cpus, mp3_swap_active[oldest]);
+		__mp3_swap_write(&c->spare[c->next++], dropped);
+		if (c->next == c->taken)
+			mp3_swap_active[oldest] = mp3_swap_active[--active];
+	}
+	rcu_read_unlock();
+}
+
+void __mp3_swap_notes_write(u64 *dropped)
+{
+	unsigned int active = 0;
+	int cpu;
+
+	lockdep_assert_held(&mp3_lock);
+
+	if (!mp3_swap_cpus)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct mp3_swap_cpu *c = per_cpu_ptr(mp3_swap_cpus, cpu);
+
+		raw_spin_lock(&c->lock);
+		swap(c->filling, c->spare);
+		c->taken = c->len;
+		c->len = 0;
+		*dropped += c->dropped;
+		c->dropped = 0;
+		raw_spin_unlock(&c->lock);
+		c->next = 0;
+		if (c->taken)
+			mp3_swap_active[active++] = cpu;
+	}
+	__mp3_swap_write_ordered(active, dropped);
+}
