@@ -43,7 +43,9 @@ static LIST_HEAD(mp3_faults_unfollowed);
  * own (mp3_faults_publish_self()), which may not wait for mp3_lock. Read
  * under rcu_read_lock(). And a published owner's memory map and exec
  * generation, which a process's exec replaces (mp3_faults_exec()) while
- * the sampler places faults in them.
+ * the sampler places faults in them. Taken with softirqs off: a newborn
+ * publishes its owner under its own lock (newborn.c), which an RCU
+ * callback takes, so a softirq must not find this one held under it.
  */
 static DEFINE_SPINLOCK(mp3_owners_lock);
 /* The owners by id. */
@@ -92,10 +94,10 @@ static struct mp3_fault_owner *mp3_fault_owner_alloc(struct task_struct *leader,
 /* Its process is followed from now on: its faults are placed. */
 static void mp3_fault_owner_publish(struct mp3_fault_owner *owner)
 {
-	spin_lock(&mp3_owners_lock);
+	spin_lock_bh(&mp3_owners_lock);
 	hash_add_rcu(mp3_fault_owners, &owner->node, owner->id);
 	hash_add_rcu(mp3_followed_owners, &owner->followed, (unsigned long)owner->pid);
-	spin_unlock(&mp3_owners_lock);
+	spin_unlock_bh(&mp3_owners_lock);
 }
 
 static void mp3_fault_owner_free(struct mp3_fault_owner *owner)
@@ -112,11 +114,11 @@ static void __mp3_fault_owner_put(struct mp3_fault_owner *owner)
 {
 	if (--owner->nr_threads)
 		return;
-	spin_lock(&mp3_owners_lock);
+	spin_lock_bh(&mp3_owners_lock);
 	hash_del_rcu(&owner->node);
 	if (!hlist_unhashed(&owner->followed))
 		hash_del_rcu(&owner->followed);
-	spin_unlock(&mp3_owners_lock);
+	spin_unlock_bh(&mp3_owners_lock);
 	mp3_fault_owner_free(owner);
 }
 
@@ -443,10 +445,10 @@ void __mp3_faults_unfollow(struct list_head *threads)
 		return;
 	/* Its faults noted until now are placed if it departed (__mp3_faults_departed()). */
 	owner = list_first_entry(threads, struct mp3_fault_thread, node)->owner;
-	spin_lock(&mp3_owners_lock);
+	spin_lock_bh(&mp3_owners_lock);
 	if (!hlist_unhashed(&owner->followed))
 		hash_del_rcu(&owner->followed);
-	spin_unlock(&mp3_owners_lock);
+	spin_unlock_bh(&mp3_owners_lock);
 	list_splice_tail_init(threads, &mp3_faults_unfollowed);
 }
 
@@ -509,13 +511,13 @@ void mp3_faults_exec(struct task_struct *task)
 	mm = get_task_mm(task);
 	if (!mm)
 		return;
-	spin_lock(&mp3_owners_lock);
+	spin_lock_bh(&mp3_owners_lock);
 	/* Let go meanwhile (its counters released): the map is not for it to hold. */
 	if (!hlist_unhashed(&owner->node)) {
 		swap(owner->mm, mm);
 		owner->exec_id = exec_id;
 	}
-	spin_unlock(&mp3_owners_lock);
+	spin_unlock_bh(&mp3_owners_lock);
 	/* The last reference's teardown sleeps: a worker's. */
 	if (mm)
 		mmput_async(mm);
@@ -525,12 +527,12 @@ struct mm_struct *mp3_fault_owner_mm(const struct mp3_fault_owner *owner, u64 *e
 {
 	struct mm_struct *mm;
 
-	spin_lock(&mp3_owners_lock);
+	spin_lock_bh(&mp3_owners_lock);
 	mm = owner->mm;
 	if (mm) {
 		mmget(mm);
 		*exec_id = owner->exec_id;
 	}
-	spin_unlock(&mp3_owners_lock);
+	spin_unlock_bh(&mp3_owners_lock);
 	return mm;
 }
