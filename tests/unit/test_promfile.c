@@ -147,6 +147,20 @@ static void expect_line(const char *text, const char *line)
 	       "no line \"%s\" in:\n%s", line, text);
 }
 
+/* The unit's gauge metric, for each share: bytes. */
+static void expect_shorts(const char *text, const char *metric, long bytes)
+{
+	char line[256];
+
+	snprintf(line, sizeof(line), "# TYPE %s gauge", metric);
+	expect_line(text, line);
+	for (int q = 0; q < 3; q++) {
+		snprintf(line, sizeof(line), "%s{target=\"unit:web\\\".service\",share=\"%s\"} %ld",
+			 metric, (const char *[]){ "0.5", "0.9", "0.99" }[q], bytes);
+		expect_line(text, line);
+	}
+}
+
 /*
  * fill_refault()'s page, 600 pages away on its unit's clock (under 3 MiB of
  * 4 KiB pages, over 2), 1200 on the machine's.
@@ -176,23 +190,11 @@ static void expect_refault_distances(const char *text)
 	expect(!strstr(text, "pfprof_target_swap_refault_distance_bytes_count{target=\"tree:77\"}"),
 	       "refault distances of a target that never paged:\n%s", text);
 	/* 600 pages: in the 32nd of an octave that ends at 607 pages. */
-	expect_line(text, "# TYPE pfprof_target_swap_memory_short_bytes gauge");
-	for (int q = 0; q < 3; q++) {
-		snprintf(line, sizeof(line), "pfprof_target_swap_memory_short_bytes{"
-			 "target=\"unit:web\\\".service\",share=\"%s\"} %ld",
-			 (const char *[]){ "0.5", "0.9", "0.99" }[q], 607 * page);
-		expect_line(text, line);
-	}
+	expect_shorts(text, "pfprof_target_swap_memory_short_bytes", 607 * page);
 	expect(!strstr(text, "pfprof_target_swap_memory_short_bytes{target=\"tree:77\""),
 	       "the memory short of a target that never paged:\n%s", text);
 	/* The machine's clock: 1200 pages away, in the 32nd of an octave that ends at 1215. */
-	expect_line(text, "# TYPE pfprof_target_swap_machine_short_bytes gauge");
-	for (int q = 0; q < 3; q++) {
-		snprintf(line, sizeof(line), "pfprof_target_swap_machine_short_bytes{"
-			 "target=\"unit:web\\\".service\",share=\"%s\"} %ld",
-			 (const char *[]){ "0.5", "0.9", "0.99" }[q], 1215 * page);
-		expect_line(text, line);
-	}
+	expect_shorts(text, "pfprof_target_swap_machine_short_bytes", 1215 * page);
 }
 
 /* fill_memory()'s reading: each field known, no swap line; refaults and pressure by label. */
