@@ -37,6 +37,13 @@ void add_fault_record(void *ctx, const struct mp3_proc_record *r);
 /* "R <pid> maps", as root; fails the test if refused. */
 void register_maps(pid_t pid);
 
+/*
+ * Faults exec takes without registers (the arguments and environment
+ * written into the new stack through get_user_pages()), at most: the task
+ * counts them, no perf event sees them (docs/design/faults.md).
+ */
+#define EXEC_GUP_FAULTS_MAX 16
+
 /* A child of the faults tests registered with maps, and the ring it is read from. */
 struct maps_child {
 	pid_t pid;

@@ -20,8 +20,6 @@
 #include "procmaps.h"
 #include "tests.h"
 
-/* Faults exec takes without registers (arguments copied into the new stack), at most. */
-#define EXEC_GUP_FAULTS_MAX 16
 /* Pages each thread of faults_threads touches. */
 #define THREAD_PAGES 1000
 
