@@ -76,13 +76,20 @@ static void add_swap(struct target_total *t, const struct mp3_proc_record *r)
  */
 #define REPLAY_PAGES_MAX (1UL << 20)
 
-/* A page read back at rf's distance, into *window, made at its first. */
+/*
+ * A page read back at rf's distance, into *window, made at its first page
+ * (most targets never read one back); not without memory.
+ */
 static void window_add(struct refault_window **window, const struct refault *rf)
 {
-	if (!*window)
-		*window = calloc(1, sizeof(**window));
-	if (*window)
-		refaultwindow_add(*window, rf->at_ns / 1000000000ULL, rf->distance, rf->pages);
+	struct refault_window *w = *window;
+
+	if (!w) {
+		w = calloc(1, sizeof(*w));
+		*window = w;
+	}
+	if (w)
+		refaultwindow_add(w, rf->at_ns / 1000000000ULL, rf->distance, rf->pages);
 }
 
 static void count_refault(void *ctx, const struct refault_owner *o, const struct refault *rf)
