@@ -169,6 +169,12 @@ uint64_t mp3ring_swap_dropped(const struct mp3ring *ring)
 	return __atomic_load_n(&ring->hdr->swap_dropped, __ATOMIC_RELAXED);
 }
 
+unsigned int mp3ring_fault_records_max(const struct mp3ring *ring)
+{
+	/* Reserved before version 12, whose bound was 64. */
+	return ring->hdr->version < 12 ? 64 : ring->hdr->fault_records_max;
+}
+
 static const struct mp3_ring_sample *slot_of(const struct mp3ring *ring,
 					     uint64_t n)
 {

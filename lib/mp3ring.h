@@ -70,6 +70,9 @@ uint64_t mp3ring_latency_missed(const struct mp3ring *ring);
 /* Swap events of "pages" registrations not written (a CPU's buffer full); 0 before version 10. */
 uint64_t mp3ring_swap_dropped(const struct mp3ring *ring);
 
+/* A process's faults records in one sample, at most (version 6; 64 before version 12). */
+unsigned int mp3ring_fault_records_max(const struct mp3ring *ring);
+
 /*
  * Copies the next sample the reader wants, *next, into *out and advances
  * *next past it. Samples that were overwritten before they could be copied

@@ -138,6 +138,7 @@ static void mp3_header_init(u64 period_ns, bool active_only)
 	hdr->record_offset = MP3_RECORD_OFFSET;
 	hdr->record_size = sizeof(struct mp3_proc_record);
 	hdr->record_capacity = MP3_RECORD_CAPACITY;
+	hdr->fault_records_max = MP3_FAULT_RECORDS_MAX;
 }
 
 int mp3_buffer_create(u64 period_ns, bool records, bool active_only, unsigned int per_user)

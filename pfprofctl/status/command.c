@@ -38,6 +38,7 @@ struct status_report {
 	bool stalls;			/* MP3_RING_STALLS: the module sends the waits */
 	int delayacct;			/* the kernel measures them: 1, 0 or -errno */
 	uint64_t faults_dropped, faults_summed, unfollowed_skipped, unfollowed_missed;
+	unsigned int fault_records_max;	/* the bound faults_summed counts past */
 	uint64_t latency_missed;	/* faults of timed processes not timed */
 	uint64_t swap_dropped;		/* swap events of "pages" registrations not written */
 	int fault_times_error;		/* reading the ring's latency records */
@@ -69,6 +70,7 @@ static void read_ring(struct status_report *r, int fd)
 	/* Versions 5's and 6's; 0 from an older module, whose header has no such field. */
 	r->faults_dropped = ring.hdr->faults_dropped;
 	r->faults_summed = ring.hdr->faults_summed;
+	r->fault_records_max = mp3ring_fault_records_max(&ring);
 	mp3ring_unfollowed(&ring, &r->unfollowed_skipped, &r->unfollowed_missed);
 	r->latency_missed = mp3ring_latency_missed(&ring);
 	r->swap_dropped = mp3ring_swap_dropped(&ring);
@@ -219,8 +221,8 @@ static void print_ring(const struct status_report *r)
 	if (r->faults_summed)
 		printf("faults:    %llu of processes added with --maps counted as not"
 		       " placed: a process faulted in more mappings in one sample than"
-		       " its %d records\n", (unsigned long long)r->faults_summed,
-		       MP3_FAULT_RECORDS_MAX);
+		       " its %u records\n", (unsigned long long)r->faults_summed,
+		       r->fault_records_max);
 	if (r->swap_dropped)
 		printf("pages:     %" PRIu64 " swap-outs and swap-ins of processes added with"
 		       " --pages not recorded: a CPU's buffer was full\n", r->swap_dropped);

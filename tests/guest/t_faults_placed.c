@@ -565,6 +565,9 @@ void test_faults_many_mappings(void)
 	       " %" PRIu64 " summed; counts %" PRIu64 "/%" PRIu64 "\n", MANY_MAPPINGS, most,
 	       s.sums.faults_minor, s.sums.faults_major, s.sums.unresolved, summed,
 	       s.sums.counts_minor, s.sums.counts_major);
+	expect(mp3ring_fault_records_max(&c.ring) == MP3_FAULT_RECORDS_MAX,
+	       "the header's bound %u, the module's %d", mp3ring_fault_records_max(&c.ring),
+	       MP3_FAULT_RECORDS_MAX);
 	expect(most <= MP3_FAULT_RECORDS_MAX, "%u faults records in one sample, at most %d",
 	       most, MP3_FAULT_RECORDS_MAX);
 	expect(summed > 0, "nothing counted in faults_summed");

@@ -638,6 +638,23 @@ static void test_latency_missed(void)
 	free(r.mem);
 }
 
+/* Version 12's header says the faults records' bound; before, it was 64 and the field reserved. */
+static void test_fault_records_max(void)
+{
+	struct region r = make_default(4);
+	struct mp3ring ring;
+
+	r.hdr->fault_records_max = 256;
+	attach(&ring, &r);
+	expect(mp3ring_fault_records_max(&ring) == 256, "version %u: bound %u, want 256",
+	       r.hdr->version, mp3ring_fault_records_max(&ring));
+	r.hdr->version = 11;
+	r.hdr->fault_records_max = 99;
+	expect(mp3ring_fault_records_max(&ring) == 64, "version 11: bound %u, want 64",
+	       mp3ring_fault_records_max(&ring));
+	free(r.mem);
+}
+
 UNIT_TESTS(
 	UNIT_TEST(header_validation),
 	UNIT_TEST(v1_writer),
@@ -654,4 +671,5 @@ UNIT_TESTS(
 	UNIT_TEST(concurrent_paced),
 	UNIT_TEST(safe_wait),
 	UNIT_TEST(latency_missed),
+	UNIT_TEST(fault_records_max),
 );

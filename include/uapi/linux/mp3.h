@@ -417,10 +417,19 @@ struct mp3_classic_sample {
  * again. Events the module could not keep (its per-CPU
  * room for a sample's events full, or the process gone before the sample)
  * are counted in the header's swap_dropped.
+ *
+ * Version 12 raises version 6's bound from 64 faults records of a process
+ * in a sample to 256, and says it in the header (fault_records_max; 0
+ * from an older module, whose bound is 64). A process forked from a large
+ * program (Apache's workers, PostgreSQL's backends) takes its first
+ * faults in the code and data of every library and module it runs, over
+ * 64 mappings in its first sample: the faults past the bound were summed
+ * as unresolved. A reader never sized anything by the bound; one that
+ * checks it takes the header's.
  */
 #define MP3_RING_OFFSET		0x10000000UL
 #define MP3_RING_MAGIC		0x5233504dU	/* "MP3R" little-endian */
-#define MP3_RING_VERSION	11
+#define MP3_RING_VERSION	12
 #define MP3_RING_COMPAT_VERSION	1
 /* The compat_version of a ring with MP3_RING_ACTIVE_ONLY. */
 #define MP3_RING_ACTIVE_ONLY_COMPAT_VERSION	4
@@ -470,7 +479,7 @@ struct mp3_ring_header {
 	__u32 record_offset;	/* byte offset of record slot 0 from the region start */
 	__u32 record_size;	/* sizeof(struct mp3_proc_record) */
 	__u32 record_capacity;	/* number of record slots, a power of two */
-	__u32 reserved1;
+	__u32 fault_records_max;	/* version 12: MP3_FAULT_RECORDS_MAX; 0 before (64) */
 	__u64 record_head;	/* records ever published; store-release */
 };
 
@@ -525,8 +534,8 @@ struct mp3_ring_sample {
 #define MP3_SWAP_OUT		1	/* written out, unmapped from the process */
 #define MP3_SWAP_IN		2	/* faulted in by the process */
 #define MP3_SWAP_READ		0x100	/* with MP3_SWAP_IN: the fault read it */
-/* Version 6: MP3_RECORD_FAULTS records of one process in one sample, at most. */
-#define MP3_FAULT_RECORDS_MAX	64
+/* Version 6: MP3_RECORD_FAULTS records of one process in a sample, at most (64 before 12). */
+#define MP3_FAULT_RECORDS_MAX	256
 
 /* Version 9: records of users' registrations in one sample, at most, all users together. */
 #define MP3_USERS_RECORDS	4096
