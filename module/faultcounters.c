@@ -52,6 +52,10 @@ static DEFINE_SPINLOCK(mp3_owners_lock);
 static DEFINE_HASHTABLE(mp3_fault_owners, 8);
 /* The owners of the processes followed now, by pid. */
 static DEFINE_HASHTABLE(mp3_followed_owners, 8);
+/* The owners holding a map an exec replaced; under mp3_owners_lock. */
+static LIST_HEAD(mp3_owners_replaced);
+/* The ticks' collections begun; written under mp3_lock, read by the exec probe. */
+static u64 mp3_fault_collections;
 /* The last owner id given: 2^64 of them never wrap, so an id is never reused. */
 static atomic64_t mp3_fault_owner_last = ATOMIC64_INIT(0);
 
@@ -85,6 +89,7 @@ static struct mp3_fault_owner *mp3_fault_owner_alloc(struct task_struct *leader,
 	owner->id = atomic64_inc_return(&mp3_fault_owner_last);
 	owner->pid = get_pid(task_tgid(leader));
 	owner->tag = *tag;
+	INIT_LIST_HEAD(&owner->replaced);
 	/* Read before the memory map, which an exec replaces first (struct mp3_fault). */
 	owner->exec_id = READ_ONCE(leader->self_exec_id);
 	owner->mm = get_task_mm(leader);
@@ -100,10 +105,13 @@ static void mp3_fault_owner_publish(struct mp3_fault_owner *owner)
 	spin_unlock_bh(&mp3_owners_lock);
 }
 
+/* Off every list: its maps are its own to let go. */
 static void mp3_fault_owner_free(struct mp3_fault_owner *owner)
 {
 	if (owner->mm)
 		mmput_async(owner->mm);
+	if (owner->replaced_mm)
+		mmput_async(owner->replaced_mm);
 	put_pid(owner->pid);
 	/* A handler that began before its counter was released may still read id. */
 	kfree_rcu(owner, rcu);
@@ -118,6 +126,7 @@ static void __mp3_fault_owner_put(struct mp3_fault_owner *owner)
 	hash_del_rcu(&owner->node);
 	if (!hlist_unhashed(&owner->followed))
 		hash_del_rcu(&owner->followed);
+	list_del_init(&owner->replaced);
 	spin_unlock_bh(&mp3_owners_lock);
 	mp3_fault_owner_free(owner);
 }
@@ -514,13 +523,65 @@ void mp3_faults_exec(struct task_struct *task)
 	spin_lock_bh(&mp3_owners_lock);
 	/* Let go meanwhile (its counters released): the map is not for it to hold. */
 	if (!hlist_unhashed(&owner->node)) {
+		/* Two execs in one tick: the first's map goes, and its faults unresolved. */
+		swap(owner->replaced_mm, owner->mm);
 		swap(owner->mm, mm);
+		owner->replaced_exec_id = owner->exec_id;
 		owner->exec_id = exec_id;
+		owner->replaced_at = READ_ONCE(mp3_fault_collections);
+		if (list_empty(&owner->replaced))
+			list_add_tail(&owner->replaced, &mp3_owners_replaced);
 	}
 	spin_unlock_bh(&mp3_owners_lock);
 	/* The last reference's teardown sleeps: a worker's. */
 	if (mm)
 		mmput_async(mm);
+}
+
+struct mm_struct *mp3_fault_owner_replaced_mm(const struct mp3_fault_owner *owner,
+					      const struct mm_struct *mm, u64 *exec_id)
+{
+	struct mm_struct *replaced = NULL;
+
+	spin_lock_bh(&mp3_owners_lock);
+	if (owner->replaced_mm && owner->replaced_mm == mm) {
+		replaced = owner->replaced_mm;
+		mmget(replaced);
+		*exec_id = owner->replaced_exec_id;
+	}
+	spin_unlock_bh(&mp3_owners_lock);
+	return replaced;
+}
+
+void __mp3_fault_owners_collection_begin(void)
+{
+	lockdep_assert_held(&mp3_lock);
+
+	/*
+	 * Before the buffers are taken: an exec whose process noted a fault
+	 * after they were (in the next tick's) reads the new count, and its
+	 * replaced map stays for the next collection.
+	 */
+	WRITE_ONCE(mp3_fault_collections, mp3_fault_collections + 1);
+}
+
+void __mp3_fault_owners_collection_end(void)
+{
+	struct mp3_fault_owner *owner, *next;
+
+	lockdep_assert_held(&mp3_lock);
+
+	spin_lock_bh(&mp3_owners_lock);
+	list_for_each_entry_safe(owner, next, &mp3_owners_replaced, replaced) {
+		if (owner->replaced_at == mp3_fault_collections)
+			continue;
+		/* Often the last reference: its teardown is a worker's. */
+		if (owner->replaced_mm)
+			mmput_async(owner->replaced_mm);
+		owner->replaced_mm = NULL;
+		list_del_init(&owner->replaced);
+	}
+	spin_unlock_bh(&mp3_owners_lock);
 }
 
 struct mm_struct *mp3_fault_owner_mm(const struct mp3_fault_owner *owner, u64 *exec_id)

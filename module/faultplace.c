@@ -53,6 +53,7 @@ struct mp3_fault_run {
 	u64 owner;			/* an owner id found to have that pid; 0: none yet */
 	u64 refused;			/* the last one found not to */
 	struct mm_struct *mm;		/* held, read-locked; NULL: its faults are not placed */
+	const struct mm_struct *taken_in;	/* its faults' map (compared only): one a run */
 	bool busy;			/* a writer held the mmap lock: faults wait */
 	unsigned int nr;		/* mappings counted in */
 	unsigned int last;		/* the one the last fault was in */
@@ -339,6 +340,24 @@ static void __mp3_fault_run_departed(struct mp3_fault_run *run, const struct mp3
 }
 
 /*
+ * A fault from before its process's last exec: placed in the map the exec
+ * replaced, if the owner still holds it, instead of the run's.
+ */
+static void __mp3_fault_run_replaced(struct mp3_fault_run *run,
+				     const struct mp3_fault_owner *owner, const struct mp3_fault *f)
+{
+	u64 exec_id;
+	struct mm_struct *replaced = mp3_fault_owner_replaced_mm(owner, f->mm, &exec_id);
+
+	if (!replaced)
+		return;
+	if (run->mm)
+		mmput_async(run->mm);
+	run->mm = replaced;
+	run->exec_id = exec_id;
+}
+
+/*
  * A run of the faults of @f's process: followed if its counters are, or it
  * just left. One whose number is gone (exited and reaped between its
  * visit and now) is still followed by its counters' owner, which @f names.
@@ -350,7 +369,7 @@ static void __mp3_fault_run_begin(struct mp3_fault_run *run, const struct mp3_fa
 	struct mp3_departed *departed = NULL;
 	struct task_struct *leader = NULL;
 
-	*run = (struct mp3_fault_run) { .tgid = tgid };
+	*run = (struct mp3_fault_run) { .tgid = tgid, .taken_in = f->mm };
 	owner = __mp3_faults_followed(tgid, &leader);
 	if (!owner)
 		departed = __mp3_faults_was_departed(tgid);
@@ -370,6 +389,8 @@ static void __mp3_fault_run_begin(struct mp3_fault_run *run, const struct mp3_fa
 		__mp3_fault_run_departed(run, departed);
 	else
 		__mp3_fault_run_find(run, leader, owner);
+	if (run->mm != f->mm && (!departed || departed->place))
+		__mp3_fault_run_replaced(run, owner, f);
 	if (run->mm && !mmap_read_trylock(run->mm)) {
 		mmput_async(run->mm);
 		run->mm = NULL;
@@ -378,12 +399,15 @@ static void __mp3_fault_run_begin(struct mp3_fault_run *run, const struct mp3_fa
 	}
 }
 
-/* Counts each of @n faults in its run, a new run at each change of process. */
+/*
+ * Counts each of @n faults in its run, a new run at each change of process
+ * or of the map it took them in (around an exec).
+ */
 static void __mp3_faults_place(struct mp3_fault_run *run, const struct mp3_fault *faults,
 			       unsigned int n)
 {
 	for (const struct mp3_fault *f = faults; f < faults + n; f++) {
-		if (f->tgid != run->tgid) {
+		if (f->tgid != run->tgid || f->mm != run->taken_in) {
 			__mp3_fault_run_end(run);
 			__mp3_fault_run_begin(run, f);
 		}
@@ -411,6 +435,7 @@ void __mp3_faults_collect(void)
 	lockdep_assert_held(&mp3_lock);
 
 	if (mp3_fault_cpus) {
+		__mp3_fault_owners_collection_begin();
 		sort(mp3_departed, mp3_nr_departed, sizeof(*mp3_departed), mp3_departed_cmp, NULL);
 		rcu_read_lock();
 		swap(mp3_faults_waiting, mp3_faults_waiting_spare);
@@ -427,6 +452,7 @@ void __mp3_faults_collect(void)
 		__mp3_fault_run_end(&run);
 		rcu_read_unlock();
 		__mp3_fault_tally_end();
+		__mp3_fault_owners_collection_end();
 		mp3_nr_departed = 0;
 	}
 }

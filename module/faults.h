@@ -84,6 +84,17 @@ struct mp3_fault_owner {
 	 */
 	struct mm_struct *mm;
 	u64 exec_id;
+	/*
+	 * The map its last exec replaced, and that map's generation, held
+	 * until the tick after the exec has placed the faults the process
+	 * took in it: a forked child's on its way to exec, or all of those of
+	 * a program that execs another within a tick. Under mp3_owners_lock,
+	 * on mp3_owners_replaced while it holds one; NULL: none.
+	 */
+	struct mm_struct *replaced_mm;
+	u64 replaced_exec_id;
+	u64 replaced_at;		/* the ticks' collections begun when the exec came */
+	struct list_head replaced;
 	unsigned int nr_threads;	/* mp3_fault_threads holding it */
 	struct hlist_node node;
 	struct hlist_node followed;
@@ -226,6 +237,19 @@ const struct mp3_fault_owner *__mp3_faults_followed(pid_t tgid, struct task_stru
  * (mmput_async()), and its exec generation in *@exec_id; NULL if none.
  */
 struct mm_struct *mp3_fault_owner_mm(const struct mp3_fault_owner *owner, u64 *exec_id);
+/*
+ * The map @owner's last exec replaced, if it still holds it and it is
+ * @mm, with a reference for the caller (mmput_async()), and its
+ * generation in *@exec_id; else NULL.
+ */
+struct mm_struct *mp3_fault_owner_replaced_mm(const struct mp3_fault_owner *owner,
+					      const struct mm_struct *mm, u64 *exec_id);
+/*
+ * Around each tick's collection: the maps execs replaced before it began
+ * are let go once it has placed their faults.
+ */
+void __mp3_fault_owners_collection_begin(void);
+void __mp3_fault_owners_collection_end(void);
 /*
  * Under rcu_read_lock(): the owner numbered @id if its process is still
  * followed, though its number may be gone (reaped since its visit); else NULL.

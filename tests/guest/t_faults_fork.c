@@ -170,29 +170,13 @@ static __attribute__((noreturn)) void serve_request(unsigned int ms)
 	_exit(sum == SERVER_FILE_PAGES ? 0 : 1);
 }
 
-/* A worker of the "x" server: its PID and the faults it took before its exec. */
-struct before_exec {
-	pid_t pid;
-	uint64_t faults;
-};
-
-/* Shared with the server's workers, one slot a request: what each says before its exec. */
-static struct before_exec *before_exec;
-
 /*
  * A worker that execs a program (as a server's helper would: a CGI, a
  * reload's config test) which maps 2 MiB, touches some 290 pages of it
- * and exits at once, well within a tick. It says first how many faults it
- * took before (in the shared slot: a first write to it is one more fault).
+ * and exits at once, well within a tick.
  */
-static __attribute__((noreturn)) void exec_request(unsigned int slot)
+static __attribute__((noreturn)) void exec_request(void)
 {
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_SELF, &ru))
-		_exit(8);
-	before_exec[slot] = (struct before_exec){ getpid(),
-						  (uint64_t)(ru.ru_minflt + ru.ru_majflt) + 1 };
 	execl("./work", "work", "-q", "--no-register", "--pause", "0", "-n", "1", "2", "L", "2048",
 	      (char *)NULL);
 	_exit(7);
@@ -228,7 +212,7 @@ static void fork_server(int go, int back)
 			if (pid < 0)
 				_exit(4);
 			if (pid == 0 && how == 'x')
-				exec_request(served);
+				exec_request();
 			if (pid == 0)
 				serve_request(request_ms);
 			served++;
@@ -279,18 +263,8 @@ static void add_worker_record(void *ctx, const struct mp3_proc_record *r)
 struct server_totals {
 	uint64_t faults;	/* wait4()'s */
 	uint64_t placed, unresolved, dropped;
-	uint64_t before_exec;	/* "x": the faults they took before their exec */
 	unsigned int workers, mismatched;
 };
-
-/* The faults a worker took before its exec, as it said; 0 without one. */
-static uint64_t faults_before_exec(pid_t pid)
-{
-	for (unsigned int i = 0; before_exec && i < SERVER_REQUESTS; i++)
-		if (before_exec[i].pid == pid)
-			return before_exec[i].faults;
-	return 0;
-}
 
 /*
  * Each worker's placed + unresolved faults against what wait4() says of
@@ -308,7 +282,6 @@ static void add_workers(const struct server_sums *sums, uint64_t unaccounted_max
 		t->faults += took;
 		t->placed += w->placed;
 		t->unresolved += w->unresolved;
-		t->before_exec += faults_before_exec(w->word.pid);
 		if ((recorded > took || recorded + unaccounted_max < took) && t->mismatched++ < 5)
 			printf("  worker %d: %" PRIu64 " placed + %" PRIu64 " unresolved, wait4 %"
 			       PRIu64 "\n", (int)w->word.pid, w->placed, w->unresolved, took);
@@ -374,14 +347,20 @@ static void run_fork_server(const char *test, const char *how, uint64_t unaccoun
  * SERVER_WORKERS at a time, each touching heap and file pages at once;
  * how: "s", each living about two ticks, or "q", each exiting at once,
  * most before a tick: their memory map held, their faults are placed all
- * the same. Each worker's faults are in its records once, and at most
- * SERVER_UNRESOLVED_PERMILLE of them all unresolved.
+ * the same; or "x", each exec'ing a program that exits at once, within a
+ * tick: the map held is the one the exec made, and the one it replaced is
+ * held until the tick has placed the faults taken there (its way out of
+ * fork() and into execve()). Each worker's faults are in its records once
+ * (but for the exec's writes of the arguments, which no perf event sees:
+ * @unaccounted_max), and at most SERVER_UNRESOLVED_PERMILLE of them all
+ * unresolved.
  */
-static void expect_fork_server_placed(const char *test, const char *how)
+static void expect_fork_server_placed(const char *test, const char *how,
+				      uint64_t unaccounted_max)
 {
 	struct server_totals t;
 
-	run_fork_server(test, how, 0, &t);
+	run_fork_server(test, how, unaccounted_max, &t);
 	expect(t.unresolved * 1000 <= SERVER_UNRESOLVED_PERMILLE * t.faults,
 	       "%" PRIu64 " of %" PRIu64 " faults unresolved; at most %d per thousand",
 	       t.unresolved, t.faults, SERVER_UNRESOLVED_PERMILLE);
@@ -389,43 +368,17 @@ static void expect_fork_server_placed(const char *test, const char *how)
 
 void test_faults_fork_server(void)
 {
-	expect_fork_server_placed("faults_fork_server", "s");
+	expect_fork_server_placed("faults_fork_server", "s", 0);
 }
 
 void test_faults_fork_server_quick(void)
 {
-	expect_fork_server_placed("faults_fork_server_quick", "q");
+	expect_fork_server_placed("faults_fork_server_quick", "q", 0);
 }
 
-/*
- * The same server, each worker exec'ing a program that exits at once,
- * within a tick: the memory map its counters hold is the one the exec
- * made, so the faults it takes after its exec are placed, at most
- * SERVER_UNRESOLVED_PERMILLE of them unresolved. Those it took before (a
- * dozen: its way out of fork() and into execve()) were in the map the exec
- * replaced, which nothing holds once it exited: unresolved. The exec's
- * writes of the arguments are in no record (EXEC_GUP_FAULTS_MAX).
- */
 void test_faults_fork_server_exec(void)
 {
-	struct server_totals t;
-	uint64_t after, unresolved_after;
-
-	before_exec = mmap(NULL, SERVER_REQUESTS * sizeof(*before_exec), PROT_READ | PROT_WRITE,
-			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	expect(before_exec != MAP_FAILED, "mmap: %s", strerror(errno));
-	run_fork_server("faults_fork_server_exec", "x", EXEC_GUP_FAULTS_MAX, &t);
-	after = t.faults - t.before_exec;
-	unresolved_after = t.unresolved > t.before_exec ? t.unresolved - t.before_exec : 0;
-	printf("  faults_fork_server_exec: %" PRIu64 " faults before the execs, %" PRIu64
-	       " after; %" PRIu64 " unresolved beyond those before\n", t.before_exec, after,
-	       unresolved_after);
-	expect(unresolved_after * 1000 <= SERVER_UNRESOLVED_PERMILLE * after,
-	       "%" PRIu64 " unresolved beyond the %" PRIu64 " faults taken before the execs, of %"
-	       PRIu64 " after; at most %d per thousand", unresolved_after, t.before_exec, after,
-	       SERVER_UNRESOLVED_PERMILLE);
-	munmap(before_exec, SERVER_REQUESTS * sizeof(*before_exec));
-	before_exec = NULL;
+	expect_fork_server_placed("faults_fork_server_exec", "x", EXEC_GUP_FAULTS_MAX);
 }
 
 /*
