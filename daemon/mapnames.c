@@ -65,8 +65,8 @@ static bool parse_line(const char *line, struct mapping_name *out)
 	return out->name != NULL;
 }
 
-/* What /proc/<tgid>/maps says now, into *out and *out_count; 0 or -errno. */
-static int read_maps(const struct mapnames *m, pid_t tgid, struct mapping_name **out,
+/* What /proc/<tgid>/maps says now, into *out and *out_count, its files noted; 0 or -errno. */
+static int read_maps(struct mapnames *m, pid_t tgid, struct mapping_name **out,
 		     size_t *out_count)
 {
 	struct mapping_name *v = NULL, *grown;
@@ -92,6 +92,8 @@ static int read_maps(const struct mapnames *m, pid_t tgid, struct mapping_name *
 		}
 		v = grown;
 		v[count++] = one;
+		if (one.name && one.name[0] == '/')
+			filenames_note(&m->files, one.dev, one.inode, one.name);
 	}
 	if (!err && ferror(f))
 		err = -EIO;
@@ -334,6 +336,22 @@ static const struct mapping_name *named_elsewhere(const struct mapnames *m,
 	return named;
 }
 
+/*
+ * A file no process pfprofd keeps the maps of maps, named by the path a
+ * maps read gave it, if the record says its device.
+ */
+static void name_from_files(const struct mapnames *m, uint32_t kind,
+			    const struct mapping_file *file, struct mapping_found *found)
+{
+	const char *path;
+
+	if (!file->dev || (kind != MP3_MAPPING_FILE && kind != MP3_MAPPING_SHMEM))
+		return;
+	path = filenames_find(&m->files, file->dev, file->inode);
+	if (path)
+		found->name = path;
+}
+
 void mapnames_begin_pass(struct mapnames *m)
 {
 	m->pass++;
@@ -367,6 +385,8 @@ struct mapping_found mapnames_lookup(struct mapnames *m, pid_t tgid, uint32_t ki
 		map = named_elsewhere(m, p, map, kind, start, file);
 		if (map)
 			found.name = map->name;
+		else
+			name_from_files(m, kind, file, &found);
 		return found;
 	}
 	found.size = map->end - map->start;
@@ -417,6 +437,7 @@ void mapnames_sweep(struct mapnames *m, uint64_t passes)
 void mapnames_free(struct mapnames *m)
 {
 	mapnames_sweep(m, 0);
+	filenames_free(&m->files);
 	free(m->procs);
 	*m = (struct mapnames){ 0 };
 }

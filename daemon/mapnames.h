@@ -9,7 +9,8 @@
  * process no longer has (it is gone, or unmapped it before pfprofd looked)
  * takes the name another process's maps gave the same file at the same
  * address, as a forked worker has its parent's, while pfprofd keeps that
- * process's maps; its size stays unknown. A file is its inode on its device
+ * process's maps, or the path any maps read gave the file (filenames.h);
+ * its size stays unknown. A file is its inode on its device
  * (the device from ring version 9 on; before, the inode alone). Once a
  * process left (its MP3_RECORD_LEFT record), its number may be another
  * process's: its maps is not read again, until a process with that number
@@ -22,11 +23,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "filenames.h"
+
 struct mapping_name;
 struct maps_snapshot;
 
 struct mapnames {
 	const char *proc;		/* "/proc", or a test's directory laid out like it */
+	struct filenames files;		/* every file the maps read named */
 	struct maps_snapshot *procs;	/* sorted by tgid */
 	size_t count, cap;
 	uint64_t pass;			/* mapnames_begin_pass() calls */

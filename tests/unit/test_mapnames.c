@@ -344,6 +344,33 @@ static void test_named_elsewhere_by_device(void)
 	mapnames_free(&m);
 }
 
+/*
+ * Once no process pfprofd keeps the maps of maps a file (42 left and its
+ * snapshot was swept, as a worker gone or a reload's helper), a record of
+ * it is named by the path 42's maps gave, on the same device only; and the
+ * memfd (shmem) too.
+ */
+static void test_named_from_files_seen(void)
+{
+	const struct mapping_file cat = { 1835055, makedev(0xfe, 1) };
+	const struct mapping_file cat_elsewhere = { 1835055, makedev(0xfe, 2) };
+	const struct mapping_file memfd = { 2048, makedev(0, 1) };
+	struct mapnames m = { .proc = "proc" };
+
+	read_42(&m);
+	mapnames_process_left(&m, 42);
+	mapnames_sweep(&m, 0);
+	expect(m.count == 0, "%zu processes kept after the sweep", m.count);
+	mapnames_begin_pass(&m);
+	expect_file_found_in(&m, 46, MP3_MAPPING_FILE, 0x5600000000ULL, &cat, "/usr/bin/cat", 0);
+	expect_file_found_in(&m, 46, MP3_MAPPING_FILE, 0x5600000000ULL, &cat_elsewhere,
+			     "[inode 1835055]", 0);
+	expect_file_found_in(&m, 46, MP3_MAPPING_SHMEM, 0x7f0030000000ULL, &memfd,
+			     "/memfd:buf (deleted)", 0);
+	expect_found_in(&m, 46, MP3_MAPPING_FILE, 0x5600000000ULL, 1835055, "[inode 1835055]", 0);
+	mapnames_free(&m);
+}
+
 /* 42's number, once 42 left, is another process's: what it maps now. */
 #define EVIL_START 0x7f0060000000ULL
 #define EVIL_INODE 77
@@ -399,5 +426,5 @@ UNIT_TESTS(UNIT_TEST(names_each_kind), UNIT_TEST(reads_again_once_per_pass), UNI
 	   UNIT_TEST(borrowing_keeps_own_mapping), UNIT_TEST(donor_lost),
 	   UNIT_TEST(donor_changed), UNIT_TEST(donor_borrowed_since), UNIT_TEST(sweep),
 	   UNIT_TEST(device_tells_files_apart), UNIT_TEST(named_elsewhere_by_device),
-	   UNIT_TEST(left_not_read_again),
+	   UNIT_TEST(named_from_files_seen), UNIT_TEST(left_not_read_again),
 	   UNIT_TEST(registered_again_read_afresh));
