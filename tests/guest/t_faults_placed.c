@@ -294,10 +294,10 @@ static bool exec_layout_try(struct layout_sums *s, uintptr_t *touched)
  * addresses where a setuid program's mappings will be, then execs it
  * before the next sample. Those faults were taken in the old memory map:
  * placed in the new one, they would tell the program's layout (mapping
- * starts, inodes) to whoever reads the ring. None may be in a mapping of
- * the program: each is in the child's own anonymous mapping, in the map
- * the exec replaced, which the module holds until the sample places them,
- * or unresolved. Address randomization is off meanwhile, so that the
+ * starts, inodes) to whoever reads the ring. Each is placed in the
+ * child's own anonymous mapping at that address, in the map the exec
+ * replaced, which the module holds until the sample places them; none in
+ * the program's. Address randomization is off meanwhile, so that the
  * layout is known beforehand.
  */
 void test_faults_exec_layout(void)
@@ -329,11 +329,10 @@ void test_faults_exec_layout(void)
 	       " unresolved, %" PRIu64 " in the program's mappings\n", nr_layout, touched,
 	       s.in_own, s.unresolved, s.in_program);
 	expect(touched >= 16, "only %" PRIuPTR " pages touched", touched);
-	expect(s.in_program == 0, "%" PRIu64 " faults in the setuid program's mappings",
-	       s.in_program);
-	expect(s.in_own + s.unresolved >= touched, "%" PRIu64 " faults in the child's mappings and %"
-	       PRIu64 " unresolved, %" PRIuPTR " taken before the exec", s.in_own, s.unresolved,
-	       touched);
+	/* The program's own faults after the exec are its registrant's to see (root's): not these. */
+	expect(s.in_own >= touched, "%" PRIu64 " faults in the child's own mappings at the program's"
+	       " addresses (%" PRIu64 " unresolved, %" PRIu64 " in the program's), %" PRIuPTR
+	       " taken there before the exec", s.in_own, s.unresolved, s.in_program, touched);
 }
 
 #define REUSE_PAGES 256
