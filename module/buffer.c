@@ -378,12 +378,12 @@ void __mp3_buffer_record_faults(u32 tgid, const struct mp3_record_tag *tag,
 	slot = __mp3_record_begin(tgid, tag, MP3_RECORD_FAULTS);
 	if (!slot)
 		return;
-	slot->faults.start = m->start;
-	slot->faults.inode = m->inode;
-	slot->dev = m->dev;
+	slot->faults.start = m->where.start;
+	slot->faults.inode = m->where.inode;
+	slot->dev = m->where.dev;
 	slot->faults.minor_faults = m->minor;
 	slot->faults.major_faults = m->major;
-	slot->mapping = m->kind;
+	slot->mapping = m->where.kind;
 	slot->fault_time.minor_ns = m->minor_ns;
 	slot->fault_time.major_ns = m->major_ns;
 	slot->fault_time.reserved = 0;

@@ -2,11 +2,17 @@
 /*
  * The memory the faults of processes followed with "maps" pass through:
  * each CPU's two buffers, which the counters' overflow handler fills
- * (mp3_fault_note(): the faulting address, the process and its memory map)
- * and the sampler swaps out each tick; the faults waiting for an mmap lock;
- * the processes departed in a tick; the tallies of a tick. All allocated
- * at the first "maps" registration, freed at unload.
+ * (mp3_fault_note(): the faulting address, the process, its memory map
+ * and the mapping the fault was in) and the sampler swaps out each tick;
+ * the faults waiting for an mmap lock; the processes departed in a tick;
+ * the tallies of a tick. All allocated at the first "maps" registration,
+ * freed at unload.
  */
+#include <linux/fs.h>
+#include <linux/kdev_t.h>
+#include <linux/magic.h>
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
@@ -25,6 +31,55 @@ struct mp3_fault_tally *mp3_tally;
 unsigned int *mp3_tally_used;
 unsigned int mp3_nr_tally;
 
+/* As /proc/<pid>/maps names it (show_map_vma()). */
+static u32 mp3_mapping_kind(const struct vm_area_struct *vma)
+{
+	const struct mm_struct *mm = vma->vm_mm;
+
+	if (vma->vm_file)
+		return file_inode(vma->vm_file)->i_sb->s_magic == TMPFS_MAGIC ?
+		       MP3_MAPPING_SHMEM : MP3_MAPPING_FILE;
+	if (vma->vm_start <= mm->brk && vma->vm_end >= mm->start_brk)
+		return MP3_MAPPING_HEAP;
+	if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack)
+		return MP3_MAPPING_STACK;
+	return MP3_MAPPING_ANON;
+}
+
+void mp3_mapping_of(const struct vm_area_struct *vma, struct mp3_mapping *where)
+{
+	const struct inode *inode = vma->vm_file ? file_inode(vma->vm_file) : NULL;
+
+	*where = (struct mp3_mapping) {
+		.start = vma->vm_start,
+		.inode = inode ? inode->i_ino : 0,
+		/* As /proc/<pid>/maps shows it: the inode's filesystem's. */
+		.dev = inode ? new_encode_dev(inode->i_sb->s_dev) : 0,
+		.kind = mp3_mapping_kind(vma),
+	};
+}
+
+/*
+ * The mapping of @mm that holds @addr, read at the fault: by the tick, a
+ * server's worker may have unmapped it (a file it sent, a pool it freed,
+ * its heap trimmed). The faulting thread holds the mapping's lock or the
+ * mmap lock but after a fault that let it go (VM_FAULT_COMPLETED), which
+ * the handler cannot tell: the mmap lock is tried, never waited for.
+ * *@where is left unresolved when not read: the tick looks.
+ */
+static void mp3_fault_mapping_now(struct mm_struct *mm, unsigned long addr,
+				  struct mp3_mapping *where)
+{
+	const struct vm_area_struct *vma;
+
+	if (!mm || !addr || !mmap_read_trylock(mm))
+		return;
+	vma = vma_lookup(mm, addr);
+	if (vma)
+		mp3_mapping_of(vma, where);
+	mmap_read_unlock(mm);
+}
+
 void mp3_fault_note(struct perf_event *event, struct perf_sample_data *data,
 		    struct pt_regs *regs)
 {
@@ -34,17 +89,28 @@ void mp3_fault_note(struct perf_event *event, struct perf_sample_data *data,
 	struct mp3_fault_cpu *cpu = this_cpu_ptr(mp3_fault_cpus);
 	/* mm_account_fault() counted the fault in the task before the event. */
 	unsigned long fault = current->min_flt + current->maj_flt;
+	unsigned long addr = data->sample_flags & PERF_SAMPLE_ADDR ? data->addr : 0;
+	struct mp3_mapping where = { .kind = MP3_MAPPING_UNRESOLVED };
 
 	if (current == thread->task && fault <= READ_ONCE(thread->counted_to))
 		return;
-
 	/*
-	 * No interrupt handler takes a fault that reaches here, and the
-	 * sampler holds the lock only from process context: no irqsave.
+	 * Only this CPU's handler writes the last fault noted, and never two
+	 * at once (no interrupt handler takes a fault that reaches here): read
+	 * without the lock, so that a fault seen again is not looked up again.
 	 */
-	raw_spin_lock(&cpu->lock);
 	if (cpu->last_task == current && cpu->last_fault == fault)
-		goto out;
+		return;
+	/*
+	 * Before the CPU's lock: the mmap lock is never taken under it. Not
+	 * for a fault a full buffer will drop (len read without the lock: a
+	 * hint only).
+	 */
+	if (data_race(cpu->len) < MP3_FAULTS_PER_CPU)
+		mp3_fault_mapping_now(current->mm, addr, &where);
+
+	/* The sampler holds the lock only from process context: no irqsave. */
+	raw_spin_lock(&cpu->lock);
 	cpu->last_task = current;
 	cpu->last_fault = fault;
 	cpu->last_kept = cpu->len < MP3_FAULTS_PER_CPU;
@@ -53,11 +119,12 @@ void mp3_fault_note(struct perf_event *event, struct perf_sample_data *data,
 		goto out;
 	}
 	cpu->filling[cpu->len++] = (struct mp3_fault) {
-		.addr = data->sample_flags & PERF_SAMPLE_ADDR ? data->addr : 0,
+		.addr = addr,
 		.owner = owner->id,
 		/* Written by current only: no tearing to fear from its own read. */
 		.exec_id = current->self_exec_id,
 		.mm = current->mm,
+		.where = where,
 		.tgid = current->tgid,
 		.major = event->attr.config == PERF_COUNT_SW_PAGE_FAULTS_MAJ,
 	};

@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Where the faults of processes followed with "maps" are: each tick, after
- * the visits, the sampler takes the CPUs' buffers whole and places each
- * fault in its mapping under the process's mmap lock, tried without
- * waiting: a tick never stalls behind a writer, and the faults of a
- * process whose lock a writer holds wait for a later tick. The faults of
+ * the visits, the sampler takes the CPUs' buffers whole and counts each
+ * fault in its mapping: the one the handler read at the fault, or, if it
+ * could not, the one that holds its address now, looked up under the
+ * process's mmap lock, tried without waiting: a tick never stalls behind a
+ * writer, and those faults of a process whose lock a writer holds wait for
+ * a later tick. Either way only in the memory map the process has (or its
+ * owner held for it), in which the fault was taken. The faults of
  * one process in a row form a run, counted per mapping; a process's
  * records in a tick are bounded (its tally), the rest summed into its
  * unresolved record.
  */
 #include <linux/bsearch.h>
-#include <linux/fs.h>
 #include <linux/hash.h>
 #include <linux/log2.h>
-#include <linux/magic.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/pid.h>
@@ -21,6 +22,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched/mm.h>
 #include <linux/sort.h>
+#include <linux/string.h>
 
 #include "faults.h"
 
@@ -52,11 +54,13 @@ struct mp3_fault_run {
 	u64 exec_id;
 	u64 owner;			/* an owner id found to have that pid; 0: none yet */
 	u64 refused;			/* the last one found not to */
-	struct mm_struct *mm;		/* held, read-locked; NULL: its faults are not placed */
+	struct mm_struct *mm;		/* held; NULL: its faults are not placed */
 	const struct mm_struct *taken_in;	/* its faults' map (compared only): one a run */
-	bool busy;			/* a writer held the mmap lock: faults wait */
+	bool locked;			/* mm read-locked: mappings are looked up in it */
+	bool busy;			/* a writer held the mmap lock: faults to look up wait */
 	unsigned int nr;		/* mappings counted in */
 	unsigned int last;		/* the one the last fault was in */
+	/* Each one's mapping in mm, once a fault was looked up in it; else NULL. */
 	const struct vm_area_struct *vmas[MP3_RUN_MAPPINGS];
 	struct mp3_mapping_faults counts[MP3_RUN_MAPPINGS];
 };
@@ -69,21 +73,6 @@ u64 mp3_faults_dropped(void)
 u64 mp3_faults_summed(void)
 {
 	return READ_ONCE(mp3_faults_summed_total);
-}
-
-/* As /proc/<pid>/maps names it (show_map_vma()). */
-static u32 mp3_mapping_kind(const struct vm_area_struct *vma)
-{
-	const struct mm_struct *mm = vma->vm_mm;
-
-	if (vma->vm_file)
-		return file_inode(vma->vm_file)->i_sb->s_magic == TMPFS_MAGIC ?
-		       MP3_MAPPING_SHMEM : MP3_MAPPING_FILE;
-	if (vma->vm_start <= mm->brk && vma->vm_end >= mm->start_brk)
-		return MP3_MAPPING_HEAP;
-	if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack)
-		return MP3_MAPPING_STACK;
-	return MP3_MAPPING_ANON;
 }
 
 static bool mp3_vma_holds(const struct vm_area_struct *vma, unsigned long addr)
@@ -137,7 +126,7 @@ static struct mp3_fault_tally *__mp3_fault_tally(pid_t tgid, const struct mp3_re
 	*t = (struct mp3_fault_tally) {
 		.tgid = tgid,
 		.tag = *tag,
-		.rest.kind = MP3_MAPPING_UNRESOLVED,
+		.rest.where.kind = MP3_MAPPING_UNRESOLVED,
 	};
 	return t;
 }
@@ -164,39 +153,58 @@ static void __mp3_fault_run_write(struct mp3_fault_run *run)
 }
 
 /*
- * The counts of the mapping of run->mm that holds @addr, starting them if
- * it is new to the run; NULL if none does.
+ * The counts of the mapping @where, starting them if it is new to the run;
+ * @vma: that mapping in run->mm, if known, where the next faults are
+ * looked for first.
  */
 static struct mp3_mapping_faults *
-__mp3_fault_run_mapping(struct mp3_fault_run *run, unsigned long addr)
+__mp3_fault_run_counts(struct mp3_fault_run *run, const struct mp3_mapping *where,
+		       const struct vm_area_struct *vma)
 {
-	struct vm_area_struct *vma;
 	unsigned int i;
 
-	if (!addr)
-		return NULL;
-	if (run->nr && mp3_vma_holds(run->vmas[run->last], addr))
-		return &run->counts[run->last];
 	for (i = 0; i < run->nr; i++)
-		if (mp3_vma_holds(run->vmas[i], addr))
+		if (!memcmp(&run->counts[i].where, where, sizeof(*where)))
 			goto found;
-	vma = find_vma(run->mm, addr);
-	if (!vma || vma->vm_start > addr)
-		return NULL;
 	if (run->nr == MP3_RUN_MAPPINGS)
 		__mp3_fault_run_write(run);
 	i = run->nr++;
-	run->vmas[i] = vma;
-	run->counts[i] = (struct mp3_mapping_faults) {
-		.start = vma->vm_start,
-		.inode = vma->vm_file ? file_inode(vma->vm_file)->i_ino : 0,
-		/* As /proc/<pid>/maps shows it: the inode's filesystem's. */
-		.dev = vma->vm_file ? new_encode_dev(file_inode(vma->vm_file)->i_sb->s_dev) : 0,
-		.kind = mp3_mapping_kind(vma),
-	};
+	run->vmas[i] = NULL;
+	run->counts[i] = (struct mp3_mapping_faults) { .where = *where };
 found:
+	if (vma)
+		run->vmas[i] = vma;
 	run->last = i;
 	return &run->counts[i];
+}
+
+/*
+ * The counts of @f's mapping: the one read at the fault, else the one of
+ * run->mm that holds its address now; NULL if none does.
+ */
+static struct mp3_mapping_faults *
+__mp3_fault_run_mapping(struct mp3_fault_run *run, const struct mp3_fault *f)
+{
+	const struct vm_area_struct *vma;
+	struct mp3_mapping where;
+	unsigned int i;
+
+	if (f->where.kind != MP3_MAPPING_UNRESOLVED)
+		return __mp3_fault_run_counts(run, &f->where, NULL);
+	if (!f->addr || !run->locked)
+		return NULL;
+	if (run->nr && run->vmas[run->last] && mp3_vma_holds(run->vmas[run->last], f->addr))
+		return &run->counts[run->last];
+	for (i = 0; i < run->nr; i++)
+		if (run->vmas[i] && mp3_vma_holds(run->vmas[i], f->addr)) {
+			run->last = i;
+			return &run->counts[i];
+		}
+	vma = find_vma(run->mm, f->addr);
+	if (!vma || vma->vm_start > f->addr)
+		return NULL;
+	mp3_mapping_of(vma, &where);
+	return __mp3_fault_run_counts(run, &where, vma);
 }
 
 /* Keeps @f for the next tick; false if it waited long enough, or no room is left. */
@@ -238,14 +246,14 @@ static void __mp3_fault_run_count(struct mp3_fault_run *run, const struct mp3_fa
 {
 	struct mp3_mapping_faults *m = NULL;
 
-	if (run->busy && __mp3_fault_wait(f))
+	if (run->busy && f->where.kind == MP3_MAPPING_UNRESOLVED && __mp3_fault_wait(f))
 		return;
 	if (!run->tally) {
 		mp3_faults_dropped_total++;
 		return;
 	}
 	if (run->mm && __mp3_fault_run_owns(run, f))
-		m = __mp3_fault_run_mapping(run, f->addr);
+		m = __mp3_fault_run_mapping(run, f);
 	if (!m)
 		m = &run->tally->rest;
 	if (f->major) {
@@ -264,10 +272,10 @@ static void __mp3_fault_run_end(struct mp3_fault_run *run)
 		return;
 	if (run->tally)
 		__mp3_fault_run_write(run);
-	if (run->mm) {
+	if (run->locked)
 		mmap_read_unlock(run->mm);
+	if (run->mm)
 		mmput_async(run->mm);
-	}
 }
 
 void __mp3_faults_departed(const struct list_head *threads, const struct mp3_measured *m,
@@ -391,12 +399,13 @@ static void __mp3_fault_run_begin(struct mp3_fault_run *run, const struct mp3_fa
 		__mp3_fault_run_find(run, leader, owner);
 	if (run->mm != f->mm && (!departed || departed->place))
 		__mp3_fault_run_replaced(run, owner, f);
-	if (run->mm && !mmap_read_trylock(run->mm)) {
-		mmput_async(run->mm);
-		run->mm = NULL;
-		/* A departed one is not found at the next tick: its faults are unresolved now. */
-		run->busy = !departed;
-	}
+	if (run->mm)
+		run->locked = mmap_read_trylock(run->mm);
+	/*
+	 * Its faults not placed at the fault wait; a departed one is not
+	 * found at the next tick: those are unresolved now.
+	 */
+	run->busy = run->mm && !run->locked && !departed;
 }
 
 /*

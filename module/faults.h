@@ -24,6 +24,7 @@
 struct mm_struct;
 struct pid;
 struct task_struct;
+struct vm_area_struct;
 
 /* Faults one CPU holds between two ticks: 163 840 a second at 20 Hz. */
 #define MP3_FAULTS_PER_CPU 8192
@@ -49,6 +50,14 @@ struct mp3_fault {
 	u64 owner;		/* mp3_fault_owner.id of the counter that saw it */
 	u64 exec_id;		/* the task's self_exec_id */
 	const struct mm_struct *mm;	/* compared, never dereferenced */
+	/*
+	 * Its mapping, read when it was taken (mp3_fault_note()): by the
+	 * tick, the process may have unmapped it. Counted in it only if mm
+	 * is still the map of its process or held by its owner. Of kind
+	 * MP3_MAPPING_UNRESOLVED if it was not read then: the tick looks for
+	 * it in mm.
+	 */
+	struct mp3_mapping where;
 	/* With latency: how long it took, joined by mp3_fault_note_time(); 0: not known. */
 	u64 ns;
 	pid_t tgid;		/* in the initial PID namespace */
@@ -112,7 +121,11 @@ struct mp3_fault_cpu {
 	struct mp3_fault *spare;
 	unsigned int len;
 	u64 dropped;
-	/* The last fault noted: a thread's inherited counter sees it again. */
+	/*
+	 * The last fault noted: a thread's inherited counter sees it again.
+	 * Written under the lock by this CPU's handler, which alone may read
+	 * them without it.
+	 */
 	const struct task_struct *last_task;
 	unsigned long last_fault;
 	/* Whether filling's last entry is that fault, not an older one: it had room. */
@@ -213,6 +226,8 @@ extern unsigned int *mp3_tally_used;
 extern unsigned int mp3_nr_tally;
 
 /* faultbuffers.c */
+/* @vma as a faults record names it. */
+void mp3_mapping_of(const struct vm_area_struct *vma, struct mp3_mapping *where);
 /* The counters' overflow handler: notes the fault in this CPU's buffer. */
 void mp3_fault_note(struct perf_event *event, struct perf_sample_data *data,
 		    struct pt_regs *regs);

@@ -163,12 +163,19 @@ void __mp3_buffer_record_counts(u32 tgid, const struct mp3_record_tag *tag,
 void __mp3_buffer_record_comm(u32 tgid, const struct mp3_record_tag *tag, const char *comm);
 void __mp3_buffer_record_left(u32 tgid, const struct mp3_record_tag *tag);
 
-/* A process's faults in one mapping in the period (MP3_RECORD_FAULTS). */
-struct mp3_mapping_faults {
+/* A mapping as a faults record names it; no padding: compared whole. */
+struct mp3_mapping {
 	u64 start;
 	u64 inode;
 	u32 dev;	/* new_encode_dev() of its file's device */
-	u32 kind;
+	u32 kind;	/* MP3_MAPPING_*, MP3_MAPPING_UNRESOLVED: none */
+};
+
+static_assert(sizeof(struct mp3_mapping) == 24);
+
+/* A process's faults in one mapping in the period (MP3_RECORD_FAULTS). */
+struct mp3_mapping_faults {
+	struct mp3_mapping where;
 	u32 minor;
 	u32 major;
 	/* With latency: the time of those of them whose time is known. */

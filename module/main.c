@@ -109,7 +109,10 @@ static int __init mp3_init(void)
 	/*
 	 * The probes run where preemption is off (the wakeup tracepoints under
 	 * the runqueue lock) and take spinlock_t and task_lock() and allocate
-	 * with GFP_ATOMIC there: all of which sleep on PREEMPT_RT.
+	 * with GFP_ATOMIC there: all of which sleep on PREEMPT_RT. And the
+	 * faults' handler, with interrupts off, releases an mmap lock it
+	 * tried: PREEMPT_RT's last reader to leave wakes a waiting writer
+	 * under raw_spin_lock_irq(), which turns interrupts on.
 	 */
 	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
 		pr_err("not loaded: PREEMPT_RT kernels are not supported (its probes would sleep where preemption is off)\n");

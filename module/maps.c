@@ -74,7 +74,7 @@ static void __mp3_maps_record_unplaced(struct mp3_maps *maps, const struct mp3_m
 {
 	struct mp3_counters *from = &maps->unplaced_from;
 	struct mp3_mapping_faults unplaced = {
-		.kind = MP3_MAPPING_UNRESOLVED,
+		.where.kind = MP3_MAPPING_UNRESOLVED,
 		.minor = min_t(u64, mp3_advance(&from->minor_faults, now->minor_faults), U32_MAX),
 		.major = min_t(u64, mp3_advance(&from->major_faults, now->major_faults), U32_MAX),
 	};
