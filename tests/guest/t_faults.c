@@ -730,8 +730,10 @@ void test_faults_swap_in(void)
 	sums.region_start = mapping_start(c.pid, addr);
 	maps_child_records(&c, &sums);
 	printf("  faults_swap_in: %" PRIu64 " pages paged out, %" PRIu64 " read back; the region: "
-	       "%" PRIu64 " major, %" PRIu64 " minor (kind %u)\n", paged_out, read_back,
-	       sums.region_major, sums.region_minor, sums.region_kind);
+	       "%" PRIu64 " major, %" PRIu64 " minor (kind %u); every mapping: %" PRIu64
+	       " major in %u records, %" PRIu64 " unresolved, %" PRIu64 " dropped\n", paged_out,
+	       read_back, sums.region_major, sums.region_minor, sums.region_kind,
+	       sums.faults_major, sums.fault_records, sums.unresolved_faults, sums.dropped);
 	expect(paged_out >= REGION_PAGES * 99 / 100, "only %" PRIu64 " of %d pages paged out",
 	       paged_out, REGION_PAGES);
 	expect(sums.region_kind == MP3_MAPPING_ANON &&
