@@ -11,6 +11,7 @@
 #define MP3_COMPAT_H
 
 #include <linux/device.h>
+#include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
@@ -34,6 +35,20 @@ static inline void vm_flags_set(struct vm_area_struct *vma, unsigned long flags)
 static inline void vm_flags_clear(struct vm_area_struct *vma, unsigned long flags)
 {
 	vma->vm_flags &= ~flags;
+}
+#endif
+
+/*
+ * 6.8: /proc/PID/maps names a mapped file by the inode of the path the
+ * user mapped (an overlayfs file's), not by that of the backing file that
+ * vma->vm_file is (commit 1beab7c553fc, "fs/proc: show correct device and
+ * inode numbers in /proc/pid/maps"); before, overlayfs put the real file
+ * in vm_file, and maps named that.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 8, 0)
+static inline const struct inode *file_user_inode(const struct file *file)
+{
+	return file_inode(file);
 }
 #endif
 

@@ -19,6 +19,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
+#include "compat.h"
 #include "faults.h"
 
 struct mp3_fault_cpu __percpu *mp3_fault_cpus;
@@ -48,12 +49,12 @@ static u32 mp3_mapping_kind(const struct vm_area_struct *vma)
 
 void mp3_mapping_of(const struct vm_area_struct *vma, struct mp3_mapping *where)
 {
-	const struct inode *inode = vma->vm_file ? file_inode(vma->vm_file) : NULL;
+	/* As /proc/<pid>/maps names it, which pfprofd reads names from. */
+	const struct inode *inode = vma->vm_file ? file_user_inode(vma->vm_file) : NULL;
 
 	*where = (struct mp3_mapping) {
 		.start = vma->vm_start,
 		.inode = inode ? inode->i_ino : 0,
-		/* As /proc/<pid>/maps shows it: the inode's filesystem's. */
 		.dev = inode ? new_encode_dev(inode->i_sb->s_dev) : 0,
 		.kind = mp3_mapping_kind(vma),
 	};

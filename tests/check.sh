@@ -127,9 +127,10 @@ guest_suite() {
 		"$guest/payload/"
 	# The course types `nice ./work ...`; busybox has no nice.
 	install -m 0755 "$(command -v nice)" "$guest/payload/"
-	# zram, for faults_swap_in's swap device (the debug kernel has it built in).
+	# zram, for faults_swap_in's swap device (the debug kernel has it built
+	# in), and overlay, for faults_overlay_file.
 	if [ -n "$KERNEL_ROOT" ]; then
-		"$top/tests/vm/kmods.sh" -d "$KERNEL_ROOT" "$KVER" "$guest/payload" zram
+		"$top/tests/vm/kmods.sh" -d "$KERNEL_ROOT" "$KVER" "$guest/payload" zram overlay
 	fi
 	# On PREEMPT_RT the module refuses to load: that is all there is to test.
 	if [ "$name" = trixie-rt ]; then

@@ -91,6 +91,7 @@ const struct test tests[] = {
 	{ "faults_pid_reuse",         test_faults_pid_reuse,           "period_ms=1000", 60 },
 	{ "faults_many_mappings",     test_faults_many_mappings,       "period_ms=1000", 60 },
 	{ "faults_unmapped_before_tick", test_faults_unmapped_before_tick, "period_ms=1000", 60 },
+	{ "faults_overlay_file",      test_faults_overlay_file,        NULL,            30 },
 	{ "faults_threads_max",       test_faults_threads_max,         "maps_threads_max=64", 60 },
 	{ "tree_maps_short_lived",    test_tree_maps_short_lived,      NULL,            30 },
 	{ "tree_counts_children",     test_tree_counts_children,       NULL,            30 },

@@ -114,6 +114,7 @@ void test_faults_exec_layout(void);
 void test_faults_pid_reuse(void);
 void test_faults_many_mappings(void);
 void test_faults_unmapped_before_tick(void);
+void test_faults_overlay_file(void);
 void test_faults_threads_max(void);
 
 /* t_stalls.c */
