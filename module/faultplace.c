@@ -2,12 +2,13 @@
 /*
  * Where the faults of processes followed with "maps" are: each tick, after
  * the visits, the sampler takes the CPUs' buffers whole and counts each
- * fault in its mapping: the one the handler read at the fault, or, if it
- * could not, the one that holds its address now, looked up under the
- * process's mmap lock, tried without waiting: a tick never stalls behind a
- * writer, and those faults of a process whose lock a writer holds wait for
- * a later tick. Either way only in the memory map the process has (or its
- * owner held for it), in which the fault was taken. The faults of
+ * fault in its mapping: the one that holds its address now, looked up
+ * under the process's mmap lock, tried without waiting (a tick never
+ * stalls behind a writer), if it is the one the handler read at the fault;
+ * else, unmapped or replaced since, the one the handler read. The faults
+ * the handler could not look up, of a process whose lock a writer holds,
+ * wait for a later tick. Either way only in the memory map the process
+ * has (or its owner held for it), in which the fault was taken. The faults of
  * one process in a row form a run, counted per mapping; a process's
  * records in a tick are bounded (its tally), the rest summed into its
  * unresolved record.
@@ -179,32 +180,57 @@ found:
 }
 
 /*
- * The counts of @f's mapping: the one read at the fault, else the one of
- * run->mm that holds its address now; NULL if none does.
+ * The mapping of run->mm that holds @addr now, NULL if none; *@i: the
+ * index of its counts in the run, run->nr if it has none yet.
+ */
+static const struct vm_area_struct *
+__mp3_fault_run_vma(struct mp3_fault_run *run, unsigned long addr, unsigned int *i)
+{
+	const struct vm_area_struct *vma;
+
+	if (run->nr && run->vmas[run->last] && mp3_vma_holds(run->vmas[run->last], addr)) {
+		*i = run->last;
+		return run->vmas[*i];
+	}
+	for (*i = 0; *i < run->nr; (*i)++)
+		if (run->vmas[*i] && mp3_vma_holds(run->vmas[*i], addr))
+			return run->vmas[*i];
+	vma = find_vma(run->mm, addr);
+	return vma && vma->vm_start <= addr ? vma : NULL;
+}
+
+/* The same file, or anonymous memory of one kind, wherever it starts now. */
+static bool mp3_mapping_same(const struct mp3_mapping *a, const struct mp3_mapping *b)
+{
+	return a->kind == b->kind && a->inode == b->inode && a->dev == b->dev;
+}
+
+/*
+ * The counts of @f's mapping: the one that holds its address now, if it
+ * is the mapping the handler read at the fault or the handler read none
+ * (a stack that grew since is one mapping, as the tick finds it); else
+ * the one the handler read, unmapped or replaced since; NULL if neither
+ * is known.
  */
 static struct mp3_mapping_faults *
 __mp3_fault_run_mapping(struct mp3_fault_run *run, const struct mp3_fault *f)
 {
-	const struct vm_area_struct *vma;
-	struct mp3_mapping where;
-	unsigned int i;
+	bool noted = f->where.kind != MP3_MAPPING_UNRESOLVED;
+	const struct vm_area_struct *vma = NULL;
+	struct mp3_mapping now;
+	unsigned int i = 0;
 
-	if (f->where.kind != MP3_MAPPING_UNRESOLVED)
-		return __mp3_fault_run_counts(run, &f->where, NULL);
-	if (!f->addr || !run->locked)
-		return NULL;
-	if (run->nr && run->vmas[run->last] && mp3_vma_holds(run->vmas[run->last], f->addr))
-		return &run->counts[run->last];
-	for (i = 0; i < run->nr; i++)
-		if (run->vmas[i] && mp3_vma_holds(run->vmas[i], f->addr)) {
-			run->last = i;
-			return &run->counts[i];
-		}
-	vma = find_vma(run->mm, f->addr);
-	if (!vma || vma->vm_start > f->addr)
-		return NULL;
-	mp3_mapping_of(vma, &where);
-	return __mp3_fault_run_counts(run, &where, vma);
+	if (f->addr && run->locked)
+		vma = __mp3_fault_run_vma(run, f->addr, &i);
+	if (vma) {
+		if (i < run->nr)
+			now = run->counts[i].where;
+		else
+			mp3_mapping_of(vma, &now);
+		if (!noted || mp3_mapping_same(&now, &f->where))
+			return __mp3_fault_run_counts(run, &now, vma);
+	}
+	return noted ? __mp3_fault_run_counts(run, &f->where, NULL) : NULL;
 }
 
 /* Keeps @f for the next tick; false if it waited long enough, or no room is left. */
