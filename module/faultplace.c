@@ -222,11 +222,12 @@ __mp3_fault_run_mapping(struct mp3_fault_run *run, const struct mp3_fault *f)
 
 	if (f->addr && run->locked)
 		vma = __mp3_fault_run_vma(run, f->addr, &i);
-	if (vma) {
-		if (i < run->nr)
-			now = run->counts[i].where;
-		else
-			mp3_mapping_of(vma, &now);
+	if (vma && i < run->nr && (!noted || mp3_mapping_same(&run->counts[i].where, &f->where))) {
+		run->last = i;
+		return &run->counts[i];
+	}
+	if (vma && i == run->nr) {
+		mp3_mapping_of(vma, &now);
 		if (!noted || mp3_mapping_same(&now, &f->where))
 			return __mp3_fault_run_counts(run, &now, vma);
 	}
