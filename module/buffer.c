@@ -410,20 +410,27 @@ void __mp3_buffer_record_latency(u32 tgid, const struct mp3_record_tag *tag, boo
 	__mp3_record_end(slot);
 }
 
-void __mp3_buffer_record_swap(u32 tgid, const struct mp3_record_tag *tag,
+void __mp3_buffer_record_page(u32 tgid, const struct mp3_record_tag *tag,
 			      const struct mp3_swap_event *e)
 {
 	struct mp3_proc_record *slot;
 
 	lockdep_assert_held(&mp3_lock);
 
-	slot = __mp3_record_begin(tgid, tag, MP3_RECORD_SWAP);
+	slot = __mp3_record_begin(tgid, tag, e->type);
 	if (!slot)
 		return;
-	slot->swap.address = e->address;
-	slot->swap.offset = e->offset;
-	slot->swap.device = e->device;
-	slot->swap.event = e->event;
+	if (e->type == MP3_RECORD_REFAULT) {
+		slot->refault.inode = e->inode;
+		slot->refault.index = e->offset;
+		slot->refault.reserved = 0;
+		slot->dev = e->dev;
+	} else {
+		slot->swap.address = e->address;
+		slot->swap.offset = e->offset;
+		slot->swap.device = e->device;
+		slot->swap.event = e->event;
+	}
 	slot->mapping = e->mapping;
 	slot->swap_time.time_ns = e->time_ns;
 	slot->swap_time.stall_ns = e->stall_ns;

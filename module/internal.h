@@ -24,10 +24,10 @@
  *            counters before its first instruction (a task work)
  * latency.c  how long the faults take ("latency"), a measure: a return
  *            probe on the fault handler
- * pages.c, swapout.c, swapin.c, swapnotes.c
- *            which pages go to swap and back ("pages", pages.h), a
- *            measure: a tracepoint and probes in reclaim and the swap-in
- *            fault
+ * pages.c, swapout.c, swapin.c, refaults.c, swapnotes.c
+ *            which pages go to swap and back, and which pages of files
+ *            are read again ("pages", pages.h), a measure: a tracepoint
+ *            and probes in reclaim, the swap-in fault and the page cache
  * retries.c  the time of a fault's attempts that will be retried, held
  *            for the thread until its last (latency.c, swapin.c)
  * faultplace.c, faultcounters.c, faultbuffers.c
@@ -186,19 +186,26 @@ struct mp3_mapping_faults {
 void __mp3_buffer_record_faults(u32 tgid, const struct mp3_record_tag *tag,
 				const struct mp3_mapping_faults *m);
 
-/* A page of a process to swap or back (MP3_RECORD_SWAP). */
+/*
+ * A page of a process to swap or back (type MP3_RECORD_SWAP), or a page
+ * of a file it read again (MP3_RECORD_REFAULT: offset is the page's index
+ * in the file, inode and dev the file's; address, device and event 0).
+ */
 struct mp3_swap_event {
 	u64 address;
 	u64 offset;
-	u32 device;
-	u32 event;	/* MP3_SWAP_* */
-	u32 mapping;	/* MP3_MAPPING_ANON or MP3_MAPPING_SHMEM */
+	u64 inode;
 	u64 time_ns;
 	u64 stall_ns;
 	u64 pages;
+	u32 type;
+	u32 device;
+	u32 event;	/* MP3_SWAP_* */
+	u32 mapping;	/* MP3_MAPPING_ANON, MP3_MAPPING_SHMEM or MP3_MAPPING_FILE */
+	u32 dev;	/* new_encode_dev() of the file's device */
 };
 
-void __mp3_buffer_record_swap(u32 tgid, const struct mp3_record_tag *tag,
+void __mp3_buffer_record_page(u32 tgid, const struct mp3_record_tag *tag,
 			      const struct mp3_swap_event *e);
 
 /* Whether records wait for a sample to carry them. */

@@ -2,10 +2,12 @@
 /*
  * The "pages" measure (struct mp3_measure): which pages of the processes
  * that have it go to swap and come back (MP3_RECORD_SWAP), anonymous and
- * shared memory (shmem: tmpfs, memfd, SysV, shared anonymous mappings).
- * While any process or group has it, the hooks of swapout.c (a probe where
- * reclaim unmaps a page, the tracepoint mm_vmscan_write_folio) and of
- * swapin.c (return probes on the two swap-in faults) are armed. They note
+ * shared memory (shmem: tmpfs, memfd, SysV, shared anonymous mappings),
+ * and which pages of files they read again (MP3_RECORD_REFAULT). While
+ * any process or group has it, the hooks of swapout.c (a probe where
+ * reclaim unmaps a page, the tracepoint mm_vmscan_write_folio), of
+ * swapin.c (return probes on the two swap-in faults) and of refaults.c (a
+ * probe where the page cache takes in a page again) are armed. They note
  * events in per-CPU buffers (swapnotes.c), which each tick takes whole
  * into records of the processes still traced.
  */
@@ -96,10 +98,15 @@ static int __mp3_pages_arm(void)
 	err = __mp3_swapin_arm();
 	if (err)
 		goto swapout;
+	err = __mp3_refaults_arm();
+	if (err)
+		goto swapin;
 	mp3_pages_armed = true;
 	mp3_swap_drained = false;
 	return 0;
 
+swapin:
+	__mp3_swapin_disarm();
 swapout:
 	__mp3_swapout_disarm();
 	return err;
@@ -110,6 +117,7 @@ static void __mp3_pages_disarm(void)
 {
 	__mp3_swapout_disarm();
 	__mp3_swapin_disarm();
+	__mp3_refaults_disarm();
 	tracepoint_synchronize_unregister();
 	mp3_swap_dropped += __mp3_swapin_missed();
 	mp3_pages_armed = false;

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * mp3: which pages of the processes with "pages" go to swap and come back,
- * in four files, each calling only those below it:
+ * and which pages of files they read again, in five files, each calling
+ * only those below it:
  *
  * pages.c      the measure: the processes traced, the hooks armed while
  *              any is, the events of each tick written as records
  * swapout.c    the swap-outs: a probe where reclaim unmaps a page, the
  *              tracepoint where it is written out
  * swapin.c     the swap-ins: return probes on the two swap-in faults
+ * refaults.c   the file pages read again: a probe where the page cache
+ *              takes in a page reclaim dropped
  * swapnotes.c  the traced processes by PID, and the per-CPU buffers the
  *              hooks note their events in
  */
@@ -37,6 +40,8 @@ void mp3_swap_trace_hash(struct mp3_page_trace *trace);
 void mp3_swap_trace_unhash(struct mp3_page_trace *trace);
 /* Under rcu_read_lock(): the trace of @pid's process, NULL if it has none. */
 struct mp3_page_trace *mp3_trace_of(const struct pid *pid);
+/* Whether the current thread's process is traced, and not a kernel thread. */
+bool mp3_current_traced(void);
 /* An event of @pid's process into this CPU's buffer, or counted as dropped. */
 void mp3_swap_note(const struct pid *pid, const struct mp3_swap_event *e);
 /* The buffers, once: kept until unload, so that no hook ever finds them gone. */
@@ -55,6 +60,10 @@ void __mp3_swapout_disarm(void);
 /* Swap-outs lost since load: another page took a pending page's place. */
 u64 mp3_swapout_lost(void);
 void mp3_swapout_free(void);
+
+/* refaults.c: armed, every page the page cache takes in again passes its probe. */
+int __mp3_refaults_arm(void);
+void __mp3_refaults_disarm(void);
 
 /* swapin.c: armed, every swap-in fault passes its probes. */
 int __mp3_swapin_arm(void);

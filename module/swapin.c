@@ -44,19 +44,6 @@ module_param(pages_active, uint, 0444);
 MODULE_PARM_DESC(pages_active,
 		 "Swap-in faults of each kind (anonymous, shmem) of processes with pages traced at once, at most (default 256)");
 
-/* Whether the current thread's process is traced, and not a kernel thread. */
-static bool mp3_current_traced(void)
-{
-	bool traced;
-
-	if (current->flags & PF_KTHREAD)
-		return false;
-	rcu_read_lock();
-	traced = mp3_trace_of(task_tgid(current));
-	rcu_read_unlock();
-	return traced;
-}
-
 static void mp3_swapin_begin(struct mp3_swapin_start *start, const struct vm_fault *vmf,
 			     swp_entry_t slot, u32 mapping)
 {
@@ -121,6 +108,7 @@ static void mp3_swapin_done(struct mp3_page_trace *trace, const struct pid *pid,
 	if (ret & VM_FAULT_ERROR)
 		return;
 	e = (struct mp3_swap_event){
+		.type = MP3_RECORD_SWAP,
 		.address = start->address,
 		.offset = swp_offset(slot),
 		.device = swp_type(slot),

@@ -8,6 +8,8 @@
 #include <linux/hashtable.h>
 #include <linux/percpu.h>
 #include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
@@ -71,6 +73,18 @@ struct mp3_page_trace *mp3_trace_of(const struct pid *pid)
 		if (trace->pid == pid)
 			return trace;
 	return NULL;
+}
+
+bool mp3_current_traced(void)
+{
+	bool traced;
+
+	if (current->flags & PF_KTHREAD)
+		return false;
+	rcu_read_lock();
+	traced = mp3_trace_of(task_tgid(current));
+	rcu_read_unlock();
+	return traced;
 }
 
 void mp3_swap_note(const struct pid *pid, const struct mp3_swap_event *e)
@@ -142,7 +156,7 @@ static void __mp3_swap_write(const struct mp3_swap_noted *x, u64 *dropped)
 	const struct mp3_page_trace *trace = mp3_trace_of(x->pid);
 
 	if (trace)
-		__mp3_buffer_record_swap(pid_nr(trace->pid), &trace->tag, &x->event);
+		__mp3_buffer_record_page(pid_nr(trace->pid), &trace->tag, &x->event);
 	else
 		(*dropped)++;
 }

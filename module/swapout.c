@@ -229,6 +229,7 @@ static void mp3_probe_write_folio(void *data, struct folio *folio)
 	if (!n)
 		return;
 	e = (struct mp3_swap_event){
+		.type = MP3_RECORD_SWAP,
 		.offset = swp_offset(slot),
 		.device = swp_type(slot),
 		.event = MP3_SWAP_OUT,

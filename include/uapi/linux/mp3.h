@@ -25,8 +25,10 @@
  *                    the same, and its records say which of its pages it
  *                    sends to swap and takes back (version 10,
  *                    MP3_RECORD_SWAP; version 11: its shared memory's
- *                    too). While any process is so registered,
- *                    reclaim and every swap-in fault on the machine pass
+ *                    too), and which pages of files it reads again after
+ *                    reclaim dropped them (version 13, MP3_RECORD_REFAULT).
+ *                    While any process is so registered, reclaim, every
+ *                    swap-in fault and every refault on the machine pass
  *                    kernel probes: an administrator's only (EPERM for
  *                    other users), as is "S"; EOPNOTSUPP on a kernel
  *                    without memory cgroups (a swap-out's process is its
@@ -426,10 +428,26 @@ struct mp3_classic_sample {
  * 64 mappings in its first sample: the faults past the bound were summed
  * as unresolved. A reader never sized anything by the bound; one that
  * checks it takes the header's.
+ *
+ * Version 13 says, for the same processes, which pages of files they read
+ * again after reclaim had dropped them from the page cache: an
+ * MP3_RECORD_REFAULT record per refault (the kernel's
+ * workingset_refault_file), given to the process whose thread brought the
+ * page back (by a fault, read(2) or the readahead either started), written
+ * at the first sample after it in time order with the swap events. It
+ * says the file (refault.inode, and the record's dev as for
+ * MP3_RECORD_FAULTS: the file's own, as stat(2) of the file gives them;
+ * for a file of overlayfs, its upper or lower file's), the page
+ * (refault.index: its offset in the file in pages), the time
+ * (swap_time.time_ns) and the pages (swap_time.pages: 1, more for a large
+ * folio); mapping is MP3_MAPPING_FILE; swap_time.stall_ns is 0 (the
+ * read's time is not measured here). Refaults the module could not keep
+ * are counted in swap_dropped. Readers of an older version skip the new
+ * type, and see every other record as before.
  */
 #define MP3_RING_OFFSET		0x10000000UL
 #define MP3_RING_MAGIC		0x5233504dU	/* "MP3R" little-endian */
-#define MP3_RING_VERSION	12
+#define MP3_RING_VERSION	13
 #define MP3_RING_COMPAT_VERSION	1
 /* The compat_version of a ring with MP3_RING_ACTIVE_ONLY. */
 #define MP3_RING_ACTIVE_ONLY_COMPAT_VERSION	4
@@ -529,6 +547,7 @@ struct mp3_ring_sample {
 #define MP3_RECORD_LATENCY	5	/* version 8: its faults of one kind and duration */
 #define MP3_RECORD_DROPPED	6	/* version 9: an owner's records not written */
 #define MP3_RECORD_SWAP		7	/* version 10: a page to swap or back */
+#define MP3_RECORD_REFAULT	8	/* version 13: a file's page read again */
 
 /* Version 10, an MP3_RECORD_SWAP record's swap.event. */
 #define MP3_SWAP_OUT		1	/* written out, unmapped from the process */
@@ -599,6 +618,12 @@ struct mp3_proc_record {
 			__u32 device;		/* the swap area (the kernel's swap type) */
 			__u32 event;		/* MP3_SWAP_OUT, MP3_SWAP_IN [| MP3_SWAP_READ] */
 		} swap;
+		/* Version 13. */
+		struct {
+			__u64 inode;		/* the file's inode number */
+			__u64 index;		/* the page in the file: its offset / page size */
+			__u64 reserved;
+		} refault;
 	};
 	/* Version 3. */
 	__u32 target;		/* the tree ("T") the process belongs to; 0: none */
@@ -616,7 +641,7 @@ struct mp3_proc_record {
 			__u64 major_ns;
 			__u64 reserved;
 		} fault_time;
-		/* Version 10: in MP3_RECORD_SWAP records. */
+		/* Version 10: in MP3_RECORD_SWAP records; version 13: MP3_RECORD_REFAULT. */
 		struct {
 			__u64 time_ns;		/* CLOCK_MONOTONIC at the event */
 			__u64 stall_ns;		/* a swap-in: the faulting thread's */
@@ -630,6 +655,7 @@ struct mp3_proc_record {
 	 * Version 9, in MP3_RECORD_FAULTS records: the device of the mapping's
 	 * file as stat(2)'s st_dev and /proc/<pid>/maps give it (makedev(3) of
 	 * its major and minor); 0 without a file and in the other records.
+	 * Version 13: in MP3_RECORD_REFAULT records, the file's device.
 	 */
 	__u32 dev;
 	__u32 reserved2;
