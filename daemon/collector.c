@@ -198,7 +198,10 @@ static void add_held_time(struct sample_records *sr, const struct mp3_proc_recor
 		sr->held.minor_ns += r->latency.time_ns;
 }
 
-/* A swap record: replayed for its target's refault distances, and its line in the pages log. */
+/*
+ * A swap or file refault record: replayed for its target's refault
+ * distances, and its line in the pages log.
+ */
 static void add_page(const struct sample_records *sr, const struct mp3_proc_record *r,
 		     bool logged)
 {
@@ -247,7 +250,7 @@ static void log_record(void *ctx, const struct mp3_proc_record *r)
 		add_held_time(sr, r);
 	if (sr->to_faults && logged && r->type == MP3_RECORD_FAULTS && !keep_faults(c, r))
 		dlog(LOG_WARNING, "faults of process %u: %s", r->tgid, strerror(ENOMEM));
-	if (r->type == MP3_RECORD_SWAP)
+	if (r->type == MP3_RECORD_SWAP || r->type == MP3_RECORD_REFAULT)
 		add_page(sr, r, logged);
 }
 
@@ -370,6 +373,7 @@ static bool log_sample(void *ctx, const struct mp3_ring_sample *s)
 			return false;
 	/* Once per sample, for its records, its line and the metrics. */
 	c->counters->stalls_known = stalls_known(c, s);
+	c->counters->file_refaults_known = c->ring.hdr->version >= 13;
 	if (wants(c, LOGKIND_PROCS, s->seq) || wants(c, LOGKIND_FAULTS, s->seq) ||
 	    wants(c, LOGKIND_PAGES, s->seq))
 		log_records(c, s, wall_ns);

@@ -164,6 +164,9 @@ static bool add_to_target(struct counters *c, const struct mp3_proc_record *r)
 		t->timed = true;
 	} else if (r->type == MP3_RECORD_SWAP) {
 		add_swap(t, r);
+	} else if (r->type == MP3_RECORD_REFAULT) {
+		t->paged = true;
+		t->file_refaults += r->swap_time.pages;
 	}
 	return true;
 }

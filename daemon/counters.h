@@ -60,7 +60,9 @@ struct target_total {
 	bool timed;			/* a latency record came: exported */
 	/* Its pages sent to swap and taken back (ring version 10), those gone too. */
 	uint64_t swap_out, swap_in_cached, swap_in_read, swap_stall_ns;
-	bool paged;			/* a swap record came: exported */
+	/* Its pages of files read again after reclaim dropped them (ring version 13). */
+	uint64_t file_refaults;
+	bool paged;			/* a swap or refault record came: exported */
 	/* Its pages read back whose swap-out pfprofd saw, by refault distance. */
 	struct refault_dist refaults;
 	/* The same, finer, of the last minutes; made at its first. */
@@ -105,6 +107,8 @@ struct counters {
 	 * its records are added; those of others are not added.
 	 */
 	bool stalls_known;
+	/* The module says which pages of files were read again (ring version 13). */
+	bool file_refaults_known;
 	struct target_total *targets;		/* in the order first recorded */
 	size_t nr_targets, targets_cap;
 	/*

@@ -70,6 +70,14 @@ static const struct prom_counter per_paged_target[] = {
 	  " added with pages.", TARGET(swap_stall_ns), true },
 };
 
+/* Of those, with a module that says which pages of files were read again. */
+static const struct prom_counter per_refaulting_target = {
+	"pfprof_target_file_refault_pages_total",
+	"Pages of files a target's processes read again after reclaim had dropped them from the"
+	" page cache (the kernel's workingset_refault_file), of a target added with pages.",
+	TARGET(file_refaults), false
+};
+
 static const struct prom_counter target_processes = {
 	"pfprof_target_processes", "Registered processes of a target.", TARGET(processes), false
 };
@@ -236,6 +244,8 @@ int promfile_render(FILE *out, struct counters *counts, const struct target_list
 		put_targets(out, counts, targets, &per_target[i], "counter", false);
 	for (size_t i = 0; any_paged(counts) && i < ARRAY_SIZE(per_paged_target); i++)
 		put_targets(out, counts, targets, &per_paged_target[i], "counter", true);
+	if (any_paged(counts) && counts->file_refaults_known)
+		put_targets(out, counts, targets, &per_refaulting_target, "counter", true);
 	promrefaults_put(out, counts, targets);
 	prommemory_put(out, counts, targets);
 	put_targets(out, counts, targets, &target_processes, "gauge", false);

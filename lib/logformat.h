@@ -68,26 +68,33 @@
  * And "pfprof-pages.log" (rotated the same way) has, for each process
  * registered with "pages" (docs/design/pages.md), one line per page it sent
  * to swap or took back, from the module's MP3_RECORD_SWAP records (region
- * version 10), in the order of the samples that carried them, tab-separated:
- *   # pfprof pages log format 2
+ * version 10), and per page of a file it read again after reclaim dropped
+ * it, from MP3_RECORD_REFAULT records (region version 13), in the order of
+ * the samples that carried them, tab-separated:
+ *   # pfprof pages log format 3
  *   # created <unix seconds>
- *   # columns: seq wall_time_s pid comm target event device offset address pages stall_ms memory sys_pswpout
+ *   # columns: seq wall_time_s pid comm target event device offset address pages stall_ms memory sys_pswpout file
  *   # units: ...
- * then "%llu\t%.6f\t%u\t%s\t%u\t%s\t%u\t%llu\t%s\t%u\t%s\t%s\t%llu\n" lines: wall_time_s
- * the event's own time (not its sample's); event "out" (written to swap,
- * unmapped from the process), "in" (faulted back from the swap cache,
- * nothing read) or "read" (faulted back, read from the swap device, zswap
- * or the zero map: the kernel's pswpin); device and offset the slot (the
- * swap area's index as swapon gave it, the page within it); address the
- * page in hex, "-" when not known; pages 1, more for a large folio;
- * stall_ms the time the faulting thread spent in the fault, ms to the ns,
- * "-" for "out"; memory "anon" (private anonymous) or "shmem" (tmpfs,
- * memfd, SysV, shared anonymous; ring version 11); sys_pswpout the
- * machine's pages written to swap since boot at the sample that carried
- * the event (the sample's pswpout: the machine's clock of evictions, for
- * refault distances under global reclaim). Format 1 had the first eleven
- * columns only, its pages all anonymous. The same load_id, missed
- * and lost lines as the per-process log.
+ * then "%llu\t%.6f\t%u\t%s\t%u\t%s\t%s\t%llu\t%s\t%u\t%s\t%s\t%llu\t%s\n" lines:
+ * wall_time_s the event's own time (not its sample's); event "out"
+ * (written to swap, unmapped from the process), "in" (faulted back from
+ * the swap cache, nothing read), "read" (faulted back, read from the swap
+ * device, zswap or the zero map: the kernel's pswpin) or "refault" (a
+ * file's page read again: the kernel's workingset_refault_file); device
+ * and offset the slot (the swap area's index as swapon gave it, the page
+ * within it; a refault's device "-", its offset the page in the file);
+ * address the page in hex, "-" when not known; pages 1, more for a large
+ * folio; stall_ms the time the faulting thread spent in the fault, ms to
+ * the ns, "-" for "out" and "refault"; memory "anon" (private anonymous),
+ * "shmem" (tmpfs, memfd, SysV, shared anonymous; ring version 11) or
+ * "file" (a refault); sys_pswpout the machine's pages written to swap
+ * since boot at the sample that carried the event (the sample's pswpout:
+ * the machine's clock of evictions, for refault distances under global
+ * reclaim); file a refault's file, "major:minor:inode" (the device as
+ * /proc/PID/maps gives it, hex), "-" for the others. Format 1 had the
+ * first eleven columns only, its pages all anonymous; format 2 the first
+ * thirteen. The same load_id, missed and lost lines as the per-process
+ * log.
  *
  * And "pfprof-memory.log" (rotated the same way) has, once a second, for
  * each unit or cgroup target added with "pages" whose cgroup exists, that
@@ -132,7 +139,7 @@ enum log_kind { LOGKIND_SAMPLES, LOGKIND_PROCS, LOGKIND_FAULTS, LOGKIND_PAGES, L
 #define LOGFORMAT_PAGES_FILE "pfprof-pages.log"
 #define LOGFORMAT_PAGES_MAGIC "# pfprof pages log format "
 #define LOGFORMAT_PAGES_COLUMNS "# columns: seq wall_time_s pid comm target event device " \
-	"offset address pages stall_ms memory sys_pswpout"
+	"offset address pages stall_ms memory sys_pswpout file"
 #define LOGFORMAT_MEMORY_FILE "pfprof-memory.log"
 #define LOGFORMAT_MEMORY_MAGIC "# pfprof memory log format "
 #define LOGFORMAT_MEMORY_COLUMNS "# columns: seq wall_time_s target current_bytes max_bytes " \
@@ -217,15 +224,23 @@ int logformat_fault(char *buf, size_t size, const struct log_fault *f);
  */
 bool logformat_parse_fault(char *line, struct log_fault *f);
 
-/* One page (or large folio) sent to swap or taken back (an MP3_RECORD_SWAP record). */
+/*
+ * One page (or large folio) sent to swap or taken back (an MP3_RECORD_SWAP
+ * record), or a page of a file read again after reclaim dropped it (an
+ * MP3_RECORD_REFAULT record: event LOGFORMAT_FILE_REFAULT, offset its
+ * page in the file, file_dev and inode the file; device, address 0, no
+ * stall).
+ */
 struct log_page {
 	uint64_t seq, wall_ns;		/* the sample that carried it; the event's time */
 	uint32_t pid, target;
 	uint32_t event;			/* MP3_SWAP_OUT, MP3_SWAP_IN [| MP3_SWAP_READ] */
 	uint32_t device, pages;
 	uint64_t offset, address;	/* address 0: not known */
-	uint64_t stall_ns;		/* LOGFORMAT_TIME_UNKNOWN for a swap-out */
-	uint32_t mapping;		/* MP3_MAPPING_ANON or MP3_MAPPING_SHMEM */
+	uint64_t stall_ns;		/* LOGFORMAT_TIME_UNKNOWN for a swap-out or refault */
+	uint32_t mapping;		/* MP3_MAPPING_ANON, MP3_MAPPING_SHMEM or MP3_MAPPING_FILE */
+	uint32_t file_dev;		/* makedev(3) of the file's device */
+	uint64_t inode;
 	/*
 	 * The machine's pages written to swap since boot (/proc/vmstat's
 	 * pswpout) at the sample that carried it: the machine's clock of
@@ -235,14 +250,19 @@ struct log_page {
 	const char *comm;
 };
 #define LOGFORMAT_COUNT_UNKNOWN UINT64_MAX
+/* A log_page's event: a file's page read again (not one of mp3.h's MP3_SWAP_*). */
+#define LOGFORMAT_FILE_REFAULT 0x10000
 
 /*
- * An MP3_RECORD_SWAP record of sample seq (whose pswpout was sys_pswpout)
- * as a line; wall_offset_ns: wall - monotonic.
+ * An MP3_RECORD_SWAP or MP3_RECORD_REFAULT record of sample seq (whose
+ * pswpout was sys_pswpout) as a line; wall_offset_ns: wall - monotonic.
  */
 struct log_page logformat_page_of(const struct mp3_proc_record *r, uint64_t seq,
 				  uint64_t sys_pswpout, uint64_t wall_offset_ns, const char *comm);
-/* A swap record's event in the pages log: "out", "in" (from the swap cache) or "read". */
+/*
+ * A page's event in the pages log: "out", "in" (from the swap cache),
+ * "read" (from swap) or "refault" (a file's page read again).
+ */
 const char *logformat_swap_event_word(uint32_t event);
 /* The pages log's header (logformat_header() of LOGKIND_PAGES). */
 int logformat_pages_header(char *buf, size_t size, uint64_t created_s);

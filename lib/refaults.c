@@ -216,6 +216,11 @@ int refaults_add(struct refault_replay *r, const struct log_page *pg)
 
 	if (!o)
 		return -ENOMEM;
+	/* No swap slot, no eviction seen: counted, on no clock. */
+	if (pg->event == LOGFORMAT_FILE_REFAULT) {
+		o->file_refault_pages += in_window(r, pg->wall_ns) ? pg->pages : 0;
+		return 0;
+	}
 	if (pg->event == MP3_SWAP_OUT)
 		return add_out(r, o, index, pg);
 	return add_in(r, o, pg);

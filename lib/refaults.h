@@ -51,6 +51,8 @@ struct refault_owner {
 	uint64_t back_pages;
 	uint64_t unmatched;		/* pages read back without a distance */
 	uint64_t stall_ns;		/* what the swap-ins cost the faulting threads */
+	/* In the window: pages of files read again (their evictions are not traced). */
+	uint64_t file_refault_pages;
 	struct refault *refaults;	/* the window's pages read back with a distance */
 	size_t nr_refaults, refaults_cap;
 };

@@ -72,6 +72,17 @@ static inline void add_swap_record(struct counters *c, pid_t tgid, uint32_t targ
 	expect(counters_add_record(c, &r), "counters_add_record failed");
 }
 
+static inline void add_refault_record(struct counters *c, pid_t tgid, uint32_t target,
+				      uint64_t pages)
+{
+	struct mp3_proc_record r = { .type = MP3_RECORD_REFAULT, .tgid = (uint32_t)tgid,
+				     .target = target, .mapping = MP3_MAPPING_FILE };
+
+	r.refault.inode = 12;
+	r.swap_time.pages = pages;
+	expect(counters_add_record(c, &r), "counters_add_record failed");
+}
+
 static inline void add_latency(struct counters *c, pid_t tgid, enum latency_kind kind,
 			       uint16_t bucket, uint32_t faults, uint64_t time_ns)
 {

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #include "logformat.h"
 #include "unit.h"
@@ -24,7 +25,7 @@ static void test_lines(void)
 
 	logformat_page(line, sizeof(line), &swap_out);
 	expect(!strcmp(line, "17\t1700000000.123457\t4242\tpost_gres\t3\tout\t1\t9001\t"
-		       "7f0012345000\t1\t-\tshmem\t123456\n"), "swap-out: '%s'", line);
+		       "7f0012345000\t1\t-\tshmem\t123456\t-\n"), "swap-out: '%s'", line);
 	read_back.mapping = MP3_MAPPING_ANON;
 	read_back.sys_pswpout = LOGFORMAT_COUNT_UNKNOWN;
 	read_back.event = MP3_SWAP_IN | MP3_SWAP_READ;
@@ -33,12 +34,53 @@ static void test_lines(void)
 	read_back.pages = 512;
 	logformat_page(line, sizeof(line), &read_back);
 	expect(!strcmp(line, "17\t1700000000.123457\t4242\tpost_gres\t3\tread\t1\t9001\t-\t512"
-		       "\t1.234567\tanon\t-\n"), "swap-in that read: '%s'", line);
+		       "\t1.234567\tanon\t-\t-\n"), "swap-in that read: '%s'", line);
 	cached.event = MP3_SWAP_IN;
 	cached.stall_ns = 0;
 	logformat_page(line, sizeof(line), &cached);
 	expect(!strcmp(line, "17\t1700000000.123457\t4242\tpost_gres\t3\tin\t1\t9001\t"
-		       "7f0012345000\t1\t0.000000\tshmem\t123456\n"), "swap-in from the cache: '%s'", line);
+		       "7f0012345000\t1\t0.000000\tshmem\t123456\t-\n"),
+	       "swap-in from the cache: '%s'", line);
+}
+
+static const struct log_page file_refault = {
+	.seq = 18, .wall_ns = 1700000001000000000ULL, .pid = 4242, .target = 3,
+	.event = LOGFORMAT_FILE_REFAULT, .pages = 4, .offset = 77, .stall_ns = LOGFORMAT_TIME_UNKNOWN,
+	.mapping = MP3_MAPPING_FILE, .sys_pswpout = 5, .file_dev = 0xfe01, .inode = 131075,
+	.comm = "postgres",
+};
+
+/* A file's page read again: no slot, no address, no stall; its file as maps names devices. */
+static void test_refault_line(void)
+{
+	struct log_page back;
+	char line[256];
+
+	logformat_page(line, sizeof(line), &file_refault);
+	expect(!strcmp(line, "18\t1700000001.000000\t4242\tpostgres\t3\trefault\t-\t77\t-\t4\t-"
+		       "\tfile\t5\tfe:1:131075\n"), "refault: '%s'", line);
+	line[strlen(line) - 1] = '\0';
+	expect(logformat_parse_page(line, &back), "a refault line not read back");
+	expect(back.event == LOGFORMAT_FILE_REFAULT && back.offset == 77 && back.pages == 4 &&
+	       back.mapping == MP3_MAPPING_FILE && back.file_dev == makedev(0xfe, 1) &&
+	       back.inode == 131075 && back.device == 0 && back.address == 0 &&
+	       back.stall_ns == LOGFORMAT_TIME_UNKNOWN,
+	       "a refault read back as event %u, dev %x, inode %llu", back.event, back.file_dev,
+	       (unsigned long long)back.inode);
+	/* The line test_refused() changes one field of at a time. */
+	snprintf(line, sizeof(line), "17\t1.000000\t42\tx\t0\trefault\t-\t9\t-\t1\t-\tfile\t5\tfe:1:7");
+	expect(logformat_parse_page(line, &back) && back.inode == 7, "the refused lines' base refused");
+}
+
+/* A format 2 line (no file column) is read as before. */
+static void test_format_2(void)
+{
+	char line[] = "17\t1.000000\t42\tx\t0\tread\t1\t9\t1000\t1\t0.500000\tshmem\t8";
+	struct log_page pg;
+
+	expect(logformat_parse_page(line, &pg), "a format 2 line refused");
+	expect(pg.mapping == MP3_MAPPING_SHMEM && pg.device == 1 && pg.sys_pswpout == 8 &&
+	       !pg.inode, "a format 2 line read as mapping %u, device %u", pg.mapping, pg.device);
 }
 
 /* A format 1 line (no memory column) is read, its page anonymous. */
@@ -96,6 +138,14 @@ static void test_refused(void)
 		"17\t1.000000\t42\tx\t0\tread\t1\t9\t1000\t1\t-",	/* a swap-in's none */
 		"17\t1.000000\t42\tx\t0\tread\t1\t-9\t1000\t1\t0.000001",	/* a sign */
 		"17\t1.000000\t42\tx\t0\tout\t4294967296\t9\t1000\t1\t-",	/* device too big */
+		"17\t1.000000\t42\tx\t0\tout\t1\t9\t1000\t1\t-\tanon\t5\tfe:1:7",	/* a slot's file */
+		"17\t1.000000\t42\tx\t0\trefault\t1\t9\t-\t1\t-\tfile\t5\tfe:1:7",	/* a file's slot */
+		"17\t1.000000\t42\tx\t0\trefault\t-\t9\t-\t1\t-\tfile\t5\t-",	/* no file */
+		"17\t1.000000\t42\tx\t0\trefault\t-\t9\t-\t1\t-\tfile\t5\tfe:1:0",	/* inode 0 */
+		"17\t1.000000\t42\tx\t0\trefault\t-\t9\t-\t1\t-\tfile\t5\tfe:1:7x",	/* not a number */
+		"17\t1.000000\t42\tx\t0\trefault\t-\t9\t-\t1\t-\tanon\t5\tfe:1:7",	/* not a file's */
+		"17\t1.000000\t42\tx\t0\trefault\t-\t9\t-\t1\t0.100000\tfile\t5\tfe:1:7",	/* a stall */
+		"17\t1.000000\t42\tx\t0\trefault\t-\t9\t-\t1\t-\tfile\t5",	/* format 2 */
 		"17 1.000000 1 2 3 4.000 1 1 1 1.000 - - - - - - - - - -",	/* a sample */
 	};
 
@@ -111,7 +161,7 @@ static void test_refused(void)
 /* The header names the format, the columns and their units. */
 static void test_header(void)
 {
-	static const char start[] = LOGFORMAT_PAGES_MAGIC "2\n# created 55\n"
+	static const char start[] = LOGFORMAT_PAGES_MAGIC "3\n# created 55\n"
 		LOGFORMAT_PAGES_COLUMNS "\n# units: tab-separated;";
 	char text[LOGFORMAT_HEADER_MAX];
 	int n = logformat_header(text, sizeof(text), LOGKIND_PAGES, 55);
@@ -122,4 +172,5 @@ static void test_header(void)
 	       "the units line is not the header's last: %s", text);
 }
 
-UNIT_TESTS(UNIT_TEST(lines), UNIT_TEST(format_1), UNIT_TEST(round_trip), UNIT_TEST(refused), UNIT_TEST(header));
+UNIT_TESTS(UNIT_TEST(lines), UNIT_TEST(refault_line), UNIT_TEST(format_1), UNIT_TEST(format_2),
+	   UNIT_TEST(round_trip), UNIT_TEST(refused), UNIT_TEST(header));

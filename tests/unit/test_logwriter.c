@@ -596,13 +596,13 @@ static void test_pages_log(void)
 
 	l = read_lines(PATH(LOGFORMAT_PAGES_FILE));
 	expect(l.n == 8, "%zu lines", l.n);
-	expect(!strcmp(l.line[0], "# pfprof pages log format 2") &&
+	expect(!strcmp(l.line[0], "# pfprof pages log format 3") &&
 	       !strcmp(l.line[1], "# created 56") && !strcmp(l.line[2], LOGFORMAT_PAGES_COLUMNS),
 	       "header:\n%s\n%s\n%s", l.line[0], l.line[1], l.line[2]);
-	expect(!strcmp(l.line[5], "9\t1700000000.000001\t77\tworker\t5\tout\t0\t12\t1000\t1\t-\tanon\t5000"),
+	expect(!strcmp(l.line[5], "9\t1700000000.000001\t77\tworker\t5\tout\t0\t12\t1000\t1\t-\tanon\t5000\t-"),
 	       "line 6: '%s'", l.line[5]);
 	expect(!strcmp(l.line[6], "10\t1700000000.000001\t77\tworker\t5\tread\t0\t12\t1000\t1"
-		       "\t0.002000\tanon\t5000"), "line 7: '%s'", l.line[6]);
+		       "\t0.002000\tanon\t5000\t-"), "line 7: '%s'", l.line[6]);
 	expect(!strcmp(l.line[7], "# lost 1 records of sample 10"), "line 8: '%s'", l.line[7]);
 	free_lines(&l);
 

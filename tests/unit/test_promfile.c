@@ -122,6 +122,9 @@ static void fill(struct counters *m)
 	add_swap_record(m, 43, UNIT_WEB, MP3_SWAP_OUT, 3, 0);
 	add_swap_record(m, 43, UNIT_WEB, MP3_SWAP_IN | MP3_SWAP_READ, 2, 1500000);
 	add_swap_record(m, 43, UNIT_WEB, MP3_SWAP_IN, 1, 2000);
+	add_refault_record(m, 43, UNIT_WEB, 4);
+	add_refault_record(m, 43, UNIT_WEB, 1);
+	m->file_refaults_known = true;
 	fill_refault(m);
 	fill_memory(m);
 	fill_owner_losses(m);
@@ -261,6 +264,10 @@ static void test_render(void)
 		    "0.001502000");
 	expect(!strstr(text, "pfprof_target_swap_out_pages_total{target=\"tree:77\"}"),
 	       "a swap series of a target that never paged:\n%s", text);
+	expect_line(text, "# TYPE pfprof_target_file_refault_pages_total counter");
+	expect_line(text, "pfprof_target_file_refault_pages_total{target=\"unit:web\\\".service\"} 5");
+	expect(!strstr(text, "pfprof_target_file_refault_pages_total{target=\"tree:77\"}"),
+	       "file refaults of a target that never paged:\n%s", text);
 	expect_refault_distances(text);
 	expect_memory(text);
 	expect_line(text, "# TYPE pfprof_target_processes gauge");
@@ -342,6 +349,23 @@ static void test_render(void)
 }
 
 /* Without PSI and with a version 1 module, those lines are left out, not made up. */
+/* A module that does not say which pages of files were read again: no series, not a zero. */
+static void test_render_file_refaults_unknown(void)
+{
+	struct counters m = { 0 };
+	char *text;
+
+	fill(&m);
+	make_cgroup();
+	m.file_refaults_known = false;
+	text = rendered(&m, &pressure);
+	expect(strstr(text, "pfprof_target_swap_out_pages_total") &&
+	       !strstr(text, "pfprof_target_file_refault_pages_total"),
+	       "file refaults of a module that does not measure them rendered:\n%s", text);
+	free(text);
+	counters_free(&m);
+}
+
 static void test_render_leaves_out_unknown(void)
 {
 	struct counters m = { 0 };
@@ -527,6 +551,7 @@ static void test_shipped_queries_use_exported_series(void)
 	counters_free(&m);
 }
 
-UNIT_TESTS(UNIT_TEST(render), UNIT_TEST(render_leaves_out_unknown), UNIT_TEST(write),
+UNIT_TESTS(UNIT_TEST(render), UNIT_TEST(render_file_refaults_unknown),
+	   UNIT_TEST(render_leaves_out_unknown), UNIT_TEST(write),
 	   UNIT_TEST(promtool_accepts), UNIT_TEST(promtool_rejects),
 	   UNIT_TEST(rules_pass_their_tests), UNIT_TEST(shipped_queries_use_exported_series));

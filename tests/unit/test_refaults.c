@@ -188,6 +188,39 @@ static void test_window(void)
 	refaults_free(&r);
 }
 
+/*
+ * A file's page read again is counted in the window, moves no clock and
+ * takes no slot: a swap slot of the same number sent out before it still
+ * comes back at its distance.
+ */
+static void test_file_refaults(void)
+{
+	struct refault_replay r;
+	struct log_page pg, file = event(5, 0, LOGFORMAT_FILE_REFAULT, 1, 11 * SECOND);
+
+	file.device = 0;
+	file.inode = 12;
+	file.pages = 4;
+	file.mapping = MP3_MAPPING_FILE;
+	file.stall_ns = LOGFORMAT_TIME_UNKNOWN;
+	refaults_init(&r, 10 * SECOND, 20 * SECOND);
+	pg = event(5, 0, MP3_SWAP_OUT, 1, 10 * SECOND);
+	add_ok(&r, &pg);
+	add_ok(&r, &file);
+	file.wall_ns = 2 * SECOND;	/* before the window */
+	add_ok(&r, &file);
+	pg = event(5, 0, MP3_SWAP_IN | MP3_SWAP_READ, 1, 12 * SECOND);
+	add_ok(&r, &pg);
+	expect(r.owners[0].file_refault_pages == 4, "%llu pages of files read again in the window",
+	       (unsigned long long)r.owners[0].file_refault_pages);
+	expect(r.owners[0].nr_refaults == 1 && r.owners[0].refaults[0].distance == 0 &&
+	       !r.owners[0].unmatched && r.owners[0].out_pages == 1 && r.owners[0].read_pages == 1,
+	       "the swap slot's return changed by the file's page (%zu refaults, distance %llu)",
+	       r.owners[0].nr_refaults,
+	       (unsigned long long)(r.owners[0].nr_refaults ? r.owners[0].refaults[0].distance : 0));
+	refaults_free(&r);
+}
+
 /* The slot table against a plain array: slots come and go in every order. */
 static void test_slot_table(void)
 {
@@ -369,4 +402,4 @@ static void test_machine_clock(void)
 
 UNIT_TESTS(UNIT_TEST(curve), UNIT_TEST(loop), UNIT_TEST(owners), UNIT_TEST(cache_unmatched_folio),
 	   UNIT_TEST(window), UNIT_TEST(slot_table), UNIT_TEST(sink), UNIT_TEST(slots_max),
-	   UNIT_TEST(machine_clock));
+	   UNIT_TEST(machine_clock), UNIT_TEST(file_refaults));
