@@ -53,7 +53,9 @@ static void keep_line(char *line, void *ctx)
 		h->bad_lines++;
 		return;
 	}
-	if (e.pg.pid != (uint32_t)h->pid || (e.pg.address & h->page_mask) != h->page)
+	/* A file's page read again has no address in the process. */
+	if (e.pg.event == LOGFORMAT_FILE_REFAULT || e.pg.pid != (uint32_t)h->pid ||
+	    (e.pg.address & h->page_mask) != h->page)
 		return;
 	if (e.pg.event == MP3_SWAP_OUT)
 		h->last_out_ns = e.pg.wall_ns;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,7 +25,7 @@
 #include "targets.h"
 
 enum { OPT_LAST, OPT_TREE, OPT_UNIT, OPT_CGROUP, OPT_COMM, OPT_USER, OPT_JSON, OPT_OUTPUT,
-       OPT_TIMELINE, OPT_MACHINE };
+       OPT_TIMELINE, OPT_MACHINE, OPT_FILES };
 
 /* The shares of the pages read back that the columns say the memory for. */
 static const double shares[] = { 0.5, 0.9, 0.99 };
@@ -33,6 +34,8 @@ static const double shares[] = { 0.5, 0.9, 0.99 };
 #define NEEDS_SHARE 1
 
 #define LABEL_MAX (PATH_MAX + 32)
+/* Rows of --files's table, at most; --json has them all. */
+#define FILES_SHOWN 20
 
 /* Which owners to show: every one, or the target or process asked for. */
 struct memory_query {
@@ -44,6 +47,7 @@ struct memory_query {
 	const char *output;		/* the picture to draw, or NULL */
 	bool timeline;			/* of the one owner asked for, not the curves */
 	bool machine;			/* distances in the machine's evictions */
+	bool files;			/* the files read again, not the memory */
 };
 
 /* What one owner had and would have needed. */
@@ -80,16 +84,23 @@ static int owner_limit(const struct target_list *targets, const struct refault_o
 	return err ? err : cgroup_memory_limit(cgroup, limit);
 }
 
+/* The OWNER column: a target's label, or a process's PID and name. */
+static void label_owner(const struct target_list *targets, const struct refault_owner *o,
+			char *label, size_t size)
+{
+	if (o->target)
+		target_label(targets, o->target, label, size);
+	else
+		snprintf(label, size, "pid %u (%s)", o->pid, o->comm);
+}
+
 static void view_owner(struct owner_view *v, struct refault_owner *o,
 		       const struct target_list *targets)
 {
 	const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 
 	v->o = o;
-	if (o->target)
-		target_label(targets, o->target, v->label, sizeof(v->label));
-	else
-		snprintf(v->label, sizeof(v->label), "pid %u (%s)", o->pid, o->comm);
+	label_owner(targets, o, v->label, sizeof(v->label));
 	for (size_t i = 0; i < SHARES; i++)
 		v->extra[i] = refaults_extra(o, shares[i]) * page;
 	v->away_ns = refaults_median_away(o);
@@ -132,9 +143,10 @@ static void print_row(const struct owner_view *v)
 	format_size(limit, sizeof(limit), v->limit, !v->limit_error);
 	format_size(needs, sizeof(needs), v->limit + v->extra[NEEDS_SHARE],
 		    refaulted && has_limit(v));
-	printf("%9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %10.1f %9s %9s %9s %9s %9s %9s  %s\n",
-	       v->o->out_pages, v->o->in_pages, v->o->read_pages, (double)v->o->stall_ns / 1e6,
-	       away, extra[0], extra[1], extra[2], limit, needs, v->label);
+	printf("%9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %10.1f %9s %9s %9s %9s %9s %9s %9" PRIu64
+	       "  %s\n", v->o->out_pages, v->o->in_pages, v->o->read_pages,
+	       (double)v->o->stall_ns / 1e6, away, extra[0], extra[1], extra[2], limit, needs,
+	       v->o->file_refault_pages, v->label);
 }
 
 /* "the last 600 s, 2026-12-05 16:40:01 to 16:50:01 UTC" */
@@ -161,9 +173,10 @@ static void print_table(const struct memory_log *m, const struct owner_view *vie
 	format_window(window, sizeof(window), m, q);
 	printf("Swap traffic in %s; +50%% +90%% +99%%: the memory beyond what %s "
 	       "had that would have kept that share of its pages read back in; NEEDS: LIMIT "
-	       "(memory.max) +90%%\n", window, q->machine ? "the machine" : "it");
-	printf("%9s %9s %9s %10s %9s %9s %9s %9s %9s %9s  %s\n", "OUT", "CACHED", "READ",
-	       "STALL-MS", "AWAY", "+50%", "+90%", "+99%", "LIMIT", "NEEDS", "OWNER");
+	       "(memory.max) +90%%; FILE-RF: pages of files read again after reclaim dropped "
+	       "them\n", window, q->machine ? "the machine" : "it");
+	printf("%9s %9s %9s %10s %9s %9s %9s %9s %9s %9s %9s  %s\n", "OUT", "CACHED", "READ",
+	       "STALL-MS", "AWAY", "+50%", "+90%", "+99%", "LIMIT", "NEEDS", "FILE-RF", "OWNER");
 	for (size_t i = 0; i < n; i++) {
 		print_row(&views[i]);
 		unmatched += views[i].o->unmatched;
@@ -191,6 +204,7 @@ static struct json_object *owner_json(const struct owner_view *v)
 	ctl_json_add_uint(o, "read_pages", v->o->read_pages);
 	ctl_json_add_uint(o, "unmatched_pages", v->o->unmatched);
 	ctl_json_add_uint(o, "stall_ns", v->o->stall_ns);
+	ctl_json_add_uint(o, "file_refault_pages", v->o->file_refault_pages);
 	for (size_t i = 0; i < SHARES; i++)
 		if (refaulted)
 			ctl_json_add_uint(o, keys[i], v->extra[i]);
@@ -243,7 +257,8 @@ static size_t collect(struct memory_log *m, const struct memory_query *q,
 	for (size_t i = 0; i < m->replay.nr_owners; i++) {
 		struct refault_owner *o = &m->replay.owners[i];
 
-		if (wanted(q, o) && (o->out_pages || o->in_pages || o->read_pages))
+		if (wanted(q, o) &&
+		    (o->out_pages || o->in_pages || o->read_pages || o->file_refault_pages))
 			view_owner(&views[n++], o, targets);
 	}
 	qsort(views, n, sizeof(*views), by_reads);
@@ -289,6 +304,85 @@ static int draw_timeline(const struct ctl *ctl, const struct memory_log *m,
 	return PFPROF_EXIT_OK;
 }
 
+/* The replay's owner of a file's refaults: there is one, the replay saw its lines. */
+static const struct refault_owner *owner_of_file(const struct memory_log *m,
+						 const struct refault_file *x)
+{
+	for (size_t i = 0; i < m->replay.nr_owners; i++)
+		if (m->replay.owners[i].target == x->target && m->replay.owners[i].pid == x->pid)
+			return &m->replay.owners[i];
+	return NULL;
+}
+
+static bool file_wanted(const struct memory_log *m, const struct memory_query *q,
+			const struct refault_file *x)
+{
+	const struct refault_owner *o = owner_of_file(m, x);
+
+	return o && wanted(q, o);
+}
+
+/* "fe:1:131075": the device as /proc/PID/maps gives it, and the inode. */
+static void format_file(char *buf, size_t size, const struct refault_file *x)
+{
+	snprintf(buf, size, "%x:%x:%" PRIu64, major(x->dev), minor(x->dev), x->inode);
+}
+
+static struct json_object *file_json(const char *label, const char *file,
+				     const struct refault_file *x)
+{
+	struct json_object *j = ctl_json_object();
+
+	ctl_json_add_string(j, "owner", label);
+	ctl_json_add_string(j, "file", file);
+	ctl_json_add_uint(j, "inode", x->inode);
+	ctl_json_add_uint(j, "pages", x->pages);
+	ctl_json_add_uint(j, "distinct_pages", x->distinct);
+	return j;
+}
+
+/*
+ * The window's files read again, most pages first, into files (JSON: all
+ * of them) or a table (FILES_SHOWN rows): an exit status.
+ */
+static int print_files(const struct memory_log *m, const struct memory_query *q,
+		       const struct target_list *targets, struct json_object *files)
+{
+	size_t shown = 0;
+	char window[128];
+
+	format_window(window, sizeof(window), m, q);
+	if (!files)
+		printf("Pages of files read again after reclaim dropped them, in %s; DISTINCT: of "
+		       "them, pages told apart (+: more past its 2^28th page); FILE: major:minor:inode "
+		       "(find MOUNT -xdev -inum "
+		       "INODE names it)\n%9s %9s  %-22s  %s\n", window, "PAGES", "DISTINCT",
+		       "FILE", "OWNER");
+	for (size_t i = 0; i < m->files.nr; i++) {
+		const struct refault_file *x = &m->files.files[i];
+		char label[LABEL_MAX], file[48];
+
+		if (!file_wanted(m, q, x) || (!files && shown++ >= FILES_SHOWN))
+			continue;
+		label_owner(targets, owner_of_file(m, x), label, sizeof(label));
+		format_file(file, sizeof(file), x);
+		if (files)
+			ctl_json_add(files, NULL, file_json(label, file, x));
+		else
+			printf("%9" PRIu64 " %9" PRIu64 "%s %-22s  %s\n", x->pages, x->distinct,
+			       x->beyond ? "+" : " ", file, label);
+	}
+	if (files) {
+		struct json_object *o = ctl_json_object();
+
+		ctl_json_add(o, "files", files);
+		return ctl_json_print(o) ? PFPROF_EXIT_OK : PFPROF_EXIT_FAILED;
+	}
+	if (shown > FILES_SHOWN)
+		printf("and %zu more files (--json has them all)\n", shown - FILES_SHOWN);
+	return PFPROF_EXIT_OK;
+}
+
 static int nothing_paged(const struct ctl *ctl, const struct memory_query *q)
 {
 	ctl_error(0, "no swap traffic of %s in %s%s/" LOGFORMAT_PAGES_FILE "*",
@@ -322,8 +416,11 @@ static int show(const struct ctl *ctl, const struct memory_query *q, bool json)
 		goto out;
 	}
 	n = collect(&m, q, &targets, views);
+	refault_files_sort(&m.files);
 	if (!n)
 		status = nothing_paged(ctl, q);
+	else if (q->files)
+		status = print_files(&m, q, &targets, json ? ctl_json_array() : NULL);
 	else if (q->timeline)
 		status = draw_timeline(ctl, &m, &views[0], q);
 	else if (q->output)
@@ -392,6 +489,10 @@ static int run(struct ctl *ctl, const struct ctl_call *call)
 	}
 	q.timeline = call->option[OPT_TIMELINE].set;
 	q.machine = call->option[OPT_MACHINE].set;
+	q.files = call->option[OPT_FILES].set;
+	if (q.files && (q.output || q.machine))
+		return ctl_usage_error(&ctl_memory_command, "%s lists files: no picture, no "
+				       "distances", call->option[OPT_FILES].typed);
 	if (q.timeline && (!q.output || !q.one))
 		return ctl_usage_error(&ctl_memory_command, "%s draws one process's or target's "
 				       "paging: give it, and the picture with -o",
@@ -412,7 +513,11 @@ const struct ctl_command ctl_memory_command = {
 		   "99 % of the pages it read back in: their refault distance (the pages it\n"
 		   "sent to swap between a page's swap-out and its return) at that share.\n"
 		   "LIMIT is the memory.max of its cgroup now, NEEDS that plus the +90 %\n"
-		   "column: the limit that would have ended 90 % of its paging. With\n"
+		   "column: the limit that would have ended 90 % of its paging. FILE-RF\n"
+		   "is the pages of files it read again after reclaim had dropped them\n"
+		   "from the page cache (a module of ring version 13 or later; they have\n"
+		   "no distance yet); with --files, which files they are, and how many\n"
+		   "of their pages. With\n"
 		   "--output, the curves instead: for each owner (the first 8), the\n"
 		   "memory beyond what it had against the share of its pages read back\n"
 		   "that would have stayed in. With --machine, the distances count the\n"
@@ -435,6 +540,8 @@ const struct ctl_command ctl_memory_command = {
 				   "with -o, the one owner's paging over time instead" },
 		[OPT_MACHINE] = { "machine", 0, CTL_STRING, NULL,
 				  "distances in the machine's swap-outs, not the owner's" },
+		[OPT_FILES] = { "files", 0, CTL_STRING, NULL,
+				"which files it read again, and how many of their pages" },
 	},
 	.run = run,
 };

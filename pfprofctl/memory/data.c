@@ -44,6 +44,9 @@ static void replay_line(char *line, void *ctx)
 		m->err = err;
 	if (pg.wall_ns < m->replay.from_ns)
 		return;
+	err = pg.event == LOGFORMAT_FILE_REFAULT ? refault_files_add(&m->files, &pg) : 0;
+	if (err && !m->err)
+		m->err = err;
 	if (!m->first_ns || pg.wall_ns < m->first_ns)
 		m->first_ns = pg.wall_ns;
 	if (pg.wall_ns > m->last_ns)
@@ -67,4 +70,5 @@ int memory_log_read(struct memory_log *m, const char *dir, unsigned int keep, ui
 void memory_log_free(struct memory_log *m)
 {
 	refaults_free(&m->replay);
+	refault_files_free(&m->files);
 }

@@ -10,10 +10,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "files.h"
 #include "refaults.h"
 
 struct memory_log {
 	struct refault_replay replay;
+	struct refault_files files;	/* the window's refaults, by owner and file */
 	uint64_t lines, bad_lines;	/* data lines replayed, and those that were none */
 	uint64_t first_ns, last_ns;	/* the window's first and last event, wall clock */
 	bool foreign;			/* a file that is not a pages log */
@@ -22,12 +24,9 @@ struct memory_log {
 
 /*
  * Replays the pages logs in dir (keep rotated files) counting the events
- * at or after since_ns (wall clock, 0: all). 0, or -errno (-EPROTO: a file
- * of that name is not a pages log).
- */
-/*
- * The pages logs of dir replayed from since_ns on, the distances on the
- * machine's clock of evictions if machine_clock (lib/refaults.h).
+ * at or after since_ns (wall clock, 0: all), the distances on the
+ * machine's clock of evictions if machine_clock (lib/refaults.h). 0, or
+ * -errno (-EPROTO: a file of that name is not a pages log).
  */
 int memory_log_read(struct memory_log *m, const char *dir, unsigned int keep, uint64_t since_ns,
 		    bool machine_clock);

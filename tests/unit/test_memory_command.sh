@@ -199,4 +199,45 @@ result process_timeline_three_panels "$( [ $status = 0 ] && grep -q 'read back' 
 	! grep -q 'memory.pressure' "$dir/t.svg" ||
 	echo "status $status: $(cat "$dir/out" "$dir/err")")"
 
+# A process that read two files again: 100 pages of one twice, a page of the
+# other once. The memory table counts them, --files names each file.
+{
+	for round in 1 2; do
+		for i in $(seq 0 99); do
+			printf '9\t%s.%06d\t4444\tpg\t0\trefault\t-\t%d\t-\t1\t-\tfile\t5\tfe:1:131075\n' \
+				$((now - 5)) $((round * 1000 + i)) "$i"
+		done
+	done
+	printf '9\t%s.000000\t4444\tpg\t0\trefault\t-\t5\t-\t1\t-\tfile\t5\tfe:1:7\n' $((now - 4))
+} >> "$dir/logs/pfprof-pages.log"
+memory 4444
+status=$?
+row=$(grep -E ' pid 4444 \(pg\)$' "$dir/out")
+result file_refaults_counted "$( [ $status = 0 ] && [ "$(awk '{ print $(NF - 3) }' <<< "$row")" = 201 ] ||
+	echo "status $status, row: $row")"
+memory --files 4444
+status=$?
+result files_rows "$( [ $status = 0 ] &&
+	grep -qE '^ +200 +100  fe:1:131075 +pid 4444 \(pg\)$' "$dir/out" &&
+	grep -qE '^ +1 +1  fe:1:7 +pid 4444 \(pg\)$' "$dir/out" &&
+	[ "$(grep -c ' pid ' "$dir/out")" = 2 ] || echo "status $status: $(cat "$dir/out" "$dir/err")")"
+memory --files --json
+status=$?
+result files_json "$(python3 -c '
+import json, sys
+files = json.load(open(sys.argv[1]))["files"]
+mine = [f for f in files if f["owner"] == "pid 4444 (pg)"]
+assert [(f["file"], f["pages"], f["distinct_pages"]) for f in mine] == \
+	[("fe:1:131075", 200, 100), ("fe:1:7", 1, 1)], files
+assert len(files) == 2, files
+' "$dir/out" 2>&1 || echo "status $status")"
+"$ctl" -c "$dir/pfprofd.conf" page 4444 0 > "$dir/out" 2> "$dir/err"
+status=$?
+result page_no_refaults "$( [ $status = 1 ] && grep -q 'no swap traffic of page 0 of PID 4444' "$dir/err" ||
+	echo "status $status: $(cat "$dir/out" "$dir/err")")"
+memory --files -o "$dir/f.png"
+status=$?
+result files_no_picture "$( [ $status = 2 ] && grep -q -- '--files lists files' "$dir/err" ||
+	echo "status $status: $(cat "$dir/err")")"
+
 result_end
