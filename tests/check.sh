@@ -128,9 +128,10 @@ guest_suite() {
 	# The course types `nice ./work ...`; busybox has no nice.
 	install -m 0755 "$(command -v nice)" "$guest/payload/"
 	# zram, for faults_swap_in's swap device (the debug kernel has it built
-	# in), and overlay, for faults_overlay_file.
+	# in), overlay, for faults_overlay_file, and ext4, for the file of
+	# pages_file_refaults.
 	if [ -n "$KERNEL_ROOT" ]; then
-		"$top/tests/vm/kmods.sh" -d "$KERNEL_ROOT" "$KVER" "$guest/payload" zram overlay
+		"$top/tests/vm/kmods.sh" -d "$KERNEL_ROOT" "$KVER" "$guest/payload" zram overlay ext4
 	fi
 	# On PREEMPT_RT the module refuses to load: that is all there is to test.
 	if [ "$name" = trixie-rt ]; then

@@ -276,6 +276,15 @@ uint64_t vmstat(const char *name, bool required);
 uint64_t swapped_in(void);
 uint64_t swapped_out(void);
 /*
+ * Whether @traced page events agree with the kernel's @kernel pages within
+ * 1 %, counting the @dropped events the module could not keep (mp3.h: past
+ * 8192 a CPU between two ticks, as when a late tick finds a whole region
+ * paged out on one CPU), which may be of this kind or another.
+ */
+bool page_events_agree(uint64_t traced, uint64_t kernel, uint64_t dropped);
+/* The page events the module dropped since @from (the ring's swap_dropped then). */
+uint64_t page_events_dropped_since(const struct mp3ring *ring, uint64_t from);
+/*
  * spawn_piped()'s fn: region_child's region, touched at "g"; at "o" it is
  * paged out (MADV_PAGEOUT); at "t" touched again, every page read back.
  */

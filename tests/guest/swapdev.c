@@ -150,3 +150,14 @@ void swapping_shared_child(int go, int back)
 {
 	swap_region_when_told(go, back, region_touched_when_told(go, MAP_SHARED));
 }
+
+bool page_events_agree(uint64_t traced, uint64_t kernel, uint64_t dropped)
+{
+	return within_pct((double)traced, (double)kernel, 1) ||
+	       (traced <= kernel && within_pct((double)(traced + dropped), (double)kernel, 1));
+}
+
+uint64_t page_events_dropped_since(const struct mp3ring *ring, uint64_t from)
+{
+	return __atomic_load_n(&ring->hdr->swap_dropped, __ATOMIC_RELAXED) - from;
+}

@@ -93,24 +93,6 @@ static void add_swap_record(void *ctx, const struct mp3_proc_record *r)
 }
 
 /*
- * Whether @traced events agree with the kernel's @kernel pages within 1 %,
- * counting the @dropped events the module could not keep (mp3.h: past
- * 8192 a CPU between two ticks, as when a late tick finds a whole region
- * paged out on one CPU), which may be of this kind or another.
- */
-static bool agrees(uint64_t traced, uint64_t kernel, uint64_t dropped)
-{
-	return within_pct((double)traced, (double)kernel, 1) ||
-	       (traced <= kernel && within_pct((double)(traced + dropped), (double)kernel, 1));
-}
-
-/* The events the module dropped since @from (the ring's swap_dropped then). */
-static uint64_t dropped_since(const struct mp3ring *ring, uint64_t from)
-{
-	return __atomic_load_n(&ring->hdr->swap_dropped, __ATOMIC_RELAXED) - from;
-}
-
-/*
  * A region paged out (MADV_PAGEOUT) and touched again by @c's process:
  * its swap-outs are the pages the
  * kernel wrote out meanwhile (pswpout, zswpout, swpout_zero), its swap-ins
@@ -180,7 +162,7 @@ static void expect_pages_traced(const struct pages_case *c)
 	s.slots = calloc(REGION_PAGES, sizeof(*s.slots));
 	expect(s.slots, "no memory");
 	for_each_record_between(&ring, from, to, add_swap_record, &s);
-	dropped = dropped_since(&ring, dropped);
+	dropped = page_events_dropped_since(&ring, dropped);
 	printf("  %s: %" PRIu64 " pages written out (the kernel: %" PRIu64 "), %" PRIu64
 	       " swap-ins, %" PRIu64 " read (the kernel: %" PRIu64 "), %" PRIu64 " of them with"
 	       " a stall, %" PRIu64 " us in all; slots: %" PRIu64 " the same, %" PRIu64
@@ -190,15 +172,15 @@ static void expect_pages_traced(const struct pages_case *c)
 	       (unsigned long long)dropped);
 	expect(written >= REGION_PAGES * 99 / 100, "only %" PRIu64 " of %d pages written out",
 	       written, REGION_PAGES);
-	expect(agrees(s.out_pages, written, dropped), "swap-outs %" PRIu64 " and %" PRIu64
+	expect(page_events_agree(s.out_pages, written, dropped), "swap-outs %" PRIu64 " and %" PRIu64
 	       " dropped, the kernel wrote out %" PRIu64, s.out_pages, dropped, written);
 	if (c->reads_ahead)
-		expect(agrees(s.in_pages, read_back, dropped) && s.read_pages &&
+		expect(page_events_agree(s.in_pages, read_back, dropped) && s.read_pages &&
 		       s.read_pages <= s.in_pages,
 		       "swap-ins %" PRIu64 ", %" PRIu64 " of them read, %" PRIu64 " dropped; the "
 		       "kernel read back %" PRIu64, s.in_pages, s.read_pages, dropped, read_back);
 	else
-		expect(agrees(s.read_pages, read_back, dropped),
+		expect(page_events_agree(s.read_pages, read_back, dropped),
 		       "swap-ins that read %" PRIu64 " and %" PRIu64 " dropped, the kernel read back %"
 		       PRIu64, s.read_pages, dropped, read_back);
 	expect(!s.slot_changed && s.in_unseen <= dropped && s.slot_kept + s.in_unseen == s.in_events,
@@ -371,14 +353,14 @@ void test_pages_swap_shmem_shared(void)
 	expect(t.slots, "no memory");
 	for_each_record_between(&ring, from, to, add_tree_out, &t);
 	twice = slots_twice(&t);
-	dropped = dropped_since(&ring, dropped);
+	dropped = page_events_dropped_since(&ring, dropped);
 	printf("  pages_swap_shmem_shared: the kernel wrote out %" PRIu64 " pages of the tree's "
 	       "cgroup; the tree's swap-outs %" PRIu64 ", %" PRIu64 " of a slot already seen, %"
 	       PRIu64 " of another target; %" PRIu64 " dropped\n", written, t.out_pages, twice,
 	       t.other, dropped);
 	expect(written >= REGION_PAGES / 2, "only %" PRIu64 " pages written out of %d asked",
 	       written, REGION_PAGES);
-	expect(agrees(t.out_pages, written, dropped),
+	expect(page_events_agree(t.out_pages, written, dropped),
 	       "the tree's swap-outs %" PRIu64 " and %" PRIu64 " dropped, the kernel wrote out %"
 	       PRIu64, t.out_pages, dropped, written);
 	expect(!twice && !t.other, "%" PRIu64 " swap-outs of a slot seen already, %" PRIu64
