@@ -2,7 +2,7 @@
 /*
  * Which pages of files a traced process reads again after reclaim dropped
  * them (MP3_RECORD_REFAULT): a reader in a cgroup whose memory.max is half
- * its file reads the file over and over. Its records must add up to the
+ * its file reads the file over and over, by read(2) and by faults. Its records must add up to the
  * kernel's own count of the cgroup's file refaults (memory.stat's
  * workingset_refault_file) within 1 %, each naming the file (device and
  * inode as stat(2) gives them) and a page in it. The file lives on ext2 on
@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -103,24 +104,50 @@ static bool scratch_fs_ready(char *why, size_t size)
 	return true;
 }
 
-/* spawn_piped()'s fn: at "g", reads SCRATCH_FILE READS times, then says so and waits. */
-static void file_reader(int go, int back)
+/* SCRATCH_FILE read with read(2), its pages taken in by readahead. */
+static void read_file(int fd)
 {
 	static char buf[1 << 20];
+	ssize_t n;
 
+	do
+		n = read(fd, buf, sizeof(buf));
+	while (n > 0);
+	if (n < 0)
+		_exit(8);
+}
+
+/* SCRATCH_FILE mapped and touched with no readahead: each fault takes in its own page. */
+static void fault_file(int fd)
+{
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes = (size_t)FILE_MIB << 20;
+	char *p = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+
+	if (p == MAP_FAILED || madvise(p, bytes, MADV_RANDOM))
+		_exit(9);
+	for (size_t i = 0; i < bytes; i += page)
+		(void)((volatile char *)p)[i];
+	munmap(p, bytes);
+}
+
+/*
+ * spawn_piped()'s fn: at "g", reads SCRATCH_FILE READS times, with read(2)
+ * and by faults in turn (the page cache takes pages in by both paths),
+ * then says so and waits.
+ */
+static void file_reader(int go, int back)
+{
 	child_waits(go);
 	for (int i = 0; i < READS; i++) {
 		int fd = open(SCRATCH_FILE, O_RDONLY | O_CLOEXEC);
-		ssize_t n;
 
 		if (fd < 0)
 			_exit(7);
-		do
-			n = read(fd, buf, sizeof(buf));
-		while (n > 0);
+		if (i % 2)
+			fault_file(fd);
+		else
+			read_file(fd);
 		close(fd);
-		if (n < 0)
-			_exit(8);
 	}
 	child_says(back, 1);
 	pause();
