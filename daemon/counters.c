@@ -139,8 +139,7 @@ int counters_add_page(struct counters *c, const struct log_page *pg)
 	return err ? err : machine_err;
 }
 
-/* Its target's share of a record; false without memory. */
-static bool add_to_target(struct counters *c, const struct mp3_proc_record *r)
+bool counters_add_target_record(struct counters *c, const struct mp3_proc_record *r)
 {
 	struct target_total *t;
 
@@ -162,7 +161,7 @@ static bool add_to_target(struct counters *c, const struct mp3_proc_record *r)
 	} else if (r->type == MP3_RECORD_LATENCY) {
 		latency_add_record(t->latency, r);
 		t->timed = true;
-	} else if (r->type == MP3_RECORD_SWAP) {
+	} else if (r->type == MP3_RECORD_SWAP || r->type == MP3_RECORD_CGROUP_SWAP) {
 		add_swap(t, r);
 	} else if (r->type == MP3_RECORD_REFAULT) {
 		t->paged = true;
@@ -192,7 +191,7 @@ struct proc_entry *counters_add_record(struct counters *c, const struct mp3_proc
 		r = &unmeasured;
 	}
 	proctable_entry_apply(e, r);
-	return add_to_target(c, r) ? e : NULL;
+	return counters_add_target_record(c, r) ? e : NULL;
 }
 
 void counters_forget_targets(struct counters *c, const struct target_list *listed)

@@ -132,6 +132,8 @@ void counters_add_lost(struct counters *c, uint64_t count);
  * either).
  */
 struct proc_entry *counters_add_record(struct counters *c, const struct mp3_proc_record *r);
+/* Its target's share of a record (none without a target); false without memory. */
+bool counters_add_target_record(struct counters *c, const struct mp3_proc_record *r);
 
 /*
  * A swap event of a target's process, as the pages log has it: its pages

@@ -226,14 +226,14 @@ bool logformat_parse_fault(char *line, struct log_fault *f);
 
 /*
  * One page (or large folio) sent to swap or taken back (an MP3_RECORD_SWAP
- * record), or a page of a file read again after reclaim dropped it (an
- * MP3_RECORD_REFAULT record: event LOGFORMAT_FILE_REFAULT, offset its
- * page in the file, file_dev and inode the file; device, address 0, no
- * stall).
+ * record; an MP3_RECORD_CGROUP_SWAP one: sent to swap, pid 0, a followed
+ * cgroup's), or a page of a file read again after reclaim dropped it (an
+ * MP3_RECORD_REFAULT record: event LOGFORMAT_FILE_REFAULT, offset its page
+ * in the file, file_dev and inode the file; device, address 0, no stall).
  */
 struct log_page {
 	uint64_t seq, wall_ns;		/* the sample that carried it; the event's time */
-	uint32_t pid, target;
+	uint32_t pid, target;		/* pid 0: no process's, a followed cgroup's swap-out */
 	uint32_t event;			/* MP3_SWAP_OUT, MP3_SWAP_IN [| MP3_SWAP_READ] */
 	uint32_t device, pages;
 	uint64_t offset, address;	/* address 0: not known */

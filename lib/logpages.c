@@ -26,7 +26,9 @@ static const char pages_header_format[] =
 	" swap or took back, or page of a file it read again after reclaim dropped it;"
 	" seq = the number of the sample that carried it (as in "
 	LOGFORMAT_FILE "); wall_time_s = when it happened, seconds since 1970-01-01 UTC;"
-	" pid = the process; comm = its name; target = its target, 0 = none; event = out"
+	" pid = the process, 0 = none (a page of a followed cgroup's shared memory written out"
+	" while none of its processes mapped it); comm = its name; target = its target, 0 ="
+	" none; event = out"
 	" (written to swap and unmapped), in (faulted back from the swap cache, nothing"
 	" read), read (faulted back, read from swap: the kernel's pswpin) or refault (a"
 	" file's page read again: the kernel's workingset_refault_file); device, offset ="
@@ -181,7 +183,7 @@ bool logformat_parse_page(char *line, struct log_page *pg)
 	pg->mapping = MP3_MAPPING_ANON;
 	pg->sys_pswpout = LOGFORMAT_COUNT_UNKNOWN;
 	if (!logfields_u64(field[0], 10, &pg->seq) || !logfields_wall(field[1], &pg->wall_ns) ||
-	    !logfields_u64(field[2], 10, &pid) || !pid || pid > INT32_MAX ||
+	    !logfields_u64(field[2], 10, &pid) || pid > INT32_MAX ||
 	    !logfields_u64(field[4], 10, &target) || target > UINT32_MAX ||
 	    !event_of_word(field[5], &pg->event) ||
 	    !place_of_words(field[6], n == PAGE_FIELDS ? field[13] : NULL, pg) ||
@@ -192,7 +194,8 @@ bool logformat_parse_page(char *line, struct log_page *pg)
 	    stall_unknown(pg->event) != (pg->stall_ns == LOGFORMAT_TIME_UNKNOWN) ||
 	    (n > PAGE_FIELDS_1 && (!memory_of_word(field[11], pg->event, &pg->mapping) ||
 				   (strcmp(field[12], "-") &&
-				    !logfields_u64(field[12], 10, &pg->sys_pswpout)))))
+				    !logfields_u64(field[12], 10, &pg->sys_pswpout)))) ||
+	    (!pid && (pg->event != MP3_SWAP_OUT || !target)))
 		return false;
 	pg->pid = (uint32_t)pid;
 	pg->target = (uint32_t)target;

@@ -175,6 +175,15 @@ bool mp3_registrant_is_opener(const struct mp3_registrant *r, const struct file 
  * into namespaces of its own (newuidmap, 65 536 of them on Debian) are
  * that one user here.
  */
+struct mp3_record_tag mp3_registrant_tag(const struct mp3_registrant *r, u32 target)
+{
+	return (struct mp3_record_tag){
+		.target = target,
+		.owner = r->privileged ? 0 : r->payer,
+		.admin = r->privileged,
+	};
+}
+
 kuid_t mp3_payer(const struct cred *cred)
 {
 	const struct user_namespace *ns = cred->user_ns;

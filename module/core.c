@@ -225,8 +225,9 @@ int mp3_measure_target(const struct file *file, u32 target, enum mp3_measure_id 
 		err = __mp3_measures_arm(MP3_MEASURE(id));
 	if (!err) {
 		/* Its group first: a process joining from now on has it already. */
-		__mp3_groups_set_measure(target, id);
-		err = __mp3_tasks_measure_target(target, id);
+		err = __mp3_groups_set_measure(target, id);
+		if (!err)
+			err = __mp3_tasks_measure_target(target, id);
 	}
 	if (!err)
 		err = __mp3_tasks_follow_measures();

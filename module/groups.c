@@ -253,9 +253,20 @@ static void mp3_group_free_rcu(struct rcu_head *head)
 	mp3_group_free(container_of(head, struct mp3_group, rcu));
 }
 
+static struct mp3_group_view mp3_group_view_of(const struct mp3_group *g)
+{
+	return (struct mp3_group_view){
+		.cgrp = g->kind == MP3_GROUP_CGROUP ? g->cgrp : NULL,
+		.tag = mp3_registrant_tag(&g->registrant, g->target),
+		.order = g->order,
+	};
+}
+
 /* Unlinks @g; probes may still be looking at it until a grace period ends. */
 static void __mp3_groups_unlink(struct mp3_group *g)
 {
+	const struct mp3_group_view view = mp3_group_view_of(g);
+
 	WRITE_ONCE(g->ended, true);
 	list_del_rcu(&g->node);
 	if (g->kind == MP3_GROUP_CGROUP)
@@ -263,7 +274,7 @@ static void __mp3_groups_unlink(struct mp3_group *g)
 	else
 		hash_del_rcu(&g->comm_node);
 	mp3_nr_groups[g->kind]--;
-	mp3_measures_group_put(g->measures);
+	mp3_measures_group_put(g->measures, &view);
 }
 
 bool __mp3_groups_followed(void)
@@ -382,18 +393,22 @@ bool mp3_groups_privileged_holds(const struct mp3_place *place)
 	return false;
 }
 
-bool __mp3_groups_set_measure(u32 target, enum mp3_measure_id id)
+int __mp3_groups_set_measure(u32 target, enum mp3_measure_id id)
 {
+	struct mp3_group_view view;
 	struct mp3_group *g;
+	int err;
 
 	lockdep_assert_held(&mp3_lock);
 
 	g = mp3_groups_find(target);
-	if (g && !(g->measures & MP3_MEASURE(id))) {
-		mp3_measures_group_get(MP3_MEASURE(id));
+	if (!g || (g->measures & MP3_MEASURE(id)))
+		return 0;
+	view = mp3_group_view_of(g);
+	err = mp3_measures_group_get(id, &view);
+	if (!err)
 		WRITE_ONCE(g->measures, g->measures | MP3_MEASURE(id));
-	}
-	return g;
+	return err;
 }
 
 bool mp3_groups_holds(u32 target, const struct mp3_place *place)

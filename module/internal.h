@@ -187,9 +187,11 @@ void __mp3_buffer_record_faults(u32 tgid, const struct mp3_record_tag *tag,
 				const struct mp3_mapping_faults *m);
 
 /*
- * A page of a process to swap or back (type MP3_RECORD_SWAP), or a page
- * of a file it read again (MP3_RECORD_REFAULT: offset is the page's index
- * in the file, inode and dev the file's; address, device and event 0).
+ * A page of a process to swap or back (type MP3_RECORD_SWAP), of a
+ * followed cgroup to swap with no process (MP3_RECORD_CGROUP_SWAP: no
+ * address), or a page of a file a process read again (MP3_RECORD_REFAULT:
+ * offset is the page's index in the file, inode and dev the file's;
+ * address, device and event 0).
  */
 struct mp3_swap_event {
 	u64 address;
@@ -258,6 +260,14 @@ struct mp3_registrant {
  */
 struct mp3_counters;
 
+/* A followed group, as the measures see it. */
+struct mp3_group_view {
+	/* A cgroup's, held until a grace period after group_put; NULL: a name's. */
+	struct cgroup *cgrp;
+	struct mp3_record_tag tag;	/* what its members' records say of whose they are */
+	u64 order;			/* of its addition: the first added wins */
+};
+
 /* What a measure knows of the process it measures. */
 struct mp3_measured {
 	struct pid *pid;			/* its thread-group leader's, held */
@@ -314,9 +324,12 @@ struct mp3_measure {
 	void (*__leave)(void *state, const struct mp3_measured *m);
 	/* Once no probe can see the state: freed. Does not sleep. */
 	void (*release)(void *state);
-	/* A followed group has it: what it needs stays armed while the group lives. */
-	void (*group_get)(void);
-	void (*group_put)(void);
+	/*
+	 * A followed group has it: what it needs stays armed while the group
+	 * lives. 0, or -ENOMEM: the group has it not.
+	 */
+	int (*group_get)(const struct mp3_group_view *g);
+	void (*group_put)(const struct mp3_group_view *g);
 	/* Each tick, after the visits. */
 	void (*__tick)(void);
 	/* Each tick after __tick, and after a failed registration: what was let go. Sleeps. */
@@ -368,8 +381,9 @@ void __mp3_measures_gone(void *const state[MP3_MEASURES], const struct mp3_measu
 			 bool place);
 void __mp3_measures_leave(void *const state[MP3_MEASURES], const struct mp3_measured *m);
 void mp3_measures_release(void *const state[MP3_MEASURES], unsigned int set);
-void mp3_measures_group_get(unsigned int set);
-void mp3_measures_group_put(unsigned int set);
+/* A followed group has measure @id from now on: 0, or its group_get's error. */
+int mp3_measures_group_get(enum mp3_measure_id id, const struct mp3_group_view *g);
+void mp3_measures_group_put(unsigned int set, const struct mp3_group_view *g);
 void __mp3_measures_tick(void);
 void __mp3_measures_reap(void);
 void __mp3_measures_losses(struct mp3_losses *losses);
@@ -398,6 +412,8 @@ void mp3_registrant_copy(struct mp3_registrant *to, const struct mp3_registrant 
 void mp3_registrant_release(struct mp3_registrant *r);
 /* The rule again, as @r may still apply it; under rcu_read_lock(), not sleeping. */
 bool mp3_registrant_may_read(const struct mp3_registrant *r, struct task_struct *task);
+/* What the records of @r's registration of @target say of whose they are. */
+struct mp3_record_tag mp3_registrant_tag(const struct mp3_registrant *r, u32 target);
 /* The real user who pays for what @cred's holder asks, up the user namespaces. */
 kuid_t mp3_payer(const struct cred *cred);
 /*
@@ -604,8 +620,11 @@ bool mp3_groups_target_of(const struct mp3_place *place, struct task_struct *tas
 bool mp3_groups_holds(u32 target, const struct mp3_place *place);
 /* Whether an administrator's group holds @place: it takes a user's processes there. */
 bool mp3_groups_privileged_holds(const struct mp3_place *place);
-/* Whether @target has a group; its members join with measure @id from now on. */
-bool __mp3_groups_set_measure(u32 target, enum mp3_measure_id id);
+/*
+ * If @target has a group, its members join with measure @id from now on:
+ * 0, or -ENOMEM (the measure's group_get had none; the group has it not).
+ */
+int __mp3_groups_set_measure(u32 target, enum mp3_measure_id id);
 
 /* *@events: asked for, and then whether the wakeup probes are used. */
 int mp3_follow_init(bool *events);

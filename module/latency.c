@@ -206,6 +206,17 @@ static void mp3_latency_put(void)
 	atomic_dec(&mp3_timed);
 }
 
+static int mp3_latency_group_get(const struct mp3_group_view *g)
+{
+	mp3_latency_get();
+	return 0;
+}
+
+static void mp3_latency_group_put(const struct mp3_group_view *g)
+{
+	mp3_latency_put();
+}
+
 /*
  * The faults of @m's process are timed into @state from now on (placed
  * too, with maps), until unhashed; each holds the probe armed. Under
@@ -346,8 +357,8 @@ const struct mp3_measure mp3_latency_measure = {
 	.__changed = __mp3_latency_changed,
 	.__visit = __mp3_latency_visit,
 	.release = mp3_latency_release,
-	.group_get = mp3_latency_get,
-	.group_put = mp3_latency_put,
+	.group_get = mp3_latency_group_get,
+	.group_put = mp3_latency_group_put,
 	.__reap = __mp3_latency_reconcile,
 	.__losses = __mp3_latency_losses,
 	.__stop = __mp3_latency_stop,

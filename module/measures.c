@@ -180,24 +180,19 @@ void mp3_measures_release(void *const state[MP3_MEASURES], unsigned int set)
 		mp3_measures[id]->release(state[id]);
 }
 
-void mp3_measures_group_get(unsigned int set)
+int mp3_measures_group_get(enum mp3_measure_id id, const struct mp3_group_view *g)
 {
-	unsigned long bits = set;
-	int id;
-
-	for_each_set_bit(id, &bits, MP3_MEASURES)
-		if (mp3_measures[id]->group_get)
-			mp3_measures[id]->group_get();
+	return mp3_measures[id]->group_get ? mp3_measures[id]->group_get(g) : 0;
 }
 
-void mp3_measures_group_put(unsigned int set)
+void mp3_measures_group_put(unsigned int set, const struct mp3_group_view *g)
 {
 	unsigned long bits = set;
 	int id;
 
 	for_each_set_bit(id, &bits, MP3_MEASURES)
 		if (mp3_measures[id]->group_put)
-			mp3_measures[id]->group_put();
+			mp3_measures[id]->group_put(g);
 }
 
 /* Every measure, for what each does whether or not a process has it. */

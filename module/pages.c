@@ -63,6 +63,26 @@ static void mp3_pages_put(void)
 	atomic_dec(&mp3_traced);
 }
 
+/*
+ * A followed group has pages: a cgroup's shmem pages written out while
+ * none of its processes maps them are its own (swapout.c). Under mp3_lock.
+ */
+static int mp3_pages_group_get(const struct mp3_group_view *g)
+{
+	int err = g->cgrp ? __mp3_swap_cgroup_add(g) : 0;
+
+	if (!err)
+		mp3_pages_get();
+	return err;
+}
+
+static void mp3_pages_group_put(const struct mp3_group_view *g)
+{
+	if (g->cgrp)
+		__mp3_swap_cgroup_remove(g);
+	mp3_pages_put();
+}
+
 /* @m's process is traced from now on, until unhashed. Under mp3_hash_lock, from the probes too. */
 static void mp3_pages_hashed(void *state, const struct mp3_measured *m)
 {
@@ -180,8 +200,8 @@ const struct mp3_measure mp3_pages_measure = {
 	.hashed = mp3_pages_hashed,
 	.unhashed = mp3_pages_unhashed,
 	.release = mp3_pages_release,
-	.group_get = mp3_pages_get,
-	.group_put = mp3_pages_put,
+	.group_get = mp3_pages_group_get,
+	.group_put = mp3_pages_group_put,
 	.__tick = __mp3_pages_tick,
 	.__reap = __mp3_pages_reconcile,
 	.__losses = __mp3_pages_losses,

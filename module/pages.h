@@ -11,8 +11,9 @@
  * swapin.c     the swap-ins: return probes on the two swap-in faults
  * refaults.c   the file pages read again: a probe where the page cache
  *              takes in a page reclaim dropped
- * swapnotes.c  the traced processes by PID, and the per-CPU buffers the
- *              hooks note their events in
+ * swapnotes.c  the traced processes by PID, the followed cgroups with
+ *              pages, and the per-CPU buffers the hooks note their events
+ *              in
  */
 #ifndef MP3_PAGES_H
 #define MP3_PAGES_H
@@ -23,6 +24,7 @@
 
 #include "internal.h"
 
+struct cgroup;
 struct pid;
 
 /* A process with pages: hashed by its struct pid. */
@@ -44,6 +46,20 @@ struct mp3_page_trace *mp3_trace_of(const struct pid *pid);
 bool mp3_current_traced(void);
 /* An event of @pid's process into this CPU's buffer, or counted as dropped. */
 void mp3_swap_note(const struct pid *pid, const struct mp3_swap_event *e);
+/*
+ * The followed cgroups with pages (under mp3_lock): their shmem pages
+ * that reclaim writes out while none of their processes maps them are
+ * theirs. 0, or -ENOMEM.
+ */
+int __mp3_swap_cgroup_add(const struct mp3_group_view *g);
+void __mp3_swap_cgroup_remove(const struct mp3_group_view *g);
+/*
+ * Under rcu_read_lock(): into *@tag, whose are the pages of @cgrp, of the
+ * followed cgroups with pages that hold it the first added; false if none.
+ */
+bool mp3_swap_cgroup_tag(struct cgroup *cgrp, struct mp3_record_tag *tag);
+/* An event of the followed cgroup whose records are @tag's, as mp3_swap_note(). */
+void mp3_swap_note_cgroup(const struct mp3_record_tag *tag, const struct mp3_swap_event *e);
 /* The buffers, once: kept until unload, so that no hook ever finds them gone. */
 int __mp3_swap_notes_alloc(void);
 void mp3_swap_notes_free(void);

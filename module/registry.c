@@ -218,15 +218,9 @@ void __mp3_tasks_adopt_forked(void)
 /* @entry's process, held, and what its records say of it; its registrant is set. */
 static void mp3_task_identify(struct mp3_task *entry, struct pid *pid, u32 target)
 {
-	const struct mp3_registrant *r = &entry->registrant;
-
 	entry->pid = pid;
 	entry->tgid = pid_nr(pid);
-	entry->tag = (struct mp3_record_tag) {
-		.target = target,
-		.owner = r->privileged ? 0 : r->payer,
-		.admin = r->privileged,
-	};
+	entry->tag = mp3_registrant_tag(&entry->registrant, target);
 }
 
 /* The live thread-group leader numbered @nr in @ns. */

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Where the page trace's hooks (swapout.c, swapin.c) find whether a
- * process is traced, and note its events: a hash of the traced processes
- * by PID, read under RCU, and per-CPU buffers that each tick takes whole
+ * Where the page trace's hooks (swapout.c, swapin.c, refaults.c) find
+ * whether a process is traced, or a cgroup followed with pages, and note
+ * their events: a hash of the traced processes by PID and a list of the
+ * cgroups, read under RCU, and per-CPU buffers that each tick takes whole
  * (pages.c).
  */
+#include <linux/cgroup.h>
 #include <linux/hashtable.h>
 #include <linux/percpu.h>
 #include <linux/pid.h>
@@ -18,10 +20,21 @@
 /* Events one CPU keeps between two ticks, at most; beyond, counted in swap_dropped. */
 #define MP3_SWAP_EVENTS_PER_CPU 8192
 
-/* An event noted by a hook, for the process of @pid (compared only). */
+/*
+ * An event noted by a hook, for the process of @pid (compared only), or,
+ * @pid NULL, for the followed cgroup whose records are @tag's.
+ */
 struct mp3_swap_noted {
 	const struct pid *pid;
+	struct mp3_record_tag tag;
 	struct mp3_swap_event event;
+};
+
+/* A followed cgroup with pages. */
+struct mp3_swap_cgroup {
+	struct list_head node;		/* in mp3_swap_cgroups */
+	struct mp3_group_view group;
+	struct rcu_head rcu;
 };
 
 /*
@@ -45,6 +58,9 @@ static DEFINE_HASHTABLE(mp3_traced_hash, 10);
  * nests inside mp3_hash_lock.
  */
 static DEFINE_SPINLOCK(mp3_traced_lock);
+
+/* The followed cgroups with pages: changed under mp3_lock, read under RCU. */
+static LIST_HEAD(mp3_swap_cgroups);
 
 /* Allocated at the first arm, freed at unload; under mp3_lock but for the hooks' use. */
 static struct mp3_swap_cpu __percpu *mp3_swap_cpus;
@@ -75,6 +91,59 @@ struct mp3_page_trace *mp3_trace_of(const struct pid *pid)
 	return NULL;
 }
 
+int __mp3_swap_cgroup_add(const struct mp3_group_view *g)
+{
+	struct mp3_swap_cgroup *c;
+
+	lockdep_assert_held(&mp3_lock);
+
+	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	c->group = *g;
+	list_add_tail_rcu(&c->node, &mp3_swap_cgroups);
+	return 0;
+}
+
+void __mp3_swap_cgroup_remove(const struct mp3_group_view *g)
+{
+	struct mp3_swap_cgroup *c;
+
+	lockdep_assert_held(&mp3_lock);
+
+	list_for_each_entry(c, &mp3_swap_cgroups, node)
+		if (c->group.cgrp == g->cgrp && c->group.tag.target == g->tag.target) {
+			list_del_rcu(&c->node);
+			kfree_rcu(c, rcu);
+			return;
+		}
+}
+
+/* Under mp3_lock: whether the followed cgroup whose records are @target's still has pages. */
+static bool __mp3_swap_cgroup_listed(u32 target)
+{
+	struct mp3_swap_cgroup *c;
+
+	list_for_each_entry(c, &mp3_swap_cgroups, node)
+		if (c->group.tag.target == target)
+			return true;
+	return false;
+}
+
+bool mp3_swap_cgroup_tag(struct cgroup *cgrp, struct mp3_record_tag *tag)
+{
+	const struct mp3_swap_cgroup *c, *first = NULL;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "needs rcu_read_lock()");
+	list_for_each_entry_rcu(c, &mp3_swap_cgroups, node)
+		if (cgroup_is_descendant(cgrp, c->group.cgrp) &&
+		    (!first || c->group.order < first->group.order))
+			first = c;
+	if (first)
+		*tag = first->group.tag;
+	return first;
+}
+
 bool mp3_current_traced(void)
 {
 	bool traced;
@@ -87,7 +156,7 @@ bool mp3_current_traced(void)
 	return traced;
 }
 
-void mp3_swap_note(const struct pid *pid, const struct mp3_swap_event *e)
+static void mp3_swap_note_noted(const struct mp3_swap_noted *noted)
 {
 	struct mp3_swap_cpu *c;
 
@@ -95,11 +164,21 @@ void mp3_swap_note(const struct pid *pid, const struct mp3_swap_event *e)
 	c = this_cpu_ptr(mp3_swap_cpus);
 	raw_spin_lock(&c->lock);
 	if (c->len < MP3_SWAP_EVENTS_PER_CPU)
-		c->filling[c->len++] = (struct mp3_swap_noted){ .pid = pid, .event = *e };
+		c->filling[c->len++] = *noted;
 	else
 		c->dropped++;
 	raw_spin_unlock(&c->lock);
 	preempt_enable();
+}
+
+void mp3_swap_note(const struct pid *pid, const struct mp3_swap_event *e)
+{
+	mp3_swap_note_noted(&(struct mp3_swap_noted){ .pid = pid, .event = *e });
+}
+
+void mp3_swap_note_cgroup(const struct mp3_record_tag *tag, const struct mp3_swap_event *e)
+{
+	mp3_swap_note_noted(&(struct mp3_swap_noted){ .tag = *tag, .event = *e });
 }
 
 void mp3_swap_notes_free(void)
@@ -150,13 +229,19 @@ free:
 	return -ENOMEM;
 }
 
-/* Under rcu_read_lock(): an event as a record of its process, if still traced. */
+/*
+ * Under rcu_read_lock(): an event as a record of its process, if still
+ * traced, or of its followed cgroup (no process: tgid 0), if it still has
+ * pages.
+ */
 static void __mp3_swap_write(const struct mp3_swap_noted *x, u64 *dropped)
 {
-	const struct mp3_page_trace *trace = mp3_trace_of(x->pid);
+	const struct mp3_page_trace *trace = x->pid ? mp3_trace_of(x->pid) : NULL;
 
 	if (trace)
 		__mp3_buffer_record_page(pid_nr(trace->pid), &trace->tag, &x->event);
+	else if (!x->pid && __mp3_swap_cgroup_listed(x->tag.target))
+		__mp3_buffer_record_page(0, &x->tag, &x->event);
 	else
 		(*dropped)++;
 }

@@ -15,7 +15,9 @@
  *   once).
  *
  * A shmem page that no traced process maps when reclaim writes it out has
- * no process, and no swap-out.
+ * no process: it is the swap-out of the followed cgroup with pages whose
+ * memory holds it (a database's shared buffer that no backend had mapped
+ * lately, charged to its service), if one does; else it has none.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,6 +25,7 @@
 #include <linux/hash.h>
 #include <linux/kprobes.h>
 #include <linux/log2.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mm_types.h>
 #include <linux/ptrace.h>
@@ -214,6 +217,47 @@ static bool mp3_target_noted_before(const struct mp3_swap_pending *found, unsign
 	return false;
 }
 
+/*
+ * Under rcu_read_lock(): into *@tag, whose the shmem page @folio is, of
+ * the followed cgroups with pages, by the memory cgroup it is charged to;
+ * false if none.
+ */
+static bool mp3_shmem_cgroup_tag(struct folio *folio, struct mp3_record_tag *tag)
+{
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *memcg;
+
+	if (folio_test_anon(folio))
+		return false;
+	memcg = folio_memcg(folio);
+	return memcg && mp3_swap_cgroup_tag(memcg->css.cgroup, tag);
+#else
+	return false;
+#endif
+}
+
+/* @folio, written out to @slot with no traced process noted: its cgroup's, if followed. */
+static void mp3_unmapped_written(struct folio *folio, swp_entry_t slot)
+{
+	struct mp3_record_tag tag;
+	bool found;
+
+	rcu_read_lock();
+	found = mp3_shmem_cgroup_tag(folio, &tag);
+	rcu_read_unlock();
+	if (!found)
+		return;
+	mp3_swap_note_cgroup(&tag, &(struct mp3_swap_event){
+		.type = MP3_RECORD_CGROUP_SWAP,
+		.offset = swp_offset(slot),
+		.device = swp_type(slot),
+		.event = MP3_SWAP_OUT,
+		.mapping = MP3_MAPPING_SHMEM,
+		.time_ns = mp3_fault_clock(),
+		.pages = folio_nr_pages(folio),
+	});
+}
+
 /* The tracepoint mm_vmscan_write_folio: @folio was written out. */
 static void mp3_probe_write_folio(void *data, struct folio *folio)
 {
@@ -226,8 +270,10 @@ static void mp3_probe_write_folio(void *data, struct folio *folio)
 		return;
 	slot = mp3_folio_swap(folio);
 	n = mp3_pending_take(folio, slot.val, found);
-	if (!n)
+	if (!n) {
+		mp3_unmapped_written(folio, slot);
 		return;
+	}
 	e = (struct mp3_swap_event){
 		.type = MP3_RECORD_SWAP,
 		.offset = swp_offset(slot),

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -375,4 +376,147 @@ void test_pages_swap_shmem_shared(void)
 	close(back);
 	close(fd);
 	expect(!rmdir(SHARED_CGROUP), "rmdir %s: %s", SHARED_CGROUP, strerror(errno));
+}
+
+#define UNMAPPED_CGROUP CGROUP_ROOT "/pfprof-unmapped"
+#define UNMAPPED_TARGET 4247
+
+/*
+ * spawn_piped()'s fn: at "g", a memfd of REGION_PAGES pages written and
+ * unmapped, the file kept open (shmem pages no process maps); says so. At
+ * "t", mapped again and read, every page; says its address and waits.
+ */
+static void unmapped_memfd_child(int go, int back)
+{
+	size_t bytes = REGION_PAGES * (size_t)sysconf(_SC_PAGESIZE);
+	int fd = memfd_create("pfprof-unmapped", MFD_CLOEXEC);
+	char *p;
+
+	if (fd < 0 || ftruncate(fd, (off_t)bytes) || prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+		_exit(6);
+	child_waits(go);
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		_exit(7);
+	touch_region(p, REGION_PAGES);
+	munmap(p, bytes);
+	child_says(back, 0);
+	child_waits(go);
+	p = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		_exit(8);
+	for (size_t i = 0; i < REGION_PAGES; i++)
+		(void)((volatile char *)p)[i * (size_t)sysconf(_SC_PAGESIZE)];
+	child_done(back, (uintptr_t)p);
+}
+
+/* The cgroup's swap-outs of no process, and the swap-ins of the pages they sent out. */
+struct unmapped_sums {
+	uint32_t target;
+	uint64_t out_pages, out_other, in_events, in_from_out, in_other;
+	uint64_t *slots;	/* slot_of() of each cgroup swap-out seen, the first size */
+	size_t n, size;
+	bool sorted;
+};
+
+static void add_unmapped_record(void *ctx, const struct mp3_proc_record *r)
+{
+	struct unmapped_sums *u = ctx;
+	uint64_t slot = slot_of(r);
+
+	if (r->type == MP3_RECORD_CGROUP_SWAP) {
+		if (r->target != u->target || r->tgid || r->swap.event != MP3_SWAP_OUT ||
+		    r->mapping != MP3_MAPPING_SHMEM || r->swap.address) {
+			u->out_other++;
+			return;
+		}
+		u->out_pages += r->swap_time.pages;
+		if (u->n < u->size)
+			u->slots[u->n++] = slot;
+		return;
+	}
+	if (r->type != MP3_RECORD_SWAP || !(r->swap.event & MP3_SWAP_IN))
+		return;
+	if (!u->sorted) {
+		qsort(u->slots, u->n, sizeof(*u->slots), compare_u64);
+		u->sorted = true;
+	}
+	u->in_events++;
+	if (r->target != u->target)
+		u->in_other++;
+	else if (bsearch(&slot, u->slots, u->n, sizeof(*u->slots), compare_u64))
+		u->in_from_out++;
+}
+
+/*
+ * A followed cgroup's shmem pages that none of its processes maps (a memfd
+ * written and unmapped), reclaimed with memory.reclaim: each page written
+ * out is a swap-out of the cgroup's target of no process
+ * (MP3_RECORD_CGROUP_SWAP), as many as the kernel wrote out within 1 %;
+ * mapped and read again, each page comes back from the slot one of them
+ * went to. Without memory cgroups or swap: not run, said.
+ */
+void test_pages_swap_cgroup_unmapped(void)
+{
+	size_t bytes = REGION_PAGES * (size_t)sysconf(_SC_PAGESIZE);
+	struct unmapped_sums u = { .target = UNMAPPED_TARGET, .size = 2 * REGION_PAGES };
+	uint64_t from, to, before, written, dropped;
+	struct mp3ring ring;
+	char why[160];
+	uintptr_t said;
+	int go, back, fd;
+	pid_t child;
+
+	map_ring(&ring, &fd);
+	mount_cgroup2(CGROUP_ROOT);
+	if (!file_contains(CGROUP_ROOT "/cgroup.controllers", "memory") ||
+	    !swap_device_ready(why, sizeof(why))) {
+		printf("  pages_swap_cgroup_unmapped: not run: %s\n",
+		       file_contains(CGROUP_ROOT "/cgroup.controllers", "memory") ? why :
+		       "no memory cgroups (pages_swap checks the refusal)");
+		close(fd);
+		return;
+	}
+	make_cgroup(UNMAPPED_CGROUP);
+	write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
+	child = spawn_piped(unmapped_memfd_child, &go, &back);
+	move_to_cgroup(UNMAPPED_CGROUP, child);
+	expect_ok(status_printf(-1, "C %llu %d", cgroup_id(UNMAPPED_CGROUP), UNMAPPED_TARGET),
+		  "C of the cgroup");
+	expect_ok(status_printf(-1, "S %d", UNMAPPED_TARGET), "S of its target");
+	from = mp3ring_head(&ring);
+	dropped = ring.hdr->swap_dropped;
+	expect(write(go, "g", 1) == 1 && read(back, &said, sizeof(said)) == sizeof(said),
+	       "the child did not write and unmap its memfd");
+	before = swapped_out();
+	reclaim_cgroup(UNMAPPED_CGROUP, bytes);
+	written = swapped_out() - before;
+	expect(write(go, "t", 1) == 1 && read(back, &said, sizeof(said)) == sizeof(said),
+	       "the child did not read its memfd again");
+	to = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
+	u.slots = calloc(u.size, sizeof(*u.slots));
+	expect(u.slots, "no memory");
+	for_each_record_between(&ring, from, to, add_unmapped_record, &u);
+	dropped = page_events_dropped_since(&ring, dropped);
+	printf("  pages_swap_cgroup_unmapped: the kernel wrote out %" PRIu64 " pages of the "
+	       "cgroup's unmapped memfd; the cgroup's swap-outs of no process %" PRIu64 " (%"
+	       PRIu64 " not as they should be); %" PRIu64 " swap-ins, %" PRIu64 " from their slots,"
+	       " %" PRIu64 " of another target; %" PRIu64 " dropped\n", written, u.out_pages,
+	       u.out_other, u.in_events, u.in_from_out, u.in_other, dropped);
+	expect(written >= REGION_PAGES / 2, "only %" PRIu64 " pages written out of %d asked",
+	       written, REGION_PAGES);
+	expect(page_events_agree(u.out_pages, written, dropped), "the cgroup's swap-outs %" PRIu64
+	       " and %" PRIu64 " dropped, the kernel wrote out %" PRIu64, u.out_pages, dropped,
+	       written);
+	expect(!u.out_other && !u.in_other, "%" PRIu64 " cgroup swap-outs and %" PRIu64
+	       " swap-ins not the target's as they should be", u.out_other, u.in_other);
+	expect(u.in_events && u.in_from_out + dropped >= u.in_events, "of %" PRIu64 " swap-ins, %"
+	       PRIu64 " from a slot the cgroup's swap-outs went to (%" PRIu64 " dropped)",
+	       u.in_events, u.in_from_out, dropped);
+	free(u.slots);
+	kill_and_reap(child);
+	close(go);
+	close(back);
+	close(fd);
+	expect(!rmdir(UNMAPPED_CGROUP), "rmdir %s: %s", UNMAPPED_CGROUP, strerror(errno));
 }

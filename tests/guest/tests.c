@@ -80,6 +80,7 @@ const struct test tests[] = {
 	{ "pages_swap_target",        test_pages_swap_target,          NULL,           120 },
 	{ "pages_swap_shmem",         test_pages_swap_shmem,           NULL,           120 },
 	{ "pages_swap_shmem_shared",  test_pages_swap_shmem_shared,    NULL,           120 },
+	{ "pages_swap_cgroup_unmapped", test_pages_swap_cgroup_unmapped, NULL,         120 },
 	{ "pages_file_refaults",      test_pages_file_refaults,        NULL,           120 },
 	{ "daemon_file_refaults",     test_daemon_file_refaults,       NULL,           120 },
 	{ "pages_memory_needed",      test_pages_memory_needed,        NULL,           300 },

@@ -99,6 +99,7 @@ void test_faults_swap_in(void);
 void test_pages_swap(void);
 void test_pages_swap_target(void);
 void test_pages_swap_shmem(void);
+void test_pages_swap_cgroup_unmapped(void);
 void test_pages_file_refaults(void);
 void test_daemon_file_refaults(void);
 void test_pages_swap_shmem_shared(void);

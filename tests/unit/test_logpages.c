@@ -72,6 +72,20 @@ static void test_refault_line(void)
 	expect(logformat_parse_page(line, &back) && back.inode == 7, "the refused lines' base refused");
 }
 
+/* A followed cgroup's swap-out has no process: pid 0, for a swap-out of a target only. */
+static void test_cgroup_swap_out(void)
+{
+	char line[] = "17\t1.000000\t0\t-\t5\tout\t1\t9\t-\t1\t-\tshmem\t8\t-";
+	char cached[] = "17\t1.000000\t0\t-\t5\tin\t1\t9\t-\t1\t0.000000\tshmem\t8\t-";
+	char alone[] = "17\t1.000000\t0\t-\t0\tout\t1\t9\t-\t1\t-\tshmem\t8\t-";
+	struct log_page pg;
+
+	expect(logformat_parse_page(line, &pg) && !pg.pid && pg.target == 5 &&
+	       pg.event == MP3_SWAP_OUT, "a cgroup's swap-out refused");
+	expect(!logformat_parse_page(cached, &pg), "a swap-in of no process read");
+	expect(!logformat_parse_page(alone, &pg), "a swap-out of no process nor target read");
+}
+
 /* A format 2 line (no file column) is read as before. */
 static void test_format_2(void)
 {
@@ -172,5 +186,6 @@ static void test_header(void)
 	       "the units line is not the header's last: %s", text);
 }
 
-UNIT_TESTS(UNIT_TEST(lines), UNIT_TEST(refault_line), UNIT_TEST(format_1), UNIT_TEST(format_2),
+UNIT_TESTS(UNIT_TEST(lines), UNIT_TEST(refault_line), UNIT_TEST(cgroup_swap_out),
+	   UNIT_TEST(format_1), UNIT_TEST(format_2),
 	   UNIT_TEST(round_trip), UNIT_TEST(refused), UNIT_TEST(header));

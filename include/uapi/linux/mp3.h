@@ -413,7 +413,8 @@ struct mp3_classic_sample {
  * traced anonymous pages only; a version 10 reader that does not look at
  * mapping counts these with the others, as the process's swap events
  * they are). A shmem page that no traced process maps when it is written
- * out has no swap-out; nor has a page reclaim frees without a write (read
+ * out has no swap-out (version 13: but a followed cgroup's, below); nor
+ * has a page reclaim frees without a write (read
  * back earlier and unchanged, its copy in swap still good: the kernel's
  * pswpout does not count it either), whose next swap-in reads the slot
  * again. Events the module could not keep (its per-CPU
@@ -444,6 +445,19 @@ struct mp3_classic_sample {
  * read's time is not measured here). Refaults the module could not keep
  * are counted in swap_dropped. Readers of an older version skip the new
  * type, and see every other record as before.
+ *
+ * Version 13 also gives a followed cgroup given "S" ("C" then "S") the
+ * shmem pages charged to it that reclaim writes out while none of the
+ * traced processes maps them (a database's shared buffer that no backend
+ * had mapped lately, as version 11 left without a swap-out): an
+ * MP3_RECORD_CGROUP_SWAP record each, laid out as an MP3_RECORD_SWAP
+ * swap-out (MP3_SWAP_OUT, the slot, MP3_MAPPING_SHMEM, the time and
+ * pages), of no process (tgid 0, swap.address 0), its target the
+ * cgroup's; of the followed cgroups holding the page's, the first added.
+ * Its page's swap-in, when a process faults it back, is an MP3_RECORD_SWAP
+ * record from the same slot. A page of a cgroup whose "S" ended before the
+ * record was written is counted in swap_dropped. Readers of an older
+ * version skip the new type.
  */
 #define MP3_RING_OFFSET		0x10000000UL
 #define MP3_RING_MAGIC		0x5233504dU	/* "MP3R" little-endian */
@@ -548,6 +562,7 @@ struct mp3_ring_sample {
 #define MP3_RECORD_DROPPED	6	/* version 9: an owner's records not written */
 #define MP3_RECORD_SWAP		7	/* version 10: a page to swap or back */
 #define MP3_RECORD_REFAULT	8	/* version 13: a file's page read again */
+#define MP3_RECORD_CGROUP_SWAP	9	/* version 13: a cgroup's page to swap, no process's */
 
 /* Version 10, an MP3_RECORD_SWAP record's swap.event. */
 #define MP3_SWAP_OUT		1	/* written out, unmapped from the process */
