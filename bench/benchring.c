@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,4 +85,35 @@ void end_registered_sleeper(pid_t sleeper)
 		die("unregistering the sleeping child", -err);
 	kill(sleeper, SIGKILL);
 	waitpid(sleeper, NULL, 0);
+}
+
+void register_self(unsigned int options)
+{
+	int err = procstatus_register(MP3_STATUS_PATH, getpid(), options);
+
+	if (err)
+		die("registering this process", -err);
+}
+
+void unregister_self(void)
+{
+	int err = procstatus_command(MP3_STATUS_PATH, 'U', getpid());
+
+	if (err)
+		die("unregistering this process", -err);
+}
+
+uint64_t vmstat_count(const char *name)
+{
+	FILE *f = fopen("/proc/vmstat", "re");
+	char key[64];
+	uint64_t value, found = 0;
+
+	if (!f)
+		die("/proc/vmstat", errno);
+	while (fscanf(f, "%63s %" SCNu64, key, &value) == 2)
+		if (!strcmp(key, name))
+			found = value;
+	fclose(f);
+	return found;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What pfprof-bench's commands share: failing, and the ring they read. */
+/* What pfprof-bench's commands share: failing, the ring they read, registering, /proc/vmstat. */
 #ifndef PFPROF_BENCHRING_H
 #define PFPROF_BENCHRING_H
 
@@ -29,5 +29,11 @@ void read_records(const struct mp3ring *ring, uint64_t first,
 pid_t spawn_registered_sleeper(unsigned int options);
 /* The sleeper unregistered, killed and reaped. */
 void end_registered_sleeper(pid_t sleeper);
+/* This process registered with options (TARGETSFILE_OPT_*), and unregistered; dies if not. */
+void register_self(unsigned int options);
+void unregister_self(void);
+
+/* A counter of /proc/vmstat (0 if this kernel has none of that name); dies if it is unreadable. */
+uint64_t vmstat_count(const char *name);
 
 #endif

@@ -19,7 +19,6 @@
 #include "benchring.h"
 #include "clock.h"
 #include "kprobes.h"
-#include "procstatus.h"
 #include "targetsfile.h"
 
 /* The CPU time of touching @pages fresh anonymous pages once each, mapping and unmapping left out. */
@@ -65,17 +64,14 @@ int cmd_fault_latency(unsigned long pages, unsigned int rounds, const char *mode
 	uint64_t cpu = 0, first;
 	pid_t holder;
 	long faults;
-	int armed, err;
+	int armed;
 
 	/* One fault per 4 KiB page, whatever the THP setting. */
 	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
 		die("PR_SET_THP_DISABLE", errno);
 	holder = spawn_registered_sleeper(other ? TARGETSFILE_OPT_LATENCY : 0);
-	if (self) {
-		err = procstatus_register(MP3_STATUS_PATH, getpid(), TARGETSFILE_OPT_LATENCY);
-		if (err)
-			die("registering", -err);
-	}
+	if (self)
+		register_self(TARGETSFILE_OPT_LATENCY);
 	map_ring(&ring);
 	armed = kprobe_expect("handle_mm_fault", 'r', other || self, &ftrace);
 	first = mp3ring_head(&ring);
@@ -88,9 +84,7 @@ int cmd_fault_latency(unsigned long pages, unsigned int rounds, const char *mode
 		/* The faults of the last period are in the next tick's records. */
 		usleep(200000);
 		read_records(&ring, first, add_timed, &timed);
-		err = procstatus_command(MP3_STATUS_PATH, 'U', getpid());
-		if (err)
-			die("unregistering this process", -err);
+		unregister_self();
 	}
 	end_registered_sleeper(holder);
 	mp3ring_unmap(&ring);

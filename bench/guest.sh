@@ -62,6 +62,13 @@ WAITS_SWAP_BYTES=$((64 << 20))
 SWAP_PAGES=1024
 SWAP_ROUNDS=20
 SWAP_REPEATS=3
+# And a page of a file read again: REFAULT_ROUNDS times REFAULT_PAGES pages
+# of a file on ext2 on zram1 pushed out and touched again, in the same
+# modes, REFAULT_REPEATS times each.
+REFAULT_PAGES=1024
+REFAULT_ROUNDS=20
+REFAULT_REPEATS=3
+REFAULT_DIR=/tmp/refault
 # Section 11: what timing faults costs a minor fault: LATENCY_ROUNDS times
 # LATENCY_PAGES fresh pages touched, with no registration asking for
 # latency, another process's asking, and the process's own, in turn,
@@ -212,11 +219,18 @@ sampler_profile() {
 	}'
 }
 
+# The payload's modules (load-modules: zram, ext4, what they need) not loaded yet.
+load_modules() {
+	[ -f load-modules ] || return 0
+	while read -r _ path; do
+		name=$(basename "$path" .ko | tr - _)
+		grep -q "^$name " /proc/modules || insmod "./$path" || fail "cannot load $name"
+	done < load-modules
+}
+
 # zram0 as swap: the guest has no disk (the zram module is in load-modules).
 zram_swap() {
-	if [ -f load-modules ]; then
-		sed 's|^insmod /|insmod ./|' load-modules | sh || fail "cannot load zram"
-	fi
+	load_modules
 	echo "$WAITS_SWAP_BYTES" > /sys/block/zram0/disksize || fail "cannot size zram0"
 	mkswap /dev/zram0 >/dev/null || fail "cannot mkswap zram0"
 	swapon /dev/zram0 || fail "cannot swapon zram0"
@@ -286,6 +300,35 @@ swap_trace_cost() {
 	swapoff /dev/zram0 || fail "cannot swapoff zram0"
 }
 
+# Section 12's file pages read again, the module loaded: a file on ext2 on
+# a zram device of its own (the guest's root is in memory, which reclaim
+# never drops), whose pages are pushed out and read again with no
+# registration asking for pages, another process's asking, and its own, in
+# turn. Whether the probe on filemap_add_folio is armed is checked as for
+# section 11.
+refault_trace_cost() {
+	[ -d /sys/kernel/debug/kprobes ] || mount -t debugfs none /sys/kernel/debug ||
+		echo "bench: no debugfs: whether the probe is armed is not checked" >&2
+	load_modules
+	id=$(cat /sys/class/zram-control/hot_add) || fail "cannot add a zram device"
+	echo $((64 << 20)) > "/sys/block/zram$id/disksize" || fail "cannot size zram$id"
+	mke2fs -q -F -b 4096 "/dev/zram$id" || fail "cannot make ext2 on zram$id"
+	mkdir -p "$REFAULT_DIR"
+	mount -t ext4 "/dev/zram$id" "$REFAULT_DIR" || fail "cannot mount zram$id"
+	dd if=/dev/urandom of="$REFAULT_DIR/data" bs=4096 count="$REFAULT_PAGES" 2>/dev/null ||
+		fail "cannot write $REFAULT_DIR/data"
+	sync
+	insmod mp3.ko || fail "cannot load mp3.ko"
+	for _ in $(seq "$REFAULT_REPEATS"); do
+		for mode in none other self; do
+			pfprof-bench refault "$REFAULT_DIR/data" "$REFAULT_PAGES" "$REFAULT_ROUNDS" \
+				"$mode" || fail "refault $mode failed"
+		done
+	done
+	rmmod mp3 || fail "cannot unload mp3"
+	umount "$REFAULT_DIR" || fail "cannot unmount $REFAULT_DIR"
+}
+
 # The kernel argument pfprof_bench_only=STEP[,STEP...] (bench/run.sh's
 # BENCH_ONLY): the instruction-counted run runs only those of its steps
 # (busy, pfprofd, faults, waits, latency, sched, swap, forks).
@@ -345,6 +388,7 @@ instructions_run() {
 	if wanted swap; then
 		echo "bench: instructions 6/8 pages sent to swap and back, traced or not" >&2
 		swap_trace_cost
+		refault_trace_cost
 	fi
 	if wanted sched; then
 		echo "bench: instructions 7/8 context switches, $INSTRUCTION_ROUNDS rounds" >&2

@@ -39,6 +39,7 @@
 #include "lockwait.h"
 #include "waits.h"
 #include "faultlatency.h"
+#include "refaultcost.h"
 #include "swapcost.h"
 
 #define POLL_PERIOD_NS (NSEC_PER_SEC / 20)
@@ -967,6 +968,7 @@ static void usage(void)
 	      "       pfprof-bench waits PAGES ROUNDS PIPE_LOOPS\n"
 	      "       pfprof-bench latency PAGES ROUNDS none|other|self\n"
 	      "       pfprof-bench swap PAGES ROUNDS none|other|self|bpftrace\n"
+	      "       pfprof-bench refault FILE PAGES ROUNDS none|other|self\n"
 	      "Run by bench/guest.sh inside the benchmark guest (make bench), and by\n"
 	      "bench/damon-guest.sh (make bench-damon).\n", stderr);
 	exit(2);
@@ -1007,6 +1009,9 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "swap") && (!strcmp(argv[4], "none") ||
 	    !strcmp(argv[4], "other") || !strcmp(argv[4], "self") || !strcmp(argv[4], "bpftrace")))
 		return cmd_swap_cost(number(argv[2]), number(argv[3]), argv[4]);
+	if (argc == 6 && !strcmp(argv[1], "refault") && (!strcmp(argv[5], "none") ||
+	    !strcmp(argv[5], "other") || !strcmp(argv[5], "self")))
+		return cmd_refault_cost(argv[2], number(argv[3]), number(argv[4]), argv[5]);
 	if (argc == 3 && !strcmp(argv[1], "ticks"))
 		return cmd_ticks(number(argv[2]));
 	if (argc >= 4 && !strcmp(argv[1], "cpu"))

@@ -65,9 +65,10 @@ for p in "${exporter_packages[@]}"; do
 	install -m 0755 "$build/exporters/usr/bin/$p" "$build/payload/"
 done
 install -m 0755 "$top/bench/guest.sh" "$build/payload/run"
-# zram, the swap device of section 10's swap-ins (load-modules: in the payload's directory).
+# zram, the swap device of section 10's swap-ins, and ext4, for section 12's
+# file (load-modules: in the payload's directory).
 if [ -n "$KERNEL_ROOT" ]; then
-	"$top/tests/vm/kmods.sh" -d "$KERNEL_ROOT" "$KVER" "$build/payload" zram
+	"$top/tests/vm/kmods.sh" -d "$KERNEL_ROOT" "$KVER" "$build/payload" zram ext4
 fi
 install -m 0644 "$top/tests/vm/guest-pfprofd.sh" "$build/payload/"
 vmlinux=$("$top/tests/vm/vmlinux.sh" "$KVER" "$KERNEL_IMAGE")

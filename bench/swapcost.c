@@ -18,7 +18,6 @@
 #include "benchring.h"
 #include "clock.h"
 #include "kprobes.h"
-#include "procstatus.h"
 #include "swaprounds.h"
 #include "targetsfile.h"
 
@@ -134,14 +133,11 @@ int cmd_swap_cost(unsigned long pages, unsigned int rounds, const char *mode)
 	uint64_t first, dropped, tracer_cpu_ns = 0, ticks, sampler_ns, ticks_after, sampler_ns_after;
 	struct mp3ring ring;
 	pid_t sleeper, tracer = 0;
-	int armed, err;
+	int armed;
 
 	sleeper = spawn_registered_sleeper(other ? TARGETSFILE_OPT_PAGES : 0);
-	if (self) {
-		err = procstatus_register(MP3_STATUS_PATH, getpid(), TARGETSFILE_OPT_PAGES);
-		if (err)
-			die("registering this process with pages", -err);
-	}
+	if (self)
+		register_self(TARGETSFILE_OPT_PAGES);
 	map_ring(&ring);
 	armed = kprobe_expect("do_swap_page", 'r', other || self, &ftrace);
 	if (bpftrace)
@@ -161,9 +157,7 @@ int cmd_swap_cost(unsigned long pages, unsigned int rounds, const char *mode)
 		tracer_cpu_ns = process_cpu_ns(tracer) - tracer_cpu_ns;
 	if (self) {
 		read_records(&ring, first, add_traced, &traced);
-		err = procstatus_command(MP3_STATUS_PATH, 'U', getpid());
-		if (err)
-			die("unregistering this process", -err);
+		unregister_self();
 	}
 	if (bpftrace) {
 		stop_bpftrace(tracer, &traced);

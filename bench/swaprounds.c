@@ -2,9 +2,6 @@
 #include "swaprounds.h"
 
 #include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -25,22 +22,6 @@ static void touch_all(char *p, unsigned long pages, long page)
 		((volatile char *)p)[i * page]++;
 }
 
-/* /proc/vmstat's pswpout: pages written to swap since boot. */
-static uint64_t pages_swapped_out(void)
-{
-	FILE *f = fopen("/proc/vmstat", "re");
-	char key[64];
-	uint64_t value, found = 0;
-
-	if (!f)
-		die("/proc/vmstat", errno);
-	while (fscanf(f, "%63s %" SCNu64, key, &value) == 2)
-		if (!strcmp(key, "pswpout"))
-			found = value;
-	fclose(f);
-	return found;
-}
-
 struct swap_rounds swap_rounds(unsigned long pages, unsigned int rounds)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -56,13 +37,13 @@ struct swap_rounds swap_rounds(unsigned long pages, unsigned int rounds)
 		die("mmap", errno);
 	touch_all(p, pages, page);
 	for (unsigned int i = 0; i < rounds; i++) {
-		uint64_t out_before = pages_swapped_out(), start;
+		uint64_t out_before = vmstat_count("pswpout"), start;
 
 		start = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 		if (madvise(p, pages * page, MADV_PAGEOUT))
 			die("madvise(MADV_PAGEOUT)", errno);
 		r.out_cpu_ns += clock_ns(CLOCK_PROCESS_CPUTIME_ID) - start;
-		r.swapouts += pages_swapped_out() - out_before;
+		r.swapouts += vmstat_count("pswpout") - out_before;
 		getrusage(RUSAGE_SELF, &before);
 		start = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 		touch_all(p, pages, page);
