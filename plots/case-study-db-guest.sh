@@ -20,14 +20,16 @@
 # cgroup and the system's counters before and after: "before|after KEY
 # VALUE"), NAME.where.json (pfprofctl where --unit --last SECONDS --json),
 # NAME.memory.json (pfprofctl memory --unit --last SECONDS --json: the memory
-# the run's pages read back say the unit was short of), NAME.pages.log (the
+# the run's pages read back say the unit was short of), NAME.files.json
+# (pfprofctl memory --files: the files the unit read again), NAME.pages.log (the
 # pages log when the run at SWAP_VIEW_LIMIT ended),
 # NAME.backends ("pid kind" of every process pg_stat_activity showed during
 # the run, and the postmaster: its backend_type, or a client backend's
 # application, pgbench or psql); runs ("NAME limit_mb start end" in Unix
 # time); heatmap-backend.log and heatmap-checkpointer.log; pfprofd's pages
 # and memory logs, and the targets file (their targets' names); guest.txt
-# (what ran, and where). Reports to /dev/ttyS1 in boot.sh's format.
+# (what ran, and where); relations ("inode name" of the database's files).
+# Reports to /dev/ttyS1 in boot.sh's format.
 set -uo pipefail
 
 share=/mnt/host
@@ -106,10 +108,29 @@ bench() {
 	# What pfprof estimates the unit short of, from this run's pages read back alone.
 	pfprofctl memory --unit "$unit" --last "$SECONDS_PER_RUN" --json > "$out/$name.memory.json" ||
 		echo '{"owners":[]}' > "$out/$name.memory.json"
+	# Which files the unit read again after reclaim dropped their pages, this run.
+	pfprofctl memory --files --unit "$unit" --last "$SECONDS_PER_RUN" --json \
+		> "$out/$name.files.json" || echo '{"files":[]}' > "$out/$name.files.json"
 	# The pages out when the run ended, for the swap-device view of that moment.
 	[ "$limit" != "$SWAP_VIEW_LIMIT" ] || cp /var/log/pfprof/pfprof-pages.log "$out/$name.pages.log" ||
 		fail "$name: cannot copy the pages log"
 	say "$name: $(grep -E '^(tps|latency average)' "$out/$name.pgbench" | paste -sd ' ')"
+}
+
+# relation_files: "inode name" of every file of the database's relations
+# (their forks and segments: pgbench_accounts, pgbench_accounts_fsm,
+# pgbench_accounts.1), which the files the unit read again name by inode.
+relation_files() {
+	local data path relname f
+	data=$(sql 'SHOW data_directory') || return 1
+	as_postgres psql -X -Atq -F ' ' -d "$db" -c "SELECT pg_relation_filepath(oid), relname
+		FROM pg_class WHERE pg_relation_filepath(oid) IS NOT NULL" |
+		while read -r path relname; do
+			for f in "$data/$path" "$data/$path".* "$data/$path"_*; do
+				[ -f "$f" ] || continue
+				echo "$(stat -c %i "$f") $relname${f#"$data/$path"}"
+			done
+		done
 }
 
 # pid_of KIND: a process of the cluster of that pg_stat_activity kind.
@@ -200,6 +221,7 @@ for limit in $LIMITS; do
 	bench "limit-$limit" "$limit"
 done
 heatmap_run
+relation_files > "$out/relations" || fail "cannot name the database's files"
 
 systemctl stop "$unit"
 systemctl stop pfprofd
