@@ -307,6 +307,28 @@ static void reclaim_cgroup(const char *dir, size_t bytes)
 }
 
 /*
+ * @dir made, with the memory controller, if the guest has memory cgroups
+ * and swap; else says why @test is not run (pages_swap checks the
+ * refusal without memory cgroups) and returns false.
+ */
+static bool child_in_cgroup_can_swap(const char *test, const char *dir)
+{
+	char why[160];
+
+	mount_cgroup2(CGROUP_ROOT);
+	if (!file_contains(CGROUP_ROOT "/cgroup.controllers", "memory") ||
+	    !swap_device_ready(why, sizeof(why))) {
+		printf("  %s: not run: %s\n", test,
+		       file_contains(CGROUP_ROOT "/cgroup.controllers", "memory") ? why :
+		       "no memory cgroups (pages_swap checks the refusal)");
+		return false;
+	}
+	make_cgroup(dir);
+	write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
+	return true;
+}
+
+/*
  * A shared anonymous region that a tree's two processes both map, reclaimed
  * from their cgroup by memory.reclaim (real reclaim: the rmap walk unmaps
  * each page from both): each page written out is one swap-out for the
@@ -319,23 +341,16 @@ void test_pages_swap_shmem_shared(void)
 	struct tree_outs t = { .target = SHARED_TARGET, .size = 2 * REGION_PAGES };
 	uint64_t from, to, before, written, twice, dropped;
 	struct mp3ring ring;
-	char cmd[32], why[160];
+	char cmd[32];
 	int go, back, fd;
 	uintptr_t forked;
 	pid_t child;
 
 	map_ring(&ring, &fd);
-	mount_cgroup2(CGROUP_ROOT);
-	if (!file_contains(CGROUP_ROOT "/cgroup.controllers", "memory") ||
-	    !swap_device_ready(why, sizeof(why))) {
-		printf("  pages_swap_shmem_shared: not run: %s\n",
-		       file_contains(CGROUP_ROOT "/cgroup.controllers", "memory") ? why :
-		       "no memory cgroups (pages_swap checks the refusal)");
+	if (!child_in_cgroup_can_swap("pages_swap_shmem_shared", SHARED_CGROUP)) {
 		close(fd);
 		return;
 	}
-	make_cgroup(SHARED_CGROUP);
-	write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
 	child = spawn_piped(sharing_tree_child, &go, &back);
 	move_to_cgroup(SHARED_CGROUP, child);
 	snprintf(cmd, sizeof(cmd), "T %d %d", (int)child, SHARED_TARGET);
@@ -462,23 +477,15 @@ void test_pages_swap_cgroup_unmapped(void)
 	struct unmapped_sums u = { .target = UNMAPPED_TARGET, .size = 2 * REGION_PAGES };
 	uint64_t from, to, before, written, dropped;
 	struct mp3ring ring;
-	char why[160];
 	uintptr_t said;
 	int go, back, fd;
 	pid_t child;
 
 	map_ring(&ring, &fd);
-	mount_cgroup2(CGROUP_ROOT);
-	if (!file_contains(CGROUP_ROOT "/cgroup.controllers", "memory") ||
-	    !swap_device_ready(why, sizeof(why))) {
-		printf("  pages_swap_cgroup_unmapped: not run: %s\n",
-		       file_contains(CGROUP_ROOT "/cgroup.controllers", "memory") ? why :
-		       "no memory cgroups (pages_swap checks the refusal)");
+	if (!child_in_cgroup_can_swap("pages_swap_cgroup_unmapped", UNMAPPED_CGROUP)) {
 		close(fd);
 		return;
 	}
-	make_cgroup(UNMAPPED_CGROUP);
-	write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
 	child = spawn_piped(unmapped_memfd_child, &go, &back);
 	move_to_cgroup(UNMAPPED_CGROUP, child);
 	expect_ok(status_printf(-1, "C %llu %d", cgroup_id(UNMAPPED_CGROUP), UNMAPPED_TARGET),
