@@ -112,19 +112,21 @@ int refault_files_add(struct refault_files *f, const struct log_page *pg)
 {
 	long i = file_of(f, pg);
 	struct refault_file *x;
+	uint64_t told;
 
 	if (i < 0)
 		return (int)i;
 	x = &f->files[i];
 	x->pages += pg->pages;
-	for (uint64_t n = 0; n < pg->pages; n++) {
-		uint64_t index = pg->offset + n;
-
-		if (index >= FILES_INDEX_MAX || index < pg->offset)
-			x->beyond++;
-		else if (!mark_seen(x, index))
+	told = pg->offset < FILES_INDEX_MAX ? FILES_INDEX_MAX - pg->offset : 0;
+	if (told > pg->pages)
+		told = pg->pages;
+	if (told > FILES_FOLIO_MAX)
+		told = FILES_FOLIO_MAX;
+	x->beyond += pg->pages - told;
+	for (uint64_t n = 0; n < told; n++)
+		if (!mark_seen(x, pg->offset + n))
 			return -ENOMEM;
-	}
 	return 0;
 }
 

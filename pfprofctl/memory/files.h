@@ -18,13 +18,18 @@ struct refault_file {
 	uint64_t inode;
 	uint64_t pages;			/* read again, large folios' pages each */
 	uint64_t distinct;		/* of them, pages told apart (below FILES_INDEX_MAX) */
-	uint64_t beyond;		/* pages at an index past FILES_INDEX_MAX: not told apart */
+	uint64_t beyond;		/* pages past FILES_INDEX_MAX or FILES_FOLIO_MAX: not told apart */
 	uint8_t *seen;			/* a bit per page of the file read again */
 	uint64_t seen_bytes;
 };
 
 /* Pages a file's bitmap tells apart, at most: 2^28 (1 TiB of 4 KiB pages, 32 MiB of bits). */
 #define FILES_INDEX_MAX (1ULL << 28)
+/*
+ * Pages of one line told apart, at most: a folio's, 1 GiB of 4 KiB pages;
+ * a line that says more (not pfprofd's) is counted, its pages not told apart.
+ */
+#define FILES_FOLIO_MAX (1ULL << 18)
 
 struct refault_files {
 	struct refault_file *files;

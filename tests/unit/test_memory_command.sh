@@ -240,4 +240,14 @@ status=$?
 result files_no_picture "$( [ $status = 2 ] && grep -q -- '--files lists files' "$dir/err" ||
 	echo "status $status: $(cat "$dir/err")")"
 
+# A line that says more pages than any folio has (not pfprofd's) is counted,
+# its pages past a folio's not told apart: bounded work.
+printf '9\t%s.000000\t4545\thuge\t0\trefault\t-\t0\t-\t4294967295\t-\tfile\t5\tfe:1:9\n' \
+	$((now - 3)) >> "$dir/logs/pfprof-pages.log"
+memory --files 4545
+status=$?
+result files_line_bounded "$( [ $status = 0 ] &&
+	grep -qE '^4294967295 +262144\+ fe:1:9 +pid 4545 \(huge\)$' "$dir/out" ||
+	echo "status $status: $(cat "$dir/out" "$dir/err")")"
+
 result_end
