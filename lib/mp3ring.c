@@ -268,7 +268,7 @@ bool mp3ring_read_record(const struct mp3ring *ring, uint64_t n, uint64_t sample
 
 bool mp3ring_record_of_process(const struct mp3_proc_record *r)
 {
-	return r->type != MP3_RECORD_DROPPED;
+	return r->tgid && r->type != MP3_RECORD_DROPPED && r->type != MP3_RECORD_CGROUP_SWAP;
 }
 
 uint64_t mp3ring_for_each_record(const struct mp3ring *ring, const struct mp3_ring_sample *s,

@@ -89,8 +89,10 @@ bool mp3ring_read_record(const struct mp3ring *ring, uint64_t n, uint64_t sample
 			 struct mp3_proc_record *out);
 
 /*
- * Whether r is about one process (its tgid): every type but
- * MP3_RECORD_DROPPED (version 9), which counts an owner's records.
+ * Whether r is about one process (its tgid): not MP3_RECORD_DROPPED
+ * (version 9), which counts an owner's records, nor MP3_RECORD_CGROUP_SWAP
+ * (version 13), a cgroup's; nor a record of no process (tgid 0), whatever
+ * a newer module may write.
  */
 bool mp3ring_record_of_process(const struct mp3_proc_record *r);
 

@@ -47,8 +47,12 @@ struct proc_entry *proctable_find(const struct proc_table *t, pid_t tgid)
 
 struct proc_entry *proctable_find_or_add(struct proc_table *t, pid_t tgid)
 {
-	struct proc_entry *e = proctable_find(t, tgid);
+	struct proc_entry *e;
 
+	/* 0 marks a free slot: no process is numbered 0. */
+	if (tgid <= 0)
+		return NULL;
+	e = proctable_find(t, tgid);
 	if (e)
 		return e;
 	if ((t->used + 1) * 2 > t->cap && grow(t))

@@ -2,6 +2,7 @@
 /* lib/proctable: the table of processes that pfprofctl top and pfprofd's metrics keep. */
 #include <string.h>
 
+#include "mp3ring.h"
 #include "proctable.h"
 #include "unit.h"
 
@@ -168,5 +169,23 @@ static void test_latency(void)
 	proctable_free(&t);
 }
 
+/*
+ * A record of no process (a cgroup's swap-out, tgid 0) is none of the
+ * table's: no entry is made, and the table does not grow with them.
+ */
+static void test_no_process(void)
+{
+	struct mp3_proc_record cgroup_out = { .type = MP3_RECORD_CGROUP_SWAP, .target = 4 };
+	struct mp3_proc_record refault = { .type = MP3_RECORD_REFAULT, .tgid = 7 };
+	struct proc_table t = { 0 };
+
+	expect(!mp3ring_record_of_process(&cgroup_out) && mp3ring_record_of_process(&refault),
+	       "which records are of a process");
+	for (int i = 0; i < 1000; i++)
+		expect(!proctable_find_or_add(&t, 0), "an entry of process 0");
+	expect(!t.used, "%zu entries used by records of no process", t.used);
+	proctable_free(&t);
+}
+
 UNIT_TESTS(UNIT_TEST(retain), UNIT_TEST(find_moves_nothing), UNIT_TEST(sweep), UNIT_TEST(target), UNIT_TEST(stalls),
-	   UNIT_TEST(latency));
+	   UNIT_TEST(latency), UNIT_TEST(no_process));

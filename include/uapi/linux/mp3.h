@@ -456,8 +456,14 @@ struct mp3_classic_sample {
  * cgroup's; of the followed cgroups holding the page's, the first added.
  * Its page's swap-in, when a process faults it back, is an MP3_RECORD_SWAP
  * record from the same slot. A page of a cgroup whose "S" ended before the
- * record was written is counted in swap_dropped. Readers of an older
- * version skip the new type.
+ * record was written is counted in swap_dropped. A reader takes only the
+ * record types it knows as records of a process, and no record of tgid 0
+ * (libpfprof does since version 13). libpfprof of version 12 and older
+ * did not: it takes an MP3_RECORD_CGROUP_SWAP record for one of a process
+ * 0 and loses a slot of its process table to each. Such records come only
+ * while a followed cgroup has "S": a reader of version 12 or older beside
+ * one must be updated with the module (pfprofd, pfprofctl and the module
+ * come from one source package, of one version).
  */
 #define MP3_RING_OFFSET		0x10000000UL
 #define MP3_RING_MAGIC		0x5233504dU	/* "MP3R" little-endian */
