@@ -32,11 +32,13 @@ static size_t *slot_of(const struct refault_files *f, const struct refault_file 
 	return &f->slots[i];
 }
 
-/* Twice the slots, every file hashed again; false without memory. */
+/* Slots for one more file at most half full, every file hashed again; false without memory. */
 static bool slots_grown(struct refault_files *f)
 {
-	size_t cap = f->slots_cap ? 2 * f->slots_cap : 64, *old = f->slots;
+	size_t cap = f->slots_cap ? f->slots_cap : 64, *old = f->slots;
 
+	while (cap < 2 * (f->nr + 1))
+		cap *= 2;
 	f->slots = calloc(cap, sizeof(*f->slots));
 	if (!f->slots) {
 		f->slots = old;
