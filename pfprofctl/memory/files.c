@@ -32,13 +32,11 @@ static size_t *slot_of(const struct refault_files *f, const struct refault_file 
 	return &f->slots[i];
 }
 
-/* Slots for one more file at most half full, every file hashed again; false without memory. */
+/* Twice the slots, every file hashed again; false without memory. */
 static bool slots_grown(struct refault_files *f)
 {
-	size_t cap = f->slots_cap ? f->slots_cap : 64, *old = f->slots;
+	size_t cap = f->slots_cap ? 2 * f->slots_cap : 64, *old = f->slots;
 
-	while (cap < 2 * (f->nr + 1))
-		cap *= 2;
 	f->slots = calloc(cap, sizeof(*f->slots));
 	if (!f->slots) {
 		f->slots = old;
@@ -143,12 +141,13 @@ static int by_pages(const void *a, const void *b)
 
 void refault_files_sort(struct refault_files *f)
 {
-	/* The slots point at files by index: made again at the next file added. */
-	free(f->slots);
-	f->slots = NULL;
-	f->slots_cap = 0;
-	if (f->nr)
-		qsort(f->files, f->nr, sizeof(*f->files), by_pages);
+	if (!f->nr)
+		return;
+	qsort(f->files, f->nr, sizeof(*f->files), by_pages);
+	/* The slots point at files by index: each file's is its new index. */
+	memset(f->slots, 0, f->slots_cap * sizeof(*f->slots));
+	for (size_t i = 0; i < f->nr; i++)
+		*slot_of(f, &f->files[i]) = i + 1;
 }
 
 void refault_files_free(struct refault_files *f)
