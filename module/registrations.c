@@ -264,22 +264,46 @@ void __mp3_tasks_sample_end(void)
 		wake_up_all(&mp3_sample_ended);
 }
 
-static void mp3_tasks_list(struct seq_file *m)
+/*
+ * Buckets of mp3_task_hash listed in one RCU read section. The hash has
+ * 65536 whatever the processes: walked whole without a preemption point,
+ * each read of the listing would keep its CPU from the sampler's kworker
+ * on a kernel without preemption, however few processes it lists.
+ */
+#define MP3_LISTING_BUCKETS 1024
+
+static void mp3_tasks_list_buckets(struct seq_file *m, unsigned int first)
 {
 	struct pid_namespace *ns = mp3_file_pid_ns(m->file);
 	bool privileged = mp3_file_privileged(m->file);
 	struct mp3_task *entry;
 	pid_t nr;
-	int bkt;
 
 	rcu_read_lock();
-	hash_for_each_rcu(mp3_task_hash, bkt, entry, hash) {
-		/* 0: not visible in the namespace of the file's /proc mount. */
-		nr = pid_nr_ns(entry->pid, ns);
-		if (nr && (privileged || mp3_task_shown(m->file, entry)))
-			seq_printf(m, "%d\n", nr);
+	for (unsigned int bkt = first; bkt < first + MP3_LISTING_BUCKETS; bkt++) {
+		hlist_for_each_entry_rcu(entry, &mp3_task_hash[bkt], hash) {
+			/* 0: not visible in the namespace of the file's /proc mount. */
+			nr = pid_nr_ns(entry->pid, ns);
+			if (nr && (privileged || mp3_task_shown(m->file, entry)))
+				seq_printf(m, "%d\n", nr);
+		}
 	}
 	rcu_read_unlock();
+}
+
+/*
+ * A process registered or removed meanwhile is listed or not, as under one
+ * RCU section; never twice, its bucket being its pid's.
+ */
+static void mp3_tasks_list(struct seq_file *m)
+{
+	static_assert(HASH_SIZE(mp3_task_hash) % MP3_LISTING_BUCKETS == 0);
+
+	for (unsigned int first = 0; first < HASH_SIZE(mp3_task_hash);
+	     first += MP3_LISTING_BUCKETS) {
+		mp3_tasks_list_buckets(m, first);
+		cond_resched();
+	}
 }
 
 /*
