@@ -867,7 +867,8 @@ static int cmd_forks(unsigned int count, const char *mode)
 	if (strcmp(mode, "alone"))
 		err = procstatus_tree(MP3_STATUS_PATH, getpid(), target);
 	if (!err && !strcmp(mode, "maps"))
-		err = procstatus_target_option(MP3_STATUS_PATH, TARGETSFILE_OPT_MAPS, target);
+		err = procstatus_target_option(MP3_STATUS_PATH, TARGETSFILE_OPT_MAPS, target,
+					       TARGET_TREE);
 	if (err)
 		die("registering the tree", -err);
 	start = clock_ns(CLOCK_MONOTONIC);

@@ -125,7 +125,7 @@ static void send_options(struct groups *c, const struct target *t, struct group_
 
 		if (!(target_line_options(t) & o) || ((st->options & o) && registered))
 			continue;
-		err = procstatus_target_option(c->config->status_file, o, t->number);
+		err = procstatus_target_option(c->config->status_file, o, t->number, t->kind);
 		if (err && !(st->options_reported & o))
 			dlog(LOG_ERR, option_messages[i].refused, word(t), t->name,
 			     c->config->status_file, strerror(-err), refusal_hint(err));

@@ -63,21 +63,41 @@ static int write_target_command(const char *status_file, char verb, unsigned int
 	return write_text(status_file, cmd, len);
 }
 
-int procstatus_target_option(const char *status_file, unsigned int option, unsigned int target)
+/*
+ * "S <target> unmapped\n"; where the module is older than version 13
+ * (EINVAL) or the target has pages without them (EBUSY: pages asked
+ * before, by an older pfprofd), "S <target>\n".
+ */
+static int write_cgroup_pages(const char *status_file, unsigned int target)
+{
+	char cmd[40];
+	int len = snprintf(cmd, sizeof(cmd), "S %u unmapped\n", target);
+	int err = write_text(status_file, cmd, len);
+
+	if (err == -EINVAL || err == -EBUSY)
+		err = write_target_command(status_file, 'S', target);
+	return err;
+}
+
+int procstatus_target_option(const char *status_file, unsigned int option, unsigned int target,
+			     enum target_kind kind)
 {
 	/* Each option's letter, by its flag's place. */
 	static const char letters[TARGETSFILE_NR_OPTS] = { 'M', 'L', 'S' };
 
+	if (option == TARGETSFILE_OPT_PAGES && (kind == TARGET_CGROUP || kind == TARGET_UNIT))
+		return write_cgroup_pages(status_file, target);
 	return write_target_command(status_file, letters[__builtin_ctz(option)], target);
 }
 
-int procstatus_target_options(const char *status_file, unsigned int options, unsigned int target)
+int procstatus_target_options(const char *status_file, unsigned int options, unsigned int target,
+			      enum target_kind kind)
 {
 	int err = 0;
 
 	for (unsigned int o = 1; !err && (o & TARGETSFILE_OPTS); o <<= 1)
 		if (options & o)
-			err = procstatus_target_option(status_file, o, target);
+			err = procstatus_target_option(status_file, o, target, kind);
 	return err;
 }
 

@@ -53,15 +53,19 @@ int procstatus_follow_comm(const char *status_file, const char *comm, uid_t uid,
  * Writes the command of one option for a target: "M <target>\n" (maps: the
  * records of the target's processes, now and later, say in which mapping
  * each fault was), "L <target>\n" (latency: how long their faults took) or
- * "S <target>\n" (pages: which of their pages went to swap and back).
+ * "S <target>\n" (pages: which of their pages went to swap and back; a
+ * cgroup's or unit's "S <target> unmapped\n": its shared memory that none
+ * of its processes maps too, where the module has it, version 13).
  * 0 or -errno (-EINVAL from a module that cannot: before version 5 of its
  * ring for M, 8 for L, 10 for S, or built before "M"; -EPERM: not an
  * administrator).
  */
-int procstatus_target_option(const char *status_file, unsigned int option, unsigned int target);
+int procstatus_target_option(const char *status_file, unsigned int option, unsigned int target,
+			     enum target_kind kind);
 
 /* The same for each of options in turn; 0 or the first error, the options after it not sent. */
-int procstatus_target_options(const char *status_file, unsigned int options, unsigned int target);
+int procstatus_target_options(const char *status_file, unsigned int options, unsigned int target,
+			      enum target_kind kind);
 
 /* Writes "X <target>\n": unregisters the target's processes and its cgroup; -ENOENT if none. */
 int procstatus_untarget(const char *status_file, unsigned int target);

@@ -44,6 +44,6 @@ int target_register(const char *status_file, const struct target *t, uint64_t cg
 	if (err < 0)
 		return err;
 	/* On a target that has them already, "M" and "L" change nothing. */
-	options_err = procstatus_target_options(status_file, options, t->number);
+	options_err = procstatus_target_options(status_file, options, t->number, t->kind);
 	return options_err ? options_err : err;
 }

@@ -213,7 +213,8 @@ int mp3_unregister_target(const struct file *file, u32 target)
 	return err;
 }
 
-int mp3_measure_target(const struct file *file, u32 target, enum mp3_measure_id id)
+int mp3_measure_target(const struct file *file, u32 target, enum mp3_measure_id id,
+		       bool unmapped)
 {
 	int err = mp3_measures_allowed(file, MP3_MEASURE(id));
 
@@ -225,7 +226,7 @@ int mp3_measure_target(const struct file *file, u32 target, enum mp3_measure_id 
 		err = __mp3_measures_arm(MP3_MEASURE(id));
 	if (!err) {
 		/* Its group first: a process joining from now on has it already. */
-		err = __mp3_groups_set_measure(target, id);
+		err = __mp3_groups_set_measure(target, id, unmapped);
 		if (!err)
 			err = __mp3_tasks_measure_target(target, id);
 	}

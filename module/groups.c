@@ -58,6 +58,11 @@ struct mp3_group {
 	/* What its members measure ("M", "L"): set under mp3_lock, read by the probes. */
 	unsigned int measures;
 	/*
+	 * A cgroup's "S <target> unmapped": its shmem pages that no traced
+	 * process maps are its own too. Set with its pages, under mp3_lock.
+	 */
+	bool unmapped;
+	/*
 	 * Set when it is unlinked ("X"), before the removal of its members
 	 * takes mp3_hash_lock: a probe that found it before joins nobody to it
 	 * once that lock was let go (mp3_tasks_join()). So no grace period is
@@ -257,6 +262,7 @@ static struct mp3_group_view mp3_group_view_of(const struct mp3_group *g)
 {
 	return (struct mp3_group_view){
 		.cgrp = g->kind == MP3_GROUP_CGROUP ? g->cgrp : NULL,
+		.unmapped = g->unmapped,
 		.tag = mp3_registrant_tag(&g->registrant, g->target),
 		.order = g->order,
 	};
@@ -393,7 +399,7 @@ bool mp3_groups_privileged_holds(const struct mp3_place *place)
 	return false;
 }
 
-int __mp3_groups_set_measure(u32 target, enum mp3_measure_id id)
+int __mp3_groups_set_measure(u32 target, enum mp3_measure_id id, bool unmapped)
 {
 	struct mp3_group_view view;
 	struct mp3_group *g;
@@ -402,11 +408,18 @@ int __mp3_groups_set_measure(u32 target, enum mp3_measure_id id)
 	lockdep_assert_held(&mp3_lock);
 
 	g = mp3_groups_find(target);
-	if (!g || (g->measures & MP3_MEASURE(id)))
-		return 0;
+	if (!g)
+		return unmapped ? -EINVAL : 0;
+	if (unmapped && g->kind != MP3_GROUP_CGROUP)
+		return -EINVAL;
+	if (g->measures & MP3_MEASURE(id))
+		return unmapped && !g->unmapped ? -EBUSY : 0;
+	g->unmapped = unmapped;
 	view = mp3_group_view_of(g);
 	err = mp3_measures_group_get(id, &view);
-	if (!err)
+	if (err)
+		g->unmapped = false;
+	else
 		WRITE_ONCE(g->measures, g->measures | MP3_MEASURE(id));
 	return err;
 }

@@ -64,12 +64,13 @@ static void mp3_pages_put(void)
 }
 
 /*
- * A followed group has pages: a cgroup's shmem pages written out while
- * none of its processes maps them are its own (swapout.c). Under mp3_lock.
+ * A followed group has pages: with "unmapped", a cgroup's shmem pages
+ * written out while none of its processes maps them are its own
+ * (swapout.c). Under mp3_lock.
  */
 static int mp3_pages_group_get(const struct mp3_group_view *g)
 {
-	int err = g->cgrp ? __mp3_swap_cgroup_add(g) : 0;
+	int err = g->unmapped ? __mp3_swap_cgroup_add(g) : 0;
 
 	if (!err)
 		mp3_pages_get();
@@ -78,7 +79,7 @@ static int mp3_pages_group_get(const struct mp3_group_view *g)
 
 static void mp3_pages_group_put(const struct mp3_group_view *g)
 {
-	if (g->cgrp)
+	if (g->unmapped)
 		__mp3_swap_cgroup_remove(g);
 	mp3_pages_put();
 }

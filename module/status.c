@@ -7,8 +7,10 @@
  * <target>" a cgroup, "N <target> <comm>" a command name, "P <target>
  * <uid> <comm>" one user's processes of a command name, "X <target>"
  * unregisters any of them, "M <target>" places the faults of a target's
- * processes, "L <target>" times them; reading lists the registered PIDs
- * the reader may read. One command per write(), all or nothing.
+ * processes, "L <target>" times them, "S <target> [unmapped]" traces
+ * their pages (with unmapped: a cgroup's that none of them maps too);
+ * reading lists the registered PIDs the reader may read. One command per
+ * write(), all or nothing.
  */
 #include <linux/cgroup.h>
 #include <linux/cred.h>
@@ -77,13 +79,14 @@ static int mp3_status_release(struct inode *inode, struct file *file)
 }
 
 struct mp3_command {
-	char verb;		/* R, U, T, X, C, N, P, M or L */
+	char verb;		/* R, U, T, X, C, N, P, M, L or S */
 	int pid;		/* R, U, T */
 	u64 cgroup_id;		/* C */
 	u64 uid;		/* P, in the opener's user namespace */
 	const char *comm;	/* N, P: in the caller's buffer */
-	int target;		/* T, X, C, N, P, M, L */
+	int target;		/* T, X, C, N, P, M, L, S */
 	unsigned int measures;	/* R: "maps", "latency", "pages" */
+	bool unmapped;		/* S: "unmapped" */
 };
 
 /*
@@ -143,8 +146,8 @@ static bool mp3_parse_word(char **s, const char *word)
 /*
  * Parses "R <pid> [maps] [latency] [pages]", "U <pid>", "T <pid> <target>",
  * "X <target>", "C <cgroup-id> <target>", "N <target> <comm>", "P <target>
- * <uid> <comm>", "M <target>", "L <target>" or "S <target>", white space
- * around.
+ * <uid> <comm>", "M <target>", "L <target>" or "S <target> [unmapped]",
+ * white space around.
  */
 static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 {
@@ -162,8 +165,12 @@ static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 	case 'X':
 	case 'M':
 	case 'L':
+		err = mp3_parse_int(&args, &c->target);
+		break;
 	case 'S':
 		err = mp3_parse_int(&args, &c->target);
+		if (!err && mp3_parse_word(&args, "unmapped"))
+			c->unmapped = true;
 		break;
 	case 'C':
 		err = mp3_parse_number(&args, 1, U64_MAX, &c->cgroup_id);
@@ -224,11 +231,11 @@ static int mp3_run_command(const struct file *file, const struct mp3_command *c)
 	case 'P':
 		return mp3_register_comm(file, &name, c->target);
 	case 'M':
-		return mp3_measure_target(file, c->target, MP3_MEASURE_MAPS);
+		return mp3_measure_target(file, c->target, MP3_MEASURE_MAPS, false);
 	case 'L':
-		return mp3_measure_target(file, c->target, MP3_MEASURE_LATENCY);
+		return mp3_measure_target(file, c->target, MP3_MEASURE_LATENCY, false);
 	case 'S':
-		return mp3_measure_target(file, c->target, MP3_MEASURE_PAGES);
+		return mp3_measure_target(file, c->target, MP3_MEASURE_PAGES, c->unmapped);
 	default:
 		return mp3_unregister_target(file, c->target);
 	}

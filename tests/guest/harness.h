@@ -284,6 +284,20 @@ uint64_t swapped_out(void);
 bool page_events_agree(uint64_t traced, uint64_t kernel, uint64_t dropped);
 /* The page events the module dropped since @from (the ring's swap_dropped then). */
 uint64_t page_events_dropped_since(const struct mp3ring *ring, uint64_t from);
+/* memory.reclaim of @dir asked for @bytes: EAGAIN when it took less, which is fine here. */
+void reclaim_cgroup(const char *dir, size_t bytes);
+/*
+ * @dir made, with the memory controller, if the guest has memory cgroups
+ * and swap; else says why @test is not run (pages_swap checks the
+ * refusal without memory cgroups) and returns false.
+ */
+bool child_in_cgroup_can_swap(const char *test, const char *dir);
+/*
+ * spawn_piped()'s fn: at "g", a memfd of REGION_PAGES pages written and
+ * unmapped, the file kept open (shmem pages no process maps); says so. At
+ * "t", mapped again and read, every page; says its address and waits.
+ */
+void unmapped_memfd_child(int go, int back);
 /*
  * spawn_piped()'s fn: region_child's region, touched at "g"; at "o" it is
  * paged out (MADV_PAGEOUT); at "t" touched again, every page read back.

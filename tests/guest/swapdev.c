@@ -3,14 +3,15 @@
  * A swap device for the guest suite: the initramfs guests have no disk, so
  * zram0 (the zram module, which tests/check.sh puts in the payload with its
  * load-modules list) becomes one: a size, a swap header written by hand
- * (the guest has no mkswap) and swapon(); the kernel's swap counters, and
- * a child that pages its region out and back.
+ * (the guest has no mkswap) and swapon(); the kernel's swap counters,
+ * children that page their memory out and back, a cgroup's reclaim.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/sysmacros.h>
@@ -160,4 +161,59 @@ bool page_events_agree(uint64_t traced, uint64_t kernel, uint64_t dropped)
 uint64_t page_events_dropped_since(const struct mp3ring *ring, uint64_t from)
 {
 	return __atomic_load_n(&ring->hdr->swap_dropped, __ATOMIC_RELAXED) - from;
+}
+
+void reclaim_cgroup(const char *dir, size_t bytes)
+{
+	char path[128], text[32];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/memory.reclaim", dir);
+	snprintf(text, sizeof(text), "%zu", bytes);
+	fd = open(path, O_WRONLY);
+	expect(fd >= 0, "open %s: %s", path, strerror(errno));
+	expect(write(fd, text, strlen(text)) == (ssize_t)strlen(text) || errno == EAGAIN,
+	       "write %s to %s: %s", text, path, strerror(errno));
+	close(fd);
+}
+
+bool child_in_cgroup_can_swap(const char *test, const char *dir)
+{
+	char why[160];
+
+	mount_cgroup2(CGROUP_ROOT);
+	if (!file_contains(CGROUP_ROOT "/cgroup.controllers", "memory") ||
+	    !swap_device_ready(why, sizeof(why))) {
+		printf("  %s: not run: %s\n", test,
+		       file_contains(CGROUP_ROOT "/cgroup.controllers", "memory") ? why :
+		       "no memory cgroups (pages_swap checks the refusal)");
+		return false;
+	}
+	make_cgroup(dir);
+	write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
+	return true;
+}
+
+void unmapped_memfd_child(int go, int back)
+{
+	size_t bytes = REGION_PAGES * (size_t)sysconf(_SC_PAGESIZE);
+	int fd = memfd_create("pfprof-unmapped", MFD_CLOEXEC);
+	char *p;
+
+	if (fd < 0 || ftruncate(fd, (off_t)bytes) || prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+		_exit(6);
+	child_waits(go);
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		_exit(7);
+	touch_region(p, REGION_PAGES);
+	munmap(p, bytes);
+	child_says(back, 0);
+	child_waits(go);
+	p = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		_exit(8);
+	for (size_t i = 0; i < REGION_PAGES; i++)
+		(void)((volatile char *)p)[i * (size_t)sysconf(_SC_PAGESIZE)];
+	child_done(back, (uintptr_t)p);
 }

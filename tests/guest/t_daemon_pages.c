@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pfprofd and the pages: "pages PID" kept across a restart, the pages log
- * against the kernel's swap counters, and pfprofctl memory reading it.
+ * against the kernel's swap counters, and pfprofctl memory reading it; a
+ * cgroup's shared memory no process maps, in the log as no process's.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include "daemonrun.h"
 #include "harness.h"
 #include "jsonout.h"
 #include "logformat.h"
+#include "targets.h"
 #include "tests.h"
 
 #define PAGES_LOG LOG_DIR "/" LOGFORMAT_PAGES_FILE
@@ -22,20 +25,21 @@ struct pages_logged {
 	unsigned long long out, in, read, lines, with_address;
 };
 
-static struct pages_logged read_pages_log(pid_t pid)
+/* @pid's lines of @target (0: a process's own registration); pid 0: no process's. */
+static struct pages_logged read_pages_log(pid_t pid, unsigned int target)
 {
 	struct pages_logged seen = { 0 };
 	char line[512], event[16], address[32], stall[32];
 	unsigned long long seq, offset;
-	unsigned int target, device, pages;
+	unsigned int logged_target, device, pages;
 	double wall;
 	int p;
 	FILE *f = fopen(PAGES_LOG, "r");
 
 	while (f && fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%llu\t%lf\t%d\t%*[^\t]\t%u\t%15[^\t]\t%u\t%llu\t%31[^\t]\t%u\t%31s",
-			   &seq, &wall, &p, &target, event, &device, &offset, address, &pages,
-			   stall) != 10 || p != pid)
+			   &seq, &wall, &p, &logged_target, event, &device, &offset, address, &pages,
+			   stall) != 10 || p != pid || logged_target != target)
 			continue;
 		seen.lines++;
 		seen.with_address += strcmp(address, "-") != 0;
@@ -52,13 +56,14 @@ static struct pages_logged read_pages_log(pid_t pid)
 }
 
 /* Waits until the log has at least what the kernel counted; fails after 20 s. */
-static struct pages_logged wait_pages_logged(pid_t pid, uint64_t written, uint64_t read_back)
+static struct pages_logged wait_pages_logged(pid_t pid, unsigned int target, uint64_t written,
+					     uint64_t read_back)
 {
 	uint64_t deadline = now_ns() + scaled_ms(20000) * 1000000ULL;
 	struct pages_logged seen;
 
 	for (;;) {
-		seen = read_pages_log(pid);
+		seen = read_pages_log(pid, target);
 		if (seen.out >= written && seen.read >= read_back)
 			return seen;
 		expect(now_ns() < deadline, "after 20 s the pages log has %llu pages out and %llu "
@@ -77,11 +82,11 @@ static struct json_object *memory_json_beside_log(const char *pid_arg, pid_t pid
 						  struct pages_logged *seen)
 {
 	for (int attempt = 0;; attempt++) {
-		struct pages_logged before = read_pages_log(pid);
+		struct pages_logged before = read_pages_log(pid, 0);
 
 		expect(daemon_ctl(DAEMON_DIR "/memory.json", "memory", "--json", pid_arg) == 0,
 		       "pfprofctl memory --json %s failed", pid_arg);
-		*seen = read_pages_log(pid);
+		*seen = read_pages_log(pid, 0);
 		if (seen->lines == before.lines)
 			return json_read_line(DAEMON_DIR "/memory.json");
 		expect(attempt < 50, "PID %d's lines in the pages log still grow after 50 reads",
@@ -186,12 +191,12 @@ void test_daemon_pages_log(void)
 	expect(write(go, "o", 1) == 1 && read(back, &err, sizeof(err)) == sizeof(err) && !err,
 	       "the child did not page its region out: %s", strerror((int)err));
 	written = swapped_out() - out_before;
-	expect_swap_view(child, wait_pages_logged(child, written * 99 / 100, 0).out);
+	expect_swap_view(child, wait_pages_logged(child, 0, written * 99 / 100, 0).out);
 	in_before = swapped_in();
 	expect(write(go, "t", 1) == 1 && read(back, &addr, sizeof(addr)) == sizeof(addr),
 	       "the child did not touch its region again");
 	read_back = swapped_in() - in_before;
-	seen = wait_pages_logged(child, written * 99 / 100, read_back * 99 / 100);
+	seen = wait_pages_logged(child, 0, written * 99 / 100, read_back * 99 / 100);
 	printf("  daemon_pages_log: the kernel wrote out %" PRIu64 " and read back %" PRIu64
 	       " pages; the log: %llu out, %llu read back, %llu from the swap cache, %llu of %llu "
 	       "lines with an address\n", written, read_back, seen.out, seen.read, seen.in,
@@ -219,4 +224,60 @@ end:
 	kill_and_reap(child);
 	close(go);
 	close(back);
+}
+
+#define UNMAPPED_DIR "pfprof-unmapped-daemon"
+
+/*
+ * pfprofctl add --pages --cgroup: pfprofd asks for the cgroup's shared
+ * memory that none of its processes maps too ("S <target> unmapped"). A
+ * memfd written and unmapped in the cgroup, reclaimed, is in the pages log
+ * as swap-outs of no process (pid 0) of the cgroup's target, as many as
+ * the kernel wrote out (within 1 %: the child's own pages may go too).
+ */
+void test_daemon_pages_unmapped(void)
+{
+	const char *path = "/sys/fs/cgroup/" UNMAPPED_DIR, *dir = CGROUP_ROOT "/" UNMAPPED_DIR;
+	const uint32_t target = target_number(TARGET_CGROUP, path, NULL);
+	char *argv[] = { "./pfprofctl", "--config", CONF, "add", "--pages", "--cgroup",
+			 (char *)path, NULL };
+	struct pages_logged seen;
+	uint64_t before, written;
+	pid_t child, daemon;
+	uintptr_t said;
+	int go, back, rc;
+
+	if (!child_in_cgroup_can_swap("daemon_pages_unmapped", dir))
+		return;
+	mount_cgroup2("/sys/fs/cgroup");
+	daemon_setup("");
+	daemon = start_ready_daemon();
+	child = spawn_piped(unmapped_memfd_child, &go, &back);
+	move_to_cgroup(dir, child);
+	rc = run_program_err(argv, NULL, DAEMON_DIR "/ctl.stderr");
+	if (rc)
+		show_file(DAEMON_DIR "/ctl.stderr", "  daemon_pages_unmapped| ");
+	expect(rc == 0, "pfprofctl add --pages --cgroup %s: exit %d", path, rc);
+	expect(write(go, "g", 1) == 1 && read(back, &said, sizeof(said)) == sizeof(said),
+	       "the child did not write and unmap its memfd");
+	before = swapped_out();
+	reclaim_cgroup(dir, REGION_PAGES * (size_t)sysconf(_SC_PAGESIZE));
+	written = swapped_out() - before;
+	seen = wait_pages_logged(0, target, written * 99 / 100, 0);
+	printf("  daemon_pages_unmapped: the kernel wrote out %" PRIu64 " pages of the cgroup;"
+	       " the pages log: %llu out of no process in %llu lines of its target\n", written,
+	       seen.out, seen.lines);
+	expect(written >= REGION_PAGES / 2, "only %" PRIu64 " pages written out of %d asked",
+	       written, REGION_PAGES);
+	expect(within_pct((double)seen.out, (double)written, 1),
+	       "the log's %llu pages out of no process against the kernel's %" PRIu64, seen.out,
+	       written);
+	expect(!seen.in && !seen.read, "%llu pages of no process back from the swap cache and %llu"
+	       " read back: only a process faults", seen.in, seen.read);
+	stop_daemon(daemon);
+	kill_and_reap(child);
+	close(go);
+	close(back);
+	expect(!rmdir(dir), "rmdir %s: %s", dir, strerror(errno));
+	umount("/sys/fs/cgroup");
 }

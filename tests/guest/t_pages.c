@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -291,43 +290,6 @@ static uint64_t slots_twice(struct tree_outs *t)
 	return twice;
 }
 
-/* memory.reclaim of @dir asked for @bytes: EAGAIN when it took less, which is fine here. */
-static void reclaim_cgroup(const char *dir, size_t bytes)
-{
-	char path[128], text[32];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/memory.reclaim", dir);
-	snprintf(text, sizeof(text), "%zu", bytes);
-	fd = open(path, O_WRONLY);
-	expect(fd >= 0, "open %s: %s", path, strerror(errno));
-	expect(write(fd, text, strlen(text)) == (ssize_t)strlen(text) || errno == EAGAIN,
-	       "write %s to %s: %s", text, path, strerror(errno));
-	close(fd);
-}
-
-/*
- * @dir made, with the memory controller, if the guest has memory cgroups
- * and swap; else says why @test is not run (pages_swap checks the
- * refusal without memory cgroups) and returns false.
- */
-static bool child_in_cgroup_can_swap(const char *test, const char *dir)
-{
-	char why[160];
-
-	mount_cgroup2(CGROUP_ROOT);
-	if (!file_contains(CGROUP_ROOT "/cgroup.controllers", "memory") ||
-	    !swap_device_ready(why, sizeof(why))) {
-		printf("  %s: not run: %s\n", test,
-		       file_contains(CGROUP_ROOT "/cgroup.controllers", "memory") ? why :
-		       "no memory cgroups (pages_swap checks the refusal)");
-		return false;
-	}
-	make_cgroup(dir);
-	write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
-	return true;
-}
-
 /*
  * A shared anonymous region that a tree's two processes both map, reclaimed
  * from their cgroup by memory.reclaim (real reclaim: the rmap walk unmaps
@@ -396,35 +358,6 @@ void test_pages_swap_shmem_shared(void)
 #define UNMAPPED_CGROUP CGROUP_ROOT "/pfprof-unmapped"
 #define UNMAPPED_TARGET 4247
 
-/*
- * spawn_piped()'s fn: at "g", a memfd of REGION_PAGES pages written and
- * unmapped, the file kept open (shmem pages no process maps); says so. At
- * "t", mapped again and read, every page; says its address and waits.
- */
-static void unmapped_memfd_child(int go, int back)
-{
-	size_t bytes = REGION_PAGES * (size_t)sysconf(_SC_PAGESIZE);
-	int fd = memfd_create("pfprof-unmapped", MFD_CLOEXEC);
-	char *p;
-
-	if (fd < 0 || ftruncate(fd, (off_t)bytes) || prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
-		_exit(6);
-	child_waits(go);
-	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
-		_exit(7);
-	touch_region(p, REGION_PAGES);
-	munmap(p, bytes);
-	child_says(back, 0);
-	child_waits(go);
-	p = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
-		_exit(8);
-	for (size_t i = 0; i < REGION_PAGES; i++)
-		(void)((volatile char *)p)[i * (size_t)sysconf(_SC_PAGESIZE)];
-	child_done(back, (uintptr_t)p);
-}
-
 /* The cgroup's swap-outs of no process, and the swap-ins of the pages they sent out. */
 struct unmapped_sums {
 	uint32_t target;
@@ -470,69 +403,119 @@ static void add_unmapped_record(void *ctx, const struct mp3_proc_record *r)
 }
 
 /*
- * A followed cgroup's shmem pages that none of its processes maps (a memfd
- * written and unmapped), reclaimed with memory.reclaim: each page written
- * out is a swap-out of the cgroup's target of no process
- * (MP3_RECORD_CGROUP_SWAP), as many as the kernel wrote out within 1 %;
- * mapped and read again, each page comes back from the slot one of them
- * went to. Without memory cgroups or swap: not run, said.
+ * The child's memfd written and unmapped in UNMAPPED_CGROUP, followed
+ * with "C" and then @pages ("S <target>", with or without "unmapped");
+ * reclaimed with memory.reclaim, then mapped and read again: into @u,
+ * what the ring says meanwhile; *@written: the pages the kernel wrote out,
+ * *@dropped: page events dropped meanwhile. false: not run, said.
  */
-void test_pages_swap_cgroup_unmapped(void)
+static bool memfd_out_and_back(const char *test, const char *pages, struct unmapped_sums *u,
+			       uint64_t *written, uint64_t *dropped)
 {
 	size_t bytes = REGION_PAGES * (size_t)sysconf(_SC_PAGESIZE);
-	struct unmapped_sums u = { .target = UNMAPPED_TARGET, .size = 2 * REGION_PAGES };
-	uint64_t from, to, before, written, dropped;
+	uint64_t from, to, before;
 	struct mp3ring ring;
 	uintptr_t said;
 	int go, back, fd;
 	pid_t child;
 
 	map_ring(&ring, &fd);
-	if (!child_in_cgroup_can_swap("pages_swap_cgroup_unmapped", UNMAPPED_CGROUP)) {
+	if (!child_in_cgroup_can_swap(test, UNMAPPED_CGROUP)) {
 		close(fd);
-		return;
+		return false;
 	}
 	child = spawn_piped(unmapped_memfd_child, &go, &back);
 	move_to_cgroup(UNMAPPED_CGROUP, child);
 	expect_ok(status_printf(-1, "C %llu %d", cgroup_id(UNMAPPED_CGROUP), UNMAPPED_TARGET),
 		  "C of the cgroup");
-	expect_ok(status_printf(-1, "S %d", UNMAPPED_TARGET), "S of its target");
+	expect_ok(status_printf(-1, pages, UNMAPPED_TARGET), "S of its target");
 	from = mp3ring_head(&ring);
-	dropped = ring.hdr->swap_dropped;
+	*dropped = ring.hdr->swap_dropped;
 	expect(write(go, "g", 1) == 1 && read(back, &said, sizeof(said)) == sizeof(said),
 	       "the child did not write and unmap its memfd");
 	before = swapped_out();
 	reclaim_cgroup(UNMAPPED_CGROUP, bytes);
-	written = swapped_out() - before;
+	*written = swapped_out() - before;
 	expect(write(go, "t", 1) == 1 && read(back, &said, sizeof(said)) == sizeof(said),
 	       "the child did not read its memfd again");
 	to = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
-	u.region = said;
-	u.region_end = said + bytes;
-	u.slots = calloc(u.size, sizeof(*u.slots));
-	expect(u.slots, "no memory");
-	for_each_record_between(&ring, from, to, add_unmapped_record, &u);
-	dropped = page_events_dropped_since(&ring, dropped);
-	printf("  pages_swap_cgroup_unmapped: the kernel wrote out %" PRIu64 " pages of the "
-	       "cgroup (its memfd and the child's own); the cgroup's swap-outs of no process %" PRIu64 " (%"
-	       PRIu64 " not as they should be); %" PRIu64 " swap-ins of the memfd, %" PRIu64
-	       " from their slots, %" PRIu64 " of another target; %" PRIu64 " of other pages; %"
-	       PRIu64 " dropped\n", written, u.out_pages, u.out_other, u.in_events, u.in_from_out,
-	       u.in_other, u.in_outside, dropped);
-	expect(written >= REGION_PAGES / 2, "only %" PRIu64 " pages written out of %d asked",
-	       written, REGION_PAGES);
-	expect(page_events_agree(u.out_pages, written, dropped), "the cgroup's swap-outs %" PRIu64
-	       " and %" PRIu64 " dropped, the kernel wrote out %" PRIu64, u.out_pages, dropped,
-	       written);
-	expect(!u.out_other && !u.in_other, "%" PRIu64 " cgroup swap-outs and %" PRIu64
-	       " swap-ins not the target's as they should be", u.out_other, u.in_other);
-	expect(u.in_events && u.in_from_out + dropped >= u.in_events, "of %" PRIu64 " swap-ins, %"
-	       PRIu64 " from a slot the cgroup's swap-outs went to (%" PRIu64 " dropped)",
-	       u.in_events, u.in_from_out, dropped);
-	free(u.slots);
+	u->region = said;
+	u->region_end = said + bytes;
+	u->slots = calloc(u->size, sizeof(*u->slots));
+	expect(u->slots, "no memory");
+	for_each_record_between(&ring, from, to, add_unmapped_record, u);
+	*dropped = page_events_dropped_since(&ring, *dropped);
+	printf("  %s: the kernel wrote out %" PRIu64 " pages of the cgroup (its memfd and the"
+	       " child's own); the cgroup's swap-outs of no process %" PRIu64 " (%" PRIu64
+	       " not as they should be); %" PRIu64 " swap-ins of the memfd, %" PRIu64 " from"
+	       " their slots, %" PRIu64 " of another target; %" PRIu64 " of other pages; %"
+	       PRIu64 " dropped\n", test, *written, u->out_pages, u->out_other, u->in_events,
+	       u->in_from_out, u->in_other, u->in_outside, *dropped);
+	expect(*written >= REGION_PAGES / 2, "only %" PRIu64 " pages written out of %d asked",
+	       *written, REGION_PAGES);
+	expect(!u->in_other, "%" PRIu64 " swap-ins not the target's", u->in_other);
+	free(u->slots);
 	kill_and_reap(child);
 	close(go);
 	close(back);
 	close(fd);
+	return true;
+}
+
+/*
+ * A followed cgroup's shmem pages that none of its processes maps (a memfd
+ * written and unmapped), reclaimed with memory.reclaim, its target given
+ * "S <target> unmapped": each page written out is a swap-out of the
+ * cgroup's target of no process (MP3_RECORD_CGROUP_SWAP), as many as the
+ * kernel wrote out within 1 %; mapped and read again, each page comes back
+ * from the slot one of them went to. Without memory cgroups or swap: not
+ * run, said.
+ */
+void test_pages_swap_cgroup_unmapped(void)
+{
+	struct unmapped_sums u = { .target = UNMAPPED_TARGET, .size = 2 * REGION_PAGES };
+	uint64_t written, dropped;
+
+	if (!memfd_out_and_back("pages_swap_cgroup_unmapped", "S %d unmapped", &u, &written,
+				&dropped))
+		return;
+	expect(page_events_agree(u.out_pages, written, dropped), "the cgroup's swap-outs %" PRIu64
+	       " and %" PRIu64 " dropped, the kernel wrote out %" PRIu64, u.out_pages, dropped,
+	       written);
+	expect(!u.out_other, "%" PRIu64 " cgroup swap-outs not the target's as they should be",
+	       u.out_other);
+	expect(u.in_events && u.in_from_out + dropped >= u.in_events, "of %" PRIu64 " swap-ins, %"
+	       PRIu64 " from a slot the cgroup's swap-outs went to (%" PRIu64 " dropped)",
+	       u.in_events, u.in_from_out, dropped);
+	expect(!rmdir(UNMAPPED_CGROUP), "rmdir %s: %s", UNMAPPED_CGROUP, strerror(errno));
+}
+
+/*
+ * The same given "S <target>" alone, as a reader older than version 13
+ * asks (it would take a record of no process for a process 0's): no
+ * record of no process, of any target, though the kernel wrote the memfd
+ * out. "unmapped" is then refused (EBUSY), and on a tree's target (EINVAL).
+ */
+void test_pages_unmapped_unasked(void)
+{
+	struct unmapped_sums u = { .target = UNMAPPED_TARGET, .size = 2 * REGION_PAGES };
+	uint64_t written, dropped;
+	pid_t sleeper;
+
+	if (!memfd_out_and_back("pages_unmapped_unasked", "S %d", &u, &written, &dropped))
+		return;
+	expect(!u.out_pages && !u.out_other, "%" PRIu64 " pages in cgroup swap-outs of the"
+	       " target and %" PRIu64 " records of others, none asked for", u.out_pages,
+	       u.out_other);
+	expect(!u.in_from_out, "%" PRIu64 " swap-ins from slots of cgroup swap-outs",
+	       u.in_from_out);
+	expect_errno(status_printf(-1, "S %d unmapped", UNMAPPED_TARGET), EBUSY,
+		     "S unmapped of a target with pages without them");
+	expect_ok(status_printf(-1, "X %d", UNMAPPED_TARGET), "X of the cgroup's target");
+	sleeper = spawn_sleeper();
+	expect_ok(status_printf(-1, "T %d %d", (int)sleeper, UNMAPPED_TARGET), "T of a sleeper");
+	expect_errno(status_printf(-1, "S %d unmapped", UNMAPPED_TARGET), EINVAL,
+		     "S unmapped of a tree's target");
+	kill_and_reap(sleeper);
 	expect(!rmdir(UNMAPPED_CGROUP), "rmdir %s: %s", UNMAPPED_CGROUP, strerror(errno));
 }

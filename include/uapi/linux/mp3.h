@@ -91,12 +91,18 @@
  *                    without that memory has none: its faults are not
  *                    timed); the errors of register_kretprobe() (EOPNOTSUPP: a kernel
  *                    without kprobes); the same for "R <pid> latency"
- *   write "S <target>"
+ *   write "S <target> [unmapped]"
  *                    the records of <target>'s processes, present and
  *                    future, say which of their pages they send to swap and
  *                    take back, as "R <pid> pages" does for one process,
  *                    until the target is unregistered; judged like "M"
- *                    (version 10; an older module answers EINVAL)
+ *                    (version 10; an older module answers EINVAL). With
+ *                    "unmapped" (version 13; an older module answers
+ *                    EINVAL), a cgroup's target also gets the shmem pages
+ *                    charged to the cgroup that reclaim writes out while no
+ *                    traced process maps them (MP3_RECORD_CGROUP_SWAP,
+ *                    below). EINVAL: <target> is not a cgroup's; EBUSY: it
+ *                    has pages without "unmapped" ("X" it first)
  *   read             registered PIDs, one per line
  *   PIDs are numbered in the PID namespace of the /proc mount the file was
  *   opened through, as /proc/<pid> of that mount numbers them.
@@ -446,9 +452,9 @@ struct mp3_classic_sample {
  * are counted in swap_dropped. Readers of an older version skip the new
  * type, and see every other record as before.
  *
- * Version 13 also gives a followed cgroup given "S" ("C" then "S") the
- * shmem pages charged to it that reclaim writes out while none of the
- * traced processes maps them (a database's shared buffer that no backend
+ * Version 13 also gives a followed cgroup given "S <target> unmapped" ("C"
+ * then "S") the shmem pages charged to it that reclaim writes out while
+ * none of the traced processes maps them (a database's shared buffer that no backend
  * had mapped lately, as version 11 left without a swap-out): an
  * MP3_RECORD_CGROUP_SWAP record each, laid out as an MP3_RECORD_SWAP
  * swap-out (MP3_SWAP_OUT, the slot, MP3_MAPPING_SHMEM, the time and
@@ -456,14 +462,12 @@ struct mp3_classic_sample {
  * cgroup's; of the followed cgroups holding the page's, the first added.
  * Its page's swap-in, when a process faults it back, is an MP3_RECORD_SWAP
  * record from the same slot. A page of a cgroup whose "S" ended before the
- * record was written is counted in swap_dropped. A reader takes only the
- * record types it knows as records of a process, and no record of tgid 0
- * (libpfprof does since version 13). libpfprof of version 12 and older
- * did not: it takes an MP3_RECORD_CGROUP_SWAP record for one of a process
- * 0 and loses a slot of its process table to each. Such records come only
- * while a followed cgroup has "S": a reader of version 12 or older beside
- * one must be updated with the module (pfprofd, pfprofctl and the module
- * come from one source package, of one version).
+ * record was written is counted in swap_dropped. Such records come only
+ * when a reader asked for them with "unmapped", which a reader of an older
+ * version never writes: libpfprof of version 12 and older takes every
+ * record's tgid for a process's, and would make a process 0 of each. A
+ * reader takes only the record types it knows as records of a process,
+ * and no record of tgid 0 (libpfprof does since version 13).
  */
 #define MP3_RING_OFFSET		0x10000000UL
 #define MP3_RING_MAGIC		0x5233504dU	/* "MP3R" little-endian */
