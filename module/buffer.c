@@ -420,7 +420,7 @@ void __mp3_buffer_record_page(u32 tgid, const struct mp3_record_tag *tag,
 	slot = __mp3_record_begin(tgid, tag, e->type);
 	if (!slot)
 		return;
-	if (e->type == MP3_RECORD_REFAULT) {
+	if (e->type == MP3_RECORD_REFAULT || e->type == MP3_RECORD_CGROUP_EVICT) {
 		slot->refault.inode = e->inode;
 		slot->refault.index = e->offset;
 		slot->refault.reserved = 0;

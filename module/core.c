@@ -214,7 +214,7 @@ int mp3_unregister_target(const struct file *file, u32 target)
 }
 
 int mp3_measure_target(const struct file *file, u32 target, enum mp3_measure_id id,
-		       bool unmapped)
+		       bool charged)
 {
 	int err = mp3_measures_allowed(file, MP3_MEASURE(id));
 
@@ -226,7 +226,7 @@ int mp3_measure_target(const struct file *file, u32 target, enum mp3_measure_id 
 		err = __mp3_measures_arm(MP3_MEASURE(id));
 	if (!err) {
 		/* Its group first: a process joining from now on has it already. */
-		err = __mp3_groups_set_measure(target, id, unmapped);
+		err = __mp3_groups_set_measure(target, id, charged);
 		if (!err)
 			err = __mp3_tasks_measure_target(target, id);
 	}

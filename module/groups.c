@@ -58,10 +58,12 @@ struct mp3_group {
 	/* What its members measure ("M", "L"): set under mp3_lock, read by the probes. */
 	unsigned int measures;
 	/*
-	 * A cgroup's "S <target> unmapped": its shmem pages that no traced
-	 * process maps are its own too. Set with its pages, under mp3_lock.
+	 * A cgroup's "S <target> charged": the page events of no process of
+	 * the pages charged to it are its own too (its shmem written out
+	 * while no traced process maps it, its file pages evicted). Set with
+	 * its pages, under mp3_lock.
 	 */
-	bool unmapped;
+	bool charged;
 	/*
 	 * Set when it is unlinked ("X"), before the removal of its members
 	 * takes mp3_hash_lock: a probe that found it before joins nobody to it
@@ -262,7 +264,7 @@ static struct mp3_group_view mp3_group_view_of(const struct mp3_group *g)
 {
 	return (struct mp3_group_view){
 		.cgrp = g->kind == MP3_GROUP_CGROUP ? g->cgrp : NULL,
-		.unmapped = g->unmapped,
+		.charged = g->charged,
 		.tag = mp3_registrant_tag(&g->registrant, g->target),
 		.order = g->order,
 	};
@@ -399,7 +401,7 @@ bool mp3_groups_privileged_holds(const struct mp3_place *place)
 	return false;
 }
 
-int __mp3_groups_set_measure(u32 target, enum mp3_measure_id id, bool unmapped)
+int __mp3_groups_set_measure(u32 target, enum mp3_measure_id id, bool charged)
 {
 	struct mp3_group_view view;
 	struct mp3_group *g;
@@ -409,16 +411,16 @@ int __mp3_groups_set_measure(u32 target, enum mp3_measure_id id, bool unmapped)
 
 	g = mp3_groups_find(target);
 	if (!g)
-		return unmapped ? -EINVAL : 0;
-	if (unmapped && g->kind != MP3_GROUP_CGROUP)
+		return charged ? -EINVAL : 0;
+	if (charged && g->kind != MP3_GROUP_CGROUP)
 		return -EINVAL;
 	if (g->measures & MP3_MEASURE(id))
-		return unmapped && !g->unmapped ? -EBUSY : 0;
-	g->unmapped = unmapped;
+		return charged && !g->charged ? -EBUSY : 0;
+	g->charged = charged;
 	view = mp3_group_view_of(g);
 	err = mp3_measures_group_get(id, &view);
 	if (err)
-		g->unmapped = false;
+		g->charged = false;
 	else
 		WRITE_ONCE(g->measures, g->measures | MP3_MEASURE(id));
 	return err;

@@ -123,11 +123,11 @@ struct mp3_name {
 /* "N" (@name->uid invalid), "P": EINVAL for a uid the opener's user namespace does not map. */
 int mp3_register_comm(const struct file *file, const struct mp3_name *name, u32 target);
 /*
- * "M <target>", "L <target>", "S <target> [unmapped]": its processes have
- * the measure @id, now and later; @unmapped: see __mp3_groups_set_measure().
+ * "M <target>", "L <target>", "S <target> [charged]": its processes have
+ * the measure @id, now and later; @charged: see __mp3_groups_set_measure().
  */
 int mp3_measure_target(const struct file *file, u32 target, enum mp3_measure_id id,
-		       bool unmapped);
+		       bool charged);
 /*
  * The registered PIDs the reader may read (the ptrace read rule), one a
  * line; takes no lock but RCU's.
@@ -268,7 +268,7 @@ struct mp3_counters;
 struct mp3_group_view {
 	/* A cgroup's, held until a grace period after group_put; NULL: a name's. */
 	struct cgroup *cgrp;
-	bool unmapped;			/* its cgroup's pages no member maps are its own */
+	bool charged;			/* its cgroup's page events of no process are its own */
 	struct mp3_record_tag tag;	/* what its members' records say of whose they are */
 	u64 order;			/* of its addition: the first added wins */
 };
@@ -628,12 +628,13 @@ bool mp3_groups_privileged_holds(const struct mp3_place *place);
 /*
  * If @target has a group, its members join with measure @id from now on:
  * 0, or -ENOMEM (the measure's group_get had none; the group has it not).
- * With @unmapped (pages only), a cgroup's pages no member maps are the
- * group's too (struct mp3_group_view): -EINVAL if @target is not a
- * cgroup's, -EBUSY if it has the measure without them. Asked for, never
- * given: a reader that does not ask sees no record of no process.
+ * With @charged (pages only), the page events of no process of the pages
+ * charged to a cgroup are the group's too (struct mp3_group_view):
+ * -EINVAL if @target is not a cgroup's, -EBUSY if it has the measure
+ * without them. Asked for, never given: a reader that does not ask sees
+ * no record of no process.
  */
-int __mp3_groups_set_measure(u32 target, enum mp3_measure_id id, bool unmapped);
+int __mp3_groups_set_measure(u32 target, enum mp3_measure_id id, bool charged);
 
 /* *@events: asked for, and then whether the wakeup probes are used. */
 int mp3_follow_init(bool *events);

@@ -64,13 +64,14 @@ static void mp3_pages_put(void)
 }
 
 /*
- * A followed group has pages: with "unmapped", a cgroup's shmem pages
- * written out while none of its processes maps them are its own
- * (swapout.c). Under mp3_lock.
+ * A followed group has pages: with "charged", the pages charged to a
+ * cgroup are its own where no process is theirs: its shmem written out
+ * while none of its processes maps it (swapout.c), its file pages evicted
+ * (refaults.c). Under mp3_lock.
  */
 static int mp3_pages_group_get(const struct mp3_group_view *g)
 {
-	int err = g->unmapped ? __mp3_swap_cgroup_add(g) : 0;
+	int err = g->charged ? __mp3_swap_cgroup_add(g) : 0;
 
 	if (!err)
 		mp3_pages_get();
@@ -79,7 +80,7 @@ static int mp3_pages_group_get(const struct mp3_group_view *g)
 
 static void mp3_pages_group_put(const struct mp3_group_view *g)
 {
-	if (g->unmapped)
+	if (g->charged)
 		__mp3_swap_cgroup_remove(g);
 	mp3_pages_put();
 }
@@ -140,7 +141,7 @@ static void __mp3_pages_disarm(void)
 	__mp3_swapin_disarm();
 	__mp3_refaults_disarm();
 	tracepoint_synchronize_unregister();
-	mp3_swap_dropped += __mp3_swapin_missed();
+	mp3_swap_dropped += __mp3_swapin_missed() + __mp3_refaults_missed();
 	mp3_pages_armed = false;
 }
 
@@ -180,7 +181,7 @@ static void __mp3_pages_losses(struct mp3_losses *losses)
 	lockdep_assert_held(&mp3_lock);
 
 	if (mp3_pages_armed)
-		mp3_swap_dropped += __mp3_swapin_missed();
+		mp3_swap_dropped += __mp3_swapin_missed() + __mp3_refaults_missed();
 	losses->swap_dropped = mp3_swap_dropped + mp3_swapout_lost();
 }
 

@@ -10,7 +10,8 @@
  *              tracepoint where it is written out
  * swapin.c     the swap-ins: return probes on the two swap-in faults
  * refaults.c   the file pages read again: a probe where the page cache
- *              takes in a page reclaim dropped
+ *              takes in a page reclaim dropped; and one where reclaim
+ *              drops a followed cgroup's
  * swapnotes.c  the traced processes by PID, the followed cgroups with
  *              pages, and the per-CPU buffers the hooks note their events
  *              in
@@ -24,7 +25,7 @@
 
 #include "internal.h"
 
-struct cgroup;
+struct folio;
 struct pid;
 
 /* A process with pages: hashed by its struct pid. */
@@ -37,6 +38,12 @@ struct mp3_page_trace {
 };
 
 /* swapnotes.c */
+/*
+ * The return probes' events in flight at once (swap-in faults of each
+ * kind, pages read again), at most; beyond, not traced (counted in
+ * swap_dropped).
+ */
+extern unsigned int mp3_pages_active;
 /* Hashed, @trace's process is traced (its events noted) until unhashed. */
 void mp3_swap_trace_hash(struct mp3_page_trace *trace);
 void mp3_swap_trace_unhash(struct mp3_page_trace *trace);
@@ -54,10 +61,11 @@ void mp3_swap_note(const struct pid *pid, const struct mp3_swap_event *e);
 int __mp3_swap_cgroup_add(const struct mp3_group_view *g);
 void __mp3_swap_cgroup_remove(const struct mp3_group_view *g);
 /*
- * Under rcu_read_lock(): into *@tag, whose are the pages of @cgrp, of the
- * followed cgroups with pages that hold it the first added; false if none.
+ * Under rcu_read_lock(), @folio's memory cgroup pinned (locked, or held
+ * by reclaim): into *@tag, whose @folio is, of the followed cgroups with
+ * pages that hold its memory cgroup the first added; false if none.
  */
-bool mp3_swap_cgroup_tag(struct cgroup *cgrp, struct mp3_record_tag *tag);
+bool mp3_folio_cgroup_tag(struct folio *folio, struct mp3_record_tag *tag);
 /* An event of the followed cgroup whose records are @tag's, as mp3_swap_note(). */
 void mp3_swap_note_cgroup(const struct mp3_record_tag *tag, const struct mp3_swap_event *e);
 /* The buffers, once: kept until unload, so that no hook ever finds them gone. */
@@ -77,9 +85,14 @@ void __mp3_swapout_disarm(void);
 u64 mp3_swapout_lost(void);
 void mp3_swapout_free(void);
 
-/* refaults.c: armed, every page the page cache takes in again passes its probe. */
+/*
+ * refaults.c: armed, every page the page cache takes in, and every page
+ * that leaves it, passes its probes.
+ */
 int __mp3_refaults_arm(void);
 void __mp3_refaults_disarm(void);
+/* Pages read again missed since the last call: more in flight than the probe holds. */
+u64 __mp3_refaults_missed(void);
 
 /* swapin.c: armed, every swap-in fault passes its probes. */
 int __mp3_swapin_arm(void);

@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The file pages the traced processes read again after reclaim dropped
- * them from the page cache: a probe on filemap_add_folio(), where the page
- * cache takes in a file's page, in the context of the thread that reads it
- * (a fault, read(2), or the readahead either started). A page is read
- * again when reclaim left a shadow in its place: the kernel then calls
+ * them from the page cache: a return probe on filemap_add_folio(), where
+ * the page cache takes in a file's page, in the context of the thread that
+ * reads it (a fault, read(2), or the readahead either started). A page is
+ * read again when reclaim left a shadow in its place: the kernel then calls
  * workingset_refault() and counts it (workingset_refault_file), once the
- * page is in. Swap-ins pass workingset_refault() too, but never
+ * page is in. Noted at the return, if it went in: a large folio the page
+ * cache refused (a page of its range there already) is tried again
+ * smaller, and counted once, as the kernel does. Swap-ins pass workingset_refault() too, but never
  * filemap_add_folio(): probing the latter leaves them their cost.
+ *
+ * And the file pages reclaim evicts of the followed cgroups that asked for
+ * their own records ("S <target> charged"): a probe on
+ * __filemap_remove_folio(), where a page leaves the page cache, with the
+ * shadow a refault will find when reclaim evicts it (none on truncation).
+ * Not on workingset_eviction(), which makes the shadow: every swap-out
+ * passes it too (docs/design/pages.md). A page cache page has no process;
+ * its memory cgroup says whose it is.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,8 +33,10 @@
 
 #include "pages.h"
 
-/* Registered as new at each arm, under mp3_lock. */
-static struct kprobe mp3_refault_probe;
+/* Registered as new at each arm, under mp3_lock; the refault probe's nmissed counted. */
+static struct kretprobe mp3_refault_probe;
+static struct kprobe mp3_eviction_probe;
+static u32 mp3_refault_nmissed_folded;
 
 /*
  * Whether reclaim left a shadow in @mapping where @nr pages from @index go:
@@ -40,8 +52,9 @@ static bool mp3_shadow_left(struct address_space *mapping, pgoff_t index, unsign
 /*
  * filemap_add_folio(mapping, folio, index, gfp): @folio about to go in at
  * @index. A write's page (__GFP_WRITE) is no refault, as the kernel counts.
+ * 0: the refault is in the instance's data, to be noted at the return.
  */
-static int mp3_refault_entered(struct kprobe *p, struct pt_regs *regs)
+static int mp3_refault_entered(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct address_space *mapping = (struct address_space *)regs_get_kernel_argument(regs, 0);
 	struct folio *folio = (struct folio *)regs_get_kernel_argument(regs, 1);
@@ -50,11 +63,11 @@ static int mp3_refault_entered(struct kprobe *p, struct pt_regs *regs)
 	unsigned long nr;
 
 	if ((gfp & __GFP_WRITE) || !mp3_current_traced())
-		return 0;
+		return 1;
 	nr = folio_nr_pages(folio);
 	if (!mp3_shadow_left(mapping, index, nr))
-		return 0;
-	mp3_swap_note(task_tgid(current), &(struct mp3_swap_event){
+		return 1;
+	*(struct mp3_swap_event *)ri->data = (struct mp3_swap_event){
 		.type = MP3_RECORD_REFAULT,
 		.offset = index,
 		.inode = mapping->host->i_ino,
@@ -62,6 +75,46 @@ static int mp3_refault_entered(struct kprobe *p, struct pt_regs *regs)
 		.mapping = MP3_MAPPING_FILE,
 		.time_ns = mp3_fault_clock(),
 		.pages = nr,
+	};
+	return 0;
+}
+
+/* The page cache took the page in (0), or refused it: no refault then. */
+static int mp3_refault_returned(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (!regs_return_value(regs))
+		mp3_swap_note(task_tgid(current), (const struct mp3_swap_event *)ri->data);
+	return 0;
+}
+
+/*
+ * __filemap_remove_folio(folio, shadow): @folio leaves its mapping, locked,
+ * under the mapping's i_pages lock. With a shadow, reclaim evicts it, its
+ * memory cgroup pinned: noted as the cgroup's if that is followed.
+ */
+static int mp3_eviction_entered(struct kprobe *p, struct pt_regs *regs)
+{
+	struct folio *folio = (struct folio *)regs_get_kernel_argument(regs, 0);
+	void *shadow = (void *)regs_get_kernel_argument(regs, 1);
+	struct inode *host = folio->mapping->host;
+	struct mp3_record_tag tag;
+	bool found;
+
+	if (!shadow)
+		return 0;
+	rcu_read_lock();
+	found = mp3_folio_cgroup_tag(folio, &tag);
+	rcu_read_unlock();
+	if (!found)
+		return 0;
+	mp3_swap_note_cgroup(&tag, &(struct mp3_swap_event){
+		.type = MP3_RECORD_CGROUP_EVICT,
+		.offset = folio->index,
+		.inode = host->i_ino,
+		.dev = new_encode_dev(host->i_sb->s_dev),
+		.mapping = MP3_MAPPING_FILE,
+		.time_ns = mp3_fault_clock(),
+		.pages = folio_nr_pages(folio),
 	});
 	return 0;
 }
@@ -72,19 +125,49 @@ int __mp3_refaults_arm(void)
 
 	lockdep_assert_held(&mp3_lock);
 
-	memset(&mp3_refault_probe, 0, sizeof(mp3_refault_probe));
-	mp3_refault_probe.symbol_name = "filemap_add_folio";
-	mp3_refault_probe.pre_handler = mp3_refault_entered;
-	err = register_kprobe(&mp3_refault_probe);
-	if (err)
+	mp3_refault_probe = (struct kretprobe){
+		.kp.symbol_name = "filemap_add_folio",
+		.entry_handler = mp3_refault_entered,
+		.handler = mp3_refault_returned,
+		.data_size = sizeof(struct mp3_swap_event),
+		.maxactive = mp3_pages_active,
+	};
+	mp3_refault_nmissed_folded = 0;
+	err = register_kretprobe(&mp3_refault_probe);
+	if (err) {
 		pr_warn_ratelimited("no probe on filemap_add_folio: %d\n", err);
+		return err;
+	}
+	memset(&mp3_eviction_probe, 0, sizeof(mp3_eviction_probe));
+	mp3_eviction_probe.symbol_name = "__filemap_remove_folio";
+	mp3_eviction_probe.pre_handler = mp3_eviction_entered;
+	err = register_kprobe(&mp3_eviction_probe);
+	if (err)
+		goto refault;
+	return 0;
+
+refault:
+	pr_warn_ratelimited("no probe on __filemap_remove_folio: %d\n", err);
+	unregister_kretprobe(&mp3_refault_probe);
 	return err;
 }
 
-/* Returns once no handler runs (unregister_kprobe() waits). */
+/* Returns once no handler runs (unregister_*probe() wait). */
 void __mp3_refaults_disarm(void)
 {
 	lockdep_assert_held(&mp3_lock);
 
-	unregister_kprobe(&mp3_refault_probe);
+	unregister_kprobe(&mp3_eviction_probe);
+	unregister_kretprobe(&mp3_refault_probe);
+}
+
+u64 __mp3_refaults_missed(void)
+{
+	u32 nmissed = (u32)READ_ONCE(mp3_refault_probe.nmissed);
+	u64 missed = (u32)(nmissed - mp3_refault_nmissed_folded);
+
+	lockdep_assert_held(&mp3_lock);
+
+	mp3_refault_nmissed_folded = nmissed;
+	return missed;
 }

@@ -7,8 +7,8 @@
  * <target>" a cgroup, "N <target> <comm>" a command name, "P <target>
  * <uid> <comm>" one user's processes of a command name, "X <target>"
  * unregisters any of them, "M <target>" places the faults of a target's
- * processes, "L <target>" times them, "S <target> [unmapped]" traces
- * their pages (with unmapped: a cgroup's that none of them maps too);
+ * processes, "L <target>" times them, "S <target> [charged]" traces
+ * their pages (with charged: those of a cgroup's no process has too);
  * reading lists the registered PIDs the reader may read. One command per
  * write(), all or nothing.
  */
@@ -86,7 +86,7 @@ struct mp3_command {
 	const char *comm;	/* N, P: in the caller's buffer */
 	int target;		/* T, X, C, N, P, M, L, S */
 	unsigned int measures;	/* R: "maps", "latency", "pages" */
-	bool unmapped;		/* S: "unmapped" */
+	bool charged;		/* S: "charged" */
 };
 
 /*
@@ -146,7 +146,7 @@ static bool mp3_parse_word(char **s, const char *word)
 /*
  * Parses "R <pid> [maps] [latency] [pages]", "U <pid>", "T <pid> <target>",
  * "X <target>", "C <cgroup-id> <target>", "N <target> <comm>", "P <target>
- * <uid> <comm>", "M <target>", "L <target>" or "S <target> [unmapped]",
+ * <uid> <comm>", "M <target>", "L <target>" or "S <target> [charged]",
  * white space around.
  */
 static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
@@ -169,8 +169,8 @@ static int mp3_parse_command(char *buf, size_t len, struct mp3_command *c)
 		break;
 	case 'S':
 		err = mp3_parse_int(&args, &c->target);
-		if (!err && mp3_parse_word(&args, "unmapped"))
-			c->unmapped = true;
+		if (!err && mp3_parse_word(&args, "charged"))
+			c->charged = true;
 		break;
 	case 'C':
 		err = mp3_parse_number(&args, 1, U64_MAX, &c->cgroup_id);
@@ -235,7 +235,7 @@ static int mp3_run_command(const struct file *file, const struct mp3_command *c)
 	case 'L':
 		return mp3_measure_target(file, c->target, MP3_MEASURE_LATENCY, false);
 	case 'S':
-		return mp3_measure_target(file, c->target, MP3_MEASURE_PAGES, c->unmapped);
+		return mp3_measure_target(file, c->target, MP3_MEASURE_PAGES, c->charged);
 	default:
 		return mp3_unregister_target(file, c->target);
 	}

@@ -35,15 +35,6 @@ struct mp3_swapin_start {
 	u32 mapping;
 };
 
-/*
- * Swap-in faults in flight at once in traced processes, at most; beyond,
- * not traced (counted in swap_dropped).
- */
-static unsigned int pages_active = 256;
-module_param(pages_active, uint, 0444);
-MODULE_PARM_DESC(pages_active,
-		 "Swap-in faults of each kind (anonymous, shmem) of processes with pages traced at once, at most (default 256)");
-
 static void mp3_swapin_begin(struct mp3_swapin_start *start, const struct vm_fault *vmf,
 			     swp_entry_t slot, u32 mapping)
 {
@@ -166,7 +157,7 @@ int __mp3_swapin_arm(void)
 		memset(&rp->kp, 0, sizeof(rp->kp));
 		rp->kp.symbol_name = mp3_swapin_symbols[i];
 		rp->nmissed = 0;
-		rp->maxactive = pages_active;
+		rp->maxactive = mp3_pages_active;
 		mp3_swapin_nmissed_folded[i] = 0;
 		err = register_kretprobe(rp);
 		if (err) {

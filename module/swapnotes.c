@@ -8,6 +8,8 @@
  */
 #include <linux/cgroup.h>
 #include <linux/hashtable.h>
+#include <linux/memcontrol.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
@@ -16,6 +18,11 @@
 #include <linux/spinlock.h>
 
 #include "pages.h"
+
+unsigned int mp3_pages_active = 256;
+module_param_named(pages_active, mp3_pages_active, uint, 0444);
+MODULE_PARM_DESC(pages_active,
+		 "Swap-in faults of each kind (anonymous, shmem), and pages read again, of processes with pages traced at once, at most (default 256)");
 
 /* Events one CPU keeps between two ticks, at most; beyond, counted in swap_dropped. */
 #define MP3_SWAP_EVENTS_PER_CPU 8192
@@ -130,11 +137,10 @@ static bool __mp3_swap_cgroup_listed(u32 target)
 	return false;
 }
 
-bool mp3_swap_cgroup_tag(struct cgroup *cgrp, struct mp3_record_tag *tag)
+static bool mp3_swap_cgroup_tag(struct cgroup *cgrp, struct mp3_record_tag *tag)
 {
 	const struct mp3_swap_cgroup *c, *first = NULL;
 
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "needs rcu_read_lock()");
 	list_for_each_entry_rcu(c, &mp3_swap_cgroups, node)
 		if (cgroup_is_descendant(cgrp, c->group.cgrp) &&
 		    (!first || c->group.order < first->group.order))
@@ -142,6 +148,22 @@ bool mp3_swap_cgroup_tag(struct cgroup *cgrp, struct mp3_record_tag *tag)
 	if (first)
 		*tag = first->group.tag;
 	return first;
+}
+
+bool mp3_folio_cgroup_tag(struct folio *folio, struct mp3_record_tag *tag)
+{
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *memcg;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "needs rcu_read_lock()");
+	/* Nothing to look for: every page reclaim takes passes here. */
+	if (list_empty(&mp3_swap_cgroups))
+		return false;
+	memcg = folio_memcg(folio);
+	return memcg && mp3_swap_cgroup_tag(memcg->css.cgroup, tag);
+#else
+	return false;
+#endif
 }
 
 bool mp3_current_traced(void)

@@ -217,33 +217,16 @@ static bool mp3_target_noted_before(const struct mp3_swap_pending *found, unsign
 	return false;
 }
 
-/*
- * Under rcu_read_lock(): into *@tag, whose the shmem page @folio is, of
- * the followed cgroups with pages, by the memory cgroup it is charged to;
- * false if none.
- */
-static bool mp3_shmem_cgroup_tag(struct folio *folio, struct mp3_record_tag *tag)
-{
-#ifdef CONFIG_MEMCG
-	struct mem_cgroup *memcg;
-
-	if (folio_test_anon(folio))
-		return false;
-	memcg = folio_memcg(folio);
-	return memcg && mp3_swap_cgroup_tag(memcg->css.cgroup, tag);
-#else
-	return false;
-#endif
-}
-
 /* @folio, written out to @slot with no traced process noted: its cgroup's, if followed. */
 static void mp3_unmapped_written(struct folio *folio, swp_entry_t slot)
 {
 	struct mp3_record_tag tag;
 	bool found;
 
+	if (folio_test_anon(folio))
+		return;
 	rcu_read_lock();
-	found = mp3_shmem_cgroup_tag(folio, &tag);
+	found = mp3_folio_cgroup_tag(folio, &tag);
 	rcu_read_unlock();
 	if (!found)
 		return;

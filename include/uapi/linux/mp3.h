@@ -28,8 +28,9 @@
  *                    too), and which pages of files it reads again after
  *                    reclaim dropped them (version 13, MP3_RECORD_REFAULT).
  *                    While any process is so registered, reclaim, every
- *                    swap-in fault and every refault on the machine pass
- *                    kernel probes: an administrator's only (EPERM for
+ *                    swap-in fault, every page the page cache takes in
+ *                    and every file page reclaim evicts on the machine
+ *                    pass kernel probes: an administrator's only (EPERM for
  *                    other users), as is "S"; EOPNOTSUPP on a kernel
  *                    without memory cgroups (a swap-out's process is its
  *                    memory map's owner, which they keep); the errors of
@@ -91,18 +92,20 @@
  *                    without that memory has none: its faults are not
  *                    timed); the errors of register_kretprobe() (EOPNOTSUPP: a kernel
  *                    without kprobes); the same for "R <pid> latency"
- *   write "S <target> [unmapped]"
+ *   write "S <target> [charged]"
  *                    the records of <target>'s processes, present and
  *                    future, say which of their pages they send to swap and
  *                    take back, as "R <pid> pages" does for one process,
  *                    until the target is unregistered; judged like "M"
  *                    (version 10; an older module answers EINVAL). With
- *                    "unmapped" (version 13; an older module answers
- *                    EINVAL), a cgroup's target also gets the shmem pages
- *                    charged to the cgroup that reclaim writes out while no
- *                    traced process maps them (MP3_RECORD_CGROUP_SWAP,
- *                    below). EINVAL: <target> is not a cgroup's; EBUSY: it
- *                    has pages without "unmapped" ("X" it first)
+ *                    "charged" (version 13; an older module answers
+ *                    EINVAL), a cgroup's target also gets the page events
+ *                    of no process of the pages charged to the cgroup: its
+ *                    shmem that reclaim writes out while no traced process
+ *                    maps it (MP3_RECORD_CGROUP_SWAP), its file pages that
+ *                    reclaim evicts (MP3_RECORD_CGROUP_EVICT), below.
+ *                    EINVAL: <target> is not a cgroup's; EBUSY: it has
+ *                    pages without "charged" ("X" it first)
  *   read             registered PIDs, one per line
  *   PIDs are numbered in the PID namespace of the /proc mount the file was
  *   opened through, as /proc/<pid> of that mount numbers them.
@@ -452,18 +455,26 @@ struct mp3_classic_sample {
  * are counted in swap_dropped. Readers of an older version skip the new
  * type, and see every other record as before.
  *
- * Version 13 also gives a followed cgroup given "S <target> unmapped" ("C"
- * then "S") the shmem pages charged to it that reclaim writes out while
- * none of the traced processes maps them (a database's shared buffer that no backend
- * had mapped lately, as version 11 left without a swap-out): an
+ * Version 13 also gives a followed cgroup given "S <target> charged" ("C"
+ * then "S") the page events of no process of the pages charged to it.
+ * The shmem pages that reclaim writes out while none of the traced
+ * processes maps them (a database's shared buffer that no backend had
+ * mapped lately, as version 11 left without a swap-out): an
  * MP3_RECORD_CGROUP_SWAP record each, laid out as an MP3_RECORD_SWAP
  * swap-out (MP3_SWAP_OUT, the slot, MP3_MAPPING_SHMEM, the time and
  * pages), of no process (tgid 0, swap.address 0), its target the
  * cgroup's; of the followed cgroups holding the page's, the first added.
  * Its page's swap-in, when a process faults it back, is an MP3_RECORD_SWAP
- * record from the same slot. A page of a cgroup whose "S" ended before the
- * record was written is counted in swap_dropped. Such records come only
- * when a reader asked for them with "unmapped", which a reader of an older
+ * record from the same slot. The pages of its files that reclaim evicts
+ * from the page cache, leaving the shadow a refault finds: an
+ * MP3_RECORD_CGROUP_EVICT record each, laid out as an MP3_RECORD_REFAULT
+ * (the file, the page, the time and pages, MP3_MAPPING_FILE), of no
+ * process, its target the cgroup's. A page read again after it is an
+ * MP3_RECORD_REFAULT of the same file and page: how long it was away, and
+ * the cgroup's evictions between (swap-outs and evicted file pages), its
+ * refault distance. A page of a cgroup whose "S" ended before the record
+ * was written is counted in swap_dropped. Such records come only
+ * when a reader asked for them with "charged", which a reader of an older
  * version never writes: libpfprof of version 12 and older takes every
  * record's tgid for a process's, and would make a process 0 of each. A
  * reader takes only the record types it knows as records of a process,
@@ -573,6 +584,7 @@ struct mp3_ring_sample {
 #define MP3_RECORD_SWAP		7	/* version 10: a page to swap or back */
 #define MP3_RECORD_REFAULT	8	/* version 13: a file's page read again */
 #define MP3_RECORD_CGROUP_SWAP	9	/* version 13: a cgroup's page to swap, no process's */
+#define MP3_RECORD_CGROUP_EVICT	10	/* version 13: a cgroup's file page evicted, no process's */
 
 /* Version 10, an MP3_RECORD_SWAP record's swap.event. */
 #define MP3_SWAP_OUT		1	/* written out, unmapped from the process */
@@ -643,7 +655,7 @@ struct mp3_proc_record {
 			__u32 device;		/* the swap area (the kernel's swap type) */
 			__u32 event;		/* MP3_SWAP_OUT, MP3_SWAP_IN [| MP3_SWAP_READ] */
 		} swap;
-		/* Version 13. */
+		/* Version 13: MP3_RECORD_REFAULT, MP3_RECORD_CGROUP_EVICT. */
 		struct {
 			__u64 inode;		/* the file's inode number */
 			__u64 index;		/* the page in the file: its offset / page size */
@@ -666,7 +678,7 @@ struct mp3_proc_record {
 			__u64 major_ns;
 			__u64 reserved;
 		} fault_time;
-		/* Version 10: in MP3_RECORD_SWAP records; version 13: MP3_RECORD_REFAULT. */
+		/* Version 10: in MP3_RECORD_SWAP records; version 13: the page records. */
 		struct {
 			__u64 time_ns;		/* CLOCK_MONOTONIC at the event */
 			__u64 stall_ns;		/* a swap-in: the faulting thread's */
@@ -680,7 +692,7 @@ struct mp3_proc_record {
 	 * Version 9, in MP3_RECORD_FAULTS records: the device of the mapping's
 	 * file as stat(2)'s st_dev and /proc/<pid>/maps give it (makedev(3) of
 	 * its major and minor); 0 without a file and in the other records.
-	 * Version 13: in MP3_RECORD_REFAULT records, the file's device.
+	 * Version 13: in MP3_RECORD_REFAULT and _CGROUP_EVICT records, the file's device.
 	 */
 	__u32 dev;
 	__u32 reserved2;
