@@ -206,7 +206,7 @@ static void add_page(const struct sample_records *sr, const struct mp3_proc_reco
 		     bool logged)
 {
 	struct collector *c = sr->collector;
-	/* A cgroup's swap-out is no process's: no process 0 is made of it. */
+	/* A cgroup's swap-out or eviction is no process's: no process 0 is made of it. */
 	struct proc_entry *e = r->tgid ? proctable_find_or_add(&c->counters->procs, r->tgid) : NULL;
 	const struct log_page line = logformat_page_of(r, sr->seq, sr->sys_pswpout,
 						       c->wall_offset_ns,
@@ -230,7 +230,7 @@ static void log_record(void *ctx, const struct mp3_proc_record *r)
 		ownerbudget_add_dropped(&c->counters->owners, r);
 		return;
 	}
-	if (r->type == MP3_RECORD_CGROUP_SWAP) {
+	if (r->type == MP3_RECORD_CGROUP_SWAP || r->type == MP3_RECORD_CGROUP_EVICT) {
 		logged = !sr->owners_told || ownerbudget_take_line(&c->counters->owners, r, sr->second);
 		if (sr->to_procs && !counters_add_target_record(c->counters, r))
 			dlog(LOG_WARNING, "counters of target %u: %s", r->target, strerror(ENOMEM));

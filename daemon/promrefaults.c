@@ -56,8 +56,9 @@ static const struct short_metric {
 } short_metrics[] = {
 	{ "pfprof_target_swap_memory_short_bytes",
 	  "The memory beyond what a target added with pages had that would have kept that"
-	  " share of the pages it read back from swap in the last 10 minutes in: their"
-	  " refault distance there, within 1/32 above what pfprofctl memory computes.",
+	  " share of the pages it read back from swap (a unit or cgroup: and of its files"
+	  " read again) in the last 10 minutes in: their refault distance there, within"
+	  " 1/32 above what pfprofctl memory computes.",
 	  false },
 	{ "pfprof_target_swap_machine_short_bytes",
 	  "The memory beyond what the machine had that would have kept that share of the"
@@ -110,11 +111,12 @@ void promrefaults_put(FILE *out, const struct counters *counts, const struct tar
 		if (!t->paged)
 			continue;
 		prom_put_header_once(out, &header, DISTANCE_METRIC, "histogram",
-				     "Pages of a target added with pages read back from swap, by"
-				     " their refault distance: the memory beyond what the target"
-				     " had that would have kept them in (the pages it sent to swap"
-				     " between their swap-out and their return). Pages whose"
-				     " swap-out pfprofd did not see have none and are left out.");
+				     "Pages of a target added with pages read back from swap (a unit"
+				     " or cgroup: and of its files read again), by their refault"
+				     " distance: the memory beyond what the target had that would"
+				     " have kept them in (the pages it sent to swap or evicted"
+				     " between their going and their return). Pages whose going"
+				     " pfprofd did not see have none and are left out.");
 		put_series(out, targets, t);
 	}
 	for (size_t m = 0; m < sizeof(short_metrics) / sizeof(short_metrics[0]); m++)

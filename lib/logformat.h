@@ -79,18 +79,20 @@
  * wall_time_s the event's own time (not its sample's); event "out"
  * (written to swap, unmapped from the process), "in" (faulted back from
  * the swap cache, nothing read), "read" (faulted back, read from the swap
- * device, zswap or the zero map: the kernel's pswpin) or "refault" (a
- * file's page read again: the kernel's workingset_refault_file); device
- * and offset the slot (the swap area's index as swapon gave it, the page
- * within it; a refault's device "-", its offset the page in the file);
+ * device, zswap or the zero map: the kernel's pswpin), "refault" (a
+ * file's page read again: the kernel's workingset_refault_file) or
+ * "evict" (a followed cgroup's file page reclaim dropped, pid 0, asked
+ * for with "S <target> charged"); device and offset the slot (the swap
+ * area's index as swapon gave it, the page within it; a refault's or
+ * eviction's device "-", its offset the page in the file);
  * address the page in hex, "-" when not known; pages 1, more for a large
  * folio; stall_ms the time the faulting thread spent in the fault, ms to
- * the ns, "-" for "out" and "refault"; memory "anon" (private anonymous),
- * "shmem" (tmpfs, memfd, SysV, shared anonymous; ring version 11) or
- * "file" (a refault); sys_pswpout the machine's pages written to swap
+ * the ns, "-" for "out", "refault" and "evict"; memory "anon" (private
+ * anonymous), "shmem" (tmpfs, memfd, SysV, shared anonymous; ring version
+ * 11) or "file" (a refault or eviction); sys_pswpout the machine's pages written to swap
  * since boot at the sample that carried the event (the sample's pswpout:
  * the machine's clock of evictions, for refault distances under global
- * reclaim); file a refault's file, "major:minor:inode" (the device as
+ * reclaim); file a refault's or eviction's file, "major:minor:inode" (the device as
  * /proc/PID/maps gives it, hex), "-" for the others. Format 1 had the
  * first eleven columns only, its pages all anonymous; format 2 the first
  * thirteen. The same load_id, missed and lost lines as the per-process
@@ -229,7 +231,9 @@ bool logformat_parse_fault(char *line, struct log_fault *f);
  * record; an MP3_RECORD_CGROUP_SWAP one: sent to swap, pid 0, a followed
  * cgroup's), or a page of a file read again after reclaim dropped it (an
  * MP3_RECORD_REFAULT record: event LOGFORMAT_FILE_REFAULT, offset its page
- * in the file, file_dev and inode the file; device, address 0, no stall).
+ * in the file, file_dev and inode the file; device, address 0, no stall),
+ * or one reclaim dropped (an MP3_RECORD_CGROUP_EVICT record: event
+ * LOGFORMAT_FILE_EVICT, pid 0, a followed cgroup's; laid out as a refault).
  */
 struct log_page {
 	uint64_t seq, wall_ns;		/* the sample that carried it; the event's time */
@@ -250,12 +254,20 @@ struct log_page {
 	const char *comm;
 };
 #define LOGFORMAT_COUNT_UNKNOWN UINT64_MAX
-/* A log_page's event: a file's page read again (not one of mp3.h's MP3_SWAP_*). */
+/* A log_page's events of a file's page (not mp3.h's MP3_SWAP_*): read again, evicted. */
 #define LOGFORMAT_FILE_REFAULT 0x10000
+#define LOGFORMAT_FILE_EVICT 0x20000
+
+/* Whether a log_page's event is of a file's page: no slot, a file. */
+static inline bool logformat_file_event(uint32_t event)
+{
+	return event == LOGFORMAT_FILE_REFAULT || event == LOGFORMAT_FILE_EVICT;
+}
 
 /*
- * An MP3_RECORD_SWAP or MP3_RECORD_REFAULT record of sample seq (whose
- * pswpout was sys_pswpout) as a line; wall_offset_ns: wall - monotonic.
+ * An MP3_RECORD_SWAP, _CGROUP_SWAP, _REFAULT or _CGROUP_EVICT record of
+ * sample seq (whose pswpout was sys_pswpout) as a line; wall_offset_ns:
+ * wall - monotonic.
  */
 struct log_page logformat_page_of(const struct mp3_proc_record *r, uint64_t seq,
 				  uint64_t sys_pswpout, uint64_t wall_offset_ns, const char *comm);

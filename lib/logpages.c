@@ -27,19 +27,20 @@ static const char pages_header_format[] =
 	" seq = the number of the sample that carried it (as in "
 	LOGFORMAT_FILE "); wall_time_s = when it happened, seconds since 1970-01-01 UTC;"
 	" pid = the process, 0 = none (a page of a followed cgroup's shared memory written out"
-	" while none of its processes mapped it); comm = its name; target = its target, 0 ="
-	" none; event = out"
+	" while none of its processes mapped it, or of its files evicted); comm = its name;"
+	" target = its target, 0 = none; event = out"
 	" (written to swap and unmapped), in (faulted back from the swap cache, nothing"
 	" read), read (faulted back, read from swap: the kernel's pswpin) or refault (a"
-	" file's page read again: the kernel's workingset_refault_file); device, offset ="
+	" file's page read again: the kernel's workingset_refault_file) or evict (a file's"
+	" page reclaim dropped); device, offset ="
 	" its swap slot: the swap area's index in the order of swapon, the page in it (of a"
-	" refault: -, the page in the file); address = the page in the process, hex, - ="
-	" unknown; pages = 1, more for a large folio; stall_ms = the time the faulting thread"
-	" spent in the fault, ms, - for out and refault; memory = anon (private anonymous),"
-	" shmem (tmpfs, memfd, SysV, shared anonymous) or file; sys_pswpout = the machine's"
-	" pages written to swap since boot, at the sample that carried it; file = of a"
-	" refault, the file's device (major:minor, hex, as in /proc/PID/maps) and inode"
-	" (major:minor:inode), - for the others\n";
+	" refault or evict: -, the page in the file); address = the page in the process, hex,"
+	" - = unknown; pages = 1, more for a large folio; stall_ms = the time the faulting"
+	" thread spent in the fault, ms, - for out, refault and evict; memory = anon (private"
+	" anonymous), shmem (tmpfs, memfd, SysV, shared anonymous) or file; sys_pswpout = the"
+	" machine's pages written to swap since boot, at the sample that carried it; file ="
+	" of a refault or evict, the file's device (major:minor, hex, as in /proc/PID/maps)"
+	" and inode (major:minor:inode), - for the others\n";
 
 int logformat_pages_header(char *buf, size_t size, uint64_t created_s)
 {
@@ -50,17 +51,19 @@ const char *logformat_swap_event_word(uint32_t event)
 {
 	if (event == LOGFORMAT_FILE_REFAULT)
 		return "refault";
+	if (event == LOGFORMAT_FILE_EVICT)
+		return "evict";
 	if (event == MP3_SWAP_OUT)
 		return "out";
 	return event & MP3_SWAP_READ ? "read" : "in";
 }
 
-/* A page's memory, as the faults log names it: anon, shmem, or (a refault's) file. */
+/* A page's memory, as the faults log names it: anon, shmem, or (a file page's) file. */
 static bool memory_of_word(const char *word, uint32_t event, uint32_t *mapping)
 {
 	int m = logformat_mapping_of_word(word);
 
-	if (event == LOGFORMAT_FILE_REFAULT ? m != MP3_MAPPING_FILE :
+	if (logformat_file_event(event) ? m != MP3_MAPPING_FILE :
 	    m != MP3_MAPPING_ANON && m != MP3_MAPPING_SHMEM)
 		return false;
 	*mapping = (uint32_t)m;
@@ -77,6 +80,8 @@ static bool event_of_word(const char *word, uint32_t *event)
 		*event = MP3_SWAP_IN | MP3_SWAP_READ;
 	else if (!strcmp(word, "refault"))
 		*event = LOGFORMAT_FILE_REFAULT;
+	else if (!strcmp(word, "evict"))
+		*event = LOGFORMAT_FILE_EVICT;
 	else
 		return false;
 	return true;
@@ -92,8 +97,9 @@ struct log_page logformat_page_of(const struct mp3_proc_record *r, uint64_t seq,
 		.comm = comm,
 	};
 
-	if (r->type == MP3_RECORD_REFAULT) {
-		pg.event = LOGFORMAT_FILE_REFAULT;
+	if (r->type == MP3_RECORD_REFAULT || r->type == MP3_RECORD_CGROUP_EVICT) {
+		pg.event = r->type == MP3_RECORD_REFAULT ? LOGFORMAT_FILE_REFAULT :
+			   LOGFORMAT_FILE_EVICT;
 		pg.offset = r->refault.index;
 		pg.file_dev = r->dev;
 		pg.inode = r->refault.inode;
@@ -108,10 +114,10 @@ struct log_page logformat_page_of(const struct mp3_proc_record *r, uint64_t seq,
 	return pg;
 }
 
-/* Whether a page's event has no stall: a swap-out's or a refault's. */
+/* Whether a page's event has no stall: a swap-out's or a file page's. */
 static bool stall_unknown(uint32_t event)
 {
-	return event == MP3_SWAP_OUT || event == LOGFORMAT_FILE_REFAULT;
+	return event == MP3_SWAP_OUT || logformat_file_event(event);
 }
 
 int logformat_page(char *buf, size_t size, const struct log_page *pg)
@@ -123,7 +129,7 @@ int logformat_page(char *buf, size_t size, const struct log_page *pg)
 	logfields_copy(comm, sizeof(comm), pg->comm);
 	if (pg->address)
 		snprintf(address, sizeof(address), "%" PRIx64, pg->address);
-	if (pg->event == LOGFORMAT_FILE_REFAULT)
+	if (logformat_file_event(pg->event))
 		snprintf(file, sizeof(file), "%x:%x:%" PRIu64, major(pg->file_dev),
 			 minor(pg->file_dev), pg->inode);
 	else
@@ -140,7 +146,7 @@ int logformat_page(char *buf, size_t size, const struct log_page *pg)
 			stall, logformat_mapping_word(pg->mapping), sys_pswpout, file);
 }
 
-/* A refault's file, "major:minor:inode" (major and minor hex). */
+/* A file page's file, "major:minor:inode" (major and minor hex). */
 static bool file_of_word(const char *word, struct log_page *pg)
 {
 	unsigned int maj, min;
@@ -153,7 +159,7 @@ static bool file_of_word(const char *word, struct log_page *pg)
 	return true;
 }
 
-/* The device of a swap event, or "-" for a refault, whose file is in file_word. */
+/* The device of a swap event, or "-" for a file page's, whose file is in file_word. */
 static bool place_of_words(const char *device_word, const char *file_word, struct log_page *pg)
 {
 	uint64_t device;
@@ -161,7 +167,7 @@ static bool place_of_words(const char *device_word, const char *file_word, struc
 	pg->device = 0;
 	pg->file_dev = 0;
 	pg->inode = 0;
-	if (pg->event == LOGFORMAT_FILE_REFAULT)
+	if (logformat_file_event(pg->event))
 		return !strcmp(device_word, "-") && file_word && file_of_word(file_word, pg);
 	if (file_word && strcmp(file_word, "-"))
 		return false;
@@ -195,7 +201,9 @@ bool logformat_parse_page(char *line, struct log_page *pg)
 	    (n > PAGE_FIELDS_1 && (!memory_of_word(field[11], pg->event, &pg->mapping) ||
 				   (strcmp(field[12], "-") &&
 				    !logfields_u64(field[12], 10, &pg->sys_pswpout)))) ||
-	    (!pid && (pg->event != MP3_SWAP_OUT || !target)))
+	    (!pid && ((pg->event != MP3_SWAP_OUT && pg->event != LOGFORMAT_FILE_EVICT) ||
+		      !target)) ||
+	    (pid && pg->event == LOGFORMAT_FILE_EVICT))
 		return false;
 	pg->pid = (uint32_t)pid;
 	pg->target = (uint32_t)target;

@@ -64,14 +64,14 @@ static int write_target_command(const char *status_file, char verb, unsigned int
 }
 
 /*
- * "S <target> unmapped\n"; where the module is older than version 13
+ * "S <target> charged\n"; where the module is older than version 13
  * (EINVAL) or the target has pages without them (EBUSY: pages asked
  * before, by an older pfprofd), "S <target>\n".
  */
 static int write_cgroup_pages(const char *status_file, unsigned int target)
 {
 	char cmd[40];
-	int len = snprintf(cmd, sizeof(cmd), "S %u unmapped\n", target);
+	int len = snprintf(cmd, sizeof(cmd), "S %u charged\n", target);
 	int err = write_text(status_file, cmd, len);
 
 	if (err == -EINVAL || err == -EBUSY)

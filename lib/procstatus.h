@@ -54,7 +54,7 @@ int procstatus_follow_comm(const char *status_file, const char *comm, uid_t uid,
  * records of the target's processes, now and later, say in which mapping
  * each fault was), "L <target>\n" (latency: how long their faults took) or
  * "S <target>\n" (pages: which of their pages went to swap and back; a
- * cgroup's or unit's "S <target> unmapped\n": its shared memory that none
+ * cgroup's or unit's "S <target> charged\n": its shared memory that none
  * of its processes maps too, where the module has it, version 13).
  * 0 or -errno (-EINVAL from a module that cannot: before version 5 of its
  * ring for M, 8 for L, 10 for S, or built before "M"; -EPERM: not an

@@ -31,6 +31,30 @@ static uint64_t slot_key(uint32_t device, uint64_t offset)
 	return (uint64_t)device << 48 | (offset & ((1ULL << 48) - 1));
 }
 
+#define FILE_KEY (1ULL << 63)
+
+/* splitmix64's finalizer: every bit of x moves half the bits of the result. */
+static uint64_t mix(uint64_t x)
+{
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* A file's page: bit 63, above any swap area's (MAX_SWAPFILES is 32), never 0. */
+static uint64_t file_key(uint32_t file_dev, uint64_t inode, uint64_t index)
+{
+	return FILE_KEY | mix(mix(mix(file_dev) ^ inode) ^ index);
+}
+
+/* The key of pg's page @i: its slot, or its file's page. */
+static uint64_t page_key(const struct log_page *pg, uint32_t i)
+{
+	if (logformat_file_event(pg->event))
+		return file_key(pg->file_dev, pg->inode, pg->offset + i);
+	return slot_key(pg->device, pg->offset + i);
+}
+
 static size_t slot_home(const struct refault_replay *r, uint64_t key)
 {
 	/* Fibonacci hashing: consecutive offsets spread over the table. */
@@ -117,29 +141,42 @@ static uint64_t clock_at(const struct refault_replay *r, const struct refault_ow
 	return r->machine_clock ? pg->sys_pswpout : o->evicted;
 }
 
-/* A swap-out: each page of it remembers its owner's clock after it went. */
+/* A swap-out or eviction: each page of it remembers its owner's clock after it went. */
 static int add_out(struct refault_replay *r, struct refault_owner *o, uint32_t owner,
 		   const struct log_page *pg)
 {
 	o->evicted += pg->pages;
-	if (in_window(r, pg->wall_ns))
+	if (in_window(r, pg->wall_ns) && pg->event == LOGFORMAT_FILE_EVICT)
+		o->file_evicted_pages += pg->pages;
+	else if (in_window(r, pg->wall_ns))
 		o->out_pages += pg->pages;
 	for (uint32_t i = 0; i < pg->pages; i++) {
+		uint64_t key = page_key(pg, i);
 		struct refault_slot *s;
 
 		if (2 * (r->nr_slots + 1) > r->slots_cap && slots_grow(r))
 			return -ENOMEM;
-		s = slot_find(r, slot_key(pg->device, pg->offset + i));
+		s = slot_find(r, key);
 		if (!s->key && r->slots_max && r->nr_slots >= r->slots_max) {
 			r->untracked++;
 			continue;
 		}
 		r->nr_slots += !s->key;
-		*s = (struct refault_slot){ .key = slot_key(pg->device, pg->offset + i),
-					    .evicted = clock_at(r, o, pg), .out_ns = pg->wall_ns,
-					    .owner = owner };
+		*s = (struct refault_slot){ .key = key, .evicted = clock_at(r, o, pg),
+					    .out_ns = pg->wall_ns, .owner = owner };
 	}
 	return 0;
+}
+
+/* pg's pages back: their slots or file pages forgotten. */
+static void forget_pages(struct refault_replay *r, const struct log_page *pg)
+{
+	for (uint32_t i = 0; i < pg->pages && r->slots_cap; i++) {
+		struct refault_slot *s = slot_find(r, page_key(pg, i));
+
+		if (s->key)
+			slot_remove(r, s);
+	}
 }
 
 /* Whether the clock was read at both ends: the machine's is missing from format 1 lines. */
@@ -201,11 +238,27 @@ static int add_in(struct refault_replay *r, struct refault_owner *o, const struc
 		o->unmatched += pg->pages;
 	else if (counted && read)
 		err = keep_refault(r, s, pg);
-	for (uint32_t i = 0; i < pg->pages; i++) {
-		s = slot_find(r, slot_key(pg->device, pg->offset + i));
-		if (s->key)
-			slot_remove(r, s);
-	}
+	forget_pages(r, pg);
+	return err;
+}
+
+/*
+ * A file's page read again: a refault at its distance if its eviction was
+ * replayed (its first page's), counted without one otherwise.
+ */
+static int add_file_refault(struct refault_replay *r, struct refault_owner *o,
+			    const struct log_page *pg)
+{
+	bool counted = in_window(r, pg->wall_ns);
+	struct refault_slot *s = r->slots_cap ? slot_find(r, page_key(pg, 0)) : NULL;
+	int err = 0;
+
+	o->file_refault_pages += counted ? pg->pages : 0;
+	if (!s || !s->key || !clock_known(r, s, pg))
+		o->file_unmatched += counted ? pg->pages : 0;
+	else if (counted)
+		err = keep_refault(r, s, pg);
+	forget_pages(r, pg);
 	return err;
 }
 
@@ -216,12 +269,9 @@ int refaults_add(struct refault_replay *r, const struct log_page *pg)
 
 	if (!o)
 		return -ENOMEM;
-	/* No swap slot, no eviction seen: counted, on no clock. */
-	if (pg->event == LOGFORMAT_FILE_REFAULT) {
-		o->file_refault_pages += in_window(r, pg->wall_ns) ? pg->pages : 0;
-		return 0;
-	}
-	if (pg->event == MP3_SWAP_OUT)
+	if (pg->event == LOGFORMAT_FILE_REFAULT)
+		return add_file_refault(r, o, pg);
+	if (pg->event == MP3_SWAP_OUT || pg->event == LOGFORMAT_FILE_EVICT)
 		return add_out(r, o, index, pg);
 	return add_in(r, o, pg);
 }
@@ -230,7 +280,7 @@ void refaults_for_each_out(const struct refault_replay *r,
 			   void (*fn)(const struct refault_slot *s, void *ctx), void *ctx)
 {
 	for (size_t i = 0; i < r->slots_cap; i++)
-		if (r->slots[i].key)
+		if (r->slots[i].key && !(r->slots[i].key & FILE_KEY))
 			fn(&r->slots[i], ctx);
 }
 

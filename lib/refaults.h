@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Refault distances, from the swap events of the pages log (logformat.h)
- * replayed in order: for each page read back from swap, how long it was
- * away and how many pages its owner sent to swap in between. That is
- * mm/workingset.c's refault distance counted in the owner's own
- * evictions: had the owner had that many more pages of memory, the page
- * would still have been there. The distances' quantiles answer "how much
- * more memory would have kept X % of these pages in" (refaults_extra()).
+ * Refault distances, from the page events of the pages log (logformat.h)
+ * replayed in order: for each page read back from swap, or of a file read
+ * again, how long it was away and how many pages its owner evicted in
+ * between (sent to swap, and dropped from the page cache where the log
+ * has the owner's evictions: a unit's or cgroup's asked for with
+ * "charged"). That is mm/workingset.c's refault distance counted in the
+ * owner's own evictions: had the owner had that many more pages of
+ * memory, the page would still have been there. The distances' quantiles
+ * answer "how much more memory would have kept X % of these pages in"
+ * (refaults_extra()).
  *
  * An owner is a target (a unit, cgroup, tree or name: the events' target)
  * or, for a process added alone (target 0), its PID. A page read back
@@ -40,7 +43,7 @@ struct refault {
 struct refault_owner {
 	uint32_t target, pid;		/* pid: 0 unless target is 0 */
 	char comm[24];			/* the last name its events gave */
-	uint64_t evicted;		/* pages sent to swap so far: the owner's clock */
+	uint64_t evicted;		/* pages sent to swap or evicted so far: its clock */
 	/* In the window: pages sent out, faulted back from the cache, read back. */
 	uint64_t out_pages, in_pages, read_pages;
 	/*
@@ -51,15 +54,26 @@ struct refault_owner {
 	uint64_t back_pages;
 	uint64_t unmatched;		/* pages read back without a distance */
 	uint64_t stall_ns;		/* what the swap-ins cost the faulting threads */
-	/* In the window: pages of files read again (their evictions are not traced). */
-	uint64_t file_refault_pages;
+	/*
+	 * In the window: pages of files read again, those of them without an
+	 * eviction replayed (no distance), and pages of files evicted.
+	 */
+	uint64_t file_refault_pages, file_unmatched, file_evicted_pages;
 	struct refault *refaults;	/* the window's pages read back with a distance */
 	size_t nr_refaults, refaults_cap;
 };
 
-/* Where a page went: the slot of a swap-out replayed and not yet back. */
+/*
+ * Where a page went: the slot of a swap-out, or the file page of an
+ * eviction, replayed and not yet back.
+ */
 struct refault_slot {
-	uint64_t key;			/* device << 48 | offset; 0: free */
+	/*
+	 * A slot's device << 48 | offset; a file page's, bit 63 and 63 bits of
+	 * a hash of its file and place (among 2^20 pages out, two share one
+	 * with a chance of 1 in 2^24); 0: free.
+	 */
+	uint64_t key;
 	uint64_t evicted;		/* its owner's (or the machine's) clock after it went out */
 	uint64_t out_ns;
 	uint32_t owner;
@@ -112,7 +126,7 @@ uint64_t refaults_extra(struct refault_owner *o, double share);
  */
 void refaults_curve(struct refault_owner *o, size_t points, uint64_t *distance);
 
-/* Calls fn for every page whose swap-out was replayed and its return not: still out. */
+/* Calls fn for every page whose swap-out was replayed and its return not: still in swap. */
 void refaults_for_each_out(const struct refault_replay *r,
 			   void (*fn)(const struct refault_slot *s, void *ctx), void *ctx);
 

@@ -54,7 +54,7 @@ static void keep_line(char *line, void *ctx)
 		return;
 	}
 	/* A file's page read again has no address in the process. */
-	if (e.pg.event == LOGFORMAT_FILE_REFAULT || e.pg.pid != (uint32_t)h->pid ||
+	if (logformat_file_event(e.pg.event) || e.pg.pid != (uint32_t)h->pid ||
 	    (e.pg.address & h->page_mask) != h->page)
 		return;
 	if (e.pg.event == MP3_SWAP_OUT)

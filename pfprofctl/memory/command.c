@@ -167,24 +167,30 @@ static void format_window(char *buf, size_t size, const struct memory_log *m,
 static void print_table(const struct memory_log *m, const struct owner_view *views, size_t n,
 			const struct memory_query *q)
 {
-	uint64_t unmatched = 0;
+	uint64_t unmatched = 0, file_unmatched = 0;
 	char window[128];
 
 	format_window(window, sizeof(window), m, q);
 	printf("Swap traffic in %s; +50%% +90%% +99%%: the memory beyond what %s "
-	       "had that would have kept that share of its pages read back in; NEEDS: LIMIT "
-	       "(memory.max) +90%%; FILE-RF: pages of files read again after reclaim dropped "
-	       "them\n", window, q->machine ? "the machine" : "it");
+	       "had that would have kept that share of its pages read back in (from swap, and "
+	       "of files where their evictions are known); NEEDS: LIMIT (memory.max) +90%%; "
+	       "FILE-RF: pages of files read again after reclaim dropped them\n", window,
+	       q->machine ? "the machine" : "it");
 	printf("%9s %9s %9s %10s %9s %9s %9s %9s %9s %9s %9s  %s\n", "OUT", "CACHED", "READ",
 	       "STALL-MS", "AWAY", "+50%", "+90%", "+99%", "LIMIT", "NEEDS", "FILE-RF", "OWNER");
 	for (size_t i = 0; i < n; i++) {
 		print_row(&views[i]);
 		unmatched += views[i].o->unmatched;
+		file_unmatched += views[i].o->file_unmatched;
 	}
 	if (unmatched)
 		printf("%" PRIu64 " pages read back had no swap-out in the logs (sent out before "
 		       "their first line, again without a write, or shared memory sent out while no "
 		       "traced process mapped it): they have no distance\n", unmatched);
+	if (file_unmatched)
+		printf("%" PRIu64 " pages of files read again had no eviction in the logs (their "
+		       "owner is no unit or cgroup added with pages, or they went before the first "
+		       "line): they have no distance\n", file_unmatched);
 }
 
 static struct json_object *owner_json(const struct owner_view *v)
@@ -205,6 +211,8 @@ static struct json_object *owner_json(const struct owner_view *v)
 	ctl_json_add_uint(o, "unmatched_pages", v->o->unmatched);
 	ctl_json_add_uint(o, "stall_ns", v->o->stall_ns);
 	ctl_json_add_uint(o, "file_refault_pages", v->o->file_refault_pages);
+	ctl_json_add_uint(o, "file_unmatched_pages", v->o->file_unmatched);
+	ctl_json_add_uint(o, "file_evicted_pages", v->o->file_evicted_pages);
 	for (size_t i = 0; i < SHARES; i++)
 		if (refaulted)
 			ctl_json_add_uint(o, keys[i], v->extra[i]);

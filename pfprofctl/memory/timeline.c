@@ -37,7 +37,7 @@ static void bin_line(char *line, void *ctx)
 	size_t i;
 
 	if (line[0] == '#' || !logformat_parse_page(line, &pg) || !owned(t->owner, &pg) ||
-	    pg.event == LOGFORMAT_FILE_REFAULT || pg.wall_ns < t->from_ns || pg.wall_ns > t->to_ns)
+	    logformat_file_event(pg.event) || pg.wall_ns < t->from_ns || pg.wall_ns > t->to_ns)
 		return;
 	i = (size_t)((pg.wall_ns - t->from_ns) / b->width_ns);
 	if (i >= TIMELINE_BINS)
