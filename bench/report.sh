@@ -624,9 +624,32 @@ function refault_row(label, m,    v, none) {
 	figure("refault_" m, "%.0f", v)
 	if (m != "none") figure("refault_" m "_added", "%+.0f", v - none)
 }
+# The pages evicted before (MADV_PAGEOUT), with a probe on __filemap_remove_folio() (ring version 13).
+function eviction_row(label, m,    v, none) {
+	v = median(counted_eviction[m]); none = median(counted_eviction["none"])
+	printf "| %s | %.0f | %.0f | %s |\n", label, v, spread(counted_eviction[m]),
+		m == "none" ? "" : sprintf("%+.0f (%+.1f %%)", v - none, 100 * (v / none - 1))
+	figure("eviction_" m, "%.0f", v)
+	if (m != "none") figure("eviction_" m "_added", "%+.0f", v - none)
+}
+function eviction_table() {
+	if (!(counted_eviction["none"] ~ /[0-9]/)) return
+	print "Each of those pages was evicted before by `MADV_PAGEOUT`, which leaves a shadow: the"
+	print "probe on `__filemap_remove_folio()` that notes a followed unit'"'"'s or cgroup'"'"'s evictions"
+	print "sees it. The CPU time of the `MADV_PAGEOUT`s per page read again:"
+	print ""
+	print "| the process measured | instructions | spread | added |"
+	print "|---|---:|---:|---:|"
+	eviction_row("a page of a file evicted, the hooks not armed", "none")
+	eviction_row("a page of a file evicted, another process traced", "other")
+	print ""
+	print "Every page reclaim drops from a file's page cache pays the second row's addition while"
+	print "the hooks are armed; a page of a cgroup given \"charged\" pays a record'"'"'s cost besides."
+	print ""
+}
 function refault_table() {
 	if (!("self" in counted_refault)) return
-	print "A page of a file read again after reclaim dropped it (ring version 13): a probe on"
+	print "A page of a file read again after reclaim dropped it (ring version 13): a return probe on"
 	print "`filemap_add_folio()`, armed with the others. " kv(refault_line, "rounds") " rounds of the"
 	print "first " kv(refault_line, "pages") " pages of a file on ext2 on zram, mapped with"
 	print "`MADV_RANDOM` (a fault reads its own page), pushed out (`MADV_PAGEOUT`, which leaves"
@@ -642,6 +665,7 @@ function refault_table() {
 	print "While the hooks are armed, every page the page cache takes in, read again or not, pays"
 	print "what the second row adds: the probe, and the lookup of the process that reads it."
 	print ""
+	eviction_table()
 	printf "In the traced runs the module recorded %.0f pages read again a run, against the\n",
 		median(counted_refault_traced["traced"])
 	printf "kernel'"'"'s %.0f, and dropped %.0f.\n", median(counted_refault_traced["refaults"]),
@@ -682,6 +706,7 @@ function counted_forks_section(   runs) {
 /^counted refault mode=/ {
 	refault_line = $0; m = kv($0, "mode")
 	counted_refault[m] = counted_refault[m] " " kv($0, "ns_per_refault")
+	counted_eviction[m] = counted_eviction[m] " " kv($0, "ns_per_eviction")
 	if (m == "self") {
 		counted_refault_traced["traced"] = counted_refault_traced["traced"] " " kv($0, "traced")
 		counted_refault_traced["refaults"] = counted_refault_traced["refaults"] " " kv($0, "refaults")

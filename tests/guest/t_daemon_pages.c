@@ -230,7 +230,7 @@ end:
 
 /*
  * pfprofctl add --pages --cgroup: pfprofd asks for the cgroup's shared
- * memory that none of its processes maps too ("S <target> unmapped"). A
+ * memory that none of its processes maps too ("S <target> charged"). A
  * memfd written and unmapped in the cgroup, reclaimed, is in the pages log
  * as swap-outs of no process (pid 0) of the cgroup's target, as many as
  * the kernel wrote out (within 1 %: the child's own pages may go too).

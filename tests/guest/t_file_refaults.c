@@ -7,7 +7,9 @@
  * workingset_refault_file) within 1 %, each naming the file (device and
  * inode as stat(2) gives them) and a page in it. The file lives on ext2 on
  * a zram device of its own: the guest's root is in memory, whose pages
- * reclaim never drops.
+ * reclaim never drops. With the reader's cgroup followed and given
+ * "charged", the pages reclaim drops are the cgroup's evictions
+ * (MP3_RECORD_CGROUP_EVICT), against the kernel's pgsteal_file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +26,7 @@
 #include "cgroupmemory.h"
 #include "daemonrun.h"
 #include "harness.h"
+#include "jsonout.h"
 #include "pfprof.h"
 #include "tests.h"
 
@@ -239,8 +242,8 @@ static bool reader_ready(const char *test, pid_t reader, struct stat *st)
 	return true;
 }
 
-/* Whether the guest has memory cgroups; else says so, "pages" refused as it must be. */
-static bool memory_cgroups(const char *cmd)
+/* Whether the guest has memory cgroups; else says so of @test, @cmd refused as it must be. */
+static bool memory_cgroups(const char *test, const char *cmd)
 {
 	int err;
 
@@ -250,8 +253,7 @@ static bool memory_cgroups(const char *cmd)
 	err = -status_write(cmd);
 	expect(err == EOPNOTSUPP, "%s without memory cgroups: %s, want EOPNOTSUPP", cmd,
 	       strerror(err));
-	printf("  pages_file_refaults: not run: no memory cgroups (%s refused, as it must be)\n",
-	       cmd);
+	printf("  %s: not run: no memory cgroups (%s refused, as it must be)\n", test, cmd);
 	return false;
 }
 
@@ -284,7 +286,8 @@ void test_pages_file_refaults(void)
 	map_ring(&ring, &fd);
 	s.tgid = spawn_piped(file_reader, &go, &back);
 	snprintf(cmd, sizeof(cmd), "R %d pages", (int)s.tgid);
-	if (!memory_cgroups(cmd) || !reader_ready("pages_file_refaults", s.tgid, &st))
+	if (!memory_cgroups("pages_file_refaults", cmd) ||
+	    !reader_ready("pages_file_refaults", s.tgid, &st))
 		goto end;
 	s.dev = st.st_dev;
 	s.inode = st.st_ino;
@@ -318,6 +321,117 @@ void test_pages_file_refaults(void)
 	goto reaped;
 end:
 	kill_and_reap(s.tgid);
+reaped:
+	close(go);
+	close(back);
+	close(fd);
+}
+
+#define EVICTIONS_TARGET 4249
+
+/*
+ * The followed cgroup's evictions (MP3_RECORD_CGROUP_EVICT) and the
+ * reader's refaults: which of the file's pages are out, and which read
+ * again had been seen going.
+ */
+struct eviction_sums {
+	struct refault_sums refaults;
+	uint64_t evicted, evicted_device, evicted_other, not_as_they_should_be;
+	uint64_t matched;	/* pages read again whose eviction came before */
+	uint8_t *out;		/* a flag per page of the file: evicted, not back */
+};
+
+static void add_eviction_record(void *ctx, const struct mp3_proc_record *r)
+{
+	struct eviction_sums *e = ctx;
+	const struct refault_sums *s = &e->refaults;
+	bool the_file = r->dev == (uint32_t)s->dev && r->refault.inode == s->inode;
+	uint64_t end = r->refault.index + r->swap_time.pages;
+
+	if (r->type == MP3_RECORD_CGROUP_EVICT) {
+		if (r->tgid || r->target != EVICTIONS_TARGET || r->mapping != MP3_MAPPING_FILE ||
+		    (the_file && end > s->file_pages))
+			e->not_as_they_should_be++;
+		else if (!the_file)
+			*(major(r->dev) ? &e->evicted_other : &e->evicted_device) +=
+				r->swap_time.pages;
+		else
+			memset(e->out + r->refault.index, 1, r->swap_time.pages);
+		e->evicted += r->swap_time.pages;
+		return;
+	}
+	add_refault_record(&e->refaults, r);
+	if (r->type != MP3_RECORD_REFAULT || r->tgid != (uint32_t)s->tgid || !the_file ||
+	    end > s->file_pages)
+		return;
+	for (uint64_t i = r->refault.index; i < end; i++) {
+		e->matched += e->out[i];
+		e->out[i] = 0;
+	}
+}
+
+/*
+ * The reader's cgroup followed with "S <target> charged": each page of a
+ * file reclaim drops from the cgroup is an eviction of the cgroup's
+ * target, of no process (MP3_RECORD_CGROUP_EVICT), as many as the kernel
+ * reclaimed (/proc/vmstat's pgsteal_file: the guest reclaims nothing
+ * else) within 1 %; every page of the file the reader reads again was
+ * seen going before (the file starts cold: no shadow). Given "S <target>"
+ * alone, the cgroup gets none (pages_unmapped_unasked).
+ */
+void test_pages_file_evictions(void)
+{
+	struct eviction_sums e = { 0 };
+	struct refault_sums *s = &e.refaults;
+	uint64_t reclaimed, from, to, dropped;
+	struct mp3ring ring;
+	struct stat st;
+	int go, back, fd;
+
+	map_ring(&ring, &fd);
+	s->tgid = spawn_piped(file_reader, &go, &back);
+	if (!memory_cgroups("pages_file_evictions", "S 1") ||
+	    !reader_ready("pages_file_evictions", s->tgid, &st))
+		goto end;
+	s->dev = st.st_dev;
+	s->inode = st.st_ino;
+	s->file_pages = (uint64_t)st.st_size / (uint64_t)sysconf(_SC_PAGESIZE);
+	e.out = calloc(s->file_pages, 1);
+	expect(e.out, "no memory");
+	expect_ok(status_printf(-1, "C %llu %d", cgroup_id(READER_CGROUP), EVICTIONS_TARGET),
+		  "C of the reader's cgroup");
+	expect_ok(status_printf(-1, "S %d charged", EVICTIONS_TARGET), "S of its target");
+	from = mp3ring_head(&ring);
+	dropped = ring.hdr->swap_dropped;
+	reclaimed = vmstat("pgsteal_file", true);
+	reads_refaulted(go, back);
+	reclaimed = vmstat("pgsteal_file", true) - reclaimed;
+	to = wait_head(&ring, mp3ring_head(&ring) + 2, 2000);
+	for_each_record_between(&ring, from, to, add_eviction_record, &e);
+	dropped = page_events_dropped_since(&ring, dropped);
+	printf("  pages_file_evictions: the kernel reclaimed %" PRIu64 " pages of files; the"
+	       " cgroup's evictions %" PRIu64 " (%" PRIu64 " of its device's blocks, %" PRIu64
+	       " of other files, %" PRIu64 " not as they should be); the reader read %" PRIu64
+	       " pages of the file again, %" PRIu64 " seen going before; %" PRIu64 " dropped\n",
+	       reclaimed, e.evicted, e.evicted_device, e.evicted_other, e.not_as_they_should_be,
+	       s->file_read_again, e.matched, dropped);
+	expect(s->file_read_again >= s->file_pages, "%" PRIu64 " pages of the file read again, "
+	       "fewer than its %" PRIu64 ": nothing to compare", s->file_read_again,
+	       s->file_pages);
+	expect(page_events_agree(e.evicted, reclaimed, dropped), "%" PRIu64 " pages evicted and %"
+	       PRIu64 " dropped; the kernel reclaimed %" PRIu64, e.evicted, dropped, reclaimed);
+	expect(!e.not_as_they_should_be && !e.evicted_other, "%" PRIu64 " evictions not the "
+	       "cgroup's target's file pages, %" PRIu64 " pages of other files",
+	       e.not_as_they_should_be, e.evicted_other);
+	expect(e.matched + dropped >= s->file_read_again, "of %" PRIu64 " pages read again, %"
+	       PRIu64 " seen going (%" PRIu64 " dropped)", s->file_read_again, e.matched,
+	       dropped);
+	free(e.out);
+	kill_and_reap(s->tgid);
+	expect(!rmdir(READER_CGROUP), "rmdir %s: %s", READER_CGROUP, strerror(errno));
+	goto reaped;
+end:
+	kill_and_reap(s->tgid);
 reaped:
 	close(go);
 	close(back);
@@ -435,6 +549,95 @@ end:
 		stop_daemon(daemon);
 	kill_and_reap(reader);
 reaped:
+	close(go);
+	close(back);
+}
+
+#define READER_UNIT_PATH "/sys/fs/cgroup/pfprof-file-refaults"
+
+/* pfprofctl memory --json of the reader's cgroup: its one owner, or NULL without one yet. */
+static struct json_object *cgroup_owner(struct json_object **all)
+{
+	char *argv[] = { "./pfprofctl", "--config", CONF, "memory", "--json", "--cgroup",
+			 READER_UNIT_PATH, NULL };
+
+	expect(!run_program_err(argv, DAEMON_DIR "/memory.json", DAEMON_DIR "/ctl.stderr"),
+	       "pfprofctl memory --json --cgroup %s failed", READER_UNIT_PATH);
+	*all = json_read_line(DAEMON_DIR "/memory.json");
+	return json_object_array_get_idx(json_at(*all, "owners"), 0);
+}
+
+/*
+ * pfprofd and a cgroup's file evictions: pfprofctl add --pages --cgroup of
+ * the reader's cgroup asks for them ("S <target> charged"). The reader's
+ * pages of the file read again all have their eviction in the pages log:
+ * pfprofctl memory gives the cgroup as many as the kernel counted (within
+ * 1 %), none without a distance, and the memory that would have kept 90 %
+ * of them in, more than none and less than the file.
+ */
+void test_daemon_file_evictions(void)
+{
+	uint64_t kernel, deadline, file_bytes;
+	struct json_object *all = NULL, *owner;
+	double refaulted = 0, unmatched, evicted, extra;
+	pid_t reader, daemon;
+	struct stat st;
+	int go, back, rc;
+
+	daemon_setup("");
+	reader = spawn_piped(file_reader, &go, &back);
+	mount_cgroup2(CGROUP_ROOT);
+	if (!file_contains(CGROUP_ROOT "/cgroup.controllers", "memory")) {
+		printf("  daemon_file_evictions: not run: no memory cgroups\n");
+		kill_and_reap(reader);
+		goto closed;
+	}
+	if (!reader_ready("daemon_file_evictions", reader, &st)) {
+		kill_and_reap(reader);
+		goto closed;
+	}
+	file_bytes = (uint64_t)st.st_size;
+	mount_cgroup2("/sys/fs/cgroup");
+	daemon = start_ready_daemon();
+	{
+		char *argv[] = { "./pfprofctl", "--config", CONF, "add", "--pages", "--cgroup",
+				 READER_UNIT_PATH, NULL };
+
+		rc = run_program_err(argv, NULL, DAEMON_DIR "/ctl.stderr");
+	}
+	expect(rc == 0, "pfprofctl add --pages --cgroup %s: exit %d", READER_UNIT_PATH, rc);
+	kernel = reads_refaulted(go, back);
+	deadline = now_ns() + scaled_ms(20000) * 1000000ULL;
+	for (;;) {
+		owner = cgroup_owner(&all);
+		refaulted = owner ? json_number_at(owner, "file_refault_pages") : 0;
+		if (refaulted >= (double)kernel * 0.99)
+			break;
+		expect(now_ns() < deadline, "after 20 s pfprofctl memory has %.0f pages of files read"
+		       " again of the cgroup, the kernel counted %" PRIu64, refaulted, kernel);
+		json_object_put(all);
+		sleep_ms(200);
+	}
+	unmatched = json_number_at(owner, "file_unmatched_pages");
+	evicted = json_number_at(owner, "file_evicted_pages");
+	extra = json_object_is_type(json_at(owner, "extra_90_bytes"), json_type_null) ? -1 :
+		json_number_at(owner, "extra_90_bytes");
+	printf("  daemon_file_evictions: the kernel counted %" PRIu64 " file refaults; pfprofctl"
+	       " memory: %.0f read again, %.0f without a distance, %.0f evicted; 90 %% kept in"
+	       " by %.1f MiB more (the file %.1f MiB, memory.max %d MiB)\n", kernel, refaulted,
+	       unmatched, evicted, extra / (1 << 20), (double)file_bytes / (1 << 20), LIMIT_MIB);
+	expect(within_pct(refaulted, (double)kernel, 1), "%.0f pages read again against the "
+	       "kernel's %" PRIu64, refaulted, kernel);
+	expect(!unmatched && evicted >= refaulted, "%.0f pages read again without a distance, "
+	       "%.0f evicted", unmatched, evicted);
+	expect(extra > 0 && extra < (double)file_bytes, "%.0f bytes more would have kept 90 %% "
+	       "in, the file has %" PRIu64, extra, file_bytes);
+	json_object_put(all);
+	stop_daemon(daemon);
+	kill_and_reap(reader);
+	expect(!rmdir(READER_CGROUP), "rmdir %s: %s", READER_CGROUP, strerror(errno));
+	umount("/sys/fs/cgroup");
+closed:
 	close(go);
 	close(back);
 }

@@ -465,7 +465,7 @@ static bool memfd_out_and_back(const char *test, const char *pages, struct unmap
 /*
  * A followed cgroup's shmem pages that none of its processes maps (a memfd
  * written and unmapped), reclaimed with memory.reclaim, its target given
- * "S <target> unmapped": each page written out is a swap-out of the
+ * "S <target> charged": each page written out is a swap-out of the
  * cgroup's target of no process (MP3_RECORD_CGROUP_SWAP), as many as the
  * kernel wrote out within 1 %; mapped and read again, each page comes back
  * from the slot one of them went to. Without memory cgroups or swap: not
@@ -476,7 +476,7 @@ void test_pages_swap_cgroup_unmapped(void)
 	struct unmapped_sums u = { .target = UNMAPPED_TARGET, .size = 2 * REGION_PAGES };
 	uint64_t written, dropped;
 
-	if (!memfd_out_and_back("pages_swap_cgroup_unmapped", "S %d unmapped", &u, &written,
+	if (!memfd_out_and_back("pages_swap_cgroup_unmapped", "S %d charged", &u, &written,
 				&dropped))
 		return;
 	expect(page_events_agree(u.out_pages, written, dropped), "the cgroup's swap-outs %" PRIu64
@@ -509,12 +509,12 @@ void test_pages_unmapped_unasked(void)
 	       u.out_other);
 	expect(!u.in_from_out, "%" PRIu64 " swap-ins from slots of cgroup swap-outs",
 	       u.in_from_out);
-	expect_errno(status_printf(-1, "S %d unmapped", UNMAPPED_TARGET), EBUSY,
+	expect_errno(status_printf(-1, "S %d charged", UNMAPPED_TARGET), EBUSY,
 		     "S unmapped of a target with pages without them");
 	expect_ok(status_printf(-1, "X %d", UNMAPPED_TARGET), "X of the cgroup's target");
 	sleeper = spawn_sleeper();
 	expect_ok(status_printf(-1, "T %d %d", (int)sleeper, UNMAPPED_TARGET), "T of a sleeper");
-	expect_errno(status_printf(-1, "S %d unmapped", UNMAPPED_TARGET), EINVAL,
+	expect_errno(status_printf(-1, "S %d charged", UNMAPPED_TARGET), EINVAL,
 		     "S unmapped of a tree's target");
 	kill_and_reap(sleeper);
 	expect(!rmdir(UNMAPPED_CGROUP), "rmdir %s: %s", UNMAPPED_CGROUP, strerror(errno));

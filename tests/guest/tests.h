@@ -102,7 +102,9 @@ void test_pages_swap_shmem(void);
 void test_pages_swap_cgroup_unmapped(void);
 void test_pages_unmapped_unasked(void);
 void test_pages_file_refaults(void);
+void test_pages_file_evictions(void);
 void test_daemon_file_refaults(void);
+void test_daemon_file_evictions(void);
 void test_pages_swap_shmem_shared(void);
 void test_pages_memory_needed(void);
 

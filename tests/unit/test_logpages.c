@@ -86,6 +86,35 @@ static void test_cgroup_swap_out(void)
 	expect(!logformat_parse_page(alone, &pg), "a swap-out of no process nor target read");
 }
 
+/*
+ * A followed cgroup's file page evicted: pid 0, its file, no slot nor
+ * stall, read back as written; with a process, or no target, refused.
+ */
+static void test_eviction_line(void)
+{
+	struct log_page evicted = file_refault, back;
+	char line[256];
+	char with_pid[] = "17\t1.000000\t42\tx\t5\tevict\t-\t9\t-\t1\t-\tfile\t5\tfe:1:7";
+	char no_target[] = "17\t1.000000\t0\t-\t0\tevict\t-\t9\t-\t1\t-\tfile\t5\tfe:1:7";
+	char anon[] = "17\t1.000000\t0\t-\t5\tevict\t-\t9\t-\t1\t-\tanon\t5\tfe:1:7";
+
+	evicted.event = LOGFORMAT_FILE_EVICT;
+	evicted.pid = 0;
+	evicted.comm = "-";
+	logformat_page(line, sizeof(line), &evicted);
+	expect(!strcmp(line, "18\t1700000001.000000\t0\t-\t3\tevict\t-\t77\t-\t4\t-"
+		       "\tfile\t5\tfe:1:131075\n"), "eviction: '%s'", line);
+	line[strlen(line) - 1] = '\0';
+	expect(logformat_parse_page(line, &back) && back.event == LOGFORMAT_FILE_EVICT &&
+	       !back.pid && back.target == 3 && back.offset == 77 && back.pages == 4 &&
+	       back.inode == 131075 && back.file_dev == makedev(0xfe, 1),
+	       "an eviction read back as event %u, pid %u, inode %llu", back.event, back.pid,
+	       (unsigned long long)back.inode);
+	expect(!logformat_parse_page(with_pid, &back), "an eviction of a process read");
+	expect(!logformat_parse_page(no_target, &back), "an eviction of no target read");
+	expect(!logformat_parse_page(anon, &back), "an eviction of anonymous memory read");
+}
+
 /* A format 2 line (no file column) is read as before. */
 static void test_format_2(void)
 {
@@ -187,5 +216,6 @@ static void test_header(void)
 }
 
 UNIT_TESTS(UNIT_TEST(lines), UNIT_TEST(refault_line), UNIT_TEST(cgroup_swap_out),
+	   UNIT_TEST(eviction_line),
 	   UNIT_TEST(format_1), UNIT_TEST(format_2),
 	   UNIT_TEST(round_trip), UNIT_TEST(refused), UNIT_TEST(header));

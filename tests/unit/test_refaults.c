@@ -189,9 +189,10 @@ static void test_window(void)
 }
 
 /*
- * A file's page read again is counted in the window, moves no clock and
- * takes no slot: a swap slot of the same number sent out before it still
- * comes back at its distance.
+ * A file's page read again without its eviction in the log is counted in
+ * the window, without a distance; it moves no clock and takes no slot: a
+ * swap slot of the same number sent out before it still comes back at its
+ * distance.
  */
 static void test_file_refaults(void)
 {
@@ -211,13 +212,85 @@ static void test_file_refaults(void)
 	add_ok(&r, &file);
 	pg = event(5, 0, MP3_SWAP_IN | MP3_SWAP_READ, 1, 12 * SECOND);
 	add_ok(&r, &pg);
-	expect(r.owners[0].file_refault_pages == 4, "%llu pages of files read again in the window",
-	       (unsigned long long)r.owners[0].file_refault_pages);
+	expect(r.owners[0].file_refault_pages == 4 && r.owners[0].file_unmatched == 4,
+	       "%llu pages of files read again in the window, %llu without a distance",
+	       (unsigned long long)r.owners[0].file_refault_pages,
+	       (unsigned long long)r.owners[0].file_unmatched);
 	expect(r.owners[0].nr_refaults == 1 && r.owners[0].refaults[0].distance == 0 &&
 	       !r.owners[0].unmatched && r.owners[0].out_pages == 1 && r.owners[0].read_pages == 1,
 	       "the swap slot's return changed by the file's page (%zu refaults, distance %llu)",
 	       r.owners[0].nr_refaults,
 	       (unsigned long long)(r.owners[0].nr_refaults ? r.owners[0].refaults[0].distance : 0));
+	refaults_free(&r);
+}
+
+static void count_out(const struct refault_slot *s, void *ctx)
+{
+	(void)s;
+	++*(size_t *)ctx;
+}
+
+/* A cgroup's event of page @index of file 8:1 inode 12: evicted (pid 0) or read again. */
+static struct log_page file_event(uint32_t event, uint64_t index, uint64_t wall_ns)
+{
+	return (struct log_page){ .pid = event == LOGFORMAT_FILE_EVICT ? 0 : 5, .target = 9,
+				  .event = event, .pages = 1, .offset = index,
+				  .wall_ns = wall_ns, .stall_ns = LOGFORMAT_TIME_UNKNOWN,
+				  .mapping = MP3_MAPPING_FILE, .file_dev = 0x801, .inode = 12,
+				  .comm = "reader" };
+}
+
+/*
+ * A cgroup reading a file of w pages in a page cache of m, under LRU, its
+ * evictions in the log: each page read again had w - m evictions since its
+ * own, the time of w - m reads away, and w - m more pages keep them all. A
+ * swap-out of the cgroup between a page's eviction and its return is one
+ * more on its clock. Evicted file pages are not in swap.
+ */
+static void test_file_evictions(void)
+{
+	const uint64_t w = 300, m = 200;
+	struct refault_replay r;
+	struct refault_owner *o;
+	struct log_page pg;
+	size_t in_swap = 0;
+	uint64_t now = SECOND;
+
+	refaults_init(&r, 0, UINT64_MAX);
+	for (uint64_t read = 0; read < 3 * w; read++, now += 1000) {
+		if (read >= m) {
+			pg = file_event(LOGFORMAT_FILE_EVICT, (read - m) % w, now);
+			add_ok(&r, &pg);
+		}
+		if (read >= w) {
+			pg = file_event(LOGFORMAT_FILE_REFAULT, read % w, now);
+			add_ok(&r, &pg);
+		}
+	}
+	o = &r.owners[0];
+	expect(r.nr_owners == 1 && o->target == 9, "%zu owners", r.nr_owners);
+	expect(o->file_refault_pages == 2 * w && !o->file_unmatched && o->nr_refaults == 2 * w &&
+	       o->file_evicted_pages == 3 * w - m && !o->out_pages, "%llu read again, %llu "
+	       "unmatched, %zu refaults, %llu evicted", (unsigned long long)o->file_refault_pages,
+	       (unsigned long long)o->file_unmatched, o->nr_refaults,
+	       (unsigned long long)o->file_evicted_pages);
+	for (size_t i = 0; i < o->nr_refaults; i++)
+		expect(o->refaults[i].distance == w - m && o->refaults[i].away_ns == (w - m) * 1000,
+		       "refault %zu at %llu, away %llu ns", i,
+		       (unsigned long long)o->refaults[i].distance,
+		       (unsigned long long)o->refaults[i].away_ns);
+	expect(refaults_extra(o, 0.9) == w - m, "extra %llu pages",
+	       (unsigned long long)refaults_extra(o, 0.9));
+	pg = file_event(LOGFORMAT_FILE_EVICT, 0, now);
+	add_ok(&r, &pg);
+	pg = event(5, 9, MP3_SWAP_OUT, 77, now);
+	add_ok(&r, &pg);
+	pg = file_event(LOGFORMAT_FILE_REFAULT, 0, now + 1000);
+	add_ok(&r, &pg);
+	expect(o->refaults[o->nr_refaults - 1].distance == 1, "a swap-out between: distance %llu",
+	       (unsigned long long)o->refaults[o->nr_refaults - 1].distance);
+	refaults_for_each_out(&r, count_out, &in_swap);
+	expect(in_swap == 1, "%zu pages in swap, want the one swap-out", in_swap);
 	refaults_free(&r);
 }
 
@@ -402,4 +475,4 @@ static void test_machine_clock(void)
 
 UNIT_TESTS(UNIT_TEST(curve), UNIT_TEST(loop), UNIT_TEST(owners), UNIT_TEST(cache_unmatched_folio),
 	   UNIT_TEST(window), UNIT_TEST(slot_table), UNIT_TEST(sink), UNIT_TEST(slots_max),
-	   UNIT_TEST(machine_clock), UNIT_TEST(file_refaults));
+	   UNIT_TEST(machine_clock), UNIT_TEST(file_refaults), UNIT_TEST(file_evictions));
