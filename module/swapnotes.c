@@ -137,6 +137,7 @@ static bool __mp3_swap_cgroup_listed(u32 target)
 	return false;
 }
 
+#ifdef CONFIG_MEMCG
 static bool mp3_swap_cgroup_tag(struct cgroup *cgrp, struct mp3_record_tag *tag)
 {
 	const struct mp3_swap_cgroup *c, *first = NULL;
@@ -152,7 +153,6 @@ static bool mp3_swap_cgroup_tag(struct cgroup *cgrp, struct mp3_record_tag *tag)
 
 bool mp3_folio_cgroup_tag(struct folio *folio, struct mp3_record_tag *tag)
 {
-#ifdef CONFIG_MEMCG
 	struct mem_cgroup *memcg;
 
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "needs rcu_read_lock()");
@@ -161,10 +161,14 @@ bool mp3_folio_cgroup_tag(struct folio *folio, struct mp3_record_tag *tag)
 		return false;
 	memcg = folio_memcg(folio);
 	return memcg && mp3_swap_cgroup_tag(memcg->css.cgroup, tag);
-#else
-	return false;
-#endif
 }
+#else
+/* Without memory cgroups a page is no cgroup's (and "S" is refused: pages.c). */
+bool mp3_folio_cgroup_tag(struct folio *folio, struct mp3_record_tag *tag)
+{
+	return false;
+}
+#endif
 
 bool mp3_current_traced(void)
 {
