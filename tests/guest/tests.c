@@ -38,7 +38,7 @@ const struct test tests[] = {
 	{ "mmap_checks",              test_mmap_checks,                NULL,            10 },
 	{ "ring_unwritable",          test_ring_unwritable,            NULL,            10 },
 	{ "read_poll",                test_read_poll,                  NULL,            10 },
-	{ "sample_rate",              test_sample_rate,                NULL,            20 },
+	{ "sample_rate",              test_sample_rate,                NULL,            40 },
 	{ "fault_accuracy",           test_fault_accuracy,             NULL,            30 },
 	{ "cpu_accuracy",             test_cpu_accuracy,               NULL,            30 },
 	{ "threads_summed",           test_threads_summed,             NULL,            30 },
