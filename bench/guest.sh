@@ -304,8 +304,8 @@ swap_trace_cost() {
 # a zram device of its own (the guest's root is in memory, which reclaim
 # never drops), whose pages are pushed out and read again with no
 # registration asking for pages, another process's asking, and its own, in
-# turn. Whether the probe on filemap_add_folio is armed is checked as for
-# section 11.
+# turn. Whether the probes on filemap_add_folio and __filemap_remove_folio
+# are armed is checked as for section 11.
 refault_trace_cost() {
 	[ -d /sys/kernel/debug/kprobes ] || mount -t debugfs none /sys/kernel/debug ||
 		echo "bench: no debugfs: whether the probe is armed is not checked" >&2

@@ -107,7 +107,9 @@ int cmd_refault_cost(const char *path, unsigned long pages, unsigned int rounds,
 	if (self)
 		register_self(TARGETSFILE_OPT_PAGES);
 	map_ring(&ring);
-	armed = kprobe_expect("filemap_add_folio", 'k', other || self, &ftrace);
+	armed = kprobe_expect("filemap_add_folio", 'r', other || self, &ftrace);
+	if (kprobe_expect("__filemap_remove_folio", 'k', other || self, &ftrace) != armed)
+		die("the probes on filemap_add_folio and __filemap_remove_folio disagree", EPROTO);
 	first = mp3ring_head(&ring);
 	dropped = mp3ring_swap_dropped(&ring);
 	done = refault_rounds(path, pages, rounds);

@@ -616,22 +616,15 @@ function swap_section(   runs) {
 	print ""
 	refault_table()
 }
-# The pages of files read again, in the same modes (a probe on filemap_add_folio()).
-function refault_row(label, m,    v, none) {
-	v = median(counted_refault[m]); none = median(counted_refault["none"])
-	printf "| %s | %.0f | %.0f | %s |\n", label, v, spread(counted_refault[m]),
+# A row of costs[m], against costs["none"]; its figures named name_m and name_m_added.
+function mode_row(label, costs, m, name,    v, none) {
+	v = median(costs[m]); none = median(costs["none"])
+	printf "| %s | %.0f | %.0f | %s |\n", label, v, spread(costs[m]),
 		m == "none" ? "" : sprintf("%+.0f (%+.1f %%)", v - none, 100 * (v / none - 1))
-	figure("refault_" m, "%.0f", v)
-	if (m != "none") figure("refault_" m "_added", "%+.0f", v - none)
+	figure(name "_" m, "%.0f", v)
+	if (m != "none") figure(name "_" m "_added", "%+.0f", v - none)
 }
 # The pages evicted before (MADV_PAGEOUT), with a probe on __filemap_remove_folio() (ring version 13).
-function eviction_row(label, m,    v, none) {
-	v = median(counted_eviction[m]); none = median(counted_eviction["none"])
-	printf "| %s | %.0f | %.0f | %s |\n", label, v, spread(counted_eviction[m]),
-		m == "none" ? "" : sprintf("%+.0f (%+.1f %%)", v - none, 100 * (v / none - 1))
-	figure("eviction_" m, "%.0f", v)
-	if (m != "none") figure("eviction_" m "_added", "%+.0f", v - none)
-}
 function eviction_table() {
 	if (!(counted_eviction["none"] ~ /[0-9]/)) return
 	print "Each of those pages was evicted before by `MADV_PAGEOUT`, which leaves a shadow: the"
@@ -640,10 +633,11 @@ function eviction_table() {
 	print ""
 	print "| the process measured | instructions | spread | added |"
 	print "|---|---:|---:|---:|"
-	eviction_row("a page of a file evicted, the hooks not armed", "none")
-	eviction_row("a page of a file evicted, another process traced", "other")
+	mode_row("a page of a file evicted, the hooks not armed", counted_eviction, "none", "eviction")
+	mode_row("a page of a file evicted, another process traced", counted_eviction, "other",
+		"eviction")
 	print ""
-	print "Every page reclaim drops from a file's page cache pays the second row's addition while"
+	print "Every page reclaim drops from a file'"'"'s page cache pays the second row'"'"'s addition while"
 	print "the hooks are armed; a page of a cgroup given \"charged\" pays a record'"'"'s cost besides."
 	print ""
 }
@@ -658,9 +652,12 @@ function refault_table() {
 	print ""
 	print "| the process measured | instructions | spread | added |"
 	print "|---|---:|---:|---:|"
-	refault_row("a page of a file read again, the hooks not armed", "none")
-	refault_row("a page of a file read again, another process traced", "other")
-	refault_row("a page of a file read again, traced itself", "self")
+	# The pages of files read again, in the same modes.
+	mode_row("a page of a file read again, the hooks not armed", counted_refault, "none",
+		"refault")
+	mode_row("a page of a file read again, another process traced", counted_refault, "other",
+		"refault")
+	mode_row("a page of a file read again, traced itself", counted_refault, "self", "refault")
 	print ""
 	print "While the hooks are armed, every page the page cache takes in, read again or not, pays"
 	print "what the second row adds: the probe, and the lookup of the process that reads it."
