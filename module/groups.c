@@ -416,13 +416,15 @@ int __mp3_groups_set_measure(u32 target, enum mp3_measure_id id, bool charged)
 		return -EINVAL;
 	if (g->measures & MP3_MEASURE(id))
 		return charged && !g->charged ? -EBUSY : 0;
-	g->charged = charged;
+	/* The pages' word: "M" or "L" after "S <target> charged" leaves it for the put. */
+	if (id == MP3_MEASURE_PAGES)
+		g->charged = charged;
 	view = mp3_group_view_of(g);
 	err = mp3_measures_group_get(id, &view);
-	if (err)
-		g->charged = false;
-	else
+	if (!err)
 		WRITE_ONCE(g->measures, g->measures | MP3_MEASURE(id));
+	else if (id == MP3_MEASURE_PAGES)
+		g->charged = false;
 	return err;
 }
 

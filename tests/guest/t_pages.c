@@ -471,10 +471,47 @@ static bool memfd_out_and_back(const char *test, const char *pages, struct unmap
  * from the slot one of them went to. Without memory cgroups or swap: not
  * run, said.
  */
+static void count_cgroup_swap(void *ctx, const struct mp3_proc_record *r)
+{
+	*(uint64_t *)ctx += r->type == MP3_RECORD_CGROUP_SWAP;
+}
+
+/*
+ * After "X" of the cgroup's target: a memfd of the cgroup written out while
+ * the hooks stay armed (a sleeper traced) is no target's: how many records
+ * of no process the ring has of it.
+ */
+static uint64_t cgroup_swap_after_removal(void)
+{
+	size_t bytes = REGION_PAGES * (size_t)sysconf(_SC_PAGESIZE);
+	pid_t sleeper = spawn_sleeper(), child;
+	uint64_t from, records = 0;
+	struct mp3ring ring;
+	uintptr_t said;
+	int go, back, fd;
+
+	map_ring(&ring, &fd);
+	expect_ok(status_printf(-1, "R %d pages", (int)sleeper), "R sleeper pages");
+	child = spawn_piped(unmapped_memfd_child, &go, &back);
+	move_to_cgroup(UNMAPPED_CGROUP, child);
+	from = mp3ring_head(&ring);
+	expect(write(go, "g", 1) == 1 && read(back, &said, sizeof(said)) == sizeof(said),
+	       "the child did not write and unmap its memfd");
+	reclaim_cgroup(UNMAPPED_CGROUP, bytes);
+	for_each_record_between(&ring, from, wait_head(&ring, mp3ring_head(&ring) + 2, 2000),
+				count_cgroup_swap, &records);
+	kill_and_reap(child);
+	kill_and_reap(sleeper);
+	close(go);
+	close(back);
+	close(fd);
+	return records;
+}
+
 void test_pages_swap_cgroup_unmapped(void)
 {
 	struct unmapped_sums u = { .target = UNMAPPED_TARGET, .size = 2 * REGION_PAGES };
-	uint64_t written, dropped;
+	uint64_t written, dropped, after;
 
 	if (!memfd_out_and_back("pages_swap_cgroup_unmapped", "S %d charged", &u, &written,
 				&dropped))
@@ -487,6 +524,13 @@ void test_pages_swap_cgroup_unmapped(void)
 	expect(u.in_events && u.in_from_out + dropped >= u.in_events, "of %" PRIu64 " swap-ins, %"
 	       PRIu64 " from a slot the cgroup's swap-outs went to (%" PRIu64 " dropped)",
 	       u.in_events, u.in_from_out, dropped);
+	/* "M" after "S charged" once cleared "charged": "X" then left the cgroup listed. */
+	expect_ok(status_printf(-1, "M %d", UNMAPPED_TARGET), "M of its target");
+	expect_ok(status_printf(-1, "X %d", UNMAPPED_TARGET), "X of its target");
+	after = cgroup_swap_after_removal();
+	printf("  pages_swap_cgroup_unmapped: after M and X of its target, %" PRIu64 " records of"
+	       " no process\n", after);
+	expect(!after, "%" PRIu64 " records of no process after X of the cgroup's target", after);
 	expect(!rmdir(UNMAPPED_CGROUP), "rmdir %s: %s", UNMAPPED_CGROUP, strerror(errno));
 }
 
@@ -494,7 +538,7 @@ void test_pages_swap_cgroup_unmapped(void)
  * The same given "S <target>" alone, as a reader older than version 13
  * asks (it would take a record of no process for a process 0's): no
  * record of no process, of any target, though the kernel wrote the memfd
- * out. "unmapped" is then refused (EBUSY), and on a tree's target (EINVAL).
+ * out. "charged" is then refused (EBUSY), and on a tree's target (EINVAL).
  */
 void test_pages_unmapped_unasked(void)
 {
