@@ -94,6 +94,7 @@ static void slot_remove(struct refault_replay *r, const struct refault_slot *s)
 	size_t hole = (size_t)(s - r->slots), mask = r->slots_cap - 1;
 
 	r->nr_slots--;
+	r->nr_file_slots -= (s->key & FILE_KEY) != 0;
 	for (size_t i = (hole + 1) & mask; r->slots[i].key; i = (i + 1) & mask) {
 		size_t home = slot_home(r, r->slots[i].key);
 
@@ -141,6 +142,20 @@ static uint64_t clock_at(const struct refault_replay *r, const struct refault_ow
 	return r->machine_clock ? pg->sys_pswpout : o->evicted;
 }
 
+/*
+ * Whether a page not out yet may be remembered: below slots_max, and a
+ * file's below half of it. Most evicted file pages are never read again,
+ * and would otherwise take the room of the swap-outs, whose pages all come
+ * back.
+ */
+static bool room_for(const struct refault_replay *r, uint64_t key)
+{
+	if (!r->slots_max)
+		return true;
+	return r->nr_slots < r->slots_max &&
+	       (!(key & FILE_KEY) || r->nr_file_slots < r->slots_max / 2);
+}
+
 /* A swap-out or eviction: each page of it remembers its owner's clock after it went. */
 static int add_out(struct refault_replay *r, struct refault_owner *o, uint32_t owner,
 		   const struct log_page *pg)
@@ -157,11 +172,12 @@ static int add_out(struct refault_replay *r, struct refault_owner *o, uint32_t o
 		if (2 * (r->nr_slots + 1) > r->slots_cap && slots_grow(r))
 			return -ENOMEM;
 		s = slot_find(r, key);
-		if (!s->key && r->slots_max && r->nr_slots >= r->slots_max) {
+		if (!s->key && !room_for(r, key)) {
 			r->untracked++;
 			continue;
 		}
 		r->nr_slots += !s->key;
+		r->nr_file_slots += !s->key && (key & FILE_KEY);
 		*s = (struct refault_slot){ .key = key, .evicted = clock_at(r, o, pg),
 					    .out_ns = pg->wall_ns, .owner = owner };
 	}
@@ -244,7 +260,8 @@ static int add_in(struct refault_replay *r, struct refault_owner *o, const struc
 
 /*
  * A file's page read again: a refault at its distance if its eviction was
- * replayed (its first page's), counted without one otherwise.
+ * replayed (its first page's), counted without one otherwise, and on the
+ * machine's clock, which counts pages written to swap and no file's.
  */
 static int add_file_refault(struct refault_replay *r, struct refault_owner *o,
 			    const struct log_page *pg)
@@ -254,7 +271,7 @@ static int add_file_refault(struct refault_replay *r, struct refault_owner *o,
 	int err = 0;
 
 	o->file_refault_pages += counted ? pg->pages : 0;
-	if (!s || !s->key || !clock_known(r, s, pg))
+	if (!s || !s->key || r->machine_clock)
 		o->file_unmatched += counted ? pg->pages : 0;
 	else if (counted)
 		err = keep_refault(r, s, pg);

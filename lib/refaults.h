@@ -24,7 +24,8 @@
  * machine_clock, distances count those: the machine's pages written to
  * swap between the samples that carried the two events (the pages log's
  * sys_pswpout), the memory the machine would have needed beyond what it
- * had.
+ * had. The log has no machine's clock of file evictions: on it, a file's
+ * page read again has no distance.
  */
 #ifndef PFPROF_REFAULTS_H
 #define PFPROF_REFAULTS_H
@@ -95,10 +96,11 @@ struct refault_replay {
 	refault_sink *sink;		/* the matched pages read back go there */
 	void *sink_ctx;
 	/*
-	 * Pages out remembered at most (0: no bound); those sent out beyond it
-	 * are counted in untracked, and have no distance when read back.
+	 * Pages out remembered at most (0: no bound), of them files' half at
+	 * most; those sent out beyond it are counted in untracked, and have no
+	 * distance when read back.
 	 */
-	size_t slots_max;
+	size_t slots_max, nr_file_slots;
 	uint64_t untracked;
 	/* Distances in the machine's evictions (see above); lines without them match nothing. */
 	bool machine_clock;

@@ -294,6 +294,49 @@ static void test_file_evictions(void)
 	refaults_free(&r);
 }
 
+/*
+ * Evicted file pages take half of slots_max at most, so that swap-outs
+ * keep their room; on the machine's clock a file's page has no distance.
+ */
+static void test_file_room(void)
+{
+	struct refault_replay r, machine;
+	struct log_page pg;
+
+	refaults_init(&r, 0, UINT64_MAX);
+	r.slots_max = 4;
+	for (uint64_t index = 0; index < 5; index++) {
+		pg = file_event(LOGFORMAT_FILE_EVICT, index, SECOND + index);
+		add_ok(&r, &pg);
+	}
+	pg = event(5, 9, MP3_SWAP_OUT, 77, 2 * SECOND);
+	add_ok(&r, &pg);
+	pg = event(5, 9, MP3_SWAP_OUT, 78, 2 * SECOND);
+	add_ok(&r, &pg);
+	expect(r.nr_slots == 4 && r.nr_file_slots == 2 && r.untracked == 3,
+	       "%zu slots, %zu of files, %llu untracked", r.nr_slots, r.nr_file_slots,
+	       (unsigned long long)r.untracked);
+	pg = file_event(LOGFORMAT_FILE_REFAULT, 0, 3 * SECOND);
+	add_ok(&r, &pg);
+	expect(r.nr_file_slots == 1 && r.owners[0].nr_refaults == 1, "%zu file slots, %zu refaults"
+	       " after a page came back", r.nr_file_slots, r.owners[0].nr_refaults);
+	refaults_free(&r);
+
+	refaults_init(&machine, 0, UINT64_MAX);
+	machine.machine_clock = true;
+	pg = file_event(LOGFORMAT_FILE_EVICT, 0, SECOND);
+	pg.sys_pswpout = 10;
+	add_ok(&machine, &pg);
+	pg = file_event(LOGFORMAT_FILE_REFAULT, 0, 2 * SECOND);
+	pg.sys_pswpout = 10;
+	add_ok(&machine, &pg);
+	expect(!machine.owners[0].nr_refaults && machine.owners[0].file_unmatched == 1,
+	       "on the machine's clock: %zu refaults, %llu unmatched",
+	       machine.owners[0].nr_refaults,
+	       (unsigned long long)machine.owners[0].file_unmatched);
+	refaults_free(&machine);
+}
+
 /* The slot table against a plain array: slots come and go in every order. */
 static void test_slot_table(void)
 {
@@ -475,4 +518,5 @@ static void test_machine_clock(void)
 
 UNIT_TESTS(UNIT_TEST(curve), UNIT_TEST(loop), UNIT_TEST(owners), UNIT_TEST(cache_unmatched_folio),
 	   UNIT_TEST(window), UNIT_TEST(slot_table), UNIT_TEST(sink), UNIT_TEST(slots_max),
-	   UNIT_TEST(machine_clock), UNIT_TEST(file_refaults), UNIT_TEST(file_evictions));
+	   UNIT_TEST(machine_clock), UNIT_TEST(file_refaults), UNIT_TEST(file_evictions),
+	   UNIT_TEST(file_room));
