@@ -404,7 +404,7 @@ static void add_unmapped_record(void *ctx, const struct mp3_proc_record *r)
 
 /*
  * The child's memfd written and unmapped in UNMAPPED_CGROUP, followed
- * with "C" and then @pages ("S <target>", with or without "unmapped");
+ * with "C" and then @pages ("S <target>", with or without "charged");
  * reclaimed with memory.reclaim, then mapped and read again: into @u,
  * what the ring says meanwhile; *@written: the pages the kernel wrote out,
  * *@dropped: page events dropped meanwhile. false: not run, said.
