@@ -8,8 +8,9 @@
  * workingset_refault() and counts it (workingset_refault_file), once the
  * page is in. Noted at the return, if it went in: a large folio the page
  * cache refused (a page of its range there already) is tried again
- * smaller, and counted once, as the kernel does. Swap-ins pass workingset_refault() too, but never
- * filemap_add_folio(): probing the latter leaves them their cost.
+ * smaller, and counted once, as the kernel does. Swap-ins pass
+ * workingset_refault() too, but never filemap_add_folio(): probing the
+ * latter leaves them their cost.
  *
  * And the file pages reclaim evicts of the followed cgroups that asked for
  * their own records ("S <target> charged"): a probe on
@@ -49,6 +50,21 @@ static bool mp3_shadow_left(struct address_space *mapping, pgoff_t index, unsign
 	return xa_is_value(xa_find(&mapping->i_pages, &at, index + nr - 1, XA_PRESENT));
 }
 
+/* An event of @nr pages of @host's file from page @index, now. */
+static struct mp3_swap_event mp3_file_page_event(u32 type, const struct inode *host,
+						 pgoff_t index, unsigned long nr)
+{
+	return (struct mp3_swap_event){
+		.type = type,
+		.offset = index,
+		.inode = host->i_ino,
+		.dev = new_encode_dev(host->i_sb->s_dev),
+		.mapping = MP3_MAPPING_FILE,
+		.time_ns = mp3_fault_clock(),
+		.pages = nr,
+	};
+}
+
 /*
  * filemap_add_folio(mapping, folio, index, gfp): @folio about to go in at
  * @index. A write's page (__GFP_WRITE) is no refault, as the kernel counts.
@@ -67,15 +83,8 @@ static int mp3_refault_entered(struct kretprobe_instance *ri, struct pt_regs *re
 	nr = folio_nr_pages(folio);
 	if (!mp3_shadow_left(mapping, index, nr))
 		return 1;
-	*(struct mp3_swap_event *)ri->data = (struct mp3_swap_event){
-		.type = MP3_RECORD_REFAULT,
-		.offset = index,
-		.inode = mapping->host->i_ino,
-		.dev = new_encode_dev(mapping->host->i_sb->s_dev),
-		.mapping = MP3_MAPPING_FILE,
-		.time_ns = mp3_fault_clock(),
-		.pages = nr,
-	};
+	*(struct mp3_swap_event *)ri->data = mp3_file_page_event(MP3_RECORD_REFAULT, mapping->host,
+								  index, nr);
 	return 0;
 }
 
@@ -96,7 +105,7 @@ static int mp3_eviction_entered(struct kprobe *p, struct pt_regs *regs)
 {
 	struct folio *folio = (struct folio *)regs_get_kernel_argument(regs, 0);
 	void *shadow = (void *)regs_get_kernel_argument(regs, 1);
-	struct inode *host = folio->mapping->host;
+	struct mp3_swap_event e;
 	struct mp3_record_tag tag;
 	bool found;
 
@@ -107,15 +116,9 @@ static int mp3_eviction_entered(struct kprobe *p, struct pt_regs *regs)
 	rcu_read_unlock();
 	if (!found)
 		return 0;
-	mp3_swap_note_cgroup(&tag, &(struct mp3_swap_event){
-		.type = MP3_RECORD_CGROUP_EVICT,
-		.offset = folio->index,
-		.inode = host->i_ino,
-		.dev = new_encode_dev(host->i_sb->s_dev),
-		.mapping = MP3_MAPPING_FILE,
-		.time_ns = mp3_fault_clock(),
-		.pages = folio_nr_pages(folio),
-	});
+	e = mp3_file_page_event(MP3_RECORD_CGROUP_EVICT, folio->mapping->host, folio->index,
+				folio_nr_pages(folio));
+	mp3_swap_note_cgroup(&tag, &e);
 	return 0;
 }
 
