@@ -63,6 +63,12 @@ static void mp3_pages_put(void)
 	atomic_dec(&mp3_traced);
 }
 
+/* Armed, the eviction probe follows the "charged" cgroups (refaults.c). */
+static int __mp3_pages_follow_evictions(void)
+{
+	return mp3_pages_armed ? __mp3_refaults_follow_evictions() : 0;
+}
+
 /*
  * A followed group has pages: with "charged", the pages charged to a
  * cgroup are its own where no process is theirs: its shmem written out
@@ -71,17 +77,29 @@ static void mp3_pages_put(void)
  */
 static int mp3_pages_group_get(const struct mp3_group_view *g)
 {
-	int err = g->charged ? __mp3_swap_cgroup_add(g) : 0;
+	int err;
 
-	if (!err)
-		mp3_pages_get();
-	return err;
+	if (g->charged) {
+		err = __mp3_swap_cgroup_add(g);
+		if (err)
+			return err;
+		err = __mp3_pages_follow_evictions();
+		if (err) {
+			__mp3_swap_cgroup_remove(g);
+			return err;
+		}
+	}
+	mp3_pages_get();
+	return 0;
 }
 
 static void mp3_pages_group_put(const struct mp3_group_view *g)
 {
-	if (g->charged)
+	if (g->charged) {
 		__mp3_swap_cgroup_remove(g);
+		/* Only disable_kprobe() of a probe not registered fails: armed, it is. */
+		WARN_ON_ONCE(__mp3_pages_follow_evictions());
+	}
 	mp3_pages_put();
 }
 

@@ -60,6 +60,8 @@ void mp3_swap_note(const struct pid *pid, const struct mp3_swap_event *e);
  */
 int __mp3_swap_cgroup_add(const struct mp3_group_view *g);
 void __mp3_swap_cgroup_remove(const struct mp3_group_view *g);
+/* Under mp3_lock: whether any followed cgroup is "charged" (listed above). */
+bool __mp3_swap_cgroups_charged(void);
 /*
  * Under rcu_read_lock(), @folio's memory cgroup pinned (locked, or held
  * by reclaim): into *@tag, whose @folio is, of the followed cgroups with
@@ -91,6 +93,11 @@ void mp3_swapout_free(void);
  */
 int __mp3_refaults_arm(void);
 void __mp3_refaults_disarm(void);
+/*
+ * Armed: the eviction probe enabled while a followed cgroup is "charged",
+ * disabled while none is. 0, or enable_kprobe()'s error.
+ */
+int __mp3_refaults_follow_evictions(void);
 /* Pages read again missed since the last call: more in flight than the probe holds. */
 u64 __mp3_refaults_missed(void);
 

@@ -18,7 +18,9 @@
  * shadow a refault will find when reclaim evicts it (none on truncation).
  * Not on workingset_eviction(), which makes the shadow: every swap-out
  * passes it too (docs/design/pages.md). A page cache page has no process;
- * its memory cgroup says whose it is.
+ * its memory cgroup says whose it is. Registered disabled with the other,
+ * and enabled only while a cgroup is "charged": every page that leaves any
+ * file's page cache on the machine passes it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -38,6 +40,8 @@
 static struct kretprobe mp3_refault_probe;
 static struct kprobe mp3_eviction_probe;
 static u32 mp3_refault_nmissed_folded;
+/* Under mp3_lock: whether the eviction probe, registered, is enabled. */
+static bool mp3_evictions_followed;
 
 /*
  * Whether reclaim left a shadow in @mapping where @nr pages from @index go:
@@ -141,18 +145,46 @@ int __mp3_refaults_arm(void)
 		pr_warn_ratelimited("no probe on filemap_add_folio: %d\n", err);
 		return err;
 	}
-	memset(&mp3_eviction_probe, 0, sizeof(mp3_eviction_probe));
-	mp3_eviction_probe.symbol_name = "__filemap_remove_folio";
-	mp3_eviction_probe.pre_handler = mp3_eviction_entered;
+	mp3_eviction_probe = (struct kprobe){
+		.symbol_name = "__filemap_remove_folio",
+		.pre_handler = mp3_eviction_entered,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+	mp3_evictions_followed = false;
 	err = register_kprobe(&mp3_eviction_probe);
-	if (err)
+	if (err) {
+		pr_warn_ratelimited("no probe on __filemap_remove_folio: %d\n", err);
 		goto refault;
+	}
+	err = __mp3_refaults_follow_evictions();
+	if (err)
+		goto eviction;
 	return 0;
 
+eviction:
+	unregister_kprobe(&mp3_eviction_probe);
 refault:
-	pr_warn_ratelimited("no probe on __filemap_remove_folio: %d\n", err);
 	unregister_kretprobe(&mp3_refault_probe);
 	return err;
+}
+
+int __mp3_refaults_follow_evictions(void)
+{
+	bool wanted = __mp3_swap_cgroups_charged();
+	int err;
+
+	lockdep_assert_held(&mp3_lock);
+
+	if (wanted == mp3_evictions_followed)
+		return 0;
+	err = wanted ? enable_kprobe(&mp3_eviction_probe) : disable_kprobe(&mp3_eviction_probe);
+	if (err) {
+		pr_warn_ratelimited("cannot %s the probe on __filemap_remove_folio: %d\n",
+				    wanted ? "enable" : "disable", err);
+		return err;
+	}
+	mp3_evictions_followed = wanted;
+	return 0;
 }
 
 /* Returns once no handler runs (unregister_*probe() wait). */

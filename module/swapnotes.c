@@ -126,6 +126,13 @@ void __mp3_swap_cgroup_remove(const struct mp3_group_view *g)
 		}
 }
 
+bool __mp3_swap_cgroups_charged(void)
+{
+	lockdep_assert_held(&mp3_lock);
+
+	return !list_empty(&mp3_swap_cgroups);
+}
+
 /* Under mp3_lock: whether the followed cgroup whose records are @target's still has pages. */
 static bool __mp3_swap_cgroup_listed(u32 target)
 {

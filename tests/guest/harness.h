@@ -252,6 +252,12 @@ void write_file(const char *path, const char *text);
 void write_file_pages(const char *path, unsigned int pages);
 /* Whether a line of the file at path contains needle. */
 bool file_contains(const char *path, const char *needle);
+/*
+ * Whether the kernel's kprobes list (debugfs mounted if need be) has a
+ * probe on symbol: KPROBE_ABSENT, KPROBE_DISABLED or KPROBE_ENABLED.
+ */
+enum kprobe_state { KPROBE_ABSENT, KPROBE_DISABLED, KPROBE_ENABLED };
+enum kprobe_state kprobe_state(const char *symbol);
 /* The lines of path (a last one without its newline counts); -1 if it cannot be read. */
 int file_lines(const char *path);
 /* The next process forked gets pid + 1, if that number is free. */

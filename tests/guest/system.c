@@ -112,6 +112,31 @@ bool file_contains(const char *path, const char *needle)
 	return found;
 }
 
+enum kprobe_state kprobe_state(const char *symbol)
+{
+	static const char list[] = "/sys/kernel/debug/kprobes/list";
+	enum kprobe_state state = KPROBE_ABSENT;
+	size_t len = strlen(symbol);
+	char line[256], at[128];
+	FILE *f;
+
+	/* EBUSY: mounted already. */
+	if (access(list, R_OK) && mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) &&
+	    errno != EBUSY)
+		fail("mounting debugfs: %s", strerror(errno));
+	f = fopen(list, "re");
+	expect(f, "%s: %s (a kernel without CONFIG_KPROBES?)", list, strerror(errno));
+	if (!f)
+		return KPROBE_ABSENT;
+	/* "ADDRESS  k  __filemap_remove_folio+0x0    [DISABLED][FTRACE]" */
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %*s %127s", at) == 1 && !strncmp(at, symbol, len) &&
+		    at[len] == '+')
+			state = strstr(line, "[DISABLED]") ? KPROBE_DISABLED : KPROBE_ENABLED;
+	fclose(f);
+	return state;
+}
+
 int file_lines(const char *path)
 {
 	FILE *f = fopen(path, "r");

@@ -134,26 +134,27 @@ static void fault_file(int fd)
 }
 
 /*
- * spawn_piped()'s fn: at "g", reads SCRATCH_FILE READS times, with read(2)
- * and by faults in turn (the page cache takes pages in by both paths),
- * then says so and waits.
+ * spawn_piped()'s fn: at each "g", reads SCRATCH_FILE READS times, with
+ * read(2) and by faults in turn (the page cache takes pages in by both
+ * paths), then says so and waits for the next.
  */
 static void file_reader(int go, int back)
 {
-	child_waits(go);
-	for (int i = 0; i < READS; i++) {
-		int fd = open(SCRATCH_FILE, O_RDONLY | O_CLOEXEC);
+	for (;;) {
+		child_waits(go);
+		for (int i = 0; i < READS; i++) {
+			int fd = open(SCRATCH_FILE, O_RDONLY | O_CLOEXEC);
 
-		if (fd < 0)
-			_exit(7);
-		if (i % 2)
-			fault_file(fd);
-		else
-			read_file(fd);
-		close(fd);
+			if (fd < 0)
+				_exit(7);
+			if (i % 2)
+				fault_file(fd);
+			else
+				read_file(fd);
+			close(fd);
+		}
+		child_says(back, 1);
 	}
-	child_says(back, 1);
-	pause();
 }
 
 /*
@@ -257,6 +258,18 @@ static bool memory_cgroups(const char *test, const char *cmd)
 	return false;
 }
 
+/* Waits up to 2 s for the probe on __filemap_remove_folio to be disabled or gone. */
+static void wait_evictions_unprobed(const char *after)
+{
+	uint64_t until = now_ns() + 2000000000ULL;
+
+	while (kprobe_state("__filemap_remove_folio") == KPROBE_ENABLED) {
+		expect(now_ns() < until, "the probe on __filemap_remove_folio still enabled 2 s "
+		       "after %s", after);
+		sleep_ms(20);
+	}
+}
+
 /*
  * The reader's READS reads, and the kernel's count of the file refaults
  * they took: read after the kernel's periodic flush of the cgroups'
@@ -293,6 +306,9 @@ void test_pages_file_refaults(void)
 	s.inode = st.st_ino;
 	s.file_pages = (uint64_t)st.st_size / (uint64_t)sysconf(_SC_PAGESIZE);
 	expect_ok(status_write(cmd), cmd);
+	expect(kprobe_state("filemap_add_folio") == KPROBE_ENABLED &&
+	       kprobe_state("__filemap_remove_folio") == KPROBE_DISABLED, "after %s, the probes on "
+	       "filemap_add_folio and __filemap_remove_folio are not enabled and disabled", cmd);
 	from = mp3ring_head(&ring);
 	dropped = ring.hdr->swap_dropped;
 	kernel = reads_refaulted(go, back);
@@ -377,7 +393,9 @@ static void add_eviction_record(void *ctx, const struct mp3_proc_record *r)
  * reclaimed (/proc/vmstat's pgsteal_file: the guest reclaims nothing
  * else) within 1 %; every page of the file the reader reads again was
  * seen going before (the file starts cold: no shadow). Given "S <target>"
- * alone, the cgroup gets none (pages_unmapped_unasked).
+ * alone, the cgroup gets none (pages_unmapped_unasked). The probe on
+ * __filemap_remove_folio is enabled while the cgroup is "charged" only
+ * (pages_file_refaults: disabled for a process's pages).
  */
 void test_pages_file_evictions(void)
 {
@@ -401,6 +419,8 @@ void test_pages_file_evictions(void)
 	expect_ok(status_printf(-1, "C %llu %d", cgroup_id(READER_CGROUP), EVICTIONS_TARGET),
 		  "C of the reader's cgroup");
 	expect_ok(status_printf(-1, "S %d charged", EVICTIONS_TARGET), "S of its target");
+	expect(kprobe_state("__filemap_remove_folio") == KPROBE_ENABLED, "the probe on "
+	       "__filemap_remove_folio not enabled after \"S %d charged\"", EVICTIONS_TARGET);
 	from = mp3ring_head(&ring);
 	dropped = ring.hdr->swap_dropped;
 	reclaimed = vmstat("pgsteal_file", true);
@@ -428,6 +448,8 @@ void test_pages_file_evictions(void)
 	       dropped);
 	free(e.out);
 	kill_and_reap(s->tgid);
+	expect_ok(status_printf(-1, "X %d", EVICTIONS_TARGET), "X of the cgroup's target");
+	wait_evictions_unprobed("its cgroup's target went");
 	expect(!rmdir(READER_CGROUP), "rmdir %s: %s", READER_CGROUP, strerror(errno));
 	goto reaped;
 end:
@@ -555,6 +577,33 @@ reaped:
 
 #define READER_UNIT_PATH "/sys/fs/cgroup/pfprof-file-refaults"
 
+/*
+ * pfprof's estimate of the memory the reader needs, memory.max LIMIT_MIB
+ * plus @extra, within 10 % of @file_bytes; with memory.max raised by
+ * @extra, its reads read at least 90 % fewer pages again than the
+ * @refaulted before.
+ */
+static void expect_fewer_refaults(int go, int back, uint64_t refaulted, uint64_t extra,
+				  uint64_t file_bytes)
+{
+	const uint64_t raised = ((uint64_t)LIMIT_MIB << 20) + extra;
+	uint64_t after;
+	char max[24];
+
+	expect(within_pct((double)raised, (double)file_bytes, 10), "an estimate of %.1f MiB for "
+	       "a file of %.1f MiB", (double)raised / (1 << 20), (double)file_bytes / (1 << 20));
+	snprintf(max, sizeof(max), "%" PRIu64, raised);
+	write_file(READER_CGROUP "/memory.max", max);
+	/* The pages evicted before come back once. */
+	reads_refaulted(go, back);
+	after = reads_refaulted(go, back);
+	printf("  daemon_file_evictions: at memory.max %.1f MiB, the same %d reads read %" PRIu64
+	       " pages again (%" PRIu64 " at %d MiB)\n", (double)raised / (1 << 20), READS, after,
+	       refaulted, LIMIT_MIB);
+	expect(after * 10 <= refaulted, "memory.max raised by the estimate: %" PRIu64 " pages "
+	       "read again, %" PRIu64 " before", after, refaulted);
+}
+
 /* pfprofctl memory --json of the reader's cgroup: its one owner, or NULL without one yet. */
 static struct json_object *cgroup_owner(struct json_object **all)
 {
@@ -573,7 +622,10 @@ static struct json_object *cgroup_owner(struct json_object **all)
  * pages of the file read again all have their eviction in the pages log:
  * pfprofctl memory gives the cgroup as many as the kernel counted (within
  * 1 %), none without a distance, and the memory that would have kept 90 %
- * of them in, more than none and less than the file.
+ * of them in: with it, the estimate of what the reader needs (memory.max
+ * plus that) is within 10 % of the file; memory.max raised by it, the
+ * same reads (after one round that brings the evicted pages back) read at
+ * least 90 % fewer pages again.
  */
 void test_daemon_file_evictions(void)
 {
@@ -632,6 +684,8 @@ void test_daemon_file_evictions(void)
 	       "%.0f evicted", unmatched, evicted);
 	expect(extra > 0 && extra < (double)file_bytes, "%.0f bytes more would have kept 90 %% "
 	       "in, the file has %" PRIu64, extra, file_bytes);
+	if (extra > 0)
+		expect_fewer_refaults(go, back, kernel, (uint64_t)extra, file_bytes);
 	json_object_put(all);
 	stop_daemon(daemon);
 	kill_and_reap(reader);

@@ -10,14 +10,15 @@
  * gone once nobody does.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/userfaultfd.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
@@ -29,7 +30,6 @@
 #define HOLD_MS 20
 /* Fresh pages touched once each: a minor fault apiece. */
 #define FRESH_PAGES 4096
-#define KPROBES_LIST "/sys/kernel/debug/kprobes/list"
 
 /* What the workload saw from user space, told to the test. */
 struct seen {
@@ -329,16 +329,9 @@ void test_latency_per_mapping(void)
 	run_timed("maps latency");
 }
 
-/* Whether the kernel lists the probe on handle_mm_fault (debugfs mounted here if need be). */
 static bool probe_armed(void)
 {
-	/* EBUSY: mounted already. */
-	if (access(KPROBES_LIST, R_OK) &&
-	    mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) && errno != EBUSY)
-		fail("mounting debugfs: %s", strerror(errno));
-	expect(!access(KPROBES_LIST, R_OK), "%s: %s (a kernel without CONFIG_KPROBES?)",
-	       KPROBES_LIST, strerror(errno));
-	return file_contains(KPROBES_LIST, "handle_mm_fault");
+	return kprobe_state("handle_mm_fault") != KPROBE_ABSENT;
 }
 
 static void wait_disarmed(unsigned int timeout_ms)
