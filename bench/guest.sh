@@ -69,6 +69,11 @@ REFAULT_PAGES=1024
 REFAULT_ROUNDS=20
 REFAULT_REPEATS=3
 REFAULT_DIR=/tmp/refault
+# And with a cgroup followed with "S <target> charged" (the probe on
+# __filemap_remove_folio enabled): CHARGED_CGROUP, target CHARGED_TARGET,
+# the process measured outside it ("cgroup") and in it ("charged").
+CHARGED_CGROUP=/tmp/cgroup2/pfprof-charged
+CHARGED_TARGET=2000
 # Section 11: what timing faults costs a minor fault: LATENCY_ROUNDS times
 # LATENCY_PAGES fresh pages touched, with no registration asking for
 # latency, another process's asking, and the process's own, in turn,
@@ -300,12 +305,36 @@ swap_trace_cost() {
 	swapoff /dev/zram0 || fail "cannot swapoff zram0"
 }
 
+# refault_in_mode MODE: pfprof-bench refault in MODE, CHARGED_CGROUP
+# followed with "charged" for modes cgroup and charged, the process in it
+# for charged.
+refault_in_mode() {
+	case $1 in
+	cgroup | charged)
+		{ echo "C $(stat -c %i "$CHARGED_CGROUP") $CHARGED_TARGET" > /proc/mp3/status &&
+			echo "S $CHARGED_TARGET charged" > /proc/mp3/status; } ||
+			fail "cannot follow $CHARGED_CGROUP with charged"
+		;;
+	esac
+	if [ "$1" = charged ]; then
+		sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CHARGED_CGROUP" \
+			pfprof-bench refault "$REFAULT_DIR/data" "$REFAULT_PAGES" "$REFAULT_ROUNDS" "$1"
+	else
+		pfprof-bench refault "$REFAULT_DIR/data" "$REFAULT_PAGES" "$REFAULT_ROUNDS" "$1"
+	fi || fail "refault $1 failed"
+	case $1 in
+	cgroup | charged)
+		echo "X $CHARGED_TARGET" > /proc/mp3/status || fail "cannot unfollow $CHARGED_CGROUP" ;;
+	esac
+}
+
 # Section 12's file pages read again, the module loaded: a file on ext2 on
 # a zram device of its own (the guest's root is in memory, which reclaim
 # never drops), whose pages are pushed out and read again with no
-# registration asking for pages, another process's asking, and its own, in
-# turn. Whether the probes on filemap_add_folio and __filemap_remove_folio
-# are armed is checked as for section 11.
+# registration asking for pages, another process's asking, its own, another
+# cgroup's with "charged" and its own cgroup's with "charged", in turn.
+# Whether the probes on filemap_add_folio and __filemap_remove_folio are
+# armed is checked as for section 11.
 refault_trace_cost() {
 	[ -d /sys/kernel/debug/kprobes ] || mount -t debugfs none /sys/kernel/debug ||
 		echo "bench: no debugfs: whether the probe is armed is not checked" >&2
@@ -318,11 +347,15 @@ refault_trace_cost() {
 	dd if=/dev/urandom of="$REFAULT_DIR/data" bs=4096 count="$REFAULT_PAGES" 2>/dev/null ||
 		fail "cannot write $REFAULT_DIR/data"
 	sync
+	grep -qs ' /tmp/cgroup2 cgroup2 ' /proc/mounts ||
+		{ mkdir -p /tmp/cgroup2 && mount -t cgroup2 none /tmp/cgroup2; } ||
+		fail "cannot mount cgroup2"
+	echo +memory > /tmp/cgroup2/cgroup.subtree_control || fail "cannot enable memory cgroups"
+	mkdir -p "$CHARGED_CGROUP" || fail "cannot make $CHARGED_CGROUP"
 	insmod mp3.ko || fail "cannot load mp3.ko"
 	for _ in $(seq "$REFAULT_REPEATS"); do
-		for mode in none other self; do
-			pfprof-bench refault "$REFAULT_DIR/data" "$REFAULT_PAGES" "$REFAULT_ROUNDS" \
-				"$mode" || fail "refault $mode failed"
+		for mode in none other self cgroup charged; do
+			refault_in_mode "$mode"
 		done
 	done
 	rmmod mp3 || fail "cannot unload mp3"

@@ -18,12 +18,13 @@ int kprobe_armed(const char *symbol, char type, bool *ftrace)
 	*ftrace = false;
 	if (!f)
 		return -1;
-	/* "ADDRESS  r  handle_mm_fault+0x0    [FTRACE]" */
+	/* "ADDRESS  r  handle_mm_fault+0x0    [FTRACE]", "[DISABLED]" while disabled. */
 	while (fgets(line, sizeof(line), f)) {
 		char kind[4], sym[128];
 
 		if (sscanf(line, "%*s %3s %127s", kind, sym) == 2 && kind[0] == type &&
-		    !kind[1] && !strncmp(sym, symbol, len) && sym[len] == '+') {
+		    !kind[1] && !strncmp(sym, symbol, len) && sym[len] == '+' &&
+		    !strstr(line, "[DISABLED]")) {
 			armed = 1;
 			*ftrace = strstr(line, "[FTRACE]") != NULL;
 		}

@@ -8,9 +8,9 @@
 #define KPROBES_LIST "/sys/kernel/debug/kprobes/list"
 
 /*
- * Whether a probe of type ('k' a kprobe, 'r' a return probe) is on symbol:
- * 1 or 0, -1 if the list cannot be read (no debugfs); *ftrace: whether it
- * is a kprobe on ftrace.
+ * Whether a probe of type ('k' a kprobe, 'r' a return probe) is on symbol
+ * and enabled: 1 or 0, -1 if the list cannot be read (no debugfs);
+ * *ftrace: whether it is a kprobe on ftrace.
  */
 int kprobe_armed(const char *symbol, char type, bool *ftrace);
 

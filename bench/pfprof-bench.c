@@ -969,7 +969,7 @@ static void usage(void)
 	      "       pfprof-bench waits PAGES ROUNDS PIPE_LOOPS\n"
 	      "       pfprof-bench latency PAGES ROUNDS none|other|self\n"
 	      "       pfprof-bench swap PAGES ROUNDS none|other|self|bpftrace\n"
-	      "       pfprof-bench refault FILE PAGES ROUNDS none|other|self\n"
+	      "       pfprof-bench refault FILE PAGES ROUNDS none|other|self|cgroup|charged\n"
 	      "Run by bench/guest.sh inside the benchmark guest (make bench), and by\n"
 	      "bench/damon-guest.sh (make bench-damon).\n", stderr);
 	exit(2);
@@ -1011,7 +1011,8 @@ int main(int argc, char **argv)
 	    !strcmp(argv[4], "other") || !strcmp(argv[4], "self") || !strcmp(argv[4], "bpftrace")))
 		return cmd_swap_cost(number(argv[2]), number(argv[3]), argv[4]);
 	if (argc == 6 && !strcmp(argv[1], "refault") && (!strcmp(argv[5], "none") ||
-	    !strcmp(argv[5], "other") || !strcmp(argv[5], "self")))
+	    !strcmp(argv[5], "other") || !strcmp(argv[5], "self") || !strcmp(argv[5], "cgroup") ||
+	    !strcmp(argv[5], "charged")))
 		return cmd_refault_cost(argv[2], number(argv[3]), number(argv[4]), argv[5]);
 	if (argc == 3 && !strcmp(argv[1], "ticks"))
 		return cmd_ticks(number(argv[2]));

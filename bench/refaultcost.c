@@ -24,10 +24,10 @@
 #define MADV_PAGEOUT 21
 #endif
 
-/* The pages of files read again that this process's records say, and those dropped. */
+/* The pages of files read again that this process's records say, and those of cgroups evicted. */
 struct refaults_traced {
 	uint32_t tgid;
-	uint64_t pages;
+	uint64_t pages, evicted;
 };
 
 static void add_traced(void *ctx, const struct mp3_proc_record *r)
@@ -36,6 +36,8 @@ static void add_traced(void *ctx, const struct mp3_proc_record *r)
 
 	if (r->type == MP3_RECORD_REFAULT && r->tgid == t->tgid)
 		t->pages += r->swap_time.pages;
+	else if (r->type == MP3_RECORD_CGROUP_EVICT)
+		t->evicted += r->swap_time.pages;
 }
 
 static uint64_t read_all(const char *p, unsigned long pages, long page)
@@ -48,18 +50,12 @@ static uint64_t read_all(const char *p, unsigned long pages, long page)
 }
 
 /*
- * The CPU time of the touches and the pages read again over rounds rounds,
- * and of the MADV_PAGEOUTs that evicted them before.
+ * The first pages pages of path mapped, each fault reading its own page,
+ * read, pushed out and read again once: its pages are then in the page
+ * cache and charged to this process's memory cgroup.
  */
-struct refault_rounds {
-	uint64_t cpu_ns, refaults, evict_ns;
-};
-
-static struct refault_rounds refault_rounds(const char *path, unsigned long pages,
-					    unsigned int rounds)
+static char *map_warm(const char *path, unsigned long pages, long page)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	struct refault_rounds r = { 0 };
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	char *p;
 
@@ -69,10 +65,28 @@ static struct refault_rounds refault_rounds(const char *path, unsigned long page
 	close(fd);
 	if (p == MAP_FAILED)
 		die("mmap", errno);
-	/* A fault reads its own page: one refault each. */
 	if (madvise(p, pages * page, MADV_RANDOM))
 		die("madvise(MADV_RANDOM)", errno);
 	read_all(p, pages, page);
+	if (madvise(p, pages * page, MADV_PAGEOUT))
+		die("madvise(MADV_PAGEOUT)", errno);
+	read_all(p, pages, page);
+	return p;
+}
+
+/*
+ * The CPU time of the touches and the pages read again over rounds rounds,
+ * and of the MADV_PAGEOUTs that evicted them before.
+ */
+struct refault_rounds {
+	uint64_t cpu_ns, refaults, evict_ns;
+};
+
+static struct refault_rounds refault_rounds(char *p, unsigned long pages, long page,
+					    unsigned int rounds)
+{
+	struct refault_rounds r = { 0 };
+
 	for (unsigned int i = 0; i < rounds; i++) {
 		uint64_t before, start;
 
@@ -86,7 +100,6 @@ static struct refault_rounds refault_rounds(const char *path, unsigned long page
 		r.cpu_ns += clock_ns(CLOCK_PROCESS_CPUTIME_ID) - start;
 		r.refaults += vmstat_count("workingset_refault_file") - before;
 	}
-	munmap(p, pages * page);
 	if (r.refaults < (uint64_t)pages * rounds / 2)
 		die("reading the pages again (were they pushed out?)", EAGAIN);
 	return r;
@@ -95,37 +108,50 @@ static struct refault_rounds refault_rounds(const char *path, unsigned long page
 int cmd_refault_cost(const char *path, unsigned long pages, unsigned int rounds,
 		     const char *mode)
 {
-	bool other = !strcmp(mode, "other"), self = !strcmp(mode, "self"), ftrace;
+	bool other = !strcmp(mode, "other"), self = !strcmp(mode, "self");
+	bool charged = !strcmp(mode, "charged"), cgroup = charged || !strcmp(mode, "cgroup");
 	struct refaults_traced traced = { .tgid = (uint32_t)getpid() };
+	const long page = sysconf(_SC_PAGESIZE);
 	struct refault_rounds done;
 	uint64_t first, dropped;
+	char *p;
 	struct mp3ring ring;
+	int armed, evictions;
 	pid_t sleeper;
-	int armed;
+	bool ftrace;
 
-	sleeper = spawn_registered_sleeper(other ? TARGETSFILE_OPT_PAGES : 0);
+	/* In "charged", a child is its cgroup's already: this process stands for the sleeper. */
+	sleeper = charged ? 0 : spawn_registered_sleeper(other ? TARGETSFILE_OPT_PAGES : 0);
 	if (self)
 		register_self(TARGETSFILE_OPT_PAGES);
 	map_ring(&ring);
-	armed = kprobe_expect("filemap_add_folio", 'r', other || self, &ftrace);
-	if (kprobe_expect("__filemap_remove_folio", 'k', other || self, &ftrace) != armed)
-		die("the probes on filemap_add_folio and __filemap_remove_folio disagree", EPROTO);
+	armed = kprobe_expect("filemap_add_folio", 'r', other || self || cgroup, &ftrace);
+	evictions = kprobe_expect("__filemap_remove_folio", 'k', cgroup, &ftrace);
+	if (armed >= 0 && evictions < 0)
+		die("the kprobes' list lost __filemap_remove_folio", EPROTO);
+	p = map_warm(path, pages, page);
+	/* The warm round's events go out at the next tick, before the first record counted. */
+	usleep(200000);
 	first = mp3ring_head(&ring);
 	dropped = mp3ring_swap_dropped(&ring);
-	done = refault_rounds(path, pages, rounds);
+	done = refault_rounds(p, pages, page, rounds);
 	dropped = mp3ring_swap_dropped(&ring) - dropped;
+	munmap(p, pages * page);
 	/* The events of the last period are in the next tick's records. */
 	usleep(200000);
-	if (self) {
+	if (self || charged)
 		read_records(&ring, first, add_traced, &traced);
+	if (self)
 		unregister_self();
-	}
-	end_registered_sleeper(sleeper);
+	if (sleeper)
+		end_registered_sleeper(sleeper);
 	mp3ring_unmap(&ring);
 	/* Each page read again was evicted once before. */
 	printf("refault mode=%s pages=%lu rounds=%u refaults=%" PRIu64 " ns_per_refault=%.1f"
-	       " ns_per_eviction=%.1f armed=%d traced=%" PRIu64 " dropped=%" PRIu64 "\n", mode,
-	       pages, rounds, done.refaults, (double)done.cpu_ns / (double)done.refaults,
-	       (double)done.evict_ns / (double)done.refaults, armed, traced.pages, dropped);
+	       " ns_per_eviction=%.1f armed=%d evictions_armed=%d traced=%" PRIu64
+	       " evicted=%" PRIu64 " dropped=%" PRIu64 "\n", mode, pages, rounds, done.refaults,
+	       (double)done.cpu_ns / (double)done.refaults,
+	       (double)done.evict_ns / (double)done.refaults, armed, evictions, traced.pages,
+	       traced.evicted, dropped);
 	return 0;
 }

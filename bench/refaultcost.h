@@ -3,7 +3,7 @@
 #define PFPROF_REFAULTCOST_H
 
 /*
- * refault FILE PAGES ROUNDS none|other|self: what the page trace costs a
+ * refault FILE PAGES ROUNDS none|other|self|cgroup|charged: what the page trace costs a
  * page of a file read again (MP3_RECORD_REFAULT, module/refaults.c): the
  * first PAGES pages of FILE mapped (read ahead of none), then ROUNDS times
  * pushed out by reclaim (MADV_PAGEOUT, which leaves each a shadow) and
@@ -11,8 +11,11 @@
  * in again; the CPU time of the touches per page read again (the
  * machine's workingset_refault_file over them). The modes are swap's
  * (swapcost.h): a registered sleeper in each, with pages in "other", this
- * process with pages in "self". Prints whether the probe was armed and,
- * for "self", the pages its records traced and those dropped.
+ * process with pages in "self"; in "cgroup" another cgroup is followed
+ * with "S <target> charged" (bench/guest.sh), in "charged" this process's
+ * own. Prints whether the probes were armed (the eviction probe only
+ * while a cgroup is charged) and, for "self" and "charged", the pages its
+ * records traced, the cgroup's evictions recorded and those dropped.
  */
 int cmd_refault_cost(const char *path, unsigned long pages, unsigned int rounds,
 		     const char *mode);

@@ -636,9 +636,21 @@ function eviction_table() {
 	mode_row("a page of a file evicted, the hooks not armed", counted_eviction, "none", "eviction")
 	mode_row("a page of a file evicted, another process traced", counted_eviction, "other",
 		"eviction")
+	if ("charged" in counted_eviction) {
+		mode_row("a page of a file evicted, another cgroup followed with \"charged\"",
+			counted_eviction, "cgroup", "eviction")
+		mode_row("a page of a file evicted, its own cgroup followed with \"charged\"",
+			counted_eviction, "charged", "eviction")
+	}
 	print ""
-	print "Every page reclaim drops from a file'"'"'s page cache pays the second row'"'"'s addition while"
-	print "the hooks are armed; a page of a cgroup given \"charged\" pays a record'"'"'s cost besides."
+	print "The probe is enabled only while a cgroup is followed with \"charged\": then every page"
+	print "reclaim drops from any file'"'"'s page cache on the machine pays the third row'"'"'s"
+	print "addition, and a page of such a cgroup the fourth'"'"'s, its record. Without, the probe is"
+	print "registered but disabled: what a traced process adds (the second row) is most likely the"
+	print "swap-out probe on `try_to_unmap_one()`, which reclaim passes for a mapped file page too."
+	if ("charged" in counted_eviction_traced)
+		printf "In the \"charged\" runs the module recorded %.0f pages of the cgroup evicted a run.\n",
+			median(counted_eviction_traced["charged"])
 	print ""
 }
 function refault_table() {
@@ -704,6 +716,8 @@ function counted_forks_section(   runs) {
 	refault_line = $0; m = kv($0, "mode")
 	counted_refault[m] = counted_refault[m] " " kv($0, "ns_per_refault")
 	counted_eviction[m] = counted_eviction[m] " " kv($0, "ns_per_eviction")
+	if (m == "charged")
+		counted_eviction_traced[m] = counted_eviction_traced[m] " " kv($0, "evicted")
 	if (m == "self") {
 		counted_refault_traced["traced"] = counted_refault_traced["traced"] " " kv($0, "traced")
 		counted_refault_traced["refaults"] = counted_refault_traced["refaults"] " " kv($0, "refaults")
