@@ -97,7 +97,7 @@ static void mp3_pages_group_put(const struct mp3_group_view *g)
 {
 	if (g->charged) {
 		__mp3_swap_cgroup_remove(g);
-		/* Only disable_kprobe() of a probe not registered fails: armed, it is. */
+		/* With a cgroup fewer, it can only unregister, which cannot fail. */
 		WARN_ON_ONCE(__mp3_pages_follow_evictions());
 	}
 	mp3_pages_put();

@@ -94,8 +94,8 @@ void mp3_swapout_free(void);
 int __mp3_refaults_arm(void);
 void __mp3_refaults_disarm(void);
 /*
- * Armed: the eviction probe enabled while a followed cgroup is "charged",
- * disabled while none is. 0, or enable_kprobe()'s error.
+ * Armed: the eviction probe registered while a followed cgroup is
+ * "charged", unregistered while none is. 0, or register_kprobe()'s error.
  */
 int __mp3_refaults_follow_evictions(void);
 /* Pages read again missed since the last call: more in flight than the probe holds. */

@@ -18,9 +18,9 @@
  * shadow a refault will find when reclaim evicts it (none on truncation).
  * Not on workingset_eviction(), which makes the shadow: every swap-out
  * passes it too (docs/design/pages.md). A page cache page has no process;
- * its memory cgroup says whose it is. Registered disabled with the other,
- * and enabled only while a cgroup is "charged": every page that leaves any
- * file's page cache on the machine passes it.
+ * its memory cgroup says whose it is. Registered only while a cgroup is
+ * "charged": every page that leaves any file's page cache on the machine
+ * passes it. A kernel without it can trace pages, not "charged" (ENOENT).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -40,7 +40,7 @@
 static struct kretprobe mp3_refault_probe;
 static struct kprobe mp3_eviction_probe;
 static u32 mp3_refault_nmissed_folded;
-/* Under mp3_lock: whether the eviction probe, registered, is enabled. */
+/* Under mp3_lock: whether the eviction probe is registered. */
 static bool mp3_evictions_followed;
 
 /*
@@ -145,29 +145,22 @@ int __mp3_refaults_arm(void)
 		pr_warn_ratelimited("no probe on filemap_add_folio: %d\n", err);
 		return err;
 	}
-	mp3_eviction_probe = (struct kprobe){
-		.symbol_name = "__filemap_remove_folio",
-		.pre_handler = mp3_eviction_entered,
-		.flags = KPROBE_FLAG_DISABLED,
-	};
 	mp3_evictions_followed = false;
-	err = register_kprobe(&mp3_eviction_probe);
-	if (err) {
-		pr_warn_ratelimited("no probe on __filemap_remove_folio: %d\n", err);
-		goto refault;
-	}
 	err = __mp3_refaults_follow_evictions();
 	if (err)
-		goto eviction;
+		goto refault;
 	return 0;
 
-eviction:
-	unregister_kprobe(&mp3_eviction_probe);
 refault:
 	unregister_kretprobe(&mp3_refault_probe);
 	return err;
 }
 
+/*
+ * Registered, not enabled and disabled: a probe registered while kprobes
+ * are off (debugfs' kprobes/enabled) is armed when they are on again, one
+ * enabled then is not.
+ */
 int __mp3_refaults_follow_evictions(void)
 {
 	bool wanted = __mp3_swap_cgroups_charged();
@@ -177,13 +170,21 @@ int __mp3_refaults_follow_evictions(void)
 
 	if (wanted == mp3_evictions_followed)
 		return 0;
-	err = wanted ? enable_kprobe(&mp3_eviction_probe) : disable_kprobe(&mp3_eviction_probe);
+	if (!wanted) {
+		unregister_kprobe(&mp3_eviction_probe);
+		mp3_evictions_followed = false;
+		return 0;
+	}
+	mp3_eviction_probe = (struct kprobe){
+		.symbol_name = "__filemap_remove_folio",
+		.pre_handler = mp3_eviction_entered,
+	};
+	err = register_kprobe(&mp3_eviction_probe);
 	if (err) {
-		pr_warn_ratelimited("cannot %s the probe on __filemap_remove_folio: %d\n",
-				    wanted ? "enable" : "disable", err);
+		pr_warn_ratelimited("no probe on __filemap_remove_folio: %d\n", err);
 		return err;
 	}
-	mp3_evictions_followed = wanted;
+	mp3_evictions_followed = true;
 	return 0;
 }
 
@@ -192,7 +193,9 @@ void __mp3_refaults_disarm(void)
 {
 	lockdep_assert_held(&mp3_lock);
 
-	unregister_kprobe(&mp3_eviction_probe);
+	if (mp3_evictions_followed)
+		unregister_kprobe(&mp3_eviction_probe);
+	mp3_evictions_followed = false;
 	unregister_kretprobe(&mp3_refault_probe);
 }
 
