@@ -643,11 +643,11 @@ function eviction_table() {
 			counted_eviction, "charged", "eviction")
 	}
 	print ""
-	print "The probe is enabled only while a cgroup is followed with \"charged\": then every page"
-	print "reclaim drops from any file'"'"'s page cache on the machine pays the third row'"'"'s"
-	print "addition, and a page of such a cgroup the fourth'"'"'s, its record. Without, the probe is"
-	print "registered but disabled: what a traced process adds (the second row) is most likely the"
-	print "swap-out probe on `try_to_unmap_one()`, which reclaim passes for a mapped file page too."
+	print "The probe is registered only while a cgroup is followed with \"charged\": then every"
+	print "page reclaim drops from any file'"'"'s page cache on the machine pays the third row'"'"'s"
+	print "addition, and a page of such a cgroup the fourth'"'"'s, its record. Without, what a traced"
+	print "process adds (the second row) is most likely the swap-out probe on `try_to_unmap_one()`,"
+	print "which reclaim passes for a mapped file page too."
 	if ("charged" in counted_eviction_traced)
 		printf "In the \"charged\" runs the module recorded %.0f pages of the cgroup evicted a run.\n",
 			median(counted_eviction_traced["charged"])
