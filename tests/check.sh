@@ -20,6 +20,9 @@
 #   PFPROF_CACHE    downloads, kernels and images (default /var/cache/pfprof-test)
 #   PFPROF_HOST_TESTS  no: leave out the host unit tests (tests/check-all.sh
 #                   runs them in one lane only)
+#   PFPROF_SHARD    I/N: each guest runs the Ith of every N tests of its list
+#                   (tests/check-all.sh splits the debug suite over its two
+#                   lanes)
 #   BUILD           build and log directory (default ./build)
 set -euo pipefail
 
@@ -33,7 +36,8 @@ kernels=${PFPROF_KERNELS:-$PFPROF_ALL_KERNELS}
 
 # perf: faults_perf_agrees compares the faults records with perf record's.
 "$top/tests/vm/prepare-host.sh" linux-perf >/dev/null
-# One build at a time in the tree: tests/check-all.sh runs this in both lanes.
+# One build at a time in the tree, whatever the BUILD: tests/check-all.sh
+# runs this in both lanes.
 mkdir -p "$build"
 (
 	flock 9
@@ -41,7 +45,7 @@ mkdir -p "$build"
 	make -s -C "$top/daemon"
 	make -s -C "$top/pfprofctl"
 	make -s -C "$top/tests/guest"
-) 9> "$build/.builds-lock"
+) 9< "$top"
 
 total_passed=0
 total_failed=0
@@ -135,12 +139,12 @@ guest_suite() {
 	fi
 	# On PREEMPT_RT the module refuses to load: that is all there is to test.
 	if [ "$name" = trixie-rt ]; then
-		echo load_rt_refused > "$guest/payload/tests.list"
+		echo load_rt_refused
 	elif [ "$name" = debug ] && ((${#tests[@]} == 0)); then
-		"$top/tests/guest/mp3-tests" --list | grep -Ev "$release_only" > "$guest/payload/tests.list"
+		"$top/tests/guest/mp3-tests" --list | grep -Ev "$release_only"
 	else
-		printf '%s\n' "${tests[@]}" > "$guest/payload/tests.list"
-	fi
+		printf '%s\n' "${tests[@]}"
+	fi | shard > "$guest/payload/tests.list"
 	"$top/tests/vm/mkinitramfs.sh" "$guest/test.cpio" "$guest/payload"
 
 	# No limit on the suite's time: a guest is hung only once it stops
@@ -155,6 +159,19 @@ guest_suite() {
 	failed=$((failed + build_failed))
 	echo "check: [$who] $passed passed, $failed failed"
 	echo "$passed $failed $boot_status" > "$build/suite-$name.result"
+}
+
+# shard: the lines of stdin PFPROF_SHARD=I/N leaves (the Ith of every N), or all.
+shard() {
+	local i=${PFPROF_SHARD%/*} n=${PFPROF_SHARD#*/}
+	if [ -z "${PFPROF_SHARD:-}" ]; then
+		cat
+	elif [[ $i =~ ^[1-9][0-9]*$ && $n =~ ^[1-9][0-9]*$ ]] && ((i <= n)); then
+		awk -v i="$i" -v n="$n" '(NR - 1) % n == i - 1'
+	else
+		echo "check: PFPROF_SHARD=$PFPROF_SHARD: want I/N, 1 <= I <= N" >&2
+		return 64
+	fi
 }
 
 # tests_of_file FILE: the guest tests (tests.c's names) whose function
@@ -177,10 +194,11 @@ for arg in "$@"; do
 done
 # Not on the debug kernel, unless named: tests of pfprofd's and the course's
 # user space (logs, wake-ups, rotation, restarts, metrics, disk full, PID
-# file, configuration; the handout's workflow), which the release kernels
-# run, and whose module side other tests take through the debug kernel's
-# checkers (module reloads and trees under pfprofd among them).
-release_only='^(daemon_(logs_samples|wakeups|rotation|restart_resumes|prometheus|disk_full|pid_file|bad_config)|handout_literal)$'
+# file, configuration, a user's log budget; the handout's workflow;
+# pfprofctl top's screens), which the release kernels run, and whose module
+# side other tests take through the debug kernel's checkers (module reloads
+# and trees under pfprofd among them, the ring's reads in every test).
+release_only='^(daemon_(logs_samples|wakeups|rotation|restart_resumes|prometheus|disk_full|pid_file|bad_config|user_budget)|handout_literal|top_(batch|json|terminal))$'
 for name in $kernels; do
 	rm -f "$build/suite-$name.result"
 	# In a subshell that stops at the first error: a kernel that cannot be

@@ -29,10 +29,11 @@ results() {
 			cat "$dir"
 			continue
 		fi
-		for console in "$dir"/guest-*/log/console.log; do
+		# A make check's debug halves are in build directories of their own.
+		for console in "$dir"/guest-*/log/console.log "$dir"/debug-*/guest-*/log/console.log; do
 			[[ -f $console ]] || continue
-			kernel=${console#"$dir/guest-"}
-			kernel=${kernel%%/*}
+			kernel=${console%/log/console.log}
+			kernel=${kernel##*/guest-}
 			tr -d '\r' < "$console" | awk -v kernel="$kernel" '
 				/^START / { current = $2; next }
 				/^(PASS|FAIL) [^ ]+ \([0-9.]+ s\)/ {

@@ -6,7 +6,9 @@
 # promtool (Debian 12's), kernels (Debian 12's, 13's, trixie-backports' and
 # Debian 13's PREEMPT_RT one),
 # source (linux-source-6.12), debug-kernel, rootfs (the root file systems of
-# the packaging guests). tests/check-all.sh runs it before the suites, so
+# the packaging guests); or by release: trixie (Debian 13's build root, its
+# three kernels and linux-source-6.12), bookworm (Debian 12's build root,
+# kernel and promtool), which need nothing of each other. tests/check-all.sh runs it before the suites, so
 # that what a cold cache costs shows as a stage of its own. Entries are
 # built under a lock (tests/lib/cache.sh), so concurrent runs share them. A
 # step that fails here is only reported: the suite that needs it builds it
@@ -47,6 +49,16 @@ for name in "${steps[@]}"; do
 		step "kernel trixie-backports" kernel_prepare trixie-backports
 		step "kernel trixie-rt" kernel_prepare trixie-rt ;;
 	source) step "linux-source-6.12" "$here/debug-kernel/source.sh" ;;
+	trixie)
+		step "Debian 13 build root" "$here/vm/buildroot.sh" trixie
+		step "kernel trixie" kernel_prepare trixie
+		step "kernel trixie-backports" kernel_prepare trixie-backports
+		step "kernel trixie-rt" kernel_prepare trixie-rt
+		step "linux-source-6.12" "$here/debug-kernel/source.sh" ;;
+	bookworm)
+		step "Debian 12 build root" "$here/vm/buildroot.sh" bookworm
+		step "kernel bookworm" kernel_prepare bookworm
+		step "promtool" "$here/lib/promtool.sh" ;;
 	debug-kernel) step "debug kernel" "$here/debug-kernel/build.sh" ;;
 	rootfs)
 		step "Debian 13 root file system" guest_rootfs trixie
