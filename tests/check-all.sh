@@ -7,16 +7,13 @@
 # kernel source), Debian 13's and Debian 12's side by side, each step timed.
 #
 # Then two lanes side by side on a two-core host:
-#   lane 1: static analysis, the suites of 6.12 and 7.3, half the debug
-#           suite;
+#   lane 1: static analysis, the suites of 6.12 and 7.3, the debug suite;
 #   lane 2: the debug kernel and the root file systems (warm-cache.sh), the
-#           packaging guests, the suites of 6.1 and PREEMPT_RT, the debug
-#           suite's other half.
+#           packaging guests, the suites of 6.1 and PREEMPT_RT.
 # The lanes end together: the packaging guests take about as long as two
-# release suites, and the debug suite, whole at the end of lane 1, ran
-# alone for its 11 minutes after both lanes' other work (tests/README.md,
-# "Where the time goes"). Its halves wait for its kernel through the
-# cache's lock (tests/lib/cache.sh). The lanes' guests run side by side: a guest keeps
+# release suites (tests/README.md, "Where the time goes").
+# The debug suite waits for its kernel through the cache's lock
+# (tests/lib/cache.sh). The lanes' guests run side by side: a guest keeps
 # the two cores busy only part of the time, and side by side a fresh run
 # took 33 minutes where one guest at a time took 44 (tests/README.md, "Where
 # the time goes"); PFPROF_GUEST_LOCK=FILE runs them one at a time (boot.sh).
@@ -74,27 +71,20 @@ warm_cache() {
 	stage_time "cache: $1"
 }
 
-# debug_half I: the Ith of the debug suite's two halves, in a build
-# directory of its own (the halves run side by side).
-debug_half() {
-	suite "debug-$1" env BUILD="$build/debug-$1" PFPROF_SHARD="$1/2" "$here/check-debug.sh"
-}
-
 lane_kernels() {
 	suite static "$here/static.sh"
 	suite module env PFPROF_KERNELS="trixie trixie-backports" "$here/check.sh"
-	debug_half 1
+	suite debug "$here/check-debug.sh"
 }
 
-# The 6.1 and PREEMPT_RT suites after the packages: lane 1 built the tools
-# and ran the host unit tests.
+# The 6.1 and PREEMPT_RT suites last: lane 1 built the tools and ran the
+# host unit tests.
 lane_packages() {
 	warm_cache debug-kernel
 	warm_cache rootfs
 	suite packages "$here/check-packages.sh"
 	suite module-6.1-rt env PFPROF_KERNELS="bookworm trixie-rt" PFPROF_HOST_TESTS=no \
 		"$here/check.sh"
-	debug_half 2
 }
 
 start=$SECONDS
@@ -108,7 +98,7 @@ wall=$((SECONDS - start))
 total_passed=0
 total_failed=0
 status=0
-for name in static module debug-1 packages module-6.1-rt debug-2; do
+for name in static module debug packages module-6.1-rt; do
 	read -r passed failed rc < "$logs/$name.tally" 2>/dev/null || { passed=0 failed=1 rc=1; }
 	total_passed=$((total_passed + passed))
 	total_failed=$((total_failed + failed))

@@ -20,9 +20,6 @@
 #   PFPROF_CACHE    downloads, kernels and images (default /var/cache/pfprof-test)
 #   PFPROF_HOST_TESTS  no: leave out the host unit tests (tests/check-all.sh
 #                   runs them in one lane only)
-#   PFPROF_SHARD    I/N: each guest runs the Ith of every N tests of its list
-#                   (tests/check-all.sh splits the debug suite over its two
-#                   lanes)
 #   BUILD           build and log directory (default ./build)
 set -euo pipefail
 
@@ -36,8 +33,7 @@ kernels=${PFPROF_KERNELS:-$PFPROF_ALL_KERNELS}
 
 # perf: faults_perf_agrees compares the faults records with perf record's.
 "$top/tests/vm/prepare-host.sh" linux-perf >/dev/null
-# One build at a time in the tree, whatever the BUILD: tests/check-all.sh
-# runs this in both lanes.
+# One build at a time in the tree: tests/check-all.sh runs this in both lanes.
 mkdir -p "$build"
 (
 	flock 9
@@ -45,7 +41,7 @@ mkdir -p "$build"
 	make -s -C "$top/daemon"
 	make -s -C "$top/pfprofctl"
 	make -s -C "$top/tests/guest"
-) 9< "$top"
+) 9> "$build/.builds-lock"
 
 total_passed=0
 total_failed=0
@@ -139,12 +135,12 @@ guest_suite() {
 	fi
 	# On PREEMPT_RT the module refuses to load: that is all there is to test.
 	if [ "$name" = trixie-rt ]; then
-		echo load_rt_refused
+		echo load_rt_refused > "$guest/payload/tests.list"
 	elif [ "$name" = debug ] && ((${#tests[@]} == 0)); then
-		"$top/tests/guest/mp3-tests" --list | grep -Ev "$release_only"
+		"$top/tests/guest/mp3-tests" --list | grep -Ev "$release_only" > "$guest/payload/tests.list"
 	else
-		printf '%s\n' "${tests[@]}"
-	fi | shard > "$guest/payload/tests.list"
+		printf '%s\n' "${tests[@]}" > "$guest/payload/tests.list"
+	fi
 	"$top/tests/vm/mkinitramfs.sh" "$guest/test.cpio" "$guest/payload"
 
 	# No limit on the suite's time: a guest is hung only once it stops
@@ -159,19 +155,6 @@ guest_suite() {
 	failed=$((failed + build_failed))
 	echo "check: [$who] $passed passed, $failed failed"
 	echo "$passed $failed $boot_status" > "$build/suite-$name.result"
-}
-
-# shard: the lines of stdin PFPROF_SHARD=I/N leaves (the Ith of every N), or all.
-shard() {
-	local i=${PFPROF_SHARD%/*} n=${PFPROF_SHARD#*/}
-	if [ -z "${PFPROF_SHARD:-}" ]; then
-		cat
-	elif [[ $i =~ ^[1-9][0-9]*$ && $n =~ ^[1-9][0-9]*$ ]] && ((i <= n)); then
-		awk -v i="$i" -v n="$n" '(NR - 1) % n == i - 1'
-	else
-		echo "check: PFPROF_SHARD=$PFPROF_SHARD: want I/N, 1 <= I <= N" >&2
-		return 64
-	fi
 }
 
 # tests_of_file FILE: the guest tests (tests.c's names) whose function
