@@ -105,7 +105,8 @@
  *                    maps it (MP3_RECORD_CGROUP_SWAP), its file pages that
  *                    reclaim evicts (MP3_RECORD_CGROUP_EVICT), below.
  *                    EINVAL: <target> is not a cgroup's; EBUSY: it has
- *                    pages without "charged" ("X" it first)
+ *                    pages without "charged" ("X" it first); ENOENT: the
+ *                    kernel has no __filemap_remove_folio() to probe
  *   read             registered PIDs, one per line
  *   PIDs are numbered in the PID namespace of the /proc mount the file was
  *   opened through, as /proc/<pid> of that mount numbers them.
