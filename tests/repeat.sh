@@ -29,11 +29,10 @@ results() {
 			cat "$dir"
 			continue
 		fi
-		# A make check's debug halves are in build directories of their own.
-		for console in "$dir"/guest-*/log/console.log "$dir"/debug-*/guest-*/log/console.log; do
+		for console in "$dir"/guest-*/log/console.log; do
 			[[ -f $console ]] || continue
-			kernel=${console%/log/console.log}
-			kernel=${kernel##*/guest-}
+			kernel=${console#"$dir/guest-"}
+			kernel=${kernel%%/*}
 			tr -d '\r' < "$console" | awk -v kernel="$kernel" '
 				/^START / { current = $2; next }
 				/^(PASS|FAIL) [^ ]+ \([0-9.]+ s\)/ {

@@ -2,14 +2,12 @@
 # Usage: tests/warm-cache.sh [STEP...]
 #
 # Builds what make check's suites will ask the test cache for, by STEP
-# (default: all, in this order): buildroot (the Debian 13 and 12 build roots),
-# promtool (Debian 12's), kernels (Debian 12's, 13's, trixie-backports' and
-# Debian 13's PREEMPT_RT one),
-# source (linux-source-6.12), debug-kernel, rootfs (the root file systems of
-# the packaging guests); or by release: trixie (Debian 13's build root, its
-# three kernels and linux-source-6.12), bookworm (Debian 12's build root,
-# kernel and promtool), which need nothing of each other. tests/check-all.sh runs it before the suites, so
-# that what a cold cache costs shows as a stage of its own. Entries are
+# (default: all, in this order): trixie (Debian 13's build root, its kernel,
+# trixie-backports' and its PREEMPT_RT one, linux-source-6.12), bookworm
+# (Debian 12's build root, its kernel, promtool), which need nothing of each
+# other and may run side by side, debug-kernel, rootfs (the root file
+# systems of the packaging guests). tests/check-all.sh runs it before the
+# suites, so that what a cold cache costs shows as a stage of its own. Entries are
 # built under a lock (tests/lib/cache.sh), so concurrent runs share them. A
 # step that fails here is only reported: the suite that needs it builds it
 # again and fails in its own name. One line per step on stdout, with the
@@ -36,19 +34,9 @@ guest_rootfs() {
 }
 
 steps=("$@")
-((${#steps[@]})) || steps=(buildroot promtool kernels source debug-kernel rootfs)
+((${#steps[@]})) || steps=(trixie bookworm debug-kernel rootfs)
 for name in "${steps[@]}"; do
 	case $name in
-	buildroot)
-		step "Debian 13 build root" "$here/vm/buildroot.sh" trixie
-		step "Debian 12 build root" "$here/vm/buildroot.sh" bookworm ;;
-	promtool) step "promtool" "$here/lib/promtool.sh" ;;
-	kernels)
-		step "kernel bookworm" kernel_prepare bookworm
-		step "kernel trixie" kernel_prepare trixie
-		step "kernel trixie-backports" kernel_prepare trixie-backports
-		step "kernel trixie-rt" kernel_prepare trixie-rt ;;
-	source) step "linux-source-6.12" "$here/debug-kernel/source.sh" ;;
 	trixie)
 		step "Debian 13 build root" "$here/vm/buildroot.sh" trixie
 		step "kernel trixie" kernel_prepare trixie
